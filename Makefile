@@ -1,0 +1,28 @@
+# `make demo` and `make test` work from nothing: they create .venv, install, then run.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+# On our machines pip takes these from local disk (capped versions); override elsewhere.
+TORCH_SPEC ?= torch==2.14.1 torchvision==0.29.1
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q $(TORCH_SPEC)
+	$(PY) -m pip install -q -e ".[test]"
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/torch-dali demo
+
+test: $(STAMP)
+	$(PY) -m pytest tests
+
+bench: $(STAMP)
+	$(PY) bench/cpu_vs_dataloader.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

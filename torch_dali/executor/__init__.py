@@ -1,0 +1,1 @@
+"""Plans, threads, streams, prefetching and counter-based randomness."""

@@ -1,0 +1,123 @@
+"""Runs a Plan: synchronously, or on a producer thread that keeps `prefetch_queue_depth` batches ready."""
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Any
+
+import torch
+
+from .plan import Batch, Plan
+
+_POLL_S = 0.1  # how often a waiting consumer checks for shutdown and Ctrl-C
+
+
+class Executor:
+    """The iteration counter, the prefetch queue and the resume state live here.
+
+    Each queued batch carries the plan's state right after it was produced: resuming from the state
+    of the last batch the consumer took never counts prefetched-but-unconsumed batches as consumed.
+    """
+
+    def __init__(self, plan: Plan, prefetch_queue_depth: int, exec_async: bool) -> None:
+        self.plan = plan
+        self.depth = max(1, prefetch_queue_depth)
+        self.exec_async = exec_async
+        self.iteration = 0  # next iteration to produce
+        self._queue: queue.Queue[Batch | BaseException] = queue.Queue(maxsize=self.depth)
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._failed: BaseException | None = None
+
+    # -- producing -----------------------------------------------------------------------------
+    def _produce_one(self) -> Batch:
+        it = self.iteration
+        outputs = self.plan.run(it)
+        event = None
+        if self.plan.stream is not None:
+            event = torch.cuda.Event()
+            event.record(self.plan.stream)
+        self.iteration = it + 1
+        return Batch(outputs, event, {"iteration": self.iteration, "ops": self.plan.state_dict()}, it)
+
+    def _loop(self) -> None:
+        if self.plan.cuda is not None:
+            torch.cuda.set_device(self.plan.cuda)
+        while not self._stop.is_set():
+            try:
+                item: Batch | BaseException = self._produce_one()
+            except BaseException as e:  # noqa: BLE001 - handed to the consumer, never lost
+                item = e
+            while not self._stop.is_set():
+                try:
+                    self._queue.put(item, timeout=_POLL_S)
+                    break
+                except queue.Full:
+                    continue
+            if isinstance(item, BaseException):
+                return
+
+    def _start(self) -> None:
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._loop, name="torch_dali-prefetch", daemon=True)
+            self._thread.start()
+
+    # -- consuming -----------------------------------------------------------------------------
+    def next(self) -> Batch:
+        if self._failed is not None:
+            raise self._failed
+        if not self.exec_async:
+            batch = self._produce_one()
+        else:
+            self._start()
+            while True:
+                try:
+                    item = self._queue.get(timeout=_POLL_S)
+                    break
+                except queue.Empty:
+                    if self._thread is not None and not self._thread.is_alive() and self._queue.empty():
+                        raise RuntimeError("torch_dali: the prefetch thread stopped unexpectedly")
+            if isinstance(item, BaseException):
+                self._failed = item
+                self._thread = None
+                raise item
+            batch = item
+        self._hand_off(batch)
+        return batch
+
+    def _hand_off(self, batch: Batch) -> None:
+        """The consumer's stream waits for the batch; its memory stays reserved for that stream."""
+        if batch.event is None:
+            return
+        consumer = torch.cuda.current_stream(self.plan.cuda)
+        consumer.wait_event(batch.event)
+        for tl in batch.outputs:
+            if tl.is_cuda:
+                for t in ([tl._dense] if tl._dense is not None else tl.samples):
+                    t.record_stream(consumer)
+
+    # -- control -------------------------------------------------------------------------------
+    def stop(self) -> None:
+        """Stops the producer and drops prefetched batches (state rewinds to what was consumed)."""
+        self._stop.set()
+        if self._thread is not None:
+            while self._thread.is_alive():
+                try:
+                    self._queue.get(timeout=_POLL_S)
+                except queue.Empty:
+                    pass
+            self._thread.join()
+        self._thread = None
+        while not self._queue.empty():
+            self._queue.get_nowait()
+        self._failed = None
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.stop()
+        self.iteration = int(state.get("iteration", 0))
+        self.plan.load_state_dict(state.get("ops", {}))
+
+    def shutdown(self) -> None:
+        self.stop()
+        self.plan.close()

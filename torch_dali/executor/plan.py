@@ -1,0 +1,193 @@
+"""Build a graph into a Plan (op instances, device placement, execution steps) and run one iteration."""
+from __future__ import annotations
+
+import traceback
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from ..errors import GraphError, PipelineError, TorchDaliError
+from ..graph.graph import Graph
+from ..graph.node import Node
+from ..ops._operator import BatchContext, Operator, SampleContext, sample_arg
+from ..tensor_list import TensorList
+
+
+@dataclass
+class Step:
+    """Either one batch op, or a chain of per-sample CPU ops run together for each sample."""
+
+    nodes: list[Node]
+    sample_wise: bool
+
+
+@dataclass
+class Batch:
+    """One iteration's outputs, the event guarding GPU data, and the state to resume after it."""
+
+    outputs: list[TensorList]
+    event: Any = None
+    state: dict[str, Any] = field(default_factory=dict)
+    iteration: int = 0
+
+
+def _fallback_warning(what: str) -> None:
+    warnings.warn(f"torch_dali: {what}; GPU and mixed ops run on the CPU (pass strict_device=True "
+                  "to make this an error)", RuntimeWarning, stacklevel=4)
+
+
+class Plan:
+    """Op instances placed on devices, and the steps that run one iteration."""
+
+    def __init__(self, graph: Graph, batch_size: int, num_threads: int, device_id: int | None,
+                 strict_device: bool = False) -> None:
+        self.graph = graph
+        self.batch_size = batch_size
+        self.nodes = graph.reachable()
+        needs_gpu = any(n.device in ("gpu", "mixed") for n in self.nodes)
+        self.cuda: torch.device | None = None
+        if needs_gpu:
+            if device_id is None or not torch.cuda.is_available():
+                why = ("device_id=None" if device_id is None else "CUDA is not available")
+                if strict_device:
+                    raise GraphError(f"the pipeline has GPU ops but {why}")
+                _fallback_warning(why)
+            else:
+                self.cuda = torch.device("cuda", device_id if device_id >= 0 else torch.cuda.current_device())
+        self.stream = torch.cuda.Stream(self.cuda) if self.cuda is not None else None
+        self.ops: dict[int, Operator] = {}
+        for n in self.nodes:
+            dev = self.cuda if (n.device in ("gpu", "mixed") and self.cuda is not None) else torch.device("cpu")
+            try:
+                self.ops[n.id] = n.schema.impl(n, dev)
+            except TorchDaliError:
+                raise
+            except Exception as e:  # a bad argument combination found at build time
+                raise GraphError(f"{n.describe()}: {e}") from e
+        self.steps = self._make_steps()
+        self.pool = ThreadPoolExecutor(max(1, num_threads), thread_name_prefix="torch_dali") \
+            if num_threads > 1 else None
+
+    def _make_steps(self) -> list[Step]:
+        steps: list[Step] = []
+        chain: list[Node] = []
+        for n in self.nodes:
+            op = self.ops[n.id]
+            if op.sample_wise and op.device.type == "cpu":
+                chain.append(n)
+                continue
+            if chain:
+                steps.append(Step(chain, True))
+                chain = []
+            steps.append(Step([n], False))
+        if chain:
+            steps.append(Step(chain, True))
+        return steps
+
+    # -- running -------------------------------------------------------------------------------
+    def run(self, iteration: int) -> list[TensorList]:
+        values: dict[tuple[int, int], TensorList] = {}
+        sources: list[str] = []
+        bs = self.batch_size
+        for step in self.steps:
+            if step.sample_wise:
+                self._run_chain(step.nodes, values, iteration, bs, sources)
+                continue
+            node = step.nodes[0]
+            op = self.ops[node.id]
+            ins = [values[(d.node.id, d.index)] for d in node.inputs]
+            if ins:
+                bs = len(ins[0])
+            args = {k: [sample_arg(t) for t in values[(d.node.id, d.index)]]
+                    for k, d in node.arg_inputs.items()}
+            ctx = BatchContext(node, iteration, bs, op.device, self.pool, sources, self.stream)
+            try:
+                if self.stream is not None and op.device.type == "cuda":
+                    with torch.cuda.stream(self.stream):
+                        outs = op.run_batch(ctx, ins, args)
+                else:
+                    outs = op.run_batch(ctx, ins, args)
+            except PipelineError:
+                raise
+            except Exception as e:
+                raise self._error(node, e, None, sources) from e
+            if not node.inputs and outs:  # a source (reader, external source) sets the batch size
+                bs = len(outs[0])
+                src = getattr(op, "last_sources", None)
+                if src and not sources:
+                    sources = list(src)
+            for k, tl in enumerate(outs):
+                values[(node.id, k)] = tl
+        return [values[(d.node.id, d.index)] for d in self.graph.outputs]
+
+    def _run_chain(self, nodes: list[Node], values: dict[tuple[int, int], TensorList], iteration: int,
+                   bs: int, sources: list[str]) -> None:
+        results: dict[tuple[int, int], list[Any]] = {}
+        for n in nodes:
+            for k in range(len(n.outputs)):
+                results[(n.id, k)] = [None] * bs
+
+        def get(key: tuple[int, int], i: int) -> torch.Tensor:
+            r = results.get(key)
+            return r[i] if r is not None else values[key][i]
+
+        def one(i: int) -> None:
+            src = sources[i] if i < len(sources) else ""
+            for n in nodes:
+                op = self.ops[n.id]
+                ins = [get((d.node.id, d.index), i) for d in n.inputs]
+                args = {k: sample_arg(get((d.node.id, d.index), i)) for k, d in n.arg_inputs.items()}
+                try:
+                    out = op.run_sample(SampleContext(n.seed, iteration, i, src), ins, args)
+                except PipelineError:
+                    raise
+                except Exception as e:
+                    raise self._error(n, e, i, sources) from e
+                if isinstance(out, tuple):
+                    for k, t in enumerate(out):
+                        results[(n.id, k)][i] = t
+                else:
+                    results[(n.id, 0)][i] = out
+
+        if self.pool is None or bs <= 1:
+            for i in range(bs):
+                one(i)
+        else:
+            list(self.pool.map(one, range(bs)))
+        for n in nodes:
+            op = self.ops[n.id]
+            for k in range(len(n.outputs)):
+                values[(n.id, k)] = TensorList(results[(n.id, k)], op.output_layout(k))
+
+    @staticmethod
+    def _error(node: Node, e: Exception, sample: int | None, sources: list[str]) -> PipelineError:
+        where = ""
+        src = ""
+        if sample is not None:
+            src = sources[sample] if sample < len(sources) else ""
+            where = f" on sample {sample}" + (f" ({src})" if src else "")
+        tb = "".join(traceback.format_exception_only(type(e), e)).strip()
+        msg = f"{node.describe()} failed{where}: {tb}"
+        return PipelineError(msg, op=node.schema.display_name(), sample=src, origin=node.origin)
+
+    # -- state ---------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        return {n.name: s for n in self.nodes if (s := self.ops[n.id].state_dict())}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        for n in self.nodes:
+            if n.name in state:
+                self.ops[n.id].load_state_dict(state[n.name])
+
+    def readers(self) -> list[tuple[Node, Operator]]:
+        return [(n, self.ops[n.id]) for n in self.nodes if self.ops[n.id].epoch_size() is not None]
+
+    def close(self) -> None:
+        for op in self.ops.values():
+            op.close()
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None

@@ -1,0 +1,1 @@
+"""Pure-torch kernels: the specification every fast path is tested against."""

@@ -1,0 +1,1 @@
+"""Tracing, graphs and the Pipeline."""

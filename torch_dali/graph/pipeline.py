@@ -1,0 +1,273 @@
+"""Pipeline and pipeline_def, with DALI's names and meanings."""
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import random as _pyrandom
+from typing import Any, Callable
+
+from ..errors import ArgumentError, GraphError
+from ..executor.executor import Executor
+from ..executor.plan import Batch, Plan
+from ..tensor_list import TensorList
+from .graph import Graph
+from .node import DataNode, pop_graph, push_graph
+
+
+class Pipeline:
+    """A graph of ops and the machinery that runs it. Define it by subclassing (`define_graph`),
+    with `with pipe: pipe.set_outputs(...)`, or with `@pipeline_def`."""
+
+    def __init__(self, batch_size: int = -1, num_threads: int = -1, device_id: int | None = -1,
+                 seed: int = -1, exec_pipelined: bool = True, prefetch_queue_depth: int | dict = 2,
+                 exec_async: bool = True, bytes_per_sample: int = 0, set_affinity: bool = False,
+                 max_streams: int = -1, default_cuda_stream_priority: int = 0,
+                 enable_memory_stats: bool = False, py_num_workers: int = 1,
+                 py_start_method: str = "fork", strict_device: bool = False, **kwargs: Any) -> None:
+        unknown = set(kwargs) - {"exec_dynamic", "enable_checkpointing", "output_dtype", "output_ndim",
+                                 "experimental_exec_dynamic", "py_callback_pickler"}
+        if unknown:
+            raise ArgumentError(f"Pipeline: unknown argument(s) {', '.join(sorted(unknown))}")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or (batch_size < 1 and batch_size != -1):
+            raise ArgumentError(f"Pipeline: `batch_size` must be a positive integer, got {batch_size!r}")
+        self._batch_size = batch_size
+        self._num_threads = num_threads if num_threads and num_threads > 0 else (os.cpu_count() or 1)
+        self._device_id = device_id
+        self._seed = int(seed) if seed is not None and seed != -1 else _pyrandom.randrange(1 << 31)
+        self._exec_async = bool(exec_async)
+        self._exec_pipelined = bool(exec_pipelined)
+        if isinstance(prefetch_queue_depth, dict):
+            depth = max(int(prefetch_queue_depth.get("cpu_size", 2)), int(prefetch_queue_depth.get("gpu_size", 2)))
+        else:
+            depth = int(prefetch_queue_depth)
+        if depth < 1:
+            raise ArgumentError(f"Pipeline: `prefetch_queue_depth` must be >= 1, got {prefetch_queue_depth!r}")
+        self._prefetch_queue_depth = depth
+        self._strict_device = strict_device
+        self._graph: Graph | None = None
+        self._executor: Executor | None = None
+        self._last_batch: Batch | None = None
+        self._consumed_state: dict[str, Any] = {"iteration": 0, "ops": {}}
+        self._py_graph_fn: Callable[[], Any] | None = None
+        self._built = False
+
+    # -- properties ----------------------------------------------------------------------------
+    @property
+    def batch_size(self) -> int:
+        return self._batch_size
+
+    @property
+    def max_batch_size(self) -> int:
+        return self._batch_size
+
+    @property
+    def num_threads(self) -> int:
+        return self._num_threads
+
+    @property
+    def device_id(self) -> int | None:
+        return self._device_id
+
+    @property
+    def seed(self) -> int:
+        return self._seed
+
+    @property
+    def exec_async(self) -> bool:
+        return self._exec_async
+
+    @property
+    def exec_pipelined(self) -> bool:
+        return self._exec_pipelined
+
+    @property
+    def prefetch_queue_depth(self) -> int:
+        return self._prefetch_queue_depth
+
+    @property
+    def graph(self) -> Graph:
+        self._ensure_graph()
+        return self._graph  # type: ignore[return-value]
+
+    # -- definition ----------------------------------------------------------------------------
+    def define_graph(self) -> Any:
+        """Override in a subclass: call ops and return the outputs."""
+        raise GraphError("Pipeline has no graph: subclass it and implement define_graph(), use "
+                         "`with pipe: pipe.set_outputs(...)`, or use @pipeline_def")
+
+    def __enter__(self) -> "Pipeline":
+        if self._graph is None:
+            self._graph = Graph(self._seed)
+        push_graph(self._graph)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        pop_graph()
+
+    def set_outputs(self, *outputs: Any) -> None:
+        if self._graph is None:
+            raise GraphError("set_outputs must be called inside `with pipe:`")
+        self._graph.set_outputs(_flatten_outputs(outputs))
+
+    def _ensure_graph(self) -> None:
+        if self._graph is not None and self._graph.outputs:
+            return
+        if self._graph is None:
+            self._graph = Graph(self._seed)
+        push_graph(self._graph)
+        try:
+            outs = self._py_graph_fn() if self._py_graph_fn is not None else self.define_graph()
+        finally:
+            pop_graph()
+        self._graph.set_outputs(_flatten_outputs(outs if isinstance(outs, (tuple, list)) else (outs,)))
+
+    # -- running -------------------------------------------------------------------------------
+    def build(self) -> None:
+        if self._built:
+            return
+        if self._batch_size < 1:
+            raise ArgumentError("Pipeline: `batch_size` must be given (a positive integer) to build")
+        self._ensure_graph()
+        plan = Plan(self._graph, self._batch_size, self._num_threads,  # type: ignore[arg-type]
+                    self._device_id, self._strict_device)
+        self._executor = Executor(plan, self._prefetch_queue_depth, self._exec_async)
+        self._built = True
+
+    def _exec(self) -> Executor:
+        if not self._built:
+            self.build()
+        return self._executor  # type: ignore[return-value]
+
+    def run(self) -> tuple[TensorList, ...]:
+        """The next batch of every output, as TensorLists."""
+        self.iter_setup()
+        batch = self._exec().next()
+        self._last_batch = batch
+        self._consumed_state = batch.state
+        return tuple(batch.outputs)
+
+    def outputs(self) -> tuple[TensorList, ...]:
+        return self.run()
+
+    def share_outputs(self) -> tuple[TensorList, ...]:
+        return self.run()
+
+    def schedule_run(self) -> None:
+        self._exec()
+
+    def release_outputs(self) -> None:
+        self._last_batch = None
+
+    def iter_setup(self) -> None:
+        """DALI's hook called before each run(); override to feed external sources."""
+
+    def reset(self) -> None:
+        """Kept for DALI compatibility: readers move across epochs by themselves."""
+
+    # -- readers -------------------------------------------------------------------------------
+    def _reader_ops(self, name: str | None):
+        readers = self._exec().plan.readers()
+        if name is not None:
+            readers = [r for r in readers if r[0].name == name]
+            if not readers:
+                raise GraphError(f"no reader named '{name}' in this pipeline")
+        return readers
+
+    def epoch_size(self, name: str | None = None) -> Any:
+        readers = self._reader_ops(name)
+        if name is not None:
+            return readers[0][1].epoch_size()
+        return {n.name: op.epoch_size() for n, op in readers}
+
+    def reader_meta(self, name: str | None = None) -> Any:
+        readers = self._reader_ops(name)
+        metas = {n.name: op.meta() for n, op in readers}  # type: ignore[attr-defined]
+        return metas[name] if name is not None else metas
+
+    # -- state ---------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """Where the pipeline stands after the last batch the caller took."""
+        if not self._built:
+            self.build()
+        if self._consumed_state.get("iteration", 0) == 0 and not self._consumed_state.get("ops"):
+            return {"iteration": 0, "ops": self._exec().plan.state_dict()}
+        return dict(self._consumed_state)
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self._exec().restore(state)
+        self._consumed_state = dict(state)
+
+    # -- serialization -------------------------------------------------------------------------
+    def serialize(self, define_graph: Callable | None = None, filename: str | None = None) -> str:
+        from ..serialization.yaml_io import dump_pipeline
+        if define_graph is not None:
+            self._py_graph_fn = define_graph
+        self._ensure_graph()
+        text = dump_pipeline(self)
+        if filename is not None:
+            with open(filename, "w", encoding="utf-8") as f:
+                f.write(text)
+        return text
+
+    @classmethod
+    def deserialize(cls, serialized_pipeline: str | bytes | None = None, filename: str | None = None,
+                    **overrides: Any) -> "Pipeline":
+        from ..serialization.yaml_io import load_pipeline
+        return load_pipeline(serialized_pipeline, filename, overrides)
+
+    def deserialize_and_build(self, serialized_pipeline: str | bytes) -> None:
+        """Replaces this pipeline's graph with the serialized one; this pipeline's own batch size,
+        threads, device and prefetch settings are kept where it was given them."""
+        from ..serialization.yaml_io import load_graph_into
+        if self._built:
+            raise GraphError("deserialize_and_build: this pipeline is already built")
+        load_graph_into(self, serialized_pipeline)
+        self.build()
+
+    # -- teardown ------------------------------------------------------------------------------
+    def shutdown(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown()
+            self._executor = None
+        self._built = False
+
+    close = shutdown
+
+    def __del__(self) -> None:
+        try:
+            if self._executor is not None:
+                self._executor.shutdown()
+        except Exception:  # noqa: BLE001 - interpreter teardown
+            pass
+
+
+def _flatten_outputs(outs: Any) -> list[DataNode]:
+    flat: list[DataNode] = []
+    for o in outs:
+        if isinstance(o, (list, tuple)):
+            flat.extend(_flatten_outputs(o))
+        else:
+            flat.append(o)
+    return flat
+
+
+_PIPELINE_ARGS = set(inspect.signature(Pipeline.__init__).parameters) - {"self", "kwargs"}
+
+
+def pipeline_def(fn: Callable | None = None, **pipeline_kwargs: Any) -> Any:
+    """Decorator: the function's body defines the graph; calling it returns a Pipeline.
+
+    Pipeline arguments can be given to the decorator or at call time; the rest go to the function.
+    """
+    def decorate(func: Callable) -> Callable[..., Pipeline]:
+        @functools.wraps(func)
+        def make(*args: Any, **kwargs: Any) -> Pipeline:
+            pipe_kw = {**pipeline_kwargs, **{k: kwargs.pop(k) for k in list(kwargs) if k in _PIPELINE_ARGS}}
+            for k in ("enable_conditionals",):
+                kwargs.pop(k, None)
+            pipe = Pipeline(**pipe_kw)
+            pipe._py_graph_fn = functools.partial(func, *args, **kwargs)
+            return pipe
+        return make
+    return decorate(fn) if fn is not None else decorate

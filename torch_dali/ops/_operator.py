@@ -1,0 +1,122 @@
+"""The runtime side of an op: what the executor calls. Schemas (in `_schema`) describe; these run."""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import torch
+
+from ..executor.rng import SampleRNG
+from ..tensor_list import TensorList
+
+if TYPE_CHECKING:
+    from ..graph.node import Node
+
+
+class SampleContext:
+    """What a per-sample op may know about the sample it is working on."""
+
+    __slots__ = ("seed", "iteration", "index", "source", "_rng")
+
+    def __init__(self, seed: int, iteration: int, index: int, source: str = "") -> None:
+        self.seed = seed
+        self.iteration = iteration
+        self.index = index
+        self.source = source
+        self._rng: SampleRNG | None = None
+
+    @property
+    def rng(self) -> SampleRNG:
+        if self._rng is None:
+            self._rng = SampleRNG(self.seed, self.iteration, self.index)
+        return self._rng
+
+
+class BatchContext:
+    """What a batch op may know: the iteration, batch size, device, stream and the thread pool."""
+
+    def __init__(self, node: "Node", iteration: int, batch_size: int, device: torch.device,
+                 pool: ThreadPoolExecutor | None, sources: Sequence[str] = (),
+                 stream: Any = None) -> None:
+        self.node = node
+        self.iteration = iteration
+        self.batch_size = batch_size
+        self.device = device
+        self.pool = pool
+        self.sources = list(sources) if sources else [""] * batch_size
+        self.stream = stream
+
+    def sample(self, i: int) -> SampleContext:
+        return SampleContext(self.node.seed, self.iteration, i, self.sources[i] if i < len(self.sources) else "")
+
+    def map(self, fn: Callable[[int], Any], n: int | None = None) -> list[Any]:
+        """Runs fn(i) for each sample, on the pool's threads when there is one."""
+        n = self.batch_size if n is None else n
+        if self.pool is None or n <= 1:
+            return [fn(i) for i in range(n)]
+        return list(self.pool.map(fn, range(n)))
+
+
+def sample_arg(t: torch.Tensor) -> Any:
+    """A per-sample argument tensor as the Python value an op works with."""
+    if t.numel() == 1:
+        return t.item()
+    return t.tolist()
+
+
+class Operator:
+    """Base of every op implementation.
+
+    `sample_wise` ops implement `run_sample`; the executor calls it for each sample on CPU threads
+    (several per-sample ops are chained within one task). Others implement `run_batch`.
+    """
+
+    sample_wise: bool = True
+    #: on a GPU, run the pure-torch per-sample path in a loop unless run_batch is overridden
+    stateful: bool = False
+
+    def __init__(self, node: "Node", device: torch.device) -> None:
+        self.node = node
+        self.args = node.args
+        self.device = device
+        self.setup()
+
+    @property
+    def name(self) -> str:
+        return self.node.schema.display_name()
+
+    def setup(self) -> None:
+        """Checks the combination of arguments; runs once at build()."""
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor],
+                   args: dict[str, Any]) -> torch.Tensor | tuple[torch.Tensor, ...]:
+        raise TypeError(f"{self.name} has no per-sample implementation")
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
+                  args: dict[str, list[Any]]) -> list[TensorList]:
+        """Default batch path: the per-sample implementation, sample by sample (used on CUDA)."""
+        n_out = self.node.schema.outputs_for(self.args)
+        outs: list[list[torch.Tensor]] = [[] for _ in range(n_out)]
+        for i in range(ctx.batch_size):
+            sample_args = {k: v[i] for k, v in args.items()}
+            r = self.run_sample(ctx.sample(i), [x[i] for x in inputs], sample_args)
+            r = r if isinstance(r, tuple) else (r,)
+            for k in range(n_out):
+                outs[k].append(r[k])
+        return [TensorList(o, self.output_layout(k)) for k, o in enumerate(outs)]
+
+    def output_layout(self, index: int) -> str:
+        return self.node.schema.output_layout if index == 0 else ""
+
+    # -- state (readers and other stateful ops) -------------------------------------------------
+    def epoch_size(self) -> int | None:
+        return None
+
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        pass
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,148 @@
+"""The op registry, and the code that turns a schema into `ops.X` classes and `fn.x` functions."""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from ..errors import ArgumentError, GraphError
+from ..graph.node import DataNode, caller_origin, current_graph
+from ._schema import OpSchema, validate_args
+
+_SCHEMAS: dict[str, OpSchema] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register(schema: OpSchema) -> OpSchema:
+    if schema.name in _SCHEMAS:
+        raise ValueError(f"op {schema.name} registered twice")
+    _SCHEMAS[schema.name] = schema
+    for alias in (schema.class_name, *schema.legacy_names):
+        _ALIASES.setdefault(alias, schema.name)
+    return schema
+
+
+def lookup(name: str) -> OpSchema:
+    """By functional path (`readers.mxnet`) or class name (`MXNetReader`, `CropMirrorNormalize`)."""
+    key = _ALIASES.get(name, name)
+    if key not in _SCHEMAS:
+        raise KeyError(name)
+    return _SCHEMAS[key]
+
+
+def all_schemas() -> list[OpSchema]:
+    return list(_SCHEMAS.values())
+
+
+# -- calling an op while a graph is traced ----------------------------------------------------------
+
+def _resolve_device(schema: OpSchema, device: str | None, inputs: list[DataNode]) -> str:
+    op = schema.display_name()
+    if device is None:
+        if any(i.device == "gpu" for i in inputs) and "gpu" in schema.devices:
+            device = "gpu"
+        else:
+            device = schema.devices[0]
+    if device not in schema.devices:
+        raise GraphError(f"{op}: device must be one of {', '.join(schema.devices)}, got {device!r}")
+    return device
+
+
+def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
+            origin: str | None = None) -> Any:
+    """Adds one node (or one per input set) to the graph being traced; returns its outputs."""
+    op = schema.display_name()
+    origin = caller_origin() if origin is None else origin
+    sets = [len(x) for x in inputs if isinstance(x, (list, tuple))]
+    if sets:  # input sets: one node per element, sharing arguments
+        if len(set(sets)) != 1:
+            raise GraphError(f"{op}: input sets must have the same length, got {sets}")
+        return [call_op(schema, tuple(x[k] if isinstance(x, (list, tuple)) else x for x in inputs),
+                        dict(kwargs), origin) for k in range(sets[0])]
+    if not schema.min_inputs <= len(inputs) <= schema.max_inputs:
+        want = (str(schema.min_inputs) if schema.min_inputs == schema.max_inputs
+                else f"{schema.min_inputs} to {schema.max_inputs}")
+        raise GraphError(f"{op}: expected {want} input(s), got {len(inputs)}")
+    for k, x in enumerate(inputs):
+        if not isinstance(x, DataNode):
+            raise GraphError(f"{op}: input {k} must be the output of another op (a DataNode), got "
+                             f"{type(x).__name__}; feed Python data with fn.external_source")
+    graph = current_graph()
+    name = kwargs.pop("name", None)
+    seed = kwargs.pop("seed", None)
+    device = _resolve_device(schema, kwargs.pop("device", None), list(inputs))
+    consts, tensor_args = validate_args(schema, kwargs)
+    ins = list(inputs)
+    for k, x in enumerate(ins):
+        if schema.input_devices == "any":
+            break
+        want = "cpu" if schema.input_devices == "cpu" or device in ("cpu", "mixed") else "gpu"
+        if x.device == want:
+            continue
+        if want == "cpu":
+            raise GraphError(f"{op}: input {k} ('{x.name}') is on the GPU but this op runs on the "
+                             f"{device.upper()}; use device='gpu' or move data with .cpu()")
+        ins[k] = x.gpu()  # a GPU op fed from the CPU: copy the batch over
+    for key, x in tensor_args.items():
+        if x.device != "cpu" and device == "cpu":
+            raise GraphError(f"{op}: per-sample argument `{key}` must come from a CPU op")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise ArgumentError(f"{op}: `seed` must be an integer, got {seed!r}")
+    node = graph.add_node(schema, device=device, args=consts, inputs=ins, arg_inputs=tensor_args,
+                          name=name, seed=seed, origin=origin)
+    outs = node.outputs
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def make_function(schema: OpSchema):
+    """`fn.resize(...)`: the functional API for one schema."""
+    def op_fn(*inputs: Any, **kwargs: Any) -> Any:
+        return call_op(schema, inputs, kwargs)
+    op_fn.__name__ = schema.name.split(".")[-1]
+    op_fn.__qualname__ = schema.name
+    op_fn.__doc__ = _docstring(schema)
+    return op_fn
+
+
+class OpClass:
+    """Base of the class API (`ops.Resize(...)`; then call the instance in define_graph)."""
+
+    _schema: OpSchema
+
+    def __init__(self, **kwargs: Any) -> None:
+        schema = self._schema
+        given = {k: v for k, v in kwargs.items() if not isinstance(v, DataNode)}
+        validate_args_partial(schema, given)
+        self._kwargs = kwargs
+        self._origin = caller_origin()
+
+    @property
+    def schema(self) -> OpSchema:
+        return self._schema
+
+    def __call__(self, *inputs: Any, **kwargs: Any) -> Any:
+        merged = {**self._kwargs, **kwargs}
+        return call_op(self._schema, inputs, merged, origin=caller_origin() or self._origin)
+
+
+def validate_args_partial(schema: OpSchema, given: dict[str, Any]) -> None:
+    """Checks constructor arguments early (required ones may still come at call time)."""
+    try:
+        validate_args(schema, given)
+    except ArgumentError as e:
+        if "is required" not in str(e):
+            raise
+
+
+def make_class(schema: OpSchema, name: str | None = None) -> type:
+    cls = type(name or schema.class_name, (OpClass,), {"_schema": schema, "__doc__": _docstring(schema)})
+    return cls
+
+
+@functools.lru_cache(maxsize=None)
+def _docstring(schema: OpSchema) -> str:
+    lines = [schema.doc or schema.name, "", f"Devices: {', '.join(schema.devices)}.", "", "Arguments:"]
+    for a in schema.args:
+        default = "required" if a.required else f"default {a.default!r}"
+        per_sample = "; may be per-sample" if a.tensor else ""
+        lines.append(f"  {a.name} ({a.kind}, {default}{per_sample}): {a.doc}")
+    return "\n".join(lines)

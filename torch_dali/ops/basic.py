@@ -1,0 +1,55 @@
+"""Small ops: cast, copy (DataNode.gpu()/.cpu())."""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from .. import types
+from ..tensor_list import TensorList
+from ._operator import BatchContext, Operator, SampleContext
+from ._registry import register
+from ._schema import Arg, OpSchema
+
+
+class Cast(Operator):
+    def setup(self) -> None:
+        self.dtype = types.to_torch_dtype(self.args["dtype"])
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        x = inputs[0]
+        if self.dtype.is_floating_point or not x.dtype.is_floating_point:
+            return x.to(self.dtype)
+        # float -> integer: round half away from zero and saturate, as DALI's ConvertSat does
+        info = torch.iinfo(self.dtype)
+        return torch.round(x).clamp_(info.min, info.max).to(self.dtype)
+
+
+class Copy(Operator):
+    """Moves a batch between devices; device='mixed' copies CPU -> GPU."""
+
+    sample_wise = False
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        tl = inputs[0]
+        if tl.device == ctx.device:
+            return [tl]
+        if tl.is_dense_tensor() and len(tl):
+            dense = tl.as_tensor()
+            if ctx.device.type == "cuda":
+                dense = dense.pin_memory() if not dense.is_pinned() else dense
+            return [TensorList(dense.to(ctx.device, non_blocking=True), tl.layout())]
+        return [TensorList([t.to(ctx.device, non_blocking=True) for t in tl.samples], tl.layout())]
+
+    def output_layout(self, index: int) -> str:
+        return ""
+
+
+register(OpSchema(
+    name="cast", impl=Cast, doc="Converts the element type (float to integer rounds and saturates).",
+    args=(Arg("dtype", "dtype", doc="output type, e.g. types.FLOAT", aliases=("output_dtype",)),),
+))
+register(OpSchema(
+    name="copy", impl=Copy, doc="Copies the batch; with device='mixed' from the CPU to the GPU.",
+    devices=("cpu", "mixed", "gpu"), input_devices="any",
+))

@@ -1,0 +1,256 @@
+"""Python functions as ordinary ops: PythonFunction (NumPy/CuPy), TorchPythonFunction (torch),
+DLTensorPythonFunction (DLPack). They run inside the normal executor, prefetching on.
+
+Reproducibility: before each call the global RNGs (torch CPU and CUDA, `random`, NumPy) are seeded
+from the op's counter-based key for that sample, so a torchvision random transform inside the
+function draws the same parameters for the same pipeline seed. The cost: calls of one op run one
+after another on the pipeline's thread (a global RNG cannot be shared by threads and stay
+reproducible) plus ~20 µs of seeding per call. Dense GPU batches of a per-sample torch function
+take a faster path: the function is vectorised with `torch.vmap` (one launch for the batch) when it
+is vmappable and draws no random numbers.
+"""
+from __future__ import annotations
+
+import random as _pyrandom
+import traceback
+from typing import Any, Callable
+
+import numpy as np
+import torch
+import torch.utils.dlpack
+
+from ..errors import PipelineError
+from ..executor.rng import hash_key
+from ..tensor_list import TensorList
+from ._operator import BatchContext, Operator
+from ._registry import register
+from ._schema import Arg, OpSchema, positive
+
+MAX_INPUTS = 64
+
+
+def _seed_globals(seed: int, cuda: bool) -> None:
+    torch.manual_seed(seed)
+    _pyrandom.seed(seed)
+    np.random.seed(seed & 0xFFFFFFFF)
+    if cuda:
+        torch.cuda.manual_seed(seed)
+
+
+class _PythonFunctionBase(Operator):
+    sample_wise = False
+    kind = "python_function"
+
+    def setup(self) -> None:
+        self.function: Callable[..., Any] = self.args["function"]
+        self.num_outputs = int(self.args["num_outputs"])
+        self.batch_processing = bool(self.args["batch_processing"])
+        self._vmap_ok: bool | None = None if self.kind == "torch_python_function" else False
+        self.fname = getattr(self.function, "__qualname__", repr(self.function))
+        self.timeout = self.args.get("timeout")
+        self._watch: Any = None
+
+    def _call(self, *args: Any) -> Any:
+        """Calls the function; with `timeout`, on a watcher thread so a hung call is reported."""
+        if self.timeout is None:
+            return self.function(*args)
+        if self._watch is None:
+            from concurrent.futures import ThreadPoolExecutor
+            self._watch = ThreadPoolExecutor(1, thread_name_prefix="torch_dali-pyfn")
+        from concurrent.futures import TimeoutError as _Timeout
+        fut = self._watch.submit(self.function, *args)
+        try:
+            return fut.result(timeout=self.timeout)
+        except _Timeout:
+            # The call cannot be killed; drop the watcher so the next call gets a fresh thread.
+            self._watch.shutdown(wait=False)
+            self._watch = None
+            raise TimeoutError(f"did not return within timeout={self.timeout} s") from None
+
+    def close(self) -> None:
+        if self._watch is not None:
+            self._watch.shutdown(wait=False)
+
+    # conversions between the executor's torch tensors and what the function sees ---------------
+    def to_user(self, t: torch.Tensor) -> Any:
+        return t
+
+    def from_user(self, x: Any, where: str) -> torch.Tensor:
+        if isinstance(x, torch.Tensor):
+            return x
+        raise TypeError(f"{where} returned {type(x).__name__}, expected a torch.Tensor")
+
+    # running -----------------------------------------------------------------------------------
+    def _fail(self, where: str, e: BaseException) -> PipelineError:
+        tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+        return PipelineError(f"{self.name} '{self.node.name}': function {self.fname} failed {where}: "
+                             f"{type(e).__name__}: {e}\n--- traceback of the function ---\n{tb}",
+                             op=self.name, origin=self.node.origin)
+
+    def _outputs(self, result: Any, where: str) -> tuple[Any, ...]:
+        if self.num_outputs == 0:
+            return ()
+        if self.num_outputs == 1:
+            return (result,)
+        if not isinstance(result, (tuple, list)) or len(result) != self.num_outputs:
+            raise TypeError(f"{where} returned {type(result).__name__}"
+                            f"{'' if not isinstance(result, (tuple, list)) else f' of {len(result)}'}; "
+                            f"expected a tuple of num_outputs={self.num_outputs} values")
+        return tuple(result)
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        cuda = ctx.device.type == "cuda"
+        n = len(inputs[0]) if inputs else ctx.batch_size
+        if self._vmap_ok is not False and cuda and not self.batch_processing and inputs:
+            outs = self._try_vmap(inputs)
+            if outs is not None:
+                return outs
+        per_out: list[list[torch.Tensor]] = [[] for _ in range(self.num_outputs)]
+        if self.batch_processing:
+            _seed_globals(hash_key(self.node.seed, ctx.iteration) & 0x7FFFFFFFFFFFFFFF, cuda)
+            where = f"for batch {ctx.iteration}"
+            try:
+                result = self._call(*[[self.to_user(t) for t in tl.samples] for tl in inputs])
+                outs = self._outputs(result, f"{self.fname} {where}")
+                for k, o in enumerate(outs):
+                    if not isinstance(o, (list, tuple)) or len(o) != n:
+                        raise TypeError(f"{self.fname} {where}: output {k} must be a list of {n} samples "
+                                        f"(batch_processing=True), got {type(o).__name__}")
+                    per_out[k] = [self.from_user(x, f"{self.fname} output {k} sample {i}") for i, x in enumerate(o)]
+            except PipelineError:
+                raise
+            except Exception as e:
+                raise self._fail(where, e) from e
+        else:
+            for i in range(n):
+                sc = ctx.sample(i)
+                _seed_globals(hash_key(self.node.seed, ctx.iteration, i) & 0x7FFFFFFFFFFFFFFF, cuda)
+                where = f"on sample {i}" + (f" ({sc.source})" if sc.source else "")
+                try:
+                    result = self._call(*[self.to_user(tl[i]) for tl in inputs])
+                    for k, o in enumerate(self._outputs(result, f"{self.fname} {where}")):
+                        per_out[k].append(self.from_user(o, f"{self.fname} output {k} {where}"))
+                except PipelineError:
+                    raise
+                except Exception as e:
+                    raise self._fail(where, e) from e
+        return [self._check(k, o, ctx.device) for k, o in enumerate(per_out)]
+
+    def _try_vmap(self, inputs: list[TensorList]) -> list[TensorList] | None:
+        if not all(tl.is_dense_tensor() for tl in inputs):
+            return None
+        try:
+            result = torch.vmap(self.function, randomness="error")(*[tl.as_tensor() for tl in inputs])
+            outs = self._outputs(result, self.fname)
+            if not all(isinstance(o, torch.Tensor) for o in outs):
+                raise TypeError
+        except Exception:  # noqa: BLE001 - not vmappable: use the per-sample loop from now on
+            self._vmap_ok = False
+            return None
+        self._vmap_ok = True
+        return [TensorList(o) for o in outs]
+
+    def _check(self, k: int, samples: list[torch.Tensor], device: torch.device) -> TensorList:
+        if samples:
+            first = samples[0]
+            for i, t in enumerate(samples):
+                if t.dtype != first.dtype or t.dim() != first.dim() or t.device.type != first.device.type:
+                    raise PipelineError(
+                        f"{self.name} '{self.node.name}': function {self.fname} output {k} is inconsistent "
+                        f"across the batch: sample 0 is {first.dtype} {tuple(first.shape)} on {first.device}, "
+                        f"sample {i} is {t.dtype} {tuple(t.shape)} on {t.device}; every sample must share "
+                        "dtype, number of dimensions and device", op=self.name, origin=self.node.origin)
+            if first.device.type != device.type:
+                samples = [t.to(device) for t in samples]
+        layouts = self.args.get("output_layouts")
+        layout = layouts[k] if isinstance(layouts, list) and k < len(layouts) else (layouts or "")
+        return TensorList(samples, layout if isinstance(layout, str) else "")
+
+    def output_layout(self, index: int) -> str:
+        return ""
+
+
+class PythonFunction(_PythonFunctionBase):
+    """NumPy arrays on the CPU, CuPy arrays on the GPU; both zero-copy."""
+
+    def setup(self) -> None:
+        super().setup()
+        self._cupy: Any = None
+        if self.device.type == "cuda":
+            try:
+                import cupy
+            except ImportError as e:
+                raise ImportError("PythonFunction on the GPU hands the function CuPy arrays: install "
+                                  "cupy (pip install 'torch_dali[gpu]') or use TorchPythonFunction") from e
+            self._cupy = cupy
+
+    def to_user(self, t: torch.Tensor) -> Any:
+        if t.device.type == "cpu":
+            return t.numpy()
+        return self._cupy.from_dlpack(t)
+
+    def from_user(self, x: Any, where: str) -> torch.Tensor:
+        if isinstance(x, np.ndarray) or np.isscalar(x):
+            arr = np.asarray(x)
+            if any(s < 0 for s in arr.strides) or not arr.flags.writeable:
+                arr = np.ascontiguousarray(arr).copy()
+            return torch.from_numpy(arr)
+        if self._cupy is not None and isinstance(x, self._cupy.ndarray):
+            return torch.from_dlpack(x)
+        if isinstance(x, torch.Tensor):
+            return x
+        raise TypeError(f"{where} returned {type(x).__name__}, expected a NumPy array"
+                        + (" or CuPy array" if self._cupy is not None else ""))
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        if self._cupy is not None and ctx.stream is not None:
+            with self._cupy.cuda.ExternalStream(ctx.stream.cuda_stream, ctx.device.index or 0):
+                return super().run_batch(ctx, inputs, args)
+        return super().run_batch(ctx, inputs, args)
+
+
+class TorchPythonFunction(_PythonFunctionBase):
+    """torch tensors in and out; on the GPU the function runs on the pipeline's stream."""
+
+    kind = "torch_python_function"
+
+
+class DLTensorPythonFunction(_PythonFunctionBase):
+    """DLPack capsules in; capsules (or anything with __dlpack__) out."""
+
+    def to_user(self, t: torch.Tensor) -> Any:
+        return torch.utils.dlpack.to_dlpack(t)
+
+    def from_user(self, x: Any, where: str) -> torch.Tensor:
+        if isinstance(x, torch.Tensor):
+            return x
+        if hasattr(x, "__dlpack__") or type(x).__name__ == "PyCapsule":
+            return torch.utils.dlpack.from_dlpack(x)
+        raise TypeError(f"{where} returned {type(x).__name__}, expected a DLPack capsule")
+
+
+def _args(batch_default: bool) -> tuple[Arg, ...]:
+    return (
+        Arg("function", "callable", doc="the Python function to call"),
+        Arg("num_outputs", "int", 1, doc="how many outputs the function returns",
+            check=lambda v: None if v >= 0 else ">= 0"),
+        Arg("batch_processing", "bool", batch_default,
+            doc="True: the function gets and returns lists of samples; False: called per sample"),
+        Arg("output_layouts", "strs", None, doc="layout of each output, e.g. 'HWC'"),
+        Arg("timeout", "float", None, doc="seconds a call may take before the pipeline reports it",
+            check=positive),
+        Arg("synchronize_stream", "bool", False, doc="accepted for DALI compatibility; the function "
+            "already runs on the pipeline's stream, so no host synchronisation is needed"),
+    )
+
+
+_COMMON = dict(min_inputs=0, max_inputs=MAX_INPUTS, num_outputs=lambda a: int(a["num_outputs"]))
+register(OpSchema(name="python_function", impl=PythonFunction, args=_args(False), **_COMMON,
+                  doc="Runs a Python function on NumPy (CPU) or CuPy (GPU) arrays.",
+                  legacy_names=("PythonFunction",)))
+register(OpSchema(name="torch_python_function", impl=TorchPythonFunction, args=_args(False), **_COMMON,
+                  doc="Runs a Python function on torch tensors (CPU or CUDA), zero-copy.",
+                  legacy_names=("TorchPythonFunction",)))
+register(OpSchema(name="dl_tensor_python_function", impl=DLTensorPythonFunction, args=_args(True), **_COMMON,
+                  doc="Runs a Python function on DLPack capsules.",
+                  legacy_names=("DLTensorPythonFunction",)))

@@ -1,0 +1,266 @@
+"""What every reader shares: DALI's sharding, epoch wrap-around and padding, shuffling, resumable state.
+
+Semantics checked against DALI 2.4 (n samples, R = num_shards, r = shard_id):
+
+* Shard s holds the contiguous sample range [n*s//R, n*(s+1)//R); R > n is an error.
+* Readers never stop. Without `pad_last_batch` the sample stream runs on across epochs, so one
+  batch may hold the end of one epoch and the start of the next. With `pad_last_batch` a shard is
+  first padded to ceil(n/R) samples and its last batch is then filled, both by repeating the
+  shard's last sample; the next epoch starts on a fresh batch.
+* With `stick_to_shard=False` shard (r + epoch) % R is read in each epoch; with True, always r.
+* `epoch_size()` is n, or R*ceil(n/R) with `pad_last_batch` (what DALI's `Pipeline.epoch_size`
+  gives); `meta()` has DALI's `reader_meta()` keys.
+
+Shuffling differs from DALI on purpose. DALI shuffles within a buffer of `initial_fill` samples;
+here `random_shuffle=True` draws a true global permutation per epoch,
+`rng.permutation(seed, epoch, n)` (the op's seed, equal on every rank for the same pipeline seed),
+and rank r reads exactly the list torch's `DistributedSampler(shuffle=True, seed=seed,
+drop_last=False)` yields for that epoch: the permutation wrapped to R*ceil(n/R) entries, then every
+R-th entry from r. Every rank so reads ceil(n/R) samples per epoch and the shard does not rotate
+(each epoch is a fresh permutation). With `stick_to_shard=True`, shard r's own contiguous range is
+permuted instead. `shuffle_after_epoch` (as DALI: shards fixed, meta reports stick_to_shard=1)
+permutes the whole dataset per epoch with `shuffle_after_epoch_seed` (or a fixed default) and
+reads DALI's contiguous range of it.
+
+Accepted with no effect: `initial_fill` (no shuffle buffer), `read_ahead`, `prefetch_queue_depth`
+(the pipeline prefetches whole batches), `skip_cached_images` (there is no decoder cache) and
+`tensor_init_bytes`. `lazy_init` defers listing the dataset to its first use.
+"""
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, Sequence
+
+import torch
+
+from ...errors import ArgumentError, DataError
+from ...executor.rng import permutation
+from ...tensor_list import TensorList
+from .._operator import BatchContext, Operator
+from .._schema import Arg, non_negative, positive
+
+_DEFAULT_SHUFFLE_AFTER_EPOCH_SEED = 0x5EED_DA11
+
+READER_ARGS: tuple[Arg, ...] = (
+    Arg("random_shuffle", "bool", False, "shuffle with a global permutation per epoch"),
+    Arg("shard_id", "int", 0, "index of the shard to read", check=non_negative),
+    Arg("num_shards", "int", 1, "number of parts the data is split into", check=positive),
+    Arg("stick_to_shard", "bool", False, "read the same shard every epoch"),
+    Arg("pad_last_batch", "bool", False, "pad the shard and its last batch with its last sample"),
+    Arg("shuffle_after_epoch", "bool", False, "shuffle the whole dataset each epoch; shards fixed"),
+    Arg("shuffle_after_epoch_seed", "int", None, "seed of shuffle_after_epoch's permutations"),
+    Arg("initial_fill", "int", 1024, "accepted; no effect (no shuffle buffer)", check=positive),
+    Arg("read_ahead", "bool", False, "accepted; no effect"),
+    Arg("prefetch_queue_depth", "int", 1, "accepted; no effect", check=positive),
+    Arg("skip_cached_images", "bool", False, "accepted; no effect (no decoder cache)"),
+    Arg("lazy_init", "bool", False, "list the dataset on first use rather than at build"),
+    Arg("dont_use_mmap", "bool", False, "read with plain file I/O instead of memory mapping"),
+    Arg("tensor_init_bytes", "int", 1048576, "accepted; no effect"),
+)
+
+
+class _EpochOrder:
+    """One epoch's sample indices for this shard: `base`, then `pad` copies of its last index."""
+
+    __slots__ = ("base", "pad")
+
+    def __init__(self, base: Sequence[int], pad: int = 0) -> None:
+        self.base = base
+        self.pad = max(0, pad)
+
+    def __len__(self) -> int:
+        return len(self.base) + self.pad
+
+    def take(self, start: int, stop: int) -> list[int]:
+        head = list(self.base[start:stop])
+        extra = min(stop, len(self)) - max(start, len(self.base))
+        return head + [self.base[-1]] * max(0, extra)
+
+    def last(self) -> int:
+        return self.base[-1]
+
+
+def read_file_bytes(path: str, what: str) -> torch.Tensor:
+    """A whole file as a uint8 1-D tensor sharing the read buffer (no extra copy)."""
+    try:
+        with open(path, "rb", buffering=0) as f:
+            size = os.fstat(f.fileno()).st_size
+            buf = bytearray(size)
+            got = f.readinto(buf) if size else 0
+    except OSError as e:
+        raise DataError(f"{what}: cannot read {path}: {e.strerror or e}") from None
+    if got != size:
+        del buf[got:]
+    if not buf:
+        return torch.empty(0, dtype=torch.uint8)
+    return torch.frombuffer(buf, dtype=torch.uint8)
+
+
+class ReaderBase(Operator):
+    """A batch op with no inputs that lists a dataset once and hands out (data, label) batches."""
+
+    sample_wise = False
+    stateful = True
+
+    def setup(self) -> None:
+        a = self.args
+        self.shard_id: int = a["shard_id"]
+        self.num_shards: int = a["num_shards"]
+        self.pad: bool = a["pad_last_batch"]
+        self.stick: bool = a["stick_to_shard"]
+        self.shuffle: bool = a["random_shuffle"]
+        self.after_epoch: bool = a["shuffle_after_epoch"]
+        if self.shard_id >= self.num_shards:
+            raise ArgumentError(f"{self.name}: `shard_id` must be < num_shards ({self.num_shards}), "
+                                f"got {self.shard_id}")
+        if self.after_epoch and self.stick:
+            raise ArgumentError(f"{self.name}: `stick_to_shard` cannot be used with shuffle_after_epoch")
+        self._check_args()
+        self.epoch = 0
+        self.position = 0
+        self.last_sources: list[str] = []
+        self._n: int | None = None
+        self._order_cache: tuple[int, _EpochOrder] | None = None
+        if not a["lazy_init"]:
+            self._ensure_listed()
+
+    # -- what subclasses provide ------------------------------------------------------------
+    def _check_args(self) -> None:
+        """Reader-specific argument checks (run at build)."""
+
+    def _list(self) -> int:
+        """Lists the dataset; returns the number of samples."""
+        raise NotImplementedError
+
+    def _load(self, index: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """(encoded data, label) of one sample; may run on several threads at once."""
+        raise NotImplementedError
+
+    def _source(self, index: int) -> str:
+        raise NotImplementedError
+
+    def _batch_labels(self, labels: list[torch.Tensor]) -> TensorList:
+        return TensorList(labels)
+
+    # -- listing and shards --------------------------------------------------------------------
+    def _ensure_listed(self) -> int:
+        if self._n is None:
+            n = self._list()
+            if n == 0:
+                raise DataError(f"{self.name}: the dataset is empty ({self._describe_source()})")
+            if self.num_shards > n:
+                raise ArgumentError(f"{self.name}: `num_shards` ({self.num_shards}) must not exceed "
+                                    f"the number of samples ({n})")
+            self._n = n
+        return self._n
+
+    def _describe_source(self) -> str:
+        return "no samples found"
+
+    def _range(self, shard: int) -> range:
+        n = self._ensure_listed()
+        return range(n * shard // self.num_shards, n * (shard + 1) // self.num_shards)
+
+    def _per_shard(self) -> int:
+        return math.ceil(self._ensure_listed() / self.num_shards)
+
+    def _seed(self) -> int:
+        if self.after_epoch:
+            s = self.args.get("shuffle_after_epoch_seed")
+            return _DEFAULT_SHUFFLE_AFTER_EPOCH_SEED if s is None else int(s)
+        return int(self.node.seed)
+
+    def _make_order(self, epoch: int) -> _EpochOrder:
+        n, R, r = self._ensure_listed(), self.num_shards, self.shard_id
+        pad_to = self._per_shard() if self.pad else 0
+        if self.after_epoch:  # DALI: whole dataset permuted per epoch, fixed contiguous shard
+            perm = permutation(self._seed(), epoch, n)
+            rng = self._range(r)
+            return _EpochOrder(perm[rng.start:rng.stop], pad_to - len(rng))
+        if self.shuffle and self.stick:
+            rng = self._range(r)
+            perm = permutation(self._seed(), epoch, len(rng))
+            return _EpochOrder([rng.start + p for p in perm], pad_to - len(rng))
+        if self.shuffle:  # DistributedSampler's list for rank r
+            perm = permutation(self._seed(), epoch, n)
+            total = self._per_shard() * R
+            while len(perm) < total:
+                perm += perm[: total - len(perm)]
+            return _EpochOrder(perm[r:total:R])
+        rng = self._range(r if self.stick else (r + epoch) % R)
+        return _EpochOrder(rng, pad_to - len(rng))
+
+    def epoch_order(self, epoch: int) -> list[int]:
+        """The sample indices this shard reads in `epoch` (before the last batch is filled)."""
+        o = self._order(epoch)
+        return o.take(0, len(o))
+
+    def _order(self, epoch: int) -> _EpochOrder:
+        if self._order_cache is None or self._order_cache[0] != epoch:
+            self._order_cache = (epoch, self._make_order(epoch))
+        return self._order_cache[1]
+
+    def _next_indices(self, batch_size: int) -> list[int]:
+        out: list[int] = []
+        while len(out) < batch_size:
+            order = self._order(self.epoch)
+            stop = min(len(order), self.position + batch_size - len(out))
+            out += order.take(self.position, stop)
+            self.position = stop
+            if self.position >= len(order):
+                if self.pad and len(out) < batch_size:
+                    out += [order.last()] * (batch_size - len(out))
+                self.epoch += 1
+                self.position = 0
+        return out
+
+    # -- running ------------------------------------------------------------------------------
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
+                  args: dict[str, list[Any]]) -> list[TensorList]:
+        self._ensure_listed()
+        indices = self._next_indices(ctx.batch_size)
+        unique = list(dict.fromkeys(indices))  # padding repeats a sample: load it once
+        loaded = dict(zip(unique, ctx.map(lambda k: self._load(unique[k]), len(unique))))
+        self.last_sources = [self._source(i) for i in indices]
+        data = [loaded[i][0] for i in indices]
+        labels = [loaded[i][1] for i in indices]
+        return [TensorList(data), self._batch_labels(labels)]
+
+    def output_layout(self, index: int) -> str:
+        return ""
+
+    # -- DALI's metadata and resumable state ----------------------------------------------------
+    def epoch_size(self) -> int:
+        n = self._ensure_listed()
+        return self._per_shard() * self.num_shards if self.pad else n
+
+    def meta(self) -> dict[str, int]:
+        """DALI's `reader_meta()` entry for this reader."""
+        return {
+            "epoch_size": self._ensure_listed(),
+            "epoch_size_padded": self.epoch_size(),
+            "number_of_shards": self.num_shards,
+            "shard_id": self.shard_id,
+            "pad_last_batch": int(self.pad),
+            "stick_to_shard": int(self.stick or self.after_epoch),
+        }
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"epoch": self.epoch, "position": self.position, "epoch_size": self._n,
+                "shard_id": self.shard_id, "num_shards": self.num_shards}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        n = self._ensure_listed()
+        saved = state.get("epoch_size")
+        if saved is not None and saved != n:
+            raise DataError(f"{self.name}: the saved state is for a dataset of {saved} samples, but "
+                            f"this one has {n}; it cannot be resumed")
+        for key in ("shard_id", "num_shards"):
+            if key in state and state[key] != getattr(self, key):
+                raise ArgumentError(f"{self.name}: the saved state has {key}={state[key]}, this "
+                                    f"reader {key}={getattr(self, key)}")
+        epoch, position = int(state.get("epoch", 0)), int(state.get("position", 0))
+        if epoch < 0 or not 0 <= position <= len(self._order(epoch)):
+            raise DataError(f"{self.name}: invalid saved position (epoch {epoch}, position {position})")
+        self.epoch, self.position = epoch, position

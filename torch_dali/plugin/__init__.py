@@ -1,0 +1,1 @@
+"""Framework plugins (`torch_dali.plugin.pytorch`)."""

@@ -1,0 +1,1 @@
+"""YAML encoding of pipelines."""
