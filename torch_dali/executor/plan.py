@@ -159,8 +159,10 @@ class Plan:
             list(self.pool.map(one, range(bs)))
         for n in nodes:
             op = self.ops[n.id]
+            keep = values[(n.inputs[0].node.id, n.inputs[0].index)].layout() if n.inputs else ""
             for k in range(len(n.outputs)):
-                values[(n.id, k)] = TensorList(results[(n.id, k)], op.output_layout(k))
+                layout = op.output_layout(k)
+                values[(n.id, k)] = TensorList(results[(n.id, k)], keep if layout is None else layout)
 
     @staticmethod
     def _error(node: Node, e: Exception, sample: int | None, sources: list[str]) -> PipelineError:

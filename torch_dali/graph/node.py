@@ -56,13 +56,13 @@ class DataNode:
         """Copies the batch to the GPU (DALI's `.gpu()`)."""
         if self.device == "gpu":
             return self
-        from ..ops import fn
+        from .. import fn
         return fn.copy(self, device="mixed")
 
     def cpu(self) -> "DataNode":
         if self.device == "cpu":
             return self
-        from ..ops import fn
+        from .. import fn
         return fn.copy(self, device="cpu")
 
     def __repr__(self) -> str:

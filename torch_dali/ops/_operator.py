@@ -57,6 +57,10 @@ class BatchContext:
         return list(self.pool.map(fn, range(n)))
 
 
+def _or(layout: str | None, fallback: str) -> str:
+    return fallback if layout is None else layout
+
+
 def sample_arg(t: torch.Tensor) -> Any:
     """A per-sample argument tensor as the Python value an op works with."""
     if t.numel() == 1:
@@ -103,10 +107,14 @@ class Operator:
             r = r if isinstance(r, tuple) else (r,)
             for k in range(n_out):
                 outs[k].append(r[k])
-        return [TensorList(o, self.output_layout(k)) for k, o in enumerate(outs)]
+        keep = inputs[0].layout() if inputs else ""
+        return [TensorList(o, _or(self.output_layout(k), keep)) for k, o in enumerate(outs)]
 
-    def output_layout(self, index: int) -> str:
-        return self.node.schema.output_layout if index == 0 else ""
+    def output_layout(self, index: int) -> str | None:
+        """Layout of output `index`; None means "the layout of input 0" (ops that keep it)."""
+        if index == 0:
+            return self.node.schema.output_layout or None
+        return ""
 
     # -- state (readers and other stateful ops) -------------------------------------------------
     def epoch_size(self) -> int | None:

@@ -83,7 +83,7 @@ class _PythonFunctionBase(Operator):
     # running -----------------------------------------------------------------------------------
     def _fail(self, where: str, e: BaseException) -> PipelineError:
         tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
-        return PipelineError(f"{self.name} '{self.node.name}': function {self.fname} failed {where}: "
+        return PipelineError(f"{self.node.describe()}: function {self.fname} failed {where}: "
                              f"{type(e).__name__}: {e}\n--- traceback of the function ---\n{tb}",
                              op=self.name, origin=self.node.origin)
 

@@ -133,15 +133,18 @@ class ReaderBase(Operator):
         """Lists the dataset; returns the number of samples."""
         raise NotImplementedError
 
-    def _load(self, index: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """(encoded data, label) of one sample; may run on several threads at once."""
+    def _load(self, index: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(encoded data, label or None) of one sample; may run on several threads at once."""
         raise NotImplementedError
 
     def _source(self, index: int) -> str:
         raise NotImplementedError
 
-    def _batch_labels(self, labels: list[torch.Tensor]) -> TensorList:
-        return TensorList(labels)
+    def _batch_labels(self, indices: list[int], labels: list[torch.Tensor | None]) -> TensorList:
+        """The label output from what `_load` returned; dense when every label has one shape."""
+        if labels and all(t is not None and t.shape == labels[0].shape for t in labels):
+            return TensorList(torch.stack(labels))  # type: ignore[arg-type]
+        return TensorList(labels)  # type: ignore[arg-type]
 
     # -- listing and shards --------------------------------------------------------------------
     def _ensure_listed(self) -> int:
@@ -225,7 +228,7 @@ class ReaderBase(Operator):
         self.last_sources = [self._source(i) for i in indices]
         data = [loaded[i][0] for i in indices]
         labels = [loaded[i][1] for i in indices]
-        return [TensorList(data), self._batch_labels(labels)]
+        return [TensorList(data), self._batch_labels(indices, labels)]
 
     def output_layout(self, index: int) -> str:
         return ""

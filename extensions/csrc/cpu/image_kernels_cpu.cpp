@@ -1,0 +1,110 @@
+// CPU implementations of the fused image ops, built from the same per-pixel math as the CUDA
+// kernels: they let the kernels' arithmetic be checked on machines without a GPU.
+#include <ATen/Parallel.h>
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
+
+#include "../include/image_ops.h"
+
+namespace torch_dali {
+namespace {
+
+template <typename OutT, int C>
+void rcmn_rows(const BatchPlan& plan, const NormParams& norm, OutT* out, int out_h, int out_w,
+               bool antialias, bool nchw) {
+  const int64_t n = static_cast<int64_t>(plan.descs.size());
+  const int64_t plane = static_cast<int64_t>(out_h) * out_w;
+  at::parallel_for(0, n * out_h, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t s = r / out_h;
+      const int oy = static_cast<int>(r % out_h);
+      const SampleDesc& d = plan.descs[s];
+      const Taps ty = make_taps(oy, d.win_h, d.scale_y, antialias);
+      for (int ox = 0; ox < out_w; ++ox) {
+        const Taps tx = make_taps(d.mirror ? out_w - 1 - ox : ox, d.win_w, d.scale_x, antialias);
+        float v[C];
+        resample_pixel<C>(d.in, d.row_stride, ty, tx, v);
+        const int64_t pix = static_cast<int64_t>(oy) * out_w + ox;
+        for (int c = 0; c < C; ++c) {
+          const float y = (v[c] - norm.mean[c]) * norm.inv_std[c];
+          if (nchw)
+            out[(s * C + c) * plane + pix] = cast_out<OutT>(y);
+          else
+            out[(s * plane + pix) * C + c] = cast_out<OutT>(y);
+        }
+      }
+    }
+  });
+}
+
+template <typename OutT>
+void rcmn_c(const BatchPlan& plan, const NormParams& norm, OutT* out, int oh, int ow, bool aa, bool nchw) {
+  switch (plan.channels) {
+    case 1: rcmn_rows<OutT, 1>(plan, norm, out, oh, ow, aa, nchw); break;
+    case 3: rcmn_rows<OutT, 3>(plan, norm, out, oh, ow, aa, nchw); break;
+    default: rcmn_rows<OutT, 4>(plan, norm, out, oh, ow, aa, nchw); break;
+  }
+}
+
+template <int C>
+void resize_rows(const BatchPlan& plan, uint8_t* out, int interp, bool antialias) {
+  const int64_t n = static_cast<int64_t>(plan.descs.size());
+  at::parallel_for(0, n, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t s = begin; s < end; ++s) {
+      const SampleDesc& d = plan.descs[s];
+      for (int oy = 0; oy < d.out_h; ++oy) {
+        for (int ox = 0; ox < d.out_w; ++ox) {
+          float v[C];
+          if (interp == kLinear) {
+            resample_pixel<C>(d.in, d.row_stride, make_taps(oy, d.win_h, d.scale_y, antialias),
+                              make_taps(ox, d.win_w, d.scale_x, antialias), v);
+          } else {
+            nearest_pixel<C>(d.in, d.row_stride, nearest_index(oy, d.win_h, d.out_h, d.scale_y, interp),
+                             nearest_index(ox, d.win_w, d.out_w, d.scale_x, interp), v);
+          }
+          uint8_t* o = out + d.out_offset + (static_cast<int64_t>(oy) * d.out_w + ox) * C;
+          for (int c = 0; c < C; ++c) o[c] = cast_out<uint8_t>(v[c]);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+at::Tensor rcmn_cpu(at::TensorList images, const at::Tensor& windows, const at::Tensor& mirror,
+                    const at::Tensor& mean, const at::Tensor& std, int64_t out_h, int64_t out_w,
+                    bool antialias, at::ScalarType dtype, bool nchw) {
+  check_out_dtype(dtype);
+  BatchPlan plan = plan_crop_resize(images.vec(), windows, mirror, out_h, out_w);
+  const NormParams norm = make_norm(mean, std, plan.channels);
+  const int64_t n = static_cast<int64_t>(plan.descs.size());
+  const int64_t c = plan.channels;
+  auto out = at::empty(nchw ? at::IntArrayRef{n, c, out_h, out_w} : at::IntArrayRef{n, out_h, out_w, c},
+                       plan.keep[0].options().dtype(dtype));
+  const int oh = static_cast<int>(out_h), ow = static_cast<int>(out_w);
+  switch (dtype) {
+    case at::kFloat: rcmn_c(plan, norm, out.data_ptr<float>(), oh, ow, antialias, nchw); break;
+    case at::kHalf: rcmn_c(plan, norm, out.data_ptr<c10::Half>(), oh, ow, antialias, nchw); break;
+    case at::kBFloat16: rcmn_c(plan, norm, out.data_ptr<c10::BFloat16>(), oh, ow, antialias, nchw); break;
+    default: rcmn_c(plan, norm, out.data_ptr<uint8_t>(), oh, ow, antialias, nchw); break;
+  }
+  return out;
+}
+
+std::vector<at::Tensor> resize_batch_cpu(at::TensorList images, const at::Tensor& sizes, bool antialias,
+                                         int64_t interp) {
+  check_interp(interp);
+  BatchPlan plan = plan_resize(images.vec(), sizes);
+  auto flat = at::empty({plan.total_out}, plan.keep[0].options());
+  uint8_t* o = flat.data_ptr<uint8_t>();
+  const int ip = static_cast<int>(interp);
+  switch (plan.channels) {
+    case 1: resize_rows<1>(plan, o, ip, antialias); break;
+    case 3: resize_rows<3>(plan, o, ip, antialias); break;
+    default: resize_rows<4>(plan, o, ip, antialias); break;
+  }
+  return split_resize_output(flat, plan);
+}
+
+}  // namespace torch_dali

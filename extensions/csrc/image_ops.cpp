@@ -1,0 +1,199 @@
+// Validation, descriptor building and op registration for the fused image ops.
+#include "include/image_ops.h"
+
+#include <torch/library.h>
+
+#include <cstring>
+
+namespace torch_dali {
+namespace {
+
+constexpr int64_t kMaxDim = 1 << 30;  // keeps int pixel indices in range
+
+// Returns an HWC uint8 image whose pixels are densely packed within a row (rows may be strided).
+at::Tensor checked_image(const at::Tensor& img, size_t i, const at::Device& device, int channels) {
+  TORCH_CHECK(img.defined(), "torch_dali: image ", i, " is undefined");
+  TORCH_CHECK(img.scalar_type() == at::kByte, "torch_dali: image ", i, " must be uint8, got ",
+              img.scalar_type());
+  TORCH_CHECK(img.dim() == 3, "torch_dali: image ", i, " must be HWC (3-D), got ", img.dim(), "-D");
+  TORCH_CHECK(img.device() == device, "torch_dali: image ", i, " is on ", img.device(),
+              " but image 0 is on ", device);
+  TORCH_CHECK(img.size(2) == channels, "torch_dali: image ", i, " has ", img.size(2),
+              " channels but image 0 has ", channels);
+  TORCH_CHECK(img.size(0) > 0 && img.size(1) > 0, "torch_dali: image ", i, " is empty (",
+              img.size(0), "x", img.size(1), ")");
+  TORCH_CHECK(img.size(0) < kMaxDim && img.size(1) < kMaxDim, "torch_dali: image ", i, " too large");
+  if (img.stride(2) == 1 && img.stride(1) == channels && img.stride(0) >= img.size(1) * channels)
+    return img;
+  return img.contiguous();
+}
+
+void check_batch(const std::vector<at::Tensor>& images, const char* op) {
+  TORCH_CHECK(!images.empty(), "torch_dali::", op, ": `images` is empty");
+  const auto& first = images[0];
+  TORCH_CHECK(first.defined() && first.dim() == 3, "torch_dali::", op,
+              ": images must be HWC uint8 tensors");
+  const int64_t c = first.size(2);
+  TORCH_CHECK(c == 1 || c == 3 || c == 4, "torch_dali::", op,
+              ": images must have 1, 3 or 4 channels, got ", c);
+}
+
+// Small host copy of an index-like tensor (a device tensor costs a synchronising copy).
+at::Tensor host_long(const at::Tensor& t, const char* name) {
+  TORCH_CHECK(t.defined(), "torch_dali: `", name, "` is undefined");
+  TORCH_CHECK(!at::isFloatingType(t.scalar_type()) && !at::isComplexType(t.scalar_type()),
+              "torch_dali: `", name, "` must be an integer or bool tensor, got ", t.scalar_type());
+  return t.to(at::kCPU).to(at::kLong).contiguous();
+}
+
+}  // namespace
+
+BatchPlan plan_crop_resize(const std::vector<at::Tensor>& images, const at::Tensor& windows,
+                           const at::Tensor& mirror, int64_t out_h, int64_t out_w) {
+  check_batch(images, "resized_crop_mirror_normalize");
+  TORCH_CHECK(out_h > 0 && out_w > 0 && out_h < kMaxDim && out_w < kMaxDim,
+              "torch_dali::resized_crop_mirror_normalize: output size must be positive, got ",
+              out_h, "x", out_w);
+  const int64_t n = static_cast<int64_t>(images.size());
+  auto win = host_long(windows, "windows");
+  TORCH_CHECK(win.dim() == 2 && win.size(0) == n && win.size(1) == 4,
+              "torch_dali::resized_crop_mirror_normalize: `windows` must be [N, 4] = (y, x, h, w) "
+              "with N = ", n, ", got ", win.sizes());
+  auto mir = host_long(mirror, "mirror");
+  TORCH_CHECK(mir.dim() == 1 && mir.size(0) == n,
+              "torch_dali::resized_crop_mirror_normalize: `mirror` must be [N] with N = ", n,
+              ", got ", mir.sizes());
+  BatchPlan plan;
+  plan.channels = static_cast<int>(images[0].size(2));
+  plan.max_out_h = static_cast<int>(out_h);
+  plan.max_out_w = static_cast<int>(out_w);
+  const auto device = images[0].device();
+  const int64_t* w = win.data_ptr<int64_t>();
+  const int64_t* m = mir.data_ptr<int64_t>();
+  plan.keep.reserve(n);
+  plan.descs.resize(n);
+  for (int64_t i = 0; i < n; ++i) {
+    at::Tensor img = checked_image(images[i], i, device, plan.channels);
+    const int64_t y = w[4 * i], x = w[4 * i + 1], h = w[4 * i + 2], ww = w[4 * i + 3];
+    TORCH_CHECK(h > 0 && ww > 0 && y >= 0 && x >= 0 && y + h <= img.size(0) && x + ww <= img.size(1),
+                "torch_dali::resized_crop_mirror_normalize: window ", i, " (y=", y, ", x=", x,
+                ", h=", h, ", w=", ww, ") is not inside the ", img.size(0), "x", img.size(1), " image");
+    SampleDesc& d = plan.descs[i];
+    d.row_stride = img.stride(0);
+    d.in = img.data_ptr<uint8_t>() + y * d.row_stride + x * plan.channels;
+    d.out_offset = 0;
+    d.win_h = static_cast<int>(h);
+    d.win_w = static_cast<int>(ww);
+    d.out_h = static_cast<int>(out_h);
+    d.out_w = static_cast<int>(out_w);
+    d.scale_y = static_cast<float>(h) / static_cast<float>(out_h);
+    d.scale_x = static_cast<float>(ww) / static_cast<float>(out_w);
+    d.mirror = m[i] != 0;
+    d.pad_ = 0;
+    plan.keep.push_back(std::move(img));
+  }
+  return plan;
+}
+
+BatchPlan plan_resize(const std::vector<at::Tensor>& images, const at::Tensor& sizes) {
+  check_batch(images, "resize_batch");
+  const int64_t n = static_cast<int64_t>(images.size());
+  auto sz = host_long(sizes, "sizes");
+  TORCH_CHECK(sz.dim() == 2 && sz.size(0) == n && sz.size(1) == 2,
+              "torch_dali::resize_batch: `sizes` must be [N, 2] = (h, w) with N = ", n, ", got ",
+              sz.sizes());
+  BatchPlan plan;
+  plan.channels = static_cast<int>(images[0].size(2));
+  const auto device = images[0].device();
+  const int64_t* s = sz.data_ptr<int64_t>();
+  plan.keep.reserve(n);
+  plan.descs.resize(n);
+  int64_t offset = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    at::Tensor img = checked_image(images[i], i, device, plan.channels);
+    const int64_t h = s[2 * i], w = s[2 * i + 1];
+    TORCH_CHECK(h > 0 && w > 0 && h < kMaxDim && w < kMaxDim, "torch_dali::resize_batch: size ", i,
+                " must be positive, got ", h, "x", w);
+    SampleDesc& d = plan.descs[i];
+    d.in = img.data_ptr<uint8_t>();
+    d.row_stride = img.stride(0);
+    d.out_offset = offset;
+    d.win_h = static_cast<int>(img.size(0));
+    d.win_w = static_cast<int>(img.size(1));
+    d.out_h = static_cast<int>(h);
+    d.out_w = static_cast<int>(w);
+    d.scale_y = static_cast<float>(d.win_h) / static_cast<float>(h);
+    d.scale_x = static_cast<float>(d.win_w) / static_cast<float>(w);
+    d.mirror = 0;
+    d.pad_ = 0;
+    offset += h * w * plan.channels;
+    plan.max_out_h = std::max(plan.max_out_h, d.out_h);
+    plan.max_out_w = std::max(plan.max_out_w, d.out_w);
+    plan.keep.push_back(std::move(img));
+  }
+  plan.total_out = offset;
+  return plan;
+}
+
+NormParams make_norm(const at::Tensor& mean, const at::Tensor& std, int channels) {
+  NormParams p;
+  auto load = [&](const at::Tensor& t, const char* name, float* dst) {
+    TORCH_CHECK(t.defined() && t.dim() <= 1 && (t.numel() == channels || t.numel() == 1),
+                "torch_dali::resized_crop_mirror_normalize: `", name, "` must have 1 or ", channels,
+                " elements, got shape ", t.sizes());
+    auto h = t.to(at::kCPU).to(at::kFloat).contiguous().reshape({-1});
+    for (int c = 0; c < 4; ++c) dst[c] = h.data_ptr<float>()[c < h.numel() ? c : 0];
+  };
+  load(mean, "mean", p.mean);
+  float sd[4];
+  load(std, "std", sd);
+  for (int c = 0; c < 4; ++c) {
+    TORCH_CHECK(sd[c] != 0.f, "torch_dali::resized_crop_mirror_normalize: `std` must be non-zero");
+    p.inv_std[c] = 1.f / sd[c];
+  }
+  return p;
+}
+
+void check_out_dtype(at::ScalarType dtype) {
+  TORCH_CHECK(dtype == at::kFloat || dtype == at::kHalf || dtype == at::kBFloat16 || dtype == at::kByte,
+              "torch_dali::resized_crop_mirror_normalize: `dtype` must be float32, float16, bfloat16 "
+              "or uint8, got ", dtype);
+}
+
+void check_interp(int64_t interp) {
+  TORCH_CHECK(interp == kNearest || interp == kLinear || interp == kNearestExact,
+              "torch_dali::resize_batch: `interp` must be 0 (nearest), 1 (linear) or 2 "
+              "(nearest-exact), got ", interp);
+}
+
+at::Tensor upload_descs(const std::vector<SampleDesc>& descs, const at::Device& device) {
+  const int64_t bytes = static_cast<int64_t>(descs.size() * sizeof(SampleDesc));
+  auto host = at::empty({bytes}, at::TensorOptions().dtype(at::kByte).pinned_memory(device.is_cuda()));
+  std::memcpy(host.data_ptr(), descs.data(), bytes);
+  if (!device.is_cuda()) return host;
+  // The caching host allocator keeps the pinned block until this copy has run.
+  return host.to(device, /*non_blocking=*/true);
+}
+
+std::vector<at::Tensor> split_resize_output(const at::Tensor& flat, const BatchPlan& plan) {
+  std::vector<at::Tensor> outs;
+  outs.reserve(plan.descs.size());
+  for (const auto& d : plan.descs) {
+    outs.push_back(flat.narrow(0, d.out_offset, static_cast<int64_t>(d.out_h) * d.out_w * plan.channels)
+                       .view({d.out_h, d.out_w, plan.channels}));
+  }
+  return outs;
+}
+
+}  // namespace torch_dali
+
+TORCH_LIBRARY(torch_dali, m) {
+  m.def("resized_crop_mirror_normalize(Tensor[] images, Tensor windows, Tensor mirror, Tensor mean, "
+        "Tensor std, int out_h, int out_w, bool antialias, ScalarType dtype, bool nchw) -> Tensor");
+  m.def("resize_batch(Tensor[] images, Tensor sizes, bool antialias, int interp) -> Tensor[]");
+}
+
+TORCH_LIBRARY_IMPL(torch_dali, CPU, m) {
+  m.impl("resized_crop_mirror_normalize", &torch_dali::rcmn_cpu);
+  m.impl("resize_batch", &torch_dali::resize_batch_cpu);
+}

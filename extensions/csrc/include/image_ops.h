@@ -1,0 +1,46 @@
+// Host-side planning shared by the CPU and CUDA implementations of the torch_dali image ops.
+#pragma once
+#include <ATen/ATen.h>
+
+#include <vector>
+
+#include "resample.h"
+
+namespace torch_dali {
+
+// Validated batch: per-sample descriptors plus the tensors they point into (kept alive).
+struct BatchPlan {
+  std::vector<at::Tensor> keep;
+  std::vector<SampleDesc> descs;
+  int channels = 0;
+  int max_out_h = 0, max_out_w = 0;
+  int64_t total_out = 0;  // elements of the flat resize_batch output
+};
+
+// resized_crop_mirror_normalize: checks images/windows/mirror and fills descriptors.
+BatchPlan plan_crop_resize(const std::vector<at::Tensor>& images, const at::Tensor& windows,
+                           const at::Tensor& mirror, int64_t out_h, int64_t out_w);
+// resize_batch: checks images/sizes and fills descriptors with flat output offsets.
+BatchPlan plan_resize(const std::vector<at::Tensor>& images, const at::Tensor& sizes);
+NormParams make_norm(const at::Tensor& mean, const at::Tensor& std, int channels);
+void check_out_dtype(at::ScalarType dtype);
+void check_interp(int64_t interp);
+// Copies the descriptors to `device` (pinned staging + non_blocking copy on the current stream).
+at::Tensor upload_descs(const std::vector<SampleDesc>& descs, const at::Device& device);
+
+// Device implementations (cuda/image_kernels.cu, cpu/image_kernels_cpu.cpp).
+at::Tensor rcmn_cuda(at::TensorList images, const at::Tensor& windows, const at::Tensor& mirror,
+                     const at::Tensor& mean, const at::Tensor& std, int64_t out_h, int64_t out_w,
+                     bool antialias, at::ScalarType dtype, bool nchw);
+std::vector<at::Tensor> resize_batch_cuda(at::TensorList images, const at::Tensor& sizes,
+                                          bool antialias, int64_t interp);
+at::Tensor rcmn_cpu(at::TensorList images, const at::Tensor& windows, const at::Tensor& mirror,
+                    const at::Tensor& mean, const at::Tensor& std, int64_t out_h, int64_t out_w,
+                    bool antialias, at::ScalarType dtype, bool nchw);
+std::vector<at::Tensor> resize_batch_cpu(at::TensorList images, const at::Tensor& sizes,
+                                         bool antialias, int64_t interp);
+
+// Splits the flat resize_batch output into per-sample [h, w, C] views.
+std::vector<at::Tensor> split_resize_output(const at::Tensor& flat, const BatchPlan& plan);
+
+}  // namespace torch_dali

@@ -1,0 +1,67 @@
+// Batched JPEG decoder on nvJPEG: the hardware JPEG engines (batched API) take the share
+// `hw_load` of the images they support; everything else goes through the decoupled
+// hybrid/GPU-hybrid API. Every state owns a CUDA stream and a host thread.
+#pragma once
+#include <ATen/ATen.h>
+#include <cuda_runtime_api.h>
+#include <nvjpeg.h>
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "worker_pool.h"
+
+namespace torch_dali {
+
+class NvJpegDecoder {
+ public:
+  NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states, double hw_load,
+                int64_t hybrid_huffman_threshold);
+  ~NvJpegDecoder();
+  NvJpegDecoder(const NvJpegDecoder&) = delete;
+  NvJpegDecoder& operator=(const NvJpegDecoder&) = delete;
+
+  // Decodes encoded JPEGs (1-D uint8 CPU tensors) into CUDA uint8 HWC tensors, ready on the
+  // caller's current stream. Non-JPEG or nvJPEG-unsupported inputs give std::nullopt;
+  // corrupt JPEGs raise an error naming the sample index.
+  std::vector<std::optional<at::Tensor>> decode(const std::vector<at::Tensor>& data,
+                                                const std::string& output_format);
+
+  bool hardware_available() const { return hw_handle_ != nullptr; }
+  std::string hardware_status() const { return hw_status_; }
+  int64_t device_index() const { return device_; }
+  int64_t num_hw_states() const { return static_cast<int64_t>(hw_.size()); }
+  int64_t num_cuda_states() const { return static_cast<int64_t>(cu_.size()); }
+  double hw_load() const { return hw_load_; }
+
+ private:
+  struct HwState;
+  struct CudaState;
+  struct Job;
+
+  void decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt, cudaEvent_t start);
+  void decode_cuda(CudaState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
+                   const std::vector<cudaEvent_t>& waits);
+  void decode_one(CudaState& st, Job& job, nvjpegOutputFormat_t fmt, int slot);
+  void destroy() noexcept;
+
+  int device_;
+  double hw_load_;
+  int64_t hybrid_threshold_;
+  nvjpegHandle_t handle_ = nullptr;     // decoupled API (hybrid / GPU-hybrid decoders)
+  nvjpegHandle_t hw_handle_ = nullptr;  // hardware backend, batched API
+  nvjpegJpegDecoder_t dec_hybrid_ = nullptr;
+  nvjpegJpegDecoder_t dec_gpu_ = nullptr;
+  std::string hw_status_;
+  std::vector<std::unique_ptr<HwState>> hw_;
+  std::vector<std::unique_ptr<CudaState>> cu_;
+  std::vector<nvjpegJpegStream_t> parse_streams_;  // one per worker thread, for header parsing
+  cudaEvent_t start_event_ = nullptr;
+  std::unique_ptr<WorkerPool> pool_;
+  std::mutex mu_;  // one decode() at a time per decoder
+};
+
+}  // namespace torch_dali

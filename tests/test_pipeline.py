@@ -1,0 +1,197 @@
+"""Engine: the three ways to define a pipeline, input sets, outputs, errors, state."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import torch_dali as td
+from torch_dali import fn, ops, types
+from torch_dali.errors import ArgumentError, ArgumentTypeError, GraphError, PipelineError
+from torch_dali.pipeline import Pipeline, pipeline_def
+
+
+class SubclassPipe(Pipeline):
+    def __init__(self, **kw):
+        super().__init__(batch_size=4, num_threads=2, device_id=None, seed=3, **kw)
+        self.src = ops.TestImages()
+        self.cast = ops.Cast(dtype=types.FLOAT)
+
+    def define_graph(self):
+        images, labels = self.src()
+        return self.cast(images), labels
+
+
+def test_three_ways_give_the_same_batches():
+    a = SubclassPipe()
+    a.build()
+
+    b = Pipeline(batch_size=4, num_threads=2, device_id=None, seed=3)
+    with b:
+        images, labels = fn._test_images()
+        b.set_outputs(fn.cast(images, dtype=types.FLOAT), labels)
+    b.build()
+
+    @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=3)
+    def c_def():
+        images, labels = fn._test_images()
+        return fn.cast(images, dtype=types.FLOAT), labels
+
+    c = c_def()
+    c.build()
+    for _ in range(2):
+        outs = [p.run() for p in (a, b, c)]
+        for k in range(4):
+            ref = outs[0][0].at(k)
+            assert ref.dtype == np.float32 and ref.ndim == 3
+            for o in outs[1:]:
+                np.testing.assert_array_equal(o[0].at(k), ref)
+                np.testing.assert_array_equal(o[1].at(k), outs[0][1].at(k))
+
+
+def test_tensor_list_api():
+    pipe = SubclassPipe()
+    pipe.build()
+    images, labels = pipe.run()
+    assert len(images) == 4 and images.layout() == "HWC"
+    assert isinstance(images.at(0), np.ndarray)
+    assert images.shape()[0] == images.at(0).shape
+    assert labels.as_tensor().shape == (4, 1) and labels.as_tensor().dtype == torch.int32
+    assert images.as_cpu() is images and images.asCPU() is images
+    dense = torch.from_dlpack(labels)
+    assert torch.equal(dense, labels.as_tensor())
+    if not images.is_dense_tensor():
+        with pytest.raises(ArgumentError, match="different shapes"):
+            images.as_tensor()
+
+
+def test_input_sets_return_lists():
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)
+    def p():
+        a, _ = fn._test_images(fixed_size=True)
+        b, _ = fn._test_images(fixed_size=True)
+        cast = ops.Cast(dtype=types.INT32)
+        x, y = cast([a, b])
+        return x, y
+
+    pipe = p()
+    pipe.build()
+    x, y = pipe.run()
+    assert x.at(0).dtype == np.int32 and y.at(0).dtype == np.int32
+
+
+def test_argument_errors_name_op_and_argument():
+    with pytest.raises(ArgumentError, match=r"Cast: unknown argument `dtyp`"):
+        ops.Cast(dtyp=types.FLOAT)
+    with pytest.raises(ArgumentTypeError, match=r"Cast: `dtype` must be a data type"):
+        ops.Cast(dtype=3.5)
+    with pytest.raises(GraphError, match="inside define_graph"):
+        fn._test_images()
+    with pytest.raises(GraphError, match="must be the output of another op"):
+        fn.cast(None, dtype=types.FLOAT)
+    with pytest.raises(ArgumentError, match="batch_size"):
+        Pipeline(batch_size=0)
+
+
+def test_error_in_op_names_op_sample_and_definition_line():
+    def boom(x):
+        if int(x.sum()) % 7 == 0 or True:
+            raise ValueError("bad pixel")
+        return x
+
+    @pipeline_def(batch_size=3, num_threads=2, device_id=None, seed=1)
+    def p():
+        images, _ = fn._test_images()
+        return fn.torch_python_function(images, function=boom)
+
+    pipe = p()
+    pipe.build()
+    with pytest.raises(PipelineError) as e:
+        pipe.run()
+    msg = str(e.value)
+    assert "TorchPythonFunction" in msg and "boom" in msg and "sample 0" in msg
+    assert "test-image-0-0" in msg and "bad pixel" in msg and "test_pipeline.py:" in msg
+    # the failure is sticky and does not hang; shutting down works
+    with pytest.raises(PipelineError):
+        pipe.run()
+    pipe.shutdown()
+
+
+def test_error_in_chain_reports_sample_source():
+    @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=1)
+    def p():
+        images, _ = fn._test_images()
+        return fn.cast(fn.cast(images, dtype=types.FLOAT), dtype=types.UINT8)
+
+    pipe = p()
+    pipe.build()
+    assert len(pipe.run()[0]) == 4
+
+
+def test_exec_modes_and_prefetch_give_identical_outputs():
+    def run(**kw):
+        @pipeline_def(batch_size=5, device_id=None, seed=9, **kw)
+        def p():
+            images, labels = fn._test_images()
+            return fn.cast(images, dtype=types.FLOAT), labels
+
+        pipe = p()
+        pipe.build()
+        out = [[t.copy() for t in (pipe.run()[0].at(i) for i in range(5))] for _ in range(3)]
+        pipe.shutdown()
+        return out
+
+    ref = run(num_threads=1, prefetch_queue_depth=1)
+    for kw in (dict(num_threads=4, prefetch_queue_depth=3), dict(num_threads=2, exec_async=False,
+                                                                    exec_pipelined=False)):
+        got = run(**kw)
+        for a, b in zip(ref, got):
+            for x, y in zip(a, b):
+                np.testing.assert_array_equal(x, y)
+
+
+def test_state_dict_resume_skips_nothing_and_repeats_nothing():
+    pipe = SubclassPipe(prefetch_queue_depth=3)
+    pipe.build()
+    pipe.run()
+    state = pipe.state_dict()
+    expected = [pipe.run()[1].as_tensor().clone() for _ in range(2)]
+    fresh = SubclassPipe()
+    fresh.build()
+    fresh.load_state_dict(state)
+    for e in expected:
+        assert torch.equal(fresh.run()[1].as_tensor(), e)
+
+
+def test_gpu_ops_fall_back_to_cpu_with_one_warning():
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA: the fallback is for machines without it")
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=0, seed=1)
+    def p():
+        images, _ = fn._test_images()
+        return fn.cast(images.gpu(), dtype=types.FLOAT)
+
+    pipe = p()
+    with pytest.warns(RuntimeWarning, match="run on the CPU"):
+        pipe.build()
+    (out,) = pipe.run()
+    assert out.device.type == "cpu"
+
+    strict = p(strict_device=True)
+    with pytest.raises(GraphError, match="GPU ops"):
+        strict.build()
+
+
+def test_datanode_has_no_truth_value():
+    pipe = Pipeline(batch_size=1, device_id=None)
+    with pipe:
+        images, _ = fn._test_images()
+        with pytest.raises(GraphError, match="truth value"):
+            bool(images)
+
+
+def test_version_and_top_level_names():
+    assert td.__version__
+    assert td.TensorListCPU is td.TensorList
+    assert types.FLOAT is types.DALIDataType.FLOAT and types.to_torch_dtype(types.FLOAT) == torch.float32

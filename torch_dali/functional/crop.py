@@ -1,0 +1,114 @@
+"""Pure-torch cropping and flipping of HWC images (any device), with DALI's window rules.
+
+DALI facts this follows: crop sizes are truncated to integers; the anchor is
+round(crop_pos * (in - crop)) with halves away from zero (`rounding="truncate"` truncates);
+crop_pos must lie in [0, 1]; out-of-bounds windows raise ("error"), are filled ("pad") or are
+cut to the image ("trim_to_shape").
+"""
+from __future__ import annotations
+
+import math
+import struct
+from typing import Sequence
+
+import torch
+
+Window = tuple[int, int, int, int]  # (y, x, h, w)
+POLICIES = ("error", "pad", "trim_to_shape")
+
+
+def f32(v: float) -> float:
+    """`v` rounded to float32, as DALI stores float arguments (keeps rounding decisions identical)."""
+    return struct.unpack("f", struct.pack("f", float(v)))[0]
+
+
+def round_half_away(v: float) -> int:
+    """C's round(): halves go away from zero (Python's round() goes to even)."""
+    return int(math.floor(abs(v) + 0.5)) * (1 if v >= 0 else -1)
+
+
+def convert(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """Type conversion as DALI does it: to integers rounds half away from zero and saturates."""
+    if x.dtype == dtype:
+        return x
+    if dtype.is_floating_point or dtype == torch.bool or x.dtype == torch.bool:
+        return x.to(dtype)
+    info = torch.iinfo(dtype)
+    if x.dtype.is_floating_point:
+        return (torch.sign(x) * torch.floor(x.abs() + 0.5)).clamp_(info.min, info.max).to(dtype)
+    src = torch.iinfo(x.dtype)
+    if src.min >= info.min and src.max <= info.max:
+        return x.to(dtype)
+    return x.to(torch.int64).clamp_(info.min, info.max).to(dtype)
+
+
+class CropOutOfBounds(ValueError):
+    """The crop window leaves the image and the policy is "error"."""
+
+
+def _anchor(n_in: int, n_crop: int, pos: float, rounding: str) -> int:
+    a = f32(pos) * float(n_in - n_crop)
+    return round_half_away(a) if rounding == "round" else int(math.trunc(a))
+
+
+def crop_window(in_h: int, in_w: int, crop_h: float | None, crop_w: float | None,
+                pos_y: float = 0.5, pos_x: float = 0.5, rounding: str = "round") -> Window:
+    """The (y, x, h, w) window DALI's Crop takes; a None/0 size keeps the whole dimension."""
+    for name, p in (("crop_pos_y", pos_y), ("crop_pos_x", pos_x)):
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"`{name}` must be in [0, 1], got {p}")
+    h = int(math.trunc(crop_h)) if crop_h else in_h
+    w = int(math.trunc(crop_w)) if crop_w else in_w
+    if h <= 0 or w <= 0:
+        raise ValueError(f"the crop size must be positive, got {(h, w)}")
+    return _anchor(in_h, h, pos_y, rounding), _anchor(in_w, w, pos_x, rounding), h, w
+
+
+def apply_policy(window: Window, in_h: int, in_w: int, policy: str) -> Window:
+    """Checks or trims a window against the image; "pad" keeps it as is."""
+    y, x, h, w = window
+    inside = y >= 0 and x >= 0 and y + h <= in_h and x + w <= in_w
+    if inside or policy == "pad":
+        return window
+    if policy == "trim_to_shape":
+        y0, x0 = max(0, y), max(0, x)
+        y1, x1 = min(in_h, y + h), min(in_w, x + w)
+        return y0, x0, max(0, y1 - y0), max(0, x1 - x0)
+    raise CropOutOfBounds(
+        f"the crop window (y={y}, x={x}, h={h}, w={w}) leaves the {in_h}x{in_w} image; "
+        "use out_of_bounds_policy='pad' or 'trim_to_shape'")
+
+
+def fill_vector(fill_values: Sequence[float] | None, channels: int, dtype: torch.dtype,
+                device: torch.device) -> torch.Tensor:
+    """Per-channel fill values: one value for all channels, or exactly one per channel."""
+    vals = list(fill_values) if fill_values else [0.0]
+    if len(vals) == 1:
+        vals = vals * channels
+    if len(vals) != channels:
+        raise ValueError(f"`fill_values` must have 1 or {channels} values, got {len(vals)}")
+    return torch.tensor(vals, dtype=torch.float64).to(dtype).to(device)
+
+
+def crop(image: torch.Tensor, window: Window, fill_values: Sequence[float] | None = None) -> torch.Tensor:
+    """Cuts `window` = (y, x, h, w) out of an HWC (or HW) image; parts outside are filled."""
+    y, x, h, w = window
+    in_h, in_w = int(image.shape[0]), int(image.shape[1])
+    if y >= 0 and x >= 0 and y + h <= in_h and x + w <= in_w:
+        return image[y:y + h, x:x + w].contiguous()
+    extra = tuple(image.shape[2:])
+    channels = extra[0] if extra else 1
+    fill = fill_vector(fill_values, channels, image.dtype, image.device)
+    out = fill.expand(h, w, channels).reshape((h, w) + extra).clone()
+    sy0, sx0 = max(0, y), max(0, x)
+    sy1, sx1 = min(in_h, y + h), min(in_w, x + w)
+    if sy1 > sy0 and sx1 > sx0:
+        out[sy0 - y:sy1 - y, sx0 - x:sx1 - x] = image[sy0:sy1, sx0:sx1]
+    return out
+
+
+def flip(image: torch.Tensor, horizontal: bool = True, vertical: bool = False) -> torch.Tensor:
+    """Mirrors an HWC (or HW) image left-right and/or upside down."""
+    dims = [d for d, on in ((0, vertical), (1, horizontal)) if on]
+    return image.flip(dims) if dims else image
+

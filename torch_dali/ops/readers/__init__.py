@@ -1,0 +1,1 @@
+"""Readers: ops that list a dataset and hand out batches of encoded samples with labels."""

@@ -1,0 +1,171 @@
+"""`readers.file` (DALI's FileReader): whole files as encoded bytes, with integer labels.
+
+Listing rules checked against DALI 2.4:
+
+* `file_root` alone: each direct subfolder is a class; labels are the folder's index among all
+  subfolders sorted by name (empty ones count; `dir_filters` narrows the set first). Only files
+  directly inside a class folder are read (no recursion, files in `file_root` itself are skipped),
+  hidden files included, matched against `file_filters` (case-insensitively unless
+  `case_sensitive_filter`). Samples go class by class, file names sorted within a class.
+* `file_list`: "path label" lines in file order (the name may hold spaces; the label is the last
+  field, a non-negative integer), relative to `file_root` when given, else to the list's folder.
+  Blank lines are skipped (DALI rejects them).
+* `files` (+ optional `labels`; default: the position in `files`), in the given order, relative to
+  `file_root` when given.
+
+Outputs: the file's bytes as uint8 of shape (size,), the label as int32 of shape (1,).
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+
+import torch
+
+from ...errors import ArgumentError, DataError
+from ...tensor_list import TensorList
+from .._registry import register
+from .._schema import Arg, OpSchema
+from ._base import READER_ARGS, ReaderBase, read_file_bytes
+
+DEFAULT_FILTERS = ("*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm", "*.pgm",
+                   "*.pbm", "*.jp2", "*.webp", "*.flac", "*.ogg", "*.wav")
+_LABEL = re.compile(r"^(.*\S)\s+(\S+)\s*$")
+
+
+def _matcher(patterns: list[str], case_sensitive: bool):
+    if case_sensitive:
+        return lambda name: any(fnmatch.fnmatchcase(name, p) for p in patterns)
+    lowered = [p.lower() for p in patterns]
+    return lambda name: any(fnmatch.fnmatchcase(name.lower(), p) for p in lowered)
+
+
+class FileReader(ReaderBase):
+    """Lists files once (at build, or first use with `lazy_init`) and reads them on threads."""
+
+    def _check_args(self) -> None:
+        a = self.args
+        if a["file_list"] is not None and a["files"] is not None:
+            raise ArgumentError(f"{self.name}: `file_list` and `files` cannot be used together")
+        if a["file_list"] is None and a["files"] is None and a["file_root"] is None:
+            raise ArgumentError(f"{self.name}: give `file_root` (one subfolder per class), "
+                                "`file_list` or `files`")
+        if a["labels"] is not None and a["files"] is None:
+            raise ArgumentError(f"{self.name}: `labels` can only be used with `files`")
+        if self.shuffle and self.after_epoch:
+            raise ArgumentError(f"{self.name}: `random_shuffle` cannot be used with shuffle_after_epoch")
+        self._paths: list[str] = []
+        self._labels: list[int] = []
+
+    def _describe_source(self) -> str:
+        a = self.args
+        if a["file_list"] is not None:
+            return f"file_list {a['file_list']} has no entries"
+        if a["files"] is not None:
+            return "`files` is empty"
+        return f"no files matching {', '.join(self._filters())} in the subfolders of {a['file_root']}"
+
+    def _filters(self) -> list[str]:
+        f = self.args["file_filters"]
+        return list(DEFAULT_FILTERS) if f is None else ([f] if isinstance(f, str) else list(f))
+
+    # -- listing -----------------------------------------------------------------------------
+    def _list(self) -> int:
+        a = self.args
+        if a["file_list"] is not None:
+            self._list_file_list(a["file_list"], a["file_root"])
+        elif a["files"] is not None:
+            self._list_files(a["files"], a["labels"], a["file_root"])
+        else:
+            self._list_root(a["file_root"])
+        return len(self._paths)
+
+    def _list_root(self, root: str) -> None:
+        if not os.path.isdir(root):
+            raise DataError(f"{self.name}: `file_root` {root} is not a folder (or does not exist)")
+        case = self.args["case_sensitive_filter"]
+        with os.scandir(root) as it:
+            classes = sorted(e.name for e in it if e.is_dir())
+        dir_filters = self.args["dir_filters"]
+        if dir_filters is not None:
+            keep = _matcher([dir_filters] if isinstance(dir_filters, str) else list(dir_filters), case)
+            classes = [c for c in classes if keep(c)]
+        match = _matcher(self._filters(), case)
+        for label, cls in enumerate(classes):
+            folder = os.path.join(root, cls)
+            with os.scandir(folder) as it:
+                names = sorted(e.name for e in it if e.is_file() and match(e.name))
+            self._paths += [os.path.join(folder, n) for n in names]
+            self._labels += [label] * len(names)
+
+    def _list_file_list(self, list_path: str, root: str | None) -> None:
+        try:
+            with open(list_path, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except OSError as e:
+            raise DataError(f"{self.name}: cannot read file_list {list_path}: {e.strerror or e}") from None
+        base = root if root is not None else os.path.dirname(os.path.abspath(list_path))
+        for no, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            m = _LABEL.match(line)
+            where = f"{self.name}: file_list {list_path}, line {no} ({line.strip()!r})"
+            if m is None:
+                raise DataError(f"{where}: expected 'path label'")
+            if not m.group(2).isdigit():
+                raise DataError(f"{where}: the label must be a non-negative integer, got {m.group(2)!r}")
+            path = os.path.join(base, m.group(1).strip())
+            if not os.path.isfile(path):
+                raise DataError(f"{where}: file {path} does not exist")
+            self._paths.append(path)
+            self._labels.append(int(m.group(2)))
+
+    def _list_files(self, files: list[str] | str, labels: list[int] | int | None,
+                    root: str | None) -> None:
+        files = [files] if isinstance(files, str) else list(files)
+        if labels is None:
+            labels = list(range(len(files)))
+        labels = [labels] if isinstance(labels, int) else list(labels)
+        if len(labels) != len(files):
+            raise ArgumentError(f"{self.name}: `labels` must have one entry per file ({len(files)}), "
+                                f"got {len(labels)}")
+        self._paths = [os.path.join(root, p) if root is not None else p for p in files]
+        self._labels = labels
+        for p in self._paths:
+            if not os.path.isfile(p):
+                raise DataError(f"{self.name}: file {p} (from `files`) does not exist")
+
+    # -- reading ------------------------------------------------------------------------------
+    def _load(self, index: int) -> tuple[torch.Tensor, None]:
+        return read_file_bytes(self._paths[index], self.name), None
+
+    def _batch_labels(self, indices: list[int], labels: list[torch.Tensor | None]) -> TensorList:
+        return TensorList(torch.tensor([[self._labels[i]] for i in indices], dtype=torch.int32))
+
+    def _source(self, index: int) -> str:
+        return self._paths[index]
+
+    @property
+    def paths(self) -> list[str]:
+        """The listed files, in reading order before sharding and shuffling."""
+        self._ensure_listed()
+        return list(self._paths)
+
+
+register(OpSchema(
+    name="readers.file", impl=FileReader, legacy_names=("FileReader",), devices=("cpu",),
+    min_inputs=0, max_inputs=0, num_outputs=2,
+    doc="Reads whole files (encoded images, audio...) and their integer labels.",
+    args=READER_ARGS + (
+        Arg("file_root", "str", None, "folder of the data; with neither file_list nor files, "
+            "one subfolder per class"),
+        Arg("file_list", "str", None, "text file of 'path label' lines"),
+        Arg("files", "strs", None, "file paths to read (relative to file_root if given)"),
+        Arg("labels", "ints", None, "labels of `files` (default: their positions)"),
+        Arg("file_filters", "strs", None, "glob patterns of files to list under file_root "
+            "(default: common image and audio extensions)"),
+        Arg("dir_filters", "strs", None, "glob patterns of class folders to list under file_root"),
+        Arg("case_sensitive_filter", "bool", False, "match file_filters case-sensitively"),
+    ),
+))

@@ -1,0 +1,103 @@
+"""`readers.mxnet` (DALI's MXNetReader): records of MXNet RecordIO files with their float labels.
+
+As DALI 2.4: `index_path` is one `.idx` whose offsets count from the start of the concatenation of
+the `path` files; its lines are read in offset order (keys are not used; repeated offsets count
+once). As an addition, `index_path` may instead list one `.idx` per `path` file (offsets per
+file). Outputs: the record's payload after its IRHeader and labels, as uint8 of shape (size,), and
+the labels as float32 of shape (1,) (flag 0: the header's label) or (flag,) (flag > 0).
+"""
+from __future__ import annotations
+
+import bisect
+import os
+
+import torch
+
+from ...errors import ArgumentError, DataError
+from ...recordio import RecordFile, read_index, unpack
+from .._registry import register
+from .._schema import Arg, OpSchema
+from ._base import READER_ARGS, ReaderBase
+
+
+def _as_list(v: str | list[str]) -> list[str]:
+    return [v] if isinstance(v, str) else list(v)
+
+
+class MXNetReader(ReaderBase):
+    """Indexes the records once; reads each from a memory map (zero-copy) or with pread."""
+
+    def _check_args(self) -> None:
+        self._paths = _as_list(self.args["path"])
+        self._idx_paths = _as_list(self.args["index_path"])
+        if not self._paths:
+            raise ArgumentError(f"{self.name}: `path` must name at least one .rec file")
+        if len(self._idx_paths) not in (1, len(self._paths)):
+            raise ArgumentError(
+                f"{self.name}: `index_path` must be one .idx for all of `path` (offsets over the "
+                f"files in order) or one per file ({len(self._paths)}), got {len(self._idx_paths)}")
+        self._files: list[RecordFile] = []
+        self._entries: list[tuple[int, int, str]] = []  # (file, offset in file, key)
+
+    def _describe_source(self) -> str:
+        return f"the index {', '.join(self._idx_paths)} lists no records"
+
+    def _list(self) -> int:
+        use_mmap = not self.args["dont_use_mmap"]
+        for p in self._paths:
+            if not os.path.isfile(p):
+                raise DataError(f"{self.name}: RecordIO file {p} does not exist")
+        self._files = [RecordFile(p, use_mmap) for p in self._paths]
+        sizes = [f.size for f in self._files]
+        if len(self._idx_paths) == 1:
+            starts = [0]
+            for s in sizes:
+                starts.append(starts[-1] + s)
+            seen: set[int] = set()
+            for key, off in sorted(read_index(self._idx_paths[0], starts[-1]), key=lambda e: e[1]):
+                if off in seen:
+                    continue
+                seen.add(off)
+                k = bisect.bisect_right(starts, off) - 1
+                self._entries.append((k, off - starts[k], key))
+        else:
+            for k, idx in enumerate(self._idx_paths):
+                seen = set()
+                for key, off in sorted(read_index(idx, sizes[k]), key=lambda e: e[1]):
+                    if off not in seen:
+                        seen.add(off)
+                        self._entries.append((k, off, key))
+        return len(self._entries)
+
+    def _load(self, index: int) -> tuple[torch.Tensor, torch.Tensor]:
+        k, offset, key = self._entries[index]
+        f = self._files[k]
+        where = f"{self.name}: {f.path}, record {key} at byte {offset}"
+        record = f.record(offset, where)
+        if isinstance(record, bytes):  # pread: make it writable so tensors own mutable memory
+            record = bytearray(record)
+        _, labels, start = unpack(record, where)
+        size = len(record) - start
+        data = (torch.frombuffer(record, dtype=torch.uint8, count=size, offset=start) if size
+                else torch.empty(0, dtype=torch.uint8))
+        return data, torch.from_numpy(labels)
+
+    def _source(self, index: int) -> str:
+        k, _, key = self._entries[index]
+        return f"{self._paths[k]}#record {key}"
+
+    def close(self) -> None:
+        for f in self._files:
+            f.close()
+        self._files = []
+
+
+register(OpSchema(
+    name="readers.mxnet", impl=MXNetReader, legacy_names=("MXNetReader",), devices=("cpu",),
+    min_inputs=0, max_inputs=0, num_outputs=2,
+    doc="Reads records of MXNet RecordIO files (.rec + .idx) and their float labels.",
+    args=READER_ARGS + (
+        Arg("path", "strs", doc="RecordIO (.rec) files, read in order"),
+        Arg("index_path", "strs", doc="the .idx file (one for all of `path`, or one per file)"),
+    ),
+))
