@@ -10,3 +10,5 @@ from .graph.pipeline import Pipeline, pipeline_def  # noqa: F401
 from .tensor_list import TensorList, TensorListCPU, TensorListGPU  # noqa: F401
 from . import ops  # noqa: F401,E402
 from . import fn  # noqa: F401,E402
+from .loader import DataLoader  # noqa: F401,E402
+from .plugin import pytorch as _plugin_pytorch  # noqa: F401,E402

@@ -168,12 +168,13 @@ class RecordFile:
 
     def __init__(self, path: str | os.PathLike, use_mmap: bool = True) -> None:
         self.path = os.fspath(path)
+        self._fd = -1
+        self._mm: mmap.mmap | None = None
         try:
             self._fd = os.open(self.path, os.O_RDONLY)
         except OSError as e:
             raise DataError(f"RecordIO file {self.path}: cannot be opened ({e.strerror or e})") from None
         self.size = os.fstat(self._fd).st_size
-        self._mm: mmap.mmap | None = None
         if use_mmap and self.size > 0:
             self._mm = mmap.mmap(self._fd, 0, access=mmap.ACCESS_COPY)
 
@@ -237,6 +238,12 @@ class RecordFile:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter teardown
+            pass
 
     def __enter__(self) -> "RecordFile":
         return self

@@ -81,7 +81,7 @@ BatchPlan plan_crop_resize(const std::vector<at::Tensor>& images, const at::Tens
     SampleDesc& d = plan.descs[i];
     d.row_stride = img.stride(0);
     d.in = img.data_ptr<uint8_t>() + y * d.row_stride + x * plan.channels;
-    d.out_offset = 0;
+    d.out = nullptr;
     d.win_h = static_cast<int>(h);
     d.win_w = static_cast<int>(ww);
     d.out_h = static_cast<int>(out_h);
@@ -108,7 +108,6 @@ BatchPlan plan_resize(const std::vector<at::Tensor>& images, const at::Tensor& s
   const int64_t* s = sz.data_ptr<int64_t>();
   plan.keep.reserve(n);
   plan.descs.resize(n);
-  int64_t offset = 0;
   for (int64_t i = 0; i < n; ++i) {
     at::Tensor img = checked_image(images[i], i, device, plan.channels);
     const int64_t h = s[2 * i], w = s[2 * i + 1];
@@ -117,7 +116,10 @@ BatchPlan plan_resize(const std::vector<at::Tensor>& images, const at::Tensor& s
     SampleDesc& d = plan.descs[i];
     d.in = img.data_ptr<uint8_t>();
     d.row_stride = img.stride(0);
-    d.out_offset = offset;
+    // Separate outputs (not views of one buffer): ops whose outputs alias each other are not
+    // allowed by torch.library's schema/fake-tensor checks.
+    plan.outs.push_back(at::empty({h, w, plan.channels}, img.options()));
+    d.out = plan.outs.back().data_ptr<uint8_t>();
     d.win_h = static_cast<int>(img.size(0));
     d.win_w = static_cast<int>(img.size(1));
     d.out_h = static_cast<int>(h);
@@ -126,12 +128,10 @@ BatchPlan plan_resize(const std::vector<at::Tensor>& images, const at::Tensor& s
     d.scale_x = static_cast<float>(d.win_w) / static_cast<float>(w);
     d.mirror = 0;
     d.pad_ = 0;
-    offset += h * w * plan.channels;
     plan.max_out_h = std::max(plan.max_out_h, d.out_h);
     plan.max_out_w = std::max(plan.max_out_w, d.out_w);
     plan.keep.push_back(std::move(img));
   }
-  plan.total_out = offset;
   return plan;
 }
 
@@ -173,16 +173,6 @@ at::Tensor upload_descs(const std::vector<SampleDesc>& descs, const at::Device& 
   if (!device.is_cuda()) return host;
   // The caching host allocator keeps the pinned block until this copy has run.
   return host.to(device, /*non_blocking=*/true);
-}
-
-std::vector<at::Tensor> split_resize_output(const at::Tensor& flat, const BatchPlan& plan) {
-  std::vector<at::Tensor> outs;
-  outs.reserve(plan.descs.size());
-  for (const auto& d : plan.descs) {
-    outs.push_back(flat.narrow(0, d.out_offset, static_cast<int64_t>(d.out_h) * d.out_w * plan.channels)
-                       .view({d.out_h, d.out_w, plan.channels}));
-  }
-  return outs;
 }
 
 }  // namespace torch_dali

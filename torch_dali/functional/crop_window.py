@@ -17,7 +17,8 @@ def random_crop_window(rng: SampleRNG, height: int, width: int,
                        num_attempts: int = 10) -> tuple[int, int, int, int]:
     """Returns (y, x, h, w): a window covering a random fraction `area` of the image with a
     random width/height ratio drawn log-uniformly from `aspect_ratio`. After `num_attempts`
-    misses, falls back to the largest centred window whose ratio is clamped into the range."""
+    misses, falls back to the largest window whose ratio is clamped into the range, at a random
+    position (DALI places the fallback window randomly; torchvision centres it)."""
     total = float(height * width)
     log_lo, log_hi = math.log(aspect_ratio[0]), math.log(aspect_ratio[1])
     for _ in range(max(1, num_attempts)):
@@ -39,4 +40,4 @@ def random_crop_window(rng: SampleRNG, height: int, width: int,
     else:
         w, h = width, height
     h, w = max(1, min(h, height)), max(1, min(w, width))
-    return (height - h) // 2, (width - w) // 2, h, w
+    return rng.randint(0, height - h), rng.randint(0, width - w), h, w

@@ -62,17 +62,20 @@ def output_size(in_h: int, in_w: int, *, resize_x: float = 0.0, resize_y: float 
     given = [k for k in range(2) if req[k] > 0]
     if not given:
         return in_h, in_w
+    # scales are kept as (numerator, denominator): in * num / den rounds as DALI does at ties
     if mode in ("not_smaller", "not_larger"):
-        scales = [req[k] / ins[k] for k in given]
-        scale = max(scales) if mode == "not_smaller" else min(scales)
+        cands = [(req[k], ins[k]) for k in given]
+        pick = max if mode == "not_smaller" else min
+        num, den = pick(cands, key=lambda c: c[0] / c[1])
         if caps is not None:
-            scale = min([scale] + [caps[k] / ins[k] for k in range(2) if caps[k] > 0])
-        out = [ins[k] * scale for k in range(2)]
+            num, den = min([(num, den)] + [(caps[k], ins[k]) for k in range(2) if caps[k] > 0],
+                           key=lambda c: c[0] / c[1])
+        out = [ins[k] * num / den for k in range(2)]
     else:
         out = list(req)
         for k in range(2):
             if out[k] <= 0:
-                out[k] = ins[k] if mode == "stretch" else ins[k] * (req[given[0]] / ins[given[0]])
+                out[k] = ins[k] if mode == "stretch" else ins[k] * req[given[0]] / ins[given[0]]
         if caps is not None:
             out = [min(o, c) if c > 0 else o for o, c in zip(out, caps)]
     return max(1, round_half_away(out[0])), max(1, round_half_away(out[1]))

@@ -1,7 +1,6 @@
 """The op registry, and the code that turns a schema into `ops.X` classes and `fn.x` functions."""
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from ..errors import ArgumentError, GraphError
@@ -138,7 +137,6 @@ def make_class(schema: OpSchema, name: str | None = None) -> type:
     return cls
 
 
-@functools.lru_cache(maxsize=None)
 def _docstring(schema: OpSchema) -> str:
     lines = [schema.doc or schema.name, "", f"Devices: {', '.join(schema.devices)}.", "", "Arguments:"]
     for a in schema.args:

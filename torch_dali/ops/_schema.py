@@ -57,6 +57,7 @@ class OpSchema:
     random: bool = False
     output_layout: str = ""
     input_devices: str = "same"  # "same": inputs on the op's device; "cpu": always CPU (mixed ops)
+    class_name_override: str = ""  # where DALI's class name is not the CamelCase of the fn name
     _by_name: dict[str, Arg] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -68,6 +69,8 @@ class OpSchema:
     @property
     def class_name(self) -> str:
         """`readers.file` -> `File`, `crop_mirror_normalize` -> `CropMirrorNormalize`."""
+        if self.class_name_override:
+            return self.class_name_override
         return "".join(p.capitalize() if p.islower() else p for p in self.name.split(".")[-1].split("_"))
 
     def arg(self, name: str) -> Arg | None:

@@ -47,7 +47,7 @@ void rcmn_c(const BatchPlan& plan, const NormParams& norm, OutT* out, int oh, in
 }
 
 template <int C>
-void resize_rows(const BatchPlan& plan, uint8_t* out, int interp, bool antialias) {
+void resize_rows(const BatchPlan& plan, int interp, bool antialias) {
   const int64_t n = static_cast<int64_t>(plan.descs.size());
   at::parallel_for(0, n, 1, [&](int64_t begin, int64_t end) {
     for (int64_t s = begin; s < end; ++s) {
@@ -62,7 +62,7 @@ void resize_rows(const BatchPlan& plan, uint8_t* out, int interp, bool antialias
             nearest_pixel<C>(d.in, d.row_stride, nearest_index(oy, d.win_h, d.out_h, d.scale_y, interp),
                              nearest_index(ox, d.win_w, d.out_w, d.scale_x, interp), v);
           }
-          uint8_t* o = out + d.out_offset + (static_cast<int64_t>(oy) * d.out_w + ox) * C;
+          uint8_t* o = d.out + (static_cast<int64_t>(oy) * d.out_w + ox) * C;
           for (int c = 0; c < C; ++c) o[c] = cast_out<uint8_t>(v[c]);
         }
       }
@@ -96,15 +96,13 @@ std::vector<at::Tensor> resize_batch_cpu(at::TensorList images, const at::Tensor
                                          int64_t interp) {
   check_interp(interp);
   BatchPlan plan = plan_resize(images.vec(), sizes);
-  auto flat = at::empty({plan.total_out}, plan.keep[0].options());
-  uint8_t* o = flat.data_ptr<uint8_t>();
   const int ip = static_cast<int>(interp);
   switch (plan.channels) {
-    case 1: resize_rows<1>(plan, o, ip, antialias); break;
-    case 3: resize_rows<3>(plan, o, ip, antialias); break;
-    default: resize_rows<4>(plan, o, ip, antialias); break;
+    case 1: resize_rows<1>(plan, ip, antialias); break;
+    case 3: resize_rows<3>(plan, ip, antialias); break;
+    default: resize_rows<4>(plan, ip, antialias); break;
   }
-  return split_resize_output(flat, plan);
+  return plan.outs;
 }
 
 }  // namespace torch_dali

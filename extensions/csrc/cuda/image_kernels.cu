@@ -43,8 +43,7 @@ __global__ void rcmn_kernel(const SampleDesc* __restrict__ descs, int n, NormPar
 }
 
 template <int C>
-__global__ void resize_kernel(const SampleDesc* __restrict__ descs, int n, uint8_t* __restrict__ out,
-                              int interp, bool antialias) {
+__global__ void resize_kernel(const SampleDesc* __restrict__ descs, int n, int interp, bool antialias) {
   const int ox = blockIdx.x * blockDim.x + threadIdx.x;
   const int oy = blockIdx.y * blockDim.y + threadIdx.y;
   for (int s = blockIdx.z; s < n; s += gridDim.z) {
@@ -60,7 +59,7 @@ __global__ void resize_kernel(const SampleDesc* __restrict__ descs, int n, uint8
       const int sx = nearest_index(ox, d.win_w, d.out_w, d.scale_x, interp);
       nearest_pixel<C>(d.in, d.row_stride, sy, sx, v);
     }
-    uint8_t* o = out + d.out_offset + (static_cast<int64_t>(oy) * d.out_w + ox) * C;
+    uint8_t* o = d.out + (static_cast<int64_t>(oy) * d.out_w + ox) * C;
 #pragma unroll
     for (int c = 0; c < C; ++c) o[c] = cast_out<uint8_t>(v[c]);
   }
@@ -132,21 +131,19 @@ std::vector<at::Tensor> resize_batch_cuda(at::TensorList images, const at::Tenso
   TORCH_CHECK(device.is_cuda(), "torch_dali::resize_batch: images must be CUDA tensors");
   c10::cuda::CUDAGuard guard(device);
   const int n = static_cast<int>(plan.descs.size());
-  auto flat = at::empty({plan.total_out}, plan.keep[0].options());
   auto descs_dev = upload_descs(plan.descs, device);
   const auto* descs = reinterpret_cast<const SampleDesc*>(descs_dev.data_ptr());
   cudaStream_t stream = at::cuda::getCurrentCUDAStream(device.index());
   const dim3 block(kBlockX, kBlockY);
   const dim3 grid = grid_for(plan.max_out_h, plan.max_out_w, n);
-  uint8_t* o = flat.data_ptr<uint8_t>();
   const int ip = static_cast<int>(interp);
   switch (plan.channels) {
-    case 1: resize_kernel<1><<<grid, block, 0, stream>>>(descs, n, o, ip, antialias); break;
-    case 3: resize_kernel<3><<<grid, block, 0, stream>>>(descs, n, o, ip, antialias); break;
-    default: resize_kernel<4><<<grid, block, 0, stream>>>(descs, n, o, ip, antialias); break;
+    case 1: resize_kernel<1><<<grid, block, 0, stream>>>(descs, n, ip, antialias); break;
+    case 3: resize_kernel<3><<<grid, block, 0, stream>>>(descs, n, ip, antialias); break;
+    default: resize_kernel<4><<<grid, block, 0, stream>>>(descs, n, ip, antialias); break;
   }
   C10_CUDA_KERNEL_LAUNCH_CHECK();
-  return split_resize_output(flat, plan);
+  return plan.outs;
 }
 
 }  // namespace torch_dali

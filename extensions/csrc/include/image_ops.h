@@ -14,13 +14,13 @@ struct BatchPlan {
   std::vector<SampleDesc> descs;
   int channels = 0;
   int max_out_h = 0, max_out_w = 0;
-  int64_t total_out = 0;  // elements of the flat resize_batch output
+  std::vector<at::Tensor> outs;  // resize_batch outputs, one allocation per sample
 };
 
 // resized_crop_mirror_normalize: checks images/windows/mirror and fills descriptors.
 BatchPlan plan_crop_resize(const std::vector<at::Tensor>& images, const at::Tensor& windows,
                            const at::Tensor& mirror, int64_t out_h, int64_t out_w);
-// resize_batch: checks images/sizes and fills descriptors with flat output offsets.
+// resize_batch: checks images/sizes, allocates the outputs and fills descriptors.
 BatchPlan plan_resize(const std::vector<at::Tensor>& images, const at::Tensor& sizes);
 NormParams make_norm(const at::Tensor& mean, const at::Tensor& std, int channels);
 void check_out_dtype(at::ScalarType dtype);
@@ -40,7 +40,5 @@ at::Tensor rcmn_cpu(at::TensorList images, const at::Tensor& windows, const at::
 std::vector<at::Tensor> resize_batch_cpu(at::TensorList images, const at::Tensor& sizes,
                                          bool antialias, int64_t interp);
 
-// Splits the flat resize_batch output into per-sample [h, w, C] views.
-std::vector<at::Tensor> split_resize_output(const at::Tensor& flat, const BatchPlan& plan);
 
 }  // namespace torch_dali

@@ -13,6 +13,12 @@
 #define TD_HD inline
 #endif
 
+#if defined(__CUDA_ARCH__)  // device pass only: the host compiler does not know the pragma
+#define TD_UNROLL _Pragma("unroll")
+#else
+#define TD_UNROLL
+#endif
+
 #if defined(__CUDA_ARCH__)
 #define TD_LDG(p) __ldg(p)
 #else
@@ -25,7 +31,7 @@ namespace torch_dali {
 struct SampleDesc {
   const uint8_t* in;     // top-left pixel of the crop window (HWC uint8)
   int64_t row_stride;    // elements between input rows
-  int64_t out_offset;    // element offset of this sample's output (resize_batch)
+  uint8_t* out;          // this sample's output (resize_batch; unused by the fused op)
   int win_h, win_w;      // crop window size in input pixels
   int out_h, out_w;      // output size
   float scale_y, scale_x;  // win / out, computed in float like torch
@@ -100,32 +106,32 @@ template <int C>
 TD_HD void resample_pixel(const uint8_t* img, int64_t row_stride, const Taps& ty, const Taps& tx,
                           float out[C]) {
   float acc[C];
-#pragma unroll
+TD_UNROLL
   for (int c = 0; c < C; ++c) acc[c] = 0.f;
   for (int y = ty.start; y < ty.start + ty.count; ++y) {
     const float wy = tap_weight(ty, y);
     const uint8_t* row = img + static_cast<int64_t>(y) * row_stride;
     float racc[C];
-#pragma unroll
+TD_UNROLL
     for (int c = 0; c < C; ++c) racc[c] = 0.f;
     for (int x = tx.start; x < tx.start + tx.count; ++x) {
       const float wx = tap_weight(tx, x);
       const uint8_t* px = row + static_cast<int64_t>(x) * C;
-#pragma unroll
+TD_UNROLL
       for (int c = 0; c < C; ++c) racc[c] += wx * static_cast<float>(TD_LDG(px + c));
     }
-#pragma unroll
+TD_UNROLL
     for (int c = 0; c < C; ++c) acc[c] += wy * racc[c];
   }
   const float norm = ty.inv_total * tx.inv_total;
-#pragma unroll
+TD_UNROLL
   for (int c = 0; c < C; ++c) out[c] = acc[c] * norm;
 }
 
 template <int C>
 TD_HD void nearest_pixel(const uint8_t* img, int64_t row_stride, int sy, int sx, float out[C]) {
   const uint8_t* px = img + static_cast<int64_t>(sy) * row_stride + static_cast<int64_t>(sx) * C;
-#pragma unroll
+TD_UNROLL
   for (int c = 0; c < C; ++c) out[c] = static_cast<float>(TD_LDG(px + c));
 }
 

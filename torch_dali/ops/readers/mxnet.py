@@ -93,7 +93,7 @@ class MXNetReader(ReaderBase):
 
 
 register(OpSchema(
-    name="readers.mxnet", impl=MXNetReader, legacy_names=("MXNetReader",), devices=("cpu",),
+    name="readers.mxnet", impl=MXNetReader, legacy_names=("MXNetReader",), devices=("cpu",), class_name_override="MXNet",
     min_inputs=0, max_inputs=0, num_outputs=2,
     doc="Reads records of MXNet RecordIO files (.rec + .idx) and their float labels.",
     args=READER_ARGS + (

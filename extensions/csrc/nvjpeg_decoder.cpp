@@ -1,0 +1,466 @@
+// nvJPEG batched decoder: see include/nvjpeg_decoder.h for the split between backends.
+// decode() runs in three phases on the worker threads: (1) parse headers, (2) decode on the
+// hardware and hybrid states in parallel, (3) re-decode any hardware batch that failed on the
+// hybrid path, which also pins a corrupt image to its index. The caller's stream then waits on
+// each used state's event: the host never waits for the GPU in steady state.
+#include "include/nvjpeg_decoder.h"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAGuard.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+namespace torch_dali {
+namespace {
+
+const char* status_name(nvjpegStatus_t s) {
+  switch (s) {
+    case NVJPEG_STATUS_SUCCESS: return "SUCCESS";
+    case NVJPEG_STATUS_NOT_INITIALIZED: return "NOT_INITIALIZED";
+    case NVJPEG_STATUS_INVALID_PARAMETER: return "INVALID_PARAMETER";
+    case NVJPEG_STATUS_BAD_JPEG: return "BAD_JPEG";
+    case NVJPEG_STATUS_JPEG_NOT_SUPPORTED: return "JPEG_NOT_SUPPORTED";
+    case NVJPEG_STATUS_ALLOCATOR_FAILURE: return "ALLOCATOR_FAILURE";
+    case NVJPEG_STATUS_EXECUTION_FAILED: return "EXECUTION_FAILED";
+    case NVJPEG_STATUS_ARCH_MISMATCH: return "ARCH_MISMATCH";
+    case NVJPEG_STATUS_INTERNAL_ERROR: return "INTERNAL_ERROR";
+    case NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED: return "IMPLEMENTATION_NOT_SUPPORTED";
+    case NVJPEG_STATUS_INCOMPLETE_BITSTREAM: return "INCOMPLETE_BITSTREAM";
+    default: return "UNKNOWN_STATUS";
+  }
+}
+
+bool is_unsupported(nvjpegStatus_t s) {
+  return s == NVJPEG_STATUS_JPEG_NOT_SUPPORTED || s == NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED;
+}
+
+#define TD_NVJPEG(expr, what)                                                                   \
+  do {                                                                                          \
+    const nvjpegStatus_t s_ = (expr);                                                           \
+    TORCH_CHECK(s_ == NVJPEG_STATUS_SUCCESS, "NvJpegDecoder: ", what, " failed: ", status_name(s_)); \
+  } while (0)
+
+#define TD_CUDA(expr, what)                                                                     \
+  do {                                                                                          \
+    const cudaError_t e_ = (expr);                                                              \
+    TORCH_CHECK(e_ == cudaSuccess, "NvJpegDecoder: ", what, " failed: ", cudaGetErrorString(e_)); \
+  } while (0)
+
+// nvJPEG scratch memory comes from torch's caching allocator, stream-ordered: growing a buffer
+// never calls cudaMalloc/cudaFree (which synchronise the device).
+int torch_dev_malloc(void*, void** ptr, size_t size, cudaStream_t stream) {
+  try {
+    *ptr = c10::cuda::CUDACachingAllocator::raw_alloc_with_stream(size, stream);
+    return 0;
+  } catch (...) {
+    return 1;
+  }
+}
+int torch_dev_free(void*, void* ptr, size_t, cudaStream_t) {
+  try {
+    c10::cuda::CUDACachingAllocator::raw_delete(ptr);
+    return 0;
+  } catch (...) {
+    return 1;
+  }
+}
+int pinned_malloc(void*, void** ptr, size_t size, cudaStream_t) {
+  return cudaHostAlloc(ptr, size, cudaHostAllocDefault) == cudaSuccess ? 0 : 1;
+}
+int pinned_free(void*, void* ptr, size_t, cudaStream_t) { return cudaFreeHost(ptr) == cudaSuccess ? 0 : 1; }
+
+nvjpegDevAllocatorV2_t g_dev_alloc{torch_dev_malloc, torch_dev_free, nullptr};
+nvjpegPinnedAllocatorV2_t g_pinned_alloc{pinned_malloc, pinned_free, nullptr};
+
+nvjpegStatus_t create_handle(nvjpegBackend_t backend, nvjpegHandle_t* handle) {
+  nvjpegStatus_t s = nvjpegCreateExV2(backend, &g_dev_alloc, &g_pinned_alloc, NVJPEG_FLAGS_DEFAULT, handle);
+  if (s != NVJPEG_STATUS_SUCCESS) {  // older libraries: default allocators
+    *handle = nullptr;
+    s = nvjpegCreateEx(backend, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT, handle);
+    if (s != NVJPEG_STATUS_SUCCESS) *handle = nullptr;
+  }
+  return s;
+}
+
+constexpr size_t kDevicePadding = 16 << 20;  // fewer re-allocations as image sizes vary
+constexpr size_t kPinnedPadding = 8 << 20;
+
+// Greedy largest-first split of jobs over `parts` lists, balancing encoded bytes.
+template <typename JobPtr>
+std::vector<std::vector<JobPtr>> balance(std::vector<JobPtr> jobs, size_t parts) {
+  std::vector<std::vector<JobPtr>> out(parts);
+  std::vector<size_t> load(parts, 0);
+  std::sort(jobs.begin(), jobs.end(), [](JobPtr a, JobPtr b) { return a->size > b->size; });
+  for (JobPtr j : jobs) {
+    const size_t k = std::min_element(load.begin(), load.end()) - load.begin();
+    out[k].push_back(j);
+    load[k] += j->size;
+  }
+  return out;
+}
+
+}  // namespace
+
+struct NvJpegDecoder::HwState {
+  nvjpegJpegState_t state = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t done = nullptr;
+  int batch = -1;  // batch size / format the state was initialised for
+  nvjpegOutputFormat_t fmt = NVJPEG_OUTPUT_UNCHANGED;
+  bool used = false;
+  bool failed = false;
+  std::vector<Job*> jobs;
+};
+
+struct NvJpegDecoder::CudaState {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t done = nullptr;
+  nvjpegJpegState_t st_hybrid = nullptr;  // CPU Huffman decode
+  nvjpegJpegState_t st_gpu = nullptr;     // GPU Huffman decode, for large images
+  nvjpegBufferPinned_t pinned[2] = {nullptr, nullptr};  // double-buffered host stage
+  cudaEvent_t pinned_free[2] = {nullptr, nullptr};
+  nvjpegJpegStream_t jstream[2] = {nullptr, nullptr};
+  nvjpegBufferDevice_t device_buf = nullptr;
+  nvjpegDecodeParams_t params = nullptr;
+  bool used = false;
+};
+
+struct NvJpegDecoder::Job {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  int width = 0, height = 0;
+  bool decodable = false;   // a JPEG nvJPEG accepts (else: None, CPU fallback)
+  bool hw_ok = false;       // the hardware batched decoder supports it
+  bool unsupported = false; // rejected while decoding: None, CPU fallback
+  std::string error;        // corrupt data
+  at::Tensor out;
+  nvjpegImage_t dest{};
+};
+
+NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states,
+                             double hw_load, int64_t hybrid_huffman_threshold)
+    : device_(static_cast<int>(device_index < 0 ? c10::cuda::current_device() : device_index)),
+      hw_load_(hw_load),
+      hybrid_threshold_(hybrid_huffman_threshold) {
+  TORCH_CHECK(device_ < c10::cuda::device_count(), "NvJpegDecoder: device_index ", device_index,
+              " out of range (", static_cast<int>(c10::cuda::device_count()), " CUDA devices)");
+  TORCH_CHECK(num_hw_states >= 0 && num_hw_states <= 64, "NvJpegDecoder: num_hw_states must be in [0, 64], got ",
+              num_hw_states);
+  TORCH_CHECK(num_cuda_states >= 1 && num_cuda_states <= 64,
+              "NvJpegDecoder: num_cuda_states must be in [1, 64], got ", num_cuda_states);
+  TORCH_CHECK(hw_load >= 0.0 && hw_load <= 1.0, "NvJpegDecoder: hw_load must be in [0, 1], got ", hw_load);
+  c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device_));
+  try {
+    TD_NVJPEG(create_handle(NVJPEG_BACKEND_DEFAULT, &handle_), "nvjpegCreateEx(DEFAULT)");
+    TD_NVJPEG(nvjpegSetDeviceMemoryPadding(kDevicePadding, handle_), "nvjpegSetDeviceMemoryPadding");
+    TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, handle_), "nvjpegSetPinnedMemoryPadding");
+    TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_HYBRID, &dec_hybrid_), "nvjpegDecoderCreate(HYBRID)");
+    TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_GPU_HYBRID, &dec_gpu_),
+              "nvjpegDecoderCreate(GPU_HYBRID)");
+    if (num_hw_states == 0) {
+      hw_status_ = "disabled (num_hw_states=0)";
+    } else {
+      const nvjpegStatus_t s = create_handle(NVJPEG_BACKEND_HARDWARE, &hw_handle_);
+      if (s != NVJPEG_STATUS_SUCCESS) {
+        hw_status_ = std::string("unavailable (nvjpegCreateEx(HARDWARE): ") + status_name(s) + ")";
+      } else {
+        hw_status_ = "ok";
+        TD_NVJPEG(nvjpegSetDeviceMemoryPadding(kDevicePadding, hw_handle_), "nvjpegSetDeviceMemoryPadding(HW)");
+        TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, hw_handle_), "nvjpegSetPinnedMemoryPadding(HW)");
+        for (int64_t i = 0; i < num_hw_states; ++i) {
+          auto st = std::make_unique<HwState>();
+          TD_NVJPEG(nvjpegJpegStateCreate(hw_handle_, &st->state), "nvjpegJpegStateCreate(HW)");
+          TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+          TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
+          hw_.push_back(std::move(st));
+        }
+      }
+    }
+    for (int64_t i = 0; i < num_cuda_states; ++i) {
+      auto st = std::make_unique<CudaState>();
+      TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+      TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
+      TD_NVJPEG(nvjpegDecoderStateCreate(handle_, dec_hybrid_, &st->st_hybrid), "nvjpegDecoderStateCreate(HYBRID)");
+      TD_NVJPEG(nvjpegDecoderStateCreate(handle_, dec_gpu_, &st->st_gpu), "nvjpegDecoderStateCreate(GPU_HYBRID)");
+      for (int b = 0; b < 2; ++b) {
+        if (nvjpegBufferPinnedCreateV2(handle_, &g_pinned_alloc, &st->pinned[b]) != NVJPEG_STATUS_SUCCESS)
+          TD_NVJPEG(nvjpegBufferPinnedCreate(handle_, nullptr, &st->pinned[b]), "nvjpegBufferPinnedCreate");
+        TD_CUDA(cudaEventCreateWithFlags(&st->pinned_free[b], cudaEventDisableTiming), "cudaEventCreate");
+        TD_NVJPEG(nvjpegJpegStreamCreate(handle_, &st->jstream[b]), "nvjpegJpegStreamCreate");
+      }
+      if (nvjpegBufferDeviceCreateV2(handle_, &g_dev_alloc, &st->device_buf) != NVJPEG_STATUS_SUCCESS)
+        TD_NVJPEG(nvjpegBufferDeviceCreate(handle_, nullptr, &st->device_buf), "nvjpegBufferDeviceCreate");
+      TD_NVJPEG(nvjpegStateAttachDeviceBuffer(st->st_hybrid, st->device_buf), "nvjpegStateAttachDeviceBuffer");
+      TD_NVJPEG(nvjpegStateAttachDeviceBuffer(st->st_gpu, st->device_buf), "nvjpegStateAttachDeviceBuffer");
+      TD_NVJPEG(nvjpegDecodeParamsCreate(handle_, &st->params), "nvjpegDecodeParamsCreate");
+      cu_.push_back(std::move(st));
+    }
+    const size_t threads = hw_.size() + cu_.size();
+    nvjpegHandle_t parse_handle = hw_handle_ ? hw_handle_ : handle_;
+    parse_streams_.assign(threads, nullptr);
+    for (auto& js : parse_streams_) TD_NVJPEG(nvjpegJpegStreamCreate(parse_handle, &js), "nvjpegJpegStreamCreate");
+    TD_CUDA(cudaEventCreateWithFlags(&start_event_, cudaEventDisableTiming), "cudaEventCreate");
+    const int dev = device_;
+    pool_ = std::make_unique<WorkerPool>(static_cast<int>(threads), [dev] {
+      TD_CUDA(cudaSetDevice(dev), "cudaSetDevice in a decoder thread");
+    });
+  } catch (...) {
+    destroy();
+    throw;
+  }
+}
+
+NvJpegDecoder::~NvJpegDecoder() { destroy(); }
+
+void NvJpegDecoder::destroy() noexcept {
+  pool_.reset();  // joins the threads
+  // Errors are ignored here: at interpreter exit the CUDA context may already be gone.
+  for (auto& st : hw_) {
+    if (st->stream) cudaStreamSynchronize(st->stream);
+    if (st->state) nvjpegJpegStateDestroy(st->state);
+    if (st->done) cudaEventDestroy(st->done);
+    if (st->stream) cudaStreamDestroy(st->stream);
+  }
+  hw_.clear();
+  for (auto& st : cu_) {
+    if (st->stream) cudaStreamSynchronize(st->stream);
+    if (st->params) nvjpegDecodeParamsDestroy(st->params);
+    if (st->st_hybrid) nvjpegJpegStateDestroy(st->st_hybrid);
+    if (st->st_gpu) nvjpegJpegStateDestroy(st->st_gpu);
+    for (int b = 0; b < 2; ++b) {
+      if (st->jstream[b]) nvjpegJpegStreamDestroy(st->jstream[b]);
+      if (st->pinned[b]) nvjpegBufferPinnedDestroy(st->pinned[b]);
+      if (st->pinned_free[b]) cudaEventDestroy(st->pinned_free[b]);
+    }
+    if (st->device_buf) nvjpegBufferDeviceDestroy(st->device_buf);
+    if (st->done) cudaEventDestroy(st->done);
+    if (st->stream) cudaStreamDestroy(st->stream);
+  }
+  cu_.clear();
+  for (auto js : parse_streams_)
+    if (js) nvjpegJpegStreamDestroy(js);
+  parse_streams_.clear();
+  if (start_event_) cudaEventDestroy(start_event_);
+  start_event_ = nullptr;
+  if (dec_gpu_) nvjpegDecoderDestroy(dec_gpu_);
+  if (dec_hybrid_) nvjpegDecoderDestroy(dec_hybrid_);
+  dec_gpu_ = dec_hybrid_ = nullptr;
+  if (hw_handle_) nvjpegDestroy(hw_handle_);
+  if (handle_) nvjpegDestroy(handle_);
+  hw_handle_ = handle_ = nullptr;
+}
+
+std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<at::Tensor>& data,
+                                                             const std::string& output_format) {
+  nvjpegOutputFormat_t fmt;
+  int64_t channels;
+  if (output_format == "rgb") {
+    fmt = NVJPEG_OUTPUT_RGBI; channels = 3;
+  } else if (output_format == "bgr") {
+    fmt = NVJPEG_OUTPUT_BGRI; channels = 3;
+  } else if (output_format == "gray") {
+    fmt = NVJPEG_OUTPUT_Y; channels = 1;
+  } else {
+    TORCH_CHECK(false, "NvJpegDecoder.decode: output_format must be 'rgb', 'bgr' or 'gray', got '",
+                output_format, "'");
+  }
+  const size_t n = data.size();
+  std::vector<Job> jobs(n);
+  std::vector<at::Tensor> inputs(n);  // contiguous views/copies of the encoded data
+  for (size_t i = 0; i < n; ++i) {
+    const at::Tensor& t = data[i];
+    TORCH_CHECK(t.defined() && t.device().is_cpu() && t.scalar_type() == at::kByte && t.dim() == 1,
+                "NvJpegDecoder.decode: sample ", i, " must be a 1-D uint8 CPU tensor of encoded bytes");
+    inputs[i] = t.contiguous();
+    jobs[i].data = inputs[i].data_ptr<uint8_t>();
+    jobs[i].size = static_cast<size_t>(inputs[i].numel());
+  }
+  std::vector<std::optional<at::Tensor>> results(n);
+  if (n == 0) return results;
+
+  std::lock_guard<std::mutex> lock(mu_);
+  c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device_));
+  const int threads = pool_->size();
+  const size_t num_hw = hw_.size();
+
+  // Phase 1: headers -> sizes and hardware support.
+  pool_->run([&](int tid) {
+    for (size_t i = tid; i < n; i += threads) {
+      Job& j = jobs[i];
+      if (j.size < 4 || j.data[0] != 0xFF || j.data[1] != 0xD8) continue;  // not a JPEG
+      int comps = 0;
+      nvjpegChromaSubsampling_t css;
+      int widths[NVJPEG_MAX_COMPONENT] = {0}, heights[NVJPEG_MAX_COMPONENT] = {0};
+      const nvjpegStatus_t s = nvjpegGetImageInfo(handle_, j.data, j.size, &comps, &css, widths, heights);
+      if (is_unsupported(s)) continue;
+      if (s != NVJPEG_STATUS_SUCCESS) {
+        j.error = std::string("nvjpegGetImageInfo failed: ") + status_name(s) + " (corrupt or truncated JPEG)";
+        continue;
+      }
+      if (comps != 1 && comps != 3) continue;  // CMYK/YCCK: left to the CPU decoder
+      if (widths[0] <= 0 || heights[0] <= 0) {
+        j.error = "JPEG header has invalid dimensions";
+        continue;
+      }
+      j.width = widths[0];
+      j.height = heights[0];
+      j.decodable = true;
+      if (hw_handle_ && !hw_.empty() &&
+          nvjpegJpegStreamParseHeader(hw_handle_, j.data, j.size, parse_streams_[tid]) == NVJPEG_STATUS_SUCCESS) {
+        int supported = 1;  // nvJPEG reports 0 for "supported"
+        j.hw_ok = nvjpegDecodeBatchedSupported(hw_handle_, parse_streams_[tid], &supported) ==
+                      NVJPEG_STATUS_SUCCESS && supported == 0;
+      }
+    }
+  });
+  for (size_t i = 0; i < n; ++i)
+    TORCH_CHECK(jobs[i].error.empty(), "NvJpegDecoder.decode: sample ", i, ": ", jobs[i].error);
+
+  // Outputs come from torch's allocator on the caller's stream; the internal streams first wait
+  // for that stream so a block it freed is not overwritten while still in use.
+  auto caller = at::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_));
+  const auto opts = at::TensorOptions().dtype(at::kByte).device(at::kCUDA, static_cast<c10::DeviceIndex>(device_));
+  std::vector<Job*> hw_jobs, cuda_jobs;
+  double acc = 0.0;
+  for (auto& j : jobs) {
+    if (!j.decodable) continue;
+    j.out = at::empty({j.height, j.width, channels}, opts);
+    j.dest.channel[0] = j.out.data_ptr<uint8_t>();
+    j.dest.pitch[0] = static_cast<size_t>(j.width) * channels;
+    if (j.hw_ok && num_hw > 0) {
+      acc += hw_load_;  // spreads the hardware share evenly through the batch
+      if (acc >= 1.0 - 1e-9) {
+        acc -= 1.0;
+        hw_jobs.push_back(&j);
+        continue;
+      }
+    }
+    cuda_jobs.push_back(&j);
+  }
+  TD_CUDA(cudaEventRecord(start_event_, caller.stream()), "cudaEventRecord(start)");
+  for (size_t k = 0; k < num_hw; ++k) {
+    const size_t b = hw_jobs.size() * k / num_hw, e = hw_jobs.size() * (k + 1) / num_hw;
+    hw_[k]->jobs.assign(hw_jobs.begin() + b, hw_jobs.begin() + e);
+    hw_[k]->used = hw_[k]->failed = false;
+  }
+  for (auto& st : cu_) st->used = false;
+  auto cuda_parts = balance(cuda_jobs, cu_.size());
+  const std::vector<cudaEvent_t> start_only{start_event_};
+
+  // Phase 2: hardware and hybrid states in parallel.
+  pool_->run([&](int tid) {
+    if (static_cast<size_t>(tid) < num_hw) {
+      if (!hw_[tid]->jobs.empty()) decode_hw(*hw_[tid], hw_[tid]->jobs, fmt, start_event_);
+    } else if (!cuda_parts[tid - num_hw].empty()) {
+      decode_cuda(*cu_[tid - num_hw], cuda_parts[tid - num_hw], fmt, start_only);
+    }
+  });
+
+  // Phase 3: batches the hardware rejected go through the hybrid path (after the failed
+  // hardware work, which may have written part of their outputs).
+  std::vector<Job*> retry;
+  std::vector<cudaEvent_t> retry_waits{start_event_};
+  for (auto& st : hw_) {
+    if (!st->failed) continue;
+    retry.insert(retry.end(), st->jobs.begin(), st->jobs.end());
+    retry_waits.push_back(st->done);
+  }
+  if (!retry.empty()) {
+    auto parts = balance(retry, cu_.size());
+    pool_->run([&](int tid) {
+      if (static_cast<size_t>(tid) >= num_hw && !parts[tid - num_hw].empty())
+        decode_cuda(*cu_[tid - num_hw], parts[tid - num_hw], fmt, retry_waits);
+    });
+  }
+
+  for (auto& st : hw_)
+    if (st->used) TD_CUDA(cudaStreamWaitEvent(caller.stream(), st->done, 0), "cudaStreamWaitEvent");
+  for (auto& st : cu_)
+    if (st->used) TD_CUDA(cudaStreamWaitEvent(caller.stream(), st->done, 0), "cudaStreamWaitEvent");
+  for (auto& st : hw_) st->jobs.clear();
+
+  for (size_t i = 0; i < n; ++i) {
+    TORCH_CHECK(jobs[i].error.empty(), "NvJpegDecoder.decode: sample ", i, ": ", jobs[i].error);
+    if (jobs[i].decodable && !jobs[i].unsupported) results[i] = std::move(jobs[i].out);
+  }
+  return results;
+}
+
+void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
+                              cudaEvent_t start) {
+  st.used = true;
+  TD_CUDA(cudaStreamWaitEvent(st.stream, start, 0), "cudaStreamWaitEvent");
+  const int n = static_cast<int>(jobs.size());
+  std::vector<const unsigned char*> ptrs(n);
+  std::vector<size_t> lens(n);
+  std::vector<nvjpegImage_t> dests(n);
+  for (int i = 0; i < n; ++i) {
+    ptrs[i] = jobs[i]->data;
+    lens[i] = jobs[i]->size;
+    dests[i] = jobs[i]->dest;
+  }
+  nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
+  if (st.batch != n || st.fmt != fmt) {
+    s = nvjpegDecodeBatchedInitialize(hw_handle_, st.state, n, 1, fmt);
+    if (s == NVJPEG_STATUS_SUCCESS) {
+      st.batch = n;
+      st.fmt = fmt;
+    }
+  }
+  if (s == NVJPEG_STATUS_SUCCESS)
+    s = nvjpegDecodeBatched(hw_handle_, st.state, ptrs.data(), lens.data(), dests.data(), st.stream);
+  if (s != NVJPEG_STATUS_SUCCESS) {
+    st.failed = true;
+    st.batch = -1;  // re-initialise the state before its next batch
+  }
+  TD_CUDA(cudaEventRecord(st.done, st.stream), "cudaEventRecord");
+}
+
+void NvJpegDecoder::decode_cuda(CudaState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
+                                const std::vector<cudaEvent_t>& waits) {
+  st.used = true;
+  for (cudaEvent_t e : waits) TD_CUDA(cudaStreamWaitEvent(st.stream, e, 0), "cudaStreamWaitEvent");
+  TD_NVJPEG(nvjpegDecodeParamsSetOutputFormat(st.params, fmt), "nvjpegDecodeParamsSetOutputFormat");
+  for (size_t k = 0; k < jobs.size(); ++k) decode_one(st, *jobs[k], fmt, static_cast<int>(k & 1));
+  TD_CUDA(cudaEventRecord(st.done, st.stream), "cudaEventRecord");
+}
+
+void NvJpegDecoder::decode_one(CudaState& st, Job& job, nvjpegOutputFormat_t, int slot) {
+  auto fail = [&job](const char* what, nvjpegStatus_t s) {
+    if (is_unsupported(s))
+      job.unsupported = true;
+    else
+      job.error = std::string(what) + " failed: " + status_name(s) + " (corrupt or truncated JPEG)";
+  };
+  job.unsupported = false;
+  job.error.clear();
+  // The host stage reuses this pinned buffer: wait until its previous upload has run.
+  TD_CUDA(cudaEventSynchronize(st.pinned_free[slot]), "cudaEventSynchronize");
+  nvjpegJpegStream_t js = st.jstream[slot];
+  nvjpegStatus_t s = nvjpegJpegStreamParse(handle_, job.data, job.size, 0, 0, js);
+  if (s != NVJPEG_STATUS_SUCCESS) return fail("nvjpegJpegStreamParse", s);
+  nvjpegJpegDecoder_t dec = dec_hybrid_;
+  nvjpegJpegState_t state = st.st_hybrid;
+  if (static_cast<int64_t>(job.width) * job.height > hybrid_threshold_) {
+    int supported = 1;
+    if (nvjpegDecoderJpegSupported(dec_gpu_, js, st.params, &supported) == NVJPEG_STATUS_SUCCESS &&
+        supported == 0) {
+      dec = dec_gpu_;
+      state = st.st_gpu;
+    }
+  }
+  s = nvjpegStateAttachPinnedBuffer(state, st.pinned[slot]);
+  if (s != NVJPEG_STATUS_SUCCESS) return fail("nvjpegStateAttachPinnedBuffer", s);
+  s = nvjpegDecodeJpegHost(handle_, dec, state, st.params, js);
+  if (s != NVJPEG_STATUS_SUCCESS) return fail("nvjpegDecodeJpegHost", s);
+  s = nvjpegDecodeJpegTransferToDevice(handle_, dec, state, js, st.stream);
+  if (s != NVJPEG_STATUS_SUCCESS) return fail("nvjpegDecodeJpegTransferToDevice", s);
+  s = nvjpegDecodeJpegDevice(handle_, dec, state, &job.dest, st.stream);
+  TD_CUDA(cudaEventRecord(st.pinned_free[slot], st.stream), "cudaEventRecord");
+  if (s != NVJPEG_STATUS_SUCCESS) return fail("nvjpegDecodeJpegDevice", s);
+}
+
+}  // namespace torch_dali

@@ -1,0 +1,187 @@
+"""The optional C++/CUDA extension (nvJPEG decoder + fused image kernels), JIT-built on first use.
+
+`load()` builds `extensions/csrc` once per process with torch.utils.cpp_extension and returns the
+module, or None when it cannot (no CUDA, no compiler, `TORCH_DALI_NO_EXT=1`, build error): the
+pure-torch ops then run instead, and `load_error()` / `status()` say why. Importing torch_dali
+never builds or fails because of the extension.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import sys
+import threading
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Optional
+
+import torch
+
+_NAME = "torch_dali_ext"
+_SRC = Path(__file__).resolve().parent.parent / "extensions" / "csrc"
+_SOURCES = ("bindings.cpp", "image_ops.cpp", "worker_pool.cpp", "nvjpeg_decoder.cpp",
+            "cpu/image_kernels_cpu.cpp", "cuda/image_kernels.cu")
+
+_lock = threading.Lock()
+_tried = False
+_module: Optional[ModuleType] = None
+_error: Optional[str] = None
+_nvjpeg: Optional[tuple[str, str]] = None
+_fakes_registered = False
+
+
+def load(verbose: bool = False) -> Optional[ModuleType]:
+    """Builds (first call only) and returns the extension module, or None if unavailable."""
+    global _tried, _module, _error
+    with _lock:
+        if _tried:
+            return _module
+        _tried = True
+        try:
+            reason = _unavailable_reason()
+            if reason is not None:
+                _error = reason
+                return None
+            _module = _build(verbose)
+            _register_fakes()
+        except Exception as exc:  # a failed build must never break torch_dali
+            _module = None
+            _error = f"build failed: {type(exc).__name__}: {exc}"
+        return _module
+
+
+def load_error() -> Optional[str]:
+    """Why `load()` returned None (None if it succeeded or was not called yet)."""
+    return _error
+
+
+def available() -> bool:
+    return load() is not None
+
+
+def status() -> str:
+    """One line for diagnostics: built, not tried, or why not."""
+    if not _tried:
+        return "torch_dali extension: not loaded yet (call torch_dali._extension.load())"
+    if _module is None:
+        return f"torch_dali extension: unavailable ({_error})"
+    nvjpeg = f"nvJPEG from {_nvjpeg[1]}" if _nvjpeg else "no nvJPEG (decoder not built)"
+    return f"torch_dali extension: loaded from {_build_dir()} ({nvjpeg})"
+
+
+def build_dir() -> str:
+    return _build_dir()
+
+
+def _unavailable_reason() -> Optional[str]:
+    if os.environ.get("TORCH_DALI_NO_EXT", "") not in ("", "0"):
+        return "disabled by TORCH_DALI_NO_EXT"
+    if not torch.cuda.is_available():
+        return "CUDA is not available"
+    if torch.version.cuda is None:
+        return "torch was built without CUDA"
+    if not all((_SRC / s).is_file() for s in _SOURCES):
+        return f"extension sources not found under {_SRC}"
+    from torch.utils import cpp_extension
+    if cpp_extension.CUDA_HOME is None:
+        return "CUDA toolkit not found (set CUDA_HOME)"
+    if not cpp_extension.is_ninja_available():
+        return "ninja is not installed"
+    if shutil.which(os.environ.get("CXX", "c++")) is None:
+        return "no C++ compiler on PATH"
+    return None
+
+
+def _build_dir() -> str:
+    base = os.environ.get("TORCH_DALI_EXT_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "torch_dali")
+    tag = f"torch{torch.__version__}-cu{torch.version.cuda}-py{sys.version_info[0]}{sys.version_info[1]}"
+    return os.path.join(base, "ext-" + tag.replace("+", "_"))
+
+
+def _find_nvjpeg(cuda_home: str) -> Optional[tuple[str, str]]:
+    """(include dir, library file) of nvJPEG: $CUDA_HOME first, then the nvidia wheels."""
+    roots = [(os.path.join(cuda_home, "include"), [os.path.join(cuda_home, d) for d in
+                                                   ("lib64", "lib", "targets/x86_64-linux/lib",
+                                                    "targets/sbsa-linux/lib")])]
+    for site in sys.path:
+        for sub in ("nvidia/cu13", "nvidia/nvjpeg"):
+            root = os.path.join(site, sub)
+            roots.append((os.path.join(root, "include"), [os.path.join(root, "lib")]))
+    for inc, libdirs in roots:
+        if not os.path.isfile(os.path.join(inc, "nvjpeg.h")):
+            continue
+        for libdir in libdirs:
+            libs = sorted(glob.glob(os.path.join(libdir, "libnvjpeg.so*")), key=len)
+            if libs:
+                return inc, libs[0]
+    return None
+
+
+def _arch_flags() -> list[str]:
+    """SASS for sm_90 (H100/H200) and the current GPU, plus PTX so newer GPUs can JIT it."""
+    archs = {(9, 0)}
+    try:
+        archs.add(torch.cuda.get_device_capability())
+    except Exception:
+        pass
+    flags = [f"-gencode=arch=compute_{a}{b},code=sm_{a}{b}" for a, b in sorted(archs)]
+    hi = max(archs)
+    flags.append(f"-gencode=arch=compute_{hi[0]}{hi[1]},code=compute_{hi[0]}{hi[1]}")
+    return flags
+
+
+def _build(verbose: bool) -> ModuleType:
+    global _nvjpeg
+    from torch.utils import cpp_extension
+    cuda_home = cpp_extension.CUDA_HOME
+    if cuda_home is None:
+        raise RuntimeError("CUDA toolkit not found")
+    sources = [str(_SRC / s) for s in _SOURCES]
+    cflags = ["-O3"]
+    ldflags: list[str] = []
+    includes = [str(_SRC)]
+    _nvjpeg = _find_nvjpeg(cuda_home)
+    if _nvjpeg is not None:
+        inc, lib = _nvjpeg
+        cflags.append("-DTORCH_DALI_WITH_NVJPEG")
+        includes.append(inc)
+        libdir = os.path.dirname(lib)
+        ldflags += [lib, f"-Wl,-rpath,{libdir}"]
+    else:
+        sources.remove(str(_SRC / "nvjpeg_decoder.cpp"))
+    cuda_flags = ["-O3", "--use_fast_math", *_arch_flags()]
+    path = _build_dir()
+    os.makedirs(path, exist_ok=True)
+    return cpp_extension.load(
+        name=_NAME, sources=sources, extra_cflags=cflags, extra_cuda_cflags=cuda_flags,
+        extra_ldflags=ldflags, extra_include_paths=includes, build_directory=path,
+        with_cuda=True, verbose=verbose)
+
+
+def _register_fakes() -> None:
+    """Shape functions so torch.compile / opcheck can trace the ops without running them."""
+    global _fakes_registered
+    if _fakes_registered:
+        return
+    _fakes_registered = True
+
+    @torch.library.register_fake("torch_dali::resized_crop_mirror_normalize")
+    def _rcmn_fake(images: list[torch.Tensor], windows: torch.Tensor, mirror: torch.Tensor,
+                   mean: torch.Tensor, std: torch.Tensor, out_h: int, out_w: int,
+                   antialias: bool, dtype: torch.dtype, nchw: bool) -> torch.Tensor:
+        if len(images) == 0:
+            raise ValueError("torch_dali::resized_crop_mirror_normalize: `images` is empty")
+        c = images[0].shape[2]
+        shape = (len(images), c, out_h, out_w) if nchw else (len(images), out_h, out_w, c)
+        return images[0].new_empty(shape, dtype=dtype)
+
+    @torch.library.register_fake("torch_dali::resize_batch")
+    def _resize_fake(images: list[torch.Tensor], sizes: torch.Tensor, antialias: bool,
+                     interp: int) -> list[torch.Tensor]:
+        if len(images) == 0:
+            raise ValueError("torch_dali::resize_batch: `images` is empty")
+        ctx: Any = torch.library.get_ctx()
+        return [img.new_empty((ctx.new_dynamic_size(), ctx.new_dynamic_size(), img.shape[2]))
+                for img in images]

@@ -1,0 +1,357 @@
+"""Image decoding (the spec for `decoders.image*`): encoded bytes -> HWC tensors, plus a header-only
+size probe.
+
+CPU decoding uses torchvision's libjpeg-turbo / libpng bindings (measured ~1.3x faster than PIL for
+500x375 q90 JPEGs on 2 cores, and pixel-identical to DALI 2.4's CPU decoder, fancy upsampling
+included); other formats (BMP, TIFF, ...) go through PIL. Truncated JPEG/PNG data is an error, as in
+DALI, never a silently grey-padded image.
+"""
+from __future__ import annotations
+
+import io
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .. import types
+from ..errors import DataError
+
+# torchvision's libjpeg-turbo / libpng / nvJPEG kernels, called as the torch ops they register
+# (the Python wrappers add a deprecation warning per call in torchvision 0.29).
+try:
+    import torchvision.io  # noqa: F401  (loads the `image` op library)
+    _IMG = torch.ops.image
+    _tv_decode_jpeg = _IMG.decode_jpeg
+    _tv_decode_png = _IMG.decode_png
+except (ImportError, AttributeError, RuntimeError):  # pragma: no cover - PIL does everything
+    _IMG = None
+    _tv_decode_jpeg = _tv_decode_png = None  # type: ignore[assignment]
+_UNCHANGED, _GRAY, _RGB = 0, 1, 3  # torchvision's ImageReadMode values
+
+RGB, BGR, GRAY, YCBCR, ANY = (types.DALIImageType.RGB, types.DALIImageType.BGR,
+                              types.DALIImageType.GRAY, types.DALIImageType.YCbCr,
+                              types.DALIImageType.ANY_DATA)
+#: element types the decoders can produce (DALI 2.4 also accepts these; values are range-scaled)
+DECODE_DTYPES = (types.DALIDataType.UINT8, types.DALIDataType.UINT16, types.DALIDataType.INT16,
+                 types.DALIDataType.FLOAT)
+
+
+@dataclass(frozen=True)
+class ImageInfo:
+    """What the header says: stored size (before EXIF orientation) and how the image is coded."""
+
+    format: str  # "jpeg", "png", "bmp", "gif", or PIL's format name
+    height: int
+    width: int
+    channels: int  # as stored: 1 gray, 2 gray+alpha, 3 color (palette too), 4 RGBA / CMYK
+    orientation: int = 1  # EXIF orientation, 1..8
+    progressive: bool = False  # JPEG: progressive or arithmetic/lossless (not baseline)
+    bit_depth: int = 8
+
+
+# -- header parsing --------------------------------------------------------------------------------
+
+def _exif_orientation(tiff: bytes | memoryview) -> int:
+    """Orientation tag (0x0112) of IFD0 in a TIFF-structured EXIF block; 1 when absent/unreadable."""
+    order = bytes(tiff[:2])
+    if len(tiff) < 8 or order not in (b"II", b"MM"):
+        return 1
+    e = "<" if order == b"II" else ">"
+    ifd = struct.unpack_from(e + "I", tiff, 4)[0]
+    if ifd + 2 > len(tiff):
+        return 1
+    n = struct.unpack_from(e + "H", tiff, ifd)[0]
+    for k in range(n):
+        off = ifd + 2 + 12 * k
+        if off + 12 > len(tiff):
+            break
+        tag, typ = struct.unpack_from(e + "HH", tiff, off)
+        if tag == 0x0112 and typ == 3:
+            v = struct.unpack_from(e + "H", tiff, off + 8)[0]
+            return v if 1 <= v <= 8 else 1
+    return 1
+
+
+def _jpeg_info(b: bytes | memoryview) -> ImageInfo:
+    pos, n, orientation = 2, len(b), 1
+    while pos + 4 <= n:
+        if b[pos] != 0xFF:
+            raise ValueError(f"bad JPEG marker at byte {pos}")
+        marker = b[pos + 1]
+        if marker == 0xFF:  # fill byte
+            pos += 1
+            continue
+        if marker in (0x01, 0xD8) or 0xD0 <= marker <= 0xD7:
+            pos += 2
+            continue
+        seg = struct.unpack_from(">H", b, pos + 2)[0]
+        body = b[pos + 4:pos + 2 + seg]
+        if marker == 0xE1 and bytes(body[:6]) == b"Exif\x00\x00":
+            orientation = _exif_orientation(body[6:])
+        elif 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            if len(body) < 6:
+                break
+            precision, h, w, comps = struct.unpack_from(">BHHB", body, 0)
+            if h == 0 or w == 0:
+                raise ValueError(f"JPEG header declares an empty image ({w}x{h})")
+            return ImageInfo("jpeg", h, w, comps, orientation, marker not in (0xC0, 0xC1), precision)
+        elif marker in (0xDA, 0xD9):
+            break
+        pos += 2 + seg
+    raise ValueError("JPEG header has no frame (SOF) marker; the data is truncated or not a JPEG")
+
+
+def _png_info(b: bytes | memoryview) -> ImageInfo:
+    if len(b) < 33 or bytes(b[12:16]) != b"IHDR":
+        raise ValueError("PNG data has no IHDR header; the data is truncated")
+    w, h, depth, ctype = struct.unpack_from(">IIBB", b, 16)
+    if h == 0 or w == 0:
+        raise ValueError(f"PNG header declares an empty image ({w}x{h})")
+    channels = {0: 1, 2: 3, 3: 3, 4: 2, 6: 4}.get(ctype)
+    if channels is None:
+        raise ValueError(f"PNG header has an invalid color type {ctype}")
+    orientation, pos = 1, 33
+    while pos + 8 <= len(b):  # eXIf must precede the image data
+        length, kind = struct.unpack_from(">I4s", b, pos)
+        if kind == b"IDAT":
+            break
+        if kind == b"eXIf":
+            orientation = _exif_orientation(b[pos + 8:pos + 8 + length])
+            break
+        pos += 12 + length
+    return ImageInfo("png", h, w, channels, orientation, bit_depth=depth)
+
+
+def _pil_info(b: bytes | memoryview) -> ImageInfo:
+    from PIL import Image
+    with Image.open(io.BytesIO(b)) as im:  # lazy: reads the header only
+        w, h = im.size
+        orientation = int(im.getexif().get(0x0112, 1) or 1)
+        bands = len(im.getbands())
+        depth = 16 if im.mode.startswith("I;16") else 8
+        return ImageInfo(str(im.format).lower(), h, w, bands, orientation if 1 <= orientation <= 8 else 1,
+                         bit_depth=depth)
+
+
+def _as_bytes(data: bytes | torch.Tensor | np.ndarray) -> bytes | memoryview:
+    """A zero-copy byte view of a uint8 tensor / array."""
+    if isinstance(data, torch.Tensor):
+        data = data.detach().cpu().contiguous().numpy()
+    if isinstance(data, np.ndarray):
+        return memoryview(np.ascontiguousarray(data).view(np.uint8).reshape(-1))
+    return bytes(data)
+
+
+def peek_image_info(data: bytes | torch.Tensor | np.ndarray, source: str = "") -> ImageInfo:
+    """Parses only the header (JPEG SOF/EXIF, PNG IHDR/eXIf, ...); raises DataError if unreadable."""
+    b = data if isinstance(data, bytes) else _as_bytes(data)
+    try:
+        if len(b) == 0:
+            raise ValueError("the data is empty (0 bytes)")
+        head = bytes(b[:8])
+        if head[:2] == b"\xff\xd8":
+            return _jpeg_info(b)
+        if head == b"\x89PNG\r\n\x1a\n":
+            return _png_info(b)
+        return _pil_info(b)
+    except DataError:
+        raise
+    except Exception as e:
+        raise DataError(f"cannot read the image header of {source or 'sample'}: {_reason(e)}") from None
+
+
+def oriented_size(info: ImageInfo) -> tuple[int, int]:
+    """(height, width) after EXIF orientation: orientations 5..8 swap the axes."""
+    return (info.width, info.height) if info.orientation >= 5 else (info.height, info.width)
+
+
+def output_channels(info: ImageInfo, output_type: types.DALIImageType) -> int:
+    if output_type == GRAY:
+        return 1
+    if output_type == ANY:
+        return 3 if info.channels == 4 and info.format == "jpeg" else info.channels  # CMYK -> RGB
+    return 3
+
+
+def peek_image_shape(data: bytes | torch.Tensor | np.ndarray,
+                     output_type: types.DALIImageType = RGB,
+                     adjust_orientation: bool = True) -> tuple[int, int, int]:
+    """(H, W, C) of what `decoders.image` would return, from the header alone (DALI's
+    `peek_image_shape`: C is 3 for RGB whatever the file stores; EXIF orientation applied)."""
+    info = peek_image_info(data)
+    h, w = oriented_size(info) if adjust_orientation else (info.height, info.width)
+    return h, w, output_channels(info, output_type)
+
+
+# -- pixel helpers (pure torch: CPU and CUDA) ------------------------------------------------------
+
+def apply_orientation(chw: torch.Tensor, orientation: int) -> torch.Tensor:
+    """Rectifies a CHW image stored with EXIF `orientation` (1..8)."""
+    if orientation == 2:
+        return chw.flip(2)
+    if orientation == 3:
+        return chw.flip(1, 2)
+    if orientation == 4:
+        return chw.flip(1)
+    if orientation == 5:
+        return chw.transpose(1, 2)
+    if orientation == 6:
+        return chw.transpose(1, 2).flip(2)
+    if orientation == 7:
+        return chw.transpose(1, 2).flip(1, 2)
+    if orientation == 8:
+        return chw.transpose(1, 2).flip(1)
+    return chw
+
+
+def rgb_to_ycbcr(chw: torch.Tensor) -> torch.Tensor:
+    """ITU-R BT.601 studio-swing YCbCr (Y in 16..235), as DALI; keeps the element type's range."""
+    peak = 65535.0 if chw.dtype == torch.uint16 else 255.0
+    x = chw.float() * (1.0 / peak)
+    r, g, b = x[0], x[1], x[2]
+    y = 16 / 255 + (65.481 * r + 128.553 * g + 24.966 * b) / 255
+    cb = 128 / 255 + (-37.797 * r - 74.203 * g + 112.0 * b) / 255
+    cr = 128 / 255 + (112.0 * r - 93.786 * g - 18.214 * b) / 255
+    out = torch.stack((y, cb, cr)).mul_(peak).round_().clamp_(0, peak)
+    return out.to(chw.dtype)
+
+
+def convert_range(hwc: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """Scales a uint8/uint16 image to `dtype`'s dynamic range (float: [0, 1]), as DALI's `dtype`."""
+    if hwc.dtype == dtype:
+        return hwc
+    peak = 65535.0 if hwc.dtype == torch.uint16 else 255.0
+    if dtype.is_floating_point:
+        return hwc.to(dtype) / peak
+    if hwc.dtype == torch.uint8 and dtype == torch.uint16:
+        return hwc.to(torch.int32).mul_(257).to(dtype)
+    top = float(torch.iinfo(dtype).max)
+    return (hwc.to(torch.float64) * (top / peak)).round_().to(dtype)
+
+
+def _finish(chw: torch.Tensor, output_type: types.DALIImageType,
+            window: tuple[int, int, int, int] | None) -> torch.Tensor:
+    """CHW as decoded (RGB, gray, or as stored for ANY_DATA) -> cropped, color-converted HWC.
+
+    torchvision's CHW output is a view of an HWC buffer, so the permute is free. On the CPU the one
+    copy is NumPy's: torch's intra-op threads inside the executor's sample threads measured up to
+    ~3x slower for this copy on 2 cores."""
+    if window is not None:
+        y, x, h, w = window
+        chw = chw[:, y:y + h, x:x + w]
+    if output_type == YCBCR:
+        chw = rgb_to_ycbcr(chw)
+    hwc = chw.permute(1, 2, 0)
+    if hwc.device.type == "cpu" and hwc.dtype in (torch.uint8, torch.uint16):
+        a = hwc.numpy()
+        if output_type == BGR:
+            a = a[..., ::-1]
+        return hwc if hwc.is_contiguous() and output_type != BGR else torch.from_numpy(np.ascontiguousarray(a))
+    if output_type == BGR:
+        hwc = hwc.flip(2)
+    return hwc.contiguous()
+
+
+# -- CPU decoding ----------------------------------------------------------------------------------
+
+def _reason(e: BaseException) -> str:
+    msg = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+    if ".cpp:" in msg:  # torchvision prefixes "decode_jpeg, /path/file.cpp:171, <reason>"
+        msg = msg.split(", ", 2)[-1]
+    return msg
+
+
+def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: bool) -> torch.Tensor:
+    from PIL import Image, ImageOps
+    im = Image.open(io.BytesIO(b))
+    im.load()
+    if adjust_orientation:
+        im = ImageOps.exif_transpose(im)
+    if im.mode.startswith("I;16") or im.mode == "I":  # 16-bit gray: keep the depth
+        a = np.asarray(im).astype(np.int64).clip(0, 65535).astype(np.uint16)
+        gray = torch.from_numpy(a)[None]
+        return gray if output_type in (GRAY, ANY) else gray.expand(3, -1, -1)
+    if output_type == GRAY:
+        mode = "L"
+    elif output_type == ANY and im.mode in ("L", "LA", "RGBA"):
+        mode = im.mode
+    else:
+        mode = "RGB"
+    a = np.array(im.convert(mode))
+    return torch.from_numpy(a.reshape(a.shape[0], a.shape[1], -1)).permute(2, 0, 1)
+
+
+def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
+                adjust_orientation: bool, source: str, op: str) -> torch.Tensor:
+    if not isinstance(data, torch.Tensor) or data.dtype != torch.uint8 or data.dim() != 1:
+        what = f"{data.dtype} tensor of shape {tuple(data.shape)}" if isinstance(data, torch.Tensor) \
+            else type(data).__name__
+        raise DataError(f"{op}: cannot decode {source or 'sample'}: expected encoded bytes as a 1-D "
+                        f"uint8 tensor, got a {what}")
+    data = data.cpu().contiguous()
+    try:
+        if data.numel() == 0:
+            raise ValueError("the data is empty (0 bytes)")
+        head = bytes(data[:8].tolist())
+        if head[:2] == b"\xff\xd8" and _tv_decode_jpeg is not None:
+            mode = _GRAY if output_type == GRAY else _RGB
+            if output_type == ANY and _jpeg_info(_as_bytes(data)).channels == 1:
+                mode = _GRAY
+            return _tv_decode_jpeg(data, mode, adjust_orientation)
+        if head == b"\x89PNG\r\n\x1a\n" and _tv_decode_png is not None:
+            if output_type == GRAY:
+                mode = _GRAY
+            elif output_type == ANY and data.numel() > 25 and int(data[25]) != 3:  # not a palette
+                mode = _UNCHANGED
+            else:
+                mode = _RGB
+            return _tv_decode_png(data, mode, adjust_orientation)
+        return _pil_decode(data.numpy().tobytes(), output_type, adjust_orientation)
+    except DataError:
+        raise
+    except Exception as e:  # RuntimeError from torchvision, OSError / UnidentifiedImageError from PIL
+        raise DataError(f"{op}: cannot decode {source or 'sample'}: {_reason(e)}") from None
+
+
+def decode_image(data: torch.Tensor, output_type: types.DALIImageType = RGB,
+                 dtype: torch.dtype = torch.uint8, adjust_orientation: bool = True,
+                 source: str = "", op: str = "ImageDecoder") -> torch.Tensor:
+    """Decodes one encoded image (1-D uint8 tensor) to an HWC tensor of `dtype` on the CPU.
+
+    Raises DataError naming `source` for empty, corrupt, truncated or unknown data."""
+    chw = _decode_chw(data, output_type, adjust_orientation, source, op)
+    return convert_range(_finish(chw, output_type, None), dtype)
+
+
+def decode_image_crop(data: torch.Tensor, window_fn, output_type: types.DALIImageType = RGB,
+                      dtype: torch.dtype = torch.uint8, adjust_orientation: bool = True,
+                      source: str = "", op: str = "ImageDecoderRandomCrop") -> torch.Tensor:
+    """Decodes and crops to `window_fn(H, W) -> (y, x, h, w)` of the (oriented) image. Pixels equal
+    the crop of `decode_image`. Only the crop is converted and copied to HWC."""
+    chw = _decode_chw(data, output_type, adjust_orientation, source, op)
+    y, x, h, w = window_fn(int(chw.shape[1]), int(chw.shape[2]))
+    return convert_range(_finish(chw, output_type, (y, x, h, w)), dtype)
+
+
+# -- GPU decoding ----------------------------------------------------------------------------------
+
+def gpu_decodable(info: ImageInfo) -> bool:
+    """Whether the batched GPU JPEG path takes this image (baseline JPEG, gray or YCbCr/RGB)."""
+    return info.format == "jpeg" and not info.progressive and info.channels in (1, 3) \
+        and info.bit_depth == 8
+
+
+def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
+                           output_type: types.DALIImageType = RGB,
+                           orientations: list[int] | None = None) -> list[torch.Tensor]:
+    """Decodes baseline JPEGs on the GPU in one batch (torchvision/nvJPEG); returns HWC uint8 tensors
+    on `device`. The single seam where our own nvJPEG extension will plug in."""
+    if _IMG is None or not hasattr(_IMG, "decode_jpegs_cuda"):
+        raise RuntimeError("torchvision has no GPU JPEG decoder")
+    if orientations is None:
+        orientations = [peek_image_info(d).orientation for d in datas]
+    mode = _GRAY if output_type == GRAY else _RGB
+    chws = _IMG.decode_jpegs_cuda([d.cpu().contiguous() for d in datas], mode, torch.device(device))
+    return [_finish(apply_orientation(c, o), output_type, None) for c, o in zip(chws, orientations)]

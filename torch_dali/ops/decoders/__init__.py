@@ -1,0 +1,1 @@
+"""Decoders: ops that turn encoded samples (JPEG, PNG, ...) into tensors."""

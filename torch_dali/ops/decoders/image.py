@@ -1,0 +1,185 @@
+"""`decoders.image` and `decoders.image_random_crop` (DALI's ImageDecoder / nvJPEGDecoder /
+ImageDecoderRandomCrop): encoded bytes -> HWC images, on the CPU or, with device='mixed', the GPU.
+
+The mixed op decodes baseline JPEGs in one batched GPU call and everything else (PNG, progressive
+or CMYK JPEG, ...) on the CPU threads, then uploads; sample order is kept. Without CUDA it is the
+CPU op.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+
+from ... import types
+from ...errors import ArgumentError, DataError
+from ...functional import decode as D
+from ...functional.crop_window import random_crop_window
+from ...tensor_list import TensorList
+from .._operator import BatchContext, Operator, SampleContext
+from .._registry import register
+from .._schema import Arg, OpSchema, non_negative
+
+
+def _dtype_ok(v: Any) -> str | None:
+    return None if v in D.DECODE_DTYPES else "one of " + ", ".join(repr(d) for d in D.DECODE_DTYPES)
+
+
+def _image_type_ok(v: Any) -> str | None:
+    return None if isinstance(v, types.DALIImageType) else "an image type such as types.RGB"
+
+
+# Arguments DALI 2.4 takes that tune nvJPEG / nvImageCodec memory and scheduling. Accepted so
+# DALI pipelines run unchanged; torch's caching allocator and torchvision's decoder ignore them.
+_TUNING = (
+    Arg("affine", "bool", True, "DALI thread affinity; accepted, ignored"),
+    Arg("device_memory_padding", "int", 16 * 1024 * 1024, "nvJPEG device padding; accepted, ignored"),
+    Arg("device_memory_padding_jpeg2k", "int", 0, "accepted, ignored"),
+    Arg("host_memory_padding", "int", 8 * 1024 * 1024, "nvJPEG pinned padding; accepted, ignored"),
+    Arg("host_memory_padding_jpeg2k", "int", 0, "accepted, ignored"),
+    Arg("hw_decoder_load", "float", 0.65, "share of work for the A100/H100 hardware JPEG decoder; "
+        "accepted, ignored"),
+    Arg("hybrid_huffman_threshold", "int", 1000000, "accepted, ignored"),
+    Arg("jpeg_fancy_upsampling", "bool", False, "GPU chroma upsampling like libjpeg's; the CPU "
+        "decoder always upsamples as libjpeg does (as DALI's CPU decoder)"),
+    Arg("memory_stats", "bool", False, "deprecated in DALI; accepted, ignored"),
+    Arg("preallocate_height_hint", "int", 0, "accepted, ignored"),
+    Arg("preallocate_width_hint", "int", 0, "accepted, ignored"),
+    Arg("split_stages", "bool", False, "deprecated in DALI; accepted, ignored"),
+    Arg("use_chunk_allocator", "bool", False, "deprecated in DALI; accepted, ignored"),
+    Arg("use_fast_idct", "bool", False, "accepted, ignored"),
+)
+_CACHE = (
+    Arg("cache_batch_copy", "bool", True, "accepted, ignored (no decoded-image cache)"),
+    Arg("cache_debug", "bool", False, "accepted, ignored"),
+    Arg("cache_size", "int", 0, "accepted, ignored"),
+    Arg("cache_threshold", "int", 0, "accepted, ignored"),
+    Arg("cache_type", "str", "", "accepted, ignored"),
+)
+_COMMON = (
+    Arg("output_type", "image_type", types.RGB, "color space: types.RGB, BGR, GRAY, YCbCr (BT.601) "
+        "or ANY_DATA (channels as stored)", check=_image_type_ok),
+    Arg("dtype", "dtype", types.UINT8, "element type; values are scaled to its range (FLOAT: 0..1)",
+        check=_dtype_ok),
+    Arg("adjust_orientation", "bool", True, "apply the EXIF orientation"),
+)
+
+
+def _range(v: float | list[float]) -> list[float]:
+    v = [float(v)] if isinstance(v, (int, float)) else list(v)
+    return [v[0], v[0]] if len(v) == 1 else v
+
+
+class ImageDecoder(Operator):
+    """Decodes each sample; on CUDA (device='mixed') decodes baseline JPEGs as one GPU batch."""
+
+    def setup(self) -> None:
+        self.output_type: types.DALIImageType = self.args["output_type"]
+        self.dtype = types.to_torch_dtype(self.args["dtype"])
+        self.adjust = bool(self.args["adjust_orientation"])
+        # per-sample CPU path unless the op really runs on a GPU (mixed without CUDA = CPU op)
+        self.sample_wise = self.device.type == "cpu"
+
+    # -- CPU --------------------------------------------------------------------------------------
+    def decode_one(self, ctx: SampleContext, data: torch.Tensor) -> torch.Tensor:
+        return D.decode_image(data, self.output_type, self.dtype, self.adjust, ctx.source, self.name)
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        return self.decode_one(ctx, inputs[0])
+
+    # -- mixed on CUDA ----------------------------------------------------------------------------
+    def gpu_window(self, ctx: SampleContext, height: int, width: int) -> tuple[int, int, int, int] | None:
+        return None
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        if self.device.type != "cuda":
+            return super().run_batch(ctx, inputs, args)
+        datas = list(inputs[0])
+        n = len(datas)
+        infos: list[D.ImageInfo | None] = []
+        for i, d in enumerate(datas):
+            try:
+                infos.append(D.peek_image_info(d, ctx.sources[i] if i < len(ctx.sources) else ""))
+            except DataError:
+                infos.append(None)  # the CPU decoder reports it, naming the file
+        gpu_idx = [i for i, info in enumerate(infos) if info is not None and D.gpu_decodable(info)
+                   and self.output_type != types.ANY_DATA]
+        out: list[torch.Tensor | None] = [None] * n
+        if gpu_idx:
+            try:
+                decoded = D.decode_jpeg_batch_cuda(
+                    [datas[i] for i in gpu_idx], self.device, self.output_type,
+                    [infos[i].orientation if self.adjust else 1 for i in gpu_idx])  # type: ignore[union-attr]
+            except RuntimeError:  # the GPU decoder rejected something: decode those on the CPU
+                decoded = None
+            if decoded is not None:
+                for i, img in zip(gpu_idx, decoded):
+                    win = self.gpu_window(ctx.sample(i), int(img.shape[0]), int(img.shape[1]))
+                    if win is not None:
+                        y, x, h, w = win
+                        img = img[y:y + h, x:x + w].contiguous()
+                    out[i] = D.convert_range(img, self.dtype)
+        cpu_idx = [i for i in range(n) if out[i] is None]
+
+        def cpu(k: int) -> torch.Tensor:
+            i = cpu_idx[k]
+            return self.decode_one(ctx.sample(i), datas[i])
+
+        for i, img in zip(cpu_idx, ctx.map(cpu, len(cpu_idx))):
+            out[i] = img.pin_memory().to(self.device, non_blocking=True)
+        return [TensorList(out, "HWC")]  # type: ignore[arg-type]
+
+    def output_layout(self, index: int) -> str:
+        return "HWC"
+
+
+class ImageDecoderRandomCrop(ImageDecoder):
+    """Decodes and crops to a random window (area fraction and aspect ratio drawn per sample), the
+    same window `random_resized_crop` draws for the same rng."""
+
+    def setup(self) -> None:
+        super().setup()
+        self.area = _range(self.args["random_area"])
+        self.aspect = _range(self.args["random_aspect_ratio"])
+        self.attempts = int(self.args["num_attempts"])
+        for name, (lo, hi), low in (("random_area", self.area, 0.0), ("random_aspect_ratio", self.aspect, None)):
+            if len(_range(self.args[name])) != 2:
+                raise ArgumentError(f"{self.name}: `{name}` must be one value or a [min, max] pair, "
+                                    f"got {self.args[name]}")
+            if lo > hi:
+                raise ArgumentError(f"{self.name}: `{name}` must be [min, max] with min <= max, got {[lo, hi]}")
+            if (low is not None and lo < low) or (low is None and lo <= 0):
+                raise ArgumentError(f"{self.name}: `{name}` values must be "
+                                    f"{'>= 0' if low is not None else '> 0'}, got {[lo, hi]}")
+
+    def window_fn(self, ctx: SampleContext) -> Callable[[int, int], tuple[int, int, int, int]]:
+        return lambda h, w: random_crop_window(ctx.rng, h, w, self.area, self.aspect, self.attempts)
+
+    def decode_one(self, ctx: SampleContext, data: torch.Tensor) -> torch.Tensor:
+        return D.decode_image_crop(data, self.window_fn(ctx), self.output_type, self.dtype, self.adjust,
+                                   ctx.source, self.name)
+
+    def gpu_window(self, ctx: SampleContext, height: int, width: int) -> tuple[int, int, int, int] | None:
+        return self.window_fn(ctx)(height, width)
+
+
+register(OpSchema(
+    name="decoders.image", impl=ImageDecoder, devices=("cpu", "mixed"), input_devices="cpu",
+    legacy_names=("ImageDecoder", "nvJPEGDecoder", "HostDecoder"), output_layout="HWC",
+    doc="Decodes JPEG, PNG, BMP, TIFF, ... to HWC images (uint8 by default); device='mixed' decodes "
+        "on the GPU.",
+    args=_COMMON + _TUNING + _CACHE,
+))
+register(OpSchema(
+    name="decoders.image_random_crop", impl=ImageDecoderRandomCrop, devices=("cpu", "mixed"),
+    input_devices="cpu", legacy_names=("ImageDecoderRandomCrop",), output_layout="HWC", random=True,
+    doc="Decodes and crops a random window (RandomResizedCrop's window: area fraction and aspect "
+        "ratio) out of each image.",
+    args=_COMMON + (
+        Arg("random_area", "floats", (0.08, 1.0), "range of the crop's area fraction (one value: fixed)",
+            check=non_negative),
+        Arg("random_aspect_ratio", "floats", (3.0 / 4.0, 4.0 / 3.0), "range of the crop's width/height",
+            check=non_negative),
+        Arg("num_attempts", "int", 10, "draws before falling back to a centred crop", check=non_negative),
+    ) + _TUNING,
+))

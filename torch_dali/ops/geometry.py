@@ -1,0 +1,250 @@
+"""Geometry ops: resize, crop, flip, random_resized_crop (HWC images, CPU or CUDA tensors)."""
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import torch
+
+from .. import types
+from ..errors import ArgumentError
+from ..functional import crop as C
+from ..functional.crop_window import random_crop_window
+from ..functional.resize import output_size, resize
+from ._operator import Operator, SampleContext
+from ._registry import register
+from ._schema import Arg, OpSchema, length, non_negative, one_of, positive, unit_interval
+
+_RESIZE_MODES = ("default", "stretch", "not_larger", "not_smaller")
+
+
+def _enum_value(v: Any) -> Any:
+    return v.value if isinstance(v, enum.Enum) else v
+
+
+def _interp_name(v: Any) -> str | None:
+    """A DALI interpolation type (enum, name or int code) as a filter name: "linear", "nn"..."""
+    if v is None:
+        return None
+    if isinstance(v, int) and not isinstance(v, bool):  # per-sample inputs arrive as DALI's codes
+        order = ["nn", "linear", "cubic", "lanczos3", "triangular", "gaussian"]
+        return order[v] if 0 <= v < len(order) else "linear"
+    return _enum_value(v)
+
+
+def _dtype(v: Any) -> torch.dtype | None:
+    return None if v is None else types.to_torch_dtype(v)
+
+
+class _ImageOp(Operator):
+    """Shared helpers: per-sample argument lookup and HWC input checks."""
+
+    def get(self, args: dict[str, Any], name: str) -> Any:
+        return args[name] if name in args else self.args[name]
+
+    def given(self, name: str) -> bool:
+        """Whether the user set `name` (a per-sample input, or a constant other than "unset")."""
+        if name in self.node.arg_inputs:
+            return True
+        v = self.args.get(name)
+        return v is not None and v != 0 and v != []
+
+    def check_image(self, x: torch.Tensor) -> None:
+        if x.dim() not in (2, 3):
+            raise ArgumentError(f"{self.name}: expected an HWC image (2 or 3 dimensions), got shape "
+                                f"{tuple(x.shape)}")
+
+
+# -- resize -----------------------------------------------------------------------------------------
+
+class Resize(_ImageOp):
+    """Resizes images; sizes may be per-sample (`resize_shorter=fn.random.uniform(...)`)."""
+
+    def setup(self) -> None:
+        ways = [self.given("resize_x") or self.given("resize_y"), self.given("size"),
+                self.given("resize_shorter"), self.given("resize_longer")]
+        if sum(ways) != 1:
+            raise ArgumentError(
+                f"{self.name}: give exactly one way of sizing: `resize_x`/`resize_y`, `size`, "
+                f"`resize_shorter` or `resize_longer`, got {sum(ways)}")
+        if (ways[2] or ways[3]) and self.args["mode"] != "default":
+            raise ArgumentError(f"{self.name}: `mode` cannot be combined with `resize_shorter` or "
+                                f"`resize_longer`, got mode={self.args['mode']!r}")
+        self.dtype = _dtype(self.args["dtype"])
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        img = inputs[0]
+        self.check_image(img)
+        size = self.get(args, "size")
+        if size is not None and not isinstance(size, (list, tuple)):
+            size = [size]
+        rx, ry = float(self.get(args, "resize_x") or 0), float(self.get(args, "resize_y") or 0)
+        out = output_size(int(img.shape[0]), int(img.shape[1]), resize_x=rx, resize_y=ry,
+                          resize_shorter=float(self.get(args, "resize_shorter") or 0),
+                          resize_longer=float(self.get(args, "resize_longer") or 0),
+                          size=size, max_size=self.args["max_size"], mode=self.args["mode"])
+        flip_y = ry < 0 or (size is not None and size[0] < 0)
+        flip_x = rx < 0 or (size is not None and size[-1] < 0)
+        y = resize(img, out, _interp_name(self.get(args, "interp_type")), self.args["antialias"],
+                   _interp_name(self.get(args, "min_filter")), _interp_name(self.get(args, "mag_filter")),
+                   self.dtype)
+        return C.flip(y, flip_x, flip_y)
+
+
+# -- crop -------------------------------------------------------------------------------------------
+
+class Crop(_ImageOp):
+    """Cuts a window of `crop` = (height, width) at relative position (crop_pos_y, crop_pos_x)."""
+
+    def setup(self) -> None:
+        if self.given("crop_h") != self.given("crop_w"):
+            raise ArgumentError(f"{self.name}: `crop_h` and `crop_w` must be given together")
+        if self.given("crop") and self.given("crop_h"):
+            raise ArgumentError(f"{self.name}: give either `crop` or `crop_h`/`crop_w`, not both")
+        crop = self.args.get("crop")
+        if crop is not None and not isinstance(crop, (int, float)) and len(crop) != 2:
+            raise ArgumentError(f"{self.name}: `crop` must be (height, width), got {crop!r}")
+        self.policy = _enum_value(self.args["out_of_bounds_policy"])
+        self.dtype = _dtype(self.args["dtype"])
+
+    def window(self, img: torch.Tensor, args: dict[str, Any]) -> C.Window:
+        crop = self.get(args, "crop")
+        if crop is not None:
+            crop = [crop, crop] if isinstance(crop, (int, float)) else list(crop)
+            if len(crop) != 2:
+                raise ArgumentError(f"{self.name}: `crop` must be (height, width), got {crop!r}")
+            ch, cw = crop
+        else:
+            ch, cw = self.get(args, "crop_h"), self.get(args, "crop_w")
+        in_h, in_w = int(img.shape[0]), int(img.shape[1])
+        try:
+            win = C.crop_window(in_h, in_w, ch, cw, float(self.get(args, "crop_pos_y")),
+                                float(self.get(args, "crop_pos_x")), self.args["rounding"])
+        except ValueError as e:
+            raise ArgumentError(f"{self.name}: {e}") from None
+        return C.apply_policy(win, in_h, in_w, self.policy)
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        img = inputs[0]
+        self.check_image(img)
+        out = C.crop(img, self.window(img, args), self.args["fill_values"])
+        return C.convert(out, self.dtype) if self.dtype is not None else out
+
+
+# -- flip -------------------------------------------------------------------------------------------
+
+class Flip(_ImageOp):
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        self.check_image(inputs[0])
+        return C.flip(inputs[0], bool(self.get(args, "horizontal")), bool(self.get(args, "vertical")))
+
+
+# -- random resized crop ------------------------------------------------------------------------------
+
+class RandomResizedCrop(_ImageOp):
+    """A random window (area and aspect ratio drawn as DALI does), resized to `size`."""
+
+    def setup(self) -> None:
+        size = self.args["size"]
+        size = [size] if isinstance(size, int) else list(size)
+        self.size = (size[0], size[-1])
+        self.area = self._pair("random_area")
+        self.ratio = self._pair("random_aspect_ratio")
+        if not 0 < self.area[0] <= self.area[1]:
+            raise ArgumentError(f"{self.name}: `random_area` must be 0 < min <= max, got {self.area}")
+        if not 0 < self.ratio[0] <= self.ratio[1]:
+            raise ArgumentError(f"{self.name}: `random_aspect_ratio` must be 0 < min <= max, "
+                                f"got {self.ratio}")
+        self.dtype = _dtype(self.args["dtype"])
+
+    def _pair(self, name: str) -> tuple[float, float]:
+        v = self.args[name]
+        v = [v] if isinstance(v, (int, float)) else list(v)
+        return (float(v[0]), float(v[-1]))
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        img = inputs[0]
+        self.check_image(img)
+        y, x, h, w = random_crop_window(ctx.rng, int(img.shape[0]), int(img.shape[1]), self.area,
+                                        self.ratio, self.args["num_attempts"])
+        return resize(img[y:y + h, x:x + w], self.size, _interp_name(self.get(args, "interp_type")),
+                      self.args["antialias"], _interp_name(self.get(args, "min_filter")),
+                      _interp_name(self.get(args, "mag_filter")), self.dtype)
+
+
+# -- schemas ----------------------------------------------------------------------------------------
+
+def _filter_args() -> tuple[Arg, ...]:
+    return (
+        Arg("interp_type", "interp_type", types.INTERP_LINEAR, "resampling filter"),
+        Arg("min_filter", "interp_type", None, "filter for shrinking dimensions (default: interp_type)"),
+        Arg("mag_filter", "interp_type", None, "filter for growing dimensions (default: interp_type)"),
+        Arg("antialias", "bool", True, "widen the filter when downscaling"),
+        Arg("dtype", "dtype", None, "output type (default: the input's)"),
+        Arg("minibatch_size", "int", 32, "accepted for compatibility; unused", check=positive),
+        Arg("temp_buffer_hint", "int", 0, "accepted for compatibility; unused"),
+    )
+
+
+_CROP_ARGS = (
+    Arg("crop", "floats", None, "window size (height, width)", tensor=True),
+    Arg("crop_h", "float", 0.0, "window height (with crop_w)", tensor=True, check=non_negative),
+    Arg("crop_w", "float", 0.0, "window width (with crop_h)", tensor=True, check=non_negative),
+    Arg("crop_pos_x", "float", 0.5, "relative horizontal window position, 0 left .. 1 right",
+        tensor=True, check=unit_interval),
+    Arg("crop_pos_y", "float", 0.5, "relative vertical window position, 0 top .. 1 bottom",
+        tensor=True, check=unit_interval),
+    Arg("out_of_bounds_policy", "oob_policy", "error", "windows leaving the image: error, pad or "
+        "trim_to_shape"),
+    Arg("fill_values", "floats", (0.0,), "padding value, one or one per channel"),
+    Arg("rounding", "str", "round", "how the window anchor becomes an integer",
+        check=one_of("round", "truncate")),
+    Arg("image_type", "image_type", None, "legacy; accepted and ignored"),
+)
+
+register(OpSchema(
+    name="resize", impl=Resize, output_layout="HWC",
+    doc="Resizes HWC images; output size rules and rounding follow DALI.",
+    args=(
+        Arg("resize_x", "float", 0.0, "output width (negative flips)", tensor=True),
+        Arg("resize_y", "float", 0.0, "output height (negative flips)", tensor=True),
+        Arg("resize_shorter", "float", 0.0, "length of the shorter side, aspect kept", tensor=True,
+            check=non_negative),
+        Arg("resize_longer", "float", 0.0, "length of the longer side, aspect kept", tensor=True,
+            check=non_negative),
+        Arg("size", "floats", None, "output (height, width); 0 keeps the aspect ratio", tensor=True),
+        Arg("max_size", "floats", None, "upper limit of the output (height, width)", check=positive),
+        Arg("mode", "str", "default", "how resize_x/resize_y/size are met",
+            check=one_of(*_RESIZE_MODES)),
+        *_filter_args(),
+        Arg("subpixel_scale", "bool", True, "accepted; the scale used is out_size / in_size"),
+        Arg("image_type", "image_type", None, "legacy; accepted and ignored"),
+    ),
+))
+register(OpSchema(
+    name="crop", impl=Crop, output_layout="HWC",
+    doc="Crops HWC images at a relative position; windows leaving the image follow the policy.",
+    args=(*_CROP_ARGS, Arg("dtype", "dtype", None, "output type (default: the input's)",
+                           aliases=("output_dtype",))),
+))
+register(OpSchema(
+    name="flip", impl=Flip, output_layout="HWC", doc="Mirrors HWC images (per-sample flags).",
+    args=(
+        Arg("horizontal", "int", 1, "1 flips left-right", tensor=True),
+        Arg("vertical", "int", 0, "1 flips upside down", tensor=True),
+        Arg("depthwise", "int", 0, "accepted for compatibility (volumes only)", tensor=True),
+    ),
+))
+register(OpSchema(
+    name="random_resized_crop", impl=RandomResizedCrop, output_layout="HWC", random=True,
+    doc="Crops a random area / aspect-ratio window and resizes it to `size` (height, width).",
+    args=(
+        Arg("size", "ints", doc="output (height, width)", check=positive),
+        Arg("random_area", "floats", (0.08, 1.0), "range of the window's fraction of the image area",
+            check=length(1, 2)),
+        Arg("random_aspect_ratio", "floats", (3.0 / 4.0, 4.0 / 3.0),
+            "range of the window's width / height (drawn log-uniformly)", check=length(1, 2)),
+        Arg("num_attempts", "int", 10, "tries before the clamped fallback window", check=positive),
+        *_filter_args(),
+    ),
+))

@@ -1,0 +1,92 @@
+"""crop_mirror_normalize: crop, optional mirror, (x - mean) / std * scale + shift, HWC -> CHW."""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from .. import types
+from ..errors import ArgumentError
+from ..functional import crop as C
+from ..functional.normalize import crop_mirror_normalize, crop_mirror_normalize_batch, per_channel
+from ..tensor_list import TensorList
+from ._operator import BatchContext, SampleContext
+from ._registry import register
+from ._schema import Arg, OpSchema, one_of
+from .geometry import _CROP_ARGS, Crop
+
+
+class CropMirrorNormalize(Crop):
+    """Per-sample on CPU threads; on CUDA a dense batch goes through one batched gather."""
+
+    def setup(self) -> None:
+        super().setup()
+        self.layout = self.args["output_layout"]
+        self._const_stats: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
+
+    def output_layout(self, index: int) -> str:
+        return self.layout
+
+    def _stats(self, args: dict[str, Any], channels: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+        if "mean" not in args and "std" not in args and channels in self._const_stats:
+            m, s = self._const_stats[channels]
+            return m.to(device), s.to(device)
+        try:
+            mean = per_channel(self.get(args, "mean"), channels, "mean", device)
+            std = per_channel(self.get(args, "std"), channels, "std", device)
+        except ValueError as e:
+            raise ArgumentError(f"{self.name}: {e}") from None
+        if "mean" not in args and "std" not in args:
+            self._const_stats[channels] = (mean, std)
+        return mean, std
+
+    def _common(self) -> dict[str, Any]:
+        return dict(scale=float(self.args["scale"]), shift=float(self.args["shift"]), dtype=self.dtype,
+                    layout=self.layout, pad_output=bool(self.args["pad_output"]),
+                    fill_values=self.args["fill_values"])
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        img = inputs[0]
+        self.check_image(img)
+        channels = int(img.shape[2]) if img.dim() == 3 else 1
+        mean, std = self._stats(args, channels, img.device)
+        try:
+            return crop_mirror_normalize(img, self.window(img, args), bool(self.get(args, "mirror")),
+                                         mean, std, **self._common())
+        except ValueError as e:
+            raise ArgumentError(f"{self.name}: {e}") from None
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        tl = inputs[0]
+        if len(tl) == 0 or not tl.is_dense_tensor() or "mean" in args or "std" in args \
+                or tl[0].dim() != 3:
+            return super().run_batch(ctx, inputs, args)
+        imgs = tl.as_tensor()
+        wins = [self.window(imgs[i], {k: v[i] for k, v in args.items()}) for i in range(len(tl))]
+        if len({(w[2], w[3]) for w in wins}) != 1:  # trimmed windows of different sizes
+            return super().run_batch(ctx, inputs, args)
+        mirror = args.get("mirror", [self.args["mirror"]] * len(tl))
+        mean, std = self._stats({}, int(imgs.shape[3]), imgs.device)
+        anchors = torch.tensor([[w[0], w[1]] for w in wins], dtype=torch.int64)
+        out = crop_mirror_normalize_batch(imgs, anchors, (wins[0][2], wins[0][3]),
+                                          torch.tensor([bool(m) for m in mirror]), mean, std,
+                                          **self._common())
+        return [TensorList(out, self.layout)]
+
+
+register(OpSchema(
+    name="crop_mirror_normalize", impl=CropMirrorNormalize, output_layout="CHW",
+    doc="Crops, optionally mirrors, normalizes ((x - mean) / std * scale + shift) and changes the "
+        "layout of HWC images; by default to float CHW.",
+    args=(
+        *_CROP_ARGS,
+        Arg("mirror", "int", 0, "1 mirrors the sample left-right", tensor=True),
+        Arg("mean", "floats", (0.0,), "subtracted, one value or one per channel", tensor=True),
+        Arg("std", "floats", (1.0,), "divides, one value or one per channel", tensor=True),
+        Arg("scale", "float", 1.0, "multiplies the normalized value"),
+        Arg("shift", "float", 0.0, "added last"),
+        Arg("dtype", "dtype", types.FLOAT, "output type", aliases=("output_dtype",)),
+        Arg("output_layout", "layout", "CHW", "CHW or HWC", check=one_of("CHW", "HWC")),
+        Arg("pad_output", "bool", False, "pad channels with zeros to the next power of two"),
+    ),
+))

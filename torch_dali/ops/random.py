@@ -1,0 +1,161 @@
+"""Random number ops: random.uniform, random.coin_flip, random.normal.
+
+Each sample's draws come from the counter-based SampleRNG (pipeline seed, op seed, iteration,
+sample), so outputs never depend on thread count. Without `shape` (and without an input) a sample
+is a 0-d tensor, as in DALI; with an input, the output takes that input's shape.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+
+from .. import types
+from ..errors import ArgumentError
+from ..functional.crop import convert, round_half_away
+from ._operator import Operator, SampleContext
+from ._registry import register
+from ._schema import Arg, OpSchema, length, non_negative, unit_interval
+
+
+class _RandomOp(Operator):
+    def setup(self) -> None:
+        self.dtype = types.to_torch_dtype(self.args["dtype"])
+        shape = self.args.get("shape")
+        if shape is not None:
+            self._check_shape(shape)
+
+    def get(self, args: dict[str, Any], name: str) -> Any:
+        return args[name] if name in args else self.args[name]
+
+    def _check_shape(self, shape: Any) -> tuple[int, ...]:
+        dims = [shape] if isinstance(shape, (int, float)) else list(shape)
+        if not all(float(d).is_integer() and d >= 0 for d in dims):
+            raise ArgumentError(f"{self.name}: `shape` must be non-negative integers, got {shape!r}")
+        return tuple(int(d) for d in dims)
+
+    def shape(self, inputs: list[torch.Tensor], args: dict[str, Any]) -> tuple[int, ...]:
+        if inputs:
+            return tuple(inputs[0].shape)
+        s = self.get(args, "shape")
+        return () if s is None else self._check_shape(s)
+
+    def work_dtype(self) -> torch.dtype:
+        return torch.float64 if self.dtype == torch.float64 else torch.float32
+
+
+class Uniform(_RandomOp):
+    """Uniform floats in [lo, hi), or a uniform choice among `values`.
+
+    For integer `dtype` (as DALI): the range ends are truncated to integers and the draw from
+    [lo, hi) is rounded, so the ends are half as likely as the values between."""
+
+    def setup(self) -> None:
+        super().setup()
+        if self.args.get("values") is None and "values" not in self.node.arg_inputs \
+                and "range" not in self.node.arg_inputs:
+            self._range(self.args["range"])
+        elif self.args.get("values") is not None and not self.args["values"]:
+            raise ArgumentError(f"{self.name}: `values` must not be empty")
+
+    def _range(self, r: Any) -> tuple[float, float]:
+        r = [r] if isinstance(r, (int, float)) else list(r)
+        if len(r) != 2 or not r[0] < r[1]:
+            raise ArgumentError(f"{self.name}: `range` must be [lo, hi] with lo < hi, got {r!r}")
+        lo, hi = float(r[0]), float(r[1])
+        if not self.dtype.is_floating_point:
+            lo, hi = float(math.trunc(lo)), float(math.trunc(hi))
+        return lo, hi
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        shape = self.shape(inputs, args)
+        values = self.get(args, "values")
+        if values is not None:
+            vals = [values] if isinstance(values, (int, float)) else list(values)
+            if not vals:
+                raise ArgumentError(f"{self.name}: `values` must not be empty")
+            if not shape:
+                return convert(torch.tensor(float(vals[ctx.rng.randint(0, len(vals) - 1)]),
+                                            dtype=self.work_dtype(), device=self.device), self.dtype)
+            table = torch.tensor(vals, dtype=self.work_dtype(), device=self.device)
+            idx = torch.randint(len(vals), shape, generator=ctx.rng.generator(self.device), device=self.device)
+            return convert(table[idx], self.dtype)
+        lo, hi = self._range(self.get(args, "range"))
+        if not shape:
+            v = ctx.rng.uniform(lo, hi)
+            v = float(round_half_away(v)) if not self.dtype.is_floating_point else v
+            return convert(torch.tensor(v, dtype=self.work_dtype(), device=self.device), self.dtype)
+        u = torch.rand(shape, generator=ctx.rng.generator(self.device), device=self.device,
+                       dtype=self.work_dtype())
+        return convert(lo + (hi - lo) * u, self.dtype)
+
+
+class CoinFlip(_RandomOp):
+    """1 with probability `probability`, else 0 (int32 by default, as DALI)."""
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        p = float(self.get(args, "probability"))
+        if not 0.0 <= p <= 1.0:
+            raise ArgumentError(f"{self.name}: `probability` must be in [0, 1], got {p}")
+        shape = self.shape(inputs, args)
+        if not shape:
+            return torch.tensor(int(ctx.rng.bernoulli(p)), device=self.device).to(self.dtype)
+        u = torch.rand(shape, generator=ctx.rng.generator(self.device), device=self.device)
+        return (u < p).to(self.dtype)
+
+
+class Normal(_RandomOp):
+    """Normally distributed values: mean + stddev * N(0, 1)."""
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        mean, std = float(self.get(args, "mean")), float(self.get(args, "stddev"))
+        if std < 0:
+            raise ArgumentError(f"{self.name}: `stddev` must be >= 0, got {std}")
+        shape = self.shape(inputs, args)
+        if not shape:
+            v = ctx.rng.normal(mean, std)
+            return convert(torch.tensor(v, dtype=self.work_dtype(), device=self.device), self.dtype)
+        z = torch.randn(shape, generator=ctx.rng.generator(self.device), device=self.device,
+                        dtype=self.work_dtype())
+        return convert(z * std + mean, self.dtype)
+
+
+def _shape_arg() -> Arg:
+    return Arg("shape", "ints", None, "shape of each sample (default: a scalar)", tensor=True,
+               check=non_negative)
+
+
+_COMMON = dict(min_inputs=0, max_inputs=1, random=True, devices=("cpu", "gpu"))
+
+register(OpSchema(
+    name="random.uniform", impl=Uniform, legacy_names=("Uniform",), **_COMMON,
+    doc="Uniformly distributed numbers in `range`, or picks from `values`. An optional input "
+        "gives the output shape.",
+    args=(
+        Arg("range", "float_list", (-1.0, 1.0), "[lo, hi): the interval drawn from", tensor=True,
+            check=length(2)),
+        Arg("values", "float_list", None, "discrete values to pick from (overrides range)", tensor=True),
+        _shape_arg(),
+        Arg("dtype", "dtype", types.FLOAT, "output type"),
+    ),
+))
+register(OpSchema(
+    name="random.coin_flip", impl=CoinFlip, legacy_names=("CoinFlip",), **_COMMON,
+    doc="Bernoulli draws: 1 with probability `probability`. An optional input gives the shape.",
+    args=(
+        Arg("probability", "float", 0.5, "chance of a 1", tensor=True, check=unit_interval),
+        _shape_arg(),
+        Arg("dtype", "dtype", types.INT32, "output type"),
+    ),
+))
+register(OpSchema(
+    name="random.normal", impl=Normal, legacy_names=("Normal",), **_COMMON,
+    doc="Normally distributed numbers. An optional input gives the shape.",
+    args=(
+        Arg("mean", "float", 0.0, "mean of the distribution", tensor=True),
+        Arg("stddev", "float", 1.0, "standard deviation", tensor=True, check=non_negative),
+        _shape_arg(),
+        Arg("dtype", "dtype", types.FLOAT, "output type"),
+    ),
+))
