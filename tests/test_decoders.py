@@ -92,13 +92,13 @@ register(OpSchema(name="test_decoders_bytes_source", impl=_BytesSource, devices=
 
 
 def _run(files: list[tuple[str, bytes]], op=fn.decoders.image, device: str = "cpu",
-         seed: int = 1, **kw) -> list[torch.Tensor]:
+         seed: int = 1, device_id: int | None = None, **kw) -> list[torch.Tensor]:
     key = f"k{len(_FILES)}"
     _FILES[key] = files
     from torch_dali.ops import _registry
     source = _registry.lookup("test_decoders_bytes_source")
 
-    @pipeline_def(batch_size=len(files), num_threads=2, device_id=None, seed=seed)
+    @pipeline_def(batch_size=len(files), num_threads=2, device_id=device_id, seed=seed)
     def pipe():
         data = _registry.call_op(source, (), {"key": key})
         return op(data, device=device, **kw)
@@ -345,12 +345,16 @@ def test_mixed_on_cuda_matches_cpu() -> None:
              ("d.jpg", _enc(PHOTO, "JPEG", quality=90, exif=_exif(6))),
              ("e.jpg", _enc(PHOTO.convert("L"), "JPEG"))]
     for ot in (types.RGB, types.GRAY, types.BGR):
-        out = _run(files, device="mixed", output_type=ot)
+        out = _run(files, device="mixed", output_type=ot, device_id=0)
         for (name, b), y in zip(files, out):
             assert y.is_cuda
             ref = _dec(b, ot)
             assert y.shape == ref.shape, name
-            # nvJPEG's IDCT / upsampling differ slightly from libjpeg's
-            assert (y.cpu().numpy().astype(int) - ref).__abs__().mean() < 2.0, name
-    crops = _run(files, op=fn.decoders.image_random_crop, device="mixed", seed=3)
-    assert all(c.is_cuda and c.dim() == 3 for c in crops)
+            # nvJPEG's chroma upsampling differs from libjpeg's fancy upsampling (as in DALI)
+            diff = np.abs(y.cpu().numpy().astype(int) - ref)
+            print(name, ot, "max", diff.max(), "mean", diff.mean())
+            assert diff.mean() < 3.0, name
+    crops = _run(files, op=fn.decoders.image_random_crop, device="mixed", seed=3, device_id=0)
+    cpu_crops = _run(files, op=fn.decoders.image_random_crop, device="cpu", seed=3)
+    for c, r in zip(crops, cpu_crops):  # same windows as the CPU op for the same seed
+        assert c.is_cuda and c.shape == r.shape

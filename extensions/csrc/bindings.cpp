@@ -27,7 +27,10 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       .def_property_readonly("device_index", &NvJpegDecoder::device_index)
       .def_property_readonly("num_hw_states", &NvJpegDecoder::num_hw_states)
       .def_property_readonly("num_cuda_states", &NvJpegDecoder::num_cuda_states)
-      .def_property_readonly("hw_load", &NvJpegDecoder::hw_load);
+      .def_property_readonly("hw_load", &NvJpegDecoder::hw_load)
+      .def_property_readonly("last_stats", &NvJpegDecoder::last_stats,
+                             "dict: images of the last decode() per path (hardware, hybrid, "
+                             "hardware_retried, not_decoded)");
 #else
   m.attr("has_nvjpeg") = false;
 #endif

@@ -382,10 +382,18 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
     if (st->used) TD_CUDA(cudaStreamWaitEvent(caller.stream(), st->done, 0), "cudaStreamWaitEvent");
   for (auto& st : hw_) st->jobs.clear();
 
+  int64_t skipped = 0;
   for (size_t i = 0; i < n; ++i) {
     TORCH_CHECK(jobs[i].error.empty(), "NvJpegDecoder.decode: sample ", i, ": ", jobs[i].error);
-    if (jobs[i].decodable && !jobs[i].unsupported) results[i] = std::move(jobs[i].out);
+    if (jobs[i].decodable && !jobs[i].unsupported)
+      results[i] = std::move(jobs[i].out);
+    else
+      ++skipped;
   }
+  stats_ = {{"hardware", static_cast<int64_t>(hw_jobs.size())},
+            {"hybrid", static_cast<int64_t>(cuda_jobs.size())},
+            {"hardware_retried", static_cast<int64_t>(retry.size())},
+            {"not_decoded", skipped}};
   return results;
 }
 

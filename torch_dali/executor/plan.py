@@ -34,7 +34,15 @@ class Batch:
     iteration: int = 0
 
 
+_warned = False
+
+
 def _fallback_warning(what: str) -> None:
+    """Once per process: a notebook building many pipelines should not print the same line each time."""
+    global _warned
+    if _warned:
+        return
+    _warned = True
     warnings.warn(f"torch_dali: {what}; GPU and mixed ops run on the CPU (pass strict_device=True "
                   "to make this an error)", RuntimeWarning, stacklevel=4)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import struct
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import torch
@@ -325,7 +326,8 @@ def decode_image(data: torch.Tensor, output_type: types.DALIImageType = RGB,
     return convert_range(_finish(chw, output_type, None), dtype)
 
 
-def decode_image_crop(data: torch.Tensor, window_fn, output_type: types.DALIImageType = RGB,
+def decode_image_crop(data: torch.Tensor, window_fn: Callable[[int, int], tuple[int, int, int, int]],
+                      output_type: types.DALIImageType = RGB,
                       dtype: torch.dtype = torch.uint8, adjust_orientation: bool = True,
                       source: str = "", op: str = "ImageDecoderRandomCrop") -> torch.Tensor:
     """Decodes and crops to `window_fn(H, W) -> (y, x, h, w)` of the (oriented) image. Pixels equal

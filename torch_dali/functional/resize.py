@@ -121,7 +121,8 @@ def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: 
     x = hwc.permute(2, 0, 1).unsqueeze(0)  # (1, C, H, W), channels-last in memory
     keep_u8 = (x.dtype == torch.uint8 and out_dtype == torch.uint8 and x.device.type == "cpu"
                and set(modes) <= {"bilinear", "nn", None})  # torch's exact, fast uint8 kernels
-    if not keep_u8 and x.dtype not in (torch.float32, torch.float64) and any(modes):
+    filtering = any(m not in (None, "nn") for m in modes)  # nn only gathers: any dtype works
+    if not keep_u8 and filtering and x.dtype not in (torch.float32, torch.float64):
         x = x.float()
     if modes[0] is None and modes[1] is None:
         y = x

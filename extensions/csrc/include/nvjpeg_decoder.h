@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <nvjpeg.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -36,6 +37,11 @@ class NvJpegDecoder {
   int64_t num_hw_states() const { return static_cast<int64_t>(hw_.size()); }
   int64_t num_cuda_states() const { return static_cast<int64_t>(cu_.size()); }
   double hw_load() const { return hw_load_; }
+  // Where the images of the last decode() went: hardware, hybrid, retried, left to the CPU.
+  std::map<std::string, int64_t> last_stats() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stats_;
+  }
 
  private:
   struct HwState;
@@ -62,6 +68,7 @@ class NvJpegDecoder {
   cudaEvent_t start_event_ = nullptr;
   std::unique_ptr<WorkerPool> pool_;
   std::mutex mu_;  // one decode() at a time per decoder
+  std::map<std::string, int64_t> stats_;
 };
 
 }  // namespace torch_dali

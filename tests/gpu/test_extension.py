@@ -1,0 +1,245 @@
+"""The CUDA extension held to its references: the fused kernels to the pure-torch path
+(F.interpolate in float32), the nvJPEG decoder to torchvision's CPU decoder."""
+from __future__ import annotations
+
+import io
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from torch_dali import _extension
+
+if not torch.cuda.is_available():
+    pytest.skip("CUDA is not available: the extension's kernels need a GPU", allow_module_level=True)
+EXT = _extension.load()
+if EXT is None:
+    pytest.skip(f"torch_dali extension unavailable: {_extension.load_error()}", allow_module_level=True)
+
+OPS = torch.ops.torch_dali
+DEV = torch.device("cuda")
+MEAN = torch.tensor([0.485, 0.456, 0.406]) * 255
+STD = torch.tensor([0.229, 0.224, 0.225]) * 255
+
+
+def _rand(g: torch.Generator, lo: int, hi: int) -> int:
+    return int(torch.randint(lo, hi + 1, (1,), generator=g))
+
+
+def _batch(g: torch.Generator, n: int, c: int, out_hw: tuple[int, int]):
+    """Variable-size images and windows: downscale, upscale (window < output) and extreme aspect."""
+    images, windows = [], []
+    for i in range(n):
+        h, w = _rand(g, 2, 300), _rand(g, 2, 300)
+        if i % 5 == 3:
+            h, w = 3, 400  # extreme aspect
+        images.append(torch.randint(0, 256, (h, w, c), dtype=torch.uint8, generator=g).to(DEV))
+        if i % 4 == 1:  # upscale: window smaller than the output
+            wh, ww = min(h, max(1, out_hw[0] // 3)), min(w, max(1, out_hw[1] // 4))
+        else:
+            wh, ww = _rand(g, 1, h), _rand(g, 1, w)
+        windows.append([_rand(g, 0, h - wh), _rand(g, 0, w - ww), wh, ww])
+    mirror = torch.randint(0, 2, (n,), generator=g).bool()
+    return images, torch.tensor(windows, dtype=torch.int32), mirror
+
+
+def _reference(images, windows, mirror, mean, std, out_hw, antialias, nchw):
+    outs = []
+    for img, (y, x, h, w), m in zip(images, windows.tolist(), mirror.tolist()):
+        crop = img[y:y + h, x:x + w].float().permute(2, 0, 1)[None]
+        r = F.interpolate(crop, size=out_hw, mode="bilinear", antialias=antialias, align_corners=False)[0]
+        if m:
+            r = r.flip(-1)
+        r = (r - mean.to(DEV)[:, None, None]) / std.to(DEV)[:, None, None]
+        outs.append(r if nchw else r.permute(1, 2, 0))
+    return torch.stack(outs)
+
+
+@pytest.mark.parametrize("c", [1, 3])
+@pytest.mark.parametrize("antialias", [False, True])
+@pytest.mark.parametrize("nchw", [True, False])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.uint8])
+def test_resized_crop_mirror_normalize_matches_reference(c, antialias, nchw, dtype):
+    dtypes = [torch.float32, torch.float16, torch.bfloat16, torch.uint8]
+    g = torch.Generator().manual_seed(c * 1000 + antialias * 100 + nchw * 10 + dtypes.index(dtype))
+    out_hw = (_rand(g, 8, 224), _rand(g, 8, 224))
+    images, windows, mirror = _batch(g, 12, c, out_hw)
+    mean, std = (MEAN[:c], STD[:c]) if dtype != torch.uint8 else (torch.zeros(c), torch.ones(c))
+    out = OPS.resized_crop_mirror_normalize(images, windows, mirror, mean, std, out_hw[0], out_hw[1],
+                                            antialias, dtype, nchw)
+    ref = _reference(images, windows, mirror, mean, std, out_hw, antialias, nchw)
+    assert out.dtype == dtype and out.device.type == "cuda" and out.shape == ref.shape
+    if dtype == torch.float32:
+        torch.testing.assert_close(out, ref, atol=1e-3, rtol=0)
+    elif dtype == torch.uint8:
+        assert (out.float() - ref.round().clamp(0, 255)).abs().max().item() <= 1
+    else:
+        tol = 4e-3 if dtype == torch.float16 else 2e-2
+        torch.testing.assert_close(out.float(), ref, atol=tol, rtol=tol)
+
+
+def test_window_equal_to_output_is_exact_crop_mirror_normalize():
+    g = torch.Generator().manual_seed(1)
+    img = torch.randint(0, 256, (50, 60, 3), dtype=torch.uint8, generator=g).to(DEV)
+    for m in (False, True):
+        out = OPS.resized_crop_mirror_normalize([img], torch.tensor([[5, 7, 32, 40]]), torch.tensor([m]),
+                                                MEAN, STD, 32, 40, True, torch.float32, True)[0]
+        ref = img[5:37, 7:47].float().permute(2, 0, 1)
+        ref = ((ref.flip(-1) if m else ref) - MEAN.to(DEV)[:, None, None]) / STD.to(DEV)[:, None, None]
+        torch.testing.assert_close(out, ref, atol=1e-5, rtol=0)
+
+
+def test_window_outside_image_raises():
+    img = torch.zeros(10, 10, 3, dtype=torch.uint8, device=DEV)
+    with pytest.raises(RuntimeError, match="window 0"):
+        OPS.resized_crop_mirror_normalize([img], torch.tensor([[5, 5, 8, 2]]), torch.tensor([False]),
+                                          MEAN, STD, 4, 4, True, torch.float32, True)
+
+
+@pytest.mark.parametrize("c", [1, 3])
+@pytest.mark.parametrize("interp,mode,antialias", [(1, "bilinear", False), (1, "bilinear", True),
+                                                   (0, "nearest", False), (2, "nearest-exact", False)])
+def test_resize_batch_matches_interpolate(c, interp, mode, antialias):
+    g = torch.Generator().manual_seed(7 + interp + c)
+    images = [torch.randint(0, 256, (_rand(g, 2, 300), _rand(g, 2, 300), c), dtype=torch.uint8,
+                            generator=g).to(DEV) for _ in range(10)]
+    sizes = torch.tensor([[_rand(g, 1, 400), _rand(g, 1, 400)] for _ in images])
+    outs = OPS.resize_batch(images, sizes, antialias, interp)
+    for img, (h, w), out in zip(images, sizes.tolist(), outs):
+        kw = {"antialias": antialias, "align_corners": False} if mode == "bilinear" else {}
+        ref = F.interpolate(img.permute(2, 0, 1)[None].float(), size=(h, w), mode=mode, **kw)[0]
+        ref = ref.permute(1, 2, 0).round().clamp(0, 255)
+        assert out.shape == (h, w, c) and out.dtype == torch.uint8
+        assert (out.float() - ref).abs().max().item() <= (1 if mode == "bilinear" else 0)
+
+
+def test_opcheck():
+    g = torch.Generator().manual_seed(3)
+    images, windows, mirror = _batch(g, 4, 3, (20, 24))
+    torch.library.opcheck(OPS.resized_crop_mirror_normalize,
+                          (images, windows, mirror, MEAN, STD, 20, 24, True, torch.float16, True))
+    torch.library.opcheck(OPS.resize_batch, (images, torch.tensor([[5, 6], [30, 40], [7, 7], [1, 9]]), True, 1))
+
+
+# ----------------------------------------------------------------------------------------- nvJPEG
+
+def _photo(g: torch.Generator, h: int, w: int, gray: bool = False):
+    """A smooth random picture (upscaled noise plus fine noise), closer to a photo than noise."""
+    from PIL import Image
+    c = 1 if gray else 3
+    low = torch.randint(0, 256, (c, max(2, h // 16), max(2, w // 16)), generator=g).float()[None]
+    img = F.interpolate(low, size=(h, w), mode="bicubic", align_corners=False)[0]
+    img = (img + torch.randn(img.shape, generator=g) * 6).clamp(0, 255).to(torch.uint8)
+    arr = img[0].numpy() if gray else img.permute(1, 2, 0).numpy()
+    return Image.fromarray(arr, mode="L" if gray else "RGB")
+
+
+def _encode(pil, fmt="JPEG", **kw) -> torch.Tensor:
+    buf = io.BytesIO()
+    pil.save(buf, format=fmt, **kw)
+    return torch.frombuffer(bytearray(buf.getvalue()), dtype=torch.uint8)
+
+
+def _jpegs():
+    g = torch.Generator().manual_seed(11)
+    return {
+        "q90_420": _encode(_photo(g, 375, 500), quality=90, subsampling=2),
+        "q95_444": _encode(_photo(g, 333, 500), quality=95, subsampling=0),
+        "gray": _encode(_photo(g, 240, 320, gray=True), quality=90),
+        "progressive": _encode(_photo(g, 300, 400), quality=90, progressive=True),
+        "odd_size": _encode(_photo(g, 101, 77), quality=85, subsampling=2),
+    }
+
+
+def _cpu_decode(data: torch.Tensor, gray: bool = False) -> torch.Tensor:
+    from torchvision.io import ImageReadMode, decode_jpeg
+    mode = ImageReadMode.GRAY if gray else ImageReadMode.RGB
+    return decode_jpeg(data, mode=mode).permute(1, 2, 0)
+
+
+CONFIGS = [(2, 2, 0.9), (0, 2, 0.0), (1, 1, 1.0), (4, 3, 0.5)]
+
+
+@pytest.fixture(scope="module", params=CONFIGS, ids=lambda c: f"hw{c[0]}-cuda{c[1]}-load{c[2]}")
+def decoder(request):
+    hw, cu, load = request.param
+    return EXT.NvJpegDecoder(torch.cuda.current_device(), hw, cu, load)
+
+
+def _close(out: torch.Tensor, ref: torch.Tensor, what: str) -> None:
+    assert out.device.type == "cuda" and out.dtype == torch.uint8, what
+    assert out.shape == ref.shape, f"{what}: {tuple(out.shape)} vs {tuple(ref.shape)}"
+    diff = (out.cpu().float() - ref.float()).abs()
+    # Different IDCT / chroma upsampling than libjpeg-turbo: small mean difference, bounded peaks.
+    assert diff.mean().item() < 1.5 and diff.max().item() <= 40, (what, diff.mean().item(), diff.max().item())
+
+
+def test_decode_matches_torchvision(decoder):
+    jpegs = _jpegs()
+    names = list(jpegs) * 3  # a batch big enough to split over the states
+    outs = decoder.decode([jpegs[k] for k in names], "rgb")
+    for name, out in zip(names, outs):
+        assert out is not None, name
+        _close(out, _cpu_decode(jpegs[name]), name)
+    stats = decoder.last_stats
+    assert stats["not_decoded"] == 0 and stats["hardware"] + stats["hybrid"] == len(names)
+
+
+def test_decode_gray_and_bgr(decoder):
+    jpegs = _jpegs()
+    data = [jpegs["q90_420"], jpegs["gray"], jpegs["q95_444"]]
+    rgb = decoder.decode(data, "rgb")
+    bgr = decoder.decode(data, "bgr")
+    gray = decoder.decode(data, "gray")
+    for d, r, b, y in zip(data, rgb, bgr, gray):
+        assert torch.equal(r, b.flip(-1))
+        assert y.shape[-1] == 1
+        _close(y, _cpu_decode(d, gray=True), "gray")
+
+
+def test_non_jpeg_gives_none_and_corrupt_raises(decoder):
+    jpegs = _jpegs()
+    png = _encode(_photo(torch.Generator().manual_seed(2), 40, 50), fmt="PNG")
+    outs = decoder.decode([jpegs["q90_420"], png], "rgb")
+    assert outs[0] is not None and outs[1] is None
+    corrupt = jpegs["q90_420"].clone()
+    corrupt[2:200] = torch.randint(0, 256, (198,), dtype=torch.uint8)  # clobber the header
+    with pytest.raises(RuntimeError, match="sample 1"):
+        decoder.decode([jpegs["q95_444"], corrupt], "rgb")
+    with pytest.raises(RuntimeError, match="sample 0"):
+        decoder.decode([jpegs["q95_444"][:60]], "rgb")  # truncated inside the header
+    outs = decoder.decode([jpegs["q95_444"]], "rgb")  # still usable after an error
+    _close(outs[0], _cpu_decode(jpegs["q95_444"]), "after error")
+    with pytest.raises(RuntimeError, match="output_format"):
+        decoder.decode([jpegs["q95_444"]], "yuv")
+
+
+def test_decode_is_ordered_on_the_current_stream(decoder):
+    """Results are ready once the caller's stream reaches the decode: another stream that waits on
+    it reads correct pixels without any host synchronisation."""
+    jpegs = _jpegs()
+    data = [jpegs["q90_420"], jpegs["progressive"]] * 16
+    refs = [_cpu_decode(d) for d in data]
+    s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+    for _ in range(3):
+        with torch.cuda.stream(s1):
+            torch.cuda._sleep(5_000_000)  # keep s1 busy so an unordered read would see garbage
+            outs = decoder.decode(data, "rgb")
+        s2.wait_stream(s1)
+        with torch.cuda.stream(s2):
+            sums = torch.stack([o.float().sum() for o in outs])
+            for o in outs:
+                o.record_stream(s2)
+        torch.cuda.synchronize()
+        expected = torch.stack([r.float().sum() for r in refs])
+        assert ((sums.cpu() - expected).abs() / expected < 0.01).all()
+
+
+def test_decoder_argument_errors():
+    with pytest.raises(RuntimeError, match="num_cuda_states"):
+        EXT.NvJpegDecoder(0, 1, 0, 0.5)
+    with pytest.raises(RuntimeError, match="hw_load"):
+        EXT.NvJpegDecoder(0, 1, 1, 1.5)
+    dec = EXT.NvJpegDecoder(0, 1, 1, 0.5)
+    with pytest.raises(RuntimeError, match="sample 0"):
+        dec.decode([torch.zeros(10, 2, dtype=torch.uint8)], "rgb")
