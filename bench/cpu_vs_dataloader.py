@@ -77,7 +77,9 @@ def run_dataloader(root: str, batch: int, cores: int, batches: int) -> float:
             it = iter(dl)
             x, y = next(it)
         n += x.shape[0]
-    return n / (time.perf_counter() - t0)
+    rate = n / (time.perf_counter() - t0)
+    it._shutdown_workers()  # persistent workers must not steal cores from the next measurement
+    return rate
 
 
 DALI_SNIPPET = r"""

@@ -1,8 +1,10 @@
 """Runs a Plan: synchronously, or on a producer thread that keeps `prefetch_queue_depth` batches ready."""
 from __future__ import annotations
 
+import atexit
 import queue
 import threading
+import weakref
 from typing import Any
 
 import torch
@@ -10,6 +12,18 @@ import torch
 from .plan import Batch, Plan
 
 _POLL_S = 0.1  # how often a waiting consumer checks for shutdown and Ctrl-C
+_LIVE: "weakref.WeakSet[Executor]" = weakref.WeakSet()
+
+
+@atexit.register
+def _shutdown_all() -> None:
+    """Stop producer threads and pools before the interpreter tears down torch and CUDA;
+    a thread still inside a torch op at that point aborts the process."""
+    for ex in list(_LIVE):
+        try:
+            ex.shutdown()
+        except Exception:  # noqa: BLE001 - exiting anyway
+            pass
 
 
 class Executor:
@@ -28,6 +42,7 @@ class Executor:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._failed: BaseException | None = None
+        _LIVE.add(self)
 
     # -- producing -----------------------------------------------------------------------------
     def _produce_one(self) -> Batch:

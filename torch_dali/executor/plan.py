@@ -37,6 +37,13 @@ class Batch:
 _warned = False
 
 
+def _worker_init() -> None:
+    """Sample-parallel workers run torch ops single-threaded: the pool is the parallelism, and
+    OpenMP teams inside each worker would oversubscribe the cores. (Per thread: the caller's
+    torch.get_num_threads() is unchanged.)"""
+    torch.set_num_threads(1)
+
+
 def _fallback_warning(what: str) -> None:
     """Once per process: a notebook building many pipelines should not print the same line each time."""
     global _warned
@@ -76,8 +83,8 @@ class Plan:
             except Exception as e:  # a bad argument combination found at build time
                 raise GraphError(f"{n.describe()}: {e}") from e
         self.steps = self._make_steps()
-        self.pool = ThreadPoolExecutor(max(1, num_threads), thread_name_prefix="torch_dali") \
-            if num_threads > 1 else None
+        self.pool = ThreadPoolExecutor(max(1, num_threads), thread_name_prefix="torch_dali",
+                                       initializer=_worker_init) if num_threads > 1 else None
 
     def _make_steps(self) -> list[Step]:
         steps: list[Step] = []

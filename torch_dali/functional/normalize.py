@@ -87,6 +87,29 @@ def _finish(x: torch.Tensor, ok: torch.Tensor | None, mean: torch.Tensor, std: t
     return convert(y, dtype).contiguous()
 
 
+def _normalize_into(pix: torch.Tensor, mean: torch.Tensor, std: torch.Tensor, scale: float,
+                    shift: float, layout: str) -> torch.Tensor:
+    """The common case in one pass plus in-place steps: the uint8 -> float32 copy also does the
+    layout change, then (x - mean) / std in place. Same operations in the same order as
+    `_finish`, so the same bits, at about a quarter of the memory traffic."""
+    h, w, c = pix.shape
+    dev = pix.device
+    if layout == "CHW":
+        out = torch.empty((c, h, w), dtype=torch.float32, device=dev)
+        out.copy_(pix.permute(2, 0, 1))
+        m, s = mean.to(dev).view(-1, 1, 1), std.to(dev).view(-1, 1, 1)
+    else:
+        out = torch.empty((h, w, c), dtype=torch.float32, device=dev)
+        out.copy_(pix)
+        m, s = mean.to(dev), std.to(dev)
+    out.sub_(m).div_(s)
+    if scale != 1.0:
+        out.mul_(scale)
+    if shift != 0.0:
+        out.add_(shift)
+    return out
+
+
 def crop_mirror_normalize(image: torch.Tensor, window: tuple[int, int, int, int], mirror: bool,
                           mean: torch.Tensor, std: torch.Tensor, scale: float = 1.0, shift: float = 0.0,
                           dtype: torch.dtype = torch.float32, layout: str = "CHW",
@@ -99,6 +122,8 @@ def crop_mirror_normalize(image: torch.Tensor, window: tuple[int, int, int, int]
     if y >= 0 and x >= 0 and y + h <= in_h and x + w <= in_w:  # plain slicing: no gather
         pix = hwc[y:y + h, x:x + w]
         pix = pix.flip(1) if mirror else pix
+        if dtype == torch.float32 and not pad_output:
+            return _normalize_into(pix, mean, std, scale, shift, layout)
         return _finish(pix.unsqueeze(0), None, mean, std, scale, shift, dtype, layout, pad_output,
                        fill_values)[0]
     anchors = torch.tensor([[y, x]], dtype=torch.int64)
