@@ -119,6 +119,19 @@ def _find_nvjpeg(cuda_home: str) -> Optional[tuple[str, str]]:
     return None
 
 
+def _loaded_libstdcxx() -> Optional[str]:
+    """Path of the shared libstdc++ mapped into this process (torch loads it), if any."""
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split()[-1]
+                if os.path.basename(path).startswith("libstdc++.so") and os.path.isfile(path):
+                    return path
+    except OSError:
+        pass
+    return None
+
+
 def _arch_flags() -> list[str]:
     """SASS for sm_90 (H100/H200) and the current GPU, plus PTX so newer GPUs can JIT it."""
     archs = {(9, 0)}
@@ -140,7 +153,10 @@ def _build(verbose: bool) -> ModuleType:
         raise RuntimeError("CUDA toolkit not found")
     sources = [str(_SRC / s) for s in _SOURCES]
     cflags = ["-O3"]
-    ldflags: list[str] = []
+    # Link the libstdc++ this process already uses, by path and first: a toolchain whose search
+    # path holds only libstdc++.a (the GPU image's /opt/gcc g++) gives the module a private static
+    # copy whose iostreams crash when TORCH_CHECK formats a message.
+    ldflags: list[str] = [_loaded_libstdcxx() or "-lstdc++"]
     includes = [str(_SRC)]
     _nvjpeg = _find_nvjpeg(cuda_home)
     if _nvjpeg is not None:

@@ -253,6 +253,7 @@ class DataLoader:
 
     def __del__(self) -> None:
         try:
-            self.pipe.shutdown()
+            if self.pipe._executor is not None:
+                self.pipe._executor.shutdown(wait=False)
         except Exception:  # noqa: BLE001 - interpreter teardown
             pass

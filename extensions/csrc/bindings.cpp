@@ -17,7 +17,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
                             "hybrid CUDA decode for the rest. Outputs are CUDA uint8 HWC tensors ready on the "
                             "caller's current stream; non-JPEG or unsupported inputs give None.")
       .def(py::init<int64_t, int64_t, int64_t, double, int64_t>(), py::arg("device_index") = -1,
-           py::arg("num_hw_states") = 2, py::arg("num_cuda_states") = 2, py::arg("hw_load") = 0.9,
+           py::arg("num_hw_states") = 1, py::arg("num_cuda_states") = 2, py::arg("hw_load") = 1.0,
            py::arg("hybrid_huffman_threshold") = 1000 * 1000)
       .def("decode", &NvJpegDecoder::decode, py::arg("data"), py::arg("output_format") = "rgb",
            py::call_guard<py::gil_scoped_release>(),

@@ -76,11 +76,16 @@ nvjpegDevAllocatorV2_t g_dev_alloc{torch_dev_malloc, torch_dev_free, nullptr};
 nvjpegPinnedAllocatorV2_t g_pinned_alloc{pinned_malloc, pinned_free, nullptr};
 
 nvjpegStatus_t create_handle(nvjpegBackend_t backend, nvjpegHandle_t* handle) {
-  nvjpegStatus_t s = nvjpegCreateExV2(backend, &g_dev_alloc, &g_pinned_alloc, NVJPEG_FLAGS_DEFAULT, handle);
-  if (s != NVJPEG_STATUS_SUCCESS) {  // older libraries: default allocators
+  // Interpolated chroma upsampling (closer to libjpeg-turbo / PIL) where the library has it.
+  const unsigned flag_sets[2] = {NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION, NVJPEG_FLAGS_DEFAULT};
+  nvjpegStatus_t s = NVJPEG_STATUS_NOT_INITIALIZED;
+  for (unsigned flags : flag_sets) {
+    s = nvjpegCreateExV2(backend, &g_dev_alloc, &g_pinned_alloc, flags, handle);
+    if (s == NVJPEG_STATUS_SUCCESS) return s;
+    *handle = nullptr;  // older libraries: default allocators
+    s = nvjpegCreateEx(backend, nullptr, nullptr, flags, handle);
+    if (s == NVJPEG_STATUS_SUCCESS) return s;
     *handle = nullptr;
-    s = nvjpegCreateEx(backend, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT, handle);
-    if (s != NVJPEG_STATUS_SUCCESS) *handle = nullptr;
   }
   return s;
 }
@@ -105,6 +110,7 @@ std::vector<std::vector<JobPtr>> balance(std::vector<JobPtr> jobs, size_t parts)
 }  // namespace
 
 struct NvJpegDecoder::HwState {
+  nvjpegHandle_t handle = nullptr;  // own handle: states sharing one handle stalled each other
   nvjpegJpegState_t state = nullptr;
   cudaStream_t stream = nullptr;
   cudaEvent_t done = nullptr;
@@ -172,7 +178,10 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
         TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, hw_handle_), "nvjpegSetPinnedMemoryPadding(HW)");
         for (int64_t i = 0; i < num_hw_states; ++i) {
           auto st = std::make_unique<HwState>();
-          TD_NVJPEG(nvjpegJpegStateCreate(hw_handle_, &st->state), "nvjpegJpegStateCreate(HW)");
+          TD_NVJPEG(create_handle(NVJPEG_BACKEND_HARDWARE, &st->handle), "nvjpegCreateEx(HARDWARE)");
+          TD_NVJPEG(nvjpegSetDeviceMemoryPadding(kDevicePadding, st->handle), "nvjpegSetDeviceMemoryPadding(HW)");
+          TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, st->handle), "nvjpegSetPinnedMemoryPadding(HW)");
+          TD_NVJPEG(nvjpegJpegStateCreate(st->handle, &st->state), "nvjpegJpegStateCreate(HW)");
           TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
           TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
           hw_.push_back(std::move(st));
@@ -221,6 +230,7 @@ void NvJpegDecoder::destroy() noexcept {
   for (auto& st : hw_) {
     if (st->stream) cudaStreamSynchronize(st->stream);
     if (st->state) nvjpegJpegStateDestroy(st->state);
+    if (st->handle) nvjpegDestroy(st->handle);
     if (st->done) cudaEventDestroy(st->done);
     if (st->stream) cudaStreamDestroy(st->stream);
   }
@@ -410,16 +420,19 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
     lens[i] = jobs[i]->size;
     dests[i] = jobs[i]->dest;
   }
+  // Concurrent hardware batches from 3, 6 or 8 states hung inside nvJPEG 13.0 on an H200 (1, 2
+  // and 4 did not, and none was faster than one state): the host side is serialised.
+  std::lock_guard<std::mutex> hw_lock(hw_mu_);
   nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
   if (st.batch != n || st.fmt != fmt) {
-    s = nvjpegDecodeBatchedInitialize(hw_handle_, st.state, n, 1, fmt);
+    s = nvjpegDecodeBatchedInitialize(st.handle, st.state, n, 1, fmt);
     if (s == NVJPEG_STATUS_SUCCESS) {
       st.batch = n;
       st.fmt = fmt;
     }
   }
   if (s == NVJPEG_STATUS_SUCCESS)
-    s = nvjpegDecodeBatched(hw_handle_, st.state, ptrs.data(), lens.data(), dests.data(), st.stream);
+    s = nvjpegDecodeBatched(st.handle, st.state, ptrs.data(), lens.data(), dests.data(), st.stream);
   if (s != NVJPEG_STATUS_SUCCESS) {
     st.failed = true;
     st.batch = -1;  // re-initialise the state before its next batch

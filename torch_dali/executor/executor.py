@@ -42,6 +42,7 @@ class Executor:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._failed: BaseException | None = None
+        self._close_on_exit = False
         _LIVE.add(self)
 
     # -- producing -----------------------------------------------------------------------------
@@ -56,6 +57,13 @@ class Executor:
         return Batch(outputs, event, {"iteration": self.iteration, "ops": self.plan.state_dict()}, it)
 
     def _loop(self) -> None:
+        try:
+            self._produce_loop()
+        finally:
+            if self._close_on_exit:
+                self.plan.close()
+
+    def _produce_loop(self) -> None:
         if self.plan.cuda is not None:
             torch.cuda.set_device(self.plan.cuda)
         while not self._stop.is_set():
@@ -116,6 +124,8 @@ class Executor:
     def stop(self) -> None:
         """Stops the producer and drops prefetched batches (state rewinds to what was consumed)."""
         self._stop.set()
+        if self._thread is threading.current_thread():
+            return  # never wait on ourselves
         if self._thread is not None:
             while self._thread.is_alive():
                 try:
@@ -133,6 +143,17 @@ class Executor:
         self.iteration = int(state.get("iteration", 0))
         self.plan.load_state_dict(state.get("ops", {}))
 
-    def shutdown(self) -> None:
+    def shutdown(self, wait: bool = True) -> None:
+        """Stops and frees threads. wait=False (from __del__, which the garbage collector may run
+        on any thread, the producer's own included) only signals: the producer closes the plan as
+        it exits, so nothing ever waits on itself."""
+        thread = self._thread
+        if not wait or (thread is not None and thread is threading.current_thread()):
+            self._stop.set()
+            if thread is not None and thread.is_alive():
+                self._close_on_exit = True
+                return
+            self.plan.close()
+            return
         self.stop()
         self.plan.close()

@@ -18,6 +18,7 @@ import torch
 
 from .. import types
 from ..errors import DataError
+from . import jpeg_roi as _jpeg_roi
 
 # torchvision's libjpeg-turbo / libpng / nvJPEG kernels, called as the torch ops they register
 # (the Python wrappers add a deprecation warning per call in torchvision 0.29).
@@ -316,12 +317,42 @@ def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
         raise DataError(f"{op}: cannot decode {source or 'sample'}: {_reason(e)}") from None
 
 
+def _roi_plan(data: torch.Tensor, output_type: types.DALIImageType,
+              adjust_orientation: bool) -> tuple[ImageInfo, bool] | None:
+    """(header, gray?) when the region decoder (`jpeg_roi`, pixel-identical to torchvision's) can take
+    this sample: an 8-bit gray/color JPEG needing no EXIF rotation; None -> the reference path."""
+    if not (isinstance(data, torch.Tensor) and data.dtype == torch.uint8 and data.dim() == 1
+            and data.device.type == "cpu" and data.numel() > 4 and _jpeg_roi.available()):
+        return None
+    b = _as_bytes(data)
+    if b[0] != 0xFF or b[1] != 0xD8:
+        return None
+    try:
+        info = _jpeg_info(b)
+    except (ValueError, struct.error):
+        return None
+    if info.channels not in (1, 3) or info.bit_depth != 8 or (adjust_orientation and info.orientation != 1):
+        return None
+    return info, output_type == GRAY or (output_type == ANY and info.channels == 1)
+
+
+def _roi_decode(data: torch.Tensor, gray: bool, window: tuple[int, int, int, int]) -> torch.Tensor | None:
+    """CHW view of the decoded window; None when the region decoder refuses the data (corrupt,
+    truncated, CMYK, ...): the reference decoder then decides, error message included."""
+    try:
+        return _jpeg_roi.decode_roi(data if data.is_contiguous() else data.contiguous(), window,
+                                    gray).permute(2, 0, 1)
+    except (DataError, ValueError):
+        return None
+
+
 def decode_image(data: torch.Tensor, output_type: types.DALIImageType = RGB,
                  dtype: torch.dtype = torch.uint8, adjust_orientation: bool = True,
                  source: str = "", op: str = "ImageDecoder") -> torch.Tensor:
     """Decodes one encoded image (1-D uint8 tensor) to an HWC tensor of `dtype` on the CPU.
 
     Raises DataError naming `source` for empty, corrupt, truncated or unknown data."""
+    # (jpeg_roi's whole-image decode measured no faster than torchvision's: 0.58 ms both)
     chw = _decode_chw(data, output_type, adjust_orientation, source, op)
     return convert_range(_finish(chw, output_type, None), dtype)
 
@@ -331,7 +362,17 @@ def decode_image_crop(data: torch.Tensor, window_fn: Callable[[int, int], tuple[
                       dtype: torch.dtype = torch.uint8, adjust_orientation: bool = True,
                       source: str = "", op: str = "ImageDecoderRandomCrop") -> torch.Tensor:
     """Decodes and crops to `window_fn(H, W) -> (y, x, h, w)` of the (oriented) image. Pixels equal
-    the crop of `decode_image`. Only the crop is converted and copied to HWC."""
+    the crop of `decode_image`. Only the crop is converted and copied to HWC; for most JPEGs only
+    the crop is decoded (`jpeg_roi`)."""
+    plan = _roi_plan(data, output_type, adjust_orientation)
+    if plan is not None:
+        info, gray = plan
+        window = window_fn(info.height, info.width)  # drawn once: a fallback reuses it
+        chw = _roi_decode(data, gray, window)
+        if chw is not None:
+            return convert_range(_finish(chw, output_type, None), dtype)
+        chw = _decode_chw(data, output_type, adjust_orientation, source, op)
+        return convert_range(_finish(chw, output_type, window), dtype)
     chw = _decode_chw(data, output_type, adjust_orientation, source, op)
     y, x, h, w = window_fn(int(chw.shape[1]), int(chw.shape[2]))
     return convert_range(_finish(chw, output_type, (y, x, h, w)), dtype)

@@ -237,7 +237,7 @@ class Pipeline:
     def __del__(self) -> None:
         try:
             if self._executor is not None:
-                self._executor.shutdown()
+                self._executor.shutdown(wait=False)
         except Exception:  # noqa: BLE001 - interpreter teardown
             pass
 

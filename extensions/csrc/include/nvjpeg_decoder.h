@@ -1,6 +1,7 @@
 // Batched JPEG decoder on nvJPEG: the hardware JPEG engines (batched API) take the share
 // `hw_load` of the images they support; everything else goes through the decoupled
-// hybrid/GPU-hybrid API. Every state owns a CUDA stream and a host thread.
+// hybrid/GPU-hybrid API. Every state owns a CUDA stream and a host thread (hardware states also
+// their own handle; their nvjpegDecodeBatched calls are serialised, see decode_hw).
 #pragma once
 #include <ATen/ATen.h>
 #include <cuda_runtime_api.h>
@@ -68,6 +69,7 @@ class NvJpegDecoder {
   cudaEvent_t start_event_ = nullptr;
   std::unique_ptr<WorkerPool> pool_;
   std::mutex mu_;  // one decode() at a time per decoder
+  std::mutex hw_mu_;  // one nvjpegDecodeBatched call at a time
   std::map<std::string, int64_t> stats_;
 };
 

@@ -1,0 +1,182 @@
+"""Region-of-interest JPEG decoding on the CPU: decode only the rows and columns a crop needs.
+
+A small C library over libjpeg(-turbo) (`extensions/csrc/cpu/jpeg_roi.c`: `jpeg_crop_scanline` for
+columns, `jpeg_skip_scanlines` for rows, libjpeg's default ISLOW IDCT and fancy upsampling), so the
+pixels equal the same window of a full decode. It is built on first use with the system C compiler
+(`cc -O2 -shared -fPIC ... -ljpeg`) into `$TORCH_DALI_EXT_DIR` (default `~/.cache/torch_dali`),
+named by a hash of the source, and loaded with ctypes: ctypes releases the GIL during the call, so
+the executor's threads decode in parallel. Without a compiler or libjpeg, `available()` is False,
+`unavailable_reason()` says why, and callers keep their full-decode path.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..errors import DataError
+
+_SRC = Path(__file__).resolve().parents[2] / "extensions" / "csrc" / "cpu" / "jpeg_roi.c"
+_OK, _ERROR, _UNSUPPORTED, _BAD_ARGS = 0, 1, 2, 3
+_MSG_LEN = 256
+
+_lock = threading.Lock()
+_lib: ctypes.CDLL | None = None
+_tried = False
+_reason = ""
+
+
+class Unsupported(DataError):
+    """The JPEG is valid but not for this decoder (CMYK / YCCK): use the full decoder."""
+
+
+def _cache_dir() -> Path:
+    d = os.environ.get("TORCH_DALI_EXT_DIR")
+    return Path(d) if d else Path.home() / ".cache" / "torch_dali"
+
+
+def _build(src: Path) -> Path:
+    """Compiles `src` into the cache folder (once per source hash); returns the .so path."""
+    text = src.read_bytes()
+    key = hashlib.sha256(text).hexdigest()[:16]
+    out_dir = _cache_dir()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    so = out_dir / f"jpeg_roi-{key}.so"
+    if so.exists():
+        return so
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if not cc:
+        raise RuntimeError("no C compiler (cc/gcc/clang) on PATH")
+    # build under a unique name, then rename: concurrent builders never see a half-written file
+    fd, tmp = tempfile.mkstemp(prefix=f".jpeg_roi-{key}-", suffix=".so", dir=out_dir)
+    os.close(fd)
+    try:
+        r = subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", tmp, str(src), "-ljpeg"],
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            raise RuntimeError(f"compiling {src.name} failed: {(r.stderr or r.stdout).strip()[-600:]}")
+        os.replace(tmp, so)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return so
+
+
+def _load() -> ctypes.CDLL | None:
+    global _lib, _tried, _reason
+    if _tried:
+        return _lib
+    with _lock:
+        if _tried:
+            return _lib
+        try:
+            if os.environ.get("TORCH_DALI_NO_JPEG_ROI"):
+                raise RuntimeError("disabled by TORCH_DALI_NO_JPEG_ROI")
+            if not _SRC.exists():
+                raise RuntimeError(f"source {_SRC} not found")
+            lib = ctypes.CDLL(str(_build(_SRC)))
+            c_p, c_int, c_size = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
+            c_ip = ctypes.POINTER(ctypes.c_int)
+            lib.tdj_header.argtypes = [c_p, c_size, c_ip, c_ip, c_ip, c_ip, c_ip, ctypes.c_char_p, c_int]
+            lib.tdj_header.restype = c_int
+            lib.tdj_decode_roi.argtypes = [c_p, c_size, c_int, c_int, c_int, c_int, c_int, c_p, c_size,
+                                           ctypes.c_char_p, c_int]
+            lib.tdj_decode_roi.restype = c_int
+            _lib = lib
+        except Exception as e:  # no compiler, no libjpeg headers/library, read-only cache, ...
+            _lib, _reason = None, f"{type(e).__name__}: {e}"
+        _tried = True
+    return _lib
+
+
+def available() -> bool:
+    """Whether the ROI decoder is built and loaded (builds it on the first call)."""
+    return _load() is not None
+
+
+def unavailable_reason() -> str:
+    """Why `available()` is False ("" when it is True or was not asked yet)."""
+    return _reason
+
+
+def _buffer(data: torch.Tensor | bytes | np.ndarray) -> tuple[int, int, object]:
+    """(address, length, keep-alive) of the encoded bytes."""
+    if isinstance(data, torch.Tensor):
+        if data.dtype != torch.uint8 or data.dim() != 1:
+            raise DataError(f"expected encoded JPEG bytes as a 1-D uint8 tensor, got {data.dtype} "
+                            f"of shape {tuple(data.shape)}")
+        if data.device.type != "cpu" or not data.is_contiguous():
+            data = data.cpu().contiguous()
+        return data.data_ptr(), data.numel(), data
+    if isinstance(data, np.ndarray):
+        a = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
+        return a.ctypes.data, a.size, a
+    b = bytes(data)
+    buf = ctypes.create_string_buffer(b, len(b))
+    return ctypes.addressof(buf), len(b), buf
+
+
+def _message(msg: ctypes.Array) -> str:
+    return msg.value.decode("utf-8", "replace") or "unknown libjpeg error"
+
+
+def jpeg_header(data: torch.Tensor | bytes | np.ndarray) -> tuple[int, int, int, bool]:
+    """(height, width, components, progressive) from libjpeg's header parse; raises DataError."""
+    lib = _load()
+    if lib is None:
+        raise RuntimeError(f"the JPEG ROI decoder is not available: {_reason}")
+    ptr, n, keep = _buffer(data)
+    w, h, c, cs, prog = (ctypes.c_int() for _ in range(5))
+    msg = ctypes.create_string_buffer(_MSG_LEN)
+    rc = lib.tdj_header(ptr, n, ctypes.byref(w), ctypes.byref(h), ctypes.byref(c), ctypes.byref(cs),
+                        ctypes.byref(prog), msg, _MSG_LEN)
+    del keep
+    if rc != _OK:
+        raise DataError(f"corrupt JPEG header: {_message(msg)}")
+    return h.value, w.value, c.value, bool(prog.value)
+
+
+def decode_roi(data: torch.Tensor | bytes | np.ndarray,
+               window: tuple[int, int, int, int] | None = None, gray: bool = False,
+               out: torch.Tensor | None = None) -> torch.Tensor:
+    """Decodes rows [y, y+h) and columns [x, x+w) of a JPEG (`window=(y, x, h, w)`; None: all of
+    it) to an (h, w, 3) RGB or (h, w, 1) gray uint8 tensor, pixel-identical to cropping a full
+    libjpeg decode. No EXIF orientation is applied.
+
+    Raises `Unsupported` (a DataError) for CMYK/YCCK JPEGs, DataError with libjpeg's message for
+    corrupt or truncated data, ValueError for a window outside the image."""
+    lib = _load()
+    if lib is None:
+        raise RuntimeError(f"the JPEG ROI decoder is not available: {_reason}")
+    ptr, n, keep = _buffer(data)
+    c = 1 if gray else 3
+    if window is None:
+        hh, ww = jpeg_header(data)[:2]
+        y = x = 0
+    else:
+        y, x, hh, ww = (int(v) for v in window)
+        if hh <= 0 or ww <= 0:
+            raise ValueError(f"crop window {tuple(window)} is empty")
+    if out is None:
+        out = torch.empty((hh, ww, c), dtype=torch.uint8)
+    elif out.shape != (hh, ww, c) or out.dtype != torch.uint8 or not out.is_contiguous():
+        raise ValueError(f"`out` must be a contiguous uint8 tensor of shape {(hh, ww, c)}")
+    msg = ctypes.create_string_buffer(_MSG_LEN)
+    rc = lib.tdj_decode_roi(ptr, n, y, x, hh, ww, 1 if gray else 0, out.data_ptr(), out.numel(), msg,
+                            _MSG_LEN)
+    del keep
+    if rc == _OK:
+        return out
+    if rc == _UNSUPPORTED:
+        raise Unsupported(f"cannot decode this JPEG region by region: {_message(msg)}")
+    if rc == _BAD_ARGS:
+        raise ValueError(f"decode_roi: {_message(msg)} (window {(y, x, hh, ww)})")
+    raise DataError(f"corrupt JPEG data: {_message(msg)}")
