@@ -8,10 +8,12 @@ DALI, never a silently grey-padded image.
 """
 from __future__ import annotations
 
+import threading
+
 import io
 import struct
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import torch
@@ -386,15 +388,39 @@ def gpu_decodable(info: ImageInfo) -> bool:
         and info.bit_depth == 8
 
 
+_NVJPEG: dict[int, Any] = {}
+_NVJPEG_LOCK = threading.Lock()
+
+
+def _nvjpeg_decoder(device: torch.device) -> Any:
+    """Our nvJPEG extension's decoder for `device` (hardware engines + CUDA backend), or None."""
+    from .. import _extension
+    ext = _extension.load()
+    if ext is None or not getattr(ext, "has_nvjpeg", False):
+        return None
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    with _NVJPEG_LOCK:
+        if index not in _NVJPEG:
+            _NVJPEG[index] = ext.NvJpegDecoder(index)
+        return _NVJPEG[index]
+
+
 def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
                            output_type: types.DALIImageType = RGB,
-                           orientations: list[int] | None = None) -> list[torch.Tensor]:
-    """Decodes baseline JPEGs on the GPU in one batch (torchvision/nvJPEG); returns HWC uint8 tensors
-    on `device`. The single seam where our own nvJPEG extension will plug in."""
-    if _IMG is None or not hasattr(_IMG, "decode_jpegs_cuda"):
-        raise RuntimeError("torchvision has no GPU JPEG decoder")
+                           orientations: list[int] | None = None) -> list[torch.Tensor | None]:
+    """Decodes JPEGs on the GPU in one batch; HWC uint8 tensors on `device`, None where the GPU
+    decoder declined an image (the caller decodes those on the CPU). Uses our nvJPEG extension
+    when it loads (hardware decode engines), else torchvision's batched nvJPEG decode."""
     if orientations is None:
         orientations = [peek_image_info(d).orientation for d in datas]
+    dec = _nvjpeg_decoder(torch.device(device))
+    if dec is not None:
+        with torch.cuda.device(device):
+            hwcs = dec.decode([d.cpu().contiguous() for d in datas], "gray" if output_type == GRAY else "rgb")
+        return [None if h is None else _finish(apply_orientation(h.permute(2, 0, 1), o), output_type, None)
+                for h, o in zip(hwcs, orientations)]
+    if _IMG is None or not hasattr(_IMG, "decode_jpegs_cuda"):
+        raise RuntimeError("torchvision has no GPU JPEG decoder")
     mode = _GRAY if output_type == GRAY else _RGB
     chws = _IMG.decode_jpegs_cuda([d.cpu().contiguous() for d in datas], mode, torch.device(device))
     return [_finish(apply_orientation(c, o), output_type, None) for c, o in zip(chws, orientations)]

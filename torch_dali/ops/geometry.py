@@ -11,7 +11,9 @@ from ..errors import ArgumentError
 from ..functional import crop as C
 from ..functional.crop_window import random_crop_window
 from ..functional.resize import output_size, resize
-from ._operator import Operator, SampleContext
+from ..tensor_list import TensorList
+from . import _cuda_batch as cuda_batch
+from ._operator import BatchContext, Operator, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema, length, non_negative, one_of, positive, unit_interval
 
@@ -72,9 +74,8 @@ class Resize(_ImageOp):
                                 f"`resize_longer`, got mode={self.args['mode']!r}")
         self.dtype = _dtype(self.args["dtype"])
 
-    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        img = inputs[0]
-        self.check_image(img)
+    def target(self, img: torch.Tensor, args: dict[str, Any]) -> tuple[tuple[int, int], bool, bool]:
+        """(output size, flip_x, flip_y) for one image: negative sizes flip, as in DALI."""
         size = self.get(args, "size")
         if size is not None and not isinstance(size, (list, tuple)):
             size = [size]
@@ -85,10 +86,27 @@ class Resize(_ImageOp):
                           size=size, max_size=self.args["max_size"], mode=self.args["mode"])
         flip_y = ry < 0 or (size is not None and size[0] < 0)
         flip_x = rx < 0 or (size is not None and size[-1] < 0)
+        return out, flip_x, flip_y
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        img = inputs[0]
+        self.check_image(img)
+        out, flip_x, flip_y = self.target(img, args)
         y = resize(img, out, _interp_name(self.get(args, "interp_type")), self.args["antialias"],
                    _interp_name(self.get(args, "min_filter")), _interp_name(self.get(args, "mag_filter")),
                    self.dtype)
         return C.flip(y, flip_x, flip_y)
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        """On CUDA: every sample in one launch of our resize kernel, when the arguments allow."""
+        if cuda_batch.resize_ok(self, inputs[0]):
+            imgs = inputs[0].samples
+            targets = [self.target(im, {k: v[i] for k, v in args.items()}) for i, im in enumerate(imgs)]
+            if not any(fx or fy for _, fx, fy in targets):
+                interp = _interp_name(self.args["interp_type"]) or "linear"
+                outs = cuda_batch.resize(imgs, [t[0] for t in targets], self.args["antialias"], interp)
+                return [TensorList(outs, inputs[0].layout())]
+        return super().run_batch(ctx, inputs, args)
 
 
 # -- crop -------------------------------------------------------------------------------------------
@@ -138,6 +156,18 @@ class Flip(_ImageOp):
         self.check_image(inputs[0])
         return C.flip(inputs[0], bool(self.get(args, "horizontal")), bool(self.get(args, "vertical")))
 
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        """On CUDA a dense batch flips in two launches, not one per sample."""
+        tl = inputs[0]
+        if self.device.type == "cuda" and len(tl) and tl.is_dense_tensor() and tl[0].dim() == 3:
+            n = len(tl)
+            h = [bool(v) for v in args.get("horizontal", [self.args["horizontal"]] * n)]
+            v = [bool(x) for x in args.get("vertical", [self.args["vertical"]] * n)]
+            x = tl.as_tensor()
+            out = cuda_batch.flip_dense(x, h, v)
+            return [TensorList(out, tl.layout())]
+        return super().run_batch(ctx, inputs, args)
+
 
 # -- random resized crop ------------------------------------------------------------------------------
 
@@ -162,11 +192,24 @@ class RandomResizedCrop(_ImageOp):
         v = [v] if isinstance(v, (int, float)) else list(v)
         return (float(v[0]), float(v[-1]))
 
+    def window(self, ctx: SampleContext, img: torch.Tensor) -> tuple[int, int, int, int]:
+        return random_crop_window(ctx.rng, int(img.shape[0]), int(img.shape[1]), self.area, self.ratio,
+                                  self.args["num_attempts"])
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        """On CUDA: the same windows as the CPU path, cut and resized in one launch into a dense batch."""
+        tl = inputs[0]
+        if cuda_batch.rrc_ok(self, tl, args):
+            imgs = tl.samples
+            wins = [self.window(ctx.sample(i), im) for i, im in enumerate(imgs)]
+            out = cuda_batch.resized_crops(imgs, wins, self.size, self.args["antialias"])
+            return [TensorList(out, tl.layout())]
+        return super().run_batch(ctx, inputs, args)
+
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         img = inputs[0]
         self.check_image(img)
-        y, x, h, w = random_crop_window(ctx.rng, int(img.shape[0]), int(img.shape[1]), self.area,
-                                        self.ratio, self.args["num_attempts"])
+        y, x, h, w = self.window(ctx, img)
         return resize(img[y:y + h, x:x + w], self.size, _interp_name(self.get(args, "interp_type")),
                       self.args["antialias"], _interp_name(self.get(args, "min_filter")),
                       _interp_name(self.get(args, "mag_filter")), self.dtype)

@@ -10,6 +10,7 @@ from ..errors import ArgumentError
 from ..functional import crop as C
 from ..functional.normalize import crop_mirror_normalize, crop_mirror_normalize_batch, per_channel
 from ..tensor_list import TensorList
+from . import _cuda_batch as cuda_batch
 from ._operator import BatchContext, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema, one_of
@@ -56,8 +57,28 @@ class CropMirrorNormalize(Crop):
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
 
+    def _cuda_fast(self, tl: TensorList, args: dict[str, list[Any]]) -> TensorList | None:
+        """One launch of our fused kernel when every window lies inside its image and has one size."""
+        if "mean" in args or "std" in args or self.args["pad_output"] or self.dtype not in cuda_batch._OUT_DTYPES \
+                or float(self.args["scale"]) != 1.0 or float(self.args["shift"]) != 0.0 \
+                or self.device.type != "cuda" or not cuda_batch._images_ok(tl) or cuda_batch.kernels() is None:
+            return None
+        imgs = tl.samples
+        wins = [self.window(im, {k: v[i] for k, v in args.items()}) for i, im in enumerate(imgs)]
+        inside = all(y >= 0 and x >= 0 and y + h <= im.shape[0] and x + w <= im.shape[1]
+                     for (y, x, h, w), im in zip(wins, imgs))
+        if not inside or len({(w[2], w[3]) for w in wins}) != 1:
+            return None
+        mirror = args.get("mirror", [self.args["mirror"]] * len(imgs))
+        mean, std = self._stats({}, int(imgs[0].shape[2]), torch.device("cpu"))
+        out = cuda_batch.crop_mirror_normalize(imgs, wins, mirror, mean, std, self.dtype, self.layout == "CHW")
+        return TensorList(out, self.layout)
+
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         tl = inputs[0]
+        fast = self._cuda_fast(tl, args)
+        if fast is not None:
+            return [fast]
         if len(tl) == 0 or not tl.is_dense_tensor() or "mean" in args or "std" in args \
                 or tl[0].dim() != 3:
             return super().run_batch(ctx, inputs, args)

@@ -114,6 +114,8 @@ class ImageDecoder(Operator):
                 decoded = None
             if decoded is not None:
                 for i, img in zip(gpu_idx, decoded):
+                    if img is None:  # declined by the GPU decoder: the CPU path below takes it
+                        continue
                     win = self.gpu_window(ctx.sample(i), int(img.shape[0]), int(img.shape[1]))
                     if win is not None:
                         y, x, h, w = win

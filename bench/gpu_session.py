@@ -1,0 +1,211 @@
+"""One GPU session, everything in one run (device time is scarce): build the extension, run the
+user's examples on the GPU, measure throughput of torch_dali vs torchvision's GPU decode vs torch's
+DataLoader, the TorchPythonFunction-vs-built-in-flip ratio, and CPU/GPU parity of crops.
+
+    python bench/gpu_session.py --images 4096 --batch-size 256 --out results.json
+
+Each section is timed and guarded; a failure is recorded and the next section runs.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import runpy
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
+STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
+RESULTS: dict = {"sections": {}}
+
+
+def section(name):
+    def wrap(fn):
+        def run(*a, **k):
+            t0 = time.perf_counter()
+            try:
+                RESULTS["sections"][name] = {"result": fn(*a, **k), "ok": True}
+            except Exception as e:  # noqa: BLE001 - record and go on
+                RESULTS["sections"][name] = {"ok": False, "error": f"{type(e).__name__}: {e}",
+                                             "traceback": traceback.format_exc()[-3000:]}
+            RESULTS["sections"][name]["seconds"] = round(time.perf_counter() - t0, 2)
+            print(f"[{name}] {json.dumps(RESULTS['sections'][name].get('result', RESULTS['sections'][name].get('error')))[:600]}", flush=True)
+        return run
+    return wrap
+
+
+def train_pipe(root, batch, device_id, threads, flip_mode="cmn", seed=7):
+    from torch_dali import fn, pipeline_def, types
+    from torch_dali.plugin.pytorch import TorchPythonFunction  # noqa: F401
+
+    gpu = device_id is not None
+
+    @pipeline_def(batch_size=batch, num_threads=threads, device_id=device_id, seed=seed, prefetch_queue_depth=2)
+    def p():
+        jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
+        images = fn.decoders.image(jpegs, device="mixed" if gpu else "cpu", output_type=types.RGB)
+        images = fn.random_resized_crop(images, size=(224, 224))
+        coin = fn.random.coin_flip()
+        if flip_mode == "builtin":
+            images = fn.flip(images, horizontal=coin)
+            coin = None
+        elif flip_mode == "python":
+            images = fn.torch_python_function(images, function=hflip_hwc)
+            coin = None
+        kw = {"mirror": coin} if coin is not None else {}
+        images = fn.crop_mirror_normalize(images, mean=MEAN, std=STD, dtype=types.FLOAT, output_layout="CHW", **kw)
+        return images, labels
+    return p()
+
+
+def hflip_hwc(image):
+    """A cheap per-sample torch op for the Python-op benchmark: a horizontal flip of an HWC image."""
+    return image.flip(1)
+
+
+def rate(pipe, batches, warm=3):
+    pipe.build()
+    t_first = time.perf_counter()
+    out = pipe.run()
+    out[0].as_tensor()
+    torch.cuda.synchronize()
+    first = time.perf_counter() - t_first
+    for _ in range(warm - 1):
+        pipe.run()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(batches):
+        x = pipe.run()[0].as_tensor()
+    torch.cuda.synchronize()
+    r = batches * pipe.batch_size / (time.perf_counter() - t0)
+    pipe.shutdown()
+    return r, first
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--images", type=int, default=4096)
+    ap.add_argument("--batch-size", type=int, default=256)
+    ap.add_argument("--batches", type=int, default=12)
+    ap.add_argument("--out", default="gpu_session.json")
+    ap.add_argument("--skip-dataloader", action="store_true")
+    args = ap.parse_args()
+    RESULTS["machine"] = {"gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+                          "cpus": os.cpu_count(), "torch": torch.__version__, "python": platform.python_version()}
+    RESULTS["command"] = " ".join(sys.argv)
+
+    @section("extension_build")
+    def build():
+        from torch_dali import _extension
+        t0 = time.perf_counter()
+        m = _extension.load()
+        return {"loaded": m is not None, "status": _extension.status(), "build_s": round(time.perf_counter() - t0, 1)}
+    build()
+
+    tmp = tempfile.mkdtemp()
+    from torch_dali.sample_data import make_benchmark_folder, make_sample_dataset
+
+    @section("data")
+    def data():
+        t0 = time.perf_counter()
+        make_benchmark_folder(os.path.join(tmp, "q90"), args.images, quality=90, subsampling="4:2:0")
+        make_sample_dataset(os.path.join(tmp, "sample"), images_per_class=8)
+        return {"images": args.images, "seconds": round(time.perf_counter() - t0, 1)}
+    data()
+    q90 = os.path.join(tmp, "q90")
+
+    @section("serialization_example_gpu")
+    def ser():
+        os.environ["RECORDIO_DIR"] = os.path.join(tmp, "sample")
+        g = runpy.run_path(str(ROOT / "examples" / "mission" / "serialization.py"))
+        imgs = g["original_pipe_out"][0]
+        return {"check_difference": [float(v) for v in g["result"]], "output_on": str(imgs.device)}
+    ser()
+
+    @section("throughput_torch_dali")
+    def td():
+        r, first = rate(train_pipe(q90, args.batch_size, 0, 8), args.batches)
+        mem = torch.cuda.max_memory_allocated() / 2**20
+        return {"images_per_s": round(r), "first_batch_s": round(first, 2), "max_gpu_mem_mib": round(mem)}
+    td()
+
+    @section("python_op_vs_builtin_flip")
+    def pyop():
+        b, _ = rate(train_pipe(q90, args.batch_size, 0, 8, "builtin"), args.batches)
+        p, _ = rate(train_pipe(q90, args.batch_size, 0, 8, "python"), args.batches)
+        return {"builtin_flip_images_per_s": round(b), "torch_python_function_flip_images_per_s": round(p),
+                "ratio": round(p / b, 3)}
+    pyop()
+
+    @section("cpu_gpu_parity")
+    def parity():
+        g = train_pipe(q90, 32, 0, 4)
+        c = train_pipe(q90, 32, None, 4)
+        g.build()
+        c.build()
+        xg, lg = g.run()
+        xc, lc = c.run()
+        a, b = xg.as_tensor().cpu(), xc.as_tensor()
+        d = (a - b).abs()
+        return {"labels_equal": bool(torch.equal(lg.as_tensor().cpu(), lc.as_tensor())),
+                "max_abs_diff": float(d.max()), "mean_abs_diff": float(d.mean()),
+                "note": "normalized units (1 level = 1/58); GPU decode upsamples chroma differently"}
+    parity()
+
+    @section("torchvision_gpu_decode")
+    def tvgpu():
+        import glob
+        import torchvision
+        from torchvision.transforms import v2
+        files = sorted(glob.glob(os.path.join(q90, "*", "*.jpg")))[: args.batch_size * 8]
+        datas = [torchvision.io.read_file(f) for f in files]
+        tf = v2.Compose([v2.RandomResizedCrop(224, antialias=True), v2.RandomHorizontalFlip()])
+        mean = torch.tensor(MEAN, device="cuda").view(1, 3, 1, 1)
+        std = torch.tensor(STD, device="cuda").view(1, 3, 1, 1)
+
+        def one(k):
+            chunk = datas[k * args.batch_size:(k + 1) * args.batch_size]
+            imgs = torchvision.io.decode_jpeg(chunk, device="cuda")
+            x = torch.stack([tf(i) for i in imgs]).float()
+            return (x - mean) / std
+        one(0)
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for k in range(1, 8):
+            one(k)
+        torch.cuda.synchronize()
+        return {"images_per_s": round(7 * args.batch_size / (time.perf_counter() - t0))}
+    tvgpu()
+
+    if not args.skip_dataloader:
+        @section("torch_dataloader_16_workers")
+        def dl():
+            sys.argv = [sys.argv[0]]
+            sys.path.insert(0, str(ROOT / "bench"))
+            from cpu_vs_dataloader import run_dataloader
+            return {"images_per_s": round(run_dataloader(q90, args.batch_size, os.cpu_count(), 8))}
+        dl()
+
+    s = RESULTS["sections"]
+    try:
+        base = s["throughput_torch_dali"]["result"]["images_per_s"]
+        RESULTS["ratios"] = {k: round(base / v["result"]["images_per_s"], 2) for k, v in s.items()
+                             if v.get("ok") and isinstance(v.get("result"), dict) and "images_per_s" in v["result"]
+                             and k != "throughput_torch_dali"}
+    except KeyError:
+        pass
+    Path(args.out).write_text(json.dumps(RESULTS, indent=2))
+    print("RATIOS", RESULTS.get("ratios"))
+
+
+if __name__ == "__main__":
+    main()
