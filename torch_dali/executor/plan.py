@@ -12,7 +12,7 @@ import torch
 from ..errors import GraphError, PipelineError, TorchDaliError
 from ..graph.graph import Graph
 from ..graph.node import Node
-from ..ops._operator import BatchContext, Operator, SampleContext, sample_arg
+from ..ops._operator import BatchContext, Operator, SampleContext, parallel_map, sample_arg
 from ..tensor_list import TensorList
 
 
@@ -171,7 +171,7 @@ class Plan:
             for i in range(bs):
                 one(i)
         else:
-            list(self.pool.map(one, range(bs)))
+            parallel_map(self.pool, one, bs)
         for n in nodes:
             op = self.ops[n.id]
             keep = values[(n.inputs[0].node.id, n.inputs[0].index)].layout() if n.inputs else ""

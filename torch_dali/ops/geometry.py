@@ -161,8 +161,8 @@ class Flip(_ImageOp):
         tl = inputs[0]
         if self.device.type == "cuda" and len(tl) and tl.is_dense_tensor() and tl[0].dim() == 3:
             n = len(tl)
-            h = [bool(v) for v in args.get("horizontal", [self.args["horizontal"]] * n)]
-            v = [bool(x) for x in args.get("vertical", [self.args["vertical"]] * n)]
+            h = [bool(v) for v in (args["horizontal"] if "horizontal" in args else [self.args["horizontal"]] * n)]
+            v = [bool(x) for x in (args["vertical"] if "vertical" in args else [self.args["vertical"]] * n)]
             x = tl.as_tensor()
             out = cuda_batch.flip_dense(x, h, v)
             return [TensorList(out, tl.layout())]

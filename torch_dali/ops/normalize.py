@@ -69,7 +69,7 @@ class CropMirrorNormalize(Crop):
                      for (y, x, h, w), im in zip(wins, imgs))
         if not inside or len({(w[2], w[3]) for w in wins}) != 1:
             return None
-        mirror = args.get("mirror", [self.args["mirror"]] * len(imgs))
+        mirror = args["mirror"] if "mirror" in args else [self.args["mirror"]] * len(imgs)
         mean, std = self._stats({}, int(imgs[0].shape[2]), torch.device("cpu"))
         out = cuda_batch.crop_mirror_normalize(imgs, wins, mirror, mean, std, self.dtype, self.layout == "CHW")
         return TensorList(out, self.layout)
@@ -86,7 +86,7 @@ class CropMirrorNormalize(Crop):
         wins = [self.window(imgs[i], {k: v[i] for k, v in args.items()}) for i in range(len(tl))]
         if len({(w[2], w[3]) for w in wins}) != 1:  # trimmed windows of different sizes
             return super().run_batch(ctx, inputs, args)
-        mirror = args.get("mirror", [self.args["mirror"]] * len(tl))
+        mirror = args["mirror"] if "mirror" in args else [self.args["mirror"]] * len(tl)
         mean, std = self._stats({}, int(imgs.shape[3]), imgs.device)
         anchors = torch.tensor([[w[0], w[1]] for w in wins], dtype=torch.int64)
         out = crop_mirror_normalize_batch(imgs, anchors, (wins[0][2], wins[0][3]),
