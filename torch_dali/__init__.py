@@ -12,3 +12,4 @@ from . import ops  # noqa: F401,E402
 from . import fn  # noqa: F401,E402
 from .loader import DataLoader  # noqa: F401,E402
 from .plugin import pytorch as _plugin_pytorch  # noqa: F401,E402
+from .datasets import from_dataset  # noqa: F401,E402

@@ -163,7 +163,18 @@ class Pipeline:
         """DALI's hook called before each run(); override to feed external sources."""
 
     def reset(self) -> None:
-        """Kept for DALI compatibility: readers move across epochs by themselves."""
+        """After an external source ended (run() raised StopIteration), starts its next epoch as
+        DALI does; otherwise nothing to do: readers move across epochs by themselves."""
+        if self._executor is not None:
+            from ..ops.external_source import reset_sources
+            reset_sources(self._executor)
+
+    def feed_input(self, data_node: Any, data: Any, layout: str | None = None, cuda_stream: Any = None,
+                   use_copy_kernel: bool = False) -> None:
+        """Queues the next batch of the external source `data_node` (its name or DataNode); call it
+        before each run(), e.g. in iter_setup(). A tuple of batches when it has num_outputs > 1."""
+        from ..ops.external_source import feed_input
+        feed_input(self, data_node, data, layout)
 
     # -- readers -------------------------------------------------------------------------------
     def _reader_ops(self, name: str | None):

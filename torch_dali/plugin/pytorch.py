@@ -123,11 +123,9 @@ class DALIGenericIterator:
         return results
 
     def _end_epoch(self) -> None:
-        size = self._shard_size()
+        """Ends the epoch with StopIteration; with auto_reset the next `for` loop starts the next."""
         if self._auto_reset:
             self.reset()
-            if self._counter < size:
-                return
         raise StopIteration
 
     next = __next__
@@ -136,8 +134,12 @@ class DALIGenericIterator:
         """Starts the next epoch; samples already read past the epoch's end count towards it."""
         size = self._shard_size()
         if self._counter >= size:
+            # Samples read past the epoch's end were returned to the caller (FILL, DROP's dropped
+            # batch) and count towards the next epoch; with PARTIAL they were cut off, so the
+            # next epoch returns `size` samples again (as DALI does).
             pad = self._padded or self._any_padded()
-            self._counter = 0 if pad else self._counter - size
+            partial = self._policy == LastBatchPolicy.PARTIAL
+            self._counter = 0 if (pad or partial) else self._counter - size
         self._epoch_done = False
 
     def _any_padded(self) -> bool:

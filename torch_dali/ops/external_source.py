@@ -1,0 +1,450 @@
+"""`fn.external_source` (DALI's ExternalSource): feed a pipeline from Python.
+
+Behaviour checked against DALI 2.4:
+
+* `source` is an iterable (`iter()` is taken at build), a generator function (called to make the
+  iterator, and called again where a cycle restarts), or a callable. A callable takes no argument,
+  or one: in batch mode the iteration number within the epoch (a `BatchInfo(iteration, epoch_idx)`
+  with `batch_info=True`); in per-sample mode (`batch=False`) a
+  `SampleInfo(idx_in_epoch, idx_in_batch, iteration, epoch_idx)`.
+* `batch=True`: each call / `next()` gives a whole batch, a list of samples or one array with a
+  leading batch dimension; the batch size of that iteration is its length. `batch=False`: one
+  sample per call, the pipeline's batch size samples per iteration.
+* With `num_outputs=k` each batch (or sample) is a tuple of k, one per output.
+* End of data (the iterator ends, or the callable raises StopIteration): `pipe.run()` raises
+  StopIteration. `cycle=None/False/"no"`: an iterable stays ended, even after `pipe.reset()`;
+  callables start a new epoch after `reset()`. `cycle="raise"`: StopIteration, then `reset()`
+  starts the iterable over. `cycle="quiet"/True`: the data repeats with no StopIteration (a reset
+  does not rewind it). A per-sample source that ends part-way through a batch drops that batch.
+  A generator *object* cannot be cycled (DALI refuses it too).
+* Without `source`, batches come from `pipe.feed_input(name, batch)`, in the order fed.
+
+Samples may be NumPy arrays, torch tensors (CPU or CUDA), anything with `__dlpack__` (CuPy,
+JAX...), `bytes` (uint8 1-D), Python or NumPy scalars (0-d, NumPy's types) or objects with
+`__array__`. They become torch tensors without a copy where the memory allows (`bytes` and
+read-only arrays are copied). A CPU external source given CUDA data copies it to the CPU; a GPU one
+given CPU data copies it over. Where DALI is stricter (Python scalars, bytes) torch_dali accepts.
+
+Accepted with no effect: `no_copy`, `prefetch_queue_depth`, `blocking`, `cuda_stream`,
+`use_copy_kernel`. `parallel=True` runs a per-sample callable on the pipeline's threads (DALI uses
+worker processes), so it must be thread-safe. `source` is stored in the graph as given: only what
+the YAML encoder can name round-trips; lists of arrays, generators and local functions do not.
+"""
+from __future__ import annotations
+
+import collections
+import inspect
+import threading
+from typing import Any, Callable, Iterator, NamedTuple
+
+import numpy as np
+import torch
+
+from .. import types
+from ..errors import ArgumentError, ArgumentTypeError, DataError, PipelineError
+from ..tensor_list import TensorList
+from ._operator import BatchContext, Operator
+from ._registry import register
+from ._schema import Arg, OpSchema, _enum, positive
+
+
+class SampleInfo(NamedTuple):
+    """What a per-sample source callable is given (DALI's `types.SampleInfo`)."""
+
+    idx_in_epoch: int
+    idx_in_batch: int
+    iteration: int
+    epoch_idx: int
+
+
+class BatchInfo(NamedTuple):
+    """What a batch source callable is given with `batch_info=True` (DALI's `types.BatchInfo`)."""
+
+    iteration: int
+    epoch_idx: int
+
+
+class SourceExhausted(PipelineError, StopIteration):
+    """An external source reached the end of its data: `pipe.run()` raises this StopIteration."""
+
+
+_CYCLES = {None: "no", False: "no", "no": "no", True: "quiet", "quiet": "quiet", "raise": "raise"}
+
+
+def _check_cycle(v: Any) -> str | None:
+    ok = any(v is k or (isinstance(k, str) and v == k) for k in _CYCLES)
+    return None if ok else "one of None, False, True, 'no', 'quiet', 'raise'"
+
+
+def _check_source(v: Any) -> str | None:
+    ok = v is None or callable(v) or hasattr(v, "__iter__")
+    return None if ok else "an iterable, a generator function or a callable"
+
+
+# -- converting Python data to torch -------------------------------------------------------------
+
+def _describe(x: Any) -> str:
+    if isinstance(x, (list, tuple)):
+        return f"{type(x).__name__} of {len(x)}"
+    if isinstance(x, (np.ndarray, torch.Tensor)):
+        return f"{type(x).__name__} of shape {tuple(x.shape)} and dtype {x.dtype}"
+    return type(x).__name__
+
+
+def to_tensor(x: Any, where: str) -> torch.Tensor:
+    """One sample as a torch tensor, sharing memory where it can."""
+    if isinstance(x, torch.Tensor):
+        return x
+    if isinstance(x, np.ndarray):
+        if x.dtype == object:
+            raise DataError(f"{where}: got a NumPy array of Python objects; give numbers")
+        if not x.flags.writeable:
+            x = x.copy()  # torch tensors are writable; never alias read-only memory
+        try:
+            return torch.from_numpy(x)
+        except (TypeError, ValueError):  # negative strides, unsupported dtype
+            return torch.from_numpy(np.ascontiguousarray(x).copy())
+    if isinstance(x, (bytes, bytearray, memoryview)):
+        buf = bytearray(x) if not isinstance(x, bytearray) else x
+        if not buf:
+            return torch.empty(0, dtype=torch.uint8)
+        return torch.frombuffer(buf, dtype=torch.uint8)
+    if isinstance(x, (bool, int, float, np.generic)):
+        return torch.from_numpy(np.asarray(x))
+    if hasattr(x, "__dlpack__"):  # CuPy, JAX, ...
+        return torch.from_dlpack(x)
+    if hasattr(x, "__cuda_array_interface__") or hasattr(x, "__array__"):
+        return torch.as_tensor(x) if hasattr(x, "__cuda_array_interface__") else to_tensor(np.asarray(x), where)
+    raise DataError(f"{where}: cannot make a tensor out of {_describe(x)}; give NumPy arrays, torch "
+                    "tensors, CuPy arrays, bytes or numbers")
+
+
+def to_batch(x: Any, where: str) -> TensorList:
+    """A batch: a list/tuple of samples, or one array whose first dimension is the batch."""
+    if isinstance(x, TensorList):
+        return x
+    if isinstance(x, (list, tuple)):
+        return TensorList([to_tensor(s, f"{where}, sample {i}") for i, s in enumerate(x)])
+    if isinstance(x, (np.ndarray, torch.Tensor)) or hasattr(x, "__dlpack__") \
+            or hasattr(x, "__cuda_array_interface__"):
+        t = to_tensor(x, where)
+        if t.dim() == 0:
+            raise DataError(f"{where}: a batch must be a list of samples or an array with a leading "
+                            f"batch dimension, got a 0-d {type(x).__name__}")
+        return TensorList(t)
+    raise DataError(f"{where}: a batch must be a list of samples or an array with a leading batch "
+                    f"dimension, got {_describe(x)}")
+
+
+# -- the op ---------------------------------------------------------------------------------------
+
+def _positional_params(fn: Callable[..., Any]) -> int | None:
+    """How many positional arguments `fn` needs (None when it cannot be inspected)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    n = 0
+    for p in sig.parameters.values():
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty:
+            n += 1
+        elif p.kind == p.VAR_POSITIONAL:
+            return max(n, 1)
+    return n
+
+
+class ExternalSource(Operator):
+    """Hands out batches from a Python source, or from `pipe.feed_input`."""
+
+    sample_wise = False
+    stateful = True
+
+    def setup(self) -> None:
+        a = self.args
+        src = a["source"]
+        self.k: int = a["num_outputs"] or 1
+        self.batch: bool = bool(a["batch"])
+        self.cycle: str = _CYCLES[a["cycle"]]
+        self.parallel = bool(a["parallel"])
+        self.epoch = 0
+        self.iteration = 0  # within the epoch
+        self.idx_in_epoch = 0
+        self.exhausted = False
+        self._it: Iterator[Any] | None = None
+        self._factory: Callable[[], Iterator[Any]] | None = None
+        self._call: Callable[[Any], Any] | None = None
+        self._lock = threading.Lock()
+        self._fed: collections.deque = collections.deque()
+        self._last_fed: Any = None
+        self.layouts = self._per_output("layout", a["layout"], str)
+        self.dtypes = [self._dtype(d) for d in self._per_output("dtype", a["dtype"], object)]
+        self.ndims = self._per_output("ndim", a["ndim"], int)
+        for k, (lay, nd) in enumerate(zip(self.layouts, self.ndims)):
+            if lay and nd is not None and len(lay) != nd:
+                raise ArgumentError(f"{self.name}: layout {lay!r} has {len(lay)} dimensions, ndim is {nd}")
+        if src is None:
+            if self.cycle != "no":
+                raise ArgumentError(f"{self.name}: `cycle` needs a `source`")
+            return
+        if inspect.isgenerator(src) and self.cycle != "no":
+            raise ArgumentTypeError(
+                f"{self.name}: cannot cycle through a generator object; pass the generator function "
+                "itself as `source` so it can be called again")
+        if inspect.isgeneratorfunction(src):
+            self._factory = src
+        elif callable(src):
+            if self.cycle != "no":
+                raise ArgumentError(f"{self.name}: `cycle` applies to iterables and generator functions, "
+                                    f"not to a callable ({getattr(src, '__name__', type(src).__name__)})")
+            n = _positional_params(src)
+            if n is not None and n > 1:
+                raise ArgumentTypeError(f"{self.name}: a `source` callable takes no argument or one "
+                                        f"(the iteration or sample info), this one needs {n}")
+            self._call = (lambda info, f=src: f(info)) if n else (lambda info, f=src: f())
+        elif hasattr(src, "__iter__"):
+            self._factory = lambda s=src: iter(s)
+        else:
+            raise ArgumentTypeError(f"{self.name}: `source` must be an iterable, a generator function or "
+                                    f"a callable, got {type(src).__name__}")
+        if self._factory is not None:
+            self._it = self._factory()
+
+    def _dtype(self, d: Any) -> torch.dtype | None:
+        if d is None or isinstance(d, torch.dtype):
+            return d
+        try:
+            return types.to_torch_dtype(_enum(types.DALIDataType, d))
+        except (ValueError, KeyError, TypeError):
+            raise ArgumentTypeError(f"{self.name}: `dtype` must be a data type such as types.FLOAT, "
+                                    f"got {d!r}") from None
+
+    def _per_output(self, key: str, value: Any, kind: type) -> list[Any]:
+        if isinstance(value, (list, tuple)):
+            if len(value) != self.k:
+                raise ArgumentError(f"{self.name}: `{key}` has {len(value)} entries, one per output "
+                                    f"({self.k}) is needed")
+            return list(value)
+        return [value] * self.k
+
+    # -- getting data ---------------------------------------------------------------------------
+    def _where(self) -> str:
+        return f"{self.name} '{self.node.name}'"
+
+    def _end(self) -> SourceExhausted:
+        self.exhausted = True
+        return SourceExhausted(f"{self._where()}: the source has no more data (pipe.reset() "
+                               + ("starts it over)" if self.cycle == "raise" or self._call is not None
+                                  else "does not restart it; use cycle='raise' or 'quiet')"),
+                               op=self.name, origin=self.node.origin)
+
+    def _next_item(self) -> Any:
+        """The next element of the iterable, wrapping around when cycle='quiet'."""
+        try:
+            return next(self._it)  # type: ignore[arg-type]
+        except StopIteration:
+            if self.cycle != "quiet":
+                raise self._end() from None
+        self._it = self._factory()  # type: ignore[misc]
+        try:
+            return next(self._it)
+        except StopIteration:
+            raise DataError(f"{self._where()}: the source is empty, so it cannot be cycled") from None
+
+    def _from_source(self, ctx: BatchContext) -> list[Any]:
+        """One iteration's raw data as k batches (lists of samples or dense arrays)."""
+        if self.batch:
+            if self._call is not None:
+                info: Any = BatchInfo(self.iteration, self.epoch) if self.args["batch_info"] else self.iteration
+                try:
+                    raw = self._call(info)
+                except StopIteration:
+                    raise self._end() from None
+            else:
+                raw = self._next_item()
+            return self._split(raw, "the batch")
+        n = ctx.batch_size
+
+        ended = object()
+
+        def one(i: int) -> Any:
+            if self._call is None:
+                return self._next_item()
+            try:
+                return self._call(SampleInfo(self.idx_in_epoch + i, i, self.iteration, self.epoch))
+            except StopIteration:  # never let it cross a thread pool or a generator
+                return ended
+
+        if self._call is not None and self.parallel:
+            samples = ctx.map(one, n)
+        else:
+            samples = []
+            for i in range(n):
+                samples.append(one(i))
+                if samples[-1] is ended:
+                    break
+        if any(s is ended for s in samples):
+            raise self._end()
+        self.idx_in_epoch += n
+        if self.k == 1:
+            return [samples]
+        split = [self._split(s, f"sample {i}") for i, s in enumerate(samples)]
+        return [[s[j] for s in split] for j in range(self.k)]
+
+    def _split(self, raw: Any, what: str) -> list[Any]:
+        if self.k == 1:
+            return [raw]
+        if not isinstance(raw, (tuple, list)) or len(raw) != self.k:
+            raise DataError(f"{self._where()}: with num_outputs={self.k}, {what} must be a tuple of "
+                            f"{self.k} (one per output), got {_describe(raw)}")
+        return list(raw)
+
+    def _from_feed(self) -> tuple[list[Any], str | None]:
+        with self._lock:
+            if self._fed:
+                item = self._fed.popleft()
+                self._last_fed = item
+                return item
+            if self.args["repeat_last"] and self._last_fed is not None:
+                return self._last_fed
+        raise DataError(f"{self._where()}: no data was fed; call pipe.feed_input('{self.node.name}', batch) "
+                        "before each pipe.run(), or give the external source a `source`")
+
+    def feed(self, data: Any, layout: str | None = None) -> None:
+        """Queues one batch (a tuple of k batches when num_outputs=k) for a later iteration."""
+        if self.args["source"] is not None:
+            raise ArgumentError(f"{self._where()}: it has a `source`; feed_input is only for external "
+                                "sources defined without one")
+        raw = self._split(data, "the fed data")
+        with self._lock:
+            self._fed.append((raw, layout))
+
+    # -- running --------------------------------------------------------------------------------
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
+                  args: dict[str, list[Any]]) -> list[TensorList]:
+        layout_override = None
+        fed = self._call is None and self._it is None
+        if fed:
+            raws, layout_override = self._from_feed()
+        else:
+            if self.exhausted:
+                raise self._end()
+            raws = self._from_source(ctx)
+        outs = []
+        for k, raw in enumerate(raws):
+            where = self._where() + (f" output {k}" if self.k > 1 else "")
+            if self.batch or fed:
+                tl = to_batch(raw, where)
+            else:
+                tl = TensorList([to_tensor(s, f"{where}, sample {i}") for i, s in enumerate(raw)])
+            outs.append(self._finish(tl, k, where, layout_override))
+        sizes = {len(t) for t in outs}
+        if len(sizes) > 1:
+            raise DataError(f"{self._where()}: the outputs have different batch sizes {[len(t) for t in outs]}")
+        if not len(outs[0]):
+            raise DataError(f"{self._where()}: the source gave an empty batch")
+        self.iteration += 1
+        return outs
+
+    def _finish(self, tl: TensorList, k: int, where: str, layout: str | None) -> TensorList:
+        dtype, ndim = self.dtypes[k], self.ndims[k]
+        layout = layout if layout is not None else (self.layouts[k] or "")
+        dense = tl._dense
+        samples = [dense] if dense is not None else tl.samples
+        for i, s in enumerate(samples):
+            nd = s.dim() - (1 if dense is not None else 0)
+            at = "" if dense is not None else f", sample {i}"
+            if dtype is not None and s.dtype != dtype:
+                raise DataError(f"{where}{at}: expected dtype {dtype} (the `dtype` argument), got {s.dtype}")
+            if ndim is not None and nd != ndim:
+                raise DataError(f"{where}{at}: expected {ndim} dimensions (the `ndim` argument), got "
+                                f"shape {tuple(s.shape)[1:] if dense is not None else tuple(s.shape)}")
+            if layout and nd != len(layout):
+                raise DataError(f"{where}{at}: layout {layout!r} needs {len(layout)} dimensions, got {nd}")
+        want = self.device
+        if dense is not None:
+            if dense.device != want:
+                dense = dense.to(want, non_blocking=True)
+            return TensorList(dense, layout)
+        return TensorList([s if s.device == want else s.to(want, non_blocking=True) for s in samples], layout)
+
+    # -- epochs ---------------------------------------------------------------------------------
+    def reset_source(self) -> None:
+        """After StopIteration: a new epoch. Iterables restart only with cycle='raise'."""
+        if not self.exhausted:
+            return
+        self.epoch += 1
+        self.iteration = 0
+        self.idx_in_epoch = 0
+        if self._call is not None:
+            self.exhausted = False
+        elif self.cycle == "raise":
+            self._it = self._factory()  # type: ignore[misc]
+            self.exhausted = False
+
+    def output_layout(self, index: int) -> str:
+        return self.layouts[index] or ""
+
+
+def reset_sources(executor: Any) -> None:
+    """`Pipeline.reset()`: after run() raised StopIteration, drops the stopped prefetch and starts a
+    new epoch of each external source (nothing happens otherwise, as in DALI)."""
+    ops = [op for op in executor.plan.ops.values() if isinstance(op, ExternalSource)]
+    if not any(op.exhausted for op in ops):
+        return
+    failed = getattr(executor, "_failed", None)
+    if executor.exec_async and not isinstance(failed, StopIteration):
+        return  # the consumer has not reached the end yet: batches before it are still queued
+    executor.stop()
+    for op in ops:
+        op.reset_source()
+
+
+def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) -> None:
+    """`Pipeline.feed_input`: queues `data` for the external source named `data_node`.
+
+    A pipeline fed this way runs each iteration when run() asks for it (after iter_setup fed it)
+    rather than prefetching ahead of the data.
+    """
+    from ..graph.node import DataNode
+    name = data_node.node.name if isinstance(data_node, DataNode) else data_node
+    executor = pipe._exec()
+    op = next((o for n, o in ((n, executor.plan.ops[n.id]) for n in executor.plan.nodes) if n.name == name),
+              None)
+    if op is None:
+        sources = [n.name for n in executor.plan.nodes if isinstance(executor.plan.ops[n.id], ExternalSource)]
+        raise ArgumentError(f"feed_input: no external source named {name!r} in this pipeline; external "
+                            f"sources: {', '.join(sources) or 'none'}")
+    if not isinstance(op, ExternalSource):
+        raise ArgumentError(f"feed_input: '{name}' is a {op.name}, not an external source")
+    op.feed(data, layout)
+    if executor.exec_async and executor._thread is None:
+        executor.exec_async = False  # produce when run() asks, after the data for it was fed
+
+
+register(OpSchema(
+    name="external_source", impl=ExternalSource, legacy_names=("ExternalSource",),
+    devices=("cpu", "gpu"), min_inputs=0, max_inputs=0,
+    num_outputs=lambda a: a.get("num_outputs") or 1,
+    doc="Feeds the pipeline from Python: an iterable, a generator function, a callable, or "
+        "pipe.feed_input().",
+    args=(
+        Arg("source", "any", None, "iterable, generator function or callable giving batches (or "
+            "samples with batch=False); None: data comes from pipe.feed_input", check=_check_source),
+        Arg("num_outputs", "int", None, "split each batch (a tuple) into this many outputs", check=positive),
+        Arg("batch", "bool", True, "the source gives whole batches (False: one sample per call)"),
+        Arg("cycle", "any", None, "None/False: end with StopIteration; 'quiet'/True: repeat; 'raise': "
+            "StopIteration, then reset() starts over", check=_check_cycle),
+        Arg("layout", "strs", None, "layout of the samples (one per output, or one for all)"),
+        Arg("dtype", "any", None, "expected element type (checked)"),
+        Arg("ndim", "any", None, "expected number of dimensions of a sample (checked)"),
+        Arg("batch_info", "bool", False, "a one-argument batch callable gets BatchInfo instead of the "
+            "iteration number"),
+        Arg("parallel", "bool", False, "run a per-sample callable on the pipeline's threads"),
+        Arg("prefetch_queue_depth", "int", 1, "accepted; no effect", check=positive),
+        Arg("no_copy", "bool", None, "accepted; data is never copied where it can be shared"),
+        Arg("blocking", "bool", None, "accepted; no effect"),
+        Arg("cuda_stream", "any", None, "accepted; no effect"),
+        Arg("use_copy_kernel", "bool", False, "accepted; no effect"),
+        Arg("repeat_last", "bool", False, "feed_input only: reuse the last batch fed when none is new"),
+    ),
+))
