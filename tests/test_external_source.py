@@ -168,7 +168,8 @@ def test_feed_input_order_and_errors():
 def test_numpy_torch_bytes_and_scalars_zero_copy():
     arr = np.arange(6, dtype=np.float32).reshape(3, 2)
     ten = torch.arange(4, dtype=torch.int16)
-    pipe = es_pipe(lambda: [arr, ten, b"\x01\x02", 5, 2.5, np.int8(3), arr[::-1]], exec_async=False)
+    pipe = es_pipe(lambda: [arr, ten, b"\x01\x02", 5, 2.5, np.int8(3), arr[::-1]], batch_size=8,
+                   exec_async=False)
     (out,) = pipe.run()
     got = list(out)
     assert got[0].data_ptr() == torch.from_numpy(arr).data_ptr()  # shared, not copied
@@ -177,7 +178,7 @@ def test_numpy_torch_bytes_and_scalars_zero_copy():
     assert (got[3].dtype, got[3].shape, got[3].item()) == (torch.int64, (), 5)
     assert got[4].dtype == torch.float64 and got[5].dtype == torch.int8
     assert got[6].tolist() == arr[::-1].tolist()
-    dense = es_pipe(lambda: np.ones((5, 2, 2), np.uint8), layout="HW").run()[0]
+    dense = es_pipe(lambda: np.ones((5, 2, 2), np.uint8), batch_size=5, layout="HW").run()[0]
     assert len(dense) == 5 and dense.layout() == "HW" and dense.as_tensor().shape == (5, 2, 2)
 
 
@@ -305,3 +306,19 @@ def test_from_dataset_fields_and_errors():
 
     with pytest.raises(ArgumentTypeError, match="map-style"):
         torch_dali.from_dataset(iter([1, 2]))
+
+
+def test_batch_larger_than_batch_size_is_refused():
+    with pytest.raises(PipelineError, match="more than the pipeline's batch_size=4"):
+        es_pipe(lambda: [np.zeros(2)] * 5).run()
+
+
+def _gen_source():
+    yield [np.zeros(2, np.float32)] * 2
+
+
+def test_source_in_yaml_function_yes_iterable_no():
+    text = es_pipe(_gen_source, batch_size=2).serialize()
+    assert "source: test_external_source:_gen_source" in text
+    with pytest.raises(SerializationError, match="cannot be written to YAML"):
+        es_pipe([[np.zeros(2)]]).serialize()

@@ -178,3 +178,32 @@ def test_resnet18_trains_a_few_steps(files):
             losses.append(float(loss))
     assert len(losses) == 2 * len(loader) == 6
     assert all(math.isfinite(v) for v in losses)
+
+
+def _ddp_worker(rank, world, port, files, out):
+    import torch.distributed as dist
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    try:
+        dl = torch_dali.DataLoader(index_pipeline(files), batch_size=4, device="cpu")
+        assert (dl.rank, dl.world_size) == (rank, world)
+        seen = epoch_indices(dl)
+        counts = torch.tensor([len(dl)])
+        dist.all_reduce(counts, op=dist.ReduceOp.MAX)
+        assert int(counts) == len(dl)  # every rank runs the same number of steps
+        out[rank] = seen
+    finally:
+        dist.destroy_process_group()
+
+
+def test_ddp_ranks_from_process_group_are_disjoint(files):
+    import socket
+    import torch.multiprocessing as mp
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    n = len(files) - 2  # 22 samples on 2 ranks: 11 each, no padding needed
+    out = mp.Manager().dict()
+    mp.spawn(_ddp_worker, args=(2, port, files[:n], out), nprocs=2, join=True)
+    a, b = out[0], out[1]
+    assert len(a) == len(b) == n // 2
+    assert not set(a) & set(b) and set(a) | set(b) == set(range(n))

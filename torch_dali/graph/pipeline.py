@@ -141,8 +141,9 @@ class Pipeline:
 
     def run(self) -> tuple[TensorList, ...]:
         """The next batch of every output, as TensorLists."""
+        executor = self._exec()  # build first: iter_setup may feed inputs
         self.iter_setup()
-        batch = self._exec().next()
+        batch = executor.next()
         self._last_batch = batch
         self._consumed_state = batch.state
         return tuple(batch.outputs)

@@ -342,6 +342,9 @@ class ExternalSource(Operator):
             raise DataError(f"{self._where()}: the outputs have different batch sizes {[len(t) for t in outs]}")
         if not len(outs[0]):
             raise DataError(f"{self._where()}: the source gave an empty batch")
+        if len(outs[0]) > ctx.batch_size:
+            raise DataError(f"{self._where()}: the source gave a batch of {len(outs[0])} samples, more "
+                            f"than the pipeline's batch_size={ctx.batch_size}")
         self.iteration += 1
         return outs
 
@@ -428,7 +431,7 @@ register(OpSchema(
     doc="Feeds the pipeline from Python: an iterable, a generator function, a callable, or "
         "pipe.feed_input().",
     args=(
-        Arg("source", "any", None, "iterable, generator function or callable giving batches (or "
+        Arg("source", "source", None, "iterable, generator function or callable giving batches (or "
             "samples with batch=False); None: data comes from pipe.feed_input", check=_check_source),
         Arg("num_outputs", "int", None, "split each batch (a tuple) into this many outputs", check=positive),
         Arg("batch", "bool", True, "the source gives whole batches (False: one sample per call)"),

@@ -43,6 +43,13 @@ def _encode(value: Any, kind: str, where: str) -> Any:
         return value.name
     if kind == "callable" and value is not None:
         return function_ref(value, where)
+    if kind == "source" and value is not None:
+        if not callable(value) or hasattr(value, "__next__"):
+            raise SerializationError(
+                f"{where}: a {type(value).__name__} cannot be written to YAML (its data would have to go "
+                "into the file); give `source` a module-level function or generator function, or feed "
+                "the pipeline with feed_input()")
+        return function_ref(value, where)
     if isinstance(value, tuple):
         return [_encode(v, kind, where) for v in value]
     if isinstance(value, list):
@@ -136,7 +143,7 @@ def _decode_args(schema: Any, raw: dict[str, Any], where: str, allow: Any) -> di
     out: dict[str, Any] = {}
     for key, value in _strip(raw).items():
         arg = schema.arg(key)
-        if arg is not None and arg.kind == "callable" and isinstance(value, str):
+        if arg is not None and arg.kind in ("callable", "source") and isinstance(value, str):
             value = resolve_function(value, where, allow)
         out[key] = value
     return out
