@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ..graph.pipeline import Pipeline
 
 VERSION = 1
+MAX_BYTES = 16 * 2**20  # a pipeline is a page of text; refuse anything absurdly large before parsing
 PIPELINE_KEYS = ("batch_size", "num_threads", "device_id", "seed", "prefetch_queue_depth", "exec_async",
                  "exec_pipelined")
 
@@ -120,11 +121,24 @@ class _LineLoader(yaml.SafeLoader):
 
 def _parse(text: str | bytes, source: str) -> dict[str, Any]:
     if isinstance(text, bytes):
-        text = text.decode("utf-8")
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise SerializationError(f"{source}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    if len(text) > MAX_BYTES:
+        raise SerializationError(f"{source}: {len(text)} characters is more than a pipeline file may "
+                                 f"hold ({MAX_BYTES})")
     try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):  # anchors can expand without bound
+                line = event.start_mark.line + 1
+                raise SerializationError(f"{source} line {line}: YAML aliases (*name) are not allowed in "
+                                         "a pipeline file; write the value out")
         doc = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - _LineLoader is a SafeLoader
     except yaml.YAMLError as e:
         raise SerializationError(f"{source}: not valid YAML: {e}") from None
+    except RecursionError:
+        raise SerializationError(f"{source}: nested too deeply to be a pipeline") from None
     if not isinstance(doc, dict) or "torch_dali_pipeline" not in doc:
         raise SerializationError(f"{source}: not a torch_dali pipeline (no `torch_dali_pipeline: {VERSION}` key)")
     if doc["torch_dali_pipeline"] != VERSION:
@@ -135,13 +149,16 @@ def _parse(text: str | bytes, source: str) -> dict[str, Any]:
     return doc
 
 
-def _strip(d: dict[str, Any]) -> dict[str, Any]:
+def _strip(d: Any, what: str = "value", source: str = "") -> dict[str, Any]:
+    if not isinstance(d, dict):
+        where = f"{source}: " if source else ""
+        raise SerializationError(f"{where}{what} must be a mapping, got {type(d).__name__}")
     return {k: v for k, v in d.items() if k != "__line__"}
 
 
 def _decode_args(schema: Any, raw: dict[str, Any], where: str, allow: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key, value in _strip(raw).items():
+    for key, value in _strip(raw, "`args`", where).items():
         arg = schema.arg(key)
         if arg is not None and arg.kind in ("callable", "source") and isinstance(value, str):
             value = resolve_function(value, where, allow)
@@ -173,11 +190,15 @@ def build_graph(doc: dict[str, Any], seed: int, source: str, allow: Any = None) 
                                      + (f" (did you mean {hint[0]!r}?)" if hint else "")) from None
         name = entry.get("name")
         where = f"{source} line {line}: {schema.display_name()} '{name}'"
+        if name is not None and not isinstance(name, str):
+            raise SerializationError(f"{where}: `name` must be a string")
+        if not isinstance(entry.get("inputs") or [], list):
+            raise SerializationError(f"{where}: `inputs` must be a list of op names")
         unknown = set(_strip(entry)) - {"name", "op", "device", "seed", "args", "inputs", "arg_inputs"}
         if unknown:
             raise SerializationError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
         device = entry.get("device", schema.devices[0])
-        if device not in schema.devices:
+        if not isinstance(device, str) or device not in schema.devices:
             raise SerializationError(f"{where}: device must be one of {', '.join(schema.devices)}, got {device!r}")
         raw_args = entry.get("args") or {}
         if not isinstance(raw_args, dict):
@@ -189,7 +210,8 @@ def build_graph(doc: dict[str, Any], seed: int, source: str, allow: Any = None) 
             arg_line = raw_args.get("__line__", line)
             raise SerializationError(f"{source} line {arg_line}: {e}") from None
         inputs = [ref(x, line) for x in entry.get("inputs") or []]
-        arg_inputs = {k: ref(v, line) for k, v in _strip(entry.get("arg_inputs") or {}).items()}
+        arg_inputs = {k: ref(v, line) for k, v in _strip(entry.get("arg_inputs") or {}, "`arg_inputs`",
+                                                             f"{source} line {line}").items()}
         for k in arg_inputs:
             a = schema.arg(k)
             if a is None or not a.tensor:
@@ -234,8 +256,14 @@ def load_pipeline(text: str | bytes | None, filename: str | None, overrides: dic
             raise SerializationError(f"cannot read pipeline file {filename}: {e.strerror}") from None
     allow = overrides.pop("allow_modules", None)
     doc = _parse(text, source)  # type: ignore[arg-type]
-    params = {k: v for k, v in _strip(doc.get("pipeline") or {}).items() if k in PIPELINE_KEYS}
+    params = {k: v for k, v in _strip(doc.get("pipeline") or {}, "`pipeline`", source).items()
+              if k in PIPELINE_KEYS}
     params.update(overrides)
-    pipe = Pipeline(**params)
+    try:
+        pipe = Pipeline(**params)
+    except TorchDaliError as e:
+        raise SerializationError(f"{source}: `pipeline`: {e}") from None
+    except (TypeError, ValueError) as e:
+        raise SerializationError(f"{source}: `pipeline` has a bad value: {e}") from None
     pipe._graph = build_graph(doc, pipe.seed, source, allow)
     return pipe

@@ -25,20 +25,31 @@ reads DALI's contiguous range of it.
 Accepted with no effect: `initial_fill` (no shuffle buffer), `read_ahead`, `prefetch_queue_depth`
 (the pipeline prefetches whole batches), `skip_cached_images` (there is no decoder cache) and
 `tensor_init_bytes`. `lazy_init` defers listing the dataset to its first use.
+
+Bad data (`on_error`, on readers.file and readers.mxnet). With "raise" a sample that cannot be read
+is an error naming it. With "skip" the reader leaves it out and refills the batch from the
+samples that follow, so batches stay full and positions still run through each epoch to its end
+(an epoch with k bad samples yields n - k; with `pad_last_batch` its last batch is padded with its
+last good sample). A consumer that skips too (`decoders.image(on_error="skip")`) registers a check
+with `add_check`; the reader runs it on every sample it reads, on its threads, before the sample
+enters the batch, so the reader stays the one place that knows positions, epochs and labels. Bad
+samples are remembered (not read again) and logged once in `skip_log` (torch_dali.skips).
+The sample stream depends only on the seed and the data, so skipping is deterministic.
 """
 from __future__ import annotations
 
 import math
 import os
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import torch
 
 from ...errors import ArgumentError, DataError
 from ...executor.rng import permutation
+from ...skips import SkipLog, printable
 from ...tensor_list import TensorList
 from .._operator import BatchContext, Operator
-from .._schema import Arg, non_negative, positive
+from .._schema import Arg, non_negative, one_of, positive
 
 _DEFAULT_SHUFFLE_AFTER_EPOCH_SEED = 0x5EED_DA11
 
@@ -58,6 +69,24 @@ READER_ARGS: tuple[Arg, ...] = (
     Arg("dont_use_mmap", "bool", False, "read with plain file I/O instead of memory mapping"),
     Arg("tensor_init_bytes", "int", 1048576, "accepted; no effect"),
 )
+
+ON_ERROR_ARG = Arg("on_error", "str", "raise",
+                   "a sample that cannot be read or decoded: 'raise' (an error naming it) or 'skip' "
+                   "(leave it out, refill the batch; listed by torch_dali.skips.skipped)",
+                   check=one_of("raise", "skip"))
+
+#: a consumer's check of one sample's data: raises (DataError) when the consumer cannot use it
+SampleCheck = Callable[[torch.Tensor, str], None]
+
+
+def error_reason(e: BaseException, source: str) -> str:
+    """The part of an error message after the sample's name ("... x.jpg: <reason>")."""
+    msg = str(e).strip() or type(e).__name__
+    if source:
+        k = msg.find(source + ": ")
+        if k >= 0:
+            return msg[k + len(source) + 2:]
+    return msg
 
 
 class _EpochOrder:
@@ -89,7 +118,7 @@ def read_file_bytes(path: str, what: str) -> torch.Tensor:
             buf = bytearray(size)
             got = f.readinto(buf) if size else 0
     except OSError as e:
-        raise DataError(f"{what}: cannot read {path}: {e.strerror or e}") from None
+        raise DataError(f"{what}: cannot read {printable(path)}: {e.strerror or e}") from None
     if got != size:
         del buf[got:]
     if not buf:
@@ -122,6 +151,11 @@ class ReaderBase(Operator):
         self.last_sources: list[str] = []
         self._n: int | None = None
         self._order_cache: tuple[int, _EpochOrder] | None = None
+        self.skip: bool = a.get("on_error", "raise") == "skip"
+        self.skip_log = SkipLog()
+        self._bad: dict[int, tuple[str, str]] = {}  # index -> (op that refused it, why)
+        self._checks: list[tuple[str, SampleCheck, Callable[[], None] | None]] = []
+        self._misses = 0  # consecutive samples skipped (gives up after a whole dataset's worth)
         if not a["lazy_init"]:
             self._ensure_listed()
 
@@ -218,10 +252,88 @@ class ReaderBase(Operator):
                 self.position = 0
         return out
 
+    # -- bad data -----------------------------------------------------------------------------
+    def add_check(self, op: str, check: SampleCheck, reset: Callable[[], None] | None = None) -> None:
+        """A consumer of this reader's data output that skips bad samples: `check(data, source)`
+        raises on a sample it cannot use, which the reader then leaves out (logged under `op`).
+        `reset()` runs before each batch (the consumer drops what it kept from the last one)."""
+        self._checks.append((op, check, reset))
+
+    def reject(self, message: str, source: str, reason: str) -> None:
+        """A problem found while listing: an error (`message`), or with on_error="skip" a log entry."""
+        if not self.skip:
+            raise DataError(message)
+        self.skip_log.add(self.name, source, reason)
+
+    def _fetch(self, index: int) -> tuple[torch.Tensor, torch.Tensor | None] | tuple[str, str]:
+        """(data, label) of a sample every check accepts, else (op, reason) of its first refusal."""
+        known = self._bad.get(index)
+        if known is not None:
+            return known
+        source = self._source(index)
+        try:
+            data, label = self._load(index)
+        except Exception as e:  # noqa: BLE001 - any failure to read a sample is about that sample
+            if not self.skip:
+                raise
+            return self.name, error_reason(e, source)
+        for op, check, _ in self._checks:
+            try:
+                check(data, source)
+            except Exception as e:  # noqa: BLE001 - the consumer said no: its reason is logged
+                return op, error_reason(e, source)
+        return data, label
+
+    def _give_up_after(self) -> int:
+        return self.num_shards * self._per_shard() * self.num_shards
+
+    def _next_good(self, ctx: BatchContext) -> list[tuple[int, torch.Tensor, torch.Tensor | None]]:
+        """A full batch of samples that read (and pass the checks), refilled past bad ones."""
+        bs = ctx.batch_size
+        for _, _, reset in self._checks:
+            if reset is not None:
+                reset()
+        picked: list[tuple[int, torch.Tensor, torch.Tensor | None]] = []
+        while len(picked) < bs:
+            order = self._order(self.epoch)
+            stop = min(len(order), self.position + bs - len(picked))
+            chunk = order.take(self.position, stop)
+            self.position = stop
+            unique = list(dict.fromkeys(chunk))
+            fetched = dict(zip(unique, ctx.map(lambda k: self._fetch(unique[k]), len(unique))))
+            for i in chunk:  # logged here, in sample order, so the log is deterministic too
+                r = fetched[i]
+                if isinstance(r[0], str):
+                    op, reason = r  # type: ignore[misc]
+                    if i not in self._bad:
+                        self._bad[i] = (op, reason)
+                        self.skip_log.add(op, self._source(i), reason)
+                    self._misses += 1
+                else:
+                    picked.append((i, r[0], r[1]))  # type: ignore[arg-type]
+                    self._misses = 0
+            if self._misses >= self._give_up_after():
+                op, reason = next(reversed(self._bad.values()))
+                raise DataError(f"{self.name}: the last {self._misses} samples were all skipped "
+                                f"({len(self._bad)} bad samples, e.g. {op}: {reason}); no good "
+                                "sample is left to read")
+            if self.position >= len(order):
+                if self.pad and picked:
+                    picked += [picked[-1]] * (bs - len(picked))
+                self.epoch += 1
+                self.position = 0
+        return picked
+
     # -- running ------------------------------------------------------------------------------
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
                   args: dict[str, list[Any]]) -> list[TensorList]:
         self._ensure_listed()
+        if self.skip or self._checks:
+            picked = self._next_good(ctx)
+            indices = [p[0] for p in picked]
+            self.last_sources = [self._source(i) for i in indices]
+            return [TensorList([p[1] for p in picked]),
+                    self._batch_labels(indices, [p[2] for p in picked])]
         indices = self._next_indices(ctx.batch_size)
         unique = list(dict.fromkeys(indices))  # padding repeats a sample: load it once
         loaded = dict(zip(unique, ctx.map(lambda k: self._load(unique[k]), len(unique))))
