@@ -120,6 +120,25 @@ class Executor:
                 for t in ([tl._dense] if tl._dense is not None else tl.samples):
                     t.record_stream(consumer)
 
+    def memory_stats(self) -> dict[str, int]:
+        host = dev = 0
+        queued = list(self._queue.queue)
+        batches = [b for b in queued if isinstance(b, Batch)]
+        for b in batches:
+            for tl in b.outputs:
+                ts = [tl._dense] if tl._dense is not None else tl.samples
+                for t in ts:
+                    n = t.numel() * t.element_size()
+                    if t.is_cuda:
+                        dev += n
+                    else:
+                        host += n
+        pool = self.plan.pool
+        threads = (len(getattr(pool, "_threads", ())) if pool is not None else 0) + \
+            (1 if self._thread is not None and self._thread.is_alive() else 0)
+        return {"prefetched_batches": len(batches), "prefetched_host_bytes": host,
+                "prefetched_device_bytes": dev, "threads": threads}
+
     # -- control -------------------------------------------------------------------------------
     def stop(self) -> None:
         """Stops the producer and drops prefetched batches (state rewinds to what was consumed)."""

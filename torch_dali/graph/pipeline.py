@@ -210,6 +210,34 @@ class Pipeline:
         self._exec().restore(state)
         self._consumed_state = dict(state)
 
+    # -- memory ----------------------------------------------------------------------------------
+    def memory_stats(self) -> dict[str, int]:
+        """What this pipeline holds now: prefetched batches (host and device bytes), its threads,
+        and the CUDA caching allocator's totals for its device (shared with the rest of the process)."""
+        stats = {"prefetched_batches": 0, "prefetched_host_bytes": 0, "prefetched_device_bytes": 0,
+                 "threads": 0, "cuda_allocated_bytes": 0, "cuda_reserved_bytes": 0}
+        ex = self._executor
+        if ex is None:
+            return stats
+        stats.update(ex.memory_stats())
+        if ex.plan.cuda is not None:
+            import torch
+            stats["cuda_allocated_bytes"] = int(torch.cuda.memory_allocated(ex.plan.cuda))
+            stats["cuda_reserved_bytes"] = int(torch.cuda.memory_reserved(ex.plan.cuda))
+        return stats
+
+    def release_memory(self) -> None:
+        """Drops prefetched batches (the next run() recomputes them: nothing is skipped) and
+        returns cached CUDA blocks to the driver; for use between phases (train -> eval)."""
+        if self._executor is not None and self._consumed_state.get("ops") is not None \
+                and self._last_batch is not None:  # before the first run() nothing is prefetched
+            self._executor.restore(self._consumed_state)
+        import gc
+        gc.collect()
+        import torch
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
     # -- serialization -------------------------------------------------------------------------
     def serialize(self, define_graph: Callable | None = None, filename: str | None = None) -> str:
         from ..serialization.yaml_io import dump_pipeline

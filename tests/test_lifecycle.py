@@ -1,0 +1,151 @@
+"""Long runs and lifecycles: flat memory, no leaked threads or files, Ctrl-C, several pipelines."""
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from torch_dali import fn, pipeline_def, types
+from torch_dali.sample_data import make_image_folder
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    d = tmp_path_factory.mktemp("life")
+    make_image_folder(d, images_per_class=2, seed=5, mean_hw=(40, 48))
+    return str(d)
+
+
+def _pipe(root, **kw):
+    @pipeline_def(batch_size=8, num_threads=2, device_id=None, seed=3, **kw)
+    def p():
+        jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
+        images = fn.decoders.image(jpegs)
+        images = fn.random_resized_crop(images, size=(24, 24))
+        return fn.crop_mirror_normalize(images, mirror=fn.random.coin_flip()), labels
+    return p()
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_100_epochs_memory_flat(root):
+    pipe = _pipe(root)
+    pipe.build()
+    per_epoch = pipe.epoch_size("Reader") // 8
+    rss = []
+    for epoch in range(100):
+        for _ in range(per_epoch):
+            pipe.run()
+        if epoch in (9, 99):
+            gc.collect()
+            rss.append(_rss())
+    pipe.shutdown()
+    assert rss[1] <= rss[0] * 1.05, f"RSS grew from {rss[0] >> 20} MiB to {rss[1] >> 20} MiB"
+
+
+def _fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_50_pipelines_leak_no_threads_or_files(root):
+    p = _pipe(root)
+    p.build()
+    p.run()
+    p.shutdown()
+    del p
+    gc.collect()
+    threads0, fds0 = threading.active_count(), _fds()
+    for k in range(50):
+        p = _pipe(root)
+        p.build()
+        p.run()
+        if k % 2:
+            p.shutdown()  # half shut down explicitly, half only dropped
+        del p
+    gc.collect()
+    deadline = time.time() + 5
+    while threading.active_count() > threads0 and time.time() < deadline:
+        time.sleep(0.05)
+    assert threading.active_count() <= threads0, [t.name for t in threading.enumerate()]
+    assert _fds() <= fds0 + 2
+
+
+def test_memory_stats_and_release(root):
+    pipe = _pipe(root, prefetch_queue_depth=3)
+    pipe.build()
+    first = pipe.run()[1].as_tensor().clone()
+    deadline = time.time() + 5
+    while pipe.memory_stats()["prefetched_batches"] < 3 and time.time() < deadline:
+        time.sleep(0.02)
+    stats = pipe.memory_stats()
+    assert stats["prefetched_batches"] == 3 and stats["prefetched_host_bytes"] > 0 and stats["threads"] >= 2
+    expected = _pipe(root)
+    expected.build()
+    expected.run()
+    want = expected.run()[1].as_tensor()
+    pipe.release_memory()
+    assert pipe.memory_stats()["prefetched_batches"] == 0
+    assert np.array_equal(pipe.run()[1].as_tensor().numpy(), want.numpy())  # nothing skipped
+    assert first.shape[0] == 8
+
+
+def test_two_pipelines_and_a_non_main_thread(root):
+    a, b = _pipe(root), _pipe(root)
+    a.build()
+    b.build()
+    out = {}
+
+    def drive():
+        out["b"] = [b.run()[1].as_tensor().clone() for _ in range(3)]
+
+    t = threading.Thread(target=drive)
+    t.start()
+    got_a = [a.run()[1].as_tensor().clone() for _ in range(3)]
+    t.join(timeout=30)
+    assert not t.is_alive()
+    for x, y in zip(got_a, out["b"]):
+        assert np.array_equal(x.numpy(), y.numpy())  # same definition and seed: same batches
+    a.shutdown()
+    b.shutdown()
+
+
+def test_sigint_stops_iteration_within_two_seconds(root, tmp_path):
+    script = tmp_path / "loop.py"
+    script.write_text(textwrap.dedent(f"""
+        import time, sys
+        from torch_dali import fn, pipeline_def
+        def slow(x):
+            time.sleep(0.05)
+            return x
+        @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=1)
+        def p():
+            jpegs, labels = fn.readers.file(file_root={root!r})
+            return fn.torch_python_function(labels, function=slow)
+        pipe = p(); pipe.build(); pipe.run()
+        print("ready", flush=True)
+        try:
+            while True:
+                pipe.run()
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+    """))
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(0.5)
+    t0 = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=20)
+    elapsed = time.perf_counter() - t0
+    assert "interrupted" in out and proc.returncode == 0
+    assert elapsed < 2.0, f"took {elapsed:.2f} s to stop"
