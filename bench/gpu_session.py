@@ -98,6 +98,7 @@ def main():
     ap.add_argument("--batches", type=int, default=12)
     ap.add_argument("--out", default="gpu_session.json")
     ap.add_argument("--skip-dataloader", action="store_true")
+    ap.add_argument("--q95", action="store_true", help="also a q95 4:4:4 data set (for DALI and torch_dali)")
     args = ap.parse_args()
     RESULTS["machine"] = {"gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
                           "cpus": os.cpu_count(), "torch": torch.__version__, "python": platform.python_version()}
@@ -122,6 +123,10 @@ def main():
         return {"images": args.images, "seconds": round(time.perf_counter() - t0, 1)}
     data()
     q90 = os.path.join(tmp, "q90")
+    q95 = None
+    if args.q95:
+        q95 = make_benchmark_folder(os.path.join(tmp, "q95"), args.images, quality=95, subsampling="4:4:4",
+                                    mean_hw=(416, 438))
 
     @section("serialization_example_gpu")
     def ser():
@@ -137,6 +142,13 @@ def main():
         mem = torch.cuda.max_memory_allocated() / 2**20
         return {"images_per_s": round(r), "first_batch_s": round(first, 2), "max_gpu_mem_mib": round(mem)}
     td()
+
+    if q95 is not None:
+        @section("throughput_torch_dali_q95_444")
+        def td95():
+            r, first = rate(train_pipe(q95, args.batch_size, 0, 8), args.batches)
+            return {"images_per_s": round(r), "first_batch_s": round(first, 2)}
+        td95()
 
     @section("python_op_vs_builtin_flip")
     def pyop():
@@ -160,6 +172,65 @@ def main():
                 "max_abs_diff": float(d.max()), "mean_abs_diff": float(d.mean()),
                 "note": "normalized units (1 level = 1/58); GPU decode upsamples chroma differently"}
     parity()
+
+    @section("dali_same_run")
+    def dali():
+        """NVIDIA DALI 2.4 on the same data in the same run, when importable (see
+        ../shared/tools/dali_carry.sh for getting its wheel onto the GPU machine)."""
+        from nvidia.dali import fn as dfn, pipeline_def as dpipe, types as dtypes
+
+        def make(root):
+            @dpipe(batch_size=args.batch_size, num_threads=8, device_id=0, seed=7)
+            def p():
+                jpegs, labels = dfn.readers.file(file_root=root, random_shuffle=True, name="Reader")
+                images = dfn.decoders.image(jpegs, device="mixed", output_type=dtypes.RGB)
+                images = dfn.random_resized_crop(images, size=(224, 224))
+                images = dfn.crop_mirror_normalize(images, mirror=dfn.random.coin_flip(), mean=MEAN, std=STD,
+                                                   dtype=dtypes.FLOAT, output_layout="CHW")
+                return images, labels
+            return p()
+        out = {}
+        for name, root in (("q90_420", q90), ("q95_444", q95)):
+            if root is None:
+                continue
+            pipe = make(root)
+            t0 = time.perf_counter()
+            pipe.build()
+            pipe.run()
+            first = time.perf_counter() - t0
+            for _ in range(2):
+                pipe.run()
+            t0 = time.perf_counter()
+            for _ in range(args.batches):
+                pipe.run()
+            out[name] = {"images_per_s": round(args.batches * args.batch_size / (time.perf_counter() - t0)),
+                         "first_batch_s": round(first, 2)}
+            del pipe
+        return out
+    dali()
+
+    @section("host_profile_torch_dali")
+    def host_profile():
+        """Where the producer thread spends its time per batch (cProfile, top functions)."""
+        import cProfile
+        import io
+        import pstats
+        pipe = train_pipe(q90, args.batch_size, 0, 8)
+        pipe.build()
+        for _ in range(3):
+            pipe.run()
+        pipe._exec().stop()  # no producer thread racing the profiled calls
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(4):
+            pipe._exec().plan.run(10_000 + _)
+        torch.cuda.synchronize()
+        prof.disable()
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(25)
+        pipe.shutdown()
+        return {"top": buf.getvalue()[-6000:]}
+    host_profile()
 
     @section("torchvision_gpu_decode")
     def tvgpu():
