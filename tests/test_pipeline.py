@@ -202,3 +202,27 @@ def test_version_and_top_level_names():
     assert td.__version__
     assert td.TensorListCPU is td.TensorList
     assert types.FLOAT is types.DALIDataType.FLOAT and types.to_torch_dtype(types.FLOAT) == torch.float32
+
+
+def _noisy(x):
+    return x.float() + torch.rand(x.shape)  # draws from torch's global RNG
+
+
+def test_python_op_randomness_is_per_sample_and_isolated():
+    @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=5, prefetch_queue_depth=3)
+    def p():
+        images, _ = fn._test_images(fixed_size=True)
+        return fn.torch_python_function(images, function=_noisy)
+
+    a, b = p(), p()
+    a.build()
+    b.build()
+    torch.manual_seed(123)
+    expected_next = torch.rand(3)
+    torch.manual_seed(123)
+    for _ in range(3):  # two pipelines prefetching at once: each still reproducible
+        xa, xb = a.run()[0].as_tensor(), b.run()[0].as_tensor()
+        assert torch.equal(xa, xb)
+    assert torch.equal(torch.rand(3), expected_next)  # the caller's RNG stream is untouched
+    a.shutdown()
+    b.shutdown()

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+import warnings
 from pathlib import Path
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -97,8 +99,277 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK if same else EXIT_FAIL
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="torch-dali", description="torch_dali: GPU data pipelines with DALI's API")
+
+# -- YAML configs: run, validate, show, bench ----------------------------------------------------------
+
+class UsageError(Exception):
+    """A bad config, override or data path: reported in one message, exit code 2."""
+
+
+def _load(args: argparse.Namespace, check_data: bool = True):
+    """The config with --data, --set, --batch-size and --allow-module applied (unbuilt)."""
+    from . import configs
+    from .errors import TorchDaliError
+
+    try:
+        overrides = dict(configs.parse_set(item) for item in args.set)
+        pipe = configs.load(args.config, data=args.data, batch_size=args.batch_size, overrides=overrides,
+                            allow_modules=args.allow_module)
+    except TorchDaliError as e:
+        raise UsageError(str(e)) from None
+    missing = configs.missing_data(pipe) if check_data else []
+    if missing:
+        raise UsageError("\n".join(missing) + "\nthe shipped configs hold placeholder paths: pass --data PATH "
+                         "(or --set NODE.ARG=VALUE)")
+    return pipe
+
+
+def _batch_len(outs) -> int:
+    return len(outs[0]) if outs else 0
+
+
+def _sync(outs) -> None:
+    import torch
+    if any(o.is_cuda for o in outs):
+        torch.cuda.synchronize()
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    pipe = _load(args)
+    if args.save_config:
+        pipe.serialize(filename=args.save_config)
+        print(f"resolved config (overrides applied) written to {args.save_config}")
+    pipe.build()
+    t0 = time.perf_counter()
+    t_first = t0
+    steady = 0
+    images = 0
+    try:
+        for i in range(args.batches):
+            outs = pipe.run()
+            n = _batch_len(outs)
+            images += n
+            now = time.perf_counter()
+            if i == 0:
+                _sync(outs)
+                now = t_first = time.perf_counter()
+            else:
+                steady += n
+            rate = steady / (now - t_first) if i > 0 and now > t_first else images / max(now - t0, 1e-9)
+            sys.stderr.write(f"\rbatch {i + 1}/{args.batches}  {rate:,.1f} images/s")
+            sys.stderr.flush()
+        _sync(outs)
+        t_end = time.perf_counter()
+    finally:
+        sys.stderr.write("\n")
+        pipe.shutdown()
+    dt = t_end - t0
+    rate = steady / (t_end - t_first) if steady else images / dt
+    print(f"{args.config}: {args.batches} batches, {images} images in {dt:.2f} s: {rate:,.1f} images/s "
+          f"(after the first batch, which took {t_first - t0:.2f} s)")
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from . import configs, visualize
+
+    try:
+        problems = configs.check(args.config, args.allow_module)
+    except Exception as e:  # noqa: BLE001 - a missing file, say
+        raise UsageError(str(e)) from None
+    if problems:
+        for p in problems:
+            print(p, file=sys.stderr)
+        print(f"{args.config}: {len(problems)} problem{'s' if len(problems) > 1 else ''}", file=sys.stderr)
+        return EXIT_USAGE
+    pipe = _load(args, check_data=False)
+    print(f"{configs.find(args.config)}: OK")
+    print(visualize.describe(pipe))
+    for line in configs.missing_data(pipe):
+        print(f"note: {line} (pass --data PATH to run it)")
+    return EXIT_OK
+
+
+def _normalization(pipe) -> tuple[list[float] | None, list[float] | None, str]:
+    """The mean/std that undo the last CropMirrorNormalize (with its scale and shift), if any."""
+    nodes = [n for n in pipe.graph.reachable() if n.schema.name == "crop_mirror_normalize"]
+    if not nodes:
+        return None, None, ""
+    n = nodes[-1]
+    if "mean" in n.arg_inputs or "std" in n.arg_inputs:
+        return None, None, ""
+    as_list = (lambda v: [float(x) for x in v] if isinstance(v, (list, tuple)) else [float(v)])
+    mean, std = as_list(n.args.get("mean", 0.0)), as_list(n.args.get("std", 1.0))
+    scale, shift = float(n.args.get("scale", 1.0)), float(n.args.get("shift", 0.0))
+    if len(mean) != len(std):
+        mean, std = (mean * len(std), std) if len(mean) == 1 else (mean, std * len(mean))
+    eff_std = [s / scale for s in std]
+    return [m - shift * s for m, s in zip(mean, eff_std)], eff_std, n.name
+
+
+def _class_names(pipe) -> list[str] | None:
+    for n in pipe.graph.reachable():
+        root = n.args.get("file_root") if n.schema.name == "readers.file" else None
+        if root and not n.args.get("file_list") and not n.args.get("files") and Path(root).is_dir():
+            return sorted(p.name for p in Path(root).iterdir() if p.is_dir())
+    return None
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    import torch
+
+    from .visualize import to_nchw, to_uint8
+
+    pipe = _load(args)
+    try:
+        outs = pipe.run()
+        mean, std, where = _normalization(pipe)
+        x = to_uint8(to_nchw(outs[0]), mean, std)[: args.max_images]
+        labels = torch.empty(0)
+        if len(outs) > 1:
+            lab = outs[1].as_cpu().samples[: x.shape[0]]
+            labels = torch.stack([t.flatten()[0] if t.numel() else torch.tensor(-1) for t in lab])
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        save_grid(x, labels, str(out), mean=[0.0], std=[1.0], names=_class_names(pipe))
+    finally:
+        pipe.shutdown()
+    how = f"de-normalized with {where}'s mean/std" if where else "no CropMirrorNormalize: shown as is"
+    print(f"{x.shape[0]} images of one batch written to {out} ({how})")
+    return EXIT_OK
+
+
+class _OpTimer:
+    """Times each op of a Plan from the outside: batch ops by wrapping `run_batch`; a chain of
+    per-sample CPU ops as one step, split between its ops by their summed per-sample time."""
+
+    def __init__(self, plan) -> None:
+        import threading
+        import torch
+
+        self.plan = plan
+        self.seconds = {n.name: 0.0 for n in plan.nodes}
+        self._sample = {n.name: 0.0 for n in plan.nodes}
+        self._lock = threading.Lock()
+        self._sync = torch.cuda.synchronize if plan.cuda is not None else (lambda: None)
+        for step in plan.steps:
+            for node in step.nodes:
+                op = plan.ops[node.id]
+                if step.sample_wise:
+                    op.run_sample = self._per_sample(node.name, op.run_sample)
+                else:
+                    op.run_batch = self._per_batch(node.name, op.run_batch)
+        chain = plan._run_chain
+
+        def run_chain(nodes, *a, **kw):
+            before = {n.name: self._sample[n.name] for n in nodes}
+            t = time.perf_counter()
+            chain(nodes, *a, **kw)
+            wall = time.perf_counter() - t
+            spent = {n.name: self._sample[n.name] - before[n.name] for n in nodes}
+            total = sum(spent.values()) or 1.0
+            for name, s in spent.items():
+                self.seconds[name] += wall * s / total
+        plan._run_chain = run_chain
+
+    def _per_batch(self, name, fn):
+        def timed(*a, **kw):
+            self._sync()
+            t = time.perf_counter()
+            out = fn(*a, **kw)
+            self._sync()
+            self.seconds[name] += time.perf_counter() - t
+            return out
+        return timed
+
+    def _per_sample(self, name, fn):
+        def timed(*a, **kw):
+            t = time.perf_counter()
+            out = fn(*a, **kw)
+            dt = time.perf_counter() - t
+            with self._lock:
+                self._sample[name] += dt
+            return out
+        return timed
+
+    def reset(self) -> None:
+        for k in self.seconds:
+            self.seconds[k] = 0.0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .executor.plan import Plan
+
+    pipe = _load(args)
+    try:  # 1. throughput as a training loop sees it: the normal executor, prefetching
+        pipe.build()
+        _sync(pipe.run())
+        t0 = time.perf_counter()
+        images = 0
+        for _ in range(args.batches):
+            outs = pipe.run()
+            images += _batch_len(outs)
+        _sync(outs)
+        rate = images / (time.perf_counter() - t0)
+        graph, bs, threads, device_id = pipe.graph, pipe.batch_size, pipe.num_threads, pipe.device_id
+        strict = pipe._strict_device
+    finally:
+        pipe.shutdown()
+    # 2. per-op time: a plan of the same graph run step by step, synchronously
+    plan = Plan(graph, bs, threads, device_id, strict)
+    try:
+        timer = _OpTimer(plan)
+        plan.run(0)
+        timer.reset()
+        t0 = time.perf_counter()
+        for it in range(1, args.batches + 1):
+            outs = plan.run(it)
+        _sync(outs)
+        total = time.perf_counter() - t0
+    finally:
+        plan.close()
+    device = f"cuda:{plan.cuda.index}" if plan.cuda is not None else "cpu"
+    print(f"{args.config}: {rate:,.1f} images/s over {args.batches} batches of {bs} "
+          f"({threads} threads, {device}, prefetching)")
+    per = {n: s / args.batches * 1e3 for n, s in timer.seconds.items()}
+    slow = max(per, key=per.get)
+    whole = total / args.batches * 1e3
+    wn = max(len("op"), *(len(n.name) for n in plan.nodes))
+    wo = max(len("kind"), *(len(n.schema.name) for n in plan.nodes))
+    print(f"\nper-op time, ops run one after another ({whole:.1f} ms/batch in all, "
+          f"{bs * args.batches / total:,.1f} images/s without overlap):")
+    print(f"  {'op':<{wn}}  {'kind':<{wo}}  {'device':<10}  {'ms/batch':>9}  {'share':>6}")
+    for n in plan.nodes:
+        ran = plan.ops[n.id].device.type
+        dev = n.device if ran == "cuda" or n.device == "cpu" else f"{n.device}(cpu)"
+        mark = "  <- slowest" if n.name == slow else ""
+        print(f"  {n.name:<{wn}}  {n.schema.name:<{wo}}  {dev:<10}  {per[n.name]:9.2f}  "
+              f"{100 * per[n.name] / max(whole, 1e-9):5.1f}%{mark}")
+    print(f"slowest stage: {slow} ({next(n.schema.name for n in plan.nodes if n.name == slow)}), "
+          f"{per[slow]:.2f} ms/batch, {100 * per[slow] / max(whole, 1e-9):.0f}% of the pipeline's time")
+    return EXIT_OK
+
+
+def _config_args(p: argparse.ArgumentParser, data: bool = True) -> None:
+    from .configs import available
+
+    names = ", ".join(available())
+    p.add_argument("config", help="a pipeline YAML file" + (f", or a shipped config: {names}" if names else ""))
+    if data:
+        p.add_argument("--data", metavar="PATH", help="point the reader at PATH: readers.file -> file_root (a "
+                       "folder of class folders); readers.mxnet -> a .rec file (its .idx beside it) or a "
+                       "folder of .rec/.idx pairs")
+    p.add_argument("--set", action="append", default=[], metavar="NODE.ARG=VALUE",
+                   help="override an op argument (value read as YAML), e.g. Reader.random_shuffle=false, "
+                   "or a pipeline setting, e.g. num_threads=4; repeatable")
+    p.add_argument("--allow-module", action="append", default=[], metavar="MODULE",
+                   help="allow functions from MODULE to be imported from the YAML; repeatable")
+    p.add_argument("--batch-size", type=int, default=None, help="override the config's batch size")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="torch-dali", description="torch_dali: GPU data pipelines with DALI's API",
+                                     epilog="exit codes: 0 ok, 1 runtime failure, 2 usage or validation error")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="build the sample dataset, run the training pipeline, write a PNG grid")
     demo.add_argument("--out", default="demo_output", help="folder for the dataset, grid and YAML")
@@ -107,8 +378,61 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--threads", type=int, default=2)
     demo.add_argument("--images-per-class", type=int, default=24)
     demo.set_defaults(func=cmd_demo)
-    args = parser.parse_args(argv)
-    return int(args.func(args))
+
+    run = sub.add_parser("run", help="run a YAML pipeline for N batches, showing images/s")
+    _config_args(run)
+    run.add_argument("--batches", type=int, default=10, help="how many batches to run (default 10)")
+    run.add_argument("--save-config", metavar="FILE", help="write the config with overrides applied to FILE")
+    run.set_defaults(func=cmd_run)
+
+    val = sub.add_parser("validate", help="check a YAML pipeline; every problem is reported with its line")
+    _config_args(val)
+    val.set_defaults(func=cmd_validate)
+
+    show = sub.add_parser("show", help="write a labelled PNG grid of one batch")
+    _config_args(show)
+    show.add_argument("--out", default="grid.png", help="the PNG to write (default grid.png)")
+    show.add_argument("--max-images", type=int, default=64, help="at most this many images (default 64)")
+    show.set_defaults(func=cmd_show)
+
+    bench = sub.add_parser("bench", help="throughput and per-op time, naming the slowest stage")
+    _config_args(bench)
+    bench.add_argument("--batches", type=int, default=20, help="batches to time (default 20)")
+    bench.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error (2): returned, so main() can be called in-process
+        return e.code if isinstance(e.code, int) else (EXIT_OK if e.code is None else EXIT_USAGE)
+    if args.command == "demo":
+        return int(args.func(args))
+    for key in ("batches", "batch_size", "max_images"):
+        value = getattr(args, key, None)
+        if value is not None and value < 1:
+            print(f"torch-dali {args.command}: --{key.replace('_', '-')} must be >= 1, got {value}", file=sys.stderr)
+            return EXIT_USAGE
+    def warn(message, category, *_a, **_k) -> None:
+        print(f"torch-dali {args.command}: warning: {message}", file=sys.stderr)
+
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = warn
+            return int(args.func(args))
+    except UsageError as e:
+        print(f"torch-dali {args.command}: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"\ntorch-dali {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 - a runtime failure: one clear message, exit 1
+        print(f"torch-dali {args.command}: failed: {type(e).__name__}: {e}", file=sys.stderr)
+        if os.environ.get("TORCH_DALI_TRACEBACK"):
+            raise
+        return EXIT_FAIL
 
 
 if __name__ == "__main__":

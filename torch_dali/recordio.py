@@ -14,7 +14,7 @@ import mmap
 import os
 import struct
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -134,11 +134,15 @@ def write_recordio(rec_path: str | os.PathLike, idx_path: str | os.PathLike,
 
 # -- reading --------------------------------------------------------------------------------------------
 
-def read_index(idx_path: str | os.PathLike, rec_size: int | None = None) -> list[tuple[str, int]]:
-    """(key, offset) per line of an `.idx` file, in file order; offsets checked against `rec_size`."""
+def read_index(idx_path: str | os.PathLike, rec_size: int | None = None,
+               on_bad: Callable[[str, int, str], None] | None = None) -> list[tuple[str, int]]:
+    """(key, offset) per line of an `.idx` file, in file order; offsets checked against `rec_size`.
+
+    A bad line raises DataError; with `on_bad`, `on_bad(message, line number, reason)` is called
+    instead and the line left out."""
     path = os.fspath(idx_path)
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
     except OSError as e:
         raise DataError(f"RecordIO index {path}: cannot be read ({e.strerror or e})") from None
@@ -148,12 +152,16 @@ def read_index(idx_path: str | os.PathLike, rec_size: int | None = None) -> list
             continue
         parts = line.split()
         if len(parts) != 2 or not parts[1].isdigit():
-            raise DataError(f"RecordIO index {path}, line {no}: expected 'key<TAB>offset', got {line!r}")
-        offset = int(parts[1])
-        if rec_size is not None and offset + _FRAME.size > rec_size:
-            raise DataError(f"RecordIO index {path}, line {no}: offset {offset} is beyond the end of "
-                            f"the record file ({rec_size} bytes)")
-        out.append((parts[0], offset))
+            why = f"expected 'key<TAB>offset', got {line!r}"
+        elif rec_size is not None and int(parts[1]) + _FRAME.size > rec_size:
+            why = f"offset {parts[1]} is beyond the end of the record file ({rec_size} bytes)"
+        else:
+            out.append((parts[0], int(parts[1])))
+            continue
+        message = f"RecordIO index {path}, line {no}: {why}"
+        if on_bad is None:
+            raise DataError(message)
+        on_bad(message, no, why)
     return out
 
 

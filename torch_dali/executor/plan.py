@@ -82,6 +82,10 @@ class Plan:
                 raise
             except Exception as e:  # a bad argument combination found at build time
                 raise GraphError(f"{n.describe()}: {e}") from e
+        for n in self.nodes:  # ops that work with a neighbour (decoders.image(on_error="skip"))
+            connect = getattr(self.ops[n.id], "connect", None)
+            if connect is not None:
+                connect(self)
         self.steps = self._make_steps()
         self.pool = ThreadPoolExecutor(max(1, num_threads), thread_name_prefix="torch_dali",
                                        initializer=_worker_init) if num_threads > 1 else None

@@ -4,7 +4,8 @@ size probe.
 CPU decoding uses torchvision's libjpeg-turbo / libpng bindings (measured ~1.3x faster than PIL for
 500x375 q90 JPEGs on 2 cores, and pixel-identical to DALI 2.4's CPU decoder, fancy upsampling
 included); other formats (BMP, TIFF, ...) go through PIL. Truncated JPEG/PNG data is an error, as in
-DALI, never a silently grey-padded image.
+DALI, never a silently grey-padded image. A header declaring more than `max_pixels` pixels is
+refused before anything is allocated (a 1 kB file may claim 60000x60000: 10 GB of RGB).
 """
 from __future__ import annotations
 
@@ -260,7 +261,29 @@ def _finish(chw: torch.Tensor, output_type: types.DALIImageType,
 
 # -- CPU decoding ----------------------------------------------------------------------------------
 
+#: default `max_pixels` of the decoders: 2**28 pixels (16384x16384), 768 MiB as RGB uint8
+MAX_PIXELS = 1 << 28
+
+
+def check_pixels(data: torch.Tensor, max_pixels: int | None, source: str = "",
+                 op: str = "ImageDecoder", info: ImageInfo | None = None) -> None:
+    """Raises DataError when the header declares more than `max_pixels` pixels (an unreadable
+    header is left for the decoder to report)."""
+    if max_pixels is None:
+        return
+    if info is None:
+        try:
+            info = peek_image_info(data, source)
+        except DataError:
+            return
+    if info.height * info.width > max_pixels:
+        raise DataError(f"{op}: {source or 'sample'} declares {info.width}x{info.height} pixels; "
+                        f"more than the limit `max_pixels` ({max_pixels})")
+
+
 def _reason(e: BaseException) -> str:
+    if "cannot identify image file" in str(e):  # PIL names its BytesIO, not the data
+        return "not an image (no JPEG, PNG, BMP, TIFF, ... signature)"
     msg = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
     if ".cpp:" in msg:  # torchvision prefixes "decode_jpeg, /path/file.cpp:171, <reason>"
         msg = msg.split(", ", 2)[-1]
@@ -287,14 +310,31 @@ def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: 
     return torch.from_numpy(a.reshape(a.shape[0], a.shape[1], -1)).permute(2, 0, 1)
 
 
+def decode_chw(data: torch.Tensor, output_type: types.DALIImageType = RGB,
+               adjust_orientation: bool = True, source: str = "", op: str = "ImageDecoder",
+               max_pixels: int | None = MAX_PIXELS) -> torch.Tensor:
+    """The whole image as decoded, CHW (before color conversion, range scaling and copy to HWC);
+    `from_chw` finishes it. Raises DataError naming `source` as `decode_image` does."""
+    return _decode_chw(data, output_type, adjust_orientation, source, op, max_pixels)
+
+
+def from_chw(chw: torch.Tensor, output_type: types.DALIImageType = RGB,
+             dtype: torch.dtype = torch.uint8,
+             window: tuple[int, int, int, int] | None = None) -> torch.Tensor:
+    """What `decode_image` (window None) or `decode_image_crop` returns, from `decode_chw`'s image."""
+    return convert_range(_finish(chw, output_type, window), dtype)
+
+
 def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
-                adjust_orientation: bool, source: str, op: str) -> torch.Tensor:
+                adjust_orientation: bool, source: str, op: str,
+                max_pixels: int | None = None) -> torch.Tensor:
     if not isinstance(data, torch.Tensor) or data.dtype != torch.uint8 or data.dim() != 1:
         what = f"{data.dtype} tensor of shape {tuple(data.shape)}" if isinstance(data, torch.Tensor) \
             else type(data).__name__
         raise DataError(f"{op}: cannot decode {source or 'sample'}: expected encoded bytes as a 1-D "
                         f"uint8 tensor, got a {what}")
     data = data.cpu().contiguous()
+    check_pixels(data, max_pixels, source, op)
     try:
         if data.numel() == 0:
             raise ValueError("the data is empty (0 bytes)")
@@ -350,32 +390,36 @@ def _roi_decode(data: torch.Tensor, gray: bool, window: tuple[int, int, int, int
 
 def decode_image(data: torch.Tensor, output_type: types.DALIImageType = RGB,
                  dtype: torch.dtype = torch.uint8, adjust_orientation: bool = True,
-                 source: str = "", op: str = "ImageDecoder") -> torch.Tensor:
+                 source: str = "", op: str = "ImageDecoder",
+                 max_pixels: int | None = MAX_PIXELS) -> torch.Tensor:
     """Decodes one encoded image (1-D uint8 tensor) to an HWC tensor of `dtype` on the CPU.
 
-    Raises DataError naming `source` for empty, corrupt, truncated or unknown data."""
+    Raises DataError naming `source` for empty, corrupt, truncated or unknown data, and for a
+    header declaring more than `max_pixels` pixels (None: no limit)."""
     # (jpeg_roi's whole-image decode measured no faster than torchvision's: 0.58 ms both)
-    chw = _decode_chw(data, output_type, adjust_orientation, source, op)
+    chw = _decode_chw(data, output_type, adjust_orientation, source, op, max_pixels)
     return convert_range(_finish(chw, output_type, None), dtype)
 
 
 def decode_image_crop(data: torch.Tensor, window_fn: Callable[[int, int], tuple[int, int, int, int]],
                       output_type: types.DALIImageType = RGB,
                       dtype: torch.dtype = torch.uint8, adjust_orientation: bool = True,
-                      source: str = "", op: str = "ImageDecoderRandomCrop") -> torch.Tensor:
+                      source: str = "", op: str = "ImageDecoderRandomCrop",
+                      max_pixels: int | None = MAX_PIXELS) -> torch.Tensor:
     """Decodes and crops to `window_fn(H, W) -> (y, x, h, w)` of the (oriented) image. Pixels equal
     the crop of `decode_image`. Only the crop is converted and copied to HWC; for most JPEGs only
     the crop is decoded (`jpeg_roi`)."""
     plan = _roi_plan(data, output_type, adjust_orientation)
     if plan is not None:
         info, gray = plan
+        check_pixels(data, max_pixels, source, op, info)
         window = window_fn(info.height, info.width)  # drawn once: a fallback reuses it
         chw = _roi_decode(data, gray, window)
         if chw is not None:
             return convert_range(_finish(chw, output_type, None), dtype)
         chw = _decode_chw(data, output_type, adjust_orientation, source, op)
         return convert_range(_finish(chw, output_type, window), dtype)
-    chw = _decode_chw(data, output_type, adjust_orientation, source, op)
+    chw = _decode_chw(data, output_type, adjust_orientation, source, op, max_pixels)
     y, x, h, w = window_fn(int(chw.shape[1]), int(chw.shape[2]))
     return convert_range(_finish(chw, output_type, (y, x, h, w)), dtype)
 

@@ -11,9 +11,11 @@ is vmappable and draws no random numbers.
 """
 from __future__ import annotations
 
+import contextlib
 import random as _pyrandom
+import threading
 import traceback
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import torch
@@ -29,12 +31,31 @@ from ._schema import Arg, OpSchema, positive
 MAX_INPUTS = 64
 
 
-def _seed_globals(seed: int, cuda: bool) -> None:
-    torch.manual_seed(seed)
-    _pyrandom.seed(seed)
-    np.random.seed(seed & 0xFFFFFFFF)
-    if cuda:
-        torch.cuda.manual_seed(seed)
+_RNG_LOCK = threading.RLock()
+
+
+@contextlib.contextmanager
+def _seeded(seed: int, device: torch.device) -> Iterator[None]:
+    """Runs the body with the global RNGs (torch on the op's device, `random`, NumPy) seeded for
+    this sample, then puts the previous states back, so the training loop's own draws (dropout...)
+    are not disturbed. The lock keeps two pipelines' Python ops from seeding over each other."""
+    with _RNG_LOCK:
+        gen_cuda = torch.cuda.default_generators[device.index or 0] if device.type == "cuda" else None
+        saved = (torch.default_generator.get_state(), _pyrandom.getstate(), np.random.get_state(),
+                 gen_cuda.get_state() if gen_cuda is not None else None)
+        torch.default_generator.manual_seed(seed)
+        _pyrandom.seed(seed)
+        np.random.seed(seed & 0xFFFFFFFF)
+        if gen_cuda is not None:
+            gen_cuda.manual_seed(seed)
+        try:
+            yield
+        finally:
+            torch.default_generator.set_state(saved[0])
+            _pyrandom.setstate(saved[1])
+            np.random.set_state(saved[2])
+            if gen_cuda is not None:
+                gen_cuda.set_state(saved[3])
 
 
 class _PythonFunctionBase(Operator):
@@ -48,7 +69,13 @@ class _PythonFunctionBase(Operator):
         self._vmap_ok: bool | None = None if self.kind == "torch_python_function" else False
         self.fname = getattr(self.function, "__qualname__", repr(self.function))
         self.timeout = self.args.get("timeout")
+        self.reproducible = bool(self.args.get("reproducible", True))
         self._watch: Any = None
+
+    def _rng(self, key: int, device: torch.device) -> Any:
+        if not self.reproducible:
+            return contextlib.nullcontext()
+        return _seeded(key & 0x7FFFFFFFFFFFFFFF, device)
 
     def _call(self, *args: Any) -> Any:
         """Calls the function; with `timeout`, on a watcher thread so a hung call is reported."""
@@ -107,10 +134,10 @@ class _PythonFunctionBase(Operator):
                 return outs
         per_out: list[list[torch.Tensor]] = [[] for _ in range(self.num_outputs)]
         if self.batch_processing:
-            _seed_globals(hash_key(self.node.seed, ctx.iteration) & 0x7FFFFFFFFFFFFFFF, cuda)
             where = f"for batch {ctx.iteration}"
             try:
-                result = self._call(*[[self.to_user(t) for t in tl.samples] for tl in inputs])
+                with self._rng(hash_key(self.node.seed, ctx.iteration), ctx.device):
+                    result = self._call(*[[self.to_user(t) for t in tl.samples] for tl in inputs])
                 outs = self._outputs(result, f"{self.fname} {where}")
                 for k, o in enumerate(outs):
                     if not isinstance(o, (list, tuple)) or len(o) != n:
@@ -124,10 +151,10 @@ class _PythonFunctionBase(Operator):
         else:
             for i in range(n):
                 sc = ctx.sample(i)
-                _seed_globals(hash_key(self.node.seed, ctx.iteration, i) & 0x7FFFFFFFFFFFFFFF, cuda)
                 where = f"on sample {i}" + (f" ({sc.source})" if sc.source else "")
                 try:
-                    result = self._call(*[self.to_user(tl[i]) for tl in inputs])
+                    with self._rng(hash_key(self.node.seed, ctx.iteration, i), ctx.device):
+                        result = self._call(*[self.to_user(tl[i]) for tl in inputs])
                     for k, o in enumerate(self._outputs(result, f"{self.fname} {where}")):
                         per_out[k].append(self.from_user(o, f"{self.fname} output {k} {where}"))
                 except PipelineError:
@@ -239,6 +266,9 @@ def _args(batch_default: bool) -> tuple[Arg, ...]:
         Arg("output_layouts", "strs", None, doc="layout of each output, e.g. 'HWC'"),
         Arg("timeout", "float", None, doc="seconds a call may take before the pipeline reports it",
             check=positive),
+        Arg("reproducible", "bool", True, doc="seed the global RNGs per sample (then restore them) so "
+            "random transforms inside the function repeat for a pipeline seed; False skips the seeding "
+            "and its lock"),
         Arg("synchronize_stream", "bool", False, doc="accepted for DALI compatibility; the function "
             "already runs on the pipeline's stream, so no host synchronisation is needed"),
     )

@@ -4,6 +4,16 @@ ImageDecoderRandomCrop): encoded bytes -> HWC images, on the CPU or, with device
 The mixed op decodes baseline JPEGs in one batched GPU call and everything else (PNG, progressive
 or CMYK JPEG, ...) on the CPU threads, then uploads; sample order is kept. Without CUDA it is the
 CPU op.
+
+Bad data. A header declaring more than `max_pixels` pixels is refused before decoding. With
+`on_error="skip"` a sample that does not decode is left out and the batch refilled. Refilling is
+the reader's job (it alone knows positions, epochs and labels; dropping a sample here would leave
+its label in the reader's other output), so at build (`connect`) the decoder registers a check
+with the reader feeding it: the reader decodes each sample it reads with the decoder's own
+decode, on its threads, and leaves out those that fail; the decoded image is kept for this
+decoder, which finishes it (crop, color, dtype) without decoding twice. Costs: the random-crop
+decoder then decodes whole images (no region decode), and device='mixed' decodes on the CPU. The
+data must come straight from a reader's first output (else a GraphError at build).
 """
 from __future__ import annotations
 
@@ -12,13 +22,14 @@ from typing import Any, Callable
 import torch
 
 from ... import types
-from ...errors import ArgumentError, DataError
+from ...errors import ArgumentError, DataError, GraphError
 from ...functional import decode as D
 from ...functional.crop_window import random_crop_window
 from ...tensor_list import TensorList
 from .._operator import BatchContext, Operator, SampleContext
 from .._registry import register
-from .._schema import Arg, OpSchema, non_negative
+from .._schema import Arg, OpSchema, non_negative, positive
+from ..readers._base import ON_ERROR_ARG
 
 
 def _dtype_ok(v: Any) -> str | None:
@@ -62,6 +73,9 @@ _COMMON = (
     Arg("dtype", "dtype", types.UINT8, "element type; values are scaled to its range (FLOAT: 0..1)",
         check=_dtype_ok),
     Arg("adjust_orientation", "bool", True, "apply the EXIF orientation"),
+    Arg("max_pixels", "int", D.MAX_PIXELS, "refuse images whose header declares more pixels "
+        "(height x width) than this, before allocating them", check=positive),
+    ON_ERROR_ARG,
 )
 
 
@@ -77,12 +91,42 @@ class ImageDecoder(Operator):
         self.output_type: types.DALIImageType = self.args["output_type"]
         self.dtype = types.to_torch_dtype(self.args["dtype"])
         self.adjust = bool(self.args["adjust_orientation"])
+        self.max_pixels = int(self.args.get("max_pixels", D.MAX_PIXELS))
+        self.skip = self.args.get("on_error", "raise") == "skip"
+        self._decoded: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # id(data) -> (data, chw)
         # per-sample CPU path unless the op really runs on a GPU (mixed without CUDA = CPU op)
         self.sample_wise = self.device.type == "cpu"
 
+    # -- on_error="skip": the reader checks each sample with our decode --------------------------
+    def connect(self, plan: Any) -> None:
+        """At build: with on_error="skip", registers `_check` with the reader feeding us."""
+        if not self.skip:
+            return
+        src = self.node.inputs[0]
+        reader = plan.ops[src.node.id]
+        if src.index != 0 or not hasattr(reader, "add_check"):
+            raise GraphError(
+                f"{self.name}: on_error='skip' needs its encoded data straight from a reader's "
+                f"first output (readers.file, readers.mxnet, ...), so the reader can refill the "
+                f"batch; it gets output {src.index} of {src.node.describe()}")
+        reader.add_check(self.name, self._check, self._decoded.clear)
+
+    def _check(self, data: torch.Tensor, source: str) -> None:
+        """Decodes (raising DataError if it cannot) and keeps the image for `decode_one`."""
+        chw = D.decode_chw(data, self.output_type, self.adjust, source, self.name, self.max_pixels)
+        self._decoded[id(data)] = (data, chw)  # holding `data` keeps its id unique
+
+    def _kept(self, data: torch.Tensor) -> torch.Tensor | None:
+        entry = self._decoded.get(id(data))
+        return entry[1] if entry is not None and entry[0] is data else None
+
     # -- CPU --------------------------------------------------------------------------------------
     def decode_one(self, ctx: SampleContext, data: torch.Tensor) -> torch.Tensor:
-        return D.decode_image(data, self.output_type, self.dtype, self.adjust, ctx.source, self.name)
+        chw = self._kept(data)
+        if chw is not None:
+            return D.from_chw(chw, self.output_type, self.dtype)
+        return D.decode_image(data, self.output_type, self.dtype, self.adjust, ctx.source, self.name,
+                              self.max_pixels)
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         return self.decode_one(ctx, inputs[0])
@@ -103,7 +147,8 @@ class ImageDecoder(Operator):
             except DataError:
                 infos.append(None)  # the CPU decoder reports it, naming the file
         gpu_idx = [i for i, info in enumerate(infos) if info is not None and D.gpu_decodable(info)
-                   and self.output_type != types.ANY_DATA]
+                   and self.output_type != types.ANY_DATA and self._kept(datas[i]) is None
+                   and info.height * info.width <= self.max_pixels]
         out: list[torch.Tensor | None] = [None] * n
         if gpu_idx:
             try:
@@ -158,8 +203,12 @@ class ImageDecoderRandomCrop(ImageDecoder):
         return lambda h, w: random_crop_window(ctx.rng, h, w, self.area, self.aspect, self.attempts)
 
     def decode_one(self, ctx: SampleContext, data: torch.Tensor) -> torch.Tensor:
+        chw = self._kept(data)
+        if chw is not None:  # the same window and pixels as decode_image_crop's
+            window = self.window_fn(ctx)(int(chw.shape[1]), int(chw.shape[2]))
+            return D.from_chw(chw, self.output_type, self.dtype, window)
         return D.decode_image_crop(data, self.window_fn(ctx), self.output_type, self.dtype, self.adjust,
-                                   ctx.source, self.name)
+                                   ctx.source, self.name, self.max_pixels)
 
     def gpu_window(self, ctx: SampleContext, height: int, width: int) -> tuple[int, int, int, int] | None:
         return self.window_fn(ctx)(height, width)

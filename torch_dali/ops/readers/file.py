@@ -14,6 +14,10 @@ Listing rules checked against DALI 2.4:
   `file_root` when given.
 
 Outputs: the file's bytes as uint8 of shape (size,), the label as int32 of shape (1,).
+
+With `on_error="skip"` a `file_list` line naming a missing file or holding a bad label, a `files`
+entry that does not exist, and a file that cannot be read are left out (see `_base`). File names
+that are not UTF-8 are read as the bytes on disk (surrogate escapes) and shown as `\\xNN`.
 """
 from __future__ import annotations
 
@@ -27,7 +31,8 @@ from ...errors import ArgumentError, DataError
 from ...tensor_list import TensorList
 from .._registry import register
 from .._schema import Arg, OpSchema
-from ._base import READER_ARGS, ReaderBase, read_file_bytes
+from ...skips import printable
+from ._base import ON_ERROR_ARG, READER_ARGS, ReaderBase, read_file_bytes
 
 DEFAULT_FILTERS = ("*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm", "*.pgm",
                    "*.pbm", "*.jp2", "*.webp", "*.flac", "*.ogg", "*.wav")
@@ -100,8 +105,8 @@ class FileReader(ReaderBase):
             self._labels += [label] * len(names)
 
     def _list_file_list(self, list_path: str, root: str | None) -> None:
-        try:
-            with open(list_path, encoding="utf-8") as f:
+        try:  # names that are not UTF-8 become the bytes on disk (as os.listdir gives them)
+            with open(list_path, encoding="utf-8", errors="surrogateescape") as f:
                 lines = f.read().splitlines()
         except OSError as e:
             raise DataError(f"{self.name}: cannot read file_list {list_path}: {e.strerror or e}") from None
@@ -110,14 +115,20 @@ class FileReader(ReaderBase):
             if not line.strip():
                 continue
             m = _LABEL.match(line)
-            where = f"{self.name}: file_list {list_path}, line {no} ({line.strip()!r})"
+            source = f"{list_path}, line {no}"
+            where = printable(f"{self.name}: file_list {source} ({line.strip()!r})")
             if m is None:
-                raise DataError(f"{where}: expected 'path label'")
+                self.reject(f"{where}: expected 'path label'", source, "expected 'path label'")
+                continue
             if not m.group(2).isdigit():
-                raise DataError(f"{where}: the label must be a non-negative integer, got {m.group(2)!r}")
+                why = f"the label must be a non-negative integer, got {m.group(2)!r}"
+                self.reject(f"{where}: {why}", source, why)
+                continue
             path = os.path.join(base, m.group(1).strip())
             if not os.path.isfile(path):
-                raise DataError(f"{where}: file {path} does not exist")
+                self.reject(printable(f"{where}: file {path} does not exist"), path,
+                            f"does not exist (file_list line {no})")
+                continue
             self._paths.append(path)
             self._labels.append(int(m.group(2)))
 
@@ -130,11 +141,14 @@ class FileReader(ReaderBase):
         if len(labels) != len(files):
             raise ArgumentError(f"{self.name}: `labels` must have one entry per file ({len(files)}), "
                                 f"got {len(labels)}")
-        self._paths = [os.path.join(root, p) if root is not None else p for p in files]
-        self._labels = labels
-        for p in self._paths:
-            if not os.path.isfile(p):
-                raise DataError(f"{self.name}: file {p} (from `files`) does not exist")
+        for p, label in zip(files, labels):
+            path = os.path.join(root, p) if root is not None else p
+            if not os.path.isfile(path):
+                self.reject(printable(f"{self.name}: file {path} (from `files`) does not exist"), path,
+                            "does not exist (from `files`)")
+                continue
+            self._paths.append(path)
+            self._labels.append(label)
 
     # -- reading ------------------------------------------------------------------------------
     def _load(self, index: int) -> tuple[torch.Tensor, None]:
@@ -144,7 +158,7 @@ class FileReader(ReaderBase):
         return TensorList(torch.tensor([[self._labels[i]] for i in indices], dtype=torch.int32))
 
     def _source(self, index: int) -> str:
-        return self._paths[index]
+        return printable(self._paths[index])
 
     @property
     def paths(self) -> list[str]:
@@ -158,6 +172,7 @@ register(OpSchema(
     min_inputs=0, max_inputs=0, num_outputs=2,
     doc="Reads whole files (encoded images, audio...) and their integer labels.",
     args=READER_ARGS + (
+        ON_ERROR_ARG,
         Arg("file_root", "str", None, "folder of the data; with neither file_list nor files, "
             "one subfolder per class"),
         Arg("file_list", "str", None, "text file of 'path label' lines"),

@@ -5,6 +5,10 @@ the `path` files; its lines are read in offset order (keys are not used; repeate
 once). As an addition, `index_path` may instead list one `.idx` per `path` file (offsets per
 file). Outputs: the record's payload after its IRHeader and labels, as uint8 of shape (size,), and
 the labels as float32 of shape (1,) (flag 0: the header's label) or (flag,) (flag > 0).
+
+With `on_error="skip"` an `.idx` line that is malformed or points past the end of the data and a
+record that cannot be read (bad magic, a length running past the end, a short IRHeader) are left
+out (see `_base`).
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from ...errors import ArgumentError, DataError
 from ...recordio import RecordFile, read_index, unpack
 from .._registry import register
 from .._schema import Arg, OpSchema
-from ._base import READER_ARGS, ReaderBase
+from ._base import ON_ERROR_ARG, READER_ARGS, ReaderBase
 
 
 def _as_list(v: str | list[str]) -> list[str]:
@@ -54,7 +58,8 @@ class MXNetReader(ReaderBase):
             for s in sizes:
                 starts.append(starts[-1] + s)
             seen: set[int] = set()
-            for key, off in sorted(read_index(self._idx_paths[0], starts[-1]), key=lambda e: e[1]):
+            for key, off in sorted(read_index(self._idx_paths[0], starts[-1], self._bad_line(0)),
+                                   key=lambda e: e[1]):
                 if off in seen:
                     continue
                 seen.add(off)
@@ -63,11 +68,18 @@ class MXNetReader(ReaderBase):
         else:
             for k, idx in enumerate(self._idx_paths):
                 seen = set()
-                for key, off in sorted(read_index(idx, sizes[k]), key=lambda e: e[1]):
+                for key, off in sorted(read_index(idx, sizes[k], self._bad_line(k)), key=lambda e: e[1]):
                     if off not in seen:
                         seen.add(off)
                         self._entries.append((k, off, key))
         return len(self._entries)
+
+    def _bad_line(self, k: int):
+        """read_index's `on_bad`: with on_error="skip" a bad .idx line is logged and left out."""
+        if not self.skip:
+            return None
+        idx = self._idx_paths[k]
+        return lambda message, no, why: self.reject(message, f"{idx}, line {no}", why)
 
     def _load(self, index: int) -> tuple[torch.Tensor, torch.Tensor]:
         k, offset, key = self._entries[index]
@@ -97,6 +109,7 @@ register(OpSchema(
     min_inputs=0, max_inputs=0, num_outputs=2,
     doc="Reads records of MXNet RecordIO files (.rec + .idx) and their float labels.",
     args=READER_ARGS + (
+        ON_ERROR_ARG,
         Arg("path", "strs", doc="RecordIO (.rec) files, read in order"),
         Arg("index_path", "strs", doc="the .idx file (one for all of `path`, or one per file)"),
     ),

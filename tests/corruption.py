@@ -1,0 +1,152 @@
+"""The bad-data corpus: one small dataset per kind of damage, built from generated images.
+
+Each `Case` is a dataset of `GOOD` good images around one item under test, so a run shows both what
+happens to the bad item and that the good ones around it still arrive (in order, batches full).
+Items that are unusual but valid (CMYK, grayscale, progressive, a PNG named .jpg, a name that is not
+UTF-8) must decode with either `on_error`.
+"""
+from __future__ import annotations
+
+import io
+import os
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from torch_dali.recordio import read_index, write_recordio
+
+GOOD = 4  # good samples in every case's dataset
+H, W = 24, 32
+
+
+@dataclass
+class Case:
+    """One corpus item and how to read it."""
+
+    name: str  # the README row
+    reader: str  # "file" or "mxnet"
+    reader_kw: dict[str, Any]
+    sources: list[str]  # every sample the reader should hand out with on_error="skip", in order
+    bad: tuple[str, ...] = ()  # what the error / skip log must name (empty: the item is valid)
+    reason: str | None = None  # what the error / skip log must say is wrong
+    at_build: bool = False  # the problem is found while listing the dataset
+    decoded_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # source -> HWC
+
+
+def image(seed: int, mode: str = "RGB", fmt: str = "JPEG", **save: Any) -> bytes:
+    """A smooth random H x W image in `mode`, encoded as `fmt`."""
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, 256, (3, 4, 3), dtype=np.uint8)
+    rgb = Image.fromarray(base).resize((W, H), Image.BILINEAR)
+    buf = io.BytesIO()
+    rgb.convert(mode).save(buf, fmt, **save)
+    return buf.getvalue()
+
+
+def huge_header_jpeg(width: int = 60000, height: int = 60000) -> bytes:
+    """A tiny valid JPEG whose frame header (SOF0) claims `width` x `height` pixels."""
+    b = bytearray(image(99))
+    sof = b.find(b"\xff\xc0")
+    struct.pack_into(">HH", b, sof + 5, height, width)
+    return bytes(b)
+
+
+def _write(path: Path | bytes, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def _image_case(root: Path, name: str, bad_name: bytes, bad_data: bytes, *, bad: bool,
+                reason: str | None = None, shape: tuple[int, ...] = (H, W, 3)) -> Case:
+    """file_root/<name>/cls/: a0, a1, <the item>, c0, c1 (sorted in that order)."""
+    folder = root / name / "cls"
+    folder.mkdir(parents=True)
+    goods = [b"a0.jpg", b"a1.jpg", b"c0.jpg", b"c1.jpg"]
+    for k, g in enumerate(goods):
+        _write(os.fsencode(folder) + b"/" + g, image(k))
+    _write(os.fsencode(folder) + b"/" + bad_name, bad_data)
+    names = [os.fsdecode(n) for n in goods[:2] + [bad_name] + goods[2:]]
+    shown = [str(folder / n).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+             for n in names]
+    item = shown[2]
+    sources = [s for s in shown if s != item] if bad else shown
+    return Case(name, "file", {"file_root": str(root / name)}, sources, (item,) if bad else (),
+                reason, decoded_shapes={} if bad else {item: shape})
+
+
+def _file_list_case(root: Path, name: str, line: str, bad: str, reason: str) -> Case:
+    folder = root / name
+    folder.mkdir(parents=True)
+    lines = []
+    for k in range(GOOD):
+        _write(folder / f"g{k}.jpg", image(k))
+        lines.append(f"g{k}.jpg {k}")
+    lines.insert(2, line)
+    (folder / "list.txt").write_text("\n".join(lines) + "\n")
+    return Case(name, "file", {"file_list": str(folder / "list.txt")},
+                [str(folder / f"g{k}.jpg") for k in range(GOOD)], (bad.format(folder=folder),), reason,
+                at_build=True)
+
+
+def _recordio(root: Path, name: str, extra: int = 1) -> tuple[Path, Path, list[int]]:
+    folder = root / name
+    folder.mkdir(parents=True)
+    rec, idx = folder / "data.rec", folder / "data.idx"
+    write_recordio(rec, idx, [(float(k), image(k)) for k in range(GOOD + extra)])
+    return rec, idx, [off for _, off in read_index(idx)]
+
+
+def _record_case(root: Path, name: str, damage: str) -> Case:
+    rec, idx, offsets = _recordio(root, name)
+    b = bytearray(rec.read_bytes())
+    if damage == "magic":
+        b[offsets[2]:offsets[2] + 4] = b"BAD!"
+        reason = "bad magic"
+    else:  # the length word of record 2 claims more bytes than the file has
+        struct.pack_into("<I", b, offsets[2] + 4, (1 << 29) - 1)
+        reason = "runs past the end"
+    rec.write_bytes(bytes(b))
+    sources = [f"{rec}#record {k}" for k in range(GOOD + 1) if k != 2]
+    return Case(name, "mxnet", {"path": str(rec), "index_path": str(idx)}, sources,
+                (str(rec), "record 2"), reason)
+
+
+def build(root: str | os.PathLike) -> list[Case]:
+    """Writes every corpus item under `root`; returns the cases in README order."""
+    root = Path(root)
+    good = image(7)
+    cases = [
+        _image_case(root, "truncated JPEG", b"b.jpg", good[: len(good) // 2], bad=True,
+                    reason="truncated"),
+        _image_case(root, "garbage bytes named .jpg", b"b.jpg",
+                    b"\x00garbage" + np.random.default_rng(3).bytes(500), bad=True,
+                    reason="not an image"),
+        _image_case(root, "zero-byte file", b"b.jpg", b"", bad=True, reason="empty (0 bytes)"),
+        _image_case(root, "JPEG declaring 60000x60000 pixels", b"b.jpg", huge_header_jpeg(),
+                    bad=True, reason="declares 60000x60000 pixels; more than the limit `max_pixels`"),
+        _image_case(root, "PNG named .jpg", b"b.jpg", image(8, fmt="PNG"), bad=False),
+        _image_case(root, "CMYK JPEG", b"b.jpg", image(9, "CMYK"), bad=False),
+        _image_case(root, "grayscale JPEG", b"b.jpg", image(10, "L"), bad=False),
+        _image_case(root, "progressive JPEG", b"b.jpg", image(11, progressive=True), bad=False),
+        _image_case(root, "non-UTF-8 file name", b"b_caf\xe9.jpg", image(12), bad=False),
+        _image_case(root, "non-UTF-8 file name, truncated", b"b_caf\xe9.jpg", good[:100], bad=True,
+                    reason="truncated"),
+        _file_list_case(root, "file_list naming a missing file", "missing.jpg 9",
+                        "{folder}/missing.jpg", "does not exist"),
+        _file_list_case(root, "file_list label not a number", "g0.jpg cat", "list.txt, line 3",
+                        "label must be a non-negative integer, got 'cat'"),
+        _record_case(root, "RecordIO bad magic number", "magic"),
+        _record_case(root, "RecordIO record length past the end", "length"),
+    ]
+    rec, idx, _ = _recordio(root, "RecordIO .idx offset beyond the file", extra=0)
+    with open(idx, "a") as f:
+        f.write(f"{GOOD}\t1000000\n")
+    cases.append(Case("RecordIO .idx offset beyond the file", "mxnet",
+                      {"path": str(rec), "index_path": str(idx)},
+                      [f"{rec}#record {k}" for k in range(GOOD)], (f"{idx}, line {GOOD + 1}",),
+                      "offset 1000000 is beyond the end", at_build=True))
+    return cases
