@@ -210,6 +210,11 @@ class Pipeline:
         self._exec().restore(state)
         self._consumed_state = dict(state)
 
+    def skipped(self) -> list:
+        """Samples left out by readers and decoders with on_error="skip": (op, source, reason)."""
+        from ..skips import skipped
+        return skipped(self)
+
     # -- memory ----------------------------------------------------------------------------------
     def memory_stats(self) -> dict[str, int]:
         """What this pipeline holds now: prefetched batches (host and device bytes), its threads,
