@@ -23,7 +23,6 @@ from .errors import ArgumentError, ArgumentTypeError, DataError
 from .graph.node import caller_origin
 from .ops._registry import call_op, register
 from .ops._schema import Arg, OpSchema, positive
-from .ops._operator import BatchContext
 from .ops.external_source import to_tensor
 from .ops.readers._base import READER_ARGS, ReaderBase
 from .tensor_list import TensorList
@@ -81,16 +80,11 @@ class DatasetReader(ReaderBase):
                             "(from the first item or `num_outputs`)")
         return tuple(_field(f, f"{where} field {j}") for j, f in enumerate(fields))
 
-    def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
-                  args: dict[str, list[Any]]) -> list[TensorList]:
-        self._ensure_listed()
-        indices = self._next_indices(ctx.batch_size)
-        unique = list(dict.fromkeys(indices))  # padding repeats a sample: load it once
-        loaded = dict(zip(unique, ctx.map(lambda j: self._load(unique[j]), len(unique))))
-        self.last_sources = [self._source(i) for i in indices]
+    def _assemble(self, indices: list[int], rows: list[tuple[Any, ...]]) -> list[TensorList]:
+        """One output per field; dense where every sample of a field has one shape and dtype."""
         outs = []
         for j in range(self.k):
-            samples = [loaded[i][j] for i in indices]
+            samples = [r[j] for r in rows]
             first = samples[0]
             if all(s.shape == first.shape and s.dtype == first.dtype and s.device == first.device
                    for s in samples):

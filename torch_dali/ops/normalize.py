@@ -7,7 +7,6 @@ import torch
 
 from .. import types
 from ..errors import ArgumentError
-from ..functional import crop as C
 from ..functional.normalize import crop_mirror_normalize, crop_mirror_normalize_batch, per_channel
 from ..tensor_list import TensorList
 from . import _cuda_batch as cuda_batch

@@ -338,9 +338,11 @@ class ReaderBase(Operator):
         unique = list(dict.fromkeys(indices))  # padding repeats a sample: load it once
         loaded = dict(zip(unique, ctx.map(lambda k: self._load(unique[k]), len(unique))))
         self.last_sources = [self._source(i) for i in indices]
-        data = [loaded[i][0] for i in indices]
-        labels = [loaded[i][1] for i in indices]
-        return [TensorList(data), self._batch_labels(indices, labels)]
+        return self._assemble(indices, [loaded[i] for i in indices])
+
+    def _assemble(self, indices: list[int], rows: list[tuple[Any, ...]]) -> list[TensorList]:
+        """The outputs from each sample's loaded fields (default: data and label)."""
+        return [TensorList([r[0] for r in rows]), self._batch_labels(indices, [r[1] for r in rows])]
 
     def output_layout(self, index: int) -> str:
         return ""
