@@ -226,3 +226,51 @@ def test_python_op_randomness_is_per_sample_and_isolated():
     a.shutdown()  # (a draw made by this thread *while* a Python op runs could still interleave)
     b.shutdown()
     assert torch.equal(torch.rand(3), expected_next)  # the caller's RNG stream is untouched
+
+
+def _hangs(x):
+    import time
+    time.sleep(5)
+    return x
+
+
+def test_python_function_timeout_reports_and_pipeline_shuts_down():
+    import time
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None, seed=1)
+    def p():
+        images, _ = fn._test_images(fixed_size=True)
+        return fn.torch_python_function(images, function=_hangs, timeout=0.3)
+
+    pipe = p()
+    t0 = time.perf_counter()
+    with pytest.raises(PipelineError, match=r"_hangs failed on sample 0.*did not return within timeout=0.3 s"):
+        pipe.run()
+    assert time.perf_counter() - t0 < 3
+    pipe.shutdown()
+
+
+def test_python_function_bad_returns_are_reported():
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)
+    def p(f, **kw):
+        images, _ = fn._test_images(fixed_size=True)
+        return fn.torch_python_function(images, function=f, **kw)
+
+    with pytest.raises(PipelineError, match="returned str, expected a torch.Tensor"):
+        p(_return_text).run()
+    with pytest.raises(PipelineError, match="expected a tuple of num_outputs=2"):
+        p(_return_one, num_outputs=2).run()
+    with pytest.raises(PipelineError, match="inconsistent across the batch"):
+        p(_return_ragged).run()
+
+
+def _return_text(x):
+    return "text"
+
+
+def _return_one(x):
+    return x
+
+
+def _return_ragged(x):
+    return x if int(x.sum()) % 2 else x.float()
