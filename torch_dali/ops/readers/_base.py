@@ -38,6 +38,8 @@ The sample stream depends only on the seed and the data, so skipping is determin
 """
 from __future__ import annotations
 
+import abc
+
 import math
 import os
 from typing import Any, Callable, Sequence
@@ -126,8 +128,9 @@ def read_file_bytes(path: str, what: str) -> torch.Tensor:
     return torch.frombuffer(buf, dtype=torch.uint8)
 
 
-class ReaderBase(Operator):
-    """A batch op with no inputs that lists a dataset once and hands out (data, label) batches."""
+class ReaderBase(Operator, metaclass=abc.ABCMeta):
+    """A batch op with no inputs that lists a dataset once and hands out (data, label) batches.
+    Subclasses provide `_list`, `_load` and `_source`."""
 
     sample_wise = False
     stateful = True
@@ -163,16 +166,19 @@ class ReaderBase(Operator):
     def _check_args(self) -> None:
         """Reader-specific argument checks (run at build)."""
 
+    @abc.abstractmethod
     def _list(self) -> int:
         """Lists the dataset; returns the number of samples."""
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def _load(self, index: int) -> tuple[torch.Tensor, torch.Tensor | None]:
         """(encoded data, label or None) of one sample; may run on several threads at once."""
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def _source(self, index: int) -> str:
-        raise NotImplementedError
+        ...
 
     def _batch_labels(self, indices: list[int], labels: list[torch.Tensor | None]) -> TensorList:
         """The label output from what `_load` returned; dense when every label has one shape."""
