@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from .plan import Batch, Plan
+from .plan import Batch, Partial, Plan
 
 _POLL_S = 0.1  # how often a waiting consumer checks for shutdown and Ctrl-C
 _LIVE: "weakref.WeakSet[Executor]" = weakref.WeakSet()
@@ -33,7 +33,8 @@ class Executor:
     of the last batch the consumer took never counts prefetched-but-unconsumed batches as consumed.
     """
 
-    def __init__(self, plan: Plan, prefetch_queue_depth: int, exec_async: bool) -> None:
+    def __init__(self, plan: Plan, prefetch_queue_depth: int, exec_async: bool,
+                 exec_pipelined: bool = True) -> None:
         self.plan = plan
         self.depth = max(1, prefetch_queue_depth)
         self.exec_async = exec_async
@@ -43,40 +44,96 @@ class Executor:
         self._stop = threading.Event()
         self._failed: BaseException | None = None
         self._close_on_exit = False
+        self.two_stage = bool(exec_pipelined) and plan.has_device_stage
+        self._mid: queue.Queue[Partial | BaseException] = queue.Queue(maxsize=1)
+        self._cpu_thread: threading.Thread | None = None
         _LIVE.add(self)
 
     # -- producing -----------------------------------------------------------------------------
-    def _produce_one(self) -> Batch:
+    def _cpu_stage(self) -> Partial:
         it = self.iteration
-        outputs = self.plan.run(it)
+        part = self.plan.run_cpu_stage(it)
+        self.iteration = it + 1
+        part.state = {"iteration": self.iteration, "ops": self.plan.state_dict()}
+        return part
+
+    def _device_stage(self, part: Partial) -> Batch:
+        outputs = self.plan.run_device_stage(part)
         event = None
         if self.plan.stream is not None:
             event = torch.cuda.Event()
             event.record(self.plan.stream)
-        self.iteration = it + 1
-        return Batch(outputs, event, {"iteration": self.iteration, "ops": self.plan.state_dict()}, it)
+        return Batch(outputs, event, part.state, part.iteration)
+
+    def _produce_one(self) -> Batch:
+        return self._device_stage(self._cpu_stage())
+
+    def _put(self, q: "queue.Queue[Any]", item: Any) -> None:
+        while not self._stop.is_set():
+            try:
+                q.put(item, timeout=_POLL_S)
+                return
+            except queue.Full:
+                continue
+
+    def _get(self, q: "queue.Queue[Any]") -> Any:
+        while not self._stop.is_set():
+            try:
+                return q.get(timeout=_POLL_S)
+            except queue.Empty:
+                continue
+        return None
 
     def _loop(self) -> None:
         try:
-            self._produce_loop()
+            if self.plan.cuda is not None:
+                torch.cuda.set_device(self.plan.cuda)
+            if self.two_stage:
+                self._device_loop()
+            else:
+                self._produce_loop()
         finally:
+            if self._cpu_thread is not None:
+                self._stop.set()
+                self._cpu_thread.join()
+                self._cpu_thread = None
             if self._close_on_exit:
                 self.plan.close()
 
     def _produce_loop(self) -> None:
-        if self.plan.cuda is not None:
-            torch.cuda.set_device(self.plan.cuda)
         while not self._stop.is_set():
             try:
                 item: Batch | BaseException = self._produce_one()
             except BaseException as e:  # noqa: BLE001 - handed to the consumer, never lost
                 item = e
-            while not self._stop.is_set():
-                try:
-                    self._queue.put(item, timeout=_POLL_S)
-                    break
-                except queue.Full:
-                    continue
+            self._put(self._queue, item)
+            if isinstance(item, BaseException):
+                return
+
+    def _cpu_loop(self) -> None:
+        """exec_pipelined with device ops: the CPU stage of the next batches runs on its own
+        thread while this batch's decode and GPU ops are issued (both release the GIL)."""
+        while not self._stop.is_set():
+            try:
+                item: Partial | BaseException = self._cpu_stage()
+            except BaseException as e:  # noqa: BLE001 - handed on, never lost
+                item = e
+            self._put(self._mid, item)
+            if isinstance(item, BaseException):
+                return
+
+    def _device_loop(self) -> None:
+        self._cpu_thread = threading.Thread(target=self._cpu_loop, name="torch_dali-cpu-stage", daemon=True)
+        self._cpu_thread.start()
+        while not self._stop.is_set():
+            part = self._get(self._mid)
+            if part is None:
+                return
+            try:
+                item: Batch | BaseException = part if isinstance(part, BaseException) else self._device_stage(part)
+            except BaseException as e:  # noqa: BLE001 - handed to the consumer, never lost
+                item = e
+            self._put(self._queue, item)
             if isinstance(item, BaseException):
                 return
 
@@ -143,7 +200,7 @@ class Executor:
     def stop(self) -> None:
         """Stops the producer and drops prefetched batches (state rewinds to what was consumed)."""
         self._stop.set()
-        if self._thread is threading.current_thread():
+        if self._own_thread():
             return  # never wait on ourselves
         if self._thread is not None:
             while self._thread.is_alive():
@@ -153,9 +210,15 @@ class Executor:
                     pass
             self._thread.join()
         self._thread = None
-        while not self._queue.empty():
-            self._queue.get_nowait()
+        for q in (self._queue, self._mid):
+            while not q.empty():
+                q.get_nowait()
         self._failed = None
+
+    def _own_thread(self) -> bool:
+        """Whether the caller is one of our producer threads (the GC may run __del__ there)."""
+        me = threading.current_thread()
+        return me is self._thread or me is self._cpu_thread
 
     def restore(self, state: dict[str, Any]) -> None:
         self.stop()
@@ -167,7 +230,7 @@ class Executor:
         on any thread, the producer's own included) only signals: the producer closes the plan as
         it exits, so nothing ever waits on itself."""
         thread = self._thread
-        if not wait or (thread is not None and thread is threading.current_thread()):
+        if not wait or self._own_thread():
             self._stop.set()
             if thread is not None and thread.is_alive():
                 self._close_on_exit = True

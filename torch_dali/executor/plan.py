@@ -25,6 +25,17 @@ class Step:
 
 
 @dataclass
+class Partial:
+    """One iteration between the CPU stage and the device stage."""
+
+    iteration: int
+    values: dict[tuple[int, int], TensorList]
+    sources: list[str]
+    bs: int
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class Batch:
     """One iteration's outputs, the event guarding GPU data, and the state to resume after it."""
 
@@ -90,10 +101,31 @@ class Plan:
         self.pool = ThreadPoolExecutor(max(1, num_threads), thread_name_prefix="torch_dali",
                                        initializer=_worker_init) if num_threads > 1 else None
 
+    def _stage_order(self) -> tuple[list[Node], list[Node]]:
+        """(CPU stage, device stage): CPU ops that depend on no GPU or mixed op come first, so the
+        CPU work of the next batch can run while this batch's device ops are issued."""
+        on_device: set[int] = set()
+        first: list[Node] = []
+        second: list[Node] = []
+        for n in self.nodes:
+            deps = [d.node.id for d in n.inputs] + [d.node.id for d in n.arg_inputs.values()]
+            if n.device != "cpu" or any(d in on_device for d in deps):
+                on_device.add(n.id)
+                second.append(n)
+            else:
+                first.append(n)
+        return first, second
+
     def _make_steps(self) -> list[Step]:
+        first, second = self._stage_order()
+        steps = self._steps_of(first)
+        self.split = len(steps)  # steps[:split] is the CPU stage, steps[split:] the device stage
+        return steps + self._steps_of(second)
+
+    def _steps_of(self, nodes: list[Node]) -> list[Step]:
         steps: list[Step] = []
         chain: list[Node] = []
-        for n in self.nodes:
+        for n in nodes:
             op = self.ops[n.id]
             if op.sample_wise and op.device.type == "cpu":
                 chain.append(n)
@@ -108,10 +140,24 @@ class Plan:
 
     # -- running -------------------------------------------------------------------------------
     def run(self, iteration: int) -> list[TensorList]:
-        values: dict[tuple[int, int], TensorList] = {}
-        sources: list[str] = []
-        bs = self.batch_size
-        for step in self.steps:
+        return self.run_device_stage(self.run_cpu_stage(iteration))
+
+    def run_cpu_stage(self, iteration: int) -> Partial:
+        part = Partial(iteration, {}, [], self.batch_size)
+        self._run_steps(self.steps[:self.split], part)
+        return part
+
+    def run_device_stage(self, part: Partial) -> list[TensorList]:
+        self._run_steps(self.steps[self.split:], part)
+        return [part.values[(d.node.id, d.index)] for d in self.graph.outputs]
+
+    @property
+    def has_device_stage(self) -> bool:
+        return 0 < self.split < len(self.steps)
+
+    def _run_steps(self, steps: list[Step], part: Partial) -> None:
+        values, sources, bs, iteration = part.values, part.sources, part.bs, part.iteration
+        for step in steps:
             if step.sample_wise:
                 self._run_chain(step.nodes, values, iteration, bs, sources)
                 continue
@@ -140,7 +186,7 @@ class Plan:
                     sources = list(src)
             for k, tl in enumerate(outs):
                 values[(node.id, k)] = tl
-        return [values[(d.node.id, d.index)] for d in self.graph.outputs]
+        part.sources, part.bs = sources, bs
 
     def _run_chain(self, nodes: list[Node], values: dict[tuple[int, int], TensorList], iteration: int,
                    bs: int, sources: list[str]) -> None:

@@ -131,7 +131,7 @@ class Pipeline:
         self._ensure_graph()
         plan = Plan(self._graph, self._batch_size, self._num_threads,  # type: ignore[arg-type]
                     self._device_id, self._strict_device)
-        self._executor = Executor(plan, self._prefetch_queue_depth, self._exec_async)
+        self._executor = Executor(plan, self._prefetch_queue_depth, self._exec_async, self._exec_pipelined)
         self._built = True
 
     def _exec(self) -> Executor:
