@@ -98,6 +98,7 @@ class Plan:
             if connect is not None:
                 connect(self)
         self.steps = self._make_steps()
+        self._output_keys = {(d.node.id, d.index) for d in graph.outputs}
         self.pool = ThreadPoolExecutor(max(1, num_threads), thread_name_prefix="torch_dali",
                                        initializer=_worker_init) if num_threads > 1 else None
 
@@ -194,6 +195,10 @@ class Plan:
         for n in nodes:
             for k in range(len(n.outputs)):
                 results[(n.id, k)] = [None] * bs
+        # Pipeline outputs made here are gathered into one dense batch by the workers themselves
+        # (cache-hot, in parallel), instead of a torch.stack on the consumer's thread afterwards.
+        sinks = [(n.id, k) for n in nodes for k in range(len(n.outputs)) if (n.id, k) in self._output_keys]
+        dense: dict[tuple[int, int], torch.Tensor | None] = {}
 
         def get(key: tuple[int, int], i: int) -> torch.Tensor:
             r = results.get(key)
@@ -205,8 +210,12 @@ class Plan:
                 op = self.ops[n.id]
                 ins = [get((d.node.id, d.index), i) for d in n.inputs]
                 args = {k: sample_arg(get((d.node.id, d.index), i)) for k, d in n.arg_inputs.items()}
+                sctx = SampleContext(n.seed, iteration, i, src)
+                slot = dense.get((n.id, 0))
+                if slot is not None:
+                    sctx.out = slot[i]
                 try:
-                    out = op.run_sample(SampleContext(n.seed, iteration, i, src), ins, args)
+                    out = op.run_sample(sctx, ins, args)
                 except PipelineError:
                     raise
                 except Exception as e:
@@ -216,18 +225,41 @@ class Plan:
                         results[(n.id, k)][i] = t
                 else:
                     results[(n.id, 0)][i] = out
+            for key in sinks:
+                buf = dense.get(key)
+                t = results[key][i]
+                if buf is not None and isinstance(t, torch.Tensor) and t.shape == buf.shape[1:] \
+                        and t.dtype == buf.dtype and t.device == buf.device:
+                    if t.data_ptr() != buf[i].data_ptr():  # the op did not write in place
+                        buf[i].copy_(t)
+                    results[key][i] = buf[i]
 
-        if self.pool is None or bs <= 1:
-            for i in range(bs):
+        if bs > 0:
+            one(0)  # sample 0 first: its outputs give the dense batch's shape
+            for key in sinks:
+                t = results[key][0]
+                if isinstance(t, torch.Tensor) and t.device.type == "cpu" and t.numel() > 0:
+                    buf = torch.empty((bs, *t.shape), dtype=t.dtype)
+                    buf[0].copy_(t)
+                    results[key][0] = buf[0]
+                    dense[key] = buf
+        if self.pool is None or bs <= 2:
+            for i in range(1, bs):
                 one(i)
         else:
-            parallel_map(self.pool, one, bs)
+            rest = parallel_map(self.pool, lambda j: one(j + 1), bs - 1)
+            del rest
         for n in nodes:
             op = self.ops[n.id]
             keep = values[(n.inputs[0].node.id, n.inputs[0].index)].layout() if n.inputs else ""
             for k in range(len(n.outputs)):
-                layout = op.output_layout(k)
-                values[(n.id, k)] = TensorList(results[(n.id, k)], keep if layout is None else layout)
+                layout = keep if op.output_layout(k) is None else op.output_layout(k)
+                buf = dense.get((n.id, k))
+                samples = results[(n.id, k)]
+                if buf is not None and all(t.data_ptr() == buf[i].data_ptr() for i, t in enumerate(samples)):
+                    values[(n.id, k)] = TensorList(buf, layout)
+                else:
+                    values[(n.id, k)] = TensorList(samples, layout)
 
     @staticmethod
     def _error(node: Node, e: Exception, sample: int | None, sources: list[str]) -> PipelineError:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 class SampleContext:
     """What a per-sample op may know about the sample it is working on."""
 
-    __slots__ = ("seed", "iteration", "index", "source", "_rng")
+    __slots__ = ("seed", "iteration", "index", "source", "_rng", "out")
 
     def __init__(self, seed: int, iteration: int, index: int, source: str = "") -> None:
         self.seed = seed
@@ -24,6 +24,9 @@ class SampleContext:
         self.index = index
         self.source = source
         self._rng: SampleRNG | None = None
+        #: where the executor will gather this sample's output (a slot of the dense batch), or
+        #: None; an op may write its result there directly and return it, saving a copy
+        self.out: torch.Tensor | None = None
 
     @property
     def rng(self) -> SampleRNG:

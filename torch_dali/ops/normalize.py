@@ -52,7 +52,7 @@ class CropMirrorNormalize(Crop):
         mean, std = self._stats(args, channels, img.device)
         try:
             return crop_mirror_normalize(img, self.window(img, args), bool(self.get(args, "mirror")),
-                                         mean, std, **self._common())
+                                         mean, std, **self._common(), out=ctx.out)
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
 
