@@ -207,3 +207,24 @@ def test_ddp_ranks_from_process_group_are_disjoint(files):
     a, b = out[0], out[1]
     assert len(a) == len(b) == n // 2
     assert not set(a) & set(b) and set(a) | set(b) == set(range(n))
+
+
+def test_skipped_samples_end_epochs_right(tmp_path):
+    good = make_image_folder(tmp_path / "data", images_per_class=2, seed=4, mean_hw=(32, 32))
+    bad = tmp_path / "data" / good[0][0].split("/")[-2] / "zz_bad.jpg"
+    bad.write_bytes(b"not a jpeg at all")
+    files = sorted([p for p, _ in good] + [str(bad)])
+    labels = list(range(len(files)))
+    bad_index = files.index(str(bad))
+
+    @pipeline_def(num_threads=2, seed=9)
+    def pipe():
+        jpegs, lab = fn.readers.file(files=files, labels=labels, random_shuffle=True, name="Reader")
+        images = fn.decoders.image(jpegs, on_error="skip")
+        return fn.resize(images, resize_x=8, resize_y=8), lab
+
+    dl = torch_dali.DataLoader(pipe, batch_size=5, device="cpu")
+    for _ in range(2):
+        got = epoch_indices(dl)
+        assert sorted(got) == [i for i in labels if i != bad_index]  # each good sample once per epoch
+    assert any("zz_bad.jpg" in str(s) for s in dl.pipe.skipped())

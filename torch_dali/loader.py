@@ -194,13 +194,22 @@ class DataLoader:
                 self.epoch = self._epoch_started + 1
             start = 0
             want = self._start_state(self.epoch, 0)
-            if self.pipe.state_dict() != want:
+            have = self.pipe.state_dict()
+            if (have.get("iteration"), have.get("ops")) != (want["iteration"], want["ops"]):
                 self.pipe.load_state_dict(want)
         self._auto_epoch = True
         self._epoch_started = self.epoch
         return self._epoch(start)
 
+    @property
+    def _skips(self) -> bool:
+        op = self._reader
+        return bool(getattr(op, "skip", False) or getattr(op, "_checks", None))
+
     def _epoch(self, start: int) -> Iterator[Any]:
+        if self._skips:
+            yield from self._epoch_with_skips(start)
+            return
         n = self.num_samples
         nb = len(self)
         self._batches_done = start
@@ -210,6 +219,27 @@ class DataLoader:
             take = left if (left < self.batch_size and self.policy == LastBatchPolicy.PARTIAL) else None
             self._batches_done = b + 1
             yield self._convert(outs, take)
+
+    def _epoch_with_skips(self, start: int) -> Iterator[Any]:
+        """With on_error="skip" the epoch's good-sample count is known only as it is read: the
+        reader says which batch ends the epoch and how many of its samples are real. `len()` is
+        then an upper bound."""
+        name = self._readers[0][0].name
+        b = start
+        self._batches_done = start
+        while True:
+            outs = self.pipe.run()
+            info = (self.pipe._consumed_state.get("info") or {}).get(name, {"real": self.batch_size, "ended": False})
+            real, ended = int(info["real"]), bool(info["ended"])
+            b += 1
+            self._batches_done = b
+            if ended and real < self.batch_size and self.policy == LastBatchPolicy.DROP:
+                return
+            take = real if (ended and real < self.batch_size and self.policy == LastBatchPolicy.PARTIAL) else None
+            if real > 0 or not ended:
+                yield self._convert(outs, take)
+            if ended:
+                return
 
     def _convert(self, outs: tuple[TensorList, ...], take: int | None) -> Any:
         tensors = []

@@ -54,7 +54,7 @@ class Executor:
         it = self.iteration
         part = self.plan.run_cpu_stage(it)
         self.iteration = it + 1
-        part.state = {"iteration": self.iteration, "ops": self.plan.state_dict()}
+        part.state = {"iteration": self.iteration, "ops": self.plan.state_dict(), "info": self.plan.batch_info()}
         return part
 
     def _device_stage(self, part: Partial) -> Batch:

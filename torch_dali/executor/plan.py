@@ -281,6 +281,10 @@ class Plan:
             if n.name in state:
                 self.ops[n.id].load_state_dict(state[n.name])
 
+    def batch_info(self) -> dict[str, Any]:
+        """Per reader, where the last batch stands in its epoch (`real` samples, `ended`)."""
+        return {n.name: dict(info) for n, op in self.readers() if (info := getattr(op, "batch_info", None))}
+
     def readers(self) -> list[tuple[Node, Operator]]:
         return [(n, self.ops[n.id]) for n in self.nodes if self.ops[n.id].epoch_size() is not None]
 

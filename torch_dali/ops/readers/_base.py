@@ -151,6 +151,7 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
         self._check_args()
         self.epoch = 0
         self.position = 0
+        self.batch_info: dict[str, Any] = {"real": 0, "ended": False}
         self.last_sources: list[str] = []
         self._n: int | None = None
         self._order_cache: tuple[int, _EpochOrder] | None = None
@@ -246,17 +247,25 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
 
     def _next_indices(self, batch_size: int) -> list[int]:
         out: list[int] = []
+        self.batch_info = {"real": batch_size, "ended": False}
         while len(out) < batch_size:
             order = self._order(self.epoch)
             stop = min(len(order), self.position + batch_size - len(out))
             out += order.take(self.position, stop)
             self.position = stop
             if self.position >= len(order):
+                self._epoch_ended(len(out))
                 if self.pad and len(out) < batch_size:
                     out += [order.last()] * (batch_size - len(out))
                 self.epoch += 1
                 self.position = 0
         return out
+
+    def _epoch_ended(self, real: int) -> None:
+        """Notes that the epoch ended inside this batch after `real` samples (the rest is padding or
+        the next epoch): what a loader needs to end epochs right when samples were skipped."""
+        if not self.batch_info["ended"]:
+            self.batch_info = {"real": real, "ended": True}
 
     # -- bad data -----------------------------------------------------------------------------
     def add_check(self, op: str, check: SampleCheck, reset: Callable[[], None] | None = None) -> None:
@@ -300,6 +309,7 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
             if reset is not None:
                 reset()
         picked: list[tuple[int, torch.Tensor, torch.Tensor | None]] = []
+        self.batch_info = {"real": bs, "ended": False}
         while len(picked) < bs:
             order = self._order(self.epoch)
             stop = min(len(order), self.position + bs - len(picked))
@@ -324,6 +334,7 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
                                 f"({len(self._bad)} bad samples, e.g. {op}: {reason}); no good "
                                 "sample is left to read")
             if self.position >= len(order):
+                self._epoch_ended(len(picked))
                 if self.pad and picked:
                     picked += [picked[-1]] * (bs - len(picked))
                 self.epoch += 1
