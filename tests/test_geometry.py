@@ -15,28 +15,10 @@ from torch_dali.executor.rng import SampleRNG
 from torch_dali.functional import crop as C
 from torch_dali.functional.crop_window import random_crop_window
 from torch_dali.functional.resize import output_size, resize
-from torch_dali.ops._operator import BatchContext, Operator
-from torch_dali.ops._registry import lookup, make_function, register
-from torch_dali.ops._schema import OpSchema
-from torch_dali.tensor_list import TensorList
 
-# -- a test-only source feeding fixed images ---------------------------------------------------------
+from feeds import image_feed
 
-_FEED: list[torch.Tensor] = []
-
-
-class _Feed(Operator):
-    sample_wise = False
-
-    def run_batch(self, ctx: BatchContext, inputs, args):
-        return [TensorList([_FEED[i % len(_FEED)] for i in range(ctx.batch_size)], "HWC")]
-
-
-try:
-    lookup("_test_images_geometry")
-except KeyError:
-    register(OpSchema(name="_test_images_geometry", impl=_Feed, min_inputs=0, max_inputs=0))
-feed = make_function(lookup("_test_images_geometry"))
+feed, _FEED = image_feed("_test_images_geometry")
 
 
 def run(images: list[torch.Tensor], graph, num_threads: int = 1, seed: int = 7, batch_size: int | None = None):

@@ -9,26 +9,10 @@ import torch
 
 from torch_dali import ArgumentError, ArgumentTypeError, PipelineError, fn, ops, pipeline_def, types
 from torch_dali.functional.normalize import crop_mirror_normalize, crop_mirror_normalize_batch, per_channel
-from torch_dali.ops._operator import BatchContext, Operator
-from torch_dali.ops._registry import lookup, make_function, register
-from torch_dali.ops._schema import OpSchema
-from torch_dali.tensor_list import TensorList
 
-_FEED: list[torch.Tensor] = []
+from feeds import image_feed
 
-
-class _Feed(Operator):
-    sample_wise = False
-
-    def run_batch(self, ctx: BatchContext, inputs, args):
-        return [TensorList([_FEED[i % len(_FEED)] for i in range(ctx.batch_size)], "HWC")]
-
-
-try:
-    lookup("_test_images_normalize")
-except KeyError:
-    register(OpSchema(name="_test_images_normalize", impl=_Feed, min_inputs=0, max_inputs=0))
-feed = make_function(lookup("_test_images_normalize"))
+feed, _FEED = image_feed("_test_images_normalize")
 
 
 def run(images, graph, num_threads: int = 1, seed: int = 3):
