@@ -90,3 +90,20 @@ def test_sqrt_color_reverses_batch(sample, monkeypatch):
     for i in range(4):
         ref = np.sqrt(imgs.at(3 - i).astype(np.float32) / 255.0)
         np.testing.assert_allclose(y.at(i), ref, rtol=0, atol=1e-6)
+
+
+def test_python_operators_gpu_variant_runs_anywhere(sample, monkeypatch):
+    """The variant with the Python ops on device="gpu" (CuPy / CUDA tensors on a GPU machine)
+    runs here through the CPU fallback and gives the same circle swap."""
+    monkeypatch.setenv("IMAGE_DIR", str(sample / "images"))
+    g = runpy.run_path(str(EXAMPLES / "python_operators_gpu.py"))
+    pipe = g["PythonFuncPipeline"](4, 2, 0, str(sample / "images"))
+    base = g["CommonPipeline"](4, 2, 0, str(sample / "images"))
+    base.define_graph = base.load
+    pipe.build()
+    base.build()
+    r1, r2 = pipe.run()
+    a, b = base.run()
+    e1, e2 = g["edit_images"](np.asarray(a.at(0)), np.asarray(b.at(0)))
+    np.testing.assert_array_equal(np.asarray(r1.at(0)), e1)
+    np.testing.assert_array_equal(np.asarray(r2.at(0)), e2)
