@@ -1,0 +1,53 @@
+"""Arithmetic on DataNodes, checked against torch on the same samples."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from torch_dali import fn, pipeline_def, types
+from torch_dali.errors import ArgumentError, GraphError
+from torch_dali.pipeline import Pipeline
+
+
+@pipeline_def(batch_size=3, num_threads=2, device_id=None, seed=4)
+def _pipe():
+    images, labels = fn._test_images(fixed_size=True, name="Source")
+    f = fn.cast(images, dtype=types.FLOAT)
+    return images, labels, f / 255, labels - 1, 2 * labels + 1, f - f, -f, 10 // (labels % 7 + 1), abs(-labels)
+
+
+def test_arithmetic_matches_torch():
+    pipe = _pipe()
+    pipe.build()
+    images, labels, a, b, c, d, e, g, h = (t.as_tensor() for t in pipe.run())
+    x = images.float()
+    assert torch.equal(a, x / 255) and a.dtype == torch.float32
+    assert torch.equal(b, labels - 1) and b.dtype == torch.int32
+    assert torch.equal(c, 2 * labels + 1)
+    assert torch.equal(d, torch.zeros_like(x)) and torch.equal(e, -x)
+    assert torch.equal(g, torch.floor_divide(torch.full_like(labels, 10), labels % 7 + 1))
+    assert torch.equal(h, labels)
+
+
+def test_arithmetic_serializes():
+    text = _pipe().serialize()
+    assert "op: arithmetic" in text and "scalar: 255.0" in text
+    a = _pipe()
+    a.build()
+    b = Pipeline.deserialize(serialized_pipeline=text)
+    b.build()
+    for x, y in zip(a.run(), b.run()):
+        assert torch.equal(x.as_tensor(), y.as_tensor())
+
+
+def test_bad_arithmetic():
+    with pytest.raises(ArgumentError, match="op"):
+        p = Pipeline(batch_size=1, device_id=None)
+        with p:
+            images, _ = fn._test_images()
+            fn.arithmetic(images, op="hypot", scalar=1.0)
+    p = Pipeline(batch_size=1, device_id=None)
+    with p:
+        images, _ = fn._test_images()
+        with pytest.raises(GraphError, match="truth value"):
+            bool(images + 1)
