@@ -18,8 +18,8 @@ def ops_markdown(include_private: bool = False) -> str:
     out = ["# Operator reference", "",
            "Generated from the op schemas by `python -m torch_dali.docs`; the tests check it is current.", ""]
     for s in sorted(all_schemas(), key=lambda s: s.name):
-        if s.name.startswith("_") and not include_private:
-            continue
+        if not include_private and (s.name.startswith("_") or not s.impl.__module__.startswith("torch_dali")):
+            continue  # test-only and user-registered ops are not part of the reference
         prefix = s.name.rsplit(".", 1)[0] + "." if "." in s.name else ""
         names = [f"`fn.{s.name}`", f"`ops.{prefix}{s.class_name}`"] + [f"`ops.{n}`" for n in s.legacy_names]
         outs = "depends on arguments" if callable(s.num_outputs) else str(s.num_outputs)

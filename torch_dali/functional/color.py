@@ -1,0 +1,94 @@
+"""Color kernels on HWC images (CPU or CUDA tensors): brightness/contrast and the YIQ color matrix.
+
+Semantics follow NVIDIA DALI 2.4 (checked against its CPU backend):
+
+* brightness_contrast: ``out = brightness * (center + contrast * (in - center)) + shift * max(out type)``
+  computed in float32; ``center`` defaults to half the input type's range (128 for uint8, 16384 for
+  int16, 2**30 for int32, 0.5 for float); integer outputs round half away from zero and saturate.
+* hsv / color_twist: a 3x3 matrix ``inv(RGB->YIQ) @ rot(hue) @ diag(1, sat, sat) @ (RGB->YIQ)``
+  times ``value`` (hsv) or ``brightness * contrast`` (color_twist), plus, for color_twist, the offset
+  ``brightness * (1 - contrast) * half_range(input type)``. Values are not rescaled between types.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .crop import convert
+
+# RGB -> YIQ (NTSC); the inverse is computed, not tabulated (DALI 2.4 matches the exact inverse).
+_RGB2YIQ = torch.tensor([[0.299, 0.587, 0.114],
+                         [0.596, -0.274, -0.321],
+                         [0.211, -0.523, 0.311]], dtype=torch.float64)
+_YIQ2RGB = torch.linalg.inv(_RGB2YIQ)
+
+
+def half_range(dtype: torch.dtype) -> float:
+    """The default contrast center: 0.5 for floats, (max + 1) / 2 for integers (128 for uint8)."""
+    if dtype.is_floating_point:
+        return 0.5
+    return (torch.iinfo(dtype).max + 1) / 2
+
+
+def max_value(dtype: torch.dtype) -> float:
+    """What `brightness_shift` = 1 adds: 1.0 for floats, the type's maximum for integers."""
+    if dtype.is_floating_point:
+        return 1.0
+    return float(torch.iinfo(dtype).max)
+
+
+def _to(y: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    return convert(y, dtype) if y.dtype != dtype else y
+
+
+def brightness_contrast(x: torch.Tensor, brightness: float = 1.0, brightness_shift: float = 0.0,
+                        contrast: float = 1.0, contrast_center: float | None = None,
+                        dtype: torch.dtype | None = None) -> torch.Tensor:
+    """DALI's brightness_contrast on any layout; `dtype` defaults to the input's."""
+    dtype = x.dtype if dtype is None else dtype
+    center = half_range(x.dtype) if contrast_center is None else float(contrast_center)
+    f = torch.float32
+    b = torch.tensor(brightness, dtype=f)
+    c = torch.tensor(contrast, dtype=f)
+    mul = float(b * c)
+    add = float(b * torch.tensor(center, dtype=f) * (1 - c)
+                + torch.tensor(brightness_shift, dtype=f) * torch.tensor(max_value(dtype), dtype=f))
+    y = x.to(f) * mul + add
+    return _to(y, dtype)
+
+
+def hsv_matrix(hue: float = 0.0, saturation: float = 1.0, value: float = 1.0) -> torch.Tensor:
+    """The 3x3 RGB -> RGB matrix (float64) of a hue rotation (degrees), saturation and value scale."""
+    t = math.radians(hue)
+    cos, sin = math.cos(t), math.sin(t)
+    rot = torch.tensor([[1.0, 0.0, 0.0], [0.0, cos, sin], [0.0, -sin, cos]], dtype=torch.float64)
+    sat = torch.diag(torch.tensor([1.0, saturation, saturation], dtype=torch.float64))
+    return (_YIQ2RGB @ rot @ sat @ _RGB2YIQ) * value
+
+
+def apply_color_matrix(x: torch.Tensor, m: torch.Tensor, offset: float = 0.0,
+                       dtype: torch.dtype | None = None) -> torch.Tensor:
+    """out[..., i] = sum_j m[i, j] * x[..., j] + offset, in float32, then converted to `dtype`."""
+    if x.shape[-1] != 3:
+        raise ValueError(f"expected 3 channels (RGB) in the last dimension, got shape {tuple(x.shape)}")
+    dtype = x.dtype if dtype is None else dtype
+    xf = x.to(torch.float32)
+    mm = m.to(torch.float32).tolist()
+    r, g, b = xf[..., 0], xf[..., 1], xf[..., 2]
+    chans = [r * row[0] + g * row[1] + b * row[2] + offset for row in mm]
+    return _to(torch.stack(chans, dim=-1), dtype)
+
+
+def hsv(x: torch.Tensor, hue: float = 0.0, saturation: float = 1.0, value: float = 1.0,
+        dtype: torch.dtype = torch.uint8) -> torch.Tensor:
+    """DALI's hsv: note its output type defaults to uint8 whatever the input's type."""
+    return apply_color_matrix(x, hsv_matrix(hue, saturation, value), 0.0, dtype)
+
+
+def color_twist(x: torch.Tensor, brightness: float = 1.0, contrast: float = 1.0, hue: float = 0.0,
+                saturation: float = 1.0, dtype: torch.dtype | None = None) -> torch.Tensor:
+    """DALI's color_twist: hsv's matrix scaled by brightness * contrast, contrast about half range."""
+    m = hsv_matrix(hue, saturation, brightness * contrast)
+    offset = float(torch.tensor(brightness * (1 - contrast) * half_range(x.dtype), dtype=torch.float32))
+    return apply_color_matrix(x, m, offset, dtype)

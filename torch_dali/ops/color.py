@@ -1,0 +1,124 @@
+"""Color ops on HWC images: brightness_contrast, hsv, color_twist (CPU or CUDA tensors).
+
+Formulas, defaults and supported types follow NVIDIA DALI 2.4; see `torch_dali.functional.color`."""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from .. import types
+from ..errors import ArgumentError, ArgumentTypeError
+from ..functional import color as K
+from ._operator import Operator, SampleContext
+from ._registry import register
+from ._schema import Arg, OpSchema
+
+# Types DALI 2.4 accepts (anything else is an error there too).
+_IN_TYPES = (torch.uint8, torch.int16, torch.int32, torch.float32)
+_OUT_TYPES = (torch.uint8, torch.int16, torch.int32, torch.float32)
+_MATRIX_IN_TYPES = _IN_TYPES + (torch.float16,)
+_MATRIX_OUT_TYPES = _OUT_TYPES + (torch.float16,)
+
+
+def _names(dts: tuple[torch.dtype, ...]) -> str:
+    return ", ".join(str(d).replace("torch.", "") for d in dts)
+
+
+class _ColorOp(Operator):
+    in_types: tuple[torch.dtype, ...] = _IN_TYPES
+    out_types: tuple[torch.dtype, ...] = _OUT_TYPES
+    rgb = False  # needs 3 channels
+
+    def setup(self) -> None:
+        dt = self.args.get("dtype")
+        self.dtype = None if dt is None else types.to_torch_dtype(dt)
+        if self.dtype is not None and self.dtype not in self.out_types:
+            raise ArgumentError(f"{self.name}: `dtype` must be one of {_names(self.out_types)}, "
+                                f"got {self.dtype}")
+
+    def get(self, args: dict[str, Any], name: str) -> float:
+        v = args[name] if name in args else self.args[name]
+        if isinstance(v, (list, tuple)):
+            if len(v) != 1:
+                raise ArgumentError(f"{self.name}: `{name}` must be a scalar per sample, got {v!r}")
+            v = v[0]
+        return float(v)
+
+    def check(self, x: torch.Tensor) -> None:
+        if x.dtype not in self.in_types:
+            raise ArgumentTypeError(f"{self.name}: input type must be one of {_names(self.in_types)}, "
+                                    f"got {x.dtype}")
+        if self.rgb and (x.dim() != 3 or x.shape[-1] != 3):
+            raise ArgumentError(f"{self.name}: expected an HWC image with 3 channels, got shape "
+                                f"{tuple(x.shape)}")
+
+
+class BrightnessContrast(_ColorOp):
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        x = inputs[0]
+        self.check(x)
+        center = args["contrast_center"] if "contrast_center" in args else self.args.get("contrast_center")
+        return K.brightness_contrast(
+            x, self.get(args, "brightness"), self.get(args, "brightness_shift"), self.get(args, "contrast"),
+            None if center is None else self.get({"contrast_center": center}, "contrast_center"), self.dtype)
+
+
+class Hsv(_ColorOp):
+    in_types, out_types, rgb = _MATRIX_IN_TYPES, _MATRIX_OUT_TYPES, True
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        x = inputs[0]
+        self.check(x)
+        return K.hsv(x, self.get(args, "hue"), self.get(args, "saturation"), self.get(args, "value"),
+                     self.dtype)
+
+
+class ColorTwist(_ColorOp):
+    in_types, out_types, rgb = _MATRIX_IN_TYPES, _MATRIX_OUT_TYPES, True
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        x = inputs[0]
+        self.check(x)
+        return K.color_twist(x, self.get(args, "brightness"), self.get(args, "contrast"),
+                             self.get(args, "hue"), self.get(args, "saturation"), self.dtype)
+
+
+def _a(name: str, default: Any, doc: str) -> Arg:
+    return Arg(name, "float", default, doc, tensor=True)
+
+
+register(OpSchema(
+    name="brightness_contrast", impl=BrightnessContrast,
+    doc="out = brightness * (contrast_center + contrast * (in - contrast_center)) + "
+        "brightness_shift * max(output type); integers round and saturate.",
+    args=(
+        _a("brightness", 1.0, "multiplier of the result"),
+        _a("brightness_shift", 0.0, "added, as a fraction of the output type's maximum"),
+        _a("contrast", 1.0, "stretch about contrast_center (0 gives a flat image)"),
+        Arg("contrast_center", "float", None, "value contrast keeps fixed (default: half the input "
+            "type's range, 128 for uint8, 0.5 for float)", tensor=True),
+        Arg("dtype", "dtype", None, "output type (default: the input's)"),
+    ),
+))
+register(OpSchema(
+    name="hsv", impl=Hsv,
+    doc="Hue rotation, saturation and value scaling of RGB images, as a 3x3 matrix in YIQ space.",
+    args=(
+        _a("hue", 0.0, "hue rotation in degrees"),
+        _a("saturation", 1.0, "saturation multiplier"),
+        _a("value", 1.0, "value (brightness) multiplier"),
+        Arg("dtype", "dtype", types.UINT8, "output type (DALI's default is UINT8 for any input)"),
+    ),
+))
+register(OpSchema(
+    name="color_twist", impl=ColorTwist,
+    doc="hsv's hue/saturation matrix with brightness and contrast (about half the input range).",
+    args=(
+        _a("brightness", 1.0, "multiplier of the result"),
+        _a("contrast", 1.0, "stretch about half the input type's range"),
+        _a("hue", 0.0, "hue rotation in degrees"),
+        _a("saturation", 1.0, "saturation multiplier"),
+        Arg("dtype", "dtype", None, "output type (default: the input's)"),
+    ),
+))
