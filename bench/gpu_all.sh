@@ -16,5 +16,5 @@ import os, tempfile
 from torch_dali.sample_data import make_sample_dataset
 d = tempfile.mkdtemp(); make_sample_dataset(d, images_per_class=4); print(d)" > "$OUT/sample_dir.txt"
 IMAGE_DIR=$(cat "$OUT/sample_dir.txt")/images python3 examples/mission/python_operators_gpu.py 2>&1 | grep -v Warn | tee "$OUT/python_operators_gpu.txt"
-python3 bench/gpu_session.py --images ${IMAGES:-8192} --batch-size 256 --batches ${BATCHES:-20} --q95 \
+python3 bench/throughput.py --images ${IMAGES:-8192} --batch-size 256 --batches ${BATCHES:-20} --q95 \
   --out "$OUT/gpu_session.json" 2>&1 | grep -v "Warning\|warn" | tail -40

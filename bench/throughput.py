@@ -1,8 +1,10 @@
-"""One GPU session, everything in one run (device time is scarce): build the extension, run the
-user's examples on the GPU, measure throughput of torch_dali vs torchvision's GPU decode vs torch's
-DataLoader, the TorchPythonFunction-vs-built-in-flip ratio, and CPU/GPU parity of crops.
+"""The throughput harness, one GPU session in one run (device time is scarce): build the
+extension, run the user's Serialization example as written, measure torch_dali vs NVIDIA DALI
+(when importable) vs torchvision's GPU decode vs torch's DataLoader on the same data, the
+TorchPythonFunction-vs-built-in-flip ratio, CPU/GPU parity of crops, time to first batch and GPU
+memory; writes JSON and a PNG chart.
 
-    python bench/gpu_session.py --images 4096 --batch-size 256 --out results.json
+    python bench/throughput.py --images 8192 --batch-size 256 --q95 --out results.json
 
 Each section is timed and guarded; a failure is recorded and the next section runs.
 """
@@ -45,7 +47,6 @@ def section(name):
 
 def train_pipe(root, batch, device_id, threads, flip_mode="cmn", seed=7):
     from torch_dali import fn, pipeline_def, types
-    from torch_dali.plugin.pytorch import TorchPythonFunction  # noqa: F401
 
     gpu = device_id is not None
 
@@ -84,11 +85,42 @@ def rate(pipe, batches, warm=3):
     torch.cuda.synchronize()
     t0 = time.perf_counter()
     for _ in range(batches):
-        x = pipe.run()[0].as_tensor()
+        pipe.run()[0].as_tensor()
     torch.cuda.synchronize()
     r = batches * pipe.batch_size / (time.perf_counter() - t0)
     pipe.shutdown()
     return r, first
+
+
+def chart_rows(results: dict) -> list[tuple[str, float]]:
+    """(label, images/s) for every throughput figure in a results dict."""
+    rows = []
+    for name, sec in results.get("sections", {}).items():
+        r = sec.get("result") if sec.get("ok") else None
+        if not isinstance(r, dict):
+            continue
+        if "images_per_s" in r:
+            rows.append((name, float(r["images_per_s"])))
+        for sub, v in r.items():
+            if isinstance(v, dict) and "images_per_s" in v:
+                rows.append((f"{name} {sub}", float(v["images_per_s"])))
+    return rows
+
+
+def write_chart(results: dict, path: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = chart_rows(results)
+    fig, ax = plt.subplots(figsize=(8, 0.5 * len(rows) + 1.5))
+    ax.barh([r[0] for r in rows], [r[1] for r in rows], color="#4c72b0")
+    for i, (_, v) in enumerate(rows):
+        ax.text(v, i, f" {v:,.0f}", va="center")
+    ax.set_xlabel("images/s (batch {})".format(results.get("batch_size", "")))
+    ax.set_title(f"{results.get('machine', {}).get('gpu')}: decode + RRC 224 + flip + normalize")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
 
 
 def main():
@@ -103,6 +135,7 @@ def main():
     RESULTS["machine"] = {"gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
                           "cpus": os.cpu_count(), "torch": torch.__version__, "python": platform.python_version()}
     RESULTS["command"] = " ".join(sys.argv)
+    RESULTS["batch_size"] = args.batch_size
 
     @section("extension_build")
     def build():
@@ -193,18 +226,20 @@ def main():
         for name, root in (("q90_420", q90), ("q95_444", q95)):
             if root is None:
                 continue
+            free0 = torch.cuda.mem_get_info()[0]
             pipe = make(root)
             t0 = time.perf_counter()
             pipe.build()
             pipe.run()
             first = time.perf_counter() - t0
+            used = (free0 - torch.cuda.mem_get_info()[0]) / 2**20  # DALI allocates outside torch
             for _ in range(2):
                 pipe.run()
             t0 = time.perf_counter()
             for _ in range(args.batches):
                 pipe.run()
             out[name] = {"images_per_s": round(args.batches * args.batch_size / (time.perf_counter() - t0)),
-                         "first_batch_s": round(first, 2)}
+                         "first_batch_s": round(first, 2), "gpu_mem_mib_device_delta": round(used)}
             del pipe
         return out
     dali()
@@ -275,6 +310,10 @@ def main():
     except KeyError:
         pass
     Path(args.out).write_text(json.dumps(RESULTS, indent=2))
+    try:
+        write_chart(RESULTS, str(Path(args.out).with_suffix(".png")))
+    except Exception as e:  # noqa: BLE001 - the numbers matter more than the picture
+        print("chart not written:", e)
     print("RATIOS", RESULTS.get("ratios"))
 
 

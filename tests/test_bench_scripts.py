@@ -1,0 +1,20 @@
+"""The benchmark scripts parse their results and draw their chart (the GPU runs happen elsewhere)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+def test_throughput_chart_from_recorded_results(tmp_path):
+    import throughput
+    recorded = json.loads((ROOT / "bench" / "results" / "gpu_session_h200.json").read_text())
+    results = {"machine": recorded["machine"], "sections": recorded["runs"][1]["sections"], "batch_size": 256}
+    rows = throughput.chart_rows(results)
+    assert ("throughput_torch_dali", 2803.0) in rows
+    out = tmp_path / "chart.png"
+    throughput.write_chart(results, str(out))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
