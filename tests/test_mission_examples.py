@@ -42,17 +42,7 @@ def test_python_operators_example(sample, monkeypatch):
     g = _run_python_operators(sample, monkeypatch)
     ims1, ims2 = g["ims1"], g["ims2"]
     assert len(ims1) == 4 and ims1.at(0).shape == (300, 300, 3) and ims1.at(0).dtype == np.uint8
-    # edit_images swapped the outside of a centred circle between the two inputs
-    pipe = g["PythonFuncPipeline"](4, 2, 0, str(sample / "images"))
-    base = g["CommonPipeline"](4, 2, 0, str(sample / "images"))
-    base.define_graph = base.load
-    pipe.build()
-    base.build()
-    r1, r2 = pipe.run()
-    a, b = base.run()
-    e1, e2 = g["edit_images"](a.at(0), b.at(0))
-    np.testing.assert_array_equal(r1.at(0), e1)
-    np.testing.assert_array_equal(r2.at(0), e2)
+    _check_circle_swap(g, sample)
 
     x, y = g["x"], g["y"]
     assert x.at(0).shape == (300, 300, 3) and x.at(0).dtype == np.float32
@@ -97,6 +87,11 @@ def test_python_operators_gpu_variant_runs_anywhere(sample, monkeypatch):
     runs here through the CPU fallback and gives the same circle swap."""
     monkeypatch.setenv("IMAGE_DIR", str(sample / "images"))
     g = runpy.run_path(str(EXAMPLES / "python_operators_gpu.py"))
+    _check_circle_swap(g, sample)
+
+
+def _check_circle_swap(g, sample):
+    """edit_images swapped the outside of a centred circle between the example's two inputs."""
     pipe = g["PythonFuncPipeline"](4, 2, 0, str(sample / "images"))
     base = g["CommonPipeline"](4, 2, 0, str(sample / "images"))
     base.define_graph = base.load
@@ -107,3 +102,5 @@ def test_python_operators_gpu_variant_runs_anywhere(sample, monkeypatch):
     e1, e2 = g["edit_images"](np.asarray(a.at(0)), np.asarray(b.at(0)))
     np.testing.assert_array_equal(np.asarray(r1.at(0)), e1)
     np.testing.assert_array_equal(np.asarray(r2.at(0)), e2)
+    pipe.shutdown()
+    base.shutdown()

@@ -89,8 +89,6 @@ class Operator:
     """
 
     sample_wise: bool = True
-    #: on a GPU, run the pure-torch per-sample path in a loop unless run_batch is overridden
-    stateful: bool = False
 
     def __init__(self, node: "Node", device: torch.device) -> None:
         self.node = node

@@ -157,7 +157,6 @@ class ExternalSource(Operator):
     """Hands out batches from a Python source, or from `pipe.feed_input`."""
 
     sample_wise = False
-    stateful = True
 
     def setup(self) -> None:
         a = self.args

@@ -133,7 +133,6 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
     Subclasses provide `_list`, `_load` and `_source`."""
 
     sample_wise = False
-    stateful = True
 
     def setup(self) -> None:
         a = self.args
