@@ -6,7 +6,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from torch_dali.sample_data import make_sample_dataset
 
@@ -41,6 +40,7 @@ def _run_python_operators(sample, monkeypatch):
 def test_python_operators_example(sample, monkeypatch):
     g = _run_python_operators(sample, monkeypatch)
     ims1, ims2 = g["ims1"], g["ims2"]
+    assert len(ims2) == 4
     assert len(ims1) == 4 and ims1.at(0).shape == (300, 300, 3) and ims1.at(0).dtype == np.uint8
     _check_circle_swap(g, sample)
 
