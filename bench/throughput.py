@@ -30,9 +30,14 @@ STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 RESULTS: dict = {"sections": {}}
 
 
+ONLY: set[str] = set()  # --only: run just these sections (device time is scarce)
+
+
 def section(name):
     def wrap(fn):
         def run(*a, **k):
+            if ONLY and name not in ONLY:
+                return
             t0 = time.perf_counter()
             try:
                 RESULTS["sections"][name] = {"result": fn(*a, **k), "ok": True}
@@ -131,7 +136,9 @@ def main():
     ap.add_argument("--out", default="gpu_session.json")
     ap.add_argument("--skip-dataloader", action="store_true")
     ap.add_argument("--q95", action="store_true", help="also a q95 4:4:4 data set (for DALI and torch_dali)")
+    ap.add_argument("--only", default="", help="comma-separated section names to run (default: all)")
     args = ap.parse_args()
+    ONLY.update(x for x in args.only.split(",") if x)
     RESULTS["machine"] = {"gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
                           "cpus": os.cpu_count(), "torch": torch.__version__, "python": platform.python_version()}
     RESULTS["command"] = " ".join(sys.argv)
@@ -255,16 +262,32 @@ def main():
         for _ in range(3):
             pipe.run()
         pipe._exec().stop()  # no producer thread racing the profiled calls
+        plan = pipe._exec().plan
+        torch.cuda.synchronize()
+        stages = {"cpu_stage_ms": [], "device_stage_host_ms": [], "device_stage_gpu_ms": []}
+        for k in range(6):  # each stage alone, in this thread: host ms, then the GPU's ms
+            t0 = time.perf_counter()
+            part = plan.run_cpu_stage(20_000 + k)
+            t1 = time.perf_counter()
+            plan.run_device_stage(part)
+            t2 = time.perf_counter()
+            torch.cuda.synchronize()
+            t3 = time.perf_counter()
+            stages["cpu_stage_ms"].append(round(1000 * (t1 - t0), 1))
+            stages["device_stage_host_ms"].append(round(1000 * (t2 - t1), 1))
+            stages["device_stage_gpu_ms"].append(round(1000 * (t3 - t1), 1))
         prof = cProfile.Profile()
         prof.enable()
         for _ in range(4):
-            pipe._exec().plan.run(10_000 + _)
+            plan.run(10_000 + _)
         torch.cuda.synchronize()
         prof.disable()
         buf = io.StringIO()
-        pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(25)
+        pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(30)
+        buf2 = io.StringIO()
+        pstats.Stats(prof, stream=buf2).sort_stats("tottime").print_stats(30)
         pipe.shutdown()
-        return {"top": buf.getvalue()[-6000:]}
+        return {"stages": stages, "top_cumulative": buf.getvalue()[-7000:], "top_tottime": buf2.getvalue()[-7000:]}
     host_profile()
 
     @section("torchvision_gpu_decode")
