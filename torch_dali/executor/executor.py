@@ -44,29 +44,34 @@ class Executor:
         self._stop = threading.Event()
         self._failed: BaseException | None = None
         self._close_on_exit = False
+        # exec_pipelined with device ops: one thread per stage (CPU, mixed, GPU), handing batches on
         self.two_stage = bool(exec_pipelined) and plan.has_device_stage
-        self._mid: queue.Queue[Partial | BaseException] = queue.Queue(maxsize=1)
-        self._cpu_thread: threading.Thread | None = None
+        self._stages = list(plan.stages)
+        self._mids: list[queue.Queue[Partial | BaseException]] = [queue.Queue(maxsize=1) for _ in self._stages[1:]]
+        self._stage_threads: list[threading.Thread] = []
         _LIVE.add(self)
 
     # -- producing -----------------------------------------------------------------------------
-    def _cpu_stage(self) -> Partial:
+    def _first_stage(self) -> Partial:
+        """The first stage (readers live there): its state snapshot is the resume point."""
         it = self.iteration
-        part = self.plan.run_cpu_stage(it)
+        part = self.plan.run_stage(self._stages[0], self.plan.start(it))
         self.iteration = it + 1
         part.state = {"iteration": self.iteration, "ops": self.plan.state_dict(), "info": self.plan.batch_info()}
         return part
 
-    def _device_stage(self, part: Partial) -> Batch:
-        outputs = self.plan.run_device_stage(part)
+    def _finish(self, part: Partial) -> Batch:
         event = None
         if self.plan.stream is not None:
             event = torch.cuda.Event()
             event.record(self.plan.stream)
-        return Batch(outputs, event, part.state, part.iteration)
+        return Batch(self.plan.outputs(part), event, part.state, part.iteration)
 
     def _produce_one(self) -> Batch:
-        return self._device_stage(self._cpu_stage())
+        part = self._first_stage()
+        for k in self._stages[1:]:
+            part = self.plan.run_stage(k, part)
+        return self._finish(part)
 
     def _put(self, q: "queue.Queue[Any]", item: Any) -> None:
         while not self._stop.is_set():
@@ -89,14 +94,15 @@ class Executor:
             if self.plan.cuda is not None:
                 torch.cuda.set_device(self.plan.cuda)
             if self.two_stage:
-                self._device_loop()
+                self._pipelined_loop()
             else:
                 self._produce_loop()
         finally:
-            if self._cpu_thread is not None:
+            if self._stage_threads:
                 self._stop.set()
-                self._cpu_thread.join()
-                self._cpu_thread = None
+                for t in self._stage_threads:
+                    t.join()
+                self._stage_threads = []
             if self._close_on_exit:
                 self.plan.close()
 
@@ -110,27 +116,46 @@ class Executor:
             if isinstance(item, BaseException):
                 return
 
-    def _cpu_loop(self) -> None:
-        """exec_pipelined with device ops: the CPU stage of the next batches runs on its own
-        thread while this batch's decode and GPU ops are issued (both release the GIL)."""
+    def _stage_loop(self, pos: int) -> None:
+        """Stage `self._stages[pos]` (not the last) on its own thread: takes batches from the stage
+        before (the first stage makes them), hands them to the next. An error is handed on too."""
+        if self.plan.cuda is not None:
+            torch.cuda.set_device(self.plan.cuda)
+        k = self._stages[pos]
         while not self._stop.is_set():
-            try:
-                item: Partial | BaseException = self._cpu_stage()
-            except BaseException as e:  # noqa: BLE001 - handed on, never lost
-                item = e
-            self._put(self._mid, item)
+            if pos == 0:
+                try:
+                    item: Partial | BaseException = self._first_stage()
+                except BaseException as e:  # noqa: BLE001 - handed on, never lost
+                    item = e
+            else:
+                got = self._get(self._mids[pos - 1])
+                if got is None:
+                    return
+                try:
+                    item = got if isinstance(got, BaseException) else self.plan.run_stage(k, got)
+                except BaseException as e:  # noqa: BLE001
+                    item = e
+            self._put(self._mids[pos], item)
             if isinstance(item, BaseException):
                 return
 
-    def _device_loop(self) -> None:
-        self._cpu_thread = threading.Thread(target=self._cpu_loop, name="torch_dali-cpu-stage", daemon=True)
-        self._cpu_thread.start()
+    def _pipelined_loop(self) -> None:
+        """exec_pipelined with device ops: every stage but the last on its own thread, the last one
+        here; batch i's GPU ops, batch i+1's decode and batch i+2's reading overlap."""
+        self._stage_threads = [threading.Thread(target=self._stage_loop, args=(pos,), daemon=True,
+                                                name=f"torch_dali-stage{self._stages[pos]}")
+                               for pos in range(len(self._stages) - 1)]
+        for t in self._stage_threads:
+            t.start()
+        last = self._stages[-1]
         while not self._stop.is_set():
-            part = self._get(self._mid)
+            part = self._get(self._mids[-1])
             if part is None:
                 return
             try:
-                item: Batch | BaseException = part if isinstance(part, BaseException) else self._device_stage(part)
+                item: Batch | BaseException = part if isinstance(part, BaseException) else \
+                    self._finish(self.plan.run_stage(last, part))
             except BaseException as e:  # noqa: BLE001 - handed to the consumer, never lost
                 item = e
             self._put(self._queue, item)
@@ -192,7 +217,8 @@ class Executor:
                         host += n
         pool = self.plan.pool
         threads = (len(getattr(pool, "_threads", ())) if pool is not None else 0) + \
-            (1 if self._thread is not None and self._thread.is_alive() else 0)
+            (1 if self._thread is not None and self._thread.is_alive() else 0) + \
+            sum(t.is_alive() for t in self._stage_threads)
         return {"prefetched_batches": len(batches), "prefetched_host_bytes": host,
                 "prefetched_device_bytes": dev, "threads": threads}
 
@@ -210,7 +236,7 @@ class Executor:
                     pass
             self._thread.join()
         self._thread = None
-        for q in (self._queue, self._mid):
+        for q in (self._queue, *self._mids):
             while not q.empty():
                 q.get_nowait()
         self._failed = None
@@ -218,7 +244,7 @@ class Executor:
     def _own_thread(self) -> bool:
         """Whether the caller is one of our producer threads (the GC may run __del__ there)."""
         me = threading.current_thread()
-        return me is self._thread or me is self._cpu_thread
+        return me is self._thread or any(me is t for t in self._stage_threads)
 
     def restore(self, state: dict[str, Any]) -> None:
         self.stop()

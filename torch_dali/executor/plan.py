@@ -102,26 +102,39 @@ class Plan:
         self.pool = ThreadPoolExecutor(max(1, num_threads), thread_name_prefix="torch_dali",
                                        initializer=_worker_init) if num_threads > 1 else None
 
-    def _stage_order(self) -> tuple[list[Node], list[Node]]:
-        """(CPU stage, device stage): CPU ops that depend on no GPU or mixed op come first, so the
-        CPU work of the next batch can run while this batch's device ops are issued."""
+    def _stage_order(self) -> list[list[Node]]:
+        """[CPU, mixed, GPU] node lists, DALI's three stages. CPU ops that depend on no GPU or mixed
+        op come first; then mixed ops (decoders: host work and uploads) fed only by those; then the
+        rest. With exec_pipelined each stage runs on its own thread, so the CPU work of batch i+2,
+        the decode of batch i+1 and the GPU ops of batch i overlap (decode and kernels release the GIL)."""
         on_device: set[int] = set()
-        first: list[Node] = []
-        second: list[Node] = []
+        cpu: list[Node] = []
+        mixed: list[Node] = []
+        gpu: list[Node] = []
+        in_mixed: set[int] = set()
         for n in self.nodes:
             deps = [d.node.id for d in n.inputs] + [d.node.id for d in n.arg_inputs.values()]
-            if n.device != "cpu" or any(d in on_device for d in deps):
-                on_device.add(n.id)
-                second.append(n)
+            if n.device == "cpu" and not any(d in on_device for d in deps):
+                cpu.append(n)
+                continue
+            on_device.add(n.id)
+            if n.device == "mixed" and all(d in in_mixed or d not in on_device for d in deps):
+                mixed.append(n)
+                in_mixed.add(n.id)
             else:
-                first.append(n)
-        return first, second
+                gpu.append(n)
+        return [cpu, mixed, gpu]
 
     def _make_steps(self) -> list[Step]:
-        first, second = self._stage_order()
-        steps = self._steps_of(first)
-        self.split = len(steps)  # steps[:split] is the CPU stage, steps[split:] the device stage
-        return steps + self._steps_of(second)
+        steps: list[Step] = []
+        self.bounds = [0]  # steps[bounds[k]:bounds[k + 1]] is stage k
+        for nodes in self._stage_order():
+            steps += self._steps_of(nodes)
+            self.bounds.append(len(steps))
+        self.stages = [k for k in range(len(self.bounds) - 1) if self.bounds[k] < self.bounds[k + 1]]
+        if not self.stages:
+            self.stages = [0]
+        return steps
 
     def _steps_of(self, nodes: list[Node]) -> list[Step]:
         steps: list[Step] = []
@@ -143,18 +156,28 @@ class Plan:
     def run(self, iteration: int) -> list[TensorList]:
         return self.run_device_stage(self.run_cpu_stage(iteration))
 
-    def run_cpu_stage(self, iteration: int) -> Partial:
-        part = Partial(iteration, {}, [], self.batch_size)
-        self._run_steps(self.steps[:self.split], part)
+    def start(self, iteration: int) -> Partial:
+        return Partial(iteration, {}, [], self.batch_size)
+
+    def run_stage(self, k: int, part: Partial) -> Partial:
+        """Runs stage k (0 CPU, 1 mixed, 2 GPU) of one iteration."""
+        self._run_steps(self.steps[self.bounds[k]:self.bounds[k + 1]], part)
         return part
 
-    def run_device_stage(self, part: Partial) -> list[TensorList]:
-        self._run_steps(self.steps[self.split:], part)
+    def outputs(self, part: Partial) -> list[TensorList]:
         return [part.values[(d.node.id, d.index)] for d in self.graph.outputs]
+
+    def run_cpu_stage(self, iteration: int) -> Partial:
+        return self.run_stage(0, self.start(iteration))
+
+    def run_device_stage(self, part: Partial) -> list[TensorList]:
+        """The mixed and GPU stages, one after the other."""
+        self._run_steps(self.steps[self.bounds[1]:], part)
+        return self.outputs(part)
 
     @property
     def has_device_stage(self) -> bool:
-        return 0 < self.split < len(self.steps)
+        return len(self.stages) > 1
 
     def _run_steps(self, steps: list[Step], part: Partial) -> None:
         values, sources, bs, iteration = part.values, part.sources, part.bs, part.iteration
