@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from torch_dali import ArgumentError, ArgumentTypeError, Pipeline, PipelineError, fn, ops, pipeline_def, types
+from torch_dali.ops._operator import SampleContext
 
 
 def run(graph, batch_size: int = 8, num_threads: int = 1, seed: int = 11, iterations: int = 1):
@@ -160,3 +161,30 @@ def test_runs_on_explicit_torch_device_tensors():
     from torch_dali.executor.rng import SampleRNG  # noqa: F401 - the op draws from it on any device
     u, = run(lambda: (fn.random.uniform(shape=(2, 2)),))
     assert isinstance(u[0], torch.Tensor) and u[0].device.type == "cpu"
+
+
+@pytest.mark.parametrize("make", [
+    lambda: fn.random.coin_flip(probability=0.3),
+    lambda: fn.random.uniform(range=(-2.0, 5.0)),
+    lambda: fn.random.uniform(range=(-3, 4), dtype=types.INT32),
+])
+def test_vectorised_scalar_draws_equal_the_per_sample_path(make):
+    """Scalar draws with no per-sample arguments come in one vectorised pass: the same values as
+    each sample's own counter RNG (the per-sample path, forced through a dummy input's shape)."""
+    def build(seed):
+        pipe = Pipeline(batch_size=37, num_threads=2, device_id=None, seed=seed)
+        with pipe:
+            pipe.set_outputs(make())
+        pipe.build()
+        return pipe
+    pipe = build(11)
+    op = next(o for o in pipe._exec().plan.ops.values() if hasattr(o, "vectorised"))
+    assert op.vectorised and not op.sample_wise
+    got = [pipe.run()[0].as_tensor() for _ in range(3)]
+    ref = build(11)
+    rop = next(o for o in ref._exec().plan.ops.values() if hasattr(o, "vectorised"))
+    rop.vectorised = False  # the per-sample path the vectorised one stands in for
+    for k in range(3):
+        want = torch.stack([rop.run_sample(SampleContext(rop.node.seed, k, i), [], {}) for i in range(37)])
+        assert got[k].dtype == want.dtype
+        assert torch.equal(got[k], want)

@@ -12,7 +12,7 @@ import torch
 from ..errors import GraphError, PipelineError, TorchDaliError
 from ..graph.graph import Graph
 from ..graph.node import Node
-from ..ops._operator import BatchContext, Operator, SampleContext, parallel_map, sample_arg
+from ..ops._operator import BatchContext, Operator, SampleContext, batch_args, parallel_map, sample_arg
 from ..tensor_list import TensorList
 
 
@@ -190,8 +190,7 @@ class Plan:
             ins = [values[(d.node.id, d.index)] for d in node.inputs]
             if ins:
                 bs = len(ins[0])
-            args = {k: [sample_arg(t) for t in values[(d.node.id, d.index)]]
-                    for k, d in node.arg_inputs.items()}
+            args = {k: batch_args(values[(d.node.id, d.index)]) for k, d in node.arg_inputs.items()}
             ctx = BatchContext(node, iteration, bs, op.device, self.pool, sources, self.stream)
             try:
                 if self.stream is not None and op.device.type == "cuda":
@@ -207,7 +206,7 @@ class Plan:
                 bs = len(outs[0])
                 src = getattr(op, "last_sources", None)
                 if src and not sources:
-                    sources = list(src)
+                    sources = src  # may be lazy: names are formatted only when needed
             for k, tl in enumerate(outs):
                 values[(node.id, k)] = tl
         part.sources, part.bs = sources, bs

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 _MASK = (1 << 64) - 1
@@ -67,6 +68,23 @@ class SampleRNG:
         g = torch.Generator(device=device)
         g.manual_seed(self.seed63())
         return g
+
+
+def _mix_np(z: np.ndarray) -> np.ndarray:
+    """`_mix` over a uint64 array (numpy's uint64 arithmetic wraps like the masks above)."""
+    z = z + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def first_uniforms(seed: int, iteration: int, n: int) -> np.ndarray:
+    """The first `SampleRNG(seed, iteration, i).uniform()` of samples i = 0..n-1, as float64, in
+    one vectorised pass: ops drawing one scalar per sample use it instead of n Python RNGs."""
+    h = _mix(_mix(0x243F6A8885A308D3 ^ (int(seed) & _MASK)) ^ (int(iteration) & _MASK))
+    keys = _mix_np(np.uint64(h) ^ np.arange(n, dtype=np.uint64))
+    bits = _mix_np(keys ^ np.uint64(_mix(1)))
+    return (bits >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
 
 def permutation(seed: int, epoch: int, n: int) -> list[int]:

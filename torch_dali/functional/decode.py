@@ -167,6 +167,23 @@ def peek_image_info(data: bytes | torch.Tensor | np.ndarray, source: str = "") -
         raise DataError(f"cannot read the image header of {source or 'sample'}: {_reason(e)}") from None
 
 
+def peek_image_infos(datas: list[torch.Tensor], sources: list[str] | None = None) -> list[ImageInfo | None]:
+    """`peek_image_info` for a batch; None where the header is unreadable. JPEG and PNG headers are
+    parsed by one C call for the whole batch (`host_io`) when it is built, the rest here."""
+    try:
+        from . import host_io
+        infos = host_io.image_infos(datas) if host_io.available() else [None] * len(datas)
+    except ImportError:
+        infos = [None] * len(datas)
+    for i, info in enumerate(infos):
+        if info is None:
+            try:
+                infos[i] = peek_image_info(datas[i], sources[i] if sources and i < len(sources) else "")
+            except DataError:
+                pass
+    return infos
+
+
 def oriented_size(info: ImageInfo) -> tuple[int, int]:
     """(height, width) after EXIF orientation: orientations 5..8 swap the axes."""
     return (info.width, info.height) if info.orientation >= 5 else (info.height, info.width)
@@ -467,8 +484,10 @@ def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
     dec = _nvjpeg_decoder(torch.device(device), hw_load)
     if dec is not None:
         with torch.cuda.device(device):
-            hwcs = dec.decode([d.cpu().contiguous() for d in datas], "gray" if output_type == GRAY else "rgb")
-        return [None if h is None else _finish(apply_orientation(h.permute(2, 0, 1), o), output_type, None)
+            hwcs = dec.decode(datas, "gray" if output_type == GRAY else "rgb")  # CPU uint8 (schema)
+        plain = output_type in (RGB, GRAY)  # the decoder's own output: upright images need nothing
+        return [h if h is None or (o == 1 and plain) else
+                _finish(apply_orientation(h.permute(2, 0, 1), o), output_type, None)
                 for h, o in zip(hwcs, orientations)]
     if _IMG is None or not hasattr(_IMG, "decode_jpegs_cuda"):
         raise RuntimeError("torchvision has no GPU JPEG decoder")

@@ -3,25 +3,23 @@
 A small C library over libjpeg(-turbo) (`extensions/csrc/cpu/jpeg_roi.c`: `jpeg_crop_scanline` for
 columns, `jpeg_skip_scanlines` for rows, libjpeg's default ISLOW IDCT and fancy upsampling), so the
 pixels equal the same window of a full decode. It is built on first use with the system C compiler
-(`cc -O2 -shared -fPIC ... -ljpeg`) into `$TORCH_DALI_EXT_DIR` (default `~/.cache/torch_dali`),
-named by a hash of the source, and loaded with ctypes: ctypes releases the GIL during the call, so
-the executor's threads decode in parallel. Without a compiler or libjpeg, `available()` is False,
-`unavailable_reason()` says why, and callers keep their full-decode path.
+(`cc -O2 -shared -fPIC ... -ljpeg`, see `torch_dali._cbuild`) into `$TORCH_DALI_EXT_DIR` (default
+`~/.cache/torch_dali`), named by a hash of the source and flags, and loaded with ctypes: ctypes
+releases the GIL during the call, so the executor's threads decode in parallel. Without a compiler
+or libjpeg, `available()` is False, `unavailable_reason()` says why, and callers keep their
+full-decode path.
 """
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
-import shutil
-import subprocess
-import tempfile
 import threading
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from .. import _cbuild
 from ..errors import DataError
 
 _SRC = Path(__file__).resolve().parents[2] / "extensions" / "csrc" / "cpu" / "jpeg_roi.c"
@@ -38,38 +36,6 @@ class Unsupported(DataError):
     """The JPEG is valid but not for this decoder (CMYK / YCCK): use the full decoder."""
 
 
-def _cache_dir() -> Path:
-    d = os.environ.get("TORCH_DALI_EXT_DIR")
-    return Path(d) if d else Path.home() / ".cache" / "torch_dali"
-
-
-def _build(src: Path) -> Path:
-    """Compiles `src` into the cache folder (once per source hash); returns the .so path."""
-    text = src.read_bytes()
-    key = hashlib.sha256(text).hexdigest()[:16]
-    out_dir = _cache_dir()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    so = out_dir / f"jpeg_roi-{key}.so"
-    if so.exists():
-        return so
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if not cc:
-        raise RuntimeError("no C compiler (cc/gcc/clang) on PATH")
-    # build under a unique name, then rename: concurrent builders never see a half-written file
-    fd, tmp = tempfile.mkstemp(prefix=f".jpeg_roi-{key}-", suffix=".so", dir=out_dir)
-    os.close(fd)
-    try:
-        r = subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", tmp, str(src), "-ljpeg"],
-                           capture_output=True, text=True, timeout=120)
-        if r.returncode != 0:
-            raise RuntimeError(f"compiling {src.name} failed: {(r.stderr or r.stdout).strip()[-600:]}")
-        os.replace(tmp, so)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return so
-
-
 def _load() -> ctypes.CDLL | None:
     global _lib, _tried, _reason
     if _tried:
@@ -82,7 +48,7 @@ def _load() -> ctypes.CDLL | None:
                 raise RuntimeError("disabled by TORCH_DALI_NO_JPEG_ROI")
             if not _SRC.exists():
                 raise RuntimeError(f"source {_SRC} not found")
-            lib = ctypes.CDLL(str(_build(_SRC)))
+            lib = ctypes.CDLL(str(_cbuild.build(_SRC, ["jpeg"])))
             c_p, c_int, c_size = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
             c_ip = ctypes.POINTER(ctypes.c_int)
             lib.tdj_header.argtypes = [c_p, c_size, c_ip, c_ip, c_ip, c_ip, c_ip, ctypes.c_char_p, c_int]

@@ -23,6 +23,9 @@ def kernels() -> Any:
 
 
 def _images_ok(tl: TensorList) -> bool:
+    d = tl._dense
+    if d is not None:  # one check for the whole batch
+        return d.is_cuda and d.dtype == torch.uint8 and d.dim() == 4 and d.shape[0] > 0 and d.shape[3] in (1, 3, 4)
     s = tl.samples
     return bool(s) and all(t.is_cuda and t.dtype == torch.uint8 and t.dim() == 3 and t.shape[2] in (1, 3, 4)
                            and t.shape[2] == s[0].shape[2] for t in s)

@@ -46,7 +46,7 @@ class BatchContext:
         self.batch_size = batch_size
         self.device = device
         self.pool = pool
-        self.sources = list(sources) if sources else [""] * batch_size
+        self.sources = sources if sources else [""] * batch_size  # may be lazy (readers' Sources)
         self.stream = stream
 
     def sample(self, i: int) -> SampleContext:
@@ -72,6 +72,16 @@ def parallel_map(pool: ThreadPoolExecutor, fn: Callable[[int], Any], n: int) -> 
 
 def _or(layout: str | None, fallback: str) -> str:
     return fallback if layout is None else layout
+
+
+def batch_args(tl: TensorList) -> list[Any]:
+    """Each sample of an argument input as the Python value an op works with (`sample_arg`); one
+    `tolist()` for a dense batch of scalars (a coin flip per sample) instead of a view and an
+    `item()` per sample."""
+    dense = tl._dense
+    if dense is not None and dense.device.type == "cpu" and dense.dim() >= 1 and dense[0].numel() == 1:
+        return dense.reshape(dense.shape[0]).tolist()
+    return [sample_arg(t) for t in tl]
 
 
 def sample_arg(t: torch.Tensor) -> Any:

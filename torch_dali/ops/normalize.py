@@ -63,15 +63,22 @@ class CropMirrorNormalize(Crop):
                 or self.device.type != "cuda" or not cuda_batch._images_ok(tl) or cuda_batch.kernels() is None:
             return None
         imgs = tl.samples
-        wins = [self.window(im, {k: v[i] for k, v in args.items()}) for i, im in enumerate(imgs)]
+        wins = self._windows(tl, args)
         inside = all(y >= 0 and x >= 0 and y + h <= im.shape[0] and x + w <= im.shape[1]
-                     for (y, x, h, w), im in zip(wins, imgs))
+                     for (y, x, h, w), im in zip(wins[:1] if tl._dense is not None else wins, imgs))
         if not inside or len({(w[2], w[3]) for w in wins}) != 1:
             return None
         mirror = args["mirror"] if "mirror" in args else [self.args["mirror"]] * len(imgs)
         mean, std = self._stats({}, int(imgs[0].shape[2]), torch.device("cpu"))
         out = cuda_batch.crop_mirror_normalize(imgs, wins, mirror, mean, std, self.dtype, self.layout == "CHW")
         return TensorList(out, self.layout)
+
+    def _windows(self, tl: TensorList, args: dict[str, list[Any]]) -> list[Any]:
+        """Each sample's crop window; computed once for a dense batch when no per-sample argument
+        but `mirror` can move it (all samples then share one shape, so one window)."""
+        if tl._dense is not None and not set(args) - {"mirror"}:
+            return [self.window(tl[0], {})] * len(tl)
+        return [self.window(im, {k: v[i] for k, v in args.items()}) for i, im in enumerate(tl.samples)]
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         tl = inputs[0]
@@ -82,7 +89,7 @@ class CropMirrorNormalize(Crop):
                 or tl[0].dim() != 3:
             return super().run_batch(ctx, inputs, args)
         imgs = tl.as_tensor()
-        wins = [self.window(imgs[i], {k: v[i] for k, v in args.items()}) for i in range(len(tl))]
+        wins = self._windows(tl, args)
         if len({(w[2], w[3]) for w in wins}) != 1:  # trimmed windows of different sizes
             return super().run_batch(ctx, inputs, args)
         mirror = args["mirror"] if "mirror" in args else [self.args["mirror"]] * len(tl)

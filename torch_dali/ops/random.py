@@ -13,8 +13,10 @@ import torch
 
 from .. import types
 from ..errors import ArgumentError
+from ..executor.rng import first_uniforms
 from ..functional.crop import convert, round_half_away
-from ._operator import Operator, SampleContext
+from ..tensor_list import TensorList
+from ._operator import BatchContext, Operator, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema, length, non_negative, unit_interval
 
@@ -26,8 +28,26 @@ class _RandomOp(Operator):
         if shape is not None:
             self._check_shape(shape)
 
+        # One scalar per sample, no inputs, no per-sample arguments: all samples in one vectorised
+        # draw (the same values as the per-sample path), not a Python RNG and a tensor per sample.
+        self.vectorised = (self.device.type == "cpu" and not self.node.inputs and not self.node.arg_inputs
+                           and shape is None and self.args.get("values") is None
+                           and type(self).draw_batch is not _RandomOp.draw_batch)
+        if self.vectorised:
+            self.sample_wise = False
+
     def get(self, args: dict[str, Any], name: str) -> Any:
         return args[name] if name in args else self.args[name]
+
+    def draw_batch(self, u: torch.Tensor) -> torch.Tensor:
+        """The batch of scalars from each sample's first uniform draw (float64)."""
+        raise NotImplementedError
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        if not self.vectorised:
+            return super().run_batch(ctx, inputs, args)
+        u = torch.from_numpy(first_uniforms(self.node.seed, ctx.iteration, ctx.batch_size))
+        return [TensorList(self.draw_batch(u), "")]
 
     def _check_shape(self, shape: Any) -> tuple[int, ...]:
         dims = [shape] if isinstance(shape, (int, float)) else list(shape)
@@ -68,6 +88,13 @@ class Uniform(_RandomOp):
             lo, hi = float(math.trunc(lo)), float(math.trunc(hi))
         return lo, hi
 
+    def draw_batch(self, u: torch.Tensor) -> torch.Tensor:
+        lo, hi = self._range(self.args["range"])
+        v = lo + (hi - lo) * u
+        if not self.dtype.is_floating_point:
+            v = torch.sign(v) * torch.floor(v.abs() + 0.5)  # round_half_away, as per sample
+        return convert(v.to(self.work_dtype()), self.dtype)
+
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         shape = self.shape(inputs, args)
         values = self.get(args, "values")
@@ -93,6 +120,17 @@ class Uniform(_RandomOp):
 
 class CoinFlip(_RandomOp):
     """1 with probability `probability`, else 0 (int32 by default, as DALI)."""
+
+    def setup(self) -> None:
+        super().setup()
+        if not self.vectorised:
+            return
+        p = float(self.args["probability"])
+        if not 0.0 <= p <= 1.0:
+            raise ArgumentError(f"{self.name}: `probability` must be in [0, 1], got {p}")
+
+    def draw_batch(self, u: torch.Tensor) -> torch.Tensor:
+        return (u < float(self.args["probability"])).to(self.dtype)
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         p = float(self.get(args, "probability"))

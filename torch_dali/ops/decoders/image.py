@@ -141,14 +141,10 @@ class ImageDecoder(Operator):
             return super().run_batch(ctx, inputs, args)
         datas = list(inputs[0])
         n = len(datas)
-        infos: list[D.ImageInfo | None] = []
-        for i, d in enumerate(datas):
-            try:
-                infos.append(D.peek_image_info(d, ctx.sources[i] if i < len(ctx.sources) else ""))
-            except DataError:
-                infos.append(None)  # the CPU decoder reports it, naming the file
+        infos = D.peek_image_infos(datas, ctx.sources)  # None: the CPU decoder reports it, naming the file
+        kept = bool(self._decoded)
         gpu_idx = [i for i, info in enumerate(infos) if info is not None and D.gpu_decodable(info)
-                   and self.output_type != types.ANY_DATA and self._kept(datas[i]) is None
+                   and self.output_type != types.ANY_DATA and not (kept and self._kept(datas[i]) is not None)
                    and info.height * info.width <= self.max_pixels]
         out: list[torch.Tensor | None] = [None] * n
         if gpu_idx:
@@ -160,14 +156,15 @@ class ImageDecoder(Operator):
             except RuntimeError:  # the GPU decoder rejected something: decode those on the CPU
                 decoded = None
             if decoded is not None:
+                cropping = type(self).gpu_window is not ImageDecoder.gpu_window
                 for i, img in zip(gpu_idx, decoded):
                     if img is None:  # declined by the GPU decoder: the CPU path below takes it
                         continue
-                    win = self.gpu_window(ctx.sample(i), int(img.shape[0]), int(img.shape[1]))
+                    win = self.gpu_window(ctx.sample(i), int(img.shape[0]), int(img.shape[1])) if cropping else None
                     if win is not None:
                         y, x, h, w = win
                         img = img[y:y + h, x:x + w].contiguous()
-                    out[i] = D.convert_range(img, self.dtype)
+                    out[i] = img if img.dtype == self.dtype else D.convert_range(img, self.dtype)
         cpu_idx = [i for i in range(n) if out[i] is None]
 
         def cpu(k: int) -> torch.Tensor:

@@ -1,0 +1,65 @@
+"""Builds a small plain-C helper library with the system compiler and caches it.
+
+`build(src, libs)` compiles `src` (`cc -O2 -shared -fPIC -o <out> src -l<lib>...`) into
+`$TORCH_DALI_EXT_DIR` (default `~/.cache/torch_dali`) as `<stem>-<hash>.so`, the hash covering the
+source and the flags, so an edited source or changed flags rebuild and an unchanged one is reused.
+Callers load the result with ctypes (which releases the GIL during calls) and keep a pure-Python
+path for when this raises (no compiler, missing headers, read-only cache, ...).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+_FLAGS = ("-O2", "-shared", "-fPIC")
+
+
+def cache_dir() -> Path:
+    d = os.environ.get("TORCH_DALI_EXT_DIR")
+    return Path(d) if d else Path.home() / ".cache" / "torch_dali"
+
+
+def _compiler() -> str:
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if not cc:
+        raise RuntimeError("no C compiler (cc/gcc/clang) on PATH and $CC is not set")
+    return cc
+
+
+def build(src: Path, libs: Sequence[str] = ()) -> Path:
+    """Compiles `src` once per (source, flags) hash and returns the .so path; raises RuntimeError
+    (or OSError) saying why when it cannot. `libs` are library names: ["jpeg"] -> -ljpeg."""
+    src = Path(src)
+    try:
+        text = src.read_bytes()
+    except OSError as e:
+        raise RuntimeError(f"cannot read the C source {src}: {e.strerror or e}") from None
+    link = [f"-l{lib}" for lib in libs]
+    key = hashlib.sha256(text + "\0".join(_FLAGS + tuple(link)).encode()).hexdigest()[:16]
+    out_dir = cache_dir()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    so = out_dir / f"{src.stem}-{key}.so"
+    if so.exists():
+        return so
+    cc = _compiler()
+    # build under a unique name, then rename: concurrent builders never load a half-written file
+    fd, tmp = tempfile.mkstemp(prefix=f".{src.stem}-{key}-", suffix=".so", dir=out_dir)
+    os.close(fd)
+    try:
+        try:
+            r = subprocess.run([cc, *_FLAGS, "-o", tmp, str(src), *link],
+                               capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise RuntimeError(f"cannot run the C compiler {cc!r}: {e}") from None
+        if r.returncode != 0:
+            raise RuntimeError(f"compiling {src.name} failed: {(r.stderr or r.stdout).strip()[-600:]}")
+        os.replace(tmp, so)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return so

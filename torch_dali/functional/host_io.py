@@ -1,0 +1,194 @@
+"""Batched host work in one C call each: reading a batch of files, parsing a batch of image headers.
+
+Per-sample Python (open/fstat/readinto, struct-based header parsing) holds the GIL for ~10 µs a
+sample, which is what bounds the host side of a GPU pipeline. `extensions/csrc/cpu/host_io.c` does
+the same work for a whole batch in one ctypes call, during which the GIL is released. It is built
+on first use by `torch_dali._cbuild`; without a compiler, or with `TORCH_DALI_NO_HOST_IO=1`,
+`available()` is False and the same functions run in pure Python with identical results.
+"""
+from __future__ import annotations
+
+import ctypes
+import errno
+import itertools
+import os
+import stat
+import threading
+from pathlib import Path
+from typing import Sequence
+
+import torch
+
+from .. import _cbuild
+from . import decode as _decode  # module, not names: decode may import this module in turn
+
+_SRC = Path(__file__).resolve().parents[2] / "extensions" / "csrc" / "cpu" / "host_io.c"
+_GREW = -1  # TD_GREW: the file holds more bytes than its stat said
+_FIELDS = 8  # int32s per header in td_image_infos' output
+_INT32_MAX = 2**31 - 1
+_PNG_SIG = b"\x89PNG\r\n\x1a\n"
+
+_lock = threading.Lock()
+_lib: ctypes.CDLL | None = None
+_tried = False
+_reason = ""
+
+
+def _load() -> ctypes.CDLL | None:
+    global _lib, _tried, _reason
+    if _tried:
+        return _lib
+    with _lock:
+        if _tried:
+            return _lib
+        try:
+            if os.environ.get("TORCH_DALI_NO_HOST_IO"):
+                raise RuntimeError("disabled by TORCH_DALI_NO_HOST_IO")
+            if not _SRC.exists():
+                raise RuntimeError(f"source {_SRC} not found")
+            lib = ctypes.CDLL(str(_cbuild.build(_SRC)))
+            c_int, c_vp = ctypes.c_int, ctypes.c_void_p
+            paths, i64p = ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_int64)
+            intp = ctypes.POINTER(ctypes.c_int)
+            lib.td_file_sizes.argtypes = [paths, c_int, i64p, intp]
+            lib.td_read_files.argtypes = [paths, c_int, c_vp, i64p, i64p, i64p, intp]
+            lib.td_image_infos.argtypes = [ctypes.POINTER(c_vp), i64p, c_int,
+                                           ctypes.POINTER(ctypes.c_int32)]
+            for f in (lib.td_file_sizes, lib.td_read_files, lib.td_image_infos):
+                f.restype = c_int
+            _lib = lib
+        except Exception as e:  # no compiler, read-only cache, disabled, ...
+            _lib, _reason = None, f"{type(e).__name__}: {e}"
+        _tried = True
+    return _lib
+
+
+def available() -> bool:
+    """Whether the C library is built and loaded (builds it on the first call)."""
+    return _load() is not None
+
+
+def unavailable_reason() -> str:
+    """Why `available()` is False ("" when it is True or was not asked yet)."""
+    return _reason
+
+
+# -- files -----------------------------------------------------------------------------------------
+
+def _error(code: int | None, path: object) -> OSError:
+    code = code or errno.EIO
+    return OSError(code, os.strerror(code), path)  # OSError(ENOENT, ...) is a FileNotFoundError
+
+
+def _nul_error(path: object) -> OSError:
+    return OSError(errno.EINVAL, "embedded null byte in the file name", path)
+
+
+def _read_one(path: object, name: bytes) -> torch.Tensor | OSError:
+    """One whole file, as the C code reads it (regular files only, never blocking on a FIFO)."""
+    if b"\0" in name:
+        return _nul_error(path)
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError as e:
+        return _error(e.errno, path)
+    try:
+        with open(fd, "rb", buffering=0) as f:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return _error(errno.EISDIR, path)
+            buf, got = bytearray(st.st_size), 0
+            with memoryview(buf) as view:
+                while got < len(buf):
+                    k = f.readinto(view[got:])
+                    if not k:
+                        break
+                    got += k
+            if got < len(buf):  # shrank since the fstat
+                del buf[got:]
+            else:
+                buf += f.read()  # grew since the fstat: the rest, up to EOF
+    except OSError as e:
+        return _error(e.errno, path)
+    return torch.frombuffer(buf, dtype=torch.uint8) if buf else torch.empty(0, dtype=torch.uint8)
+
+
+def read_files(paths: Sequence[str | os.PathLike]) -> list[torch.Tensor | OSError]:
+    """Each file whole, as a 1-D uint8 tensor: views into one slab for the batch (so keeping one
+    keeps the batch's bytes alive), or an OSError (errno, strerror, filename) in a failing file's
+    place. Only regular files are read; anything else is EISDIR."""
+    names = [os.fsencode(p) for p in paths]
+    n = len(names)
+    lib = _load()
+    if lib is None or n == 0:
+        return [_read_one(p, b) for p, b in zip(paths, names)]
+    c_paths = (ctypes.c_char_p * n)(*[None if b"\0" in b else b for b in names])
+    sizes, errs = (ctypes.c_int64 * n)(), (ctypes.c_int * n)()
+    lib.td_file_sizes(c_paths, n, sizes, errs)
+    stat_errs = errs[:]
+    caps = [s if e == 0 else 0 for s, e in zip(sizes[:], stat_errs)]
+    offsets = list(itertools.accumulate(caps, initial=0))
+    slab = torch.empty(offsets[-1], dtype=torch.uint8)
+    got, read_errs = (ctypes.c_int64 * n)(), (ctypes.c_int * n)()
+    skip = [c if e == 0 else -1 for c, e in zip(caps, stat_errs)]  # -1: not read again
+    lib.td_read_files(c_paths, n, slab.data_ptr(), (ctypes.c_int64 * n)(*offsets[:-1]),
+                      (ctypes.c_int64 * n)(*skip), got, read_errs)
+    views = torch.split(slab, caps)
+    out: list[torch.Tensor | OSError] = []
+    for i, (p, cap, k, se, re) in enumerate(zip(paths, caps, got[:], stat_errs, read_errs[:])):
+        if b"\0" in names[i]:
+            out.append(_nul_error(p))
+        elif se:
+            out.append(_error(se, p))
+        elif re == _GREW:
+            out.append(_read_one(p, names[i]))
+        elif re:
+            out.append(_error(re, p))
+        else:
+            out.append(views[i] if k == cap else views[i][:k])
+    return out
+
+
+# -- image headers ---------------------------------------------------------------------------------
+
+def _usable(d: object) -> bool:
+    return (isinstance(d, torch.Tensor) and d.dtype == torch.uint8 and d.dim() == 1 and d.is_cpu
+            and d.is_contiguous())
+
+
+def _py_info(d: object) -> _decode.ImageInfo | None:
+    """What the C code answers, in Python: decode.py's JPEG/PNG parse, None where it would raise."""
+    if not _usable(d) or d.numel() == 0:
+        return None
+    b = memoryview(d.numpy())
+    head = bytes(b[:8])
+    try:
+        if head[:2] == b"\xff\xd8":
+            info = _decode._jpeg_info(b)
+        elif head == _PNG_SIG:
+            info = _decode._png_info(b)
+        else:
+            return None
+    except Exception:
+        return None
+    return info if info.height <= _INT32_MAX and info.width <= _INT32_MAX else None
+
+
+def image_infos(datas: Sequence[torch.Tensor]) -> list[_decode.ImageInfo | None]:
+    """`peek_image_info` for a batch of encoded JPEG/PNG buffers (1-D uint8 CPU tensors). None
+    where the header is not a JPEG/PNG one this parser takes, or is one `peek_image_info` would
+    reject, or the tensor is not contiguous 1-D uint8 CPU: call `peek_image_info` for those."""
+    n = len(datas)
+    lib = _load()
+    if lib is None or n == 0:
+        return [_py_info(d) for d in datas]
+    ok = [_usable(d) for d in datas]
+    ptrs = (ctypes.c_void_p * n)(*[d.data_ptr() if u else None for d, u in zip(datas, ok)])
+    lens = (ctypes.c_int64 * n)(*[d.numel() if u else 0 for d, u in zip(datas, ok)])
+    out = (ctypes.c_int32 * (_FIELDS * n))()
+    lib.td_image_infos(ptrs, lens, n, out)
+    v = out[:]
+    info = _decode.ImageInfo
+    return [None if v[j] else info("jpeg" if v[j + 1] == 1 else "png", v[j + 2], v[j + 3], v[j + 4],
+                                   v[j + 5], bool(v[j + 6]), v[j + 7])
+            for j in range(0, _FIELDS * n, _FIELDS)]
