@@ -43,11 +43,12 @@ class Outcome:
 
 
 def make_pipe(case: Case, on_error: str, device: str = "cpu", batch_size: int = BATCH,
-              exec_async: bool = False, random_crop: bool = False, seed: int = 7):
+              exec_async: bool = False, random_crop: bool = False, seed: int = 7,
+              device_id: int | None = None):
     reader = fn.readers.file if case.reader == "file" else fn.readers.mxnet
     decoder = fn.decoders.image_random_crop if random_crop else fn.decoders.image
 
-    @pipeline_def(batch_size=batch_size, num_threads=2, device_id=None, seed=seed,
+    @pipeline_def(batch_size=batch_size, num_threads=2, device_id=device_id, seed=seed,
                   exec_async=exec_async, exec_pipelined=exec_async)
     def pipe():
         data, labels = reader(name="R", on_error=on_error, **case.reader_kw)
