@@ -61,8 +61,8 @@ def train_pipe(root, batch, device_id, threads, flip_mode="cmn", seed=7):
         images = fn.decoders.image(jpegs, device="mixed" if gpu else "cpu", output_type=types.RGB)
         images = fn.random_resized_crop(images, size=(224, 224))
         coin = fn.random.coin_flip()
-        if flip_mode == "builtin":
-            images = fn.flip(images, horizontal=coin)
+        if flip_mode == "builtin":  # the same unconditional flip as the Python op's
+            images = fn.flip(images, horizontal=1)
             coin = None
         elif flip_mode == "python":
             images = fn.torch_python_function(images, function=hflip_hwc)
@@ -250,6 +250,46 @@ def main():
             del pipe
         return out
     dali()
+
+    @section("dali_python_op_vs_builtin_flip")
+    def dali_pyop():
+        """DALI's own ratio in the same run: fn.flip vs the same flip as its TorchPythonFunction."""
+        from nvidia.dali import fn as dfn, pipeline_def as dpipe, types as dtypes
+        from nvidia.dali.plugin.pytorch import TorchPythonFunction as DTPF
+
+        def make(mode, **kw):
+            @dpipe(batch_size=args.batch_size, num_threads=8, device_id=0, seed=7, **kw)
+            def p():
+                jpegs, labels = dfn.readers.file(file_root=q90, random_shuffle=True, name="Reader")
+                images = dfn.decoders.image(jpegs, device="mixed", output_type=dtypes.RGB)
+                images = dfn.random_resized_crop(images, size=(224, 224))
+                if mode == "builtin":
+                    images = dfn.flip(images, horizontal=1)
+                else:
+                    images = DTPF(function=hflip_hwc, num_outputs=1, device="gpu")(images)
+                images = dfn.crop_mirror_normalize(images, mean=MEAN, std=STD, dtype=dtypes.FLOAT,
+                                                   output_layout="CHW")
+                return images, labels
+            return p()
+
+        def measure(pipe):
+            pipe.build()
+            for _ in range(3):
+                pipe.run()
+            t0 = time.perf_counter()
+            for _ in range(args.batches):
+                pipe.run()
+            return args.batches * args.batch_size / (time.perf_counter() - t0)
+        b = measure(make("builtin"))
+        note = "default executor"
+        try:
+            p = measure(make("python"))
+        except Exception as e:  # noqa: BLE001 - older executors need these off for Python ops
+            note = f"exec_async/exec_pipelined off ({type(e).__name__})"
+            p = measure(make("python", exec_async=False, exec_pipelined=False))
+        return {"builtin_flip_images_per_s": round(b), "torch_python_function_flip_images_per_s": round(p),
+                "ratio": round(p / b, 3), "note": note}
+    dali_pyop()
 
     @section("host_profile_torch_dali")
     def host_profile():

@@ -336,3 +336,22 @@ def test_random_resized_crop_argument_errors():
         run([pattern(8, 8)], lambda x: (fn.random_resized_crop(x, size=(0, 4)),))
     with pytest.raises(ArgumentError, match="size"):
         run([pattern(8, 8)], lambda x: (fn.random_resized_crop(x),))
+
+
+def test_batch_crop_windows_equal_the_per_sample_draws():
+    """The one-call (C) windows of a batch are the Python per-sample windows, fallbacks included."""
+    import random
+
+    from torch_dali.executor.rng import SampleRNG
+    from torch_dali.functional import crop_window as CW
+    rnd = random.Random(3)
+    for _ in range(40):
+        seed, it = rnd.randrange(2**31), rnd.randrange(10**6)
+        sizes = [(rnd.randint(1, 900), rnd.randint(1, 900)) for _ in range(64)]
+        area = (rnd.choice([0.01, 0.08, 0.9]), 1.0)
+        ratio = sorted((rnd.choice([0.5, 0.75, 1.0]), rnd.choice([1.0, 4 / 3, 3.0])))
+        attempts = rnd.choice([0, 1, 10])
+        want = [CW.random_crop_window(SampleRNG(seed, it, i), h, w, area, ratio, attempts)
+                for i, (h, w) in enumerate(sizes)]
+        assert CW.random_crop_windows(seed, it, sizes, area, ratio, attempts) == want
+    assert CW._load() is not None  # the C path was the one compared (a compiler is present)

@@ -31,16 +31,18 @@ def _compiler() -> str:
     return cc
 
 
-def build(src: Path, libs: Sequence[str] = ()) -> Path:
+def build(src: Path, libs: Sequence[str] = (), flags: Sequence[str] = ()) -> Path:
     """Compiles `src` once per (source, flags) hash and returns the .so path; raises RuntimeError
-    (or OSError) saying why when it cannot. `libs` are library names: ["jpeg"] -> -ljpeg."""
+    (or OSError) saying why when it cannot. `libs` are library names: ["jpeg"] -> -ljpeg; `flags`
+    are extra compiler flags."""
     src = Path(src)
     try:
         text = src.read_bytes()
     except OSError as e:
         raise RuntimeError(f"cannot read the C source {src}: {e.strerror or e}") from None
     link = [f"-l{lib}" for lib in libs]
-    key = hashlib.sha256(text + "\0".join(_FLAGS + tuple(link)).encode()).hexdigest()[:16]
+    opts = _FLAGS + tuple(flags)
+    key = hashlib.sha256(text + "\0".join(opts + tuple(link)).encode()).hexdigest()[:16]
     out_dir = cache_dir()
     out_dir.mkdir(parents=True, exist_ok=True)
     so = out_dir / f"{src.stem}-{key}.so"
@@ -52,7 +54,7 @@ def build(src: Path, libs: Sequence[str] = ()) -> Path:
     os.close(fd)
     try:
         try:
-            r = subprocess.run([cc, *_FLAGS, "-o", tmp, str(src), *link],
+            r = subprocess.run([cc, *opts, "-o", tmp, str(src), *link],
                                capture_output=True, text=True, timeout=120)
         except (OSError, subprocess.TimeoutExpired) as e:
             raise RuntimeError(f"cannot run the C compiler {cc!r}: {e}") from None

@@ -5,10 +5,21 @@ for the same seed.
 """
 from __future__ import annotations
 
+import ctypes
 import math
+import os
+import threading
+from pathlib import Path
 from typing import Sequence
 
+import numpy as np
+
 from ..executor.rng import SampleRNG
+
+_SRC = Path(__file__).resolve().parents[2] / "extensions" / "csrc" / "cpu" / "crop_windows.c"
+_lock = threading.Lock()
+_lib: ctypes.CDLL | None = None
+_tried = False
 
 
 def random_crop_window(rng: SampleRNG, height: int, width: int,
@@ -41,3 +52,48 @@ def random_crop_window(rng: SampleRNG, height: int, width: int,
         w, h = width, height
     h, w = max(1, min(h, height)), max(1, min(w, width))
     return rng.randint(0, height - h), rng.randint(0, width - w), h, w
+
+
+def _load() -> ctypes.CDLL | None:
+    """`crop_windows.c`, built on first use; None without a compiler or with
+    TORCH_DALI_NO_HOST_IO=1 (then the Python function above draws each window)."""
+    global _lib, _tried
+    if _tried:
+        return _lib
+    with _lock:
+        if not _tried:
+            try:
+                if os.environ.get("TORCH_DALI_NO_HOST_IO"):
+                    raise RuntimeError("disabled")
+                from .. import _cbuild
+                # no fused multiply-add: every product rounded as Python rounds it
+                lib = ctypes.CDLL(str(_cbuild.build(_SRC, ["m"], ["-ffp-contract=off"])))
+                d, vp = ctypes.c_double, ctypes.c_void_p
+                lib.td_crop_windows.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int, vp, vp,
+                                                d, d, d, d, ctypes.c_int, vp]
+                lib.td_crop_windows.restype = ctypes.c_int
+                _lib = lib
+            except Exception:  # noqa: BLE001 - the Python path gives the same windows
+                _lib = None
+            _tried = True
+    return _lib
+
+
+def random_crop_windows(seed: int, iteration: int, sizes: Sequence[tuple[int, int]],
+                        area: Sequence[float] = (0.08, 1.0),
+                        aspect_ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0),
+                        num_attempts: int = 10) -> list[tuple[int, int, int, int]]:
+    """`random_crop_window` for samples 0..n-1 of one iteration (`SampleRNG(seed, iteration, i)`,
+    sizes[i] = (height, width)), in one C call when built: the same windows, ~200x cheaper."""
+    lib = _load()
+    n = len(sizes)
+    if lib is not None and n:
+        hw = np.ascontiguousarray(np.asarray(sizes, dtype=np.int64).reshape(n, 2).T)
+        out = np.empty((n, 4), dtype=np.int64)
+        if lib.td_crop_windows(int(seed) & ((1 << 64) - 1), int(iteration) & ((1 << 64) - 1), n,
+                               hw[0].ctypes.data, hw[1].ctypes.data, float(area[0]), float(area[1]),
+                               float(aspect_ratio[0]), float(aspect_ratio[1]), int(num_attempts),
+                               out.ctypes.data) == 0:
+            return [tuple(r) for r in out.tolist()]  # type: ignore[misc]
+    return [random_crop_window(SampleRNG(seed, iteration, i), h, w, area, aspect_ratio, num_attempts)
+            for i, (h, w) in enumerate(sizes)]

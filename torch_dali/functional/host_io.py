@@ -122,30 +122,32 @@ def read_files(paths: Sequence[str | os.PathLike]) -> list[torch.Tensor | OSErro
     lib = _load()
     if lib is None or n == 0:
         return [_read_one(p, b) for p, b in zip(paths, names)]
-    c_paths = (ctypes.c_char_p * n)(*[None if b"\0" in b else b for b in names])
-    sizes, errs = (ctypes.c_int64 * n)(), (ctypes.c_int * n)()
-    lib.td_file_sizes(c_paths, n, sizes, errs)
-    stat_errs = errs[:]
-    caps = [s if e == 0 else 0 for s, e in zip(sizes[:], stat_errs)]
-    offsets = list(itertools.accumulate(caps, initial=0))
-    slab = torch.empty(offsets[-1], dtype=torch.uint8)
+    c_names: list[bytes | None] = names
+    if b"\0" in b"".join(names):  # C would read a shorter name: pass NULL (EFAULT) instead
+        c_names = [None if b"\0" in b else b for b in names]
+    c_paths = (ctypes.c_char_p * n)(*c_names)
+    sizes, stat_errs = (ctypes.c_int64 * n)(), (ctypes.c_int * n)()
+    bad = lib.td_file_sizes(c_paths, n, sizes, stat_errs)  # a failure's size is -1: not read
+    caps = [max(c, 0) for c in sizes] if bad else sizes[:]
+    offsets = (ctypes.c_int64 * (n + 1))(*itertools.accumulate(caps, initial=0))
+    slab = torch.empty(offsets[n], dtype=torch.uint8)
     got, read_errs = (ctypes.c_int64 * n)(), (ctypes.c_int * n)()
-    skip = [c if e == 0 else -1 for c, e in zip(caps, stat_errs)]  # -1: not read again
-    lib.td_read_files(c_paths, n, slab.data_ptr(), (ctypes.c_int64 * n)(*offsets[:-1]),
-                      (ctypes.c_int64 * n)(*skip), got, read_errs)
-    views = torch.split(slab, caps)
-    out: list[torch.Tensor | OSError] = []
-    for i, (p, cap, k, se, re) in enumerate(zip(paths, caps, got[:], stat_errs, read_errs[:])):
-        if b"\0" in names[i]:
-            out.append(_nul_error(p))
+    bad += lib.td_read_files(c_paths, n, slab.data_ptr(), offsets, sizes, got, read_errs)
+    out: list[torch.Tensor | OSError] = list(torch.split(slab, caps))
+    gots = got[:]
+    if not bad and gots == caps:
+        return out
+    for i, (p, cap, k, se, re) in enumerate(zip(paths, caps, gots, stat_errs[:], read_errs[:])):
+        if c_names[i] is None:
+            out[i] = _nul_error(p)
         elif se:
-            out.append(_error(se, p))
+            out[i] = _error(se, p)
         elif re == _GREW:
-            out.append(_read_one(p, names[i]))
+            out[i] = _read_one(p, names[i])
         elif re:
-            out.append(_error(re, p))
-        else:
-            out.append(views[i] if k == cap else views[i][:k])
+            out[i] = _error(re, p)
+        elif k != cap:  # shrank since the stat
+            out[i] = out[i][:k]
     return out
 
 
@@ -188,7 +190,19 @@ def image_infos(datas: Sequence[torch.Tensor]) -> list[_decode.ImageInfo | None]
     out = (ctypes.c_int32 * (_FIELDS * n))()
     lib.td_image_infos(ptrs, lens, n, out)
     v = out[:]
-    info = _decode.ImageInfo
-    return [None if v[j] else info("jpeg" if v[j + 1] == 1 else "png", v[j + 2], v[j + 3], v[j + 4],
-                                   v[j + 5], bool(v[j + 6]), v[j + 7])
-            for j in range(0, _FIELDS * n, _FIELDS)]
+    return [None if v[j] else _info(tuple(v[j + 1:j + _FIELDS])) for j in range(0, _FIELDS * n, _FIELDS)]
+
+
+_infos: dict[tuple[int, ...], _decode.ImageInfo] = {}
+
+
+def _info(key: tuple[int, ...]) -> _decode.ImageInfo:
+    """ImageInfo is frozen, so equal headers share one: a dict hit costs a fraction of building one."""
+    info = _infos.get(key)
+    if info is None:
+        if len(_infos) >= 4096:  # datasets of many sizes: bound the memory, not the hit rate
+            _infos.clear()
+        fmt, h, w, c, orientation, progressive, depth = key
+        info = _infos[key] = _decode.ImageInfo("jpeg" if fmt == 1 else "png", h, w, c, orientation,
+                                               bool(progressive), depth)
+    return info

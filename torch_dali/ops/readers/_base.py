@@ -384,9 +384,16 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
                     self._batch_labels(indices, [p[2] for p in picked])]
         indices = self._next_indices(ctx.batch_size)
         unique = list(dict.fromkeys(indices))  # padding repeats a sample: load it once
-        loaded = dict(zip(unique, ctx.map(lambda k: self._load(unique[k]), len(unique))))
+        rows = self._load_batch(unique)
+        if rows is None:
+            rows = ctx.map(lambda k: self._load(unique[k]), len(unique))
+        loaded = dict(zip(unique, rows))
         self.last_sources = Sources(self._source, indices)
         return self._assemble(indices, [loaded[i] for i in indices])
+
+    def _load_batch(self, indices: list[int]) -> list[tuple[Any, ...]] | None:
+        """All of a batch's samples in one call, or None to load them one by one on the threads."""
+        return None
 
     def _assemble(self, indices: list[int], rows: list[tuple[Any, ...]]) -> list[TensorList]:
         """The outputs from each sample's loaded fields (default: data and label)."""
