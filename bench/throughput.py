@@ -50,7 +50,7 @@ def section(name):
     return wrap
 
 
-def train_pipe(root, batch, device_id, threads, flip_mode="cmn", seed=7):
+def train_pipe(root, batch, device_id, threads, flip_mode="cmn", seed=7, hw_load=None):
     from torch_dali import fn, pipeline_def, types
 
     gpu = device_id is not None
@@ -58,7 +58,8 @@ def train_pipe(root, batch, device_id, threads, flip_mode="cmn", seed=7):
     @pipeline_def(batch_size=batch, num_threads=threads, device_id=device_id, seed=seed, prefetch_queue_depth=2)
     def p():
         jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
-        images = fn.decoders.image(jpegs, device="mixed" if gpu else "cpu", output_type=types.RGB)
+        kw = {} if hw_load is None else {"hw_decoder_load": hw_load}
+        images = fn.decoders.image(jpegs, device="mixed" if gpu else "cpu", output_type=types.RGB, **kw)
         images = fn.random_resized_crop(images, size=(224, 224))
         coin = fn.random.coin_flip()
         if flip_mode == "builtin":  # the same unconditional flip as the Python op's
@@ -78,7 +79,7 @@ def hflip_hwc(image):
     return image.flip(1)
 
 
-def rate(pipe, batches, warm=3):
+def rate(pipe, batches, warm=10):
     pipe.build()
     t_first = time.perf_counter()
     out = pipe.run()
@@ -192,11 +193,31 @@ def main():
 
     @section("python_op_vs_builtin_flip")
     def pyop():
-        b, _ = rate(train_pipe(q90, args.batch_size, 0, 8, "builtin"), args.batches)
-        p, _ = rate(train_pipe(q90, args.batch_size, 0, 8, "python"), args.batches)
-        return {"builtin_flip_images_per_s": round(b), "torch_python_function_flip_images_per_s": round(p),
-                "ratio": round(p / b, 3)}
+        """Alternating runs (builtin, python, builtin, python): drift hits both alike."""
+        b, p = [], []
+        for _ in range(2):
+            b.append(rate(train_pipe(q90, args.batch_size, 0, 8, "builtin"), args.batches)[0])
+            p.append(rate(train_pipe(q90, args.batch_size, 0, 8, "python"), args.batches)[0])
+        bm, pm = sum(b) / len(b), sum(p) / len(p)
+        return {"builtin_flip_images_per_s": round(bm), "torch_python_function_flip_images_per_s": round(pm),
+                "ratio": round(pm / bm, 3), "runs_builtin": [round(x) for x in b], "runs_python": [round(x) for x in p]}
     pyop()
+
+    @section("decoder_sweep")
+    def sweep():
+        """hw_decoder_load x CUDA-backend states; the decoder's own host-time split per phase."""
+        from torch_dali.functional import decode as D
+        out = {}
+        for hw, states in ((0.9, 8), (0.8, 8), (0.8, 12), (0.7, 12), (1.0, 8)):
+            os.environ["TORCH_DALI_NVJPEG_CUDA_STATES"] = str(states)
+            r, _ = rate(train_pipe(q90, args.batch_size, 0, 8, hw_load=hw), args.batches)
+            dec = D._NVJPEG.get((0, round(hw, 3), states))
+            out[f"hw{hw}_states{states}"] = {"images_per_s": round(r),
+                                              "last_decode": dict(dec.last_stats) if dec is not None else None}
+        os.environ.pop("TORCH_DALI_NVJPEG_CUDA_STATES", None)
+        return out
+    if "decoder_sweep" in ONLY:
+        sweep()
 
     @section("cpu_gpu_parity")
     def parity():

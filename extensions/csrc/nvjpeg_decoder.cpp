@@ -10,6 +10,8 @@
 #include <c10/cuda/CUDAGuard.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <numeric>
 #include <string>
 
@@ -295,6 +297,18 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device_));
   const int threads = pool_->size();
   const size_t num_hw = hw_.size();
+  // Host time of each phase (µs), reported in last_stats: what bounds a batch's decode.
+  using clock = std::chrono::steady_clock;
+  auto us = [](clock::time_point a, clock::time_point b) {
+    return static_cast<int64_t>(std::chrono::duration_cast<std::chrono::microseconds>(b - a).count());
+  };
+  const auto t0 = clock::now();
+  std::atomic<int64_t> hw_us{0}, cuda_us{0};
+  auto raise_to = [](std::atomic<int64_t>& a, int64_t v) {
+    int64_t cur = a.load();
+    while (v > cur && !a.compare_exchange_weak(cur, v)) {
+    }
+  };
 
   // Phase 1: headers -> sizes and hardware support.
   pool_->run([&](int tid) {
@@ -361,13 +375,18 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   const std::vector<cudaEvent_t> start_only{start_event_};
 
   // Phase 2: hardware and hybrid states in parallel.
+  const auto t1 = clock::now();
   pool_->run([&](int tid) {
+    const auto a = clock::now();
     if (static_cast<size_t>(tid) < num_hw) {
       if (!hw_[tid]->jobs.empty()) decode_hw(*hw_[tid], hw_[tid]->jobs, fmt, start_event_);
+      raise_to(hw_us, us(a, clock::now()));
     } else if (!cuda_parts[tid - num_hw].empty()) {
       decode_cuda(*cu_[tid - num_hw], cuda_parts[tid - num_hw], fmt, start_only);
+      raise_to(cuda_us, us(a, clock::now()));
     }
   });
+  const auto t2 = clock::now();
 
   // Phase 3: batches the hardware rejected go through the hybrid path (after the failed
   // hardware work, which may have written part of their outputs).
@@ -403,7 +422,12 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   stats_ = {{"hardware", static_cast<int64_t>(hw_jobs.size())},
             {"hybrid", static_cast<int64_t>(cuda_jobs.size())},
             {"hardware_retried", static_cast<int64_t>(retry.size())},
-            {"not_decoded", skipped}};
+            {"not_decoded", skipped},
+            {"headers_us", us(t0, t1)},
+            {"decode_us", us(t1, t2)},
+            {"hardware_us", hw_us.load()},
+            {"hybrid_us", cuda_us.load()},
+            {"total_us", us(t0, clock::now())}};
   return results;
 }
 

@@ -449,13 +449,22 @@ def gpu_decodable(info: ImageInfo) -> bool:
         and info.bit_depth == 8
 
 
-_NVJPEG: dict[tuple[int, float], Any] = {}
+_NVJPEG: dict[tuple[int, float, int], Any] = {}
 _NVJPEG_LOCK = threading.Lock()
 
 
 # CUDA-backend decoder states next to the hardware engines: with hw_load 0.9 and 8 of them the
 # decoder reached ~30k img/s on an H200 for 256 ~500x375 JPEGs (bench/results/gpu_kernels.json).
+# Each state's host Huffman decoding runs on its own thread; TORCH_DALI_NVJPEG_CUDA_STATES tunes it.
 _CUDA_STATES = 8
+
+
+def _cuda_states() -> int:
+    import os
+    try:
+        return max(1, int(os.environ.get("TORCH_DALI_NVJPEG_CUDA_STATES", _CUDA_STATES)))
+    except ValueError:
+        return _CUDA_STATES
 
 
 def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
@@ -465,10 +474,11 @@ def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
     if ext is None or not getattr(ext, "has_nvjpeg", False):
         return None
     index = device.index if device.index is not None else torch.cuda.current_device()
-    key = (index, round(float(hw_load), 3))
+    states = _cuda_states()
+    key = (index, round(float(hw_load), 3), states)
     with _NVJPEG_LOCK:
         if key not in _NVJPEG:
-            _NVJPEG[key] = ext.NvJpegDecoder(index, 1, _CUDA_STATES, float(hw_load))
+            _NVJPEG[key] = ext.NvJpegDecoder(index, 1, states, float(hw_load))
         return _NVJPEG[key]
 
 
