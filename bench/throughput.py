@@ -208,7 +208,7 @@ def main():
         """hw_decoder_load x CUDA-backend states; the decoder's own host-time split per phase."""
         from torch_dali.functional import decode as D
         out = {}
-        for hw, states in ((0.9, 8), (0.8, 8), (0.8, 12), (0.7, 12), (1.0, 8)):
+        for hw, states in ((0.9, 8), (0.8, 8), (0.8, 12), (0.65, 8), (0.65, 12), (1.0, 8)):
             os.environ["TORCH_DALI_NVJPEG_CUDA_STATES"] = str(states)
             r, _ = rate(train_pipe(q90, args.batch_size, 0, 8, hw_load=hw), args.batches)
             dec = D._NVJPEG.get((0, round(hw, 3), states))

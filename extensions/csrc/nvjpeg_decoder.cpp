@@ -213,7 +213,6 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
     nvjpegHandle_t parse_handle = hw_handle_ ? hw_handle_ : handle_;
     parse_streams_.assign(threads, nullptr);
     for (auto& js : parse_streams_) TD_NVJPEG(nvjpegJpegStreamCreate(parse_handle, &js), "nvjpegJpegStreamCreate");
-    TD_CUDA(cudaEventCreateWithFlags(&start_event_, cudaEventDisableTiming), "cudaEventCreate");
     const int dev = device_;
     pool_ = std::make_unique<WorkerPool>(static_cast<int>(threads), [dev] {
       TD_CUDA(cudaSetDevice(dev), "cudaSetDevice in a decoder thread");
@@ -255,8 +254,6 @@ void NvJpegDecoder::destroy() noexcept {
   for (auto js : parse_streams_)
     if (js) nvjpegJpegStreamDestroy(js);
   parse_streams_.clear();
-  if (start_event_) cudaEventDestroy(start_event_);
-  start_event_ = nullptr;
   if (dec_gpu_) nvjpegDecoderDestroy(dec_gpu_);
   if (dec_hybrid_) nvjpegDecoderDestroy(dec_hybrid_);
   dec_gpu_ = dec_hybrid_ = nullptr;
@@ -343,17 +340,17 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   for (size_t i = 0; i < n; ++i)
     TORCH_CHECK(jobs[i].error.empty(), "NvJpegDecoder.decode: sample ", i, ": ", jobs[i].error);
 
-  // Outputs come from torch's allocator on the caller's stream; the internal streams first wait
-  // for that stream so a block it freed is not overwritten while still in use.
+  // Each output is allocated (torch's caching allocator) on the internal stream that writes it and
+  // recorded for the caller's stream, which reads it. So the internal streams never wait for the
+  // caller's stream: a batch's decode does not queue behind the previous batches' GPU work, and
+  // the host never blocks on it (a block freed on the caller's stream is not handed out again
+  // before the work queued there when it was freed has run).
   auto caller = at::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_));
   const auto opts = at::TensorOptions().dtype(at::kByte).device(at::kCUDA, static_cast<c10::DeviceIndex>(device_));
   std::vector<Job*> hw_jobs, cuda_jobs;
   double acc = 0.0;
   for (auto& j : jobs) {
     if (!j.decodable) continue;
-    j.out = at::empty({j.height, j.width, channels}, opts);
-    j.dest.channel[0] = j.out.data_ptr<uint8_t>();
-    j.dest.pitch[0] = static_cast<size_t>(j.width) * channels;
     if (j.hw_ok && num_hw > 0) {
       acc += hw_load_;  // spreads the hardware share evenly through the batch
       if (acc >= 1.0 - 1e-9) {
@@ -364,7 +361,6 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
     }
     cuda_jobs.push_back(&j);
   }
-  TD_CUDA(cudaEventRecord(start_event_, caller.stream()), "cudaEventRecord(start)");
   for (size_t k = 0; k < num_hw; ++k) {
     const size_t b = hw_jobs.size() * k / num_hw, e = hw_jobs.size() * (k + 1) / num_hw;
     hw_[k]->jobs.assign(hw_jobs.begin() + b, hw_jobs.begin() + e);
@@ -372,17 +368,28 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   }
   for (auto& st : cu_) st->used = false;
   auto cuda_parts = balance(cuda_jobs, cu_.size());
-  const std::vector<cudaEvent_t> start_only{start_event_};
+  auto allocate = [&](std::vector<Job*>& part, cudaStream_t stream) {
+    c10::cuda::CUDAStreamGuard on(c10::cuda::getStreamFromExternal(stream, static_cast<c10::DeviceIndex>(device_)));
+    for (Job* j : part) {
+      j->out = at::empty({j->height, j->width, channels}, opts);
+      c10::cuda::CUDACachingAllocator::recordStream(j->out.storage().data_ptr(), caller);
+      j->dest.channel[0] = j->out.data_ptr<uint8_t>();
+      j->dest.pitch[0] = static_cast<size_t>(j->width) * channels;
+    }
+  };
+  for (auto& st : hw_) allocate(st->jobs, st->stream);
+  for (size_t k = 0; k < cu_.size(); ++k) allocate(cuda_parts[k], cu_[k]->stream);
+  const std::vector<cudaEvent_t> no_waits;
 
   // Phase 2: hardware and hybrid states in parallel.
   const auto t1 = clock::now();
   pool_->run([&](int tid) {
     const auto a = clock::now();
     if (static_cast<size_t>(tid) < num_hw) {
-      if (!hw_[tid]->jobs.empty()) decode_hw(*hw_[tid], hw_[tid]->jobs, fmt, start_event_);
+      if (!hw_[tid]->jobs.empty()) decode_hw(*hw_[tid], hw_[tid]->jobs, fmt);
       raise_to(hw_us, us(a, clock::now()));
     } else if (!cuda_parts[tid - num_hw].empty()) {
-      decode_cuda(*cu_[tid - num_hw], cuda_parts[tid - num_hw], fmt, start_only);
+      decode_cuda(*cu_[tid - num_hw], cuda_parts[tid - num_hw], fmt, no_waits);
       raise_to(cuda_us, us(a, clock::now()));
     }
   });
@@ -391,7 +398,7 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   // Phase 3: batches the hardware rejected go through the hybrid path (after the failed
   // hardware work, which may have written part of their outputs).
   std::vector<Job*> retry;
-  std::vector<cudaEvent_t> retry_waits{start_event_};
+  std::vector<cudaEvent_t> retry_waits;
   for (auto& st : hw_) {
     if (!st->failed) continue;
     retry.insert(retry.end(), st->jobs.begin(), st->jobs.end());
@@ -431,10 +438,8 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   return results;
 }
 
-void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
-                              cudaEvent_t start) {
+void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt) {
   st.used = true;
-  TD_CUDA(cudaStreamWaitEvent(st.stream, start, 0), "cudaStreamWaitEvent");
   const int n = static_cast<int>(jobs.size());
   std::vector<const unsigned char*> ptrs(n);
   std::vector<size_t> lens(n);

@@ -49,7 +49,7 @@ class NvJpegDecoder {
   struct CudaState;
   struct Job;
 
-  void decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt, cudaEvent_t start);
+  void decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt);
   void decode_cuda(CudaState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
                    const std::vector<cudaEvent_t>& waits);
   void decode_one(CudaState& st, Job& job, nvjpegOutputFormat_t fmt, int slot);
@@ -66,7 +66,6 @@ class NvJpegDecoder {
   std::vector<std::unique_ptr<HwState>> hw_;
   std::vector<std::unique_ptr<CudaState>> cu_;
   std::vector<nvjpegJpegStream_t> parse_streams_;  // one per worker thread, for header parsing
-  cudaEvent_t start_event_ = nullptr;
   std::unique_ptr<WorkerPool> pool_;
   std::mutex mu_;  // one decode() at a time per decoder
   std::mutex hw_mu_;  // one nvjpegDecodeBatched call at a time
