@@ -203,22 +203,6 @@ def main():
                 "ratio": round(pm / bm, 3), "runs_builtin": [round(x) for x in b], "runs_python": [round(x) for x in p]}
     pyop()
 
-    @section("decoder_sweep")
-    def sweep():
-        """hw_decoder_load x CUDA-backend states; the decoder's own host-time split per phase."""
-        from torch_dali.functional import decode as D
-        out = {}
-        for hw, states in ((0.9, 8), (0.8, 8), (0.8, 12), (0.65, 8), (0.65, 12), (1.0, 8)):
-            os.environ["TORCH_DALI_NVJPEG_CUDA_STATES"] = str(states)
-            r, _ = rate(train_pipe(q90, args.batch_size, 0, 8, hw_load=hw), args.batches)
-            dec = D._NVJPEG.get((0, round(hw, 3), states))
-            out[f"hw{hw}_states{states}"] = {"images_per_s": round(r),
-                                              "last_decode": dict(dec.last_stats) if dec is not None else None}
-        os.environ.pop("TORCH_DALI_NVJPEG_CUDA_STATES", None)
-        return out
-    if "decoder_sweep" in ONLY:
-        sweep()
-
     @section("cpu_gpu_parity")
     def parity():
         g = train_pipe(q90, 32, 0, 4)

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <numeric>
 #include <string>
@@ -168,6 +169,9 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
     TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_HYBRID, &dec_hybrid_), "nvjpegDecoderCreate(HYBRID)");
     TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_GPU_HYBRID, &dec_gpu_),
               "nvjpegDecoderCreate(GPU_HYBRID)");
+    // Opt-in (TORCH_DALI_NVJPEG_HW_CONCURRENT=1): hardware states decode at the same time; see
+    // decode_hw for why the default serialises them.
+    hw_concurrent_ = std::getenv("TORCH_DALI_NVJPEG_HW_CONCURRENT") != nullptr;
     if (num_hw_states == 0) {
       hw_status_ = "disabled (num_hw_states=0)";
     } else {
@@ -451,7 +455,8 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
   }
   // Concurrent hardware batches from 3, 6 or 8 states hung inside nvJPEG 13.0 on an H200 (1, 2
   // and 4 did not, and none was faster than one state): the host side is serialised.
-  std::lock_guard<std::mutex> hw_lock(hw_mu_);
+  std::unique_lock<std::mutex> hw_lock(hw_mu_, std::defer_lock);
+  if (!hw_concurrent_) hw_lock.lock();
   nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
   if (st.batch != n || st.fmt != fmt) {
     s = nvjpegDecodeBatchedInitialize(st.handle, st.state, n, 1, fmt);

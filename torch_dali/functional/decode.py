@@ -449,7 +449,7 @@ def gpu_decodable(info: ImageInfo) -> bool:
         and info.bit_depth == 8
 
 
-_NVJPEG: dict[tuple[int, float, int], Any] = {}
+_NVJPEG: dict[tuple[int, float, int, int, int], Any] = {}
 _NVJPEG_LOCK = threading.Lock()
 
 
@@ -459,12 +459,20 @@ _NVJPEG_LOCK = threading.Lock()
 _CUDA_STATES = 8
 
 
-def _cuda_states() -> int:
+def _env_int(name: str, default: int, low: int) -> int:
     import os
     try:
-        return max(1, int(os.environ.get("TORCH_DALI_NVJPEG_CUDA_STATES", _CUDA_STATES)))
+        return max(low, int(os.environ.get(name, default)))
     except ValueError:
-        return _CUDA_STATES
+        return default
+
+
+def _decoder_config() -> tuple[int, int, int]:
+    """(hardware states, CUDA-backend states, hybrid Huffman threshold): tuning knobs
+    TORCH_DALI_NVJPEG_HW_STATES, TORCH_DALI_NVJPEG_CUDA_STATES, TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD
+    (images with more pixels do their Huffman decoding on the GPU; DALI's default 1000*1000)."""
+    return (_env_int("TORCH_DALI_NVJPEG_HW_STATES", 1, 0), _env_int("TORCH_DALI_NVJPEG_CUDA_STATES", _CUDA_STATES, 1),
+            _env_int("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD", 1000 * 1000, 0))
 
 
 def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
@@ -474,11 +482,11 @@ def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
     if ext is None or not getattr(ext, "has_nvjpeg", False):
         return None
     index = device.index if device.index is not None else torch.cuda.current_device()
-    states = _cuda_states()
-    key = (index, round(float(hw_load), 3), states)
+    hw_states, states, threshold = _decoder_config()
+    key = (index, round(float(hw_load), 3), hw_states, states, threshold)
     with _NVJPEG_LOCK:
         if key not in _NVJPEG:
-            _NVJPEG[key] = ext.NvJpegDecoder(index, 1, states, float(hw_load))
+            _NVJPEG[key] = ext.NvJpegDecoder(index, hw_states, states, float(hw_load), threshold)
         return _NVJPEG[key]
 
 

@@ -69,6 +69,7 @@ class NvJpegDecoder {
   std::unique_ptr<WorkerPool> pool_;
   std::mutex mu_;  // one decode() at a time per decoder
   std::mutex hw_mu_;  // one nvjpegDecodeBatched call at a time
+  bool hw_concurrent_ = false;
   std::map<std::string, int64_t> stats_;
 };
 
