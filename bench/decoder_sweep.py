@@ -63,6 +63,8 @@ def main() -> None:
     if not os.path.isdir(data):
         from torch_dali.sample_data import make_benchmark_folder
         make_benchmark_folder(data, args.images, quality=90, subsampling="4:2:0")
+    from torch_dali import _extension
+    _extension.load()  # built once here, not inside a timed child
     results = []
     for hw_load, hw_states, cuda_states, threshold, concurrent in CONFIGS:
         env = dict(os.environ, TORCH_DALI_NVJPEG_HW_STATES=str(hw_states),
