@@ -36,6 +36,24 @@ const char* status_name(nvjpegStatus_t s) {
   }
 }
 
+// Whether the first frame marker (SOF) is SOF0/SOF1: baseline or extended sequential Huffman,
+// the only kinds the hardware decodes (not progressive, lossless or arithmetic-coded).
+bool baseline(const uint8_t* d, size_t n) {
+  size_t pos = 2;
+  while (pos + 4 <= n) {
+    if (d[pos] != 0xFF) return false;
+    const uint8_t m = d[pos + 1];
+    if (m == 0xFF) { ++pos; continue; }
+    if (m == 0x01 || m == 0xD8 || (m >= 0xD0 && m <= 0xD7)) { pos += 2; continue; }
+    if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
+      return (m == 0xC0 || m == 0xC1) && pos + 4 < n && d[pos + 4] == 8;  // 8-bit precision
+    }
+    if (m == 0xDA || m == 0xD9) return false;
+    pos += 2 + ((static_cast<size_t>(d[pos + 2]) << 8) | d[pos + 3]);
+  }
+  return false;
+}
+
 bool is_unsupported(nvjpegStatus_t s) {
   return s == NVJPEG_STATUS_JPEG_NOT_SUPPORTED || s == NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED;
 }
@@ -169,9 +187,8 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
     TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_HYBRID, &dec_hybrid_), "nvjpegDecoderCreate(HYBRID)");
     TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_GPU_HYBRID, &dec_gpu_),
               "nvjpegDecoderCreate(GPU_HYBRID)");
-    // Opt-in (TORCH_DALI_NVJPEG_HW_CONCURRENT=1): hardware states decode at the same time; see
-    // decode_hw for why the default serialises them.
-    hw_concurrent_ = std::getenv("TORCH_DALI_NVJPEG_HW_CONCURRENT") != nullptr;
+    // Hardware states decode at the same time unless TORCH_DALI_NVJPEG_HW_SERIAL is set (decode_hw).
+    hw_concurrent_ = std::getenv("TORCH_DALI_NVJPEG_HW_SERIAL") == nullptr;
     if (num_hw_states == 0) {
       hw_status_ = "disabled (num_hw_states=0)";
     } else {
@@ -333,7 +350,14 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
       j.width = widths[0];
       j.height = heights[0];
       j.decodable = true;
-      if (hw_handle_ && !hw_.empty() &&
+      // The hardware takes baseline 8-bit JPEGs in the common chroma layouts; nvJPEG's exact check
+      // (a second parse of the header, ~40% of this phase) runs only for the others. A batch the
+      // hardware still rejects is decoded again on the CUDA backend (phase 3): slower, never wrong.
+      const bool common = css == NVJPEG_CSS_420 || css == NVJPEG_CSS_422 || css == NVJPEG_CSS_444 ||
+                          css == NVJPEG_CSS_GRAY;
+      if (hw_handle_ && !hw_.empty() && common && baseline(j.data, j.size)) {
+        j.hw_ok = true;
+      } else if (hw_handle_ && !hw_.empty() &&
           nvjpegJpegStreamParseHeader(hw_handle_, j.data, j.size, parse_streams_[tid]) == NVJPEG_STATUS_SUCCESS) {
         int supported = 1;  // nvJPEG reports 0 for "supported"
         j.hw_ok = nvjpegDecodeBatchedSupported(hw_handle_, parse_streams_[tid], &supported) ==
@@ -453,8 +477,10 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
     lens[i] = jobs[i]->size;
     dests[i] = jobs[i]->dest;
   }
-  // Concurrent hardware batches from 3, 6 or 8 states hung inside nvJPEG 13.0 on an H200 (1, 2
-  // and 4 did not, and none was faster than one state): the host side is serialised.
+  // Hardware states decode concurrently: with 2 states (the default) a batch's hardware share took
+  // ~25% less host time on an H200 than with 1 (bench/results/decoder_sweep_h200.json). Concurrent
+  // batches from 3, 6 or 8 states once hung inside nvJPEG 13.0 (1, 2 and 4 did not);
+  // TORCH_DALI_NVJPEG_HW_SERIAL=1 serialises them.
   std::unique_lock<std::mutex> hw_lock(hw_mu_, std::defer_lock);
   if (!hw_concurrent_) hw_lock.lock();
   nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
