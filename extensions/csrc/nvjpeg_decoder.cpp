@@ -36,22 +36,51 @@ const char* status_name(nvjpegStatus_t s) {
   }
 }
 
-// Whether the first frame marker (SOF) is SOF0/SOF1: baseline or extended sequential Huffman,
-// the only kinds the hardware decodes (not progressive, lossless or arithmetic-coded).
-bool baseline(const uint8_t* d, size_t n) {
+// The frame header of a baseline JPEG, read here: nvjpegGetImageInfo serialises on its handle
+// (~3 ms for 256 images however many threads ask). ok: SOF0/SOF1, 8-bit, 1 or 3 components, a
+// chroma layout the hardware takes; anything else goes through nvJPEG's own parsing.
+struct Frame {
+  bool ok = false;
+  int width = 0, height = 0, comps = 0;
+  nvjpegChromaSubsampling_t css = NVJPEG_CSS_UNKNOWN;
+};
+
+Frame baseline_frame(const uint8_t* d, size_t n) {
+  Frame f;
   size_t pos = 2;
   while (pos + 4 <= n) {
-    if (d[pos] != 0xFF) return false;
+    if (d[pos] != 0xFF) return f;
     const uint8_t m = d[pos + 1];
     if (m == 0xFF) { ++pos; continue; }
     if (m == 0x01 || m == 0xD8 || (m >= 0xD0 && m <= 0xD7)) { pos += 2; continue; }
+    const size_t len = (static_cast<size_t>(d[pos + 2]) << 8) | d[pos + 3];
     if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
-      return (m == 0xC0 || m == 0xC1) && pos + 4 < n && d[pos + 4] == 8;  // 8-bit precision
+      if ((m != 0xC0 && m != 0xC1) || pos + 2 + len > n || len < 8) return f;
+      const uint8_t* b = d + pos + 4;
+      const int comps = b[5];
+      if (b[0] != 8 || (comps != 1 && comps != 3) || len < 8u + 3u * comps) return f;
+      f.height = (b[1] << 8) | b[2];
+      f.width = (b[3] << 8) | b[4];
+      f.comps = comps;
+      if (f.width <= 0 || f.height <= 0) return f;
+      if (comps == 1) {
+        f.css = NVJPEG_CSS_GRAY;
+      } else {
+        const int h0 = b[7] >> 4, v0 = b[7] & 15, h1 = b[10] >> 4, v1 = b[10] & 15, h2 = b[13] >> 4,
+                  v2 = b[13] & 15;
+        if (h1 != 1 || v1 != 1 || h2 != 1 || v2 != 1) return f;
+        if (h0 == 1 && v0 == 1) f.css = NVJPEG_CSS_444;
+        else if (h0 == 2 && v0 == 1) f.css = NVJPEG_CSS_422;
+        else if (h0 == 2 && v0 == 2) f.css = NVJPEG_CSS_420;
+        else return f;
+      }
+      f.ok = true;
+      return f;
     }
-    if (m == 0xDA || m == 0xD9) return false;
-    pos += 2 + ((static_cast<size_t>(d[pos + 2]) << 8) | d[pos + 3]);
+    if (m == 0xDA || m == 0xD9) return f;
+    pos += 2 + len;
   }
-  return false;
+  return f;
 }
 
 bool is_unsupported(nvjpegStatus_t s) {
@@ -333,6 +362,14 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
     for (size_t i = tid; i < n; i += threads) {
       Job& j = jobs[i];
       if (j.size < 4 || j.data[0] != 0xFF || j.data[1] != 0xD8) continue;  // not a JPEG
+      const Frame f = baseline_frame(j.data, j.size);
+      if (f.ok) {  // the common case: no nvJPEG parsing; the hardware takes it
+        j.width = f.width;
+        j.height = f.height;
+        j.decodable = true;
+        j.hw_ok = hw_handle_ && !hw_.empty();
+        continue;
+      }
       int comps = 0;
       nvjpegChromaSubsampling_t css;
       int widths[NVJPEG_MAX_COMPONENT] = {0}, heights[NVJPEG_MAX_COMPONENT] = {0};
@@ -350,14 +387,9 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
       j.width = widths[0];
       j.height = heights[0];
       j.decodable = true;
-      // The hardware takes baseline 8-bit JPEGs in the common chroma layouts; nvJPEG's exact check
-      // (a second parse of the header, ~40% of this phase) runs only for the others. A batch the
-      // hardware still rejects is decoded again on the CUDA backend (phase 3): slower, never wrong.
-      const bool common = css == NVJPEG_CSS_420 || css == NVJPEG_CSS_422 || css == NVJPEG_CSS_444 ||
-                          css == NVJPEG_CSS_GRAY;
-      if (hw_handle_ && !hw_.empty() && common && baseline(j.data, j.size)) {
-        j.hw_ok = true;
-      } else if (hw_handle_ && !hw_.empty() &&
+      // Other layouts: nvJPEG's exact check of what the hardware takes. A batch the hardware still
+      // rejects is decoded again on the CUDA backend (phase 3): slower, never wrong.
+      if (hw_handle_ && !hw_.empty() &&
           nvjpegJpegStreamParseHeader(hw_handle_, j.data, j.size, parse_streams_[tid]) == NVJPEG_STATUS_SUCCESS) {
         int supported = 1;  // nvJPEG reports 0 for "supported"
         j.hw_ok = nvjpegDecodeBatchedSupported(hw_handle_, parse_streams_[tid], &supported) ==

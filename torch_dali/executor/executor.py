@@ -26,20 +26,18 @@ def _shutdown_all() -> None:
             pass
 
 
-def _shorten_gil_switch() -> None:
-    """A stage thread coming back from a GIL-free call (nvJPEG, file reads, a CUDA launch) waits up
-    to the interpreter's switch interval (5 ms by default) for the GIL while another stage runs
-    Python; at ~10 ms a batch that is a large share. A GPU pipeline therefore asks for 1 ms, once,
-    unless the program chose its own interval (then left alone) or TORCH_DALI_SWITCH_INTERVAL
-    gives one (0: leave it)."""
+def _gil_switch() -> None:
+    """TORCH_DALI_SWITCH_INTERVAL (seconds), when set, becomes the interpreter's GIL switch interval
+    for GPU pipelines: a stage thread back from a GIL-free call (nvJPEG, file reads) waits up to
+    that long for the GIL. Opt-in: on an H200, 5 ms (Python's default), 1 ms and 0.2 ms gave the
+    same throughput within the run-to-run noise (bench/results/switch_interval_h200.json)."""
     import os
     import sys
-    want = os.environ.get("TORCH_DALI_SWITCH_INTERVAL")
     try:
-        value = 0.001 if want is None else float(want)
+        value = float(os.environ.get("TORCH_DALI_SWITCH_INTERVAL", "0"))
     except ValueError:
         return
-    if value > 0 and (want is not None or sys.getswitchinterval() == 0.005):
+    if value > 0:
         sys.setswitchinterval(value)
 
 
@@ -182,7 +180,7 @@ class Executor:
     def _start(self) -> None:
         if self._thread is None:
             if self.two_stage and self.plan.cuda is not None:
-                _shorten_gil_switch()
+                _gil_switch()
             self._stop.clear()
             self._thread = threading.Thread(target=self._loop, name="torch_dali-prefetch", daemon=True)
             self._thread.start()
