@@ -61,11 +61,17 @@ def main() -> None:
     ap.add_argument("--train-steps", type=int, default=30)
     ap.add_argument("--data", default="")
     ap.add_argument("--out", default="ddp.json")
+    ap.add_argument("--hang-dump-s", type=int, default=0, help="dump every thread's stack and exit "
+                    "after this many seconds (diagnosing a hang)")
     args = ap.parse_args()
+    if args.hang_dump_s:
+        import faulthandler
+        faulthandler.dump_traceback_later(args.hang_dump_s, exit=True)
 
     cuda = torch.cuda.is_available()  # without CUDA (a smoke test on a laptop): gloo, CPU, no training
     dist.init_process_group("nccl" if cuda else "gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
+    t_start = time.perf_counter()
     device = torch.device("cuda", int(os.environ["LOCAL_RANK"])) if cuda else torch.device("cpu")
     if cuda:
         torch.cuda.set_device(device)
@@ -81,6 +87,10 @@ def main() -> None:
     train = pipeline(files, list(range(n)))
     res: dict = {"rank": rank, "world": world, "device": torch.cuda.get_device_name(device) if cuda else "cpu"}
 
+    def mark(what: str) -> None:
+        print(f"[rank {rank}] {what} at {time.perf_counter() - t_start:.1f} s", flush=True)
+    mark("data ready")
+
     # 1. shards
     kw = dict(batch_size=args.batch_size, num_threads=args.threads, device=device)
     padded = torch_dali.DataLoader(train, **kw)
@@ -89,7 +99,9 @@ def main() -> None:
     res["padded_epoch1"] = epoch_labels(padded, 1)
     res["exact_epoch1"] = epoch_labels(exact, 1)
     res["len_exact"] = len(exact)
+    exact.shutdown()
     del exact
+    mark("shards read")
 
     # 2a. loader alone
     it = iter(padded)
@@ -102,6 +114,8 @@ def main() -> None:
         k += x.shape[0]
     sync()
     res["loader_images_per_s"] = round(k / (time.perf_counter() - t0))
+
+    mark("loader timed")
 
     # 2b. feeding resnet50 under DDP
     if not cuda:
@@ -138,6 +152,7 @@ def main() -> None:
     fixed_y = torch.zeros(args.batch_size, dtype=torch.long, device=device)
     res["train_resnet50_synthetic_images_per_s"] = steps(lambda: [(fixed, fixed_y)] * 8, args.train_steps)
 
+    mark("training timed")
     gathered: list = [None] * world
     dist.all_gather_object(gathered, res)
     if rank == 0:
