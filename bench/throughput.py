@@ -157,7 +157,7 @@ def main():
     ap.add_argument("--images", type=int, default=4096)
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--batches", type=int, default=12)
-    ap.add_argument("--out", default="gpu_session.json")
+    ap.add_argument("--out", default="throughput.json")
     ap.add_argument("--skip-dataloader", action="store_true")
     ap.add_argument("--q95", action="store_true", help="also a q95 4:4:4 data set (for DALI and torch_dali)")
     ap.add_argument("--only", default="", help="comma-separated section names to run (default: all)")

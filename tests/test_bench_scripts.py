@@ -9,12 +9,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 
-def test_throughput_chart_from_recorded_results(tmp_path):
+def test_throughput_chart_and_ratios_from_recorded_results(tmp_path):
     import throughput
-    recorded = json.loads((ROOT / "bench" / "results" / "gpu_session_h200.json").read_text())
-    results = {"machine": recorded["machine"], "sections": recorded["runs"][1]["sections"], "batch_size": 256}
+    recorded = json.loads((ROOT / "bench" / "results" / "throughput_h200.json").read_text())
+    results = {"machine": recorded["machine"], "sections": recorded["sections"], "batch_size": 256}
     rows = throughput.chart_rows(results)
-    assert ("throughput_torch_dali", 2803.0) in rows
+    assert ("throughput_torch_dali", 23735.0) in rows
+    assert ("dali_same_run q90_420_hw0.9", 27951.0) in rows
+    assert throughput.vs_dali(results) == recorded["vs_dali"]
     out = tmp_path / "chart.png"
     throughput.write_chart(results, str(out))
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -80,8 +80,10 @@ def test_gpu_memory_flat_over_epochs(root):
         allocated.append(torch.cuda.memory_allocated())
         reserved.append(torch.cuda.memory_reserved())
     pipe.shutdown()
-    assert max(allocated[5:]) <= allocated[4] * 1.05, allocated
-    assert max(reserved[5:]) <= reserved[4] * 1.05, reserved
+    # Sampled while the prefetcher runs, so one batch more or less is in flight at each sample
+    # (~3% here): a leak shows as the peak of the last ten epochs above that of epochs 5-14.
+    for name, seen in (("allocated", allocated), ("reserved", reserved)):
+        assert max(seen[-10:]) <= max(seen[5:15]) * 1.05, (name, seen)
 
 
 def test_50_gpu_pipelines_leak_no_cuda_memory_or_threads(root):
