@@ -17,6 +17,7 @@ from torch_dali import fn, pipeline_def, types
 from torch_dali.errors import ArgumentError, DataError, GraphError, PipelineError
 from torch_dali.executor.rng import SampleRNG
 from torch_dali.functional import decode as D
+from torch_dali.functional import nvjpeg
 from torch_dali.functional.crop_window import random_crop_window
 from torch_dali.ops._operator import BatchContext, Operator, SampleContext
 from torch_dali.ops._registry import register
@@ -253,9 +254,9 @@ def test_peek_image_shape() -> None:
     assert D.peek_image_shape(_enc(PHOTO, "PNG")) == (75, 100, 3)
     assert D.peek_image_shape(_enc(PHOTO, "BMP")) == (75, 100, 3)
     info = D.peek_image_info(_enc(PHOTO, "JPEG", progressive=True))
-    assert info.progressive and not D.gpu_decodable(info)
-    assert D.gpu_decodable(D.peek_image_info(JPEG))
-    assert not D.gpu_decodable(D.peek_image_info(_enc(PHOTO.convert("CMYK"), "JPEG")))
+    assert info.progressive and not nvjpeg.gpu_decodable(info)
+    assert nvjpeg.gpu_decodable(D.peek_image_info(JPEG))
+    assert not nvjpeg.gpu_decodable(D.peek_image_info(_enc(PHOTO.convert("CMYK"), "JPEG")))
     # a huge declared size is reported from the header alone
     sof = JPEG.index(b"\xff\xc0")
     huge = bytearray(JPEG)

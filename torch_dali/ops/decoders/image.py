@@ -24,6 +24,7 @@ import torch
 from ... import types
 from ...errors import ArgumentError, DataError, GraphError
 from ...functional import decode as D
+from ...functional import nvjpeg
 from ...functional.crop_window import random_crop_window
 from ...tensor_list import TensorList
 from .._operator import BatchContext, Operator, SampleContext
@@ -143,13 +144,13 @@ class ImageDecoder(Operator):
         n = len(datas)
         infos = D.peek_image_infos(datas, ctx.sources)  # None: the CPU decoder reports it, naming the file
         kept = bool(self._decoded)
-        gpu_idx = [i for i, info in enumerate(infos) if info is not None and D.gpu_decodable(info)
+        gpu_idx = [i for i, info in enumerate(infos) if info is not None and nvjpeg.gpu_decodable(info)
                    and self.output_type != types.ANY_DATA and not (kept and self._kept(datas[i]) is not None)
                    and info.height * info.width <= self.max_pixels]
         out: list[torch.Tensor | None] = [None] * n
         if gpu_idx:
             try:
-                decoded = D.decode_jpeg_batch_cuda(
+                decoded = nvjpeg.decode_jpeg_batch_cuda(
                     [datas[i] for i in gpu_idx], self.device, self.output_type,
                     [infos[i].orientation if self.adjust else 1 for i in gpu_idx],  # type: ignore[union-attr]
                     hw_load=float(self.args["hw_decoder_load"]))
