@@ -34,8 +34,8 @@ def mode(request, monkeypatch: pytest.MonkeyPatch) -> str:
         if not C_OK:
             pytest.skip(f"host_io unavailable: {H.unavailable_reason()}")
     else:
-        monkeypatch.setattr(H, "_lib", None)
-        monkeypatch.setattr(H, "_tried", True)
+        monkeypatch.setattr(H.LIB, "lib", None)
+        monkeypatch.setattr(H.LIB, "tried", True)
     return request.param
 
 
@@ -435,7 +435,7 @@ def test_read_files_grown_and_shrunk(monkeypatch: pytest.MonkeyPatch, tmp_path: 
             f.truncate(10)
         paths[3].write_bytes(b"")
 
-    monkeypatch.setattr(H, "_lib", _RacingLib(H._load(), change))
+    monkeypatch.setattr(H.LIB, "lib", _RacingLib(H._load(), change))
     got = H.read_files([str(p) for p in paths])
     assert [g.numel() for g in got] == [1000, 1004, 10, 0]
     for g, p in zip(got, paths):
@@ -443,9 +443,9 @@ def test_read_files_grown_and_shrunk(monkeypatch: pytest.MonkeyPatch, tmp_path: 
 
 
 def test_env_var_disables(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(H, "_lib", None)
-    monkeypatch.setattr(H, "_tried", False)
-    monkeypatch.setattr(H, "_reason", "")
+    monkeypatch.setattr(H.LIB, "lib", None)
+    monkeypatch.setattr(H.LIB, "tried", False)
+    monkeypatch.setattr(H.LIB, "reason", "")
     monkeypatch.setenv("TORCH_DALI_NO_HOST_IO", "1")
     assert not H.available() and "TORCH_DALI_NO_HOST_IO" in H.unavailable_reason()
     p = tmp_path / "a.jpg"

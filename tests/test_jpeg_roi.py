@@ -171,9 +171,9 @@ def test_decoders_errors_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_unavailable_library_keeps_decoders_working(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     from torch_dali import fn, pipeline_def, types
-    monkeypatch.setattr(R, "_lib", None)
-    monkeypatch.setattr(R, "_tried", True)
-    monkeypatch.setattr(R, "_reason", "monkeypatched")
+    monkeypatch.setattr(R.LIB, "lib", None)
+    monkeypatch.setattr(R.LIB, "tried", True)
+    monkeypatch.setattr(R.LIB, "reason", "monkeypatched")
     assert not R.available() and R.unavailable_reason() == "monkeypatched"
     for i in range(3):
         (tmp_path / "c").mkdir(exist_ok=True)
@@ -193,9 +193,9 @@ def test_unavailable_library_keeps_decoders_working(monkeypatch: pytest.MonkeyPa
 
 
 def test_build_failure_is_recorded(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
-    monkeypatch.setattr(R, "_lib", None)
-    monkeypatch.setattr(R, "_tried", False)
-    monkeypatch.setattr(R, "_reason", "")
+    monkeypatch.setattr(R.LIB, "lib", None)
+    monkeypatch.setattr(R.LIB, "tried", False)
+    monkeypatch.setattr(R.LIB, "reason", "")
     monkeypatch.setenv("TORCH_DALI_EXT_DIR", str(tmp_path))
     monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
     assert R.available() is False

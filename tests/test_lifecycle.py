@@ -16,6 +16,11 @@ import pytest
 from torch_dali import fn, pipeline_def, types
 from torch_dali.sample_data import make_image_folder
 
+try:
+    from tests._churn import churn
+except ImportError:
+    from _churn import churn  # type: ignore[no-redef]
+
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
@@ -59,24 +64,7 @@ def _fds() -> int:
 
 
 def test_50_pipelines_leak_no_threads_or_files(root):
-    p = _pipe(root)
-    p.build()
-    p.run()
-    p.shutdown()
-    del p
-    gc.collect()
-    threads0, fds0 = threading.active_count(), _fds()
-    for k in range(50):
-        p = _pipe(root)
-        p.build()
-        p.run()
-        if k % 2:
-            p.shutdown()  # half shut down explicitly, half only dropped
-        del p
-    gc.collect()
-    deadline = time.time() + 5
-    while threading.active_count() > threads0 and time.time() < deadline:
-        time.sleep(0.05)
+    threads0, fds0 = churn(lambda: _pipe(root), baseline=_fds, settle_s=5)
     assert threading.active_count() <= threads0, [t.name for t in threading.enumerate()]
     assert _fds() <= fds0 + 2
 

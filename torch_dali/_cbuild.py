@@ -8,13 +8,15 @@ path for when this raises (no compiler, missing headers, read-only cache, ...).
 """
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 _FLAGS = ("-O2", "-shared", "-fPIC")
 
@@ -65,3 +67,39 @@ def build(src: Path, libs: Sequence[str] = (), flags: Sequence[str] = ()) -> Pat
         if os.path.exists(tmp):
             os.unlink(tmp)
     return so
+
+
+class CLibrary:
+    """A C helper built on first use and loaded with ctypes, once per process and thread-safe.
+
+    `load()` gives the library, or None when it cannot be had (no compiler or headers, a read-only
+    cache, or `disable_env` set), `reason` then saying why. `configure(lib)` declares the functions'
+    signatures."""
+
+    def __init__(self, src: Path, libs: Sequence[str] = (), flags: Sequence[str] = (),
+                 disable_env: str | None = None, configure: Callable[[ctypes.CDLL], None] | None = None) -> None:
+        self.src, self.libs, self.flags = Path(src), tuple(libs), tuple(flags)
+        self.disable_env, self.configure = disable_env, configure
+        self.lib: ctypes.CDLL | None = None
+        self.tried = False
+        self.reason = ""
+        self._lock = threading.Lock()
+
+    def load(self) -> ctypes.CDLL | None:
+        if self.tried:
+            return self.lib
+        with self._lock:
+            if not self.tried:
+                try:
+                    if self.disable_env and os.environ.get(self.disable_env):
+                        raise RuntimeError(f"disabled by {self.disable_env}")
+                    if not self.src.exists():
+                        raise RuntimeError(f"source {self.src} not found")
+                    lib = ctypes.CDLL(str(build(self.src, self.libs, self.flags)))
+                    if self.configure is not None:
+                        self.configure(lib)
+                    self.lib = lib
+                except Exception as e:  # no compiler, missing headers, read-only cache, disabled, ...
+                    self.lib, self.reason = None, f"{type(e).__name__}: {e}"
+                self.tried = True
+        return self.lib

@@ -5,10 +5,8 @@ memory stays flat over many epochs, and 50 GPU pipelines leave no CUDA memory or
 Run on the GPU machine: `python3 -m pytest -q tests/gpu`."""
 from __future__ import annotations
 
-import gc
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -19,9 +17,11 @@ from torch_dali.sample_data import make_image_folder
 
 try:
     from tests import _bad_data_table as T
+    from tests._churn import churn
     from tests.corruption import build
 except ImportError:
     import _bad_data_table as T  # type: ignore[no-redef]
+    from _churn import churn  # type: ignore[no-redef]
     from corruption import build  # type: ignore[no-redef]
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
@@ -87,25 +87,9 @@ def test_gpu_memory_flat_over_epochs(root):
 
 
 def test_50_gpu_pipelines_leak_no_cuda_memory_or_threads(root):
-    p = _pipe(root)
-    p.build()
-    p.run()
-    p.shutdown()
-    del p
-    gc.collect()
-    torch.cuda.synchronize()
-    mem0, threads0 = torch.cuda.memory_allocated(), threading.active_count()
-    for k in range(50):
-        p = _pipe(root)
-        p.build()
-        p.run()
-        if k % 2:
-            p.shutdown()  # half shut down explicitly, half only dropped
-        del p
-    gc.collect()
-    deadline = time.time() + 10
-    while threading.active_count() > threads0 and time.time() < deadline:
-        time.sleep(0.05)
-    torch.cuda.synchronize()
+    def allocated() -> int:
+        torch.cuda.synchronize()
+        return torch.cuda.memory_allocated()
+    threads0, mem0 = churn(lambda: _pipe(root), baseline=allocated)
     assert threading.active_count() <= threads0, [t.name for t in threading.enumerate()]
-    assert torch.cuda.memory_allocated() <= mem0 + (1 << 20), (mem0, torch.cuda.memory_allocated())
+    assert allocated() <= mem0 + (1 << 20), (mem0, allocated())

@@ -7,19 +7,15 @@ from __future__ import annotations
 
 import ctypes
 import math
-import os
-import threading
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from .. import _cbuild
 from ..executor.rng import SampleRNG
 
 _SRC = Path(__file__).resolve().parents[2] / "extensions" / "csrc" / "cpu" / "crop_windows.c"
-_lock = threading.Lock()
-_lib: ctypes.CDLL | None = None
-_tried = False
 
 
 def random_crop_window(rng: SampleRNG, height: int, width: int,
@@ -54,29 +50,18 @@ def random_crop_window(rng: SampleRNG, height: int, width: int,
     return rng.randint(0, height - h), rng.randint(0, width - w), h, w
 
 
-def _load() -> ctypes.CDLL | None:
-    """`crop_windows.c`, built on first use; None without a compiler or with
-    TORCH_DALI_NO_HOST_IO=1 (then the Python function above draws each window)."""
-    global _lib, _tried
-    if _tried:
-        return _lib
-    with _lock:
-        if not _tried:
-            try:
-                if os.environ.get("TORCH_DALI_NO_HOST_IO"):
-                    raise RuntimeError("disabled")
-                from .. import _cbuild
-                # no fused multiply-add: every product rounded as Python rounds it
-                lib = ctypes.CDLL(str(_cbuild.build(_SRC, ["m"], ["-ffp-contract=off"])))
-                d, vp = ctypes.c_double, ctypes.c_void_p
-                lib.td_crop_windows.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int, vp, vp,
-                                                d, d, d, d, ctypes.c_int, vp]
-                lib.td_crop_windows.restype = ctypes.c_int
-                _lib = lib
-            except Exception:  # noqa: BLE001 - the Python path gives the same windows
-                _lib = None
-            _tried = True
-    return _lib
+def _signatures(lib: ctypes.CDLL) -> None:
+    d, vp = ctypes.c_double, ctypes.c_void_p
+    lib.td_crop_windows.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int, vp, vp, d, d, d, d,
+                                    ctypes.c_int, vp]
+    lib.td_crop_windows.restype = ctypes.c_int
+
+
+# `crop_windows.c`, built on first use; without it (no compiler, or TORCH_DALI_NO_HOST_IO=1) the
+# Python function above draws each window. No fused multiply-add: products round as Python's do.
+LIB = _cbuild.CLibrary(_SRC, ["m"], ["-ffp-contract=off"], disable_env="TORCH_DALI_NO_HOST_IO",
+                       configure=_signatures)
+_load = LIB.load
 
 
 def random_crop_windows(seed: int, iteration: int, sizes: Sequence[tuple[int, int]],

@@ -13,7 +13,6 @@ import errno
 import itertools
 import os
 import stat
-import threading
 from pathlib import Path
 from typing import Sequence
 
@@ -28,39 +27,21 @@ _FIELDS = 8  # int32s per header in td_image_infos' output
 _INT32_MAX = 2**31 - 1
 _PNG_SIG = b"\x89PNG\r\n\x1a\n"
 
-_lock = threading.Lock()
-_lib: ctypes.CDLL | None = None
-_tried = False
-_reason = ""
 
 
-def _load() -> ctypes.CDLL | None:
-    global _lib, _tried, _reason
-    if _tried:
-        return _lib
-    with _lock:
-        if _tried:
-            return _lib
-        try:
-            if os.environ.get("TORCH_DALI_NO_HOST_IO"):
-                raise RuntimeError("disabled by TORCH_DALI_NO_HOST_IO")
-            if not _SRC.exists():
-                raise RuntimeError(f"source {_SRC} not found")
-            lib = ctypes.CDLL(str(_cbuild.build(_SRC)))
-            c_int, c_vp = ctypes.c_int, ctypes.c_void_p
-            paths, i64p = ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_int64)
-            intp = ctypes.POINTER(ctypes.c_int)
-            lib.td_file_sizes.argtypes = [paths, c_int, i64p, intp]
-            lib.td_read_files.argtypes = [paths, c_int, c_vp, i64p, i64p, i64p, intp]
-            lib.td_image_infos.argtypes = [ctypes.POINTER(c_vp), i64p, c_int,
-                                           ctypes.POINTER(ctypes.c_int32)]
-            for f in (lib.td_file_sizes, lib.td_read_files, lib.td_image_infos):
-                f.restype = c_int
-            _lib = lib
-        except Exception as e:  # no compiler, read-only cache, disabled, ...
-            _lib, _reason = None, f"{type(e).__name__}: {e}"
-        _tried = True
-    return _lib
+def _signatures(lib: ctypes.CDLL) -> None:
+    c_int, c_vp = ctypes.c_int, ctypes.c_void_p
+    paths, i64p = ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_int64)
+    intp = ctypes.POINTER(ctypes.c_int)
+    lib.td_file_sizes.argtypes = [paths, c_int, i64p, intp]
+    lib.td_read_files.argtypes = [paths, c_int, c_vp, i64p, i64p, i64p, intp]
+    lib.td_image_infos.argtypes = [ctypes.POINTER(c_vp), i64p, c_int, ctypes.POINTER(ctypes.c_int32)]
+    for f in (lib.td_file_sizes, lib.td_read_files, lib.td_image_infos):
+        f.restype = c_int
+
+
+LIB = _cbuild.CLibrary(_SRC, disable_env="TORCH_DALI_NO_HOST_IO", configure=_signatures)
+_load = LIB.load
 
 
 def available() -> bool:
@@ -70,7 +51,7 @@ def available() -> bool:
 
 def unavailable_reason() -> str:
     """Why `available()` is False ("" when it is True or was not asked yet)."""
-    return _reason
+    return LIB.reason
 
 
 # -- files -----------------------------------------------------------------------------------------

@@ -12,8 +12,6 @@ full-decode path.
 from __future__ import annotations
 
 import ctypes
-import os
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -26,41 +24,24 @@ _SRC = Path(__file__).resolve().parents[2] / "extensions" / "csrc" / "cpu" / "jp
 _OK, _ERROR, _UNSUPPORTED, _BAD_ARGS = 0, 1, 2, 3
 _MSG_LEN = 256
 
-_lock = threading.Lock()
-_lib: ctypes.CDLL | None = None
-_tried = False
-_reason = ""
 
 
 class Unsupported(DataError):
     """The JPEG is valid but not for this decoder (CMYK / YCCK): use the full decoder."""
 
 
-def _load() -> ctypes.CDLL | None:
-    global _lib, _tried, _reason
-    if _tried:
-        return _lib
-    with _lock:
-        if _tried:
-            return _lib
-        try:
-            if os.environ.get("TORCH_DALI_NO_JPEG_ROI"):
-                raise RuntimeError("disabled by TORCH_DALI_NO_JPEG_ROI")
-            if not _SRC.exists():
-                raise RuntimeError(f"source {_SRC} not found")
-            lib = ctypes.CDLL(str(_cbuild.build(_SRC, ["jpeg"])))
-            c_p, c_int, c_size = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
-            c_ip = ctypes.POINTER(ctypes.c_int)
-            lib.tdj_header.argtypes = [c_p, c_size, c_ip, c_ip, c_ip, c_ip, c_ip, ctypes.c_char_p, c_int]
-            lib.tdj_header.restype = c_int
-            lib.tdj_decode_roi.argtypes = [c_p, c_size, c_int, c_int, c_int, c_int, c_int, c_p, c_size,
-                                           ctypes.c_char_p, c_int]
-            lib.tdj_decode_roi.restype = c_int
-            _lib = lib
-        except Exception as e:  # no compiler, no libjpeg headers/library, read-only cache, ...
-            _lib, _reason = None, f"{type(e).__name__}: {e}"
-        _tried = True
-    return _lib
+def _signatures(lib: ctypes.CDLL) -> None:
+    c_p, c_int, c_size = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
+    c_ip = ctypes.POINTER(ctypes.c_int)
+    lib.tdj_header.argtypes = [c_p, c_size, c_ip, c_ip, c_ip, c_ip, c_ip, ctypes.c_char_p, c_int]
+    lib.tdj_header.restype = c_int
+    lib.tdj_decode_roi.argtypes = [c_p, c_size, c_int, c_int, c_int, c_int, c_int, c_p, c_size,
+                                   ctypes.c_char_p, c_int]
+    lib.tdj_decode_roi.restype = c_int
+
+
+LIB = _cbuild.CLibrary(_SRC, ["jpeg"], disable_env="TORCH_DALI_NO_JPEG_ROI", configure=_signatures)
+_load = LIB.load
 
 
 def available() -> bool:
@@ -70,7 +51,7 @@ def available() -> bool:
 
 def unavailable_reason() -> str:
     """Why `available()` is False ("" when it is True or was not asked yet)."""
-    return _reason
+    return LIB.reason
 
 
 def _buffer(data: torch.Tensor | bytes | np.ndarray) -> tuple[int, int, object]:
@@ -98,7 +79,7 @@ def jpeg_header(data: torch.Tensor | bytes | np.ndarray) -> tuple[int, int, int,
     """(height, width, components, progressive) from libjpeg's header parse; raises DataError."""
     lib = _load()
     if lib is None:
-        raise RuntimeError(f"the JPEG ROI decoder is not available: {_reason}")
+        raise RuntimeError(f"the JPEG ROI decoder is not available: {LIB.reason}")
     ptr, n, keep = _buffer(data)
     w, h, c, cs, prog = (ctypes.c_int() for _ in range(5))
     msg = ctypes.create_string_buffer(_MSG_LEN)
@@ -121,7 +102,7 @@ def decode_roi(data: torch.Tensor | bytes | np.ndarray,
     corrupt or truncated data, ValueError for a window outside the image."""
     lib = _load()
     if lib is None:
-        raise RuntimeError(f"the JPEG ROI decoder is not available: {_reason}")
+        raise RuntimeError(f"the JPEG ROI decoder is not available: {LIB.reason}")
     ptr, n, keep = _buffer(data)
     c = 1 if gray else 3
     if window is None:
