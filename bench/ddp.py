@@ -68,6 +68,18 @@ def main() -> None:
         import faulthandler
         faulthandler.dump_traceback_later(args.hang_dump_s, exit=True)
 
+    # The data first, before NCCL's threads exist (the generator forks a process pool): local rank
+    # 0 writes it, the others wait for its marker file.
+    data = args.data or os.path.join(tempfile.gettempdir(), "ddp_bench")
+    done = Path(data) / ".complete"
+    if int(os.environ.get("LOCAL_RANK", 0)) == 0 and not done.exists():
+        from torch_dali.sample_data import make_benchmark_folder
+        make_benchmark_folder(data, args.images, quality=90, subsampling="4:2:0")
+        done.write_text("ok")
+    deadline = time.time() + 600
+    while not done.exists() and time.time() < deadline:
+        time.sleep(0.2)
+
     cuda = torch.cuda.is_available()  # without CUDA (a smoke test on a laptop): gloo, CPU, no training
     dist.init_process_group("nccl" if cuda else "gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -76,12 +88,7 @@ def main() -> None:
     if cuda:
         torch.cuda.set_device(device)
     import torch_dali
-    from torch_dali.sample_data import make_benchmark_folder
 
-    data = args.data or os.path.join(tempfile.gettempdir(), "ddp_bench")
-    if rank == 0 and not os.path.isdir(data):
-        make_benchmark_folder(data, args.images, quality=90, subsampling="4:2:0")
-    dist.barrier()
     files = sorted(str(p) for p in Path(data).rglob("*.jpg"))[: args.images]
     n = len(files)
     train = pipeline(files, list(range(n)))

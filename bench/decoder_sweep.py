@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 CONFIGS = [  # (hw_load, hw_states, cuda_states, huffman_threshold, concurrent)
-    (0.9, 1, 8, 1000 * 1000, False),  # the first default
+    (0.9, 1, 8, 1000 * 1000, False),  # the default
     (0.9, 1, 8, 0, False),
     (0.75, 1, 8, 0, False),
     (0.9, 2, 8, 1000 * 1000, True),
@@ -70,9 +70,9 @@ def main() -> None:
         env = dict(os.environ, TORCH_DALI_NVJPEG_HW_STATES=str(hw_states),
                    TORCH_DALI_NVJPEG_CUDA_STATES=str(cuda_states),
                    TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD=str(threshold))
-        env.pop("TORCH_DALI_NVJPEG_HW_SERIAL", None)
-        if not concurrent:
-            env["TORCH_DALI_NVJPEG_HW_SERIAL"] = "1"
+        env.pop("TORCH_DALI_NVJPEG_HW_CONCURRENT", None)
+        if concurrent:
+            env["TORCH_DALI_NVJPEG_HW_CONCURRENT"] = "1"
         cfg = {"hw_decoder_load": hw_load, "hw_states": hw_states, "cuda_states": cuda_states,
                "huffman_threshold": threshold, "hw_concurrent": concurrent}
         t0 = time.perf_counter()

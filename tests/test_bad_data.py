@@ -251,3 +251,33 @@ def test_table_rows_match_expectations(tmp_path):
         assert (raised.startswith("decodes")) == (skip == "decodes"), (name, raised, skip)
         assert "ERROR" not in skip and "SHORT" not in skip
     assert np.all([r[2].endswith("batches stay full") for r in rows.values() if r[2] != "decodes"])
+
+
+def test_skip_keeps_checked_images_for_the_staged_decoder(tmp_path, monkeypatch):
+    """With on_error="skip" the reader's check decodes each sample once and the decoder finishes
+    that image. With the stages on their own threads the reader is a batch ahead of the decoder;
+    what it keeps must survive that (it was once cleared early: every image decoded twice)."""
+    import warnings
+    warnings.simplefilter("ignore", RuntimeWarning)
+    from torch_dali.ops.decoders import image as I
+    from torch_dali.sample_data import make_image_folder
+    files = [p for p, _ in make_image_folder(tmp_path, images_per_class=4, seed=2, mean_hw=(24, 32))]
+    stats = {"kept": 0, "again": 0}
+    orig = I.ImageDecoder.decode_one
+
+    def counted(self, ctx, data):
+        stats["kept" if self._kept(data) is not None else "again"] += 1
+        return orig(self, ctx, data)
+    monkeypatch.setattr(I.ImageDecoder, "decode_one", counted)
+
+    @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=1, exec_pipelined=True)
+    def p():
+        jpegs, labels = fn.readers.file(files=files, random_shuffle=True, seed=3, name="R")
+        return fn.decoders.image(jpegs, device="mixed", on_error="skip"), labels
+    pipe = p()
+    pipe.build()
+    assert pipe._exec().two_stage
+    for _ in range(20):
+        pipe.run()
+    pipe.shutdown()
+    assert stats["again"] == 0 and stats["kept"] >= 80, stats

@@ -118,3 +118,35 @@ def test_staged_executor_matches_single_thread_and_resumes(root):
                 np.testing.assert_array_equal(np.array(o.at(i)), r[i])
     for p in (staged, fresh, again):
         p.shutdown()
+
+
+def test_restore_after_an_error_meets_no_stale_stage_threads(tmp_path):
+    """After an error the staged executor's threads are gone before the error reaches the caller:
+    restoring a state and running again starts exactly there (stale stage-0 threads once slipped a
+    batch of the failed run in)."""
+    import os
+    import warnings
+    warnings.simplefilter("ignore", RuntimeWarning)
+    from torch_dali.sample_data import make_image_folder
+    items = make_image_folder(tmp_path, images_per_class=2, seed=1, mean_hw=(32, 40))
+    files = [p for p, _ in items][:8]
+    bad = os.path.join(tmp_path, "bad.jpg")
+    with open(bad, "wb") as f:
+        f.write(b"\xff\xd8\xff\xe0garbage" * 10)
+    files = files[:6] + [bad] + files[6:]  # sample 6 is corrupt
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1, prefetch_queue_depth=1)
+    def p():
+        jpegs, lab = fn.readers.file(files=files, labels=list(range(len(files))), name="R")
+        return fn.decoders.image(jpegs, device="mixed"), lab
+
+    for _ in range(8):
+        pipe = p()
+        pipe.build()
+        start = pipe.state_dict()
+        with pytest.raises(Exception):
+            for _ in range(10):
+                pipe.run()
+        pipe.load_state_dict(start)
+        assert pipe.run()[1].as_tensor().view(-1).tolist() == [0, 1]
+        pipe.shutdown()

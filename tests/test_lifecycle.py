@@ -137,3 +137,26 @@ def test_sigint_stops_iteration_within_two_seconds(root, tmp_path):
     elapsed = time.perf_counter() - t0
     assert "interrupted" in out and proc.returncode == 0
     assert elapsed < 2.0, f"took {elapsed:.2f} s to stop"
+
+
+def _slow(x):
+    time.sleep(0.8)
+    return x
+
+
+def test_a_stalled_pipeline_prints_where_its_threads_are(root, monkeypatch, capfd):
+    """No batch for TORCH_DALI_STALL_DUMP_S seconds: every thread's stack goes to stderr (once),
+    and the batch still arrives when it is ready."""
+    monkeypatch.setenv("TORCH_DALI_STALL_DUMP_S", "0.3")
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=3, exec_async=True)
+    def p():
+        jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+        return fn.python_function(labels, function=_slow, batch_processing=True), labels
+    pipe = p()
+    pipe.build()
+    out = pipe.run()
+    pipe.shutdown()
+    assert len(out[0]) == 2
+    err = capfd.readouterr().err
+    assert "no batch for" in err and "_slow" in err

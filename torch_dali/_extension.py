@@ -145,6 +145,28 @@ def _arch_flags() -> list[str]:
     return flags
 
 
+_STALE_LOCK_S = 900  # a build takes ~1-2 min; a lock this old was left by a killed process
+
+
+def _clear_stale_lock(path: str) -> None:
+    """torch's JIT build guards the folder with a `lock` file that a killed build leaves behind;
+    some torch versions then wait on it forever, silently. Remove one far older than a build."""
+    import time
+    import warnings
+    lock = os.path.join(path, "lock")
+    try:
+        age = time.time() - os.path.getmtime(lock)
+    except OSError:
+        return
+    if age > _STALE_LOCK_S:
+        warnings.warn(f"torch_dali: removing the extension build lock {lock}, left {age / 60:.0f} min ago "
+                      "by a build that did not finish", RuntimeWarning, stacklevel=3)
+        try:
+            os.unlink(lock)
+        except OSError:
+            pass
+
+
 def _build(verbose: bool) -> ModuleType:
     global _nvjpeg
     from torch.utils import cpp_extension
@@ -170,6 +192,7 @@ def _build(verbose: bool) -> ModuleType:
     cuda_flags = ["-O3", "--use_fast_math", *_arch_flags()]
     path = _build_dir()
     os.makedirs(path, exist_ok=True)
+    _clear_stale_lock(path)
     return cpp_extension.load(
         name=_NAME, sources=sources, extra_cflags=cflags, extra_cuda_cflags=cuda_flags,
         extra_ldflags=ldflags, extra_include_paths=includes, build_directory=path,

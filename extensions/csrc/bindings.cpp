@@ -28,7 +28,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       .def_property_readonly("num_hw_states", &NvJpegDecoder::num_hw_states)
       .def_property_readonly("num_cuda_states", &NvJpegDecoder::num_cuda_states)
       .def_property_readonly("hw_load", &NvJpegDecoder::hw_load)
-      .def_property_readonly("last_stats", &NvJpegDecoder::last_stats,
+      .def_property_readonly("last_stats",  // waits for a decode in flight: not with the GIL held
+                             py::cpp_function(&NvJpegDecoder::last_stats, py::call_guard<py::gil_scoped_release>()),
                              "dict: images of the last decode() per path (hardware, hybrid, "
                              "hardware_retried, not_decoded)");
 #else

@@ -37,8 +37,9 @@ const char* status_name(nvjpegStatus_t s) {
 }
 
 // The frame header of a baseline JPEG, read here: nvjpegGetImageInfo serialises on its handle
-// (~3 ms for 256 images however many threads ask). ok: SOF0/SOF1, 8-bit, 1 or 3 components, a
-// chroma layout the hardware takes; anything else goes through nvJPEG's own parsing.
+// (~3 ms for 256 images however many threads ask). ok: SOF0, 8-bit, 3 components in 4:4:4, 4:2:2
+// or 4:2:0 (what the hardware engines take); anything else goes through nvJPEG's own parsing and
+// support check.
 struct Frame {
   bool ok = false;
   int width = 0, height = 0, comps = 0;
@@ -55,25 +56,21 @@ Frame baseline_frame(const uint8_t* d, size_t n) {
     if (m == 0x01 || m == 0xD8 || (m >= 0xD0 && m <= 0xD7)) { pos += 2; continue; }
     const size_t len = (static_cast<size_t>(d[pos + 2]) << 8) | d[pos + 3];
     if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
-      if ((m != 0xC0 && m != 0xC1) || pos + 2 + len > n || len < 8) return f;
+      if (m != 0xC0 || pos + 2 + len > n || len < 8) return f;  // SOF0: baseline only
       const uint8_t* b = d + pos + 4;
       const int comps = b[5];
-      if (b[0] != 8 || (comps != 1 && comps != 3) || len < 8u + 3u * comps) return f;
+      if (b[0] != 8 || comps != 3 || len < 8u + 3u * comps) return f;  // gray: nvJPEG's own check
       f.height = (b[1] << 8) | b[2];
       f.width = (b[3] << 8) | b[4];
       f.comps = comps;
       if (f.width <= 0 || f.height <= 0) return f;
-      if (comps == 1) {
-        f.css = NVJPEG_CSS_GRAY;
-      } else {
-        const int h0 = b[7] >> 4, v0 = b[7] & 15, h1 = b[10] >> 4, v1 = b[10] & 15, h2 = b[13] >> 4,
-                  v2 = b[13] & 15;
-        if (h1 != 1 || v1 != 1 || h2 != 1 || v2 != 1) return f;
-        if (h0 == 1 && v0 == 1) f.css = NVJPEG_CSS_444;
-        else if (h0 == 2 && v0 == 1) f.css = NVJPEG_CSS_422;
-        else if (h0 == 2 && v0 == 2) f.css = NVJPEG_CSS_420;
-        else return f;
-      }
+      const int h0 = b[7] >> 4, v0 = b[7] & 15, h1 = b[10] >> 4, v1 = b[10] & 15, h2 = b[13] >> 4,
+                v2 = b[13] & 15;
+      if (h1 != 1 || v1 != 1 || h2 != 1 || v2 != 1) return f;
+      if (h0 == 1 && v0 == 1) f.css = NVJPEG_CSS_444;
+      else if (h0 == 2 && v0 == 1) f.css = NVJPEG_CSS_422;
+      else if (h0 == 2 && v0 == 2) f.css = NVJPEG_CSS_420;
+      else return f;
       f.ok = true;
       return f;
     }
@@ -216,8 +213,8 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
     TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_HYBRID, &dec_hybrid_), "nvjpegDecoderCreate(HYBRID)");
     TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_GPU_HYBRID, &dec_gpu_),
               "nvjpegDecoderCreate(GPU_HYBRID)");
-    // Hardware states decode at the same time unless TORCH_DALI_NVJPEG_HW_SERIAL is set (decode_hw).
-    hw_concurrent_ = std::getenv("TORCH_DALI_NVJPEG_HW_SERIAL") == nullptr;
+    // Hardware states decode at the same time only when TORCH_DALI_NVJPEG_HW_CONCURRENT is set (decode_hw).
+    hw_concurrent_ = std::getenv("TORCH_DALI_NVJPEG_HW_CONCURRENT") != nullptr;
     if (num_hw_states == 0) {
       hw_status_ = "disabled (num_hw_states=0)";
     } else {
@@ -509,10 +506,10 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
     lens[i] = jobs[i]->size;
     dests[i] = jobs[i]->dest;
   }
-  // Hardware states decode concurrently: with 2 states (the default) a batch's hardware share took
-  // ~25% less host time on an H200 than with 1 (bench/results/decoder_sweep_h200.json). Concurrent
-  // batches from 3, 6 or 8 states once hung inside nvJPEG 13.0 (1, 2 and 4 did not);
-  // TORCH_DALI_NVJPEG_HW_SERIAL=1 serialises them.
+  // One hardware batch at a time unless TORCH_DALI_NVJPEG_HW_CONCURRENT is set. Concurrent batches
+  // from 2 states took ~25% less host time on an H200 (bench/results/decoder_sweep_h200.json), but
+  // batches from 3, 6 or 8 states once hung inside nvJPEG 13.0, and a 2-GPU run with 2 concurrent
+  // states per process hung once for an unknown reason: opt-in until a soak test clears it.
   std::unique_lock<std::mutex> hw_lock(hw_mu_, std::defer_lock);
   if (!hw_concurrent_) hw_lock.lock();
   nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;

@@ -26,6 +26,26 @@ def _shutdown_all() -> None:
             pass
 
 
+def _stall_dump_s() -> float:
+    """TORCH_DALI_STALL_DUMP_S: seconds without a batch before the stacks are printed (0: never)."""
+    import os
+    try:
+        v = float(os.environ.get("TORCH_DALI_STALL_DUMP_S", "300"))
+    except ValueError:
+        v = 300.0
+    return v if v > 0 else float("inf")
+
+
+def _dump_stall(waited: float) -> None:
+    """A pipeline that stops delivering should say where it is stuck, not hang silently: every
+    thread's stack to stderr, once per wait (the wait goes on; a slow first build is not an error)."""
+    import faulthandler
+    import sys
+    print(f"torch_dali: no batch for {waited:.0f} s; the threads are at (TORCH_DALI_STALL_DUMP_S "
+          "sets when this is printed):", file=sys.stderr, flush=True)
+    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+
+
 def _gil_switch() -> None:
     """TORCH_DALI_SWITCH_INTERVAL (seconds), when set, becomes the interpreter's GIL switch interval
     for GPU pipelines: a stage thread back from a GIL-free call (nvJPEG, file reads) waits up to
@@ -193,6 +213,7 @@ class Executor:
             batch = self._produce_one()
         else:
             self._start()
+            waited, dumped = 0.0, False
             while True:
                 try:
                     item = self._queue.get(timeout=_POLL_S)
@@ -200,13 +221,26 @@ class Executor:
                 except queue.Empty:
                     if self._thread is not None and not self._thread.is_alive() and self._queue.empty():
                         raise RuntimeError("torch_dali: the prefetch thread stopped unexpectedly")
+                    waited += _POLL_S
+                    if not dumped and waited >= _stall_dump_s():
+                        dumped = True
+                        _dump_stall(waited)
             if isinstance(item, BaseException):
                 self._failed = item
-                self._thread = None
+                self._join_producer()  # its stage threads too: a restart must not meet them again
                 raise item
             batch = item
         self._hand_off(batch)
         return batch
+
+    def _join_producer(self) -> None:
+        """After the producer handed on an error it is exiting: wait for it (and, through its
+        `finally`, its stage threads) so nothing of this run is left to touch the plan."""
+        thread = self._thread
+        self._stop.set()
+        if thread is not None and not self._own_thread():
+            thread.join(timeout=30)  # an op stuck for good (a hung user function) is not waited out
+        self._thread = None
 
     def _hand_off(self, batch: Batch) -> None:
         """The consumer's stream waits for the batch; its memory stays reserved for that stream."""

@@ -28,9 +28,10 @@ _NVJPEG_LOCK = threading.Lock()
 # decoder reached ~30k img/s on an H200 for 256 ~500x375 JPEGs (bench/results/gpu_kernels.json).
 # Each state's host Huffman decoding runs on its own thread; TORCH_DALI_NVJPEG_CUDA_STATES tunes it.
 _CUDA_STATES = 8
-# Two hardware states decoding concurrently: +15% for the training pipeline on an H200 against one
-# (bench/results/decoder_sweep_h200.json); four were no faster.
-_HW_STATES = 2
+# One hardware state (batches one at a time). Two decoding concurrently
+# (TORCH_DALI_NVJPEG_HW_STATES=2 TORCH_DALI_NVJPEG_HW_CONCURRENT=1) measured +15% on an H200
+# (bench/results/decoder_sweep_h200.json) but are not the default: see decode_hw in the extension.
+_HW_STATES = 1
 
 
 def _env_int(name: str, default: int, low: int) -> int:
@@ -44,7 +45,8 @@ def _decoder_config() -> tuple[int, int, int]:
     """(hardware states, CUDA-backend states, hybrid Huffman threshold): tuning knobs
     TORCH_DALI_NVJPEG_HW_STATES, TORCH_DALI_NVJPEG_CUDA_STATES, TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD
     (images with more pixels do their Huffman decoding on the GPU; DALI's default 1000*1000)."""
-    return (_env_int("TORCH_DALI_NVJPEG_HW_STATES", _HW_STATES, 0), _env_int("TORCH_DALI_NVJPEG_CUDA_STATES", _CUDA_STATES, 1),
+    return (_env_int("TORCH_DALI_NVJPEG_HW_STATES", _HW_STATES, 0),
+            _env_int("TORCH_DALI_NVJPEG_CUDA_STATES", _CUDA_STATES, 1),
             _env_int("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD", 1000 * 1000, 0))
 
 

@@ -95,7 +95,10 @@ class ImageDecoder(Operator):
         self.adjust = bool(self.args["adjust_orientation"])
         self.max_pixels = int(self.args.get("max_pixels", D.MAX_PIXELS))
         self.skip = self.args.get("on_error", "raise") == "skip"
-        self._decoded: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # id(data) -> (data, chw)
+        # id(data) -> (data, chw, batch generation); kept for a few batches: with staged execution
+        # the reader checks batch i+1 (and may start i+2) while this op still finishes batch i
+        self._decoded: dict[int, tuple[torch.Tensor, torch.Tensor, int]] = {}
+        self._generation = 0
         # per-sample CPU path unless the op really runs on a GPU (mixed without CUDA = CPU op)
         self.sample_wise = self.device.type == "cpu"
 
@@ -111,12 +114,19 @@ class ImageDecoder(Operator):
                 f"{self.name}: on_error='skip' needs its encoded data straight from a reader's "
                 f"first output (readers.file, readers.mxnet, ...), so the reader can refill the "
                 f"batch; it gets output {src.index} of {src.node.describe()}")
-        reader.add_check(self.name, self._check, self._decoded.clear)
+        reader.add_check(self.name, self._check, self._new_batch)
+
+    def _new_batch(self) -> None:
+        """Before the reader checks a batch: drops what was kept for batches long finished (the
+        queues between stages hold at most one batch each, so four generations cover those in flight)."""
+        self._generation += 1
+        oldest = self._generation - 4
+        self._decoded = {k: v for k, v in self._decoded.items() if v[2] > oldest}
 
     def _check(self, data: torch.Tensor, source: str) -> None:
         """Decodes (raising DataError if it cannot) and keeps the image for `decode_one`."""
         chw = D.decode_chw(data, self.output_type, self.adjust, source, self.name, self.max_pixels)
-        self._decoded[id(data)] = (data, chw)  # holding `data` keeps its id unique
+        self._decoded[id(data)] = (data, chw, self._generation)  # holding `data` keeps its id unique
 
     def _kept(self, data: torch.Tensor) -> torch.Tensor | None:
         entry = self._decoded.get(id(data))
