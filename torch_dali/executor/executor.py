@@ -308,11 +308,11 @@ class Executor:
         it exits, so nothing ever waits on itself."""
         thread = self._thread
         if not wait or self._own_thread():
+            self._close_on_exit = True  # first: a producer exiting right now still sees it
             self._stop.set()
             if thread is not None and thread.is_alive():
-                self._close_on_exit = True
-                return
-            self.plan.close()
+                return  # the producer closes the plan as it exits
+            self.plan.close()  # idempotent: the producer may have closed it as it exited
             return
         self.stop()
         self.plan.close()

@@ -1,6 +1,7 @@
 """Build a graph into a Plan (op instances, device placement, execution steps) and run one iteration."""
 from __future__ import annotations
 
+import threading
 import traceback
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -99,6 +100,8 @@ class Plan:
                 connect(self)
         self.steps = self._make_steps()
         self._output_keys = {(d.node.id, d.index) for d in graph.outputs}
+        self._close_lock = threading.Lock()
+        self._closed = False
         self.pool = ThreadPoolExecutor(max(1, num_threads), thread_name_prefix="torch_dali",
                                        initializer=_worker_init) if num_threads > 1 else None
 
@@ -311,8 +314,15 @@ class Plan:
         return [(n, self.ops[n.id]) for n in self.nodes if self.ops[n.id].epoch_size() is not None]
 
     def close(self) -> None:
+        """Closes the ops and the thread pool, once, from any thread (also one of the pool's own,
+        where the garbage collector may run a pipeline's __del__: that one is not waited for)."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
         for op in self.ops.values():
             op.close()
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.pool = None
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            on_pool = threading.current_thread() in getattr(pool, "_threads", ())
+            pool.shutdown(wait=not on_pool, cancel_futures=True)

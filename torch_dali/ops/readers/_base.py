@@ -384,14 +384,14 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
                     self._batch_labels(indices, [p[2] for p in picked])]
         indices = self._next_indices(ctx.batch_size)
         unique = list(dict.fromkeys(indices))  # padding repeats a sample: load it once
-        rows = self._load_batch(unique)
+        rows = self._load_batch(ctx, unique)
         if rows is None:
             rows = ctx.map(lambda k: self._load(unique[k]), len(unique))
         loaded = dict(zip(unique, rows))
         self.last_sources = Sources(self._source, indices)
         return self._assemble(indices, [loaded[i] for i in indices])
 
-    def _load_batch(self, indices: list[int]) -> list[tuple[Any, ...]] | None:
+    def _load_batch(self, ctx: BatchContext, indices: list[int]) -> list[tuple[Any, ...]] | None:
         """All of a batch's samples in one call, or None to load them one by one on the threads."""
         return None
 
