@@ -228,3 +228,33 @@ def test_skipped_samples_end_epochs_right(tmp_path):
         got = epoch_indices(dl)
         assert sorted(got) == [i for i in labels if i != bad_index]  # each good sample once per epoch
     assert any("zz_bad.jpg" in str(s) for s in dl.pipe.skipped())
+
+
+def test_ranks_stay_in_step_when_one_skips_more(tmp_path):
+    """on_error="skip" with several ranks: a rank whose shard holds bad files still yields len()
+    batches (padded with the samples that follow), so a DDP step never waits on a rank that ran
+    out. One process keeps ending its epoch where the good samples end."""
+    import warnings
+    warnings.simplefilter("ignore", RuntimeWarning)
+    from torch_dali.sample_data import make_image_folder
+    files = [p for p, _ in make_image_folder(tmp_path, images_per_class=4, seed=1, mean_hw=(24, 32))][:16]
+    for k in (0, 2, 4, 6, 8):  # five bad files, four of them in rank 0's shard
+        with open(files[k], "wb") as f:
+            f.write(b"garbage")
+
+    def make(**kw):
+        @pipeline_def(seed=3)
+        def p():
+            jpegs, labels = fn.readers.file(files=files, labels=list(range(16)), name="R", on_error="skip")
+            return fn.resize(fn.decoders.image(jpegs, on_error="skip"), size=(8, 8)), labels
+        return p(**kw)
+    counts = []
+    for rank in range(2):
+        dl = torch_dali.DataLoader(make, batch_size=4, rank=rank, world_size=2, device="cpu", num_threads=1)
+        for _ in range(2):
+            batches = [labels.tolist() for _, labels in dl]
+            assert all(batches) and len(batches) == len(dl)
+            counts.append(len(batches))
+    assert counts == [2, 2, 2, 2]
+    one = torch_dali.DataLoader(make, batch_size=4, device="cpu", num_threads=1)
+    assert sum(len(labels) for _, labels in one) == 11  # the good samples, once

@@ -220,17 +220,24 @@ class DataLoader:
             self._batches_done = b + 1
             yield self._convert(outs, take)
 
+    def _batch_end(self) -> tuple[int, bool]:
+        """(real samples, epoch ended) of the batch just taken, as the first reader reports them."""
+        name = self._readers[0][0].name
+        info = (self.pipe._consumed_state.get("info") or {}).get(name, {"real": self.batch_size, "ended": False})
+        return int(info["real"]), bool(info["ended"])
+
     def _epoch_with_skips(self, start: int) -> Iterator[Any]:
         """With on_error="skip" the epoch's good-sample count is known only as it is read: the
-        reader says which batch ends the epoch and how many of its samples are real. `len()` is
-        then an upper bound."""
-        name = self._readers[0][0].name
+        reader says which batch ends the epoch and how many of its samples are real. One process:
+        the epoch ends there, and `len()` is an upper bound. Several ranks: see `_epoch_in_step`."""
+        if self.world_size > 1 and not self.exact:
+            yield from self._epoch_in_step(start)
+            return
         b = start
         self._batches_done = start
         while True:
             outs = self.pipe.run()
-            info = (self.pipe._consumed_state.get("info") or {}).get(name, {"real": self.batch_size, "ended": False})
-            real, ended = int(info["real"]), bool(info["ended"])
+            real, ended = self._batch_end()
             b += 1
             self._batches_done = b
             if ended and real < self.batch_size and self.policy == LastBatchPolicy.DROP:
@@ -240,6 +247,26 @@ class DataLoader:
                 yield self._convert(outs, take)
             if ended:
                 return
+
+    def _epoch_in_step(self, start: int) -> Iterator[Any]:
+        """Every rank yields exactly `len()` batches, however many samples it skipped: otherwise a
+        DDP step on the rank that skipped fewer waits forever for the others. A rank whose shard
+        ran short fills its last batches with the samples that follow (the next epoch's; as
+        DistributedSampler's padding, samples repeat); only a last batch that ends the shard is
+        cut to its real samples (PARTIAL)."""
+        target = len(self)
+        ended_before = False
+        for b in range(start, target):
+            outs = self.pipe.run()
+            real, ended = self._batch_end()
+            self._batches_done = b + 1
+            last = b == target - 1
+            take = None
+            if last and ended and not ended_before and 0 < real < self.batch_size \
+                    and self.policy == LastBatchPolicy.PARTIAL:
+                take = real
+            ended_before = ended_before or ended
+            yield self._convert(outs, take)
 
     def _convert(self, outs: tuple[TensorList, ...], take: int | None) -> Any:
         tensors = []
