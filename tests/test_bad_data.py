@@ -276,7 +276,7 @@ def test_skip_keeps_checked_images_for_the_staged_decoder(tmp_path, monkeypatch)
         return fn.decoders.image(jpegs, device="mixed", on_error="skip"), labels
     pipe = p()
     pipe.build()
-    assert pipe._exec().two_stage
+    assert pipe._exec().staged
     for _ in range(20):
         pipe.run()
     pipe.shutdown()

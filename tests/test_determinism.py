@@ -91,7 +91,7 @@ def test_staged_executor_matches_single_thread_and_resumes(root):
     warnings.simplefilter("ignore", RuntimeWarning)
     staged = _device_pipe(root, prefetch_queue_depth=3)
     staged.build()
-    assert staged._exec().two_stage
+    assert staged._exec().staged
     assert staged._exec().plan.stages == [0, 1, 2]  # reader/coins, decoder, resize/CMN
     ref = _batches(_device_pipe(root, exec_async=False, exec_pipelined=False), 4)
     got = []

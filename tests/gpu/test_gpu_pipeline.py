@@ -78,7 +78,7 @@ def test_gpu_outputs_are_dense_cuda_and_stream_safe(root):
     pipe.shutdown()
 
 
-def test_two_stage_executor_is_bit_identical_on_gpu(root):
+def test_staged_executor_is_bit_identical_on_gpu(root):
     a = _run(_train(root, 0, prefetch_queue_depth=3))
     b = _run(_train(root, 0, exec_async=False, exec_pipelined=False))
     for (xa, ya), (xb, yb) in zip(a, b):

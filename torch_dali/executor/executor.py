@@ -46,21 +46,6 @@ def _dump_stall(waited: float) -> None:
     faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
 
 
-def _gil_switch() -> None:
-    """TORCH_DALI_SWITCH_INTERVAL (seconds), when set, becomes the interpreter's GIL switch interval
-    for GPU pipelines: a stage thread back from a GIL-free call (nvJPEG, file reads) waits up to
-    that long for the GIL. Opt-in: on an H200, 5 ms (Python's default), 1 ms and 0.2 ms gave the
-    same throughput within the run-to-run noise (bench/results/switch_interval_h200.json)."""
-    import os
-    import sys
-    try:
-        value = float(os.environ.get("TORCH_DALI_SWITCH_INTERVAL", "0"))
-    except ValueError:
-        return
-    if value > 0:
-        sys.setswitchinterval(value)
-
-
 class Executor:
     """The iteration counter, the prefetch queue and the resume state live here.
 
@@ -80,7 +65,7 @@ class Executor:
         self._failed: BaseException | None = None
         self._close_on_exit = False
         # exec_pipelined with device ops: one thread per stage (CPU, mixed, GPU), handing batches on
-        self.two_stage = bool(exec_pipelined) and plan.has_device_stage
+        self.staged = bool(exec_pipelined) and plan.has_device_stage
         self._stages = list(plan.stages)
         self._mids: list[queue.Queue[Partial | BaseException]] = [queue.Queue(maxsize=1) for _ in self._stages[1:]]
         self._stage_threads: list[threading.Thread] = []
@@ -128,7 +113,7 @@ class Executor:
         try:
             if self.plan.cuda is not None:
                 torch.cuda.set_device(self.plan.cuda)
-            if self.two_stage:
+            if self.staged:
                 self._pipelined_loop()
             else:
                 self._produce_loop()
@@ -199,8 +184,6 @@ class Executor:
 
     def _start(self) -> None:
         if self._thread is None:
-            if self.two_stage and self.plan.cuda is not None:
-                _gil_switch()
             self._stop.clear()
             self._thread = threading.Thread(target=self._loop, name="torch_dali-prefetch", daemon=True)
             self._thread.start()

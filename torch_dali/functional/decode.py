@@ -168,11 +168,8 @@ def peek_image_info(data: bytes | torch.Tensor | np.ndarray, source: str = "") -
 def peek_image_infos(datas: list[torch.Tensor], sources: list[str] | None = None) -> list[ImageInfo | None]:
     """`peek_image_info` for a batch; None where the header is unreadable. JPEG and PNG headers are
     parsed by one C call for the whole batch (`host_io`) when it is built, the rest here."""
-    try:
-        from . import host_io
-        infos = host_io.image_infos(datas) if host_io.available() else [None] * len(datas)
-    except ImportError:
-        infos = [None] * len(datas)
+    from . import host_io  # here, not at the top: host_io imports this module
+    infos = host_io.image_infos(datas) if host_io.available() else [None] * len(datas)
     for i, info in enumerate(infos):
         if info is None:
             try:
