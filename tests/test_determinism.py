@@ -150,3 +150,46 @@ def test_restore_after_an_error_meets_no_stale_stage_threads(tmp_path):
         pipe.load_state_dict(start)
         assert pipe.run()[1].as_tensor().view(-1).tolist() == [0, 1]
         pipe.shutdown()
+
+
+@pytest.mark.parametrize("lanes", [1, 3])
+def test_mixed_lanes_keep_batch_order(root, monkeypatch, lanes):
+    """The mixed stage on several lanes (batch i on lane i % lanes) still delivers batches in
+    order, identical to the single-threaded run, and an error arrives in its place: every batch
+    before the bad one first."""
+    import os
+    import warnings
+    warnings.simplefilter("ignore", RuntimeWarning)
+    monkeypatch.setenv("TORCH_DALI_MIXED_LANES", str(lanes))
+    staged = _device_pipe(root, prefetch_queue_depth=2)
+    staged.build()
+    ex = staged._exec()
+    assert ex._widths == [1, lanes, 1]
+    ref = _batches(_device_pipe(root, exec_async=False, exec_pipelined=False), 7)
+    for k in range(7):
+        outs = staged.run()
+        for o, r in zip(outs, ref[k]):
+            for i in range(len(o)):
+                np.testing.assert_array_equal(np.array(o.at(i)), r[i])
+    staged.shutdown()
+
+    files = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs)[:10]
+    bad = os.path.join(os.path.dirname(root), f"bad{lanes}.jpg")
+    with open(bad, "wb") as f:
+        f.write(b"\xff\xd8\xff\xe0garbage" * 10)
+    files = files[:7] + [bad] + files[7:]  # in batch 3 (batches of 2)
+
+    @pipeline_def(batch_size=2, num_threads=2, device_id=0, seed=1, prefetch_queue_depth=2)
+    def p():
+        jpegs, lab = fn.readers.file(files=files, labels=list(range(len(files))), name="R")
+        images = fn.decoders.image(jpegs, device="mixed")
+        return fn.resize(images, device="gpu", size=(8, 8)), lab
+
+    pipe = p()
+    pipe.build()
+    assert pipe._exec()._widths == [1, lanes, 1]
+    for k in range(3):
+        assert pipe.run()[1].as_tensor().view(-1).tolist() == [2 * k, 2 * k + 1]
+    with pytest.raises(Exception, match="bad"):
+        pipe.run()
+    pipe.shutdown()

@@ -16,9 +16,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
                             "Batched JPEG decoder: hardware engines for `hw_load` of the supported images, "
                             "hybrid CUDA decode for the rest. Outputs are CUDA uint8 HWC tensors ready on the "
                             "caller's current stream; non-JPEG or unsupported inputs give None.")
-      .def(py::init<int64_t, int64_t, int64_t, double, int64_t>(), py::arg("device_index") = -1,
+      .def(py::init<int64_t, int64_t, int64_t, double, int64_t, int64_t>(), py::arg("device_index") = -1,
            py::arg("num_hw_states") = 1, py::arg("num_cuda_states") = 2, py::arg("hw_load") = 1.0,
-           py::arg("hybrid_huffman_threshold") = 1000 * 1000)
+           py::arg("hybrid_huffman_threshold") = 1000 * 1000, py::arg("num_slots") = 1)
       .def("decode", &NvJpegDecoder::decode, py::arg("data"), py::arg("output_format") = "rgb",
            py::call_guard<py::gil_scoped_release>(),
            "decode(list of 1-D uint8 CPU tensors, 'rgb'|'bgr'|'gray') -> list of CUDA HWC uint8 tensors or None")
@@ -27,6 +27,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       .def_property_readonly("device_index", &NvJpegDecoder::device_index)
       .def_property_readonly("num_hw_states", &NvJpegDecoder::num_hw_states)
       .def_property_readonly("num_cuda_states", &NvJpegDecoder::num_cuda_states)
+      .def_property_readonly("num_slots", &NvJpegDecoder::num_slots)
       .def_property_readonly("hw_load", &NvJpegDecoder::hw_load)
       .def_property_readonly("last_stats",  // waits for a decode in flight: not with the GIL held
                              py::cpp_function(&NvJpegDecoder::last_stats, py::call_guard<py::gil_scoped_release>()),

@@ -181,6 +181,15 @@ struct NvJpegDecoder::CudaState {
   bool used = false;
 };
 
+// One independent set of states with their threads: a decode() holds one slot throughout.
+struct NvJpegDecoder::Slot {
+  std::mutex mu;
+  std::vector<std::unique_ptr<HwState>> hw;
+  std::vector<std::unique_ptr<CudaState>> cu;
+  std::vector<nvjpegJpegStream_t> parse_streams;  // one per worker thread, for header parsing
+  std::unique_ptr<WorkerPool> pool;
+};
+
 struct NvJpegDecoder::Job {
   const uint8_t* data = nullptr;
   size_t size = 0;
@@ -194,7 +203,7 @@ struct NvJpegDecoder::Job {
 };
 
 NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states,
-                             double hw_load, int64_t hybrid_huffman_threshold)
+                             double hw_load, int64_t hybrid_huffman_threshold, int64_t num_slots)
     : device_(static_cast<int>(device_index < 0 ? c10::cuda::current_device() : device_index)),
       hw_load_(hw_load),
       hybrid_threshold_(hybrid_huffman_threshold) {
@@ -205,6 +214,7 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
   TORCH_CHECK(num_cuda_states >= 1 && num_cuda_states <= 64,
               "NvJpegDecoder: num_cuda_states must be in [1, 64], got ", num_cuda_states);
   TORCH_CHECK(hw_load >= 0.0 && hw_load <= 1.0, "NvJpegDecoder: hw_load must be in [0, 1], got ", hw_load);
+  TORCH_CHECK(num_slots >= 1 && num_slots <= 8, "NvJpegDecoder: num_slots must be in [1, 8], got ", num_slots);
   c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device_));
   try {
     TD_NVJPEG(create_handle(NVJPEG_BACKEND_DEFAULT, &handle_), "nvjpegCreateEx(DEFAULT)");
@@ -225,82 +235,114 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
         hw_status_ = "ok";
         TD_NVJPEG(nvjpegSetDeviceMemoryPadding(kDevicePadding, hw_handle_), "nvjpegSetDeviceMemoryPadding(HW)");
         TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, hw_handle_), "nvjpegSetPinnedMemoryPadding(HW)");
-        for (int64_t i = 0; i < num_hw_states; ++i) {
-          auto st = std::make_unique<HwState>();
-          TD_NVJPEG(create_handle(NVJPEG_BACKEND_HARDWARE, &st->handle), "nvjpegCreateEx(HARDWARE)");
-          TD_NVJPEG(nvjpegSetDeviceMemoryPadding(kDevicePadding, st->handle), "nvjpegSetDeviceMemoryPadding(HW)");
-          TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, st->handle), "nvjpegSetPinnedMemoryPadding(HW)");
-          TD_NVJPEG(nvjpegJpegStateCreate(st->handle, &st->state), "nvjpegJpegStateCreate(HW)");
-          TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
-          TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
-          hw_.push_back(std::move(st));
-        }
       }
     }
-    for (int64_t i = 0; i < num_cuda_states; ++i) {
-      auto st = std::make_unique<CudaState>();
-      TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
-      TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
-      TD_NVJPEG(nvjpegDecoderStateCreate(handle_, dec_hybrid_, &st->st_hybrid), "nvjpegDecoderStateCreate(HYBRID)");
-      TD_NVJPEG(nvjpegDecoderStateCreate(handle_, dec_gpu_, &st->st_gpu), "nvjpegDecoderStateCreate(GPU_HYBRID)");
-      for (int b = 0; b < 2; ++b) {
-        if (nvjpegBufferPinnedCreateV2(handle_, &g_pinned_alloc, &st->pinned[b]) != NVJPEG_STATUS_SUCCESS)
-          TD_NVJPEG(nvjpegBufferPinnedCreate(handle_, nullptr, &st->pinned[b]), "nvjpegBufferPinnedCreate");
-        TD_CUDA(cudaEventCreateWithFlags(&st->pinned_free[b], cudaEventDisableTiming), "cudaEventCreate");
-        TD_NVJPEG(nvjpegJpegStreamCreate(handle_, &st->jstream[b]), "nvjpegJpegStreamCreate");
-      }
-      if (nvjpegBufferDeviceCreateV2(handle_, &g_dev_alloc, &st->device_buf) != NVJPEG_STATUS_SUCCESS)
-        TD_NVJPEG(nvjpegBufferDeviceCreate(handle_, nullptr, &st->device_buf), "nvjpegBufferDeviceCreate");
-      TD_NVJPEG(nvjpegStateAttachDeviceBuffer(st->st_hybrid, st->device_buf), "nvjpegStateAttachDeviceBuffer");
-      TD_NVJPEG(nvjpegStateAttachDeviceBuffer(st->st_gpu, st->device_buf), "nvjpegStateAttachDeviceBuffer");
-      TD_NVJPEG(nvjpegDecodeParamsCreate(handle_, &st->params), "nvjpegDecodeParamsCreate");
-      cu_.push_back(std::move(st));
-    }
-    const size_t threads = hw_.size() + cu_.size();
-    nvjpegHandle_t parse_handle = hw_handle_ ? hw_handle_ : handle_;
-    parse_streams_.assign(threads, nullptr);
-    for (auto& js : parse_streams_) TD_NVJPEG(nvjpegJpegStreamCreate(parse_handle, &js), "nvjpegJpegStreamCreate");
-    const int dev = device_;
-    pool_ = std::make_unique<WorkerPool>(static_cast<int>(threads), [dev] {
-      TD_CUDA(cudaSetDevice(dev), "cudaSetDevice in a decoder thread");
-    });
+    for (int64_t k = 0; k < num_slots; ++k) add_slot(hw_handle_ ? num_hw_states : 0, num_cuda_states);
   } catch (...) {
     destroy();
     throw;
   }
 }
 
+// A slot is registered before it is filled, so destroy() frees what a failure left half made.
+void NvJpegDecoder::add_slot(int64_t num_hw_states, int64_t num_cuda_states) {
+  slots_.push_back(std::make_unique<Slot>());
+  Slot& sl = *slots_.back();
+  for (int64_t i = 0; i < num_hw_states; ++i) {
+    sl.hw.push_back(std::make_unique<HwState>());
+    HwState* st = sl.hw.back().get();
+    TD_NVJPEG(create_handle(NVJPEG_BACKEND_HARDWARE, &st->handle), "nvjpegCreateEx(HARDWARE)");
+    TD_NVJPEG(nvjpegSetDeviceMemoryPadding(kDevicePadding, st->handle), "nvjpegSetDeviceMemoryPadding(HW)");
+    TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, st->handle), "nvjpegSetPinnedMemoryPadding(HW)");
+    TD_NVJPEG(nvjpegJpegStateCreate(st->handle, &st->state), "nvjpegJpegStateCreate(HW)");
+    TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
+  }
+  for (int64_t i = 0; i < num_cuda_states; ++i) {
+    sl.cu.push_back(std::make_unique<CudaState>());
+    CudaState* st = sl.cu.back().get();
+    TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
+    TD_NVJPEG(nvjpegDecoderStateCreate(handle_, dec_hybrid_, &st->st_hybrid), "nvjpegDecoderStateCreate(HYBRID)");
+    TD_NVJPEG(nvjpegDecoderStateCreate(handle_, dec_gpu_, &st->st_gpu), "nvjpegDecoderStateCreate(GPU_HYBRID)");
+    for (int b = 0; b < 2; ++b) {
+      if (nvjpegBufferPinnedCreateV2(handle_, &g_pinned_alloc, &st->pinned[b]) != NVJPEG_STATUS_SUCCESS)
+        TD_NVJPEG(nvjpegBufferPinnedCreate(handle_, nullptr, &st->pinned[b]), "nvjpegBufferPinnedCreate");
+      TD_CUDA(cudaEventCreateWithFlags(&st->pinned_free[b], cudaEventDisableTiming), "cudaEventCreate");
+      TD_NVJPEG(nvjpegJpegStreamCreate(handle_, &st->jstream[b]), "nvjpegJpegStreamCreate");
+    }
+    if (nvjpegBufferDeviceCreateV2(handle_, &g_dev_alloc, &st->device_buf) != NVJPEG_STATUS_SUCCESS)
+      TD_NVJPEG(nvjpegBufferDeviceCreate(handle_, nullptr, &st->device_buf), "nvjpegBufferDeviceCreate");
+    TD_NVJPEG(nvjpegStateAttachDeviceBuffer(st->st_hybrid, st->device_buf), "nvjpegStateAttachDeviceBuffer");
+    TD_NVJPEG(nvjpegStateAttachDeviceBuffer(st->st_gpu, st->device_buf), "nvjpegStateAttachDeviceBuffer");
+    TD_NVJPEG(nvjpegDecodeParamsCreate(handle_, &st->params), "nvjpegDecodeParamsCreate");
+  }
+  const size_t threads = sl.hw.size() + sl.cu.size();
+  nvjpegHandle_t parse_handle = hw_handle_ ? hw_handle_ : handle_;
+  sl.parse_streams.assign(threads, nullptr);
+  for (auto& js : sl.parse_streams) TD_NVJPEG(nvjpegJpegStreamCreate(parse_handle, &js), "nvjpegJpegStreamCreate");
+  const int dev = device_;
+  sl.pool = std::make_unique<WorkerPool>(static_cast<int>(threads), [dev] {
+    TD_CUDA(cudaSetDevice(dev), "cudaSetDevice in a decoder thread");
+  });
+}
+
+int64_t NvJpegDecoder::num_hw_states() const {
+  return slots_.empty() ? 0 : static_cast<int64_t>(slots_[0]->hw.size());
+}
+int64_t NvJpegDecoder::num_cuda_states() const {
+  return slots_.empty() ? 0 : static_cast<int64_t>(slots_[0]->cu.size());
+}
+
+// A free slot if there is one, else the next in turn (waiting for it).
+NvJpegDecoder::Slot& NvJpegDecoder::acquire(std::unique_lock<std::mutex>& lock) {
+  for (auto& sl : slots_) {
+    std::unique_lock<std::mutex> l(sl->mu, std::try_to_lock);
+    if (l.owns_lock()) {
+      lock = std::move(l);
+      return *sl;
+    }
+  }
+  size_t k;
+  {
+    std::lock_guard<std::mutex> g(next_mu_);
+    k = next_slot_++ % slots_.size();
+  }
+  lock = std::unique_lock<std::mutex>(slots_[k]->mu);
+  return *slots_[k];
+}
+
 NvJpegDecoder::~NvJpegDecoder() { destroy(); }
 
 void NvJpegDecoder::destroy() noexcept {
-  pool_.reset();  // joins the threads
   // Errors are ignored here: at interpreter exit the CUDA context may already be gone.
-  for (auto& st : hw_) {
-    if (st->stream) cudaStreamSynchronize(st->stream);
-    if (st->state) nvjpegJpegStateDestroy(st->state);
-    if (st->handle) nvjpegDestroy(st->handle);
-    if (st->done) cudaEventDestroy(st->done);
-    if (st->stream) cudaStreamDestroy(st->stream);
-  }
-  hw_.clear();
-  for (auto& st : cu_) {
-    if (st->stream) cudaStreamSynchronize(st->stream);
-    if (st->params) nvjpegDecodeParamsDestroy(st->params);
-    if (st->st_hybrid) nvjpegJpegStateDestroy(st->st_hybrid);
-    if (st->st_gpu) nvjpegJpegStateDestroy(st->st_gpu);
-    for (int b = 0; b < 2; ++b) {
-      if (st->jstream[b]) nvjpegJpegStreamDestroy(st->jstream[b]);
-      if (st->pinned[b]) nvjpegBufferPinnedDestroy(st->pinned[b]);
-      if (st->pinned_free[b]) cudaEventDestroy(st->pinned_free[b]);
+  for (auto& sl : slots_) {
+    sl->pool.reset();  // joins the threads
+    for (auto& st : sl->hw) {
+      if (st->stream) cudaStreamSynchronize(st->stream);
+      if (st->state) nvjpegJpegStateDestroy(st->state);
+      if (st->handle) nvjpegDestroy(st->handle);
+      if (st->done) cudaEventDestroy(st->done);
+      if (st->stream) cudaStreamDestroy(st->stream);
     }
-    if (st->device_buf) nvjpegBufferDeviceDestroy(st->device_buf);
-    if (st->done) cudaEventDestroy(st->done);
-    if (st->stream) cudaStreamDestroy(st->stream);
+    for (auto& st : sl->cu) {
+      if (st->stream) cudaStreamSynchronize(st->stream);
+      if (st->params) nvjpegDecodeParamsDestroy(st->params);
+      if (st->st_hybrid) nvjpegJpegStateDestroy(st->st_hybrid);
+      if (st->st_gpu) nvjpegJpegStateDestroy(st->st_gpu);
+      for (int b = 0; b < 2; ++b) {
+        if (st->jstream[b]) nvjpegJpegStreamDestroy(st->jstream[b]);
+        if (st->pinned[b]) nvjpegBufferPinnedDestroy(st->pinned[b]);
+        if (st->pinned_free[b]) cudaEventDestroy(st->pinned_free[b]);
+      }
+      if (st->device_buf) nvjpegBufferDeviceDestroy(st->device_buf);
+      if (st->done) cudaEventDestroy(st->done);
+      if (st->stream) cudaStreamDestroy(st->stream);
+    }
+    for (auto js : sl->parse_streams)
+      if (js) nvjpegJpegStreamDestroy(js);
   }
-  cu_.clear();
-  for (auto js : parse_streams_)
-    if (js) nvjpegJpegStreamDestroy(js);
-  parse_streams_.clear();
+  slots_.clear();
   if (dec_gpu_) nvjpegDecoderDestroy(dec_gpu_);
   if (dec_hybrid_) nvjpegDecoderDestroy(dec_hybrid_);
   dec_gpu_ = dec_hybrid_ = nullptr;
@@ -337,9 +379,12 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   std::vector<std::optional<at::Tensor>> results(n);
   if (n == 0) return results;
 
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock;
+  Slot& sl = acquire(lock);
+  auto& hw_ = sl.hw;
+  auto& cu_ = sl.cu;
   c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device_));
-  const int threads = pool_->size();
+  const int threads = sl.pool->size();
   const size_t num_hw = hw_.size();
   // Host time of each phase (µs), reported in last_stats: what bounds a batch's decode.
   using clock = std::chrono::steady_clock;
@@ -355,7 +400,7 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   };
 
   // Phase 1: headers -> sizes and hardware support.
-  pool_->run([&](int tid) {
+  sl.pool->run([&](int tid) {
     for (size_t i = tid; i < n; i += threads) {
       Job& j = jobs[i];
       if (j.size < 4 || j.data[0] != 0xFF || j.data[1] != 0xD8) continue;  // not a JPEG
@@ -387,9 +432,9 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
       // Other layouts: nvJPEG's exact check of what the hardware takes. A batch the hardware still
       // rejects is decoded again on the CUDA backend (phase 3): slower, never wrong.
       if (hw_handle_ && !hw_.empty() &&
-          nvjpegJpegStreamParseHeader(hw_handle_, j.data, j.size, parse_streams_[tid]) == NVJPEG_STATUS_SUCCESS) {
+          nvjpegJpegStreamParseHeader(hw_handle_, j.data, j.size, sl.parse_streams[tid]) == NVJPEG_STATUS_SUCCESS) {
         int supported = 1;  // nvJPEG reports 0 for "supported"
-        j.hw_ok = nvjpegDecodeBatchedSupported(hw_handle_, parse_streams_[tid], &supported) ==
+        j.hw_ok = nvjpegDecodeBatchedSupported(hw_handle_, sl.parse_streams[tid], &supported) ==
                       NVJPEG_STATUS_SUCCESS && supported == 0;
       }
     }
@@ -440,7 +485,7 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
 
   // Phase 2: hardware and hybrid states in parallel.
   const auto t1 = clock::now();
-  pool_->run([&](int tid) {
+  sl.pool->run([&](int tid) {
     const auto a = clock::now();
     if (static_cast<size_t>(tid) < num_hw) {
       if (!hw_[tid]->jobs.empty()) decode_hw(*hw_[tid], hw_[tid]->jobs, fmt);
@@ -463,7 +508,7 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   }
   if (!retry.empty()) {
     auto parts = balance(retry, cu_.size());
-    pool_->run([&](int tid) {
+    sl.pool->run([&](int tid) {
       if (static_cast<size_t>(tid) >= num_hw && !parts[tid - num_hw].empty())
         decode_cuda(*cu_[tid - num_hw], parts[tid - num_hw], fmt, retry_waits);
     });
@@ -483,6 +528,7 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
     else
       ++skipped;
   }
+  std::lock_guard<std::mutex> stats_lock(stats_mu_);
   stats_ = {{"hardware", static_cast<int64_t>(hw_jobs.size())},
             {"hybrid", static_cast<int64_t>(cuda_jobs.size())},
             {"hardware_retried", static_cast<int64_t>(retry.size())},
@@ -506,10 +552,12 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
     lens[i] = jobs[i]->size;
     dests[i] = jobs[i]->dest;
   }
-  // One hardware batch at a time unless TORCH_DALI_NVJPEG_HW_CONCURRENT is set. Concurrent batches
-  // from 2 states took ~25% less host time on an H200 (bench/results/decoder_sweep_h200.json), but
-  // batches from 3, 6 or 8 states once hung inside nvJPEG 13.0, and a 2-GPU run with 2 concurrent
-  // states per process hung once for an unknown reason: opt-in until a soak test clears it.
+  // One hardware batch at a time, across states and slots, unless TORCH_DALI_NVJPEG_HW_CONCURRENT
+  // is set. Concurrent batches from 2 states took ~25% less host time on an H200
+  // (bench/results/decoder_sweep_h200.json), but batches from 3, 6 or 8 states once hung inside
+  // nvJPEG 13.0, and a 2-GPU run with 2 concurrent states per process hung once for an unknown
+  // reason: opt-in until a soak test clears it. With several slots the engines still get no idle
+  // gap: the next batch's headers and CUDA-backend share run while this one holds the lock.
   std::unique_lock<std::mutex> hw_lock(hw_mu_, std::defer_lock);
   if (!hw_concurrent_) hw_lock.lock();
   nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;

@@ -26,6 +26,17 @@ def _shutdown_all() -> None:
             pass
 
 
+def _mixed_lanes() -> int:
+    """TORCH_DALI_MIXED_LANES: batches the mixed stage (the decoder) works on at once, each on its
+    own thread and stream. 2 lets batch i+1's JPEG headers and CUDA-backend share run while batch
+    i holds the hardware decoder; batches still leave in order."""
+    import os
+    try:
+        return max(1, min(8, int(os.environ.get("TORCH_DALI_MIXED_LANES", "2"))))
+    except ValueError:
+        return 2
+
+
 def _stall_dump_s() -> float:
     """TORCH_DALI_STALL_DUMP_S: seconds without a batch before the stacks are printed (0: never)."""
     import os
@@ -64,10 +75,18 @@ class Executor:
         self._stop = threading.Event()
         self._failed: BaseException | None = None
         self._close_on_exit = False
-        # exec_pipelined with device ops: one thread per stage (CPU, mixed, GPU), handing batches on
+        # exec_pipelined with device ops: one thread per stage (CPU, mixed, GPU), handing batches on;
+        # the mixed stage (when a stage follows it) on several lanes, batch i on lane i % lanes
         self.staged = bool(exec_pipelined) and plan.has_device_stage
         self._stages = list(plan.stages)
-        self._mids: list[queue.Queue[Partial | BaseException]] = [queue.Queue(maxsize=1) for _ in self._stages[1:]]
+        lanes = _mixed_lanes()
+        self._widths = [lanes if (k == 1 and pos < len(self._stages) - 1) else 1
+                        for pos, k in enumerate(self._stages)]
+        # between stage pos and pos+1: one queue per lane of the wider side; batch i goes through
+        # queue i % len, so each queue's batches stay in order
+        self._mids: list[list[queue.Queue[Partial | BaseException]]] = [
+            [queue.Queue(maxsize=1) for _ in range(max(self._widths[pos], self._widths[pos + 1]))]
+            for pos in range(len(self._stages) - 1)]
         self._stage_threads: list[threading.Thread] = []
         _LIVE.add(self)
 
@@ -81,8 +100,8 @@ class Executor:
         return part
 
     def _finish(self, part: Partial) -> Batch:
-        event = None
-        if self.plan.stream is not None:
+        event = part.ready  # after the batch's last GPU work, on whichever stream ran it
+        if event is None and self.plan.stream is not None:
             event = torch.cuda.Event()
             event.record(self.plan.stream)
         return Batch(self.plan.outputs(part), event, part.state, part.iteration)
@@ -136,12 +155,14 @@ class Executor:
             if isinstance(item, BaseException):
                 return
 
-    def _stage_loop(self, pos: int) -> None:
-        """Stage `self._stages[pos]` (not the last) on its own thread: takes batches from the stage
-        before (the first stage makes them), hands them to the next. An error is handed on too."""
+    def _stage_loop(self, pos: int, lane: int = 0) -> None:
+        """One lane of stage `self._stages[pos]` (not the last) on its own thread: takes batches
+        lane, lane + width, ... from the stage before (the first stage makes them) and hands them
+        to the next. An error is handed on too."""
         if self.plan.cuda is not None:
             torch.cuda.set_device(self.plan.cuda)
         k = self._stages[pos]
+        seq = lane
         while not self._stop.is_set():
             if pos == 0:
                 try:
@@ -149,28 +170,34 @@ class Executor:
                 except BaseException as e:  # noqa: BLE001 - handed on, never lost
                     item = e
             else:
-                got = self._get(self._mids[pos - 1])
+                ins = self._mids[pos - 1]
+                got = self._get(ins[seq % len(ins)])
                 if got is None:
                     return
                 try:
-                    item = got if isinstance(got, BaseException) else self.plan.run_stage(k, got)
+                    item = got if isinstance(got, BaseException) else self.plan.run_stage(k, got, lane)
                 except BaseException as e:  # noqa: BLE001
                     item = e
-            self._put(self._mids[pos], item)
+            outs = self._mids[pos]
+            self._put(outs[seq % len(outs)], item)
+            seq += self._widths[pos]
             if isinstance(item, BaseException):
                 return
 
     def _pipelined_loop(self) -> None:
         """exec_pipelined with device ops: every stage but the last on its own thread, the last one
         here; batch i's GPU ops, batch i+1's decode and batch i+2's reading overlap."""
-        self._stage_threads = [threading.Thread(target=self._stage_loop, args=(pos,), daemon=True,
-                                                name=f"torch_dali-stage{self._stages[pos]}")
-                               for pos in range(len(self._stages) - 1)]
+        self._stage_threads = [threading.Thread(target=self._stage_loop, args=(pos, lane), daemon=True,
+                                                name=f"torch_dali-stage{self._stages[pos]}.{lane}")
+                               for pos in range(len(self._stages) - 1) for lane in range(self._widths[pos])]
         for t in self._stage_threads:
             t.start()
         last = self._stages[-1]
+        ins = self._mids[-1]
+        seq = 0
         while not self._stop.is_set():
-            part = self._get(self._mids[-1])
+            part = self._get(ins[seq % len(ins)])
+            seq += 1
             if part is None:
                 return
             try:
@@ -270,7 +297,7 @@ class Executor:
                     pass
             self._thread.join()
         self._thread = None
-        for q in (self._queue, *self._mids):
+        for q in (self._queue, *(q for lanes in self._mids for q in lanes)):
             while not q.empty():
                 q.get_nowait()
         self._failed = None

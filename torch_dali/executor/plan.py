@@ -27,13 +27,16 @@ class Step:
 
 @dataclass
 class Partial:
-    """One iteration between the CPU stage and the device stage."""
+    """One iteration between stages. `ready`: an event after the last stage's GPU work, recorded
+    on `ready_stream`; the next stage's stream waits on it when it is another stream."""
 
     iteration: int
     values: dict[tuple[int, int], TensorList]
     sources: list[str]
     bs: int
     state: dict[str, Any] = field(default_factory=dict)
+    ready: Any = None
+    ready_stream: Any = None
 
 
 @dataclass
@@ -84,7 +87,11 @@ class Plan:
                 _fallback_warning(why)
             else:
                 self.cuda = torch.device("cuda", device_id if device_id >= 0 else torch.cuda.current_device())
+        # The GPU stage's stream (the consumer waits on it). The mixed stage gets a stream per
+        # lane (executor: two batches decode at once): on one shared stream, batch i's crops would
+        # queue behind batch i+1's decode.
         self.stream = torch.cuda.Stream(self.cuda) if self.cuda is not None else None
+        self._lane_streams: dict[int, Any] = {}
         self.ops: dict[int, Operator] = {}
         for n in self.nodes:
             dev = self.cuda if (n.device in ("gpu", "mixed") and self.cuda is not None) else torch.device("cpu")
@@ -162,9 +169,31 @@ class Plan:
     def start(self, iteration: int) -> Partial:
         return Partial(iteration, {}, [], self.batch_size)
 
-    def run_stage(self, k: int, part: Partial) -> Partial:
-        """Runs stage k (0 CPU, 1 mixed, 2 GPU) of one iteration."""
-        self._run_steps(self.steps[self.bounds[k]:self.bounds[k + 1]], part)
+    def stage_stream(self, k: int, lane: int = 0) -> Any:
+        """The CUDA stream stage k runs on (None without CUDA): the mixed stage's lane's own, else
+        the pipeline's."""
+        if self.stream is None or k != 1:
+            return self.stream
+        if lane not in self._lane_streams:
+            self._lane_streams[lane] = torch.cuda.Stream(self.cuda)
+        return self._lane_streams[lane]
+
+    def run_stage(self, k: int, part: Partial, lane: int = 0) -> Partial:
+        """Runs stage k (0 CPU, 1 mixed, 2 GPU) of one iteration, on `lane`'s stream."""
+        steps = self.steps[self.bounds[k]:self.bounds[k + 1]]
+        stream = self.stage_stream(k, lane)
+        if stream is not None and part.ready is not None and part.ready_stream is not stream:
+            stream.wait_event(part.ready)
+            # device memory made on the other stream is read here: not reused until this has run
+            for tl in part.values.values():
+                if tl.is_cuda:
+                    for t in ([tl._dense] if tl._dense is not None else tl.samples):
+                        t.record_stream(stream)
+        self._run_steps(steps, part, stream)
+        if stream is not None and any(self.ops[s.nodes[0].id].device.type == "cuda" for s in steps):
+            part.ready = torch.cuda.Event()
+            part.ready.record(stream)
+            part.ready_stream = stream
         return part
 
     def outputs(self, part: Partial) -> list[TensorList]:
@@ -175,14 +204,15 @@ class Plan:
 
     def run_device_stage(self, part: Partial) -> list[TensorList]:
         """The mixed and GPU stages, one after the other."""
-        self._run_steps(self.steps[self.bounds[1]:], part)
+        for k in range(1, len(self.bounds) - 1):
+            self.run_stage(k, part)
         return self.outputs(part)
 
     @property
     def has_device_stage(self) -> bool:
         return len(self.stages) > 1
 
-    def _run_steps(self, steps: list[Step], part: Partial) -> None:
+    def _run_steps(self, steps: list[Step], part: Partial, stream: Any = None) -> None:
         values, sources, bs, iteration = part.values, part.sources, part.bs, part.iteration
         for step in steps:
             if step.sample_wise:
@@ -194,10 +224,10 @@ class Plan:
             if ins:
                 bs = len(ins[0])
             args = {k: batch_args(values[(d.node.id, d.index)]) for k, d in node.arg_inputs.items()}
-            ctx = BatchContext(node, iteration, bs, op.device, self.pool, sources, self.stream)
+            ctx = BatchContext(node, iteration, bs, op.device, self.pool, sources, stream)
             try:
-                if self.stream is not None and op.device.type == "cuda":
-                    with torch.cuda.stream(self.stream):
+                if stream is not None and op.device.type == "cuda":
+                    with torch.cuda.stream(stream):
                         outs = op.run_batch(ctx, ins, args)
                 else:
                     outs = op.run_batch(ctx, ins, args)

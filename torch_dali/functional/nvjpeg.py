@@ -20,7 +20,7 @@ def gpu_decodable(info: ImageInfo) -> bool:
         and info.bit_depth == 8
 
 
-_NVJPEG: dict[tuple[int, float, int, int, int], Any] = {}
+_NVJPEG: dict[tuple[int, float, int, int, int, int], Any] = {}
 _NVJPEG_LOCK = threading.Lock()
 
 
@@ -32,6 +32,10 @@ _CUDA_STATES = 8
 # (TORCH_DALI_NVJPEG_HW_STATES=2 TORCH_DALI_NVJPEG_HW_CONCURRENT=1) measured +15% on an H200
 # (bench/results/decoder_sweep_h200.json) but are not the default: see decode_hw in the extension.
 _HW_STATES = 1
+# Independent state sets, one per batch in flight: the executor's mixed stage decodes two batches
+# at once (executor.MIXED_LANES), so batch i+1's headers and CUDA-backend share run while batch i
+# holds the hardware engines. TORCH_DALI_NVJPEG_SLOTS tunes it.
+_SLOTS = 2
 
 
 def _env_int(name: str, default: int, low: int) -> int:
@@ -41,13 +45,15 @@ def _env_int(name: str, default: int, low: int) -> int:
         return default
 
 
-def _decoder_config() -> tuple[int, int, int]:
-    """(hardware states, CUDA-backend states, hybrid Huffman threshold): tuning knobs
+def _decoder_config() -> tuple[int, int, int, int]:
+    """(hardware states, CUDA-backend states, hybrid Huffman threshold, slots): tuning knobs
     TORCH_DALI_NVJPEG_HW_STATES, TORCH_DALI_NVJPEG_CUDA_STATES, TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD
-    (images with more pixels do their Huffman decoding on the GPU; DALI's default 1000*1000)."""
+    (images with more pixels do their Huffman decoding on the GPU; DALI's default 1000*1000),
+    TORCH_DALI_NVJPEG_SLOTS (states and CUDA-backend states are per slot)."""
     return (_env_int("TORCH_DALI_NVJPEG_HW_STATES", _HW_STATES, 0),
             _env_int("TORCH_DALI_NVJPEG_CUDA_STATES", _CUDA_STATES, 1),
-            _env_int("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD", 1000 * 1000, 0))
+            _env_int("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD", 1000 * 1000, 0),
+            min(8, _env_int("TORCH_DALI_NVJPEG_SLOTS", _SLOTS, 1)))
 
 
 def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
@@ -57,11 +63,11 @@ def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
     if ext is None or not getattr(ext, "has_nvjpeg", False):
         return None
     index = device.index if device.index is not None else torch.cuda.current_device()
-    hw_states, states, threshold = _decoder_config()
-    key = (index, round(float(hw_load), 3), hw_states, states, threshold)
+    hw_states, states, threshold, slots = _decoder_config()
+    key = (index, round(float(hw_load), 3), hw_states, states, threshold, slots)
     with _NVJPEG_LOCK:
         if key not in _NVJPEG:
-            _NVJPEG[key] = ext.NvJpegDecoder(index, hw_states, states, float(hw_load), threshold)
+            _NVJPEG[key] = ext.NvJpegDecoder(index, hw_states, states, float(hw_load), threshold, slots)
         return _NVJPEG[key]
 
 

@@ -2,6 +2,9 @@
 // `hw_load` of the images they support; everything else goes through the decoupled
 // hybrid/GPU-hybrid API. Every state owns a CUDA stream and a host thread (hardware states also
 // their own handle; their nvjpegDecodeBatched calls are serialised, see decode_hw).
+// The states come in `num_slots` independent sets, so that many decode() calls (one per batch,
+// from different threads) run at once: one batch parses headers and runs its CUDA-backend share
+// while another keeps the hardware engines busy.
 #pragma once
 #include <ATen/ATen.h>
 #include <cuda_runtime_api.h>
@@ -21,7 +24,7 @@ namespace torch_dali {
 class NvJpegDecoder {
  public:
   NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states, double hw_load,
-                int64_t hybrid_huffman_threshold);
+                int64_t hybrid_huffman_threshold, int64_t num_slots = 1);
   ~NvJpegDecoder();
   NvJpegDecoder(const NvJpegDecoder&) = delete;
   NvJpegDecoder& operator=(const NvJpegDecoder&) = delete;
@@ -35,12 +38,14 @@ class NvJpegDecoder {
   bool hardware_available() const { return hw_handle_ != nullptr; }
   std::string hardware_status() const { return hw_status_; }
   int64_t device_index() const { return device_; }
-  int64_t num_hw_states() const { return static_cast<int64_t>(hw_.size()); }
-  int64_t num_cuda_states() const { return static_cast<int64_t>(cu_.size()); }
+  int64_t num_hw_states() const;    // per slot
+  int64_t num_cuda_states() const;  // per slot
+  int64_t num_slots() const { return static_cast<int64_t>(slots_.size()); }
   double hw_load() const { return hw_load_; }
-  // Where the images of the last decode() went: hardware, hybrid, retried, left to the CPU.
+  // Where the images of the last finished decode() went (hardware, hybrid, retried, left to the
+  // CPU) and the host time of its phases.
   std::map<std::string, int64_t> last_stats() {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(stats_mu_);
     return stats_;
   }
 
@@ -48,7 +53,10 @@ class NvJpegDecoder {
   struct HwState;
   struct CudaState;
   struct Job;
+  struct Slot;
 
+  void add_slot(int64_t num_hw_states, int64_t num_cuda_states);
+  Slot& acquire(std::unique_lock<std::mutex>& lock);
   void decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt);
   void decode_cuda(CudaState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
                    const std::vector<cudaEvent_t>& waits);
@@ -63,13 +71,12 @@ class NvJpegDecoder {
   nvjpegJpegDecoder_t dec_hybrid_ = nullptr;
   nvjpegJpegDecoder_t dec_gpu_ = nullptr;
   std::string hw_status_;
-  std::vector<std::unique_ptr<HwState>> hw_;
-  std::vector<std::unique_ptr<CudaState>> cu_;
-  std::vector<nvjpegJpegStream_t> parse_streams_;  // one per worker thread, for header parsing
-  std::unique_ptr<WorkerPool> pool_;
-  std::mutex mu_;  // one decode() at a time per decoder
-  std::mutex hw_mu_;  // one nvjpegDecodeBatched call at a time
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::mutex next_mu_;
+  size_t next_slot_ = 0;  // where a decode() waits when every slot is busy (round robin)
+  std::mutex hw_mu_;  // one nvjpegDecodeBatched call at a time, across slots
   bool hw_concurrent_ = false;
+  std::mutex stats_mu_;
   std::map<std::string, int64_t> stats_;
 };
 

@@ -17,6 +17,7 @@ data must come straight from a reader's first output (else a GraphError at build
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable
 
 import torch
@@ -81,6 +82,11 @@ _COMMON = (
 )
 
 
+# Kept images are taken when used; this bounds what batches dropped by a stop leave behind. Up to
+# 2 * lanes + 1 batches sit between the reader and the mixed stage (executor.MIXED_LANES).
+_KEEP_GENERATIONS = 16
+
+
 def _range(v: float | list[float]) -> list[float]:
     v = [float(v)] if isinstance(v, (int, float)) else list(v)
     return [v[0], v[0]] if len(v) == 1 else v
@@ -95,10 +101,12 @@ class ImageDecoder(Operator):
         self.adjust = bool(self.args["adjust_orientation"])
         self.max_pixels = int(self.args.get("max_pixels", D.MAX_PIXELS))
         self.skip = self.args.get("on_error", "raise") == "skip"
-        # id(data) -> (data, chw, batch generation); kept for a few batches: with staged execution
-        # the reader checks batch i+1 (and may start i+2) while this op still finishes batch i
+        # id(data) -> (data, chw, batch generation), until used: with staged execution the reader
+        # checks later batches while this op still finishes earlier ones (reader and decoder threads
+        # share it, hence the lock)
         self._decoded: dict[int, tuple[torch.Tensor, torch.Tensor, int]] = {}
         self._generation = 0
+        self._kept_lock = threading.Lock()
         # per-sample CPU path unless the op really runs on a GPU (mixed without CUDA = CPU op)
         self.sample_wise = self.device.type == "cpu"
 
@@ -117,24 +125,31 @@ class ImageDecoder(Operator):
         reader.add_check(self.name, self._check, self._new_batch)
 
     def _new_batch(self) -> None:
-        """Before the reader checks a batch: drops what was kept for batches long finished (the
-        queues between stages hold at most one batch each, so four generations cover those in flight)."""
-        self._generation += 1
-        oldest = self._generation - 4
-        self._decoded = {k: v for k, v in self._decoded.items() if v[2] > oldest}
+        """Before the reader checks a batch: drops what batches that never reached us left."""
+        with self._kept_lock:
+            self._generation += 1
+            oldest = self._generation - _KEEP_GENERATIONS
+            for k in [k for k, v in self._decoded.items() if v[2] <= oldest]:
+                del self._decoded[k]
 
     def _check(self, data: torch.Tensor, source: str) -> None:
         """Decodes (raising DataError if it cannot) and keeps the image for `decode_one`."""
         chw = D.decode_chw(data, self.output_type, self.adjust, source, self.name, self.max_pixels)
-        self._decoded[id(data)] = (data, chw, self._generation)  # holding `data` keeps its id unique
+        with self._kept_lock:  # holding `data` keeps its id unique
+            self._decoded[id(data)] = (data, chw, self._generation)
 
-    def _kept(self, data: torch.Tensor) -> torch.Tensor | None:
-        entry = self._decoded.get(id(data))
-        return entry[1] if entry is not None and entry[0] is data else None
+    def _kept(self, data: torch.Tensor, take: bool = False) -> torch.Tensor | None:
+        with self._kept_lock:
+            entry = self._decoded.get(id(data))
+            if entry is None or entry[0] is not data:
+                return None
+            if take:
+                del self._decoded[id(data)]
+            return entry[1]
 
     # -- CPU --------------------------------------------------------------------------------------
     def decode_one(self, ctx: SampleContext, data: torch.Tensor) -> torch.Tensor:
-        chw = self._kept(data)
+        chw = self._kept(data, take=True)
         if chw is not None:
             return D.from_chw(chw, self.output_type, self.dtype)
         return D.decode_image(data, self.output_type, self.dtype, self.adjust, ctx.source, self.name,
@@ -213,7 +228,7 @@ class ImageDecoderRandomCrop(ImageDecoder):
         return lambda h, w: random_crop_window(ctx.rng, h, w, self.area, self.aspect, self.attempts)
 
     def decode_one(self, ctx: SampleContext, data: torch.Tensor) -> torch.Tensor:
-        chw = self._kept(data)
+        chw = self._kept(data, take=True)
         if chw is not None:  # the same window and pixels as decode_image_crop's
             window = self.window_fn(ctx)(int(chw.shape[1]), int(chw.shape[2]))
             return D.from_chw(chw, self.output_type, self.dtype, window)
