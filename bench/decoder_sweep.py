@@ -5,9 +5,10 @@ inside nvJPEG before: a hang costs one configuration, not the run).
 
     python bench/decoder_sweep.py --images 8192 --batches 60 --out decoder_sweep.json
 
-A configuration is hw_decoder_load / hardware states / CUDA-backend states / Huffman threshold /
-whether hardware states decode concurrently. The decoder's own per-phase host times of the last
-batch come with each figure.
+A configuration is hw_decoder_load / hardware states / CUDA-backend states (both per slot) /
+Huffman threshold / whether hardware states decode concurrently / mixed-stage lanes and decoder
+slots (batches decoding at once). The decoder's own per-phase host times of the last batch come
+with each figure. --subsampling 4:4:4 sweeps the q95 4:4:4 data set instead.
 """
 from __future__ import annotations
 
@@ -24,14 +25,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-CONFIGS = [  # (hw_load, hw_states, cuda_states, huffman_threshold, concurrent)
-    (0.9, 1, 8, 1000 * 1000, False),  # the default
-    (0.9, 1, 8, 0, False),
-    (0.75, 1, 8, 0, False),
-    (0.9, 2, 8, 1000 * 1000, True),
-    (1.0, 2, 8, 1000 * 1000, True),
-    (0.8, 2, 8, 0, True),
-    (1.0, 4, 8, 1000 * 1000, True),
+# (hw_load, hw_states, cuda_states, huffman_threshold, concurrent, lanes/slots)
+CONFIGS = [
+    (0.9, 1, 8, 1000 * 1000, False, 2),  # the default
+    (0.9, 1, 8, 1000 * 1000, False, 1),  # one batch at a time (session 2's default)
+    (0.8, 1, 8, 1000 * 1000, False, 2),
+    (1.0, 1, 8, 1000 * 1000, False, 2),
+    (0.9, 1, 4, 1000 * 1000, False, 2),
+    (0.9, 1, 8, 1000 * 1000, False, 3),
+    (0.9, 1, 8, 1000 * 1000, True, 2),  # two hardware batches at once
+    (0.8, 1, 8, 1000 * 1000, True, 2),
 ]
 
 
@@ -54,27 +57,34 @@ def main() -> None:
     ap.add_argument("--data", default="")
     ap.add_argument("--one", type=float, default=None, help=argparse.SUPPRESS)  # child: hw_load
     ap.add_argument("--timeout", type=int, default=90)
+    ap.add_argument("--subsampling", default="4:2:0", choices=["4:2:0", "4:4:4"],
+                    help="4:2:0: q90 JPEGs; 4:4:4: q95 at ImageNet's mean size")
     ap.add_argument("--out", default="decoder_sweep.json")
     args = ap.parse_args()
     if args.one is not None:
         print("RESULT " + json.dumps(one(args.data, args.batches, args.one)), flush=True)
         return
-    data = args.data or os.path.join(tempfile.mkdtemp(), "q90")
+    q95 = args.subsampling == "4:4:4"
+    data = args.data or os.path.join(tempfile.mkdtemp(), "q95" if q95 else "q90")
     if not os.path.isdir(data):
         from torch_dali.sample_data import make_benchmark_folder
-        make_benchmark_folder(data, args.images, quality=90, subsampling="4:2:0")
+        if q95:
+            make_benchmark_folder(data, args.images, quality=95, subsampling="4:4:4", mean_hw=(416, 438))
+        else:
+            make_benchmark_folder(data, args.images, quality=90, subsampling="4:2:0")
     from torch_dali import _extension
     _extension.load()  # built once here, not inside a timed child
     results = []
-    for hw_load, hw_states, cuda_states, threshold, concurrent in CONFIGS:
+    for hw_load, hw_states, cuda_states, threshold, concurrent, lanes in CONFIGS:
         env = dict(os.environ, TORCH_DALI_NVJPEG_HW_STATES=str(hw_states),
                    TORCH_DALI_NVJPEG_CUDA_STATES=str(cuda_states),
-                   TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD=str(threshold))
+                   TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD=str(threshold),
+                   TORCH_DALI_MIXED_LANES=str(lanes), TORCH_DALI_NVJPEG_SLOTS=str(lanes))
         env.pop("TORCH_DALI_NVJPEG_HW_CONCURRENT", None)
         if concurrent:
             env["TORCH_DALI_NVJPEG_HW_CONCURRENT"] = "1"
         cfg = {"hw_decoder_load": hw_load, "hw_states": hw_states, "cuda_states": cuda_states,
-               "huffman_threshold": threshold, "hw_concurrent": concurrent}
+               "huffman_threshold": threshold, "hw_concurrent": concurrent, "lanes_and_slots": lanes}
         t0 = time.perf_counter()
         try:
             p = subprocess.run([sys.executable, __file__, "--one", str(hw_load), "--data", data,
@@ -90,7 +100,7 @@ def main() -> None:
     import platform
 
     import torch
-    out = {"command": " ".join(sys.argv), "machine": {"gpu": torch.cuda.get_device_name(0), "cpus": os.cpu_count(),
+    out = {"command": " ".join(sys.argv), "subsampling": args.subsampling, "machine": {"gpu": torch.cuda.get_device_name(0), "cpus": os.cpu_count(),
                                                      "torch": torch.__version__, "python": platform.python_version()},
            "results": results}
     Path(args.out).write_text(json.dumps(out, indent=2))

@@ -242,3 +242,45 @@ def test_decoder_argument_errors():
     dec = EXT.NvJpegDecoder(0, 1, 1, 0.5)
     with pytest.raises(RuntimeError, match="sample 0"):
         dec.decode([torch.zeros(10, 2, dtype=torch.uint8)], "rgb")
+
+
+@pytest.mark.parametrize("slots", [2, 3])
+def test_slots_decode_batches_concurrently(slots):
+    """Several threads decoding at once on a decoder with independent slots get the pixels a lone
+    decode gives (each batch on its own stream; hardware batches serialised across slots)."""
+    import threading
+    jpegs = _jpegs()
+    names = list(jpegs)
+    batches = [[jpegs[names[(k + i) % len(names)]] for i in range(24)] for k in range(6)]
+    single = EXT.NvJpegDecoder(torch.cuda.current_device(), 1, 2, 0.8, 1000 * 1000, 1)
+    refs = [[None if o is None else o.clone() for o in single.decode(b, "rgb")] for b in batches]
+    torch.cuda.synchronize()
+    dec = EXT.NvJpegDecoder(torch.cuda.current_device(), 1, 2, 0.8, 1000 * 1000, slots)
+    assert dec.num_slots == slots
+    got: dict[int, list] = {}
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            s = torch.cuda.Stream()
+            with torch.cuda.stream(s):
+                for _ in range(3):
+                    outs = dec.decode(batches[k], "rgb")
+                s.synchronize()
+            got[k] = outs
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(batches))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors and len(got) == len(batches)
+    for k, (ref, out) in enumerate(zip(refs, [got[i] for i in range(len(batches))])):
+        for r, o in zip(ref, out):
+            assert (r is None) == (o is None), k
+            if r is not None:
+                assert torch.equal(r, o), k
+    with pytest.raises(RuntimeError, match="num_slots"):
+        EXT.NvJpegDecoder(0, 1, 1, 0.5, 1000 * 1000, 0)
