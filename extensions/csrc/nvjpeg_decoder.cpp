@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <chrono>
 #include <numeric>
+#include <pthread.h>
 #include <string>
 
 namespace torch_dali {
@@ -268,7 +269,10 @@ void NvJpegDecoder::add_slot(int64_t num_hw_states, int64_t num_cuda_states) {
     for (int b = 0; b < 2; ++b) {
       if (nvjpegBufferPinnedCreateV2(handle_, &g_pinned_alloc, &st->pinned[b]) != NVJPEG_STATUS_SUCCESS)
         TD_NVJPEG(nvjpegBufferPinnedCreate(handle_, nullptr, &st->pinned[b]), "nvjpegBufferPinnedCreate");
-      TD_CUDA(cudaEventCreateWithFlags(&st->pinned_free[b], cudaEventDisableTiming), "cudaEventCreate");
+      // TORCH_DALI_NVJPEG_BLOCKING_SYNC: the host waits for a pinned buffer asleep, not spinning
+      const unsigned flags = cudaEventDisableTiming |
+                             (std::getenv("TORCH_DALI_NVJPEG_BLOCKING_SYNC") ? cudaEventBlockingSync : 0u);
+      TD_CUDA(cudaEventCreateWithFlags(&st->pinned_free[b], flags), "cudaEventCreate");
       TD_NVJPEG(nvjpegJpegStreamCreate(handle_, &st->jstream[b]), "nvjpegJpegStreamCreate");
     }
     if (nvjpegBufferDeviceCreateV2(handle_, &g_dev_alloc, &st->device_buf) != NVJPEG_STATUS_SUCCESS)
@@ -283,6 +287,7 @@ void NvJpegDecoder::add_slot(int64_t num_hw_states, int64_t num_cuda_states) {
   for (auto& js : sl.parse_streams) TD_NVJPEG(nvjpegJpegStreamCreate(parse_handle, &js), "nvjpegJpegStreamCreate");
   const int dev = device_;
   sl.pool = std::make_unique<WorkerPool>(static_cast<int>(threads), [dev] {
+    pthread_setname_np(pthread_self(), "td-nvjpeg");  // named in top -H and profiles
     TD_CUDA(cudaSetDevice(dev), "cudaSetDevice in a decoder thread");
   });
 }

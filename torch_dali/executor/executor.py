@@ -4,6 +4,7 @@ from __future__ import annotations
 import atexit
 import queue
 import threading
+import time
 import weakref
 from typing import Any
 
@@ -24,6 +25,16 @@ def _shutdown_all() -> None:
             ex.shutdown()
         except Exception:  # noqa: BLE001 - exiting anyway
             pass
+
+
+_STAGE_NAMES = {0: "cpu", 1: "mixed", 2: "gpu"}
+
+
+def _add_times(tm: list[float], t0: float, t1: float, t2: float) -> None:
+    tm[0] += t1 - t0
+    tm[1] += t2 - t1
+    tm[2] += time.perf_counter() - t2
+    tm[3] += 1
 
 
 def _mixed_lanes() -> int:
@@ -88,6 +99,8 @@ class Executor:
             [queue.Queue(maxsize=1) for _ in range(max(self._widths[pos], self._widths[pos + 1]))]
             for pos in range(len(self._stages) - 1)]
         self._stage_threads: list[threading.Thread] = []
+        # per stage lane: seconds waiting for input, working, waiting to hand on; batches
+        self._timing: dict[str, list[float]] = {}
         _LIVE.add(self)
 
     # -- producing -----------------------------------------------------------------------------
@@ -163,7 +176,10 @@ class Executor:
             torch.cuda.set_device(self.plan.cuda)
         k = self._stages[pos]
         seq = lane
+        tm = self._timing.setdefault(f"{_STAGE_NAMES[k]}.{lane}", [0.0, 0.0, 0.0, 0])
         while not self._stop.is_set():
+            t0 = time.perf_counter()
+            t1 = t0
             if pos == 0:
                 try:
                     item: Partial | BaseException = self._first_stage()
@@ -174,12 +190,15 @@ class Executor:
                 got = self._get(ins[seq % len(ins)])
                 if got is None:
                     return
+                t1 = time.perf_counter()
                 try:
                     item = got if isinstance(got, BaseException) else self.plan.run_stage(k, got, lane)
                 except BaseException as e:  # noqa: BLE001
                     item = e
+            t2 = time.perf_counter()
             outs = self._mids[pos]
             self._put(outs[seq % len(outs)], item)
+            _add_times(tm, t0, t1, t2)
             seq += self._widths[pos]
             if isinstance(item, BaseException):
                 return
@@ -195,17 +214,22 @@ class Executor:
         last = self._stages[-1]
         ins = self._mids[-1]
         seq = 0
+        tm = self._timing.setdefault(f"{_STAGE_NAMES[last]}.0", [0.0, 0.0, 0.0, 0])
         while not self._stop.is_set():
+            t0 = time.perf_counter()
             part = self._get(ins[seq % len(ins)])
             seq += 1
             if part is None:
                 return
+            t1 = time.perf_counter()
             try:
                 item: Batch | BaseException = part if isinstance(part, BaseException) else \
                     self._finish(self.plan.run_stage(last, part))
             except BaseException as e:  # noqa: BLE001 - handed to the consumer, never lost
                 item = e
+            t2 = time.perf_counter()
             self._put(self._queue, item)
+            _add_times(tm, t0, t1, t2)
             if isinstance(item, BaseException):
                 return
 
@@ -262,6 +286,13 @@ class Executor:
             if tl.is_cuda:
                 for t in ([tl._dense] if tl._dense is not None else tl.samples):
                     t.record_stream(consumer)
+
+    def stage_stats(self) -> dict[str, dict[str, float]]:
+        """Per stage lane of the staged executor ("cpu.0", "mixed.1", "gpu.0"), since the first
+        batch: seconds waiting for the stage before, working, waiting for the stage after (or the
+        consumer), and batches. The stage that never waits is the one that bounds throughput."""
+        return {name: {"wait_in_s": round(a, 4), "busy_s": round(b, 4), "wait_out_s": round(c, 4), "batches": int(n)}
+                for name, (a, b, c, n) in sorted(self._timing.items())}
 
     def memory_stats(self) -> dict[str, int]:
         host = dev = 0
