@@ -479,3 +479,46 @@ def test_cbuild_cache_and_errors(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
         _cbuild.build(src)
     with pytest.raises(RuntimeError, match="cannot read the C source"):
         _cbuild.build(tmp_path / "absent.c")
+
+
+@pytest.mark.parametrize("max_pixels", [10 ** 9, 2000])
+def test_mixed_decoder_gpu_candidates_follow_the_per_sample_rule(mode: str, max_pixels: int) -> None:
+    """The mixed decoder picks its GPU batch from the C header table (no object per sample); the
+    pick and the orientations are those of the per-sample rule: peek_image_info, gpu_decodable,
+    max_pixels (on the corpus, C and Python header parsers)."""
+    import warnings
+    from types import SimpleNamespace
+
+    from torch_dali import fn, pipeline_def
+    from torch_dali.functional import nvjpeg
+    from torch_dali.ops.decoders.image import ImageDecoder
+
+    corpus = _corpus()
+    names = sorted(corpus)
+    datas = [_t(corpus[k]) for k in names]
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def p():
+        enc = fn.external_source(source=lambda: [datas[0]], batch=True)
+        return fn.decoders.image(enc, device="mixed", max_pixels=max_pixels)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        pipe = p()
+        pipe.build()
+    op = next(o for o in pipe._exec().plan.ops.values() if isinstance(o, ImageDecoder))
+    want_idx, want_orient = [], []
+    for i, d in enumerate(datas):
+        try:
+            info = D.peek_image_info(d)
+        except DataError:
+            continue
+        if nvjpeg.gpu_decodable(info) and info.height * info.width <= max_pixels:
+            want_idx.append(i)
+            want_orient.append(info.orientation)
+    idx, orient = op._gpu_candidates(datas, SimpleNamespace(sources=names))
+    assert [names[i] for i in idx] == [names[i] for i in want_idx]
+    assert orient == want_orient
+    assert 0 < len(idx) < len(names)
+    assert any(o != 1 for o in orient)
+    pipe.shutdown()

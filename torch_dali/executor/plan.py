@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import threading
 import traceback
+from collections import deque
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -92,6 +93,10 @@ class Plan:
         # queue behind batch i+1's decode.
         self.stream = torch.cuda.Stream(self.cuda) if self.cuda is not None else None
         self._lane_streams: dict[int, Any] = {}
+        # (event, device data) of batches whose stage read data another stream made: the data are
+        # kept until the event has passed (cheaper than record_stream on every sample)
+        self._held: deque[tuple[Any, list[TensorList]]] = deque()
+        self._held_lock = threading.Lock()
         self.ops: dict[int, Operator] = {}
         for n in self.nodes:
             dev = self.cuda if (n.device in ("gpu", "mixed") and self.cuda is not None) else torch.device("cpu")
@@ -182,19 +187,27 @@ class Plan:
         """Runs stage k (0 CPU, 1 mixed, 2 GPU) of one iteration, on `lane`'s stream."""
         steps = self.steps[self.bounds[k]:self.bounds[k + 1]]
         stream = self.stage_stream(k, lane)
+        held: list[TensorList] = []
         if stream is not None and part.ready is not None and part.ready_stream is not stream:
             stream.wait_event(part.ready)
-            # device memory made on the other stream is read here: not reused until this has run
-            for tl in part.values.values():
-                if tl.is_cuda:
-                    for t in ([tl._dense] if tl._dense is not None else tl.samples):
-                        t.record_stream(stream)
+            held = [tl for tl in part.values.values() if tl.is_cuda]
         self._run_steps(steps, part, stream)
-        if stream is not None and any(self.ops[s.nodes[0].id].device.type == "cuda" for s in steps):
+        if stream is not None and (held or any(self.ops[s.nodes[0].id].device.type == "cuda" for s in steps)):
             part.ready = torch.cuda.Event()
             part.ready.record(stream)
             part.ready_stream = stream
+        if held:  # device memory made on the other stream was read here: not reused before it ran
+            self._hold(part.ready, held)
         return part
+
+    def _hold(self, event: Any, data: list[TensorList]) -> None:
+        with self._held_lock:
+            self._held.append((event, data))
+            while self._held and self._held[0][0].query():
+                self._held.popleft()
+            while len(self._held) > 64:  # the GPU far behind the host: wait rather than grow
+                self._held[0][0].synchronize()
+                self._held.popleft()
 
     def outputs(self, part: Partial) -> list[TensorList]:
         return [part.values[(d.node.id, d.index)] for d in self.graph.outputs]
@@ -352,6 +365,13 @@ class Plan:
             self._closed = True
         for op in self.ops.values():
             op.close()
+        with self._held_lock:
+            if self._held:  # kernels may still read them: freed memory must not be handed out yet
+                try:
+                    self._held[-1][0].synchronize()
+                except Exception:  # noqa: BLE001 - CUDA already torn down at exit
+                    pass
+            self._held.clear()
         pool, self.pool = self.pool, None
         if pool is not None:
             on_pool = threading.current_thread() in getattr(pool, "_threads", ())

@@ -70,6 +70,16 @@ def random_crop_windows(seed: int, iteration: int, sizes: Sequence[tuple[int, in
                         num_attempts: int = 10) -> list[tuple[int, int, int, int]]:
     """`random_crop_window` for samples 0..n-1 of one iteration (`SampleRNG(seed, iteration, i)`,
     sizes[i] = (height, width)), in one C call when built: the same windows, ~200x cheaper."""
+    return [tuple(r) for r in random_crop_window_array(seed, iteration, sizes, area, aspect_ratio,
+                                                       num_attempts).tolist()]  # type: ignore[misc]
+
+
+def random_crop_window_array(seed: int, iteration: int, sizes: Sequence[tuple[int, int]] | np.ndarray,
+                             area: Sequence[float] = (0.08, 1.0),
+                             aspect_ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0),
+                             num_attempts: int = 10) -> np.ndarray:
+    """`random_crop_windows` as an (n, 4) int64 array of (y, x, h, w): what the batched GPU kernels
+    take, with no Python object per sample."""
     lib = _load()
     n = len(sizes)
     if lib is not None and n:
@@ -79,6 +89,7 @@ def random_crop_windows(seed: int, iteration: int, sizes: Sequence[tuple[int, in
                                hw[0].ctypes.data, hw[1].ctypes.data, float(area[0]), float(area[1]),
                                float(aspect_ratio[0]), float(aspect_ratio[1]), int(num_attempts),
                                out.ctypes.data) == 0:
-            return [tuple(r) for r in out.tolist()]  # type: ignore[misc]
-    return [random_crop_window(SampleRNG(seed, iteration, i), h, w, area, aspect_ratio, num_attempts)
-            for i, (h, w) in enumerate(sizes)]
+            return out
+    return np.array([random_crop_window(SampleRNG(seed, iteration, i), int(h), int(w), area, aspect_ratio,
+                                        num_attempts) for i, (h, w) in enumerate(np.asarray(sizes).tolist())],
+                    dtype=np.int64).reshape(n, 4)

@@ -9,7 +9,7 @@ import torch
 from .. import types
 from ..errors import ArgumentError
 from ..functional import crop as C
-from ..functional.crop_window import random_crop_window, random_crop_windows
+from ..functional.crop_window import random_crop_window, random_crop_window_array
 from ..functional.resize import output_size, resize
 from ..tensor_list import TensorList
 from . import _cuda_batch as cuda_batch
@@ -201,9 +201,9 @@ class RandomResizedCrop(_ImageOp):
         tl = inputs[0]
         if cuda_batch.rrc_ok(self, tl, args):
             imgs = tl.samples
-            sizes = [(int(im.shape[0]), int(im.shape[1])) for im in imgs]
-            wins = random_crop_windows(self.node.seed, ctx.iteration, sizes, self.area, self.ratio,
-                                       self.args["num_attempts"])
+            sizes = [im.shape[:2] for im in imgs]
+            wins = random_crop_window_array(self.node.seed, ctx.iteration, sizes, self.area, self.ratio,
+                                            self.args["num_attempts"])
             out = cuda_batch.resized_crops(imgs, wins, self.size, self.args["antialias"])
             return [TensorList(out, tl.layout())]
         return super().run_batch(ctx, inputs, args)

@@ -64,13 +64,16 @@ class CropMirrorNormalize(Crop):
             return None
         imgs = tl.samples
         wins = self._windows(tl, args)
+        dense = tl._dense is not None and len(wins) > 0 and all(w is wins[0] for w in wins)
         inside = all(y >= 0 and x >= 0 and y + h <= im.shape[0] and x + w <= im.shape[1]
-                     for (y, x, h, w), im in zip(wins[:1] if tl._dense is not None else wins, imgs))
-        if not inside or len({(w[2], w[3]) for w in wins}) != 1:
+                     for (y, x, h, w), im in zip(wins[:1] if dense else wins, imgs))
+        if not inside or (not dense and len({(w[2], w[3]) for w in wins}) != 1):
             return None
         mirror = args["mirror"] if "mirror" in args else [self.args["mirror"]] * len(imgs)
         mean, std = self._stats({}, int(imgs[0].shape[2]), torch.device("cpu"))
-        out = cuda_batch.crop_mirror_normalize(imgs, wins, mirror, mean, std, self.dtype, self.layout == "CHW")
+        # one window for a dense batch: broadcast, not a tensor built from n tuples
+        win = torch.tensor([list(wins[0])], dtype=torch.int32).expand(len(wins), 4) if dense else wins
+        out = cuda_batch.crop_mirror_normalize(imgs, win, mirror, mean, std, self.dtype, self.layout == "CHW")
         return TensorList(out, self.layout)
 
     def _windows(self, tl: TensorList, args: dict[str, list[Any]]) -> list[Any]:

@@ -25,7 +25,7 @@ import torch
 from ... import types
 from ...errors import ArgumentError, DataError, GraphError
 from ...functional import decode as D
-from ...functional import nvjpeg
+from ...functional import host_io, nvjpeg
 from ...functional.crop_window import random_crop_window
 from ...tensor_list import TensorList
 from .._operator import BatchContext, Operator, SampleContext
@@ -167,17 +167,12 @@ class ImageDecoder(Operator):
             return super().run_batch(ctx, inputs, args)
         datas = list(inputs[0])
         n = len(datas)
-        infos = D.peek_image_infos(datas, ctx.sources)  # None: the CPU decoder reports it, naming the file
-        kept = bool(self._decoded)
-        gpu_idx = [i for i, info in enumerate(infos) if info is not None and nvjpeg.gpu_decodable(info)
-                   and self.output_type != types.ANY_DATA and not (kept and self._kept(datas[i]) is not None)
-                   and info.height * info.width <= self.max_pixels]
+        gpu_idx, orientations = self._gpu_candidates(datas, ctx)
         out: list[torch.Tensor | None] = [None] * n
         if gpu_idx:
             try:
                 decoded = nvjpeg.decode_jpeg_batch_cuda(
-                    [datas[i] for i in gpu_idx], self.device, self.output_type,
-                    [infos[i].orientation if self.adjust else 1 for i in gpu_idx],  # type: ignore[union-attr]
+                    [datas[i] for i in gpu_idx], self.device, self.output_type, orientations,
                     hw_load=float(self.args["hw_decoder_load"]))
             except RuntimeError:  # the GPU decoder rejected something: decode those on the CPU
                 decoded = None
@@ -200,6 +195,40 @@ class ImageDecoder(Operator):
         for i, img in zip(cpu_idx, ctx.map(cpu, len(cpu_idx))):
             out[i] = img.pin_memory().to(self.device, non_blocking=True)
         return [TensorList(out, "HWC")]  # type: ignore[arg-type]
+
+    def _gpu_candidates(self, datas: list[torch.Tensor], ctx: BatchContext) -> tuple[list[int], list[int]]:
+        """(samples the batched GPU decoder takes: baseline 8-bit gray/colour JPEGs within
+        max_pixels; their EXIF orientations). Unreadable headers go to the CPU decoder, which
+        reports them naming the file. Headers come from one C call as a table (no Python object
+        per sample: this ran under the GIL for every batch)."""
+        if self.output_type == types.ANY_DATA:
+            return [], []
+        table = host_io.image_info_table(datas) if host_io.available() else None
+        if table is None:
+            infos = D.peek_image_infos(datas, ctx.sources)
+            idx = [i for i, info in enumerate(infos) if info is not None and nvjpeg.gpu_decodable(info)
+                   and info.height * info.width <= self.max_pixels]
+            orients = [infos[i].orientation for i in idx]  # type: ignore[union-attr]
+        else:
+            failed, fmt, h, w, c, orient, prog, depth = table.unbind(1)
+            ok = (failed == 0) & (fmt == 1) & (prog == 0) & ((c == 1) | (c == 3)) & (depth == 8) \
+                & (h.long() * w.long() <= self.max_pixels)
+            for i in failed.nonzero().flatten().tolist():  # headers the C parser left to Python
+                try:
+                    info = D.peek_image_info(datas[i], ctx.sources[i] if i < len(ctx.sources) else "")
+                except Exception:  # noqa: BLE001 - the CPU decoder reports it
+                    continue
+                if nvjpeg.gpu_decodable(info) and info.height * info.width <= self.max_pixels:
+                    ok[i] = True
+                    orient[i] = info.orientation
+            idx = ok.nonzero().flatten().tolist()
+            orients = orient[idx].tolist() if idx else []
+        if self._decoded:  # images the reader's check already decoded (on_error="skip")
+            keep = [k for k, i in enumerate(idx) if self._kept(datas[i]) is None]
+            idx, orients = [idx[k] for k in keep], [orients[k] for k in keep]
+        if not self.adjust:
+            orients = [1] * len(idx)
+        return idx, orients
 
     def output_layout(self, index: int) -> str:
         return "HWC"
