@@ -61,8 +61,11 @@ def main() -> None:
     ap.add_argument("--data", default="")
     ap.add_argument("--subsampling", default="4:2:0", choices=["4:2:0", "4:4:4"])
     ap.add_argument("--py-spy", default="", help="py-spy executable: also sample GIL-holding stacks")
+    ap.add_argument("--switch-interval", type=float, default=0.0, help="sys.setswitchinterval (s); 0: leave it")
     ap.add_argument("--out", default="profile.json")
     args = ap.parse_args()
+    if args.switch_interval > 0:
+        sys.setswitchinterval(args.switch_interval)
     import torch
     from throughput import train_pipe
 
@@ -111,6 +114,7 @@ def main() -> None:
         "machine": {"gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None, "cpus": os.cpu_count(),
                     "cpus_usable": len(os.sched_getaffinity(0))},
         "env": {k: v for k, v in os.environ.items() if k.startswith("TORCH_DALI_")},
+        "switch_interval_s": sys.getswitchinterval(),
         "images_per_s": round(n * 256 / wall), "seconds": round(wall, 2), "batches": n,
         "stages": stats,
         "stage_ms_per_batch": {k: {m[:-2]: round(1000 * v[m] / max(1, v["batches"]), 2)

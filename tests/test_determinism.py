@@ -164,7 +164,8 @@ def test_mixed_lanes_keep_batch_order(root, monkeypatch, lanes):
     staged = _device_pipe(root, prefetch_queue_depth=2)
     staged.build()
     ex = staged._exec()
-    assert ex._widths == [1, lanes, 1]
+    # lanes > 1: the GPU stage (no order-sensitive op) runs on the mixed stage's lanes
+    assert (ex._groups, ex._widths) == (([[0], [1, 2]], [1, lanes]) if lanes > 1 else ([[0], [1], [2]], [1, 1, 1]))
     ref = _batches(_device_pipe(root, exec_async=False, exec_pipelined=False), 7)
     for k in range(7):
         outs = staged.run()
@@ -187,9 +188,41 @@ def test_mixed_lanes_keep_batch_order(root, monkeypatch, lanes):
 
     pipe = p()
     pipe.build()
-    assert pipe._exec()._widths == [1, lanes, 1]
+    assert pipe._exec()._widths[-1] == lanes
     for k in range(3):
         assert pipe.run()[1].as_tensor().view(-1).tolist() == [2 * k, 2 * k + 1]
     with pytest.raises(Exception, match="bad"):
         pipe.run()
     pipe.shutdown()
+
+
+def test_gpu_stage_with_a_python_function_stays_off_the_lanes(root, monkeypatch):
+    """A user's function may keep state between batches: a GPU stage holding one runs on one
+    thread, batches in order, while the mixed stage still has its lanes."""
+    import warnings
+    warnings.simplefilter("ignore", RuntimeWarning)
+    monkeypatch.setenv("TORCH_DALI_MIXED_LANES", "2")
+    seen = []
+
+    def record(x):
+        seen.append(len(x))
+        return x
+
+    @pipeline_def(batch_size=2, num_threads=2, device_id=0, seed=3, prefetch_queue_depth=2)
+    def p():
+        jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+        images = fn.decoders.image(jpegs, device="mixed")
+        images = fn.resize(images, device="gpu", size=(8, 8))
+        return fn.torch_python_function(images, function=record, batch_processing=True), labels
+
+    pipe = p()
+    pipe.build()
+    ex = pipe._exec()
+    assert (ex._groups, ex._widths) == ([[0], [1], [2]], [1, 2, 1])
+    labels = [pipe.run()[1].as_tensor().view(-1).tolist() for _ in range(4)]
+    ref = p()
+    ref._exec_async = ref._exec_pipelined = False
+    ref.build()
+    assert labels == [ref.run()[1].as_tensor().view(-1).tolist() for _ in range(4)]
+    pipe.shutdown()
+    ref.shutdown()

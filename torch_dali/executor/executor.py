@@ -86,28 +86,42 @@ class Executor:
         self._stop = threading.Event()
         self._failed: BaseException | None = None
         self._close_on_exit = False
-        # exec_pipelined with device ops: one thread per stage (CPU, mixed, GPU), handing batches on;
-        # the mixed stage (when a stage follows it) on several lanes, batch i on lane i % lanes
+        # exec_pipelined with device ops: the stages (CPU, mixed, GPU) run on threads of their own,
+        # handing batches on. The mixed stage runs on several lanes (batch i on lane i % lanes,
+        # each with its own thread and CUDA stream), and the GPU stage with it, on the same lane,
+        # unless one of its ops needs batches one at a time (user Python functions, sources).
         self.staged = bool(exec_pipelined) and plan.has_device_stage
         self._stages = list(plan.stages)
+        groups = [[k] for k in self._stages]
         lanes = _mixed_lanes()
-        self._widths = [lanes if (k == 1 and pos < len(self._stages) - 1) else 1
-                        for pos, k in enumerate(self._stages)]
-        # between stage pos and pos+1: one queue per lane of the wider side; batch i goes through
-        # queue i % len, so each queue's batches stay in order
+        if lanes > 1 and [1] in groups and [2] in groups and plan.lane_safe(2):
+            groups.remove([2])
+            groups[groups.index([1])] = [1, 2]
+        self._groups = groups
+        # the first group makes the batches (iteration counter, readers): always one thread
+        self._widths = [lanes if (1 in g and pos > 0) else 1 for pos, g in enumerate(groups)]
+        # after group pos: one queue per lane of the wider side (the last group's feed the
+        # consumer's queue, in order); batch i goes through queue i % len, so each stays in order
         self._mids: list[list[queue.Queue[Partial | BaseException]]] = [
-            [queue.Queue(maxsize=1) for _ in range(max(self._widths[pos], self._widths[pos + 1]))]
-            for pos in range(len(self._stages) - 1)]
+            [queue.Queue(maxsize=1) for _ in range(max(self._widths[pos], self._widths[pos + 1]
+                                                       if pos + 1 < len(groups) else 1))]
+            for pos in range(len(groups))]
         self._stage_threads: list[threading.Thread] = []
         # per stage lane: seconds waiting for input, working, waiting to hand on; batches
         self._timing: dict[str, list[float]] = {}
         _LIVE.add(self)
 
     # -- producing -----------------------------------------------------------------------------
+    def _run_group(self, pos: int, part: Partial, lane: int) -> Partial:
+        laned = self._widths[pos] > 1
+        for k in self._groups[pos]:
+            part = self.plan.run_stage(k, part, lane, laned)
+        return part
+
     def _first_stage(self) -> Partial:
         """The first stage (readers live there): its state snapshot is the resume point."""
         it = self.iteration
-        part = self.plan.run_stage(self._stages[0], self.plan.start(it))
+        part = self._run_group(0, self.plan.start(it), 0)
         self.iteration = it + 1
         part.state = {"iteration": self.iteration, "ops": self.plan.state_dict(), "info": self.plan.batch_info()}
         return part
@@ -121,8 +135,8 @@ class Executor:
 
     def _produce_one(self) -> Batch:
         part = self._first_stage()
-        for k in self._stages[1:]:
-            part = self.plan.run_stage(k, part)
+        for pos in range(1, len(self._groups)):
+            part = self._run_group(pos, part, 0)
         return self._finish(part)
 
     def _put(self, q: "queue.Queue[Any]", item: Any) -> None:
@@ -169,14 +183,14 @@ class Executor:
                 return
 
     def _stage_loop(self, pos: int, lane: int = 0) -> None:
-        """One lane of stage `self._stages[pos]` (not the last) on its own thread: takes batches
-        lane, lane + width, ... from the stage before (the first stage makes them) and hands them
-        to the next. An error is handed on too."""
+        """One lane of stage group `pos` on its own thread: takes batches lane, lane + width, ...
+        from the group before (the first group makes them) and hands them to the next (the last
+        group, to the collector). An error is handed on too."""
         if self.plan.cuda is not None:
             torch.cuda.set_device(self.plan.cuda)
-        k = self._stages[pos]
         seq = lane
-        tm = self._timing.setdefault(f"{_STAGE_NAMES[k]}.{lane}", [0.0, 0.0, 0.0, 0])
+        name = "+".join(_STAGE_NAMES[k] for k in self._groups[pos])
+        tm = self._timing.setdefault(f"{name}.{lane}", [0.0, 0.0, 0.0, 0])
         while not self._stop.is_set():
             t0 = time.perf_counter()
             t1 = t0
@@ -192,7 +206,7 @@ class Executor:
                     return
                 t1 = time.perf_counter()
                 try:
-                    item = got if isinstance(got, BaseException) else self.plan.run_stage(k, got, lane)
+                    item = got if isinstance(got, BaseException) else self._run_group(pos, got, lane)
                 except BaseException as e:  # noqa: BLE001
                     item = e
             t2 = time.perf_counter()
@@ -204,32 +218,26 @@ class Executor:
                 return
 
     def _pipelined_loop(self) -> None:
-        """exec_pipelined with device ops: every stage but the last on its own thread, the last one
-        here; batch i's GPU ops, batch i+1's decode and batch i+2's reading overlap."""
+        """exec_pipelined with device ops: every stage group on threads of its own (one per lane);
+        here the finished batches are taken in order and queued for the consumer. Batch i's GPU
+        ops, the decode of the next batches and the reading of later ones overlap."""
         self._stage_threads = [threading.Thread(target=self._stage_loop, args=(pos, lane), daemon=True,
-                                                name=f"torch_dali-stage{self._stages[pos]}.{lane}")
-                               for pos in range(len(self._stages) - 1) for lane in range(self._widths[pos])]
+                                                name=f"torch_dali-stage{self._groups[pos][0]}.{lane}")
+                               for pos in range(len(self._groups)) for lane in range(self._widths[pos])]
         for t in self._stage_threads:
             t.start()
-        last = self._stages[-1]
         ins = self._mids[-1]
         seq = 0
-        tm = self._timing.setdefault(f"{_STAGE_NAMES[last]}.0", [0.0, 0.0, 0.0, 0])
         while not self._stop.is_set():
-            t0 = time.perf_counter()
             part = self._get(ins[seq % len(ins)])
             seq += 1
             if part is None:
                 return
-            t1 = time.perf_counter()
             try:
-                item: Batch | BaseException = part if isinstance(part, BaseException) else \
-                    self._finish(self.plan.run_stage(last, part))
+                item: Batch | BaseException = part if isinstance(part, BaseException) else self._finish(part)
             except BaseException as e:  # noqa: BLE001 - handed to the consumer, never lost
                 item = e
-            t2 = time.perf_counter()
             self._put(self._queue, item)
-            _add_times(tm, t0, t1, t2)
             if isinstance(item, BaseException):
                 return
 

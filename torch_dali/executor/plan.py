@@ -174,19 +174,26 @@ class Plan:
     def start(self, iteration: int) -> Partial:
         return Partial(iteration, {}, [], self.batch_size)
 
-    def stage_stream(self, k: int, lane: int = 0) -> Any:
-        """The CUDA stream stage k runs on (None without CUDA): the mixed stage's lane's own, else
-        the pipeline's."""
-        if self.stream is None or k != 1:
+    def lane_safe(self, k: int) -> bool:
+        """Whether stage k may work on several batches at once (on the executor's lanes): none of
+        its ops is a source or needs batches one at a time, in order (user Python functions)."""
+        nodes = [n for s in self.steps[self.bounds[k]:self.bounds[k + 1]] for n in s.nodes]
+        return all(n.inputs and not self.ops[n.id].order_sensitive for n in nodes)
+
+    def stage_stream(self, k: int, lane: int = 0, laned: bool = False) -> Any:
+        """The CUDA stream stage k runs on (None without CUDA): the lane's own for the mixed stage
+        and for a GPU stage run on lanes (`laned`), else the pipeline's."""
+        if self.stream is None or not (k == 1 or laned):
             return self.stream
         if lane not in self._lane_streams:
             self._lane_streams[lane] = torch.cuda.Stream(self.cuda)
         return self._lane_streams[lane]
 
-    def run_stage(self, k: int, part: Partial, lane: int = 0) -> Partial:
-        """Runs stage k (0 CPU, 1 mixed, 2 GPU) of one iteration, on `lane`'s stream."""
+    def run_stage(self, k: int, part: Partial, lane: int = 0, laned: bool = False) -> Partial:
+        """Runs stage k (0 CPU, 1 mixed, 2 GPU) of one iteration, on `lane`'s stream when the
+        stage runs on lanes (the mixed stage always has a stream of its own)."""
         steps = self.steps[self.bounds[k]:self.bounds[k + 1]]
-        stream = self.stage_stream(k, lane)
+        stream = self.stage_stream(k, lane, laned)
         held: list[TensorList] = []
         if stream is not None and part.ready is not None and part.ready_stream is not stream:
             stream.wait_event(part.ready)

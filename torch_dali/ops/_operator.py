@@ -99,6 +99,9 @@ class Operator:
     """
 
     sample_wise: bool = True
+    # Must see batches one at a time and in order (user functions, sources): keeps its stage off
+    # the executor's parallel lanes.
+    order_sensitive: bool = False
 
     def __init__(self, node: "Node", device: torch.device) -> None:
         self.node = node

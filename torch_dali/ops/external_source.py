@@ -157,6 +157,7 @@ class ExternalSource(Operator):
     """Hands out batches from a Python source, or from `pipe.feed_input`."""
 
     sample_wise = False
+    order_sensitive = True
 
     def setup(self) -> None:
         a = self.args

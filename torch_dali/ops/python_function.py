@@ -60,6 +60,7 @@ def _seeded(seed: int, device: torch.device) -> Iterator[None]:
 
 class _PythonFunctionBase(Operator):
     sample_wise = False
+    order_sensitive = True  # a user's function may keep state between batches
     kind = "python_function"
 
     def setup(self) -> None:
