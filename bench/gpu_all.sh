@@ -3,11 +3,13 @@
 # root on the GPU machine; results go to $OUT (or ./gpu_out). If DALI was carried over first
 # (../shared/tools/dali_carry.sh, four calls), it is measured in the same run. On a machine with
 # more than 16 cores the timed runs are pinned to 16 (the reference machine's count).
-# STEPS picks parts (default "tests sweep throughput"): the GPU tests and the user's Python-operators
-# example on the GPU; the decoder sweeps on both data sets; the throughput run against DALI.
+# STEPS picks parts (default "tests sweep throughput profile ddp"): the GPU tests and the user's
+# Python-operators example on the GPU; the decoder sweeps on both data sets; the throughput run
+# against DALI; where the time goes (stage split, CPU per thread group, GIL samples when a py-spy
+# binary is at .spy/py-spy); DDP over every GPU (skipped on one GPU), twice (it hung once).
 set -u
 OUT=${OUT:-gpu_out}; mkdir -p "$OUT"
-STEPS=${STEPS:-tests sweep throughput}
+STEPS=${STEPS:-tests sweep throughput profile ddp}
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 if [ -d /tmp/dali-site ]; then
   export PYTHONPATH=$PYTHONPATH:/tmp/dali-site
@@ -31,4 +33,15 @@ fi
 if [[ " $STEPS " == *" throughput "* ]]; then
   $PIN python3 bench/throughput.py --images ${IMAGES:-8192} --batch-size 256 --batches ${BATCHES:-300} --q95 \
     --out "$OUT/throughput_h200.json" 2>&1 | grep -v "Warning\|warn" | cut -c1-400 | tail -30
+fi
+if [[ " $STEPS " == *" profile "* ]]; then
+  SPY=""; [ -x .spy/py-spy ] && SPY="--py-spy .spy/py-spy"
+  $PIN timeout 120 python3 bench/profile_stages.py --seconds 6 $SPY --out "$OUT/profile_h200.json" 2>&1 | tail -3
+fi
+NGPU=$(nvidia-smi -L | wc -l)
+if [[ " $STEPS " == *" ddp "* ]] && [ "$NGPU" -ge 2 ]; then
+  for k in $(seq 1 ${DDP_RUNS:-2}); do
+    timeout 200 torchrun --nproc-per-node "$NGPU" bench/ddp.py --images 4000 --batch-size 256 --train-steps 30 \
+      --hang-dump-s 120 --out "$OUT/ddp_h200x$NGPU.$k.json" 2>&1 | grep -v "Warning\|warn" | tail -4
+  done
 fi

@@ -210,22 +210,25 @@ def main():
                 "decoder_last_batch": dict(dec.last_stats) if dec is not None else None}
     td()
 
-    @section("throughput_torch_dali_one_lane")
-    def td_one_lane():
-        """The same with one batch decoding at a time (one mixed lane, one decoder slot): what the
-        two lanes bring, in the same run."""
+    @section("throughput_torch_dali_lanes")
+    def td_lanes():
+        """The same with fewer batches decoding at once (mixed-stage lanes = decoder slots; the
+        default is _knobs.MIXED_LANES): what the lanes bring, in the same run."""
         keep = {k: os.environ.get(k) for k in ("TORCH_DALI_MIXED_LANES", "TORCH_DALI_NVJPEG_SLOTS")}
-        os.environ.update(TORCH_DALI_MIXED_LANES="1", TORCH_DALI_NVJPEG_SLOTS="1")
+        out = {}
         try:
-            r, _ = rate(train_pipe(q90, args.batch_size, 0, 8), args.batches)
+            for lanes in (1, 2):
+                os.environ.update(TORCH_DALI_MIXED_LANES=str(lanes), TORCH_DALI_NVJPEG_SLOTS=str(lanes))
+                out[f"lanes_{lanes}"] = {"images_per_s": round(rate(train_pipe(q90, args.batch_size, 0, 8),
+                                                                    args.batches)[0])}
         finally:
             for k, v in keep.items():
                 if v is None:
                     os.environ.pop(k, None)
                 else:
                     os.environ[k] = v
-        return {"images_per_s": round(r)}
-    td_one_lane()
+        return out
+    td_lanes()
 
     if q95 is not None:
         @section("throughput_torch_dali_q95_444")

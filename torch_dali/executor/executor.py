@@ -10,6 +10,7 @@ from typing import Any
 
 import torch
 
+from .._knobs import mixed_lanes
 from .plan import Batch, Partial, Plan
 
 _POLL_S = 0.1  # how often a waiting consumer checks for shutdown and Ctrl-C
@@ -35,17 +36,6 @@ def _add_times(tm: list[float], t0: float, t1: float, t2: float) -> None:
     tm[1] += t2 - t1
     tm[2] += time.perf_counter() - t2
     tm[3] += 1
-
-
-def _mixed_lanes() -> int:
-    """TORCH_DALI_MIXED_LANES: batches the mixed stage (the decoder) works on at once, each on its
-    own thread and stream. 2 lets batch i+1's JPEG headers and CUDA-backend share run while batch
-    i holds the hardware decoder; batches still leave in order."""
-    import os
-    try:
-        return max(1, min(8, int(os.environ.get("TORCH_DALI_MIXED_LANES", "2"))))
-    except ValueError:
-        return 2
 
 
 def _stall_dump_s() -> float:
@@ -93,7 +83,7 @@ class Executor:
         self.staged = bool(exec_pipelined) and plan.has_device_stage
         self._stages = list(plan.stages)
         groups = [[k] for k in self._stages]
-        lanes = _mixed_lanes()
+        lanes = mixed_lanes()
         if lanes > 1 and [1] in groups and [2] in groups and plan.lane_safe(2):
             groups.remove([2])
             groups[groups.index([1])] = [1, 2]

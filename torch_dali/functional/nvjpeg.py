@@ -4,13 +4,13 @@ CPU decoding, header parsing and the pixel helpers shared with it live in `decod
 """
 from __future__ import annotations
 
-import os
 import threading
 from typing import Any
 
 import torch
 
 from .. import types
+from .._knobs import env_int, mixed_lanes
 from .decode import _GRAY, _IMG, _RGB, GRAY, RGB, ImageInfo, _finish, apply_orientation, peek_image_info
 
 
@@ -32,17 +32,9 @@ _CUDA_STATES = 8
 # (TORCH_DALI_NVJPEG_HW_STATES=2 TORCH_DALI_NVJPEG_HW_CONCURRENT=1) measured +15% on an H200
 # (bench/results/decoder_sweep_h200.json) but are not the default: see decode_hw in the extension.
 _HW_STATES = 1
-# Independent state sets, one per batch in flight: the executor's mixed stage decodes two batches
-# at once (executor.MIXED_LANES), so batch i+1's headers and CUDA-backend share run while batch i
-# holds the hardware engines. TORCH_DALI_NVJPEG_SLOTS tunes it.
-_SLOTS = 2
-
-
-def _env_int(name: str, default: int, low: int) -> int:
-    try:
-        return max(low, int(os.environ.get(name, default)))
-    except ValueError:
-        return default
+# Independent state sets, one per batch in flight: the executor's mixed stage decodes several
+# batches at once (_knobs.MIXED_LANES), so one batch's headers and CUDA-backend share run while
+# another holds the hardware engines. TORCH_DALI_NVJPEG_SLOTS sets it apart from the lanes.
 
 
 def _decoder_config() -> tuple[int, int, int, int]:
@@ -50,10 +42,10 @@ def _decoder_config() -> tuple[int, int, int, int]:
     TORCH_DALI_NVJPEG_HW_STATES, TORCH_DALI_NVJPEG_CUDA_STATES, TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD
     (images with more pixels do their Huffman decoding on the GPU; DALI's default 1000*1000),
     TORCH_DALI_NVJPEG_SLOTS (states and CUDA-backend states are per slot)."""
-    return (_env_int("TORCH_DALI_NVJPEG_HW_STATES", _HW_STATES, 0),
-            _env_int("TORCH_DALI_NVJPEG_CUDA_STATES", _CUDA_STATES, 1),
-            _env_int("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD", 1000 * 1000, 0),
-            min(8, _env_int("TORCH_DALI_NVJPEG_SLOTS", _SLOTS, 1)))
+    return (env_int("TORCH_DALI_NVJPEG_HW_STATES", _HW_STATES, 0),
+            env_int("TORCH_DALI_NVJPEG_CUDA_STATES", _CUDA_STATES, 1),
+            env_int("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD", 1000 * 1000, 0),
+            env_int("TORCH_DALI_NVJPEG_SLOTS", mixed_lanes(), 1, 8))
 
 
 def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:

@@ -83,8 +83,8 @@ _COMMON = (
 
 
 # Kept images are taken when used; this bounds what batches dropped by a stop leave behind. Up to
-# 2 * lanes + 1 batches sit between the reader and the mixed stage (executor.MIXED_LANES).
-_KEEP_GENERATIONS = 16
+# 2 * lanes + 1 batches sit between the reader and the mixed stage (_knobs.MIXED_LANES, at most 8).
+_KEEP_GENERATIONS = 20
 
 
 def _range(v: float | list[float]) -> list[float]:
