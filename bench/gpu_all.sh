@@ -6,7 +6,7 @@
 # STEPS picks parts (default "tests sweep throughput profile ddp"): the GPU tests and the user's
 # Python-operators example on the GPU; the decoder sweeps on both data sets; the throughput run
 # against DALI; where the time goes (stage split, CPU per thread group, GIL samples when a py-spy
-# binary is at .spy/py-spy); DDP over every GPU (skipped on one GPU), twice (it hung once).
+# binary is at $PYSPY or .spy/py-spy); DDP over every GPU (skipped on one GPU), twice (it hung once).
 set -u
 OUT=${OUT:-gpu_out}; mkdir -p "$OUT"
 STEPS=${STEPS:-tests sweep throughput profile ddp}
@@ -35,7 +35,7 @@ if [[ " $STEPS " == *" throughput "* ]]; then
     --out "$OUT/throughput_h200.json" 2>&1 | grep -v "Warning\|warn" | cut -c1-400 | tail -30
 fi
 if [[ " $STEPS " == *" profile "* ]]; then
-  SPY=""; [ -x .spy/py-spy ] && SPY="--py-spy .spy/py-spy"
+  PYSPY=${PYSPY:-.spy/py-spy}; SPY=""; [ -x "$PYSPY" ] && SPY="--py-spy $PYSPY"
   $PIN timeout 120 python3 bench/profile_stages.py --seconds 6 $SPY --out "$OUT/profile_h200.json" 2>&1 | tail -3
 fi
 NGPU=$(nvidia-smi -L | wc -l)
