@@ -217,7 +217,7 @@ def main():
         keep = {k: os.environ.get(k) for k in ("TORCH_DALI_MIXED_LANES", "TORCH_DALI_NVJPEG_SLOTS")}
         out = {}
         try:
-            for lanes in (1, 2):
+            for lanes in (1, 2, 4):
                 os.environ.update(TORCH_DALI_MIXED_LANES=str(lanes), TORCH_DALI_NVJPEG_SLOTS=str(lanes))
                 out[f"lanes_{lanes}"] = {"images_per_s": round(rate(train_pipe(q90, args.batch_size, 0, 8),
                                                                     args.batches)[0])}

@@ -4,6 +4,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+import numpy as np
 import torch
 
 from .. import types
@@ -201,7 +202,7 @@ class RandomResizedCrop(_ImageOp):
         tl = inputs[0]
         if cuda_batch.rrc_ok(self, tl, args):
             imgs = tl.samples
-            sizes = [im.shape[:2] for im in imgs]
+            sizes = np.array([tuple(im.shape) for im in imgs], dtype=np.int64)[:, :2]  # fastest way seen
             wins = random_crop_window_array(self.node.seed, ctx.iteration, sizes, self.area, self.ratio,
                                             self.args["num_attempts"])
             out = cuda_batch.resized_crops(imgs, wins, self.size, self.args["antialias"])
