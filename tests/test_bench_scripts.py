@@ -14,8 +14,8 @@ def test_throughput_chart_and_ratios_from_recorded_results(tmp_path):
     recorded = json.loads((ROOT / "bench" / "results" / "throughput_h200.json").read_text())
     results = {"machine": recorded["machine"], "sections": recorded["sections"], "batch_size": 256}
     rows = throughput.chart_rows(results)
-    assert ("throughput_torch_dali", 23735.0) in rows
-    assert ("dali_same_run q90_420_hw0.9", 27951.0) in rows
+    assert ("throughput_torch_dali", 24890.0) in rows
+    assert ("dali_same_run q90_420_hw0.9", 26522.0) in rows
     got, want = throughput.vs_dali(results), recorded["vs_dali"]
     assert got["q90_420"] == want["q90_420"]
     assert got["q95_444"]["ratio"] == want["q95_444"]["ratio"]
