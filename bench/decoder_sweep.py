@@ -17,7 +17,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -64,14 +63,8 @@ def main() -> None:
     if args.one is not None:
         print("RESULT " + json.dumps(one(args.data, args.batches, args.one)), flush=True)
         return
-    q95 = args.subsampling == "4:4:4"
-    data = args.data or os.path.join(tempfile.mkdtemp(), "q95" if q95 else "q90")
-    if not os.path.isdir(data):
-        from torch_dali.sample_data import make_benchmark_folder
-        if q95:
-            make_benchmark_folder(data, args.images, quality=95, subsampling="4:4:4", mean_hw=(416, 438))
-        else:
-            make_benchmark_folder(data, args.images, quality=90, subsampling="4:2:0")
+    from throughput import bench_data
+    data = bench_data(args.data, args.images, args.subsampling)
     from torch_dali import _extension
     _extension.load()  # built once here, not inside a timed child
     results = []

@@ -17,7 +17,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import defaultdict
@@ -67,17 +66,10 @@ def main() -> None:
     if args.switch_interval > 0:
         sys.setswitchinterval(args.switch_interval)
     import torch
-    from throughput import train_pipe
+    from throughput import bench_data, train_pipe
 
     from torch_dali.functional import nvjpeg
-    from torch_dali.sample_data import make_benchmark_folder
-    q95 = args.subsampling == "4:4:4"
-    data = args.data or os.path.join(tempfile.mkdtemp(), "q95" if q95 else "q90")
-    if not os.path.isdir(data):
-        if q95:
-            make_benchmark_folder(data, args.images, quality=95, subsampling="4:4:4", mean_hw=(416, 438))
-        else:
-            make_benchmark_folder(data, args.images, quality=90, subsampling="4:2:0")
+    data = bench_data(args.data, args.images, args.subsampling)
     pipe = train_pipe(data, 256, 0, 8)
     pipe.build()
     sync = torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)

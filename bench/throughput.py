@@ -74,6 +74,20 @@ def train_pipe(root, batch, device_id, threads, flip_mode="cmn", seed=7, hw_load
     return p()
 
 
+def bench_data(data: str, images: int, subsampling: str) -> str:
+    """The issue's data sets in `data` (made unless there): "4:2:0" q90 JPEGs, mean 438x416;
+    "4:4:4" q95 at ImageNet's mean size. A new temporary folder when `data` is empty."""
+    from torch_dali.sample_data import make_benchmark_folder
+    q95 = subsampling == "4:4:4"
+    data = data or os.path.join(tempfile.mkdtemp(), "q95" if q95 else "q90")
+    if not os.path.isdir(data):
+        if q95:
+            make_benchmark_folder(data, images, quality=95, subsampling="4:4:4", mean_hw=(416, 438))
+        else:
+            make_benchmark_folder(data, images, quality=90, subsampling="4:2:0")
+    return data
+
+
 def hflip_hwc(image):
     """A cheap per-sample torch op for the Python-op benchmark: a horizontal flip of an HWC image."""
     return image.flip(1)
