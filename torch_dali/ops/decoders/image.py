@@ -216,7 +216,7 @@ class ImageDecoder(Operator):
             for i in failed.nonzero().flatten().tolist():  # headers the C parser left to Python
                 try:
                     info = D.peek_image_info(datas[i], ctx.sources[i] if i < len(ctx.sources) else "")
-                except Exception:  # noqa: BLE001 - the CPU decoder reports it
+                except DataError:  # the CPU decoder reports it, naming the file
                     continue
                 if nvjpeg.gpu_decodable(info) and info.height * info.width <= self.max_pixels:
                     ok[i] = True
