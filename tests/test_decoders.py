@@ -359,3 +359,32 @@ def test_mixed_on_cuda_matches_cpu() -> None:
     cpu_crops = _run(files, op=fn.decoders.image_random_crop, device="cpu", seed=3)
     for c, r in zip(crops, cpu_crops):  # same windows as the CPU op for the same seed
         assert c.is_cuda and c.shape == r.shape
+
+
+def test_nvjpeg_decoder_falls_back_to_one_slot_then_to_torchvision():
+    """Several slots hold several hardware handles: when they cannot be made the decoder is made
+    with one slot; when not even that, None (torchvision decodes) with one warning, not a failed
+    construction on every batch."""
+    import warnings
+
+    from torch_dali.functional import nvjpeg
+    made = []
+
+    class OneSlotOnly:
+        def NvJpegDecoder(self, *args):
+            made.append(args[-1])
+            if args[-1] > 1:
+                raise RuntimeError("nvjpegCreateEx(HARDWARE) failed")
+            return "decoder"
+
+    assert nvjpeg._make_decoder(OneSlotOnly(), 0, 1, 8, 0.9, 10 ** 6, 3) == "decoder"
+    assert made == [3, 1]
+
+    class Never:
+        def NvJpegDecoder(self, *args):
+            raise RuntimeError("no device")
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert nvjpeg._make_decoder(Never(), 0, 1, 8, 0.9, 10 ** 6, 1) is None
+    assert len(caught) == 1 and "torchvision" in str(caught[0].message)

@@ -39,6 +39,29 @@ def _pipe(root, **kw):
     return p()
 
 
+def test_memory_stats_count_batches_waiting_between_stages(root):
+    """With staged execution (lanes) more batches are alive than the prefetch depth: the ones
+    waiting between stages are counted too."""
+    import warnings
+    warnings.simplefilter("ignore", RuntimeWarning)
+
+    @pipeline_def(batch_size=4, num_threads=2, device_id=0, seed=3, prefetch_queue_depth=1)
+    def p():
+        jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+        return fn.resize(fn.decoders.image(jpegs, device="mixed"), device="gpu", size=(16, 16)), labels
+
+    pipe = p()
+    pipe.build()
+    pipe.run()
+    deadline = time.time() + 10
+    stats = pipe.memory_stats()
+    while stats["staged_batches"] == 0 and time.time() < deadline:
+        time.sleep(0.02)
+        stats = pipe.memory_stats()
+    assert stats["staged_batches"] >= 1 and stats["staged_host_bytes"] > 0
+    pipe.shutdown()
+
+
 def _rss() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")

@@ -11,6 +11,7 @@ from typing import Any
 import torch
 
 from .._knobs import mixed_lanes
+from ..tensor_list import TensorList
 from .plan import Batch, Partial, Plan
 
 _POLL_S = 0.1  # how often a waiting consumer checks for shutdown and Ctrl-C
@@ -293,24 +294,31 @@ class Executor:
                 for name, (a, b, c, n) in sorted(self._timing.items())}
 
     def memory_stats(self) -> dict[str, int]:
-        host = dev = 0
-        queued = list(self._queue.queue)
-        batches = [b for b in queued if isinstance(b, Batch)]
-        for b in batches:
-            for tl in b.outputs:
-                ts = [tl._dense] if tl._dense is not None else tl.samples
-                for t in ts:
+        """Batches ready for the consumer ("prefetched") and batches waiting between stages
+        ("staged": with lanes, several more than the prefetch depth), with their bytes. Batches a
+        stage is working on right now are not counted."""
+        def size(tls: list[TensorList]) -> tuple[int, int]:
+            host = dev = 0
+            for tl in tls:
+                for t in ([tl._dense] if tl._dense is not None else tl.samples):
                     n = t.numel() * t.element_size()
                     if t.is_cuda:
                         dev += n
                     else:
                         host += n
+            return host, dev
+
+        batches = [b for b in list(self._queue.queue) if isinstance(b, Batch)]
+        host, dev = size([tl for b in batches for tl in b.outputs])
+        parts = [p for lanes in self._mids for q in lanes for p in list(q.queue) if isinstance(p, Partial)]
+        s_host, s_dev = size([tl for p in parts for tl in p.values.values()])
         pool = self.plan.pool
         threads = (len(getattr(pool, "_threads", ())) if pool is not None else 0) + \
             (1 if self._thread is not None and self._thread.is_alive() else 0) + \
             sum(t.is_alive() for t in self._stage_threads)
         return {"prefetched_batches": len(batches), "prefetched_host_bytes": host,
-                "prefetched_device_bytes": dev, "threads": threads}
+                "prefetched_device_bytes": dev, "staged_batches": len(parts), "staged_host_bytes": s_host,
+                "staged_device_bytes": s_dev, "threads": threads}
 
     # -- control -------------------------------------------------------------------------------
     def stop(self) -> None:

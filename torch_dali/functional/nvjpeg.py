@@ -59,8 +59,24 @@ def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
     key = (index, round(float(hw_load), 3), hw_states, states, threshold, slots)
     with _NVJPEG_LOCK:
         if key not in _NVJPEG:
-            _NVJPEG[key] = ext.NvJpegDecoder(index, hw_states, states, float(hw_load), threshold, slots)
+            _NVJPEG[key] = _make_decoder(ext, index, hw_states, states, float(hw_load), threshold, slots)
         return _NVJPEG[key]
+
+
+def _make_decoder(ext: Any, index: int, hw_states: int, states: int, hw_load: float, threshold: int,
+                  slots: int) -> Any:
+    """The decoder, or with one slot when several cannot be made (each slot holds its own
+    hardware handles), or None with one warning: torchvision's decoder then serves, rather than a
+    failed construction on every batch."""
+    import warnings
+    for n in dict.fromkeys((slots, 1)):
+        try:
+            return ext.NvJpegDecoder(index, hw_states, states, hw_load, threshold, n)
+        except RuntimeError as e:
+            err = e
+    warnings.warn(f"torch_dali: our nvJPEG decoder could not be made on cuda:{index} ({err}); "
+                  "decoding with torchvision's", RuntimeWarning, stacklevel=3)
+    return None
 
 
 def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,

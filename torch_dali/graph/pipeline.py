@@ -217,9 +217,11 @@ class Pipeline:
 
     # -- memory ----------------------------------------------------------------------------------
     def memory_stats(self) -> dict[str, int]:
-        """What this pipeline holds now: prefetched batches (host and device bytes), its threads,
-        and the CUDA caching allocator's totals for its device (shared with the rest of the process)."""
+        """What this pipeline holds now: prefetched batches and batches waiting between stages (host
+        and device bytes), its threads, and the CUDA caching allocator's totals for its device
+        (shared with the rest of the process)."""
         stats = {"prefetched_batches": 0, "prefetched_host_bytes": 0, "prefetched_device_bytes": 0,
+                 "staged_batches": 0, "staged_host_bytes": 0, "staged_device_bytes": 0,
                  "threads": 0, "cuda_allocated_bytes": 0, "cuda_reserved_bytes": 0}
         ex = self._executor
         if ex is None:
