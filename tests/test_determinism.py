@@ -202,10 +202,7 @@ def test_gpu_stage_with_a_python_function_stays_off_the_lanes(root, monkeypatch)
     import warnings
     warnings.simplefilter("ignore", RuntimeWarning)
     monkeypatch.setenv("TORCH_DALI_MIXED_LANES", "2")
-    seen = []
-
     def record(x):
-        seen.append(len(x))
         return x
 
     @pipeline_def(batch_size=2, num_threads=2, device_id=0, seed=3, prefetch_queue_depth=2)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import threading
 import traceback
-from collections import deque
 import warnings
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,8 +89,8 @@ class Plan:
             else:
                 self.cuda = torch.device("cuda", device_id if device_id >= 0 else torch.cuda.current_device())
         # The GPU stage's stream (the consumer waits on it). The mixed stage gets a stream per
-        # lane (executor: two batches decode at once): on one shared stream, batch i's crops would
-        # queue behind batch i+1's decode.
+        # lane (the executor decodes several batches at once): on one shared stream, batch i's
+        # crops would queue behind batch i+1's decode.
         self.stream = torch.cuda.Stream(self.cuda) if self.cuda is not None else None
         self._lane_streams: dict[int, Any] = {}
         # (event, device data) of batches whose stage read data another stream made: the data are
@@ -149,6 +149,9 @@ class Plan:
         self.stages = [k for k in range(len(self.bounds) - 1) if self.bounds[k] < self.bounds[k + 1]]
         if not self.stages:
             self.stages = [0]
+        # per stage: whether any of its batch ops runs on CUDA (then a batch leaves with an event)
+        self._on_cuda = [any(self.ops[s.nodes[0].id].device.type == "cuda" for s in steps[a:b])
+                         for a, b in zip(self.bounds, self.bounds[1:])]
         return steps
 
     def _steps_of(self, nodes: list[Node]) -> list[Step]:
@@ -199,7 +202,7 @@ class Plan:
             stream.wait_event(part.ready)
             held = [tl for tl in part.values.values() if tl.is_cuda]
         self._run_steps(steps, part, stream)
-        if stream is not None and (held or any(self.ops[s.nodes[0].id].device.type == "cuda" for s in steps)):
+        if stream is not None and (held or self._on_cuda[k]):
             part.ready = torch.cuda.Event()
             part.ready.record(stream)
             part.ready_stream = stream

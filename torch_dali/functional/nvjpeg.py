@@ -32,16 +32,15 @@ _CUDA_STATES = 8
 # (TORCH_DALI_NVJPEG_HW_STATES=2 TORCH_DALI_NVJPEG_HW_CONCURRENT=1) measured +15% on an H200
 # (bench/results/decoder_sweep_h200.json) but are not the default: see decode_hw in the extension.
 _HW_STATES = 1
-# Independent state sets, one per batch in flight: the executor's mixed stage decodes several
-# batches at once (_knobs.MIXED_LANES), so one batch's headers and CUDA-backend share run while
-# another holds the hardware engines. TORCH_DALI_NVJPEG_SLOTS sets it apart from the lanes.
 
 
 def _decoder_config() -> tuple[int, int, int, int]:
     """(hardware states, CUDA-backend states, hybrid Huffman threshold, slots): tuning knobs
     TORCH_DALI_NVJPEG_HW_STATES, TORCH_DALI_NVJPEG_CUDA_STATES, TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD
     (images with more pixels do their Huffman decoding on the GPU; DALI's default 1000*1000),
-    TORCH_DALI_NVJPEG_SLOTS (states and CUDA-backend states are per slot)."""
+    TORCH_DALI_NVJPEG_SLOTS: independent state sets (the states above are per slot), one per batch
+    in flight, by default one per mixed-stage lane (_knobs.MIXED_LANES), so one batch's headers and
+    CUDA-backend share run while another holds the hardware engines."""
     return (env_int("TORCH_DALI_NVJPEG_HW_STATES", _HW_STATES, 0),
             env_int("TORCH_DALI_NVJPEG_CUDA_STATES", _CUDA_STATES, 1),
             env_int("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD", 1000 * 1000, 0),

@@ -33,8 +33,8 @@ def _images_ok(tl: TensorList) -> bool:
     t0 = s[0]
     if not (t0.is_cuda and t0.dtype == torch.uint8 and t0.dim() == 3 and t0.shape[2] in (1, 3, 4)):
         return False
-    # the rest like the first: one set of (device, dtype, channels) tuples, one C-level pass each
-    return len({(t.device, t.dtype, t.shape[2:]) for t in s}) == 1 and len({t.dim() for t in s}) == 1
+    # the rest like the first, in one pass
+    return len({(t.device, t.dtype, t.dim(), t.shape[2:]) for t in s}) == 1
 
 
 def _plain_filter(op: Any) -> bool:

@@ -64,7 +64,7 @@ class CropMirrorNormalize(Crop):
             return None
         imgs = tl.samples
         wins = self._windows(tl, args)
-        dense = tl._dense is not None and len(wins) > 0 and all(w is wins[0] for w in wins)
+        dense = self._one_window(tl, args)
         inside = all(y >= 0 and x >= 0 and y + h <= im.shape[0] and x + w <= im.shape[1]
                      for (y, x, h, w), im in zip(wins[:1] if dense else wins, imgs))
         if not inside or (not dense and len({(w[2], w[3]) for w in wins}) != 1):
@@ -76,10 +76,14 @@ class CropMirrorNormalize(Crop):
         out = cuda_batch.crop_mirror_normalize(imgs, win, mirror, mean, std, self.dtype, self.layout == "CHW")
         return TensorList(out, self.layout)
 
+    @staticmethod
+    def _one_window(tl: TensorList, args: dict[str, list[Any]]) -> bool:
+        return tl._dense is not None and len(tl) > 0 and not set(args) - {"mirror"}
+
     def _windows(self, tl: TensorList, args: dict[str, list[Any]]) -> list[Any]:
         """Each sample's crop window; computed once for a dense batch when no per-sample argument
         but `mirror` can move it (all samples then share one shape, so one window)."""
-        if tl._dense is not None and not set(args) - {"mirror"}:
+        if self._one_window(tl, args):
             return [self.window(tl[0], {})] * len(tl)
         return [self.window(im, {k: v[i] for k, v in args.items()}) for i, im in enumerate(tl.samples)]
 

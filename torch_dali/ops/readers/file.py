@@ -64,6 +64,7 @@ class FileReader(ReaderBase):
             raise ArgumentError(f"{self.name}: `random_shuffle` cannot be used with shuffle_after_epoch")
         self._paths: list[str] = []
         self._labels: list[int] = []
+        self._label_table: torch.Tensor | None = None  # _labels as a tensor, made when first read
 
     def _describe_source(self) -> str:
         a = self.args
@@ -173,7 +174,7 @@ class FileReader(ReaderBase):
 
     def _batch_labels(self, indices: list[int], labels: list[torch.Tensor | None]) -> TensorList:
         # one gather from an array of all labels: a Python list per batch held the GIL ~0.4 ms
-        table = getattr(self, "_label_table", None)
+        table = self._label_table
         if table is None or len(table) != len(self._labels):
             table = self._label_table = torch.tensor(self._labels, dtype=torch.int32)
         return TensorList(table[torch.tensor(indices, dtype=torch.int64)].view(-1, 1))
