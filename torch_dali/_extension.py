@@ -216,6 +216,17 @@ def _register_fakes() -> None:
         shape = (len(images), c, out_h, out_w) if nchw else (len(images), out_h, out_w, c)
         return images[0].new_empty(shape, dtype=dtype)
 
+    @torch.library.register_fake("torch_dali::resize_crop_mirror_normalize")
+    def _rscmn_fake(images: list[torch.Tensor], resized: torch.Tensor, anchors: torch.Tensor,
+                    mirror: torch.Tensor, mean: torch.Tensor, std: torch.Tensor, out_h: int, out_w: int,
+                    interp: int, antialias: bool, round_resized: bool, dtype: torch.dtype,
+                    nchw: bool) -> torch.Tensor:
+        if len(images) == 0:
+            raise ValueError("torch_dali::resize_crop_mirror_normalize: `images` is empty")
+        c = images[0].shape[2]
+        shape = (len(images), c, out_h, out_w) if nchw else (len(images), out_h, out_w, c)
+        return images[0].new_empty(shape, dtype=dtype)
+
     @torch.library.register_fake("torch_dali::resize_batch")
     def _resize_fake(images: list[torch.Tensor], sizes: torch.Tensor, antialias: bool,
                      interp: int) -> list[torch.Tensor]:

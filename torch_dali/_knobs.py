@@ -23,3 +23,9 @@ MIXED_LANES = 3
 def mixed_lanes() -> int:
     """TORCH_DALI_MIXED_LANES, 1..8 (default MIXED_LANES)."""
     return env_int("TORCH_DALI_MIXED_LANES", MIXED_LANES, 1, 8)
+
+
+def fusion() -> bool:
+    """TORCH_DALI_FUSION (1 by default; 0 runs fusable op pairs, such as resize followed by
+    crop_mirror_normalize on CUDA, one after the other: for measuring and for tests)."""
+    return env_int("TORCH_DALI_FUSION", 1, 0, 1) == 1

@@ -89,6 +89,60 @@ BatchPlan plan_crop_resize(const std::vector<at::Tensor>& images, const at::Tens
     d.scale_y = static_cast<float>(h) / static_cast<float>(out_h);
     d.scale_x = static_cast<float>(ww) / static_cast<float>(out_w);
     d.mirror = m[i] != 0;
+    d.off_y = d.off_x = d.pad_ = 0;
+    plan.keep.push_back(std::move(img));
+  }
+  return plan;
+}
+
+BatchPlan plan_resize_crop(const std::vector<at::Tensor>& images, const at::Tensor& resized,
+                           const at::Tensor& anchors, const at::Tensor& mirror, int64_t out_h,
+                           int64_t out_w) {
+  const char* op = "torch_dali::resize_crop_mirror_normalize";
+  check_batch(images, "resize_crop_mirror_normalize");
+  TORCH_CHECK(out_h > 0 && out_w > 0 && out_h < kMaxDim && out_w < kMaxDim, op,
+              ": output size must be positive, got ", out_h, "x", out_w);
+  const int64_t n = static_cast<int64_t>(images.size());
+  auto rs = host_long(resized, "resized");
+  auto an = host_long(anchors, "anchors");
+  auto mir = host_long(mirror, "mirror");
+  TORCH_CHECK(rs.dim() == 2 && rs.size(0) == n && rs.size(1) == 2, op,
+              ": `resized` must be [N, 2] = (h, w) with N = ", n, ", got ", rs.sizes());
+  TORCH_CHECK(an.dim() == 2 && an.size(0) == n && an.size(1) == 2, op,
+              ": `anchors` must be [N, 2] = (y, x) with N = ", n, ", got ", an.sizes());
+  TORCH_CHECK(mir.dim() == 1 && mir.size(0) == n, op, ": `mirror` must be [N] with N = ", n,
+              ", got ", mir.sizes());
+  BatchPlan plan;
+  plan.channels = static_cast<int>(images[0].size(2));
+  plan.max_out_h = static_cast<int>(out_h);
+  plan.max_out_w = static_cast<int>(out_w);
+  const auto device = images[0].device();
+  const int64_t* r = rs.data_ptr<int64_t>();
+  const int64_t* a = an.data_ptr<int64_t>();
+  const int64_t* m = mir.data_ptr<int64_t>();
+  plan.keep.reserve(n);
+  plan.descs.resize(n);
+  for (int64_t i = 0; i < n; ++i) {
+    at::Tensor img = checked_image(images[i], i, device, plan.channels);
+    const int64_t rh = r[2 * i], rw = r[2 * i + 1], y = a[2 * i], x = a[2 * i + 1];
+    TORCH_CHECK(rh > 0 && rw > 0 && rh < kMaxDim && rw < kMaxDim, op, ": resized size ", i,
+                " must be positive, got ", rh, "x", rw);
+    // written without sums that could overflow: y + out_h <= rh
+    TORCH_CHECK(y >= 0 && x >= 0 && y <= rh - out_h && x <= rw - out_w, op, ": crop ", i, " (y=", y,
+                ", x=", x, ", ", out_h, "x", out_w, ") is not inside the resized ", rh, "x", rw, " image");
+    SampleDesc& d = plan.descs[i];
+    d.in = img.data_ptr<uint8_t>();
+    d.row_stride = img.stride(0);
+    d.out = nullptr;
+    d.win_h = static_cast<int>(img.size(0));
+    d.win_w = static_cast<int>(img.size(1));
+    d.out_h = static_cast<int>(rh);
+    d.out_w = static_cast<int>(rw);
+    d.scale_y = static_cast<float>(d.win_h) / static_cast<float>(rh);
+    d.scale_x = static_cast<float>(d.win_w) / static_cast<float>(rw);
+    d.mirror = m[i] != 0;
+    d.off_y = static_cast<int>(y);
+    d.off_x = static_cast<int>(x);
     d.pad_ = 0;
     plan.keep.push_back(std::move(img));
   }
@@ -127,7 +181,7 @@ BatchPlan plan_resize(const std::vector<at::Tensor>& images, const at::Tensor& s
     d.scale_y = static_cast<float>(d.win_h) / static_cast<float>(h);
     d.scale_x = static_cast<float>(d.win_w) / static_cast<float>(w);
     d.mirror = 0;
-    d.pad_ = 0;
+    d.off_y = d.off_x = d.pad_ = 0;
     plan.max_out_h = std::max(plan.max_out_h, d.out_h);
     plan.max_out_w = std::max(plan.max_out_w, d.out_w);
     plan.keep.push_back(std::move(img));
@@ -181,9 +235,13 @@ TORCH_LIBRARY(torch_dali, m) {
   m.def("resized_crop_mirror_normalize(Tensor[] images, Tensor windows, Tensor mirror, Tensor mean, "
         "Tensor std, int out_h, int out_w, bool antialias, ScalarType dtype, bool nchw) -> Tensor");
   m.def("resize_batch(Tensor[] images, Tensor sizes, bool antialias, int interp) -> Tensor[]");
+  m.def("resize_crop_mirror_normalize(Tensor[] images, Tensor resized, Tensor anchors, Tensor mirror, "
+        "Tensor mean, Tensor std, int out_h, int out_w, int interp, bool antialias, bool round_resized, "
+        "ScalarType dtype, bool nchw) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(torch_dali, CPU, m) {
   m.impl("resized_crop_mirror_normalize", &torch_dali::rcmn_cpu);
   m.impl("resize_batch", &torch_dali::resize_batch_cpu);
+  m.impl("resize_crop_mirror_normalize", &torch_dali::rscmn_cpu);
 }

@@ -284,3 +284,46 @@ def test_slots_decode_batches_concurrently(slots):
                 assert torch.equal(r, o), k
     with pytest.raises(RuntimeError, match="num_slots"):
         EXT.NvJpegDecoder(0, 1, 1, 0.5, 1000 * 1000, 0)
+
+
+@pytest.mark.parametrize("interp", [1, 2])
+@pytest.mark.parametrize("antialias", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.uint8])
+def test_resize_crop_mirror_normalize_equals_resize_then_crop(interp, antialias, dtype):
+    """The fused op (resize each image to its own size, take a crop, mirror, normalize) gives what
+    resize_batch followed by cropping gives, exactly, on CUDA and with the CPU kernels."""
+    g = torch.Generator().manual_seed(interp * 10 + antialias + (dtype == torch.uint8) * 100)
+    n, out_hw = 9, (40, 56)
+    images, resized, anchors = [], [], []
+    for i in range(n):
+        h, w = _rand(g, 2, 200), _rand(g, 2, 200)
+        img = torch.randint(0, 256, (h + 6, w + 9, 3), dtype=torch.uint8, generator=g).to(DEV)
+        images.append(img[3:3 + h, 4:4 + w] if i % 2 else img[:h, :w].contiguous())  # views too
+        rh, rw = _rand(g, out_hw[0], 180), _rand(g, out_hw[1], 180)
+        resized.append([rh, rw])
+        anchors.append([_rand(g, 0, rh - out_hw[0]), _rand(g, 0, rw - out_hw[1])])
+    resized_t, anchors_t = torch.tensor(resized), torch.tensor(anchors)
+    mirror = torch.randint(0, 2, (n,), generator=g).bool()
+    mean, std = (MEAN, STD) if dtype != torch.uint8 else (torch.zeros(3), torch.ones(3))
+    big = OPS.resize_batch([im.contiguous() for im in images], resized_t, antialias, interp)
+    ref = []
+    for r, (y, x), m in zip(big, anchors, mirror.tolist()):
+        c = r[y:y + out_hw[0], x:x + out_hw[1]].float()
+        c = c.flip(1) if m else c
+        ref.append(((c - mean.to(DEV)) / std.to(DEV)).permute(2, 0, 1))
+    ref = torch.stack(ref)
+    for dev_images in (images, [im.cpu() for im in images]):
+        out = OPS.resize_crop_mirror_normalize(dev_images, resized_t, anchors_t, mirror, mean, std, out_hw[0],
+                                               out_hw[1], interp, antialias, True, dtype, True)
+        if dtype == torch.uint8:
+            assert torch.equal(out.cpu(), ref.round().clamp(0, 255).to(torch.uint8).cpu())
+        else:  # same float ops in the same order as the kernel: equal up to the division
+            torch.testing.assert_close(out.cpu(), ref.cpu(), atol=1e-5, rtol=0)
+
+
+def test_resize_crop_mirror_normalize_refuses_a_crop_outside():
+    img = torch.zeros(20, 20, 3, dtype=torch.uint8, device=DEV)
+    with pytest.raises(RuntimeError, match="not inside"):
+        OPS.resize_crop_mirror_normalize([img], torch.tensor([[30, 30]]), torch.tensor([[10, 0]]),
+                                         torch.zeros(1, dtype=torch.bool), MEAN, STD, 24, 24, 1, True, True,
+                                         torch.float32, True)

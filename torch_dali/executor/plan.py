@@ -7,10 +7,12 @@ import warnings
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import torch
 
+from .. import _knobs
 from ..errors import GraphError, PipelineError, TorchDaliError
 from ..graph.graph import Graph
 from ..graph.node import Node
@@ -24,6 +26,8 @@ class Step:
 
     nodes: list[Node]
     sample_wise: bool
+    # two batch ops run as one (`Operator.fuse`): nodes = [producer, consumer]
+    fused: Any = None
 
 
 @dataclass
@@ -106,16 +110,51 @@ class Plan:
                 raise
             except Exception as e:  # a bad argument combination found at build time
                 raise GraphError(f"{n.describe()}: {e}") from e
-        for n in self.nodes:  # ops that work with a neighbour (decoders.image(on_error="skip"))
-            connect = getattr(self.ops[n.id], "connect", None)
-            if connect is not None:
-                connect(self)
-        self.steps = self._make_steps()
         self._output_keys = {(d.node.id, d.index) for d in graph.outputs}
+        self._consumers: dict[int, list[Node]] = {n.id: [] for n in self.nodes}
+        for n in self.nodes:
+            for d in [*n.inputs, *n.arg_inputs.values()]:
+                if n not in self._consumers[d.node.id]:
+                    self._consumers[d.node.id].append(n)
+        for n in self.nodes:  # ops that work with a neighbour (decoders.image(on_error="skip"))
+            self.ops[n.id].connect(self)
+        self._fusions = self._find_fusions()
+        self.steps = self._make_steps()
         self._close_lock = threading.Lock()
         self._closed = False
         self.pool = ThreadPoolExecutor(max(1, num_threads), thread_name_prefix="torch_dali",
                                        initializer=_worker_init) if num_threads > 1 else None
+
+    # -- the graph around an op (for `Operator.connect`) ------------------------------------------
+    def consumers(self, node: Node) -> list[Node]:
+        """The nodes that read any output of `node` (as data or as an argument input)."""
+        return list(self._consumers.get(node.id, []))
+
+    def is_output(self, node: Node) -> bool:
+        """Whether an output of `node` is a pipeline output."""
+        return any(key[0] == node.id for key in self._output_keys)
+
+    def op(self, node: Node) -> Operator:
+        return self.ops[node.id]
+
+    def _find_fusions(self) -> dict[int, tuple[Node, Any]]:
+        """consumer id -> (producer, fused op): a batch op whose only reader is another batch op
+        on the same device, through its only data input, may run with it as one (`Operator.fuse`)."""
+        found: dict[int, tuple[Node, Any]] = {}
+        if not _knobs.fusion():
+            return found
+        for n in self.nodes:
+            cons = self._consumers[n.id]
+            if len(cons) != 1 or self.is_output(n) or len(n.outputs) != 1:
+                continue
+            c = cons[0]
+            if [d.node.id for d in c.inputs] != [n.id] or n.id in {d.node.id for d in c.arg_inputs.values()} \
+                    or c.device != n.device or c.id in found or n.id in found:
+                continue
+            fused = self.ops[n.id].fuse(self.ops[c.id])
+            if fused is not None:
+                found[c.id] = (n, fused)
+        return found
 
     def _stage_order(self) -> list[list[Node]]:
         """[CPU, mixed, GPU] node lists, DALI's three stages. CPU ops that depend on no GPU or mixed
@@ -157,8 +196,18 @@ class Plan:
     def _steps_of(self, nodes: list[Node]) -> list[Step]:
         steps: list[Step] = []
         chain: list[Node] = []
+        absorbed = {p.id for p, _ in self._fusions.values()}
         for n in nodes:
             op = self.ops[n.id]
+            if n.id in absorbed:  # runs in its consumer's fused step
+                continue
+            if n.id in self._fusions:
+                if chain:
+                    steps.append(Step(chain, True))
+                    chain = []
+                producer, fused = self._fusions[n.id]
+                steps.append(Step([producer, n], False, fused))
+                continue
             if op.sample_wise and op.device.type == "cpu":
                 chain.append(n)
                 continue
@@ -248,12 +297,21 @@ class Plan:
                 bs = len(ins[0])
             args = {k: batch_args(values[(d.node.id, d.index)]) for k, d in node.arg_inputs.items()}
             ctx = BatchContext(node, iteration, bs, op.device, self.pool, sources, stream)
+            if step.fused is not None:  # the consumer's outputs are what the step leaves
+                last = step.nodes[1]
+                run: Any = partial(step.fused.run_fused, (ctx, BatchContext(last, iteration, bs, op.device,
+                                   self.pool, sources, stream)), ins,
+                                   (args, {k: batch_args(values[(d.node.id, d.index)])
+                                           for k, d in last.arg_inputs.items()}))
+                node = last
+            else:
+                run = partial(op.run_batch, ctx, ins, args)
             try:
                 if stream is not None and op.device.type == "cuda":
                     with torch.cuda.stream(stream):
-                        outs = op.run_batch(ctx, ins, args)
+                        outs = run()
                 else:
-                    outs = op.run_batch(ctx, ins, args)
+                    outs = run()
             except PipelineError:
                 raise
             except Exception as e:

@@ -56,10 +56,46 @@ def rrc_ok(op: Any, tl: TensorList, args: dict[str, list[Any]]) -> bool:
             and op.dtype in (None, torch.uint8) and _images_ok(tl) and kernels() is not None)
 
 
-def resize(images: list[torch.Tensor], sizes: Sequence[tuple[int, int]], antialias: bool,
+def image_sizes(tl: TensorList) -> np.ndarray:
+    """(n, 2) int64 (height, width) of an HWC batch, one array (no tuple per sample for a dense one)."""
+    d = tl._dense
+    if d is not None:
+        return np.broadcast_to(np.array(d.shape[1:3], dtype=np.int64), (int(d.shape[0]), 2))
+    return np.array([t.shape[:2] for t in tl.samples], dtype=np.int64).reshape(-1, 2)
+
+
+def _int_tensor(a: Sequence[Sequence[int]] | np.ndarray, dtype: torch.dtype = torch.int64) -> torch.Tensor:
+    return torch.from_numpy(np.ascontiguousarray(a, dtype=np.int64)).to(dtype)
+
+
+def resize(images: list[torch.Tensor], sizes: Sequence[tuple[int, int]] | np.ndarray, antialias: bool,
            interp: str) -> list[torch.Tensor]:
-    sz = torch.tensor([list(s) for s in sizes], dtype=torch.int64)
-    return list(kernels().resize_batch(images, sz, bool(antialias), _INTERP[interp]))
+    return list(kernels().resize_batch(images, _int_tensor(sizes), bool(antialias), _INTERP[interp]))
+
+
+def resize_crop_mirror_normalize(images: list[torch.Tensor], resized: np.ndarray, anchors: np.ndarray,
+                                 out_hw: tuple[int, int], mirror: Sequence[bool] | torch.Tensor,
+                                 mean: torch.Tensor, std: torch.Tensor, interp: str, antialias: bool,
+                                 dtype: torch.dtype, nchw: bool, round_resized: bool = True) -> torch.Tensor:
+    """Dense batch: each image resized to resized[i] = (h, w) (rounded to uint8 as resize stores
+    it, with `round_resized`), the out_hw crop at anchors[i] = (y, x) of that, mirrored, normalized:
+    resize followed by crop_mirror_normalize, in one launch and without the resized images."""
+    n = len(images)
+    mir = mirror if isinstance(mirror, torch.Tensor) else torch.tensor([bool(m) for m in mirror], dtype=torch.bool)
+    return kernels().resize_crop_mirror_normalize(
+        images, _int_tensor(resized).reshape(n, 2), _int_tensor(anchors).reshape(n, 2), mir,
+        mean.float().cpu(), std.float().cpu(), int(out_hw[0]), int(out_hw[1]), _INTERP[interp],
+        bool(antialias), bool(round_resized), dtype, bool(nchw))
+
+
+def resize_dense(images: list[torch.Tensor], size: Sequence[int] | np.ndarray, antialias: bool,
+                 interp: str) -> torch.Tensor:
+    """(N, h, w, C) uint8: every image resized to one size (what resize_batch gives, stacked)."""
+    n, c = len(images), int(images[0].shape[2])
+    h, w = int(size[0]), int(size[1])
+    return resize_crop_mirror_normalize(
+        images, np.broadcast_to(np.array([h, w]), (n, 2)), np.zeros((n, 2), dtype=np.int64), (h, w),
+        torch.zeros(n, dtype=torch.bool), torch.zeros(c), torch.ones(c), interp, antialias, torch.uint8, False)
 
 
 def _windows(wins: Sequence[tuple[int, int, int, int]] | np.ndarray | torch.Tensor) -> torch.Tensor:

@@ -102,6 +102,9 @@ class Operator:
     # Must see batches one at a time and in order (user functions, sources): keeps its stage off
     # the executor's parallel lanes.
     order_sensitive: bool = False
+    # Takes samples whose rows are strided views (crops of larger images) on every path: an op
+    # feeding only such ops may hand them views instead of copies.
+    strided_input_ok: bool = False
 
     def __init__(self, node: "Node", device: torch.device) -> None:
         self.node = node
@@ -133,6 +136,14 @@ class Operator:
                 outs[k].append(r[k])
         keep = inputs[0].layout() if inputs else ""
         return [TensorList(o, _or(self.output_layout(k), keep)) for k, o in enumerate(outs)]
+
+    def connect(self, plan: Any) -> None:
+        """At build, after every op exists: an op that works with its neighbours looks them up
+        (`plan.consumers`, `plan.is_output`)."""
+
+    def fuse(self, consumer: "Operator") -> Any:
+        """An object with `run_fused` that runs this op and its only consumer together, or None."""
+        return None
 
     def output_layout(self, index: int) -> str | None:
         """Layout of output `index`; None means "the layout of input 0" (ops that keep it)."""

@@ -9,6 +9,7 @@ import torch
 
 from .. import types
 from ..errors import ArgumentError
+from ..functional import batch_sizes as BS
 from ..functional import crop as C
 from ..functional.crop_window import random_crop_window, random_crop_window_array
 from ..functional.resize import output_size, resize
@@ -41,6 +42,8 @@ def _dtype(v: Any) -> torch.dtype | None:
 
 class _ImageOp(Operator):
     """Shared helpers: per-sample argument lookup and HWC input checks."""
+
+    strided_input_ok = True  # torch ops and our kernels read strided rows
 
     def get(self, args: dict[str, Any], name: str) -> Any:
         return args[name] if name in args else self.args[name]
@@ -89,6 +92,23 @@ class Resize(_ImageOp):
         flip_x = rx < 0 or (size is not None and size[-1] < 0)
         return out, flip_x, flip_y
 
+    def target_sizes(self, in_hw: np.ndarray, args: dict[str, list[Any]]) -> np.ndarray | None:
+        """Every sample's output (height, width) in one NumPy pass (the same as `target`), or None
+        when a negative size asks for a flip (the per-sample path does those)."""
+        vals = {k: (args[k] if k in args else (self.args[k] or 0.0))
+                for k in ("resize_x", "resize_y", "resize_shorter", "resize_longer")}
+        if "size" in args:
+            size: Any = np.asarray(args["size"], dtype=np.float64)
+            size = size[:, None] if size.ndim == 1 else size
+        else:
+            size = self.args["size"]
+            size = None if size is None else np.atleast_1d(np.asarray(size, dtype=np.float64))
+        if (np.asarray(vals["resize_x"]) < 0).any() or (np.asarray(vals["resize_y"]) < 0).any() \
+                or (size is not None and (size < 0).any()):
+            return None
+        return BS.output_sizes(in_hw, size=size, max_size=self.args["max_size"], mode=self.args["mode"],
+                               **vals)
+
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         img = inputs[0]
         self.check_image(img)
@@ -99,15 +119,24 @@ class Resize(_ImageOp):
         return C.flip(y, flip_x, flip_y)
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
-        """On CUDA: every sample in one launch of our resize kernel, when the arguments allow."""
-        if cuda_batch.resize_ok(self, inputs[0]):
-            imgs = inputs[0].samples
-            targets = [self.target(im, {k: v[i] for k, v in args.items()}) for i, im in enumerate(imgs)]
-            if not any(fx or fy for _, fx, fy in targets):
+        """On CUDA: every sample in one launch of our resize kernel, when the arguments allow; one
+        output size for all gives a dense batch."""
+        tl = inputs[0]
+        if cuda_batch.resize_ok(self, tl):
+            sizes = self.target_sizes(cuda_batch.image_sizes(tl), args)
+            if sizes is not None:
                 interp = _interp_name(self.args["interp_type"]) or "linear"
-                outs = cuda_batch.resize(imgs, [t[0] for t in targets], self.args["antialias"], interp)
-                return [TensorList(outs, inputs[0].layout())]
+                if (sizes == sizes[0]).all():
+                    out = cuda_batch.resize_dense(tl.samples, sizes[0], self.args["antialias"], interp)
+                    return [TensorList(out, tl.layout())]
+                return [TensorList(cuda_batch.resize(tl.samples, sizes, self.args["antialias"], interp),
+                                   tl.layout())]
         return super().run_batch(ctx, inputs, args)
+
+    def fuse(self, consumer: Operator) -> Any:
+        """resize -> crop_mirror_normalize on CUDA runs as one kernel (ops/fused.py)."""
+        from .fused import fuse_resize
+        return fuse_resize(self, consumer)
 
 
 # -- crop -------------------------------------------------------------------------------------------
@@ -142,6 +171,27 @@ class Crop(_ImageOp):
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
         return C.apply_policy(win, in_h, in_w, self.policy)
+
+    def windows_array(self, in_hw: np.ndarray, args: dict[str, list[Any]]) -> np.ndarray | None:
+        """Every sample's window (n, 4) = (y, x, h, w) in one NumPy pass, before the out-of-bounds
+        policy (the same as `window` for windows inside their images); None when a position is
+        outside [0, 1] (the per-sample path reports it)."""
+        n = len(in_hw)
+        if "crop" in args or self.args.get("crop") is not None:
+            if "crop" in args:  # one value or (h, w) per sample
+                crop = np.asarray(args["crop"], dtype=np.float64)
+                crop = crop[:, None] if crop.ndim == 1 else crop
+            else:
+                crop = np.atleast_1d(np.asarray(self.args["crop"], dtype=np.float64))[None, :]
+            ch, cw = np.broadcast_to(crop[:, 0], (n,)), np.broadcast_to(crop[:, -1], (n,))
+        else:
+            ch, cw = (np.asarray(args[k] if k in args else self.args[k] or 0.0, dtype=np.float64)
+                      for k in ("crop_h", "crop_w"))
+        pos = [np.asarray(args[k] if k in args else self.args[k], dtype=np.float64)
+               for k in ("crop_pos_y", "crop_pos_x")]
+        if any(((p < 0) | (p > 1) | np.isnan(p)).any() for p in pos) or (ch < 0).any() or (cw < 0).any():
+            return None
+        return BS.crop_windows(in_hw, ch, cw, pos[0], pos[1], self.args["rounding"])
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         img = inputs[0]

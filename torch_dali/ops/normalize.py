@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 
 from .. import types
@@ -27,7 +28,7 @@ class CropMirrorNormalize(Crop):
     def output_layout(self, index: int) -> str:
         return self.layout
 
-    def _stats(self, args: dict[str, Any], channels: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    def stats(self, args: dict[str, Any], channels: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
         if "mean" not in args and "std" not in args and channels in self._const_stats:
             m, s = self._const_stats[channels]
             return m.to(device), s.to(device)
@@ -49,43 +50,35 @@ class CropMirrorNormalize(Crop):
         img = inputs[0]
         self.check_image(img)
         channels = int(img.shape[2]) if img.dim() == 3 else 1
-        mean, std = self._stats(args, channels, img.device)
+        mean, std = self.stats(args, channels, img.device)
         try:
             return crop_mirror_normalize(img, self.window(img, args), bool(self.get(args, "mirror")),
                                          mean, std, **self._common(), out=ctx.out)
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
 
+    def kernel_ok(self, args: dict[str, list[Any]]) -> bool:
+        """Whether our fused CUDA kernel can normalize (per-batch statistics, no scale/shift/pad)."""
+        return ("mean" not in args and "std" not in args and not self.args["pad_output"]
+                and self.dtype in cuda_batch._OUT_DTYPES and float(self.args["scale"]) == 1.0
+                and float(self.args["shift"]) == 0.0 and self.device.type == "cuda"
+                and cuda_batch.kernels() is not None)
+
+    def mirror_flags(self, args: dict[str, list[Any]], n: int) -> list[Any]:
+        return args["mirror"] if "mirror" in args else [self.args["mirror"]] * n
+
     def _cuda_fast(self, tl: TensorList, args: dict[str, list[Any]]) -> TensorList | None:
         """One launch of our fused kernel when every window lies inside its image and has one size."""
-        if "mean" in args or "std" in args or self.args["pad_output"] or self.dtype not in cuda_batch._OUT_DTYPES \
-                or float(self.args["scale"]) != 1.0 or float(self.args["shift"]) != 0.0 \
-                or self.device.type != "cuda" or not cuda_batch._images_ok(tl) or cuda_batch.kernels() is None:
+        if not self.kernel_ok(args) or not cuda_batch._images_ok(tl):
             return None
-        imgs = tl.samples
-        wins = self._windows(tl, args)
-        dense = self._one_window(tl, args)
-        inside = all(y >= 0 and x >= 0 and y + h <= im.shape[0] and x + w <= im.shape[1]
-                     for (y, x, h, w), im in zip(wins[:1] if dense else wins, imgs))
-        if not inside or (not dense and len({(w[2], w[3]) for w in wins}) != 1):
+        in_hw = cuda_batch.image_sizes(tl)
+        wins = self.windows_array(in_hw, args)
+        if wins is None or not one_size_inside(wins, in_hw):
             return None
-        mirror = args["mirror"] if "mirror" in args else [self.args["mirror"]] * len(imgs)
-        mean, std = self._stats({}, int(imgs[0].shape[2]), torch.device("cpu"))
-        # one window for a dense batch: broadcast, not a tensor built from n tuples
-        win = torch.tensor([list(wins[0])], dtype=torch.int32).expand(len(wins), 4) if dense else wins
-        out = cuda_batch.crop_mirror_normalize(imgs, win, mirror, mean, std, self.dtype, self.layout == "CHW")
+        mean, std = self.stats({}, int(tl[0].shape[2]), torch.device("cpu"))
+        out = cuda_batch.crop_mirror_normalize(tl.samples, wins, self.mirror_flags(args, len(tl)), mean, std,
+                                               self.dtype, self.layout == "CHW")
         return TensorList(out, self.layout)
-
-    @staticmethod
-    def _one_window(tl: TensorList, args: dict[str, list[Any]]) -> bool:
-        return tl._dense is not None and len(tl) > 0 and not set(args) - {"mirror"}
-
-    def _windows(self, tl: TensorList, args: dict[str, list[Any]]) -> list[Any]:
-        """Each sample's crop window; computed once for a dense batch when no per-sample argument
-        but `mirror` can move it (all samples then share one shape, so one window)."""
-        if self._one_window(tl, args):
-            return [self.window(tl[0], {})] * len(tl)
-        return [self.window(im, {k: v[i] for k, v in args.items()}) for i, im in enumerate(tl.samples)]
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         tl = inputs[0]
@@ -96,16 +89,22 @@ class CropMirrorNormalize(Crop):
                 or tl[0].dim() != 3:
             return super().run_batch(ctx, inputs, args)
         imgs = tl.as_tensor()
-        wins = self._windows(tl, args)
-        if len({(w[2], w[3]) for w in wins}) != 1:  # trimmed windows of different sizes
+        in_hw = np.broadcast_to(np.array(imgs.shape[1:3], dtype=np.int64), (len(tl), 2))
+        wins = self.windows_array(in_hw, args)
+        if wins is None or not one_size_inside(wins, in_hw):  # trimmed, padded or bad windows
             return super().run_batch(ctx, inputs, args)
-        mirror = args["mirror"] if "mirror" in args else [self.args["mirror"]] * len(tl)
-        mean, std = self._stats({}, int(imgs.shape[3]), imgs.device)
-        anchors = torch.tensor([[w[0], w[1]] for w in wins], dtype=torch.int64)
-        out = crop_mirror_normalize_batch(imgs, anchors, (wins[0][2], wins[0][3]),
-                                          torch.tensor([bool(m) for m in mirror]), mean, std,
-                                          **self._common())
+        mean, std = self.stats({}, int(imgs.shape[3]), imgs.device)
+        out = crop_mirror_normalize_batch(imgs, torch.from_numpy(np.ascontiguousarray(wins[:, :2])),
+                                          (int(wins[0, 2]), int(wins[0, 3])),
+                                          torch.tensor([bool(m) for m in self.mirror_flags(args, len(tl))]),
+                                          mean, std, **self._common())
         return [TensorList(out, self.layout)]
+
+
+def one_size_inside(wins: np.ndarray, in_hw: np.ndarray) -> bool:
+    """Whether windows (n, 4) all have one size and lie inside their (n, 2) images."""
+    return bool((wins[:, 2:] == wins[0, 2:]).all() and (wins[:, :2] >= 0).all()
+                and (wins[:, :2] + wins[:, 2:] <= in_hw).all() and (wins[0, 2:] > 0).all())
 
 
 register(OpSchema(

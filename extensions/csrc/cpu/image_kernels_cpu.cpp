@@ -46,6 +46,41 @@ void rcmn_c(const BatchPlan& plan, const NormParams& norm, OutT* out, int oh, in
   }
 }
 
+template <typename OutT, int C>
+void fused_rows(const BatchPlan& plan, const NormParams& norm, OutT* out, int out_h, int out_w,
+                int interp, bool antialias, bool round_resized, bool nchw) {
+  const int64_t n = static_cast<int64_t>(plan.descs.size());
+  const int64_t plane = static_cast<int64_t>(out_h) * out_w;
+  at::parallel_for(0, n * out_h, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t s = r / out_h;
+      const int oy = static_cast<int>(r % out_h);
+      for (int ox = 0; ox < out_w; ++ox) {
+        float v[C];
+        fused_pixel<C>(plan.descs[s], oy, ox, out_w, interp, antialias, round_resized, v);
+        const int64_t pix = static_cast<int64_t>(oy) * out_w + ox;
+        for (int c = 0; c < C; ++c) {
+          const OutT y = cast_out<OutT>((v[c] - norm.mean[c]) * norm.inv_std[c]);
+          if (nchw)
+            out[(s * C + c) * plane + pix] = y;
+          else
+            out[(s * plane + pix) * C + c] = y;
+        }
+      }
+    }
+  });
+}
+
+template <typename OutT>
+void fused_c(const BatchPlan& plan, const NormParams& norm, OutT* out, int oh, int ow, int interp, bool aa,
+             bool round_resized, bool nchw) {
+  switch (plan.channels) {
+    case 1: fused_rows<OutT, 1>(plan, norm, out, oh, ow, interp, aa, round_resized, nchw); break;
+    case 3: fused_rows<OutT, 3>(plan, norm, out, oh, ow, interp, aa, round_resized, nchw); break;
+    default: fused_rows<OutT, 4>(plan, norm, out, oh, ow, interp, aa, round_resized, nchw); break;
+  }
+}
+
 template <int C>
 void resize_rows(const BatchPlan& plan, int interp, bool antialias) {
   const int64_t n = static_cast<int64_t>(plan.descs.size());
@@ -88,6 +123,30 @@ at::Tensor rcmn_cpu(at::TensorList images, const at::Tensor& windows, const at::
     case at::kHalf: rcmn_c(plan, norm, out.data_ptr<c10::Half>(), oh, ow, antialias, nchw); break;
     case at::kBFloat16: rcmn_c(plan, norm, out.data_ptr<c10::BFloat16>(), oh, ow, antialias, nchw); break;
     default: rcmn_c(plan, norm, out.data_ptr<uint8_t>(), oh, ow, antialias, nchw); break;
+  }
+  return out;
+}
+
+at::Tensor rscmn_cpu(at::TensorList images, const at::Tensor& resized, const at::Tensor& anchors,
+                     const at::Tensor& mirror, const at::Tensor& mean, const at::Tensor& std,
+                     int64_t out_h, int64_t out_w, int64_t interp, bool antialias, bool round_resized,
+                     at::ScalarType dtype, bool nchw) {
+  check_out_dtype(dtype);
+  check_interp(interp);
+  BatchPlan plan = plan_resize_crop(images.vec(), resized, anchors, mirror, out_h, out_w);
+  const NormParams norm = make_norm(mean, std, plan.channels);
+  const int64_t n = static_cast<int64_t>(plan.descs.size());
+  const int64_t c = plan.channels;
+  auto out = at::empty(nchw ? at::IntArrayRef{n, c, out_h, out_w} : at::IntArrayRef{n, out_h, out_w, c},
+                       plan.keep[0].options().dtype(dtype));
+  const int oh = static_cast<int>(out_h), ow = static_cast<int>(out_w), ip = static_cast<int>(interp);
+  switch (dtype) {
+    case at::kFloat: fused_c(plan, norm, out.data_ptr<float>(), oh, ow, ip, antialias, round_resized, nchw); break;
+    case at::kHalf: fused_c(plan, norm, out.data_ptr<c10::Half>(), oh, ow, ip, antialias, round_resized, nchw); break;
+    case at::kBFloat16:
+      fused_c(plan, norm, out.data_ptr<c10::BFloat16>(), oh, ow, ip, antialias, round_resized, nchw);
+      break;
+    default: fused_c(plan, norm, out.data_ptr<uint8_t>(), oh, ow, ip, antialias, round_resized, nchw); break;
   }
   return out;
 }

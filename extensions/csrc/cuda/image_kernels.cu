@@ -15,20 +15,19 @@ constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 constexpr unsigned kMaxGridZ = 65535;
 
+// Fused crop(-of-resize)-mirror-normalize; `interp` and `round_resized` are uniform per launch.
 template <typename OutT, int C, bool NCHW>
 __global__ void rcmn_kernel(const SampleDesc* __restrict__ descs, int n, NormParams norm,
-                            OutT* __restrict__ out, int out_h, int out_w, bool antialias) {
+                            OutT* __restrict__ out, int out_h, int out_w, bool antialias, int interp,
+                            bool round_resized) {
   const int ox = blockIdx.x * blockDim.x + threadIdx.x;
   const int oy = blockIdx.y * blockDim.y + threadIdx.y;
   if (ox >= out_w || oy >= out_h) return;
   const int64_t plane = static_cast<int64_t>(out_h) * out_w;
   for (int s = blockIdx.z; s < n; s += gridDim.z) {
     const SampleDesc d = descs[s];
-    const int sx = d.mirror ? out_w - 1 - ox : ox;  // mirror flips the output
-    const Taps ty = make_taps(oy, d.win_h, d.scale_y, antialias);
-    const Taps tx = make_taps(sx, d.win_w, d.scale_x, antialias);
     float v[C];
-    resample_pixel<C>(d.in, d.row_stride, ty, tx, v);
+    fused_pixel<C>(d, oy, ox, out_w, interp, antialias, round_resized, v);
     const int64_t pix = static_cast<int64_t>(oy) * out_w + ox;
     if (NCHW) {
       OutT* o = out + static_cast<int64_t>(s) * C * plane + pix;
@@ -70,26 +69,59 @@ dim3 grid_for(int h, int w, size_t n) {
               static_cast<unsigned>(std::min<size_t>(n, kMaxGridZ)));
 }
 
+struct FusedArgs {
+  int out_h, out_w;
+  bool antialias, nchw, round_resized;
+  int interp;
+};
+
 template <typename OutT, int C>
-void launch_rcmn(const SampleDesc* descs, int n, const NormParams& norm, at::Tensor& out, int out_h,
-                 int out_w, bool antialias, bool nchw, cudaStream_t stream) {
+void launch_rcmn(const SampleDesc* descs, int n, const NormParams& norm, at::Tensor& out,
+                 const FusedArgs& a, cudaStream_t stream) {
   const dim3 block(kBlockX, kBlockY);
-  const dim3 grid = grid_for(out_h, out_w, n);
+  const dim3 grid = grid_for(a.out_h, a.out_w, n);
   OutT* o = reinterpret_cast<OutT*>(out.data_ptr());
-  if (nchw)
-    rcmn_kernel<OutT, C, true><<<grid, block, 0, stream>>>(descs, n, norm, o, out_h, out_w, antialias);
+  if (a.nchw)
+    rcmn_kernel<OutT, C, true><<<grid, block, 0, stream>>>(descs, n, norm, o, a.out_h, a.out_w,
+                                                           a.antialias, a.interp, a.round_resized);
   else
-    rcmn_kernel<OutT, C, false><<<grid, block, 0, stream>>>(descs, n, norm, o, out_h, out_w, antialias);
+    rcmn_kernel<OutT, C, false><<<grid, block, 0, stream>>>(descs, n, norm, o, a.out_h, a.out_w,
+                                                            a.antialias, a.interp, a.round_resized);
 }
 
 template <typename OutT>
 void launch_rcmn_c(int c, const SampleDesc* descs, int n, const NormParams& norm, at::Tensor& out,
-                   int out_h, int out_w, bool antialias, bool nchw, cudaStream_t stream) {
+                   const FusedArgs& a, cudaStream_t stream) {
   switch (c) {
-    case 1: launch_rcmn<OutT, 1>(descs, n, norm, out, out_h, out_w, antialias, nchw, stream); break;
-    case 3: launch_rcmn<OutT, 3>(descs, n, norm, out, out_h, out_w, antialias, nchw, stream); break;
-    default: launch_rcmn<OutT, 4>(descs, n, norm, out, out_h, out_w, antialias, nchw, stream); break;
+    case 1: launch_rcmn<OutT, 1>(descs, n, norm, out, a, stream); break;
+    case 3: launch_rcmn<OutT, 3>(descs, n, norm, out, a, stream); break;
+    default: launch_rcmn<OutT, 4>(descs, n, norm, out, a, stream); break;
   }
+}
+
+// Runs a planned fused batch: allocates the dense output and launches on the current stream.
+at::Tensor run_fused(BatchPlan& plan, const at::Tensor& mean, const at::Tensor& std, const FusedArgs& a,
+                     at::ScalarType dtype, const char* op) {
+  const NormParams norm = make_norm(mean, std, plan.channels);
+  const auto device = plan.keep[0].device();
+  TORCH_CHECK(device.is_cuda(), op, ": images must be CUDA tensors");
+  c10::cuda::CUDAGuard guard(device);
+  const int64_t n = static_cast<int64_t>(plan.descs.size());
+  const int64_t c = plan.channels, oh = a.out_h, ow = a.out_w;
+  auto out = at::empty(a.nchw ? at::IntArrayRef{n, c, oh, ow} : at::IntArrayRef{n, oh, ow, c},
+                       plan.keep[0].options().dtype(dtype));
+  auto descs_dev = upload_descs(plan.descs, device);
+  const auto* descs = reinterpret_cast<const SampleDesc*>(descs_dev.data_ptr());
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream(device.index());
+  const int ni = static_cast<int>(n);
+  switch (dtype) {
+    case at::kFloat: launch_rcmn_c<float>(plan.channels, descs, ni, norm, out, a, stream); break;
+    case at::kHalf: launch_rcmn_c<c10::Half>(plan.channels, descs, ni, norm, out, a, stream); break;
+    case at::kBFloat16: launch_rcmn_c<c10::BFloat16>(plan.channels, descs, ni, norm, out, a, stream); break;
+    default: launch_rcmn_c<uint8_t>(plan.channels, descs, ni, norm, out, a, stream); break;
+  }
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return out;
 }
 
 }  // namespace
@@ -99,28 +131,20 @@ at::Tensor rcmn_cuda(at::TensorList images, const at::Tensor& windows, const at:
                      bool antialias, at::ScalarType dtype, bool nchw) {
   check_out_dtype(dtype);
   BatchPlan plan = plan_crop_resize(images.vec(), windows, mirror, out_h, out_w);
-  const NormParams norm = make_norm(mean, std, plan.channels);
-  const auto device = plan.keep[0].device();
-  TORCH_CHECK(device.is_cuda(), "torch_dali::resized_crop_mirror_normalize: images must be CUDA tensors");
-  c10::cuda::CUDAGuard guard(device);
-  const int n = static_cast<int>(plan.descs.size());
-  const int c = plan.channels;
-  auto out = at::empty(nchw ? at::IntArrayRef{n, c, out_h, out_w} : at::IntArrayRef{n, out_h, out_w, c},
-                       plan.keep[0].options().dtype(dtype));
-  auto descs_dev = upload_descs(plan.descs, device);
-  const auto* descs = reinterpret_cast<const SampleDesc*>(descs_dev.data_ptr());
-  cudaStream_t stream = at::cuda::getCurrentCUDAStream(device.index());
-  const int oh = static_cast<int>(out_h), ow = static_cast<int>(out_w);
-  switch (dtype) {
-    case at::kFloat: launch_rcmn_c<float>(c, descs, n, norm, out, oh, ow, antialias, nchw, stream); break;
-    case at::kHalf: launch_rcmn_c<c10::Half>(c, descs, n, norm, out, oh, ow, antialias, nchw, stream); break;
-    case at::kBFloat16:
-      launch_rcmn_c<c10::BFloat16>(c, descs, n, norm, out, oh, ow, antialias, nchw, stream);
-      break;
-    default: launch_rcmn_c<uint8_t>(c, descs, n, norm, out, oh, ow, antialias, nchw, stream); break;
-  }
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
-  return out;
+  const FusedArgs a{static_cast<int>(out_h), static_cast<int>(out_w), antialias, nchw, false, kLinear};
+  return run_fused(plan, mean, std, a, dtype, "torch_dali::resized_crop_mirror_normalize");
+}
+
+at::Tensor rscmn_cuda(at::TensorList images, const at::Tensor& resized, const at::Tensor& anchors,
+                      const at::Tensor& mirror, const at::Tensor& mean, const at::Tensor& std,
+                      int64_t out_h, int64_t out_w, int64_t interp, bool antialias, bool round_resized,
+                      at::ScalarType dtype, bool nchw) {
+  check_out_dtype(dtype);
+  check_interp(interp);
+  BatchPlan plan = plan_resize_crop(images.vec(), resized, anchors, mirror, out_h, out_w);
+  const FusedArgs a{static_cast<int>(out_h), static_cast<int>(out_w), antialias, nchw, round_resized,
+                    static_cast<int>(interp)};
+  return run_fused(plan, mean, std, a, dtype, "torch_dali::resize_crop_mirror_normalize");
 }
 
 std::vector<at::Tensor> resize_batch_cuda(at::TensorList images, const at::Tensor& sizes, bool antialias,
@@ -151,4 +175,5 @@ std::vector<at::Tensor> resize_batch_cuda(at::TensorList images, const at::Tenso
 TORCH_LIBRARY_IMPL(torch_dali, CUDA, m) {
   m.impl("resized_crop_mirror_normalize", &torch_dali::rcmn_cuda);
   m.impl("resize_batch", &torch_dali::resize_batch_cuda);
+  m.impl("resize_crop_mirror_normalize", &torch_dali::rscmn_cuda);
 }

@@ -20,6 +20,11 @@ struct BatchPlan {
 // resized_crop_mirror_normalize: checks images/windows/mirror and fills descriptors.
 BatchPlan plan_crop_resize(const std::vector<at::Tensor>& images, const at::Tensor& windows,
                            const at::Tensor& mirror, int64_t out_h, int64_t out_w);
+// resize_crop_mirror_normalize: each image resized to `resized` [N, 2], then the (out_h, out_w)
+// window at `anchors` [N, 2] of that, optionally mirrored (descriptors carry the anchor).
+BatchPlan plan_resize_crop(const std::vector<at::Tensor>& images, const at::Tensor& resized,
+                           const at::Tensor& anchors, const at::Tensor& mirror, int64_t out_h,
+                           int64_t out_w);
 // resize_batch: checks images/sizes, allocates the outputs and fills descriptors.
 BatchPlan plan_resize(const std::vector<at::Tensor>& images, const at::Tensor& sizes);
 NormParams make_norm(const at::Tensor& mean, const at::Tensor& std, int channels);
@@ -34,6 +39,14 @@ at::Tensor rcmn_cuda(at::TensorList images, const at::Tensor& windows, const at:
                      bool antialias, at::ScalarType dtype, bool nchw);
 std::vector<at::Tensor> resize_batch_cuda(at::TensorList images, const at::Tensor& sizes,
                                           bool antialias, int64_t interp);
+at::Tensor rscmn_cuda(at::TensorList images, const at::Tensor& resized, const at::Tensor& anchors,
+                      const at::Tensor& mirror, const at::Tensor& mean, const at::Tensor& std,
+                      int64_t out_h, int64_t out_w, int64_t interp, bool antialias, bool round_resized,
+                      at::ScalarType dtype, bool nchw);
+at::Tensor rscmn_cpu(at::TensorList images, const at::Tensor& resized, const at::Tensor& anchors,
+                     const at::Tensor& mirror, const at::Tensor& mean, const at::Tensor& std,
+                     int64_t out_h, int64_t out_w, int64_t interp, bool antialias, bool round_resized,
+                     at::ScalarType dtype, bool nchw);
 at::Tensor rcmn_cpu(at::TensorList images, const at::Tensor& windows, const at::Tensor& mirror,
                     const at::Tensor& mean, const at::Tensor& std, int64_t out_h, int64_t out_w,
                     bool antialias, at::ScalarType dtype, bool nchw);

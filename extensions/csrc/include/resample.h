@@ -29,13 +29,14 @@ namespace torch_dali {
 
 // One sample of a batch; built on the host and uploaded as raw bytes (must stay POD).
 struct SampleDesc {
-  const uint8_t* in;     // top-left pixel of the crop window (HWC uint8)
+  const uint8_t* in;     // top-left pixel of the source window (HWC uint8)
   int64_t row_stride;    // elements between input rows
-  uint8_t* out;          // this sample's output (resize_batch; unused by the fused op)
-  int win_h, win_w;      // crop window size in input pixels
-  int out_h, out_w;      // output size
+  uint8_t* out;          // this sample's output (resize_batch; unused by the fused ops)
+  int win_h, win_w;      // source window size in input pixels
+  int out_h, out_w;      // size the window is resized to
   float scale_y, scale_x;  // win / out, computed in float like torch
   int mirror;            // flip the output horizontally
+  int off_y, off_x;      // fused ops: the output is the crop of the resized window at this anchor
   int pad_;
 };
 
@@ -141,6 +142,28 @@ TD_HD T cast_out(float v) { return static_cast<T>(v); }
 template <>
 TD_HD uint8_t cast_out<uint8_t>(float v) {
   return static_cast<uint8_t>(fminf(fmaxf(rintf(v), 0.f), 255.f));
+}
+
+// One output pixel of the fused ops: pixel (oy, ox) of the crop_w-wide crop at (off_y, off_x) of
+// the source window resized to (out_h, out_w), read mirrored when asked. `round_resized` rounds
+// to uint8 first, as a separate resize op would store its output, so the fused result equals
+// resize followed by crop_mirror_normalize.
+template <int C>
+TD_HD void fused_pixel(const SampleDesc& d, int oy, int ox, int crop_w, int interp, bool antialias,
+                       bool round_resized, float v[C]) {
+  const int sy = oy + d.off_y;
+  const int sx = (d.mirror ? crop_w - 1 - ox : ox) + d.off_x;
+  if (interp == kLinear) {
+    resample_pixel<C>(d.in, d.row_stride, make_taps(sy, d.win_h, d.scale_y, antialias),
+                      make_taps(sx, d.win_w, d.scale_x, antialias), v);
+  } else {
+    nearest_pixel<C>(d.in, d.row_stride, nearest_index(sy, d.win_h, d.out_h, d.scale_y, interp),
+                     nearest_index(sx, d.win_w, d.out_w, d.scale_x, interp), v);
+  }
+  if (round_resized) {
+TD_UNROLL
+    for (int c = 0; c < C; ++c) v[c] = static_cast<float>(cast_out<uint8_t>(v[c]));
+  }
 }
 
 }  // namespace torch_dali

@@ -20,13 +20,14 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
+import numpy as np
 import torch
 
 from ... import types
 from ...errors import ArgumentError, DataError, GraphError
 from ...functional import decode as D
 from ...functional import host_io, nvjpeg
-from ...functional.crop_window import random_crop_window
+from ...functional.crop_window import random_crop_window, random_crop_window_array
 from ...tensor_list import TensorList
 from .._operator import BatchContext, Operator, SampleContext
 from .._registry import register
@@ -109,10 +110,14 @@ class ImageDecoder(Operator):
         self._kept_lock = threading.Lock()
         # per-sample CPU path unless the op really runs on a GPU (mixed without CUDA = CPU op)
         self.sample_wise = self.device.type == "cpu"
+        self._views_ok = False  # set at build (connect)
 
     # -- on_error="skip": the reader checks each sample with our decode --------------------------
     def connect(self, plan: Any) -> None:
-        """At build: with on_error="skip", registers `_check` with the reader feeding us."""
+        """At build: crops may stay views of the decoded images when every reader of ours takes
+        strided samples; with on_error="skip", registers `_check` with the reader feeding us."""
+        self._views_ok = not plan.is_output(self.node) and all(
+            plan.op(c).strided_input_ok for c in plan.consumers(self.node))
         if not self.skip:
             return
         src = self.node.inputs[0]
@@ -159,7 +164,8 @@ class ImageDecoder(Operator):
         return self.decode_one(ctx, inputs[0])
 
     # -- mixed on CUDA ----------------------------------------------------------------------------
-    def gpu_window(self, ctx: SampleContext, height: int, width: int) -> tuple[int, int, int, int] | None:
+    def gpu_windows(self, ctx: BatchContext, sizes: np.ndarray) -> np.ndarray | None:
+        """Crop windows (n, 4) = (y, x, h, w) for decoded images of sizes (n, 2), or None (no crop)."""
         return None
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
@@ -177,14 +183,19 @@ class ImageDecoder(Operator):
             except RuntimeError:  # the GPU decoder rejected something: decode those on the CPU
                 decoded = None
             if decoded is not None:
-                cropping = type(self).gpu_window is not ImageDecoder.gpu_window
-                for i, img in zip(gpu_idx, decoded):
-                    if img is None:  # declined by the GPU decoder: the CPU path below takes it
-                        continue
-                    win = self.gpu_window(ctx.sample(i), int(img.shape[0]), int(img.shape[1])) if cropping else None
-                    if win is not None:
-                        y, x, h, w = win
-                        img = img[y:y + h, x:x + w].contiguous()
+                # declined by the GPU decoder (None): the CPU path below takes it
+                done = [(i, img) for i, img in zip(gpu_idx, decoded) if img is not None]
+                sizes = np.ones((n, 2), dtype=np.int64)
+                for i, img in done:
+                    sizes[i] = img.shape[:2]
+                wins = self.gpu_windows(ctx, sizes)
+                rows = wins.tolist() if wins is not None else None
+                for i, img in done:
+                    if rows is not None:
+                        y, x, h, w = rows[i]
+                        img = img[y:y + h, x:x + w]
+                        if not self._views_ok:
+                            img = img.contiguous()
                     out[i] = img if img.dtype == self.dtype else D.convert_range(img, self.dtype)
         cpu_idx = [i for i in range(n) if out[i] is None]
 
@@ -264,8 +275,10 @@ class ImageDecoderRandomCrop(ImageDecoder):
         return D.decode_image_crop(data, self.window_fn(ctx), self.output_type, self.dtype, self.adjust,
                                    ctx.source, self.name, self.max_pixels)
 
-    def gpu_window(self, ctx: SampleContext, height: int, width: int) -> tuple[int, int, int, int] | None:
-        return self.window_fn(ctx)(height, width)
+    def gpu_windows(self, ctx: BatchContext, sizes: np.ndarray) -> np.ndarray | None:
+        """The windows `window_fn` draws for each sample, in one call (the same rng keys)."""
+        return random_crop_window_array(self.node.seed, ctx.iteration, sizes, self.area, self.aspect,
+                                        self.attempts)
 
 
 register(OpSchema(

@@ -1,0 +1,167 @@
+"""Where a reference pipeline's time goes on the GPU machine (bench/reference_pipes.py kinds), read
+through DALIGenericIterator as users read it: images/s, per-op host milliseconds per batch (each
+op's run_batch timed on its stage thread), the staged executor's per-stage split, CPU seconds per
+thread group, GPU memory (device delta and torch's peak), and with --py-spy the Python stacks
+sampled while holding the GIL.
+
+    python bench/profile_ref.py --kinds fused,seed,val --data DIR --rec FILE.rec --seconds 6 \
+        --out prof.json [--py-spy .spy/py-spy]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+def _wrap_ops(plan) -> dict[str, list[float]]:
+    """Times each op's run_batch (host seconds, calls); sample-wise CPU chains are timed as one."""
+    times: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
+    lock = threading.Lock()
+    for nid, op in plan.ops.items():
+        name = f"{op.node.schema.name}@{op.device.type}"
+        for meth in ("run_batch",):
+            orig = getattr(op, meth)
+
+            def timed(*a, _orig=orig, _name=name, **kw):
+                t = time.perf_counter()
+                try:
+                    return _orig(*a, **kw)
+                finally:
+                    dt = time.perf_counter() - t
+                    with lock:
+                        times[_name][0] += dt
+                        times[_name][1] += 1
+            setattr(op, meth, timed)
+    chain = plan._run_chain
+
+    def run_chain(nodes, *a, **kw):
+        t = time.perf_counter()
+        try:
+            return chain(nodes, *a, **kw)
+        finally:
+            dt = time.perf_counter() - t
+            with lock:
+                key = "cpu_chain:" + "+".join(n.schema.name for n in nodes)
+                times[key][0] += dt
+                times[key][1] += 1
+    plan._run_chain = run_chain
+    return times
+
+
+def profile(kind: str, data: str, seconds: float, spy: str, out_dir: Path) -> dict:
+    import torch
+    import reference_pipes as R
+    from profile_stages import group, machine_busy, thread_cpu
+
+    import torch_dali.plugin.pytorch as plugin
+    cuda = torch.cuda.is_available()  # without one: a smoke run of the script on the CPU
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    if cuda:
+        torch.empty(1, device="cuda")
+        sync()
+        torch.cuda.reset_peak_memory_stats()
+    free0 = torch.cuda.mem_get_info()[0] if cuda else 0
+    t0 = time.perf_counter()
+    pipe = R.make("torch_dali", kind, data)
+    pipe.build()
+    it = plugin.DALIGenericIterator(pipe, ["data", "label"], reader_name="Reader",
+                                    last_batch_policy=plugin.LastBatchPolicy.DROP, auto_reset=True)
+    next(iter(it))
+    sync()
+    ttfb = time.perf_counter() - t0
+    ex = pipe._exec()
+    times = _wrap_ops(ex.plan)
+
+    def batches():
+        while True:
+            for out in it:
+                yield out
+    gen = batches()
+    for _ in range(15):
+        next(gen)
+    sync()
+    times.clear()
+    for v in ex._timing.values():
+        v[:] = [0.0, 0.0, 0.0, 0]
+    proc = None
+    gil = out_dir / f"gil_{kind}.txt"
+    if spy:
+        proc = subprocess.Popen([spy, "record", "--pid", str(os.getpid()), "--gil", "--nonblocking", "-r", "200",
+                                 "-d", str(int(seconds)), "-f", "raw", "-o", str(gil)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+    cpu0, busy0, t1 = thread_cpu(), machine_busy(), time.perf_counter()
+    n = 0
+    while time.perf_counter() - t1 < seconds:
+        n += next(gen)[0]["data"].shape[0]
+    sync()
+    wall = time.perf_counter() - t1
+    cpu1, busy1 = thread_cpu(), machine_busy()
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    groups: dict[str, float] = defaultdict(float)
+    for tid, (comm, c) in cpu1.items():
+        groups[group(names.get(tid, comm))] += c - cpu0.get(tid, (comm, 0.0))[1]
+    nb = max(1, n // R.BS)
+    res = {
+        "kind": kind, "images_per_s": round(n / wall), "first_batch_s": round(ttfb, 3),
+        "gpu_mem_mib": round((free0 - torch.cuda.mem_get_info()[0]) / 2**20) if cuda else None,
+        "torch_peak_mib": round(torch.cuda.max_memory_allocated() / 2**20) if cuda else None,
+        "op_host_ms_per_batch": {k: round(1000 * v[0] / nb, 2) for k, v in sorted(times.items(), key=lambda x: -x[1][0])},
+        "op_calls_per_batch": {k: round(v[1] / nb, 2) for k, v in times.items()},
+        "stage_ms_per_batch": {k: {m[:-2]: round(1000 * v[m] / max(1, v["batches"]), 2)
+                                   for m in ("wait_in_s", "busy_s", "wait_out_s")}
+                               for k, v in ex.stage_stats().items()},
+        "cpu_s_by_thread_group": {k: round(v, 2) for k, v in sorted(groups.items(), key=lambda x: -x[1]) if v >= 0.05},
+        "machine_cores_busy": round((busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1]) * (os.cpu_count() or 1), 2),
+        "memory_stats": ex.memory_stats() if hasattr(ex, "memory_stats") else None,
+    }
+    if proc is not None:
+        try:
+            _, err = proc.communicate(timeout=30)
+            res["py_spy"] = {"rc": proc.returncode, "file": gil.name, "stderr": (err or "")[-300:]}
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    pipe.shutdown() if hasattr(pipe, "shutdown") else None
+    return res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kinds", default="fused,seed,val,unfused")
+    ap.add_argument("--data", required=True, help="JPEG class folder")
+    ap.add_argument("--rec", default="", help="RecordIO file for the 'seed' kind")
+    ap.add_argument("--seconds", type=float, default=6.0)
+    ap.add_argument("--py-spy", default="")
+    ap.add_argument("--out", default="profile_ref.json")
+    a = ap.parse_args()
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    results = []
+    for kind in a.kinds.split(","):
+        # each kind in its own process: memory and threads are the pipeline's own
+        cmd = [sys.executable, __file__, "--one", kind, a.rec if kind == "seed" else a.data, str(a.seconds),
+               a.py_spy, str(out.parent)]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+        line = [x for x in r.stdout.splitlines() if x.startswith("{")]
+        results.append(json.loads(line[-1]) if line else {"kind": kind, "error": r.stderr[-1500:]})
+        print(json.dumps(results[-1]), flush=True)
+    out.write_text(json.dumps({"command": " ".join(sys.argv), "results": results}, indent=1))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--one":
+        kind, data, secs, spy, od = sys.argv[2:7]
+        print(json.dumps(profile(kind, data, float(secs), spy, Path(od))), flush=True)
+    else:
+        main()
