@@ -43,7 +43,7 @@ def load(verbose: bool = False) -> Optional[ModuleType]:
             if reason is not None:
                 _error = reason
                 return None
-            _module = _build(verbose)
+            _module = _load_built() or _build(verbose)
             _register_fakes()
         except Exception as exc:  # a failed build must never break torch_dali
             _module = None
@@ -83,6 +83,8 @@ def _unavailable_reason() -> Optional[str]:
         return "torch was built without CUDA"
     if not all((_SRC / s).is_file() for s in _SOURCES):
         return f"extension sources not found under {_SRC}"
+    if _built_key() is not None:  # built before from these sources: no toolchain needed
+        return None
     from torch.utils import cpp_extension
     if cpp_extension.CUDA_HOME is None:
         return "CUDA toolkit not found (set CUDA_HOME)"
@@ -98,6 +100,50 @@ def _build_dir() -> str:
         os.path.expanduser("~"), ".cache", "torch_dali")
     tag = f"torch{torch.__version__}-cu{torch.version.cuda}-py{sys.version_info[0]}{sys.version_info[1]}"
     return os.path.join(base, "ext-" + tag.replace("+", "_"))
+
+
+def _source_key() -> str:
+    """What the build depends on: sources, headers, torch and CUDA versions, the compiler flags."""
+    import hashlib
+    h = hashlib.sha256(f"{torch.__version__}|{torch.version.cuda}|{sys.version_info[:2]}|{_arch_flags()}"
+                       .encode())
+    for f in sorted(p for p in _SRC.rglob("*") if p.suffix in (".cpp", ".cu", ".h", ".c")):
+        h.update(str(f.relative_to(_SRC)).encode())
+        h.update(f.read_bytes())
+    h.update(Path(__file__).read_bytes())  # the flags below
+    return h.hexdigest()
+
+
+def _built_key() -> Optional[str]:
+    """The key of a finished build of the current sources in the build folder, or None."""
+    path = _build_dir()
+    try:
+        stamp = Path(path, "built.key").read_text().strip()
+    except OSError:
+        return None
+    if not os.path.isfile(os.path.join(path, _NAME + ".so")) or stamp != _source_key():
+        return None
+    return stamp
+
+
+def _load_built() -> Optional[ModuleType]:
+    """The module of a finished build of the current sources, imported directly: torch's JIT
+    loader re-hashes and runs ninja on every load (~0.3-0.4 s of the first batch)."""
+    global _nvjpeg
+    if _built_key() is None:
+        return None
+    import importlib.machinery
+    import importlib.util
+    so = os.path.join(_build_dir(), _NAME + ".so")
+    loader = importlib.machinery.ExtensionFileLoader(_NAME, so)
+    spec = importlib.util.spec_from_file_location(_NAME, so, loader=loader)
+    if spec is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    from torch.utils import cpp_extension
+    _nvjpeg = _find_nvjpeg(cpp_extension.CUDA_HOME) if cpp_extension.CUDA_HOME else None
+    return module
 
 
 def _find_nvjpeg(cuda_home: str) -> Optional[tuple[str, str]]:
@@ -189,14 +235,18 @@ def _build(verbose: bool) -> ModuleType:
         ldflags += [lib, f"-Wl,-rpath,{libdir}"]
     else:
         sources.remove(str(_SRC / "nvjpeg_decoder.cpp"))
-    cuda_flags = ["-O3", "--use_fast_math", *_arch_flags()]
+    # --use_fast_math's parts except fused multiply-adds: contractions differ between kernels, and
+    # the fused resize+crop kernel must give the bits resize_batch gives (a rounding at .5 flips)
+    cuda_flags = ["-O3", "--ftz=true", "--prec-div=false", "--prec-sqrt=false", "--fmad=false", *_arch_flags()]
     path = _build_dir()
     os.makedirs(path, exist_ok=True)
     _clear_stale_lock(path)
-    return cpp_extension.load(
+    module = cpp_extension.load(
         name=_NAME, sources=sources, extra_cflags=cflags, extra_cuda_cflags=cuda_flags,
         extra_ldflags=ldflags, extra_include_paths=includes, build_directory=path,
         with_cuda=True, verbose=verbose)
+    Path(path, "built.key").write_text(_source_key())
+    return module
 
 
 def _register_fakes() -> None:

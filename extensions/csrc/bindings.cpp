@@ -2,12 +2,59 @@
 // TORCH_LIBRARY (torch.ops.torch_dali.*); this module adds the nvJPEG decoder class.
 #include <torch/extension.h>
 
+#include <optional>
+#include <vector>
+
 #ifdef TORCH_DALI_WITH_NVJPEG
 #include "include/nvjpeg_decoder.h"
 #endif
 
+namespace {
+
+// Views img[y:y+h, x:x+w] of HWC images for (n, 4) int64 windows (y, x, h, w); None stays None.
+// One call per batch instead of two Python slicing calls per sample.
+std::vector<std::optional<at::Tensor>> crop_views(const std::vector<std::optional<at::Tensor>>& images,
+                                                  const at::Tensor& windows) {
+  TORCH_CHECK(windows.dim() == 2 && windows.size(1) == 4 &&
+                  windows.size(0) == static_cast<int64_t>(images.size()),
+              "crop_views: `windows` must be [N, 4] with N = ", images.size());
+  const at::Tensor w = windows.to(at::kCPU).to(at::kLong).contiguous();
+  const int64_t* p = w.data_ptr<int64_t>();
+  std::vector<std::optional<at::Tensor>> out(images.size());
+  for (size_t i = 0; i < images.size(); ++i) {
+    if (!images[i].has_value()) continue;
+    const at::Tensor& img = *images[i];
+    TORCH_CHECK(img.dim() >= 2, "crop_views: image ", i, " must have at least 2 dimensions");
+    const int64_t y = p[4 * i], x = p[4 * i + 1], h = p[4 * i + 2], ww = p[4 * i + 3];
+    TORCH_CHECK(y >= 0 && x >= 0 && h >= 0 && ww >= 0 && y <= img.size(0) - h && x <= img.size(1) - ww,
+                "crop_views: window ", i, " (", y, ", ", x, ", ", h, ", ", ww, ") is not inside the ",
+                img.size(0), "x", img.size(1), " image");
+    out[i] = img.slice(0, y, y + h).slice(1, x, x + ww);
+  }
+  return out;
+}
+
+// (n, 2) int64 (size(0), size(1)) of each sample: one call per batch instead of a Python shape
+// lookup per sample.
+at::Tensor sample_sizes(const std::vector<at::Tensor>& samples) {
+  auto out = at::empty({static_cast<int64_t>(samples.size()), 2}, at::kLong);
+  int64_t* p = out.data_ptr<int64_t>();
+  for (size_t i = 0; i < samples.size(); ++i) {
+    TORCH_CHECK(samples[i].dim() >= 2, "sample_sizes: sample ", i, " has fewer than 2 dimensions");
+    p[2 * i] = samples[i].size(0);
+    p[2 * i + 1] = samples[i].size(1);
+  }
+  return out;
+}
+
+}  // namespace
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.doc() = "torch_dali CUDA extension: nvJPEG batched decoder and fused image kernels";
+  m.def("sample_sizes", &sample_sizes, pybind11::arg("samples"),
+        "sample_sizes(list of tensors) -> int64 [N, 2]: each sample's first two sizes");
+  m.def("crop_views", &crop_views, pybind11::arg("images"), pybind11::arg("windows"),
+        "crop_views(list of HWC tensors or None, int64 [N, 4] (y, x, h, w)) -> the windows as views");
 #ifdef TORCH_DALI_WITH_NVJPEG
   m.attr("has_nvjpeg") = true;
   namespace py = pybind11;

@@ -238,17 +238,46 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
         TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, hw_handle_), "nvjpegSetPinnedMemoryPadding(HW)");
       }
     }
-    for (int64_t k = 0; k < num_slots; ++k) add_slot(hw_handle_ ? num_hw_states : 0, num_cuda_states);
+    const int64_t hw_states = hw_handle_ ? num_hw_states : 0;
+    slots_[0] = make_slot(hw_states, num_cuda_states);
+    ready_slots_.store(1, std::memory_order_release);
+    if (num_slots > 1) {
+      // The other slots are made while the first batches decode. A slot that cannot be made
+      // leaves the decoder with fewer (decode() takes whichever are ready).
+      filler_ = std::thread([this, hw_states, num_cuda_states, num_slots] {
+        try {
+          c10::cuda::CUDAGuard g(static_cast<c10::DeviceIndex>(device_));
+          for (int64_t k = 1; k < num_slots && !stopping_.load(); ++k) {
+            slots_[k] = make_slot(hw_states, num_cuda_states);
+            ready_slots_.store(static_cast<int>(k + 1), std::memory_order_release);
+          }
+        } catch (...) {
+        }
+      });
+    }
   } catch (...) {
     destroy();
     throw;
   }
 }
 
-// A slot is registered before it is filled, so destroy() frees what a failure left half made.
-void NvJpegDecoder::add_slot(int64_t num_hw_states, int64_t num_cuda_states) {
-  slots_.push_back(std::make_unique<Slot>());
-  Slot& sl = *slots_.back();
+// Made whole or not at all: what a failure leaves half made is freed before the error goes on.
+std::unique_ptr<NvJpegDecoder::Slot> NvJpegDecoder::make_slot(int64_t num_hw_states, int64_t num_cuda_states) {
+  auto owned = std::make_unique<Slot>();
+  try {
+    fill_slot(*owned, num_hw_states, num_cuda_states);
+  } catch (...) {
+    destroy_slot(*owned);
+    throw;
+  }
+  return owned;
+}
+
+void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states) {
+  // No hardware batch decodes while hardware handles are made (the filler thread makes slots
+  // while batches decode; concurrent hardware calls have hung nvJPEG before)
+  std::unique_lock<std::mutex> hw_lock(hw_mu_, std::defer_lock);
+  if (num_hw_states > 0) hw_lock.lock();
   for (int64_t i = 0; i < num_hw_states; ++i) {
     sl.hw.push_back(std::make_unique<HwState>());
     HwState* st = sl.hw.back().get();
@@ -259,6 +288,7 @@ void NvJpegDecoder::add_slot(int64_t num_hw_states, int64_t num_cuda_states) {
     TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
     TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
   }
+  if (hw_lock.owns_lock()) hw_lock.unlock();
   for (int64_t i = 0; i < num_cuda_states; ++i) {
     sl.cu.push_back(std::make_unique<CudaState>());
     CudaState* st = sl.cu.back().get();
@@ -293,25 +323,27 @@ void NvJpegDecoder::add_slot(int64_t num_hw_states, int64_t num_cuda_states) {
 }
 
 int64_t NvJpegDecoder::num_hw_states() const {
-  return slots_.empty() ? 0 : static_cast<int64_t>(slots_[0]->hw.size());
+  return num_slots() == 0 ? 0 : static_cast<int64_t>(slots_[0]->hw.size());
 }
 int64_t NvJpegDecoder::num_cuda_states() const {
-  return slots_.empty() ? 0 : static_cast<int64_t>(slots_[0]->cu.size());
+  return num_slots() == 0 ? 0 : static_cast<int64_t>(slots_[0]->cu.size());
 }
 
-// A free slot if there is one, else the next in turn (waiting for it).
+// A free slot if there is one, else the next in turn (waiting for it); only slots made so far.
 NvJpegDecoder::Slot& NvJpegDecoder::acquire(std::unique_lock<std::mutex>& lock) {
-  for (auto& sl : slots_) {
-    std::unique_lock<std::mutex> l(sl->mu, std::try_to_lock);
+  const int ready = ready_slots_.load(std::memory_order_acquire);
+  TORCH_CHECK(ready > 0, "NvJpegDecoder: the decoder has no state (it was destroyed)");
+  for (int k = 0; k < ready; ++k) {
+    std::unique_lock<std::mutex> l(slots_[k]->mu, std::try_to_lock);
     if (l.owns_lock()) {
       lock = std::move(l);
-      return *sl;
+      return *slots_[k];
     }
   }
   size_t k;
   {
     std::lock_guard<std::mutex> g(next_mu_);
-    k = next_slot_++ % slots_.size();
+    k = next_slot_++ % static_cast<size_t>(ready);
   }
   lock = std::unique_lock<std::mutex>(slots_[k]->mu);
   return *slots_[k];
@@ -321,7 +353,24 @@ NvJpegDecoder::~NvJpegDecoder() { destroy(); }
 
 void NvJpegDecoder::destroy() noexcept {
   // Errors are ignored here: at interpreter exit the CUDA context may already be gone.
-  for (auto& sl : slots_) {
+  stopping_.store(true);
+  if (filler_.joinable()) filler_.join();  // at most the slot it is making
+  const int ready = ready_slots_.exchange(0);
+  for (int k = 0; k < ready; ++k) {
+    if (slots_[k]) destroy_slot(*slots_[k]);
+    slots_[k].reset();
+  }
+  if (dec_gpu_) nvjpegDecoderDestroy(dec_gpu_);
+  if (dec_hybrid_) nvjpegDecoderDestroy(dec_hybrid_);
+  dec_gpu_ = dec_hybrid_ = nullptr;
+  if (hw_handle_) nvjpegDestroy(hw_handle_);
+  if (handle_) nvjpegDestroy(handle_);
+  hw_handle_ = handle_ = nullptr;
+}
+
+void NvJpegDecoder::destroy_slot(Slot& sl_ref) noexcept {
+  Slot* sl = &sl_ref;
+  {
     sl->pool.reset();  // joins the threads
     for (auto& st : sl->hw) {
       if (st->stream) cudaStreamSynchronize(st->stream);
@@ -347,13 +396,6 @@ void NvJpegDecoder::destroy() noexcept {
     for (auto js : sl->parse_streams)
       if (js) nvjpegJpegStreamDestroy(js);
   }
-  slots_.clear();
-  if (dec_gpu_) nvjpegDecoderDestroy(dec_gpu_);
-  if (dec_hybrid_) nvjpegDecoderDestroy(dec_hybrid_);
-  dec_gpu_ = dec_hybrid_ = nullptr;
-  if (hw_handle_) nvjpegDestroy(hw_handle_);
-  if (handle_) nvjpegDestroy(handle_);
-  hw_handle_ = handle_ = nullptr;
 }
 
 std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<at::Tensor>& data,

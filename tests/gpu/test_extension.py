@@ -305,20 +305,21 @@ def test_resize_crop_mirror_normalize_equals_resize_then_crop(interp, antialias,
     resized_t, anchors_t = torch.tensor(resized), torch.tensor(anchors)
     mirror = torch.randint(0, 2, (n,), generator=g).bool()
     mean, std = (MEAN, STD) if dtype != torch.uint8 else (torch.zeros(3), torch.ones(3))
-    big = OPS.resize_batch([im.contiguous() for im in images], resized_t, antialias, interp)
-    ref = []
-    for r, (y, x), m in zip(big, anchors, mirror.tolist()):
-        c = r[y:y + out_hw[0], x:x + out_hw[1]].float()
-        c = c.flip(1) if m else c
-        ref.append(((c - mean.to(DEV)) / std.to(DEV)).permute(2, 0, 1))
-    ref = torch.stack(ref)
-    for dev_images in (images, [im.cpu() for im in images]):
+    for dev_images in (images, [im.cpu() for im in images]):  # the CUDA kernels, then the CPU ones
+        dev = dev_images[0].device
+        big = OPS.resize_batch([im.contiguous() for im in dev_images], resized_t, antialias, interp)
+        ref = []
+        for r, (y, x), m in zip(big, anchors, mirror.tolist()):
+            c = r[y:y + out_hw[0], x:x + out_hw[1]].float()
+            c = c.flip(1) if m else c
+            ref.append(((c - mean.to(dev)) / std.to(dev)).permute(2, 0, 1))
+        ref = torch.stack(ref)
         out = OPS.resize_crop_mirror_normalize(dev_images, resized_t, anchors_t, mirror, mean, std, out_hw[0],
                                                out_hw[1], interp, antialias, True, dtype, True)
         if dtype == torch.uint8:
-            assert torch.equal(out.cpu(), ref.round().clamp(0, 255).to(torch.uint8).cpu())
-        else:  # same float ops in the same order as the kernel: equal up to the division
-            torch.testing.assert_close(out.cpu(), ref.cpu(), atol=1e-5, rtol=0)
+            assert torch.equal(out, ref.round().clamp(0, 255).to(torch.uint8))
+        else:  # the same resized pixels; normalizing multiplies by 1/std where the reference divides
+            torch.testing.assert_close(out, ref, atol=1e-5, rtol=0)
 
 
 def test_resize_crop_mirror_normalize_refuses_a_crop_outside():

@@ -64,6 +64,15 @@ def _worker_init() -> None:
     torch.set_num_threads(1)
 
 
+def _prepare(ops: list[Operator]) -> None:
+    """Errors are left to the first batch, which meets them again and reports them in its place."""
+    for op in ops:
+        try:
+            op.prepare()
+        except Exception:  # noqa: BLE001
+            pass
+
+
 def _fallback_warning(what: str) -> None:
     """Once per process: a notebook building many pipelines should not print the same line each time."""
     global _warned
@@ -120,6 +129,10 @@ class Plan:
             self.ops[n.id].connect(self)
         self._fusions = self._find_fusions()
         self.steps = self._make_steps()
+        # one-time set-up (extension, decoder states) overlaps the first batch's reading
+        preparing = [op for op in self.ops.values() if type(op).prepare is not Operator.prepare]
+        if preparing:
+            threading.Thread(target=_prepare, args=(preparing,), name="torch_dali-prepare", daemon=True).start()
         self._close_lock = threading.Lock()
         self._closed = False
         self.pool = ThreadPoolExecutor(max(1, num_threads), thread_name_prefix="torch_dali",

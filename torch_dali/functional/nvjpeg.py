@@ -78,6 +78,11 @@ def _make_decoder(ext: Any, index: int, hw_states: int, states: int, hw_load: fl
     return None
 
 
+def prepare_decoder(device: torch.device, hw_load: float = 0.9) -> None:
+    """Makes the decoder `decode_jpeg_batch_cuda` will use (a build-time warm-up)."""
+    _nvjpeg_decoder(torch.device(device), hw_load)
+
+
 def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
                            output_type: types.DALIImageType = RGB,
                            orientations: list[int] | None = None,
@@ -100,3 +105,15 @@ def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
     mode = _GRAY if output_type == GRAY else _RGB
     chws = _IMG.decode_jpegs_cuda([d.cpu().contiguous() for d in datas], mode, torch.device(device))
     return [_finish(apply_orientation(c, o), output_type, None) for c, o in zip(chws, orientations)]
+
+
+def crop_views(images: list[torch.Tensor | None], windows: Any) -> list[torch.Tensor | None]:
+    """images[i][y:y+h, x:x+w] for (n, 4) windows (y, x, h, w), as views; one extension call for
+    the batch when it is loaded (slicing in Python costs two dispatcher calls per sample)."""
+    from .. import _extension
+    ext = _extension.load()
+    w = torch.as_tensor(windows, dtype=torch.int64)
+    if ext is not None and hasattr(ext, "crop_views"):
+        return ext.crop_views(images, w)
+    rows = w.tolist()
+    return [None if im is None else im[r[0]:r[0] + r[2], r[1]:r[1] + r[3]] for im, r in zip(images, rows)]

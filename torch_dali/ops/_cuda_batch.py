@@ -61,6 +61,10 @@ def image_sizes(tl: TensorList) -> np.ndarray:
     d = tl._dense
     if d is not None:
         return np.broadcast_to(np.array(d.shape[1:3], dtype=np.int64), (int(d.shape[0]), 2))
+    from .. import _extension
+    ext = _extension.load()
+    if ext is not None and hasattr(ext, "sample_sizes") and tl.samples:  # one call, not one per sample
+        return ext.sample_sizes(tl.samples).numpy()
     return np.array([t.shape[:2] for t in tl.samples], dtype=np.int64).reshape(-1, 2)
 
 

@@ -141,6 +141,11 @@ class Operator:
         """At build, after every op exists: an op that works with its neighbours looks them up
         (`plan.consumers`, `plan.is_output`)."""
 
+    def prepare(self) -> None:
+        """At build, on a background thread: slow one-time set-up (loading the extension, making
+        decoder states) that the first batch would otherwise wait for. Must be safe to race with
+        the op's first run (the op's own locks order them)."""
+
     def fuse(self, consumer: "Operator") -> Any:
         """An object with `run_fused` that runs this op and its only consumer together, or None."""
         return None

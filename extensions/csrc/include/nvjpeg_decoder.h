@@ -10,11 +10,14 @@
 #include <cuda_runtime_api.h>
 #include <nvjpeg.h>
 
+#include <array>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "worker_pool.h"
@@ -40,7 +43,9 @@ class NvJpegDecoder {
   int64_t device_index() const { return device_; }
   int64_t num_hw_states() const;    // per slot
   int64_t num_cuda_states() const;  // per slot
-  int64_t num_slots() const { return static_cast<int64_t>(slots_.size()); }
+  // Slots ready now: the first is made by the constructor, the rest on a background thread
+  // (making one takes ~0.5 s; the first batch needs only one).
+  int64_t num_slots() const { return ready_slots_.load(std::memory_order_acquire); }
   double hw_load() const { return hw_load_; }
   // Where the images of the last finished decode() went (hardware, hybrid, retried, left to the
   // CPU) and the host time of its phases.
@@ -55,7 +60,9 @@ class NvJpegDecoder {
   struct Job;
   struct Slot;
 
-  void add_slot(int64_t num_hw_states, int64_t num_cuda_states);
+  std::unique_ptr<Slot> make_slot(int64_t num_hw_states, int64_t num_cuda_states);
+  void fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states);
+  static void destroy_slot(Slot& sl) noexcept;
   Slot& acquire(std::unique_lock<std::mutex>& lock);
   void decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt);
   void decode_cuda(CudaState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
@@ -71,7 +78,11 @@ class NvJpegDecoder {
   nvjpegJpegDecoder_t dec_hybrid_ = nullptr;
   nvjpegJpegDecoder_t dec_gpu_ = nullptr;
   std::string hw_status_;
-  std::vector<std::unique_ptr<Slot>> slots_;
+  static constexpr int kMaxSlots = 8;
+  std::array<std::unique_ptr<Slot>, kMaxSlots> slots_;
+  std::atomic<int> ready_slots_{0};  // slots_[0, ready) are made; the filler thread adds the rest
+  std::atomic<bool> stopping_{false};
+  std::thread filler_;
   std::mutex next_mu_;
   size_t next_slot_ = 0;  // where a decode() waits when every slot is busy (round robin)
   std::mutex hw_mu_;  // one nvjpegDecodeBatched call at a time, across slots

@@ -164,6 +164,12 @@ class ImageDecoder(Operator):
         return self.decode_one(ctx, inputs[0])
 
     # -- mixed on CUDA ----------------------------------------------------------------------------
+    def prepare(self) -> None:
+        """Loads the extension and makes the nvJPEG decoder before the first batch needs them."""
+        if self.device.type == "cuda" and self.output_type != types.ANY_DATA:
+            with torch.cuda.device(self.device):
+                nvjpeg.prepare_decoder(self.device, float(self.args["hw_decoder_load"]))
+
     def gpu_windows(self, ctx: BatchContext, sizes: np.ndarray) -> np.ndarray | None:
         """Crop windows (n, 4) = (y, x, h, w) for decoded images of sizes (n, 2), or None (no crop)."""
         return None
@@ -189,14 +195,15 @@ class ImageDecoder(Operator):
                 for i, img in done:
                     sizes[i] = img.shape[:2]
                 wins = self.gpu_windows(ctx, sizes)
-                rows = wins.tolist() if wins is not None else None
+                if wins is not None:  # crops as views, made in one call
+                    full: list[torch.Tensor | None] = [None] * n
+                    for i, img in done:
+                        full[i] = img
+                    crops = nvjpeg.crop_views(full, wins)
+                    done = [(i, crops[i] if self._views_ok else crops[i].contiguous()) for i, _ in done]
+                same = self.dtype == torch.uint8
                 for i, img in done:
-                    if rows is not None:
-                        y, x, h, w = rows[i]
-                        img = img[y:y + h, x:x + w]
-                        if not self._views_ok:
-                            img = img.contiguous()
-                    out[i] = img if img.dtype == self.dtype else D.convert_range(img, self.dtype)
+                    out[i] = img if same else D.convert_range(img, self.dtype)
         cpu_idx = [i for i in range(n) if out[i] is None]
 
         def cpu(k: int) -> torch.Tensor:
