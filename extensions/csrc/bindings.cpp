@@ -63,7 +63,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
                             "Batched JPEG decoder: hardware engines for `hw_load` of the supported images, "
                             "hybrid CUDA decode for the rest. Outputs are CUDA uint8 HWC tensors ready on the "
                             "caller's current stream; non-JPEG or unsupported inputs give None.")
-      .def(py::init<int64_t, int64_t, int64_t, double, int64_t, int64_t>(), py::arg("device_index") = -1,
+      // made without the GIL: a build-time warm-up thread makes it while the pipeline starts
+      .def(py::init<int64_t, int64_t, int64_t, double, int64_t, int64_t>(),
+           py::call_guard<py::gil_scoped_release>(), py::arg("device_index") = -1,
            py::arg("num_hw_states") = 1, py::arg("num_cuda_states") = 2, py::arg("hw_load") = 1.0,
            py::arg("hybrid_huffman_threshold") = 1000 * 1000, py::arg("num_slots") = 1)
       .def("decode", &NvJpegDecoder::decode, py::arg("data"), py::arg("output_format") = "rgb",
@@ -76,6 +78,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       .def_property_readonly("num_cuda_states", &NvJpegDecoder::num_cuda_states)
       .def_property_readonly("num_slots", &NvJpegDecoder::num_slots)
       .def_property_readonly("hw_load", &NvJpegDecoder::hw_load)
+      .def_property_readonly("build_stats", &NvJpegDecoder::build_stats,
+                             "dict: host microseconds of construction (handles, first slot, other slots)")
       .def_property_readonly("last_stats",  // waits for a decode in flight: not with the GIL held
                              py::cpp_function(&NvJpegDecoder::last_stats, py::call_guard<py::gil_scoped_release>()),
                              "dict: images of the last decode() per path (hardware, hybrid, "

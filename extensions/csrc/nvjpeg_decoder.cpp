@@ -217,6 +217,13 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
   TORCH_CHECK(hw_load >= 0.0 && hw_load <= 1.0, "NvJpegDecoder: hw_load must be in [0, 1], got ", hw_load);
   TORCH_CHECK(num_slots >= 1 && num_slots <= 8, "NvJpegDecoder: num_slots must be in [1, 8], got ", num_slots);
   c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device_));
+  using clock = std::chrono::steady_clock;
+  auto lap = [t = clock::now(), this](const char* what) mutable {  // construction time per part (µs)
+    const auto now = clock::now();
+    std::lock_guard<std::mutex> g(stats_mu_);
+    build_us_[what] = std::chrono::duration_cast<std::chrono::microseconds>(now - t).count();
+    t = now;
+  };
   try {
     TD_NVJPEG(create_handle(NVJPEG_BACKEND_DEFAULT, &handle_), "nvjpegCreateEx(DEFAULT)");
     TD_NVJPEG(nvjpegSetDeviceMemoryPadding(kDevicePadding, handle_), "nvjpegSetDeviceMemoryPadding");
@@ -238,19 +245,25 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
         TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, hw_handle_), "nvjpegSetPinnedMemoryPadding(HW)");
       }
     }
+    lap("handles_us");
     const int64_t hw_states = hw_handle_ ? num_hw_states : 0;
     slots_[0] = make_slot(hw_states, num_cuda_states);
     ready_slots_.store(1, std::memory_order_release);
+    lap("first_slot_us");
     if (num_slots > 1) {
       // The other slots are made while the first batches decode. A slot that cannot be made
       // leaves the decoder with fewer (decode() takes whichever are ready).
       filler_ = std::thread([this, hw_states, num_cuda_states, num_slots] {
         try {
           c10::cuda::CUDAGuard g(static_cast<c10::DeviceIndex>(device_));
+          const auto t = std::chrono::steady_clock::now();
           for (int64_t k = 1; k < num_slots && !stopping_.load(); ++k) {
             slots_[k] = make_slot(hw_states, num_cuda_states);
             ready_slots_.store(static_cast<int>(k + 1), std::memory_order_release);
           }
+          std::lock_guard<std::mutex> sg(stats_mu_);
+          build_us_["other_slots_us"] = std::chrono::duration_cast<std::chrono::microseconds>(
+              std::chrono::steady_clock::now() - t).count();
         } catch (...) {
         }
       });

@@ -256,6 +256,11 @@ def test_slots_decode_batches_concurrently(slots):
     refs = [[None if o is None else o.clone() for o in single.decode(b, "rgb")] for b in batches]
     torch.cuda.synchronize()
     dec = EXT.NvJpegDecoder(torch.cuda.current_device(), 1, 2, 0.8, 1000 * 1000, slots)
+    assert dec.num_slots >= 1  # the first slot is made at once, the others in the background
+    import time
+    deadline = time.monotonic() + 30
+    while dec.num_slots < slots and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert dec.num_slots == slots
     got: dict[int, list] = {}
     errors: list[BaseException] = []
@@ -328,3 +333,15 @@ def test_resize_crop_mirror_normalize_refuses_a_crop_outside():
         OPS.resize_crop_mirror_normalize([img], torch.tensor([[30, 30]]), torch.tensor([[10, 0]]),
                                          torch.zeros(1, dtype=torch.bool), MEAN, STD, 24, 24, 1, True, True,
                                          torch.float32, True)
+
+
+def test_decoder_decodes_while_its_other_slots_are_made():
+    """decode() runs on the slots made so far; destroying the decoder while the background thread
+    still makes slots neither hangs nor crashes."""
+    jpegs = list(_jpegs().values())[:8]
+    for _ in range(3):
+        dec = EXT.NvJpegDecoder(torch.cuda.current_device(), 1, 2, 0.8, 1000 * 1000, 4)
+        out = dec.decode(jpegs, "rgb")
+        assert all(o is None or o.is_cuda for o in out)
+        del dec
+    torch.cuda.synchronize()

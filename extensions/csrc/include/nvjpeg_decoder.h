@@ -53,6 +53,11 @@ class NvJpegDecoder {
     std::lock_guard<std::mutex> lock(stats_mu_);
     return stats_;
   }
+  // Host time of construction: the shared handles, the first slot, the slots made after it.
+  std::map<std::string, int64_t> build_stats() {
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    return build_us_;
+  }
 
  private:
   struct HwState;
@@ -89,6 +94,7 @@ class NvJpegDecoder {
   bool hw_concurrent_ = false;
   std::mutex stats_mu_;
   std::map<std::string, int64_t> stats_;
+  std::map<std::string, int64_t> build_us_;
 };
 
 }  // namespace torch_dali
