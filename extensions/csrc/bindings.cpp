@@ -47,13 +47,30 @@ at::Tensor sample_sizes(const std::vector<at::Tensor>& samples) {
   return out;
 }
 
+// C if every sample is a 3-D uint8 tensor with C in {1, 3, 4} channels on the first sample's
+// device, which is a CUDA device; else 0. What the batched kernels take, checked in one call.
+int64_t cuda_image_channels(const std::vector<at::Tensor>& samples) {
+  if (samples.empty() || !samples[0].is_cuda()) return 0;
+  const auto device = samples[0].device();
+  const int64_t c = samples[0].dim() == 3 ? samples[0].size(2) : 0;
+  if (c != 1 && c != 3 && c != 4) return 0;
+  for (const auto& t : samples)
+    if (t.dim() != 3 || t.scalar_type() != at::kByte || t.device() != device || t.size(2) != c) return 0;
+  return c;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.doc() = "torch_dali CUDA extension: nvJPEG batched decoder and fused image kernels";
-  m.def("sample_sizes", &sample_sizes, pybind11::arg("samples"),
+  // the batch helpers work without the GIL (argument and result conversion still hold it)
+  using release = pybind11::call_guard<pybind11::gil_scoped_release>;
+  m.def("cuda_image_channels", &cuda_image_channels, pybind11::arg("samples"), release(),
+        "cuda_image_channels(list of tensors) -> C when all are CUDA uint8 HWC with C in {1, 3, 4} "
+        "on one device, else 0");
+  m.def("sample_sizes", &sample_sizes, pybind11::arg("samples"), release(),
         "sample_sizes(list of tensors) -> int64 [N, 2]: each sample's first two sizes");
-  m.def("crop_views", &crop_views, pybind11::arg("images"), pybind11::arg("windows"),
+  m.def("crop_views", &crop_views, pybind11::arg("images"), pybind11::arg("windows"), release(),
         "crop_views(list of HWC tensors or None, int64 [N, 4] (y, x, h, w)) -> the windows as views");
 #ifdef TORCH_DALI_WITH_NVJPEG
   m.attr("has_nvjpeg") = true;

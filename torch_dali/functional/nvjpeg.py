@@ -117,3 +117,13 @@ def crop_views(images: list[torch.Tensor | None], windows: Any) -> list[torch.Te
         return ext.crop_views(images, w)
     rows = w.tolist()
     return [None if im is None else im[r[0]:r[0] + r[2], r[1]:r[1] + r[3]] for im, r in zip(images, rows)]
+
+
+def sample_sizes(samples: list[torch.Tensor]) -> Any:
+    """(n, 2) int64 NumPy array of each sample's first two sizes (one extension call when loaded)."""
+    import numpy as np
+    from .. import _extension
+    ext = _extension.load()
+    if ext is not None and hasattr(ext, "sample_sizes"):
+        return ext.sample_sizes(samples).numpy()
+    return np.array([t.shape[:2] for t in samples], dtype=np.int64).reshape(-1, 2)

@@ -30,6 +30,10 @@ def _images_ok(tl: TensorList) -> bool:
     s = tl.samples
     if not s:
         return False
+    from .. import _extension
+    ext = _extension.load()
+    if ext is not None and hasattr(ext, "cuda_image_channels"):  # one call for the batch
+        return ext.cuda_image_channels(s) > 0
     t0 = s[0]
     if not (t0.is_cuda and t0.dtype == torch.uint8 and t0.dim() == 3 and t0.shape[2] in (1, 3, 4)):
         return False

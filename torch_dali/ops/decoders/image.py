@@ -96,6 +96,8 @@ def _range(v: float | list[float]) -> list[float]:
 class ImageDecoder(Operator):
     """Decodes each sample; on CUDA (device='mixed') decodes baseline JPEGs as one GPU batch."""
 
+    crops = False  # the random-crop decoder cuts a window out of each decoded image
+
     def setup(self) -> None:
         self.output_type: types.DALIImageType = self.args["output_type"]
         self.dtype = types.to_torch_dtype(self.args["dtype"])
@@ -191,10 +193,11 @@ class ImageDecoder(Operator):
             if decoded is not None:
                 # declined by the GPU decoder (None): the CPU path below takes it
                 done = [(i, img) for i, img in zip(gpu_idx, decoded) if img is not None]
-                sizes = np.ones((n, 2), dtype=np.int64)
-                for i, img in done:
-                    sizes[i] = img.shape[:2]
-                wins = self.gpu_windows(ctx, sizes)
+                wins = None
+                if self.crops and done:
+                    sizes = np.ones((n, 2), dtype=np.int64)
+                    sizes[[i for i, _ in done]] = nvjpeg.sample_sizes([img for _, img in done])
+                    wins = self.gpu_windows(ctx, sizes)
                 if wins is not None:  # crops as views, made in one call
                     full: list[torch.Tensor | None] = [None] * n
                     for i, img in done:
@@ -255,6 +258,8 @@ class ImageDecoder(Operator):
 class ImageDecoderRandomCrop(ImageDecoder):
     """Decodes and crops to a random window (area fraction and aspect ratio drawn per sample), the
     same window `random_resized_crop` draws for the same rng."""
+
+    crops = True
 
     def setup(self) -> None:
         super().setup()
