@@ -178,6 +178,20 @@ def test_check_reports_every_problem_with_its_line(tmp_path):
         configs.load(path)
 
 
+def test_loading_and_checking_are_one_validator(tmp_path):
+    path = tmp_path / "broken.yaml"
+    path.write_text(BROKEN)
+    problems = configs.check(path)
+    with pytest.raises(SerializationError) as e:
+        configs.load(path)
+    assert str(e.value).splitlines() == problems  # every problem, the same words, the same lines
+    path.write_text(configs.find("imagenet_val").read_text().replace("seed: 12", "seed: 12\n  sed: 1"))
+    (problem,) = configs.check(path)
+    assert "unknown pipeline setting `sed` (did you mean `seed`?)" in problem
+    with pytest.raises(SerializationError, match="unknown pipeline setting `sed`"):
+        configs.load(path)
+
+
 def test_check_reports_yaml_syntax_errors(tmp_path):
     path = tmp_path / "syntax.yaml"
     path.write_text("torch_dali_pipeline: 1\nops:\n- name: [unclosed\n")

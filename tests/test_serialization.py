@@ -74,16 +74,23 @@ def _write(tmp_path, text):
 def test_unknown_op_names_line_and_suggests():
     text = _pipe().serialize().replace("op: cast", "op: cats")
     line = [i for i, l in enumerate(text.splitlines(), 1) if "op: cats" in l][0]
-    with pytest.raises(SerializationError, match=rf"line {line - 1}: unknown op 'cats' \(did you mean 'cast'\?\)"):
+    with pytest.raises(SerializationError, match=rf"line {line}: op '__Cast_1': unknown op 'cats' \(did you mean 'cast'\?\)"):
         Pipeline.deserialize(serialized_pipeline=text)
 
 
 def test_bad_argument_names_line():
     text = _pipe().serialize().replace("dtype: FLOAT", "dtype: FLAOT")
-    with pytest.raises(SerializationError, match=r"line \d+: Cast: `dtype` must be a data type"):
+    with pytest.raises(SerializationError, match=r"line \d+: Cast '__Cast_1': `dtype` must be a data type"):
         Pipeline.deserialize(serialized_pipeline=text)
     text = _pipe().serialize().replace("dtype: FLOAT", "dtype: FLOAT\n    colour: red")
     with pytest.raises(SerializationError, match="unknown argument `colour`"):
+        Pipeline.deserialize(serialized_pipeline=text)
+
+
+def test_a_key_given_twice_is_refused_with_both_lines():
+    text = _pipe().serialize().replace("dtype: FLOAT", "dtype: FLOAT\n    dtype: UINT8")
+    line = text.splitlines().index("    dtype: UINT8") + 1
+    with pytest.raises(SerializationError, match=rf"line {line}: .*'dtype' appears twice .*line {line - 1}"):
         Pipeline.deserialize(serialized_pipeline=text)
 
 
@@ -92,7 +99,7 @@ def test_bad_argument_names_line():
     ("torch_dali_pipeline: 7\nops: [{}]", "version 7 is not supported"),
     ("just: data", "not a torch_dali pipeline"),
     ("torch_dali_pipeline: 1\nops: []", "non-empty list"),
-    ("!!python/object/apply:os.system ['echo hi']", "not valid YAML"),
+    ("!!python/object/apply:os.system ['echo hi']", "tag !!python/object/apply:os.system is not allowed"),
 ])
 def test_malformed_documents_are_refused(text, match):
     with pytest.raises(SerializationError, match=match):
