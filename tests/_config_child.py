@@ -63,6 +63,7 @@ for case in json.loads(sys.argv[1]):
             r = {"error": f"{type(e).__name__}: {e}", "type": type(e).__name__}
         r["seconds"] = time.perf_counter() - t
         result[way] = r
+    result["imported"] = bool(case.get("watch")) and case["watch"] in sys.modules
     print(json.dumps(result), flush=True)
 """
 

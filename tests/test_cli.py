@@ -153,6 +153,9 @@ def test_allow_module_lets_a_config_import_a_function(tmp_path, capsys):
     text = (CONFIG_DIR / "torchvision_augment.yaml").read_text()
     path.write_text(text.replace("torch_dali.augment:color_jitter", "copy:copy"))
     assert main(["validate", str(path)]) == 2
-    assert "which this load does not allow" in capsys.readouterr().err
+    assert "'copy:copy' is not allowed in this load" in capsys.readouterr().err
     assert main(["validate", str(path), "--allow-module", "copy"]) == 0
+    assert "function=copy:copy" in capsys.readouterr().out
+    assert main(["validate", str(path), "--allow-function", "copy:deepcopy"]) == 2
+    assert main(["validate", str(path), "--allow-function", "copy:copy"]) == 0
     assert "function=copy:copy" in capsys.readouterr().out

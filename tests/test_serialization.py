@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 import yaml
 
 from torch_dali import fn, types
@@ -110,7 +111,7 @@ def test_functions_are_written_by_import_path_and_checked_on_load():
     @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)
     def p(f):
         images, _ = fn._test_images(fixed_size=True)
-        return fn.torch_python_function(images, function=f)
+        return images, fn.torch_python_function(images, function=f)
 
     text = p(_double).serialize()
     assert "function: test_serialization:_double" in text
@@ -118,7 +119,9 @@ def test_functions_are_written_by_import_path_and_checked_on_load():
         Pipeline.deserialize(serialized_pipeline=text)
     loaded = Pipeline.deserialize(serialized_pipeline=text, allow_modules=["test_serialization"])
     loaded.build()
-    assert int(loaded.run()[0].as_tensor().max()) <= 255 * 2
+    images, doubled = (o.as_tensor() for o in loaded.run())
+    assert images.dtype == doubled.dtype == torch.uint8 and images.max() > 127  # some values wrap
+    assert torch.equal(doubled, images * 2)  # the loaded function is the one that ran
 
     with pytest.raises(SerializationError, match="lambda"):
         p(lambda x: x).serialize()
@@ -128,3 +131,36 @@ def test_functions_are_written_by_import_path_and_checked_on_load():
 
     with pytest.raises(SerializationError, match="closure"):
         p(closure).serialize()
+
+
+def test_a_c_function_loads_only_when_allowed_by_name():
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)
+    def p():
+        images, _ = fn._test_images(fixed_size=True)
+        return images, fn.torch_python_function(images, function=torch.bitwise_not)
+
+    text = p().serialize()
+    assert "function: torch:bitwise_not" in text
+    with pytest.raises(SerializationError, match="'torch:bitwise_not' is not allowed in this load"):
+        Pipeline.deserialize(serialized_pipeline=text)
+    with pytest.raises(SerializationError, match="is a builtin_function_or_method, not a Python function"):
+        Pipeline.deserialize(serialized_pipeline=text, allow_modules=["torch"])
+    loaded = Pipeline.deserialize(serialized_pipeline=text, allow_functions=["torch:bitwise_not"])
+    loaded.build()
+    images, inverted = (o.as_tensor() for o in loaded.run())
+    assert torch.equal(inverted, 255 - images)
+    with pytest.raises(TypeError, match="`allow_modules` must be a list of strings"):
+        Pipeline.deserialize(serialized_pipeline=text, allow_modules="torch")
+    with pytest.raises(SerializationError, match="no attribute chain"):
+        Pipeline.deserialize(serialized_pipeline=text, allow_functions=["torch:nn.functional.relu"])
+
+
+def test_a_dataset_is_never_written_to_or_read_from_yaml():
+    from torch_dali import from_dataset
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)
+    def p():
+        return from_dataset([(1,), (2,)], name="Reader")
+
+    with pytest.raises(SerializationError, match="argument `dataset`: a list cannot be written to YAML"):
+        p().serialize()

@@ -22,7 +22,7 @@ from .errors import ArgumentError, GraphError, SerializationError
 from .graph.node import Node
 from .graph.pipeline import Pipeline
 from .ops._schema import coerce
-from .serialization.callables import resolve_function
+from .serialization.callables import allow_list, resolve_function
 from .serialization.document import parse, plain, read_file
 from .serialization.validate import PIPELINE_KEYS, validate
 
@@ -53,9 +53,14 @@ def find(config: str | Path) -> Path:
 
 def load(config: str | Path, *, data: str | Path | None = None, batch_size: int | None = None,
          overrides: dict[str, Any] | None = None, allow_modules: Iterable[str] | None = None,
-         **pipeline_kwargs: Any) -> Pipeline:
-    """A config as an unbuilt Pipeline, with `data`, `batch_size` and `overrides` applied."""
+         allow_functions: Iterable[str] | None = None, **pipeline_kwargs: Any) -> Pipeline:
+    """A config as an unbuilt Pipeline, with `data`, `batch_size` and `overrides` applied.
+
+    Python functions named in the config (or in `overrides`) resolve only to torch_dali's own
+    augmentations and to what `allow_modules` / `allow_functions` open (see
+    torch_dali/serialization/callables.py)."""
     path = find(config)
+    allow = allow_list(allow_modules, allow_functions)
     overrides = dict(overrides or {})
     params = {k: overrides.pop(k) for k in list(overrides) if "." not in k}
     bad = set(params) - set(PIPELINE_KEYS)
@@ -65,15 +70,14 @@ def load(config: str | Path, *, data: str | Path | None = None, batch_size: int 
     params.update(pipeline_kwargs)
     if batch_size is not None:
         params["batch_size"] = batch_size
-    if allow_modules:
-        params["allow_modules"] = list(allow_modules)
+    params.update(allow_modules=allow.modules, allow_functions=allow.functions)
     try:
         pipe = Pipeline.deserialize(filename=str(path), **params)
     except ArgumentError as e:  # a bad pipeline setting, e.g. batch_size=0
         raise ArgumentError(f"{path}: {e}") from None
     edits = data_overrides(pipe, data) if data is not None else {}
     edits.update(overrides)
-    apply_overrides(pipe, edits, allow_modules)
+    apply_overrides(pipe, edits, allow.modules, allow.functions)
     return pipe
 
 
@@ -110,8 +114,10 @@ def find_node(pipe: Pipeline, ref: str) -> Node:
                      + f"; its ops: {', '.join(names)}")
 
 
-def set_arg(pipe: Pipeline, key: str, value: Any, allow_modules: Iterable[str] | None = None) -> None:
-    """Sets one constant argument `NodeName.arg` of an unbuilt pipeline, checked by the op's schema."""
+def set_arg(pipe: Pipeline, key: str, value: Any, allow_modules: Iterable[str] | None = None,
+            allow_functions: Iterable[str] | None = None) -> None:
+    """Sets one constant argument `NodeName.arg` of an unbuilt pipeline, checked by the op's schema;
+    a function given as 'module:name' resolves as in a config file."""
     if pipe._built:
         raise GraphError(f"cannot override {key}: the pipeline is already built")
     ref, _, arg_name = key.rpartition(".")
@@ -124,8 +130,8 @@ def set_arg(pipe: Pipeline, key: str, value: Any, allow_modules: Iterable[str] |
         hint = difflib.get_close_matches(arg_name, known, n=1)
         raise ArgumentError(f"{op}: unknown argument `{arg_name}`" + (f" (did you mean `{hint[0]}`?)" if hint else "")
                             + f"; its arguments are: {', '.join(known)}")
-    if arg.kind == "callable" and isinstance(value, str):
-        value = resolve_function(value, f"{op} argument `{arg.name}`", allow_modules)
+    if arg.kind in ("callable", "source") and isinstance(value, str):
+        value = resolve_function(value, f"{op} argument `{arg.name}`", allow_list(allow_modules, allow_functions))
     if value is None and arg.default is None:
         new = None
     else:
@@ -137,11 +143,12 @@ def set_arg(pipe: Pipeline, key: str, value: Any, allow_modules: Iterable[str] |
     node.arg_inputs.pop(arg.name, None)  # a constant replaces a per-sample input
 
 
-def apply_overrides(pipe: Pipeline, overrides: dict[str, Any], allow_modules: Iterable[str] | None = None) -> None:
+def apply_overrides(pipe: Pipeline, overrides: dict[str, Any], allow_modules: Iterable[str] | None = None,
+                    allow_functions: Iterable[str] | None = None) -> None:
     for key, value in overrides.items():
         if "." not in key:
             raise ArgumentError(f"override {key!r}: write `NodeName.arg` (pipeline settings go to load())")
-        set_arg(pipe, key, value, allow_modules)
+        set_arg(pipe, key, value, allow_modules, allow_functions)
 
 
 def readers(pipe: Pipeline) -> list[Node]:
@@ -188,7 +195,8 @@ def missing_data(pipe: Pipeline) -> list[str]:
 
 # -- validation: the loaders' own validator, every problem with its line -----------------------------
 
-def check(config: str | Path, allow_modules: Iterable[str] | None = None) -> list[str]:
+def check(config: str | Path, allow_modules: Iterable[str] | None = None,
+          allow_functions: Iterable[str] | None = None) -> list[str]:
     """Every problem found in a config, as `FILE line N: message`; empty when it loads.
 
     The same reading (limits included) and the same validator as `load()`, reporting every problem
@@ -198,5 +206,5 @@ def check(config: str | Path, allow_modules: Iterable[str] | None = None) -> lis
         doc = parse(read_file(path), str(path))
     except SerializationError as e:
         return [str(e)]
-    _, _, report = validate(doc, str(path), list(allow_modules or ()))
+    _, _, report = validate(doc, str(path), allow_list(allow_modules, allow_functions))
     return report.problems

@@ -16,7 +16,7 @@ from ..graph.graph import Graph
 from ..graph.node import DataNode
 from ..ops._registry import all_schemas, lookup
 from ..ops._schema import COMMON_ARGS, OpSchema, coerce
-from .callables import resolve_function
+from .callables import Allow, resolve_function
 from .document import Mapping, plain
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def _make_pipeline(params: dict[str, Any], line: int, r: Report) -> "Pipeline | 
 class _Ops:
     """Walks `ops` once: checks each entry and adds the good ones to a graph."""
 
-    def __init__(self, doc: Mapping, seed: int, r: Report, allow: Any) -> None:
+    def __init__(self, doc: Mapping, seed: int, r: Report, allow: Allow | None) -> None:
         self.doc, self.r, self.allow = doc, r, allow
         self.graph = Graph(seed)
         self.outputs: dict[str, DataNode] = {}
@@ -216,7 +216,10 @@ class _Ops:
                 continue
             value = plain(value)
             try:
-                if arg.kind in ("callable", "source") and isinstance(value, str):
+                if arg.kind in ("callable", "source") and value is not None:
+                    if not isinstance(value, str):  # inline data would be a source nobody wrote
+                        raise SerializationError(f"{label}: `{arg.name}` must be a function written as "
+                                                 f"'module:name', got {value!r}")
                     value = resolve_function(value, f"{label} argument `{arg.name}`", self.allow)
                 consts[arg.name] = None if value is None and arg.default is None else coerce(label, arg, value)
             except TorchDaliError as e:
@@ -275,7 +278,7 @@ class _Ops:
         return out if ok else None
 
 
-def validate(doc: Any, source: str, allow: Any = None, *, pipe: "Pipeline | None" = None,
+def validate(doc: Any, source: str, allow: Allow | None = None, *, pipe: "Pipeline | None" = None,
              overrides: dict[str, Any] | None = None) -> tuple["Pipeline | None", Graph | None, Report]:
     """Checks a parsed document. Without `pipe`, makes the Pipeline from the document's settings
     and `overrides`; with it, checks the settings but builds the graph for `pipe` (its seed).

@@ -23,9 +23,9 @@ import yaml
 from ..errors import SerializationError
 from ..graph.graph import Graph
 from ..graph.node import DataNode
-from .callables import function_ref
+from .callables import Allow, allow_list, function_ref
 from .document import parse, read_file
-from .validate import PIPELINE_KEYS, VERSION, validate  # noqa: F401 - PIPELINE_KEYS is used by configs
+from .validate import PIPELINE_KEYS, PYTHON_ONLY, VERSION, validate  # noqa: F401 - PIPELINE_KEYS: configs
 
 if TYPE_CHECKING:
     from ..graph.pipeline import Pipeline
@@ -68,6 +68,9 @@ def graph_to_dict(graph: Graph, pipeline: dict[str, Any]) -> dict[str, Any]:
         args = {}
         for a in schema.args:
             v = node.args.get(a.name, a.default)
+            if (schema.name, a.name) in PYTHON_ONLY:
+                raise SerializationError(f"{where} argument `{a.name}`: a {type(v).__name__} cannot be written "
+                                         f"to YAML: {PYTHON_ONLY[schema.name, a.name]}")
             if a.required or v != a.default:
                 args[a.name] = _encode(v, a.kind, f"{where} argument `{a.name}`")
         entry: dict[str, Any] = {"name": node.name, "op": schema.name, "device": node.device,
@@ -105,7 +108,7 @@ def dump_pipeline(pipe: "Pipeline") -> str:
 # -- reading: one validator (validate.py) behind every loader -------------------------------------
 
 def load_graph_into(pipe: "Pipeline", text: str | bytes, source: str = "serialized pipeline",
-                    allow: Any = None) -> None:
+                    allow: Allow | None = None) -> None:
     doc = parse(text, source)
     _, graph, report = validate(doc, source, allow, pipe=pipe)
     if graph is None:
@@ -120,7 +123,7 @@ def load_pipeline(text: str | bytes | None, filename: str | None, overrides: dic
     if filename is not None:
         source = str(filename)
         text = read_file(filename)
-    allow = overrides.pop("allow_modules", None)
+    allow = allow_list(overrides.pop("allow_modules", None), overrides.pop("allow_functions", None))
     doc = parse(text, source)  # type: ignore[arg-type]
     pipe, graph, report = validate(doc, source, allow, overrides=overrides)
     if pipe is None or graph is None:
