@@ -164,3 +164,15 @@ def test_a_dataset_is_never_written_to_or_read_from_yaml():
 
     with pytest.raises(SerializationError, match="argument `dataset`: a list cannot be written to YAML"):
         p().serialize()
+
+
+def test_arguments_set_to_their_default_are_written_and_others_are_not():
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=3)
+    def p():
+        images, _ = fn._test_images(name="Source")
+        return fn.resize(images, resize_x=8, resize_y=8, interp_type=types.INTERP_LINEAR, name="Resize")
+
+    text = p().serialize()
+    resize = next(o for o in yaml.safe_load(text)["ops"] if o["name"] == "Resize")
+    assert resize["args"] == {"resize_x": 8.0, "resize_y": 8.0, "interp_type": "INTERP_LINEAR"}
+    assert Pipeline.deserialize(serialized_pipeline=text).serialize() == text

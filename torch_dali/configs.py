@@ -140,6 +140,7 @@ def set_arg(pipe: Pipeline, key: str, value: Any, allow_modules: Iterable[str] |
     if schema.outputs_for(args) != len(node.outputs):
         raise ArgumentError(f"{op}: overriding `{arg.name}` would change the number of outputs; edit the YAML")
     node.args = args
+    node.explicit.add(arg.name)  # a saved config shows the override, even when it equals the default
     node.arg_inputs.pop(arg.name, None)  # a constant replaces a per-sample input
 
 

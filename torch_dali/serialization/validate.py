@@ -182,11 +182,13 @@ class _Ops:
             if a.name not in full and a.name not in arg_inputs:
                 full[a.name] = a.default
         try:
-            return self.graph.add_node(schema, device=device, args=full, inputs=inputs, arg_inputs=arg_inputs,
+            node = self.graph.add_node(schema, device=device, args=full, inputs=inputs, arg_inputs=arg_inputs,
                                        name=name, seed=seed, origin=f"{self.r.source}:{line}")
         except TorchDaliError as e:
             r.bad(line, f"{label}: {e}")
             return None
+        node.explicit.update(consts)  # written in the file: written again
+        return node
 
     def args(self, schema: OpSchema, entry: Mapping, label: str) -> dict[str, Any] | None:
         """The constant arguments, checked and coerced; None if any is bad."""

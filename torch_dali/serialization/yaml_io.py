@@ -11,7 +11,8 @@ Format (version 1)::
     outputs: [__CropMirrorNormalize_4, Reader:1]
 
 An output reference is a node name, with `:k` for output k > 0. Enums are written by their DALI
-names, functions as `module:qualname`. Only arguments that differ from the op's defaults are written.
+names, functions as `module:name`. An argument is written when it differs from the op's default or
+was set explicitly (in the op call, the YAML read, or an override), even to its default value.
 """
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ def graph_to_dict(graph: Graph, pipeline: dict[str, Any]) -> dict[str, Any]:
             if (schema.name, a.name) in PYTHON_ONLY:
                 raise SerializationError(f"{where} argument `{a.name}`: a {type(v).__name__} cannot be written "
                                          f"to YAML: {PYTHON_ONLY[schema.name, a.name]}")
-            if a.required or v != a.default:
+            if a.required or a.name in node.explicit or v != a.default:
                 args[a.name] = _encode(v, a.kind, f"{where} argument `{a.name}`")
         entry: dict[str, Any] = {"name": node.name, "op": schema.name, "device": node.device,
                                  "seed": node.seed}
