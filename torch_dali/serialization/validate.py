@@ -29,7 +29,8 @@ PIPELINE_KEYS = ("batch_size", "num_threads", "device_id", "seed", "prefetch_que
                  "exec_pipelined")
 # Arguments that hold a live Python object: a YAML file cannot give one.
 PYTHON_ONLY = {("readers.dataset", "dataset"): "a dataset is a Python object (see torch_dali.from_dataset)"}
-SHOWN = 20  # problems in one loading error; `torch-dali validate` lists them all
+SHOWN = 20  # problems in one loading error; `torch-dali validate` lists up to MAX_PROBLEMS
+MAX_PROBLEMS = 200
 
 
 @dataclass
@@ -38,12 +39,21 @@ class Report:
     problems: list[str] = field(default_factory=list)
 
     def bad(self, line: Any, message: str) -> None:
-        self.problems.append(f"{self.source} line {line}: {message}")
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append(f"{self.source} line {line}: {message}")
+        elif len(self.problems) == MAX_PROBLEMS:
+            self.problems.append(f"{self.source}: more than {MAX_PROBLEMS} problems; the rest are not listed")
 
     def error(self) -> SerializationError:
         more = len(self.problems) - SHOWN
         return SerializationError("\n".join(self.problems[:SHOWN])
-                                  + (f"\n... and {more} more (torch-dali validate lists them all)" if more > 0 else ""))
+                                  + (f"\n... and {more} more (torch-dali validate lists them)" if more > 0 else ""))
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    """A value as an error message quotes it: short, whatever the file held."""
+    text = repr(plain(value))
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def _hint(word: Any, choices: Any, quote: str = "`") -> str:
@@ -116,7 +126,7 @@ class _Ops:
             ops = []
         for entry in ops:
             if not isinstance(entry, Mapping):
-                r.bad(ops_line, f"each entry of `ops` must be a mapping, got {plain(entry)!r}")
+                r.bad(ops_line, f"each entry of `ops` must be a mapping, got {_shown(entry)}")
                 continue
             name = entry.get("name")
             node = self.entry(entry, name)
@@ -134,7 +144,7 @@ class _Ops:
             refs = [self.ref(o) for o in outs]
             for o, d in zip(outs, refs):
                 if d is None:
-                    r.bad(out_line, f"output {plain(o)!r} is not the output of an op defined in `ops`")
+                    r.bad(out_line, f"output {_shown(o)} is not the output of an op defined in `ops`")
         if r.problems:
             return None
         self.graph.set_outputs(refs)
@@ -152,7 +162,7 @@ class _Ops:
         try:
             schema = lookup(op_name)
         except (KeyError, TypeError):
-            r.bad(lines.get("op", line), f"{label}: unknown op {plain(op_name)!r}"
+            r.bad(lines.get("op", line), f"{label}: unknown op {_shown(op_name)}"
                   + _hint(op_name, [s.name for s in all_schemas()], quote="'"))
             return None
         label = f"{schema.display_name()} '{name}'"
@@ -162,10 +172,10 @@ class _Ops:
         device = entry.get("device", schema.devices[0])
         if not isinstance(device, str) or device not in schema.devices:
             r.bad(lines.get("device", line), f"{label}: device must be one of {', '.join(schema.devices)}, "
-                  f"got {plain(device)!r}")
+                  f"got {_shown(device)}")
         seed = entry.get("seed")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-            r.bad(lines["seed"], f"{label}: `seed` must be an integer, got {plain(seed)!r}")
+            r.bad(lines["seed"], f"{label}: `seed` must be an integer, got {_shown(seed)}")
         consts = self.args(schema, entry, label)
         arg_inputs = self.arg_inputs(schema, entry, label)
         inputs = self.inputs(schema, entry, label)
@@ -221,7 +231,7 @@ class _Ops:
                 if arg.kind in ("callable", "source") and value is not None:
                     if not isinstance(value, str):  # inline data would be a source nobody wrote
                         raise SerializationError(f"{label}: `{arg.name}` must be a function written as "
-                                                 f"'module:name', got {value!r}")
+                                                 f"'module:name', got {_shown(value)}")
                     value = resolve_function(value, f"{label} argument `{arg.name}`", self.allow)
                 consts[arg.name] = None if value is None and arg.default is None else coerce(label, arg, value)
             except TorchDaliError as e:
@@ -246,7 +256,7 @@ class _Ops:
                 ok = False
             d = self.ref(value)
             if d is None:
-                r.bad(line, f"{label}: input {plain(value)!r} is not the output of an op defined above it")
+                r.bad(line, f"{label}: input {_shown(value)} is not the output of an op defined above it")
                 ok = False
             elif isinstance(d, DataNode) and arg is not None:
                 out[arg.name] = d
@@ -268,7 +278,7 @@ class _Ops:
         for x in raw:
             d = self.ref(x)
             if d is None:
-                r.bad(line, f"{label}: input {plain(x)!r} is not the output of an op defined above it")
+                r.bad(line, f"{label}: input {_shown(x)} is not the output of an op defined above it")
                 ok = False
             elif isinstance(d, DataNode):
                 out.append(d)
