@@ -122,6 +122,11 @@ def test_functions_are_written_by_import_path_and_checked_on_load():
     images, doubled = (o.as_tensor() for o in loaded.run())
     assert images.dtype == doubled.dtype == torch.uint8 and images.max() > 127  # some values wrap
     assert torch.equal(doubled, images * 2)  # the loaded function is the one that ran
+    empty = Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with pytest.raises(SerializationError, match="is not allowed in this load"):
+        empty.deserialize_and_build(text)
+    empty.deserialize_and_build(text, allow_functions=["test_serialization:_double"])
+    assert torch.equal(empty.run()[1].as_tensor(), doubled)
 
     with pytest.raises(SerializationError, match="lambda"):
         p(lambda x: x).serialize()
