@@ -57,6 +57,17 @@ def test_run_recordio_with_overrides_and_saved_config(data, tmp_path, capsys):
     assert main(["run", str(saved), "--batches", "1"]) == 0
 
 
+def test_saved_config_shows_an_override_equal_to_the_default(data, tmp_path):
+    saved = tmp_path / "resolved.yaml"
+    assert main(["run", "imagenet_train", "--data", data["images"], "--batches", "1", *SMALL,
+                 "--set", "Reader.random_shuffle=false", "--save-config", str(saved)]) == 0
+    reader = next(op for op in yaml.safe_load(saved.read_text())["ops"] if op["name"] == "Reader")
+    assert reader["args"] == {"random_shuffle": False, "file_root": data["images"]}
+    again = tmp_path / "again.yaml"
+    assert main(["run", str(saved), "--batches", "1", "--save-config", str(again)]) == 0
+    assert again.read_text() == saved.read_text()
+
+
 def test_run_without_data_says_how_to_give_it(capsys):
     assert main(["run", "imagenet_train"]) == 2
     err = capsys.readouterr().err
@@ -153,6 +164,9 @@ def test_allow_module_lets_a_config_import_a_function(tmp_path, capsys):
     text = (CONFIG_DIR / "torchvision_augment.yaml").read_text()
     path.write_text(text.replace("torch_dali.augment:color_jitter", "copy:copy"))
     assert main(["validate", str(path)]) == 2
-    assert "which this load does not allow" in capsys.readouterr().err
+    assert "'copy:copy' is not allowed in this load" in capsys.readouterr().err
     assert main(["validate", str(path), "--allow-module", "copy"]) == 0
+    assert "function=copy:copy" in capsys.readouterr().out
+    assert main(["validate", str(path), "--allow-function", "copy:deepcopy"]) == 2
+    assert main(["validate", str(path), "--allow-function", "copy:copy"]) == 0
     assert "function=copy:copy" in capsys.readouterr().out

@@ -89,7 +89,7 @@ def test_overrides_from_python(data):
     assert pipe.batch_size == 3 and pipe.seed == 5
     reader = configs.find_node(pipe, "Reader")
     assert reader.args["random_shuffle"] is False and reader.args["file_root"] == data["images"]
-    assert "random_shuffle" not in pipe.serialize()
+    assert "random_shuffle: false" in pipe.serialize()  # set, though equal to the default: written
     images, labels = first_batches(pipe, 1)[0]
     assert images.as_tensor().shape == (3, 224, 224, 3)
     assert labels.as_tensor().flatten().tolist() == [0, 0, 0]  # unshuffled: the first class
@@ -126,7 +126,7 @@ def test_bad_overrides_are_clear():
         configs.load("imagenet_train", overrides={"Reder.random_shuffle": True})
     with pytest.raises(ArgumentError, match="unknown pipeline setting"):
         configs.load("imagenet_train", overrides={"batch": 3})
-    with pytest.raises(SerializationError, match="does not allow"):
+    with pytest.raises(SerializationError, match="'os:getcwd' is not allowed in this load"):
         configs.load("torchvision_augment", overrides={"ColorJitter.function": "os:getcwd"})
 
 
@@ -175,6 +175,20 @@ def test_check_reports_every_problem_with_its_line(tmp_path):
     assert "did you mean `batch_size`" in problems[0]
     assert "did you mean 'decoders.image'" in problems[2]
     with pytest.raises(SerializationError):  # the loader refuses it too
+        configs.load(path)
+
+
+def test_loading_and_checking_are_one_validator(tmp_path):
+    path = tmp_path / "broken.yaml"
+    path.write_text(BROKEN)
+    problems = configs.check(path)
+    with pytest.raises(SerializationError) as e:
+        configs.load(path)
+    assert str(e.value).splitlines() == problems  # every problem, the same words, the same lines
+    path.write_text(configs.find("imagenet_val").read_text().replace("seed: 12", "seed: 12\n  sed: 1"))
+    (problem,) = configs.check(path)
+    assert "unknown pipeline setting `sed` (did you mean `seed`?)" in problem
+    with pytest.raises(SerializationError, match="unknown pipeline setting `sed`"):
         configs.load(path)
 
 

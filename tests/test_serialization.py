@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 import yaml
 
 from torch_dali import fn, types
@@ -74,16 +75,23 @@ def _write(tmp_path, text):
 def test_unknown_op_names_line_and_suggests():
     text = _pipe().serialize().replace("op: cast", "op: cats")
     line = [i for i, l in enumerate(text.splitlines(), 1) if "op: cats" in l][0]
-    with pytest.raises(SerializationError, match=rf"line {line - 1}: unknown op 'cats' \(did you mean 'cast'\?\)"):
+    with pytest.raises(SerializationError, match=rf"line {line}: op '__Cast_1': unknown op 'cats' \(did you mean 'cast'\?\)"):
         Pipeline.deserialize(serialized_pipeline=text)
 
 
 def test_bad_argument_names_line():
     text = _pipe().serialize().replace("dtype: FLOAT", "dtype: FLAOT")
-    with pytest.raises(SerializationError, match=r"line \d+: Cast: `dtype` must be a data type"):
+    with pytest.raises(SerializationError, match=r"line \d+: Cast '__Cast_1': `dtype` must be a data type"):
         Pipeline.deserialize(serialized_pipeline=text)
     text = _pipe().serialize().replace("dtype: FLOAT", "dtype: FLOAT\n    colour: red")
     with pytest.raises(SerializationError, match="unknown argument `colour`"):
+        Pipeline.deserialize(serialized_pipeline=text)
+
+
+def test_a_key_given_twice_is_refused_with_both_lines():
+    text = _pipe().serialize().replace("dtype: FLOAT", "dtype: FLOAT\n    dtype: UINT8")
+    line = text.splitlines().index("    dtype: UINT8") + 1
+    with pytest.raises(SerializationError, match=rf"line {line}: .*'dtype' appears twice .*line {line - 1}"):
         Pipeline.deserialize(serialized_pipeline=text)
 
 
@@ -92,7 +100,7 @@ def test_bad_argument_names_line():
     ("torch_dali_pipeline: 7\nops: [{}]", "version 7 is not supported"),
     ("just: data", "not a torch_dali pipeline"),
     ("torch_dali_pipeline: 1\nops: []", "non-empty list"),
-    ("!!python/object/apply:os.system ['echo hi']", "not valid YAML"),
+    ("!!python/object/apply:os.system ['echo hi']", "tag !!python/object/apply:os.system is not allowed"),
 ])
 def test_malformed_documents_are_refused(text, match):
     with pytest.raises(SerializationError, match=match):
@@ -103,7 +111,7 @@ def test_functions_are_written_by_import_path_and_checked_on_load():
     @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)
     def p(f):
         images, _ = fn._test_images(fixed_size=True)
-        return fn.torch_python_function(images, function=f)
+        return images, fn.torch_python_function(images, function=f)
 
     text = p(_double).serialize()
     assert "function: test_serialization:_double" in text
@@ -111,7 +119,14 @@ def test_functions_are_written_by_import_path_and_checked_on_load():
         Pipeline.deserialize(serialized_pipeline=text)
     loaded = Pipeline.deserialize(serialized_pipeline=text, allow_modules=["test_serialization"])
     loaded.build()
-    assert int(loaded.run()[0].as_tensor().max()) <= 255 * 2
+    images, doubled = (o.as_tensor() for o in loaded.run())
+    assert images.dtype == doubled.dtype == torch.uint8 and images.max() > 127  # some values wrap
+    assert torch.equal(doubled, images * 2)  # the loaded function is the one that ran
+    empty = Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with pytest.raises(SerializationError, match="is not allowed in this load"):
+        empty.deserialize_and_build(text)
+    empty.deserialize_and_build(text, allow_functions=["test_serialization:_double"])
+    assert torch.equal(empty.run()[1].as_tensor(), doubled)
 
     with pytest.raises(SerializationError, match="lambda"):
         p(lambda x: x).serialize()
@@ -121,3 +136,48 @@ def test_functions_are_written_by_import_path_and_checked_on_load():
 
     with pytest.raises(SerializationError, match="closure"):
         p(closure).serialize()
+
+
+def test_a_c_function_loads_only_when_allowed_by_name():
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)
+    def p():
+        images, _ = fn._test_images(fixed_size=True)
+        return images, fn.torch_python_function(images, function=torch.bitwise_not)
+
+    text = p().serialize()
+    assert "function: torch:bitwise_not" in text
+    with pytest.raises(SerializationError, match="'torch:bitwise_not' is not allowed in this load"):
+        Pipeline.deserialize(serialized_pipeline=text)
+    with pytest.raises(SerializationError, match="is a builtin_function_or_method, not a Python function"):
+        Pipeline.deserialize(serialized_pipeline=text, allow_modules=["torch"])
+    loaded = Pipeline.deserialize(serialized_pipeline=text, allow_functions=["torch:bitwise_not"])
+    loaded.build()
+    images, inverted = (o.as_tensor() for o in loaded.run())
+    assert torch.equal(inverted, 255 - images)
+    with pytest.raises(TypeError, match="`allow_modules` must be a list of strings"):
+        Pipeline.deserialize(serialized_pipeline=text, allow_modules="torch")
+    with pytest.raises(SerializationError, match="no attribute chain"):
+        Pipeline.deserialize(serialized_pipeline=text, allow_functions=["torch:nn.functional.relu"])
+
+
+def test_a_dataset_is_never_written_to_or_read_from_yaml():
+    from torch_dali import from_dataset
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)
+    def p():
+        return from_dataset([(1,), (2,)], name="Reader")
+
+    with pytest.raises(SerializationError, match="argument `dataset`: a list cannot be written to YAML"):
+        p().serialize()
+
+
+def test_arguments_set_to_their_default_are_written_and_others_are_not():
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=3)
+    def p():
+        images, _ = fn._test_images(name="Source")
+        return fn.resize(images, resize_x=8, resize_y=8, interp_type=types.INTERP_LINEAR, name="Resize")
+
+    text = p().serialize()
+    resize = next(o for o in yaml.safe_load(text)["ops"] if o["name"] == "Resize")
+    assert resize["args"] == {"resize_x": 8.0, "resize_y": 8.0, "interp_type": "INTERP_LINEAR"}
+    assert Pipeline.deserialize(serialized_pipeline=text).serialize() == text

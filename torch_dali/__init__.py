@@ -13,3 +13,18 @@ from . import fn  # noqa: F401,E402
 from .loader import DataLoader  # noqa: F401,E402
 from .plugin import pytorch as _plugin_pytorch  # noqa: F401,E402
 from .datasets import from_dataset  # noqa: F401,E402
+
+# Helper modules load on first use (`torch_dali.configs.load(...)` after `import torch_dali`), so that
+# importing torch_dali does not pay for YAML configs, plotting or torchvision transforms.
+_LAZY = ("augment", "configs", "sample_data", "visualize")
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'torch_dali' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -107,14 +107,14 @@ class UsageError(Exception):
 
 
 def _load(args: argparse.Namespace, check_data: bool = True):
-    """The config with --data, --set, --batch-size and --allow-module applied (unbuilt)."""
+    """The config with --data, --set, --batch-size, --allow-module and --allow-function applied (unbuilt)."""
     from . import configs
     from .errors import TorchDaliError
 
     try:
         overrides = dict(configs.parse_set(item) for item in args.set)
         pipe = configs.load(args.config, data=args.data, batch_size=args.batch_size, overrides=overrides,
-                            allow_modules=args.allow_module)
+                            allow_modules=args.allow_module, allow_functions=args.allow_function)
     except TorchDaliError as e:
         raise UsageError(str(e)) from None
     missing = configs.missing_data(pipe) if check_data else []
@@ -174,7 +174,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from . import configs, visualize
 
     try:
-        problems = configs.check(args.config, args.allow_module)
+        problems = configs.check(args.config, args.allow_module, args.allow_function)
     except Exception as e:  # noqa: BLE001 - a missing file, say
         raise UsageError(str(e)) from None
     if problems:
@@ -363,7 +363,10 @@ def _config_args(p: argparse.ArgumentParser, data: bool = True) -> None:
                    help="override an op argument (value read as YAML), e.g. Reader.random_shuffle=false, "
                    "or a pipeline setting, e.g. num_threads=4; repeatable")
     p.add_argument("--allow-module", action="append", default=[], metavar="MODULE",
-                   help="allow functions from MODULE to be imported from the YAML; repeatable")
+                   help="let the YAML name the Python functions defined in MODULE (that module only, "
+                   "`def` functions only); repeatable")
+    p.add_argument("--allow-function", action="append", default=[], metavar="MODULE:NAME",
+                   help="let the YAML name MODULE:NAME, whatever it is (you vouch for it); repeatable")
     p.add_argument("--batch-size", type=int, default=None, help="override the config's batch size")
 
 

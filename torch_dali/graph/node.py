@@ -28,6 +28,9 @@ class Node:
     seed: int
     origin: str = ""
     outputs: list["DataNode"] = field(default_factory=list)
+    # constant arguments the user gave (in the call, the YAML or an override): written to YAML even
+    # when they equal the default, so a saved config shows what was set
+    explicit: set[str] = field(default_factory=set)
 
     @property
     def op(self) -> str:

@@ -263,13 +263,16 @@ class Pipeline:
         from ..serialization.yaml_io import load_pipeline
         return load_pipeline(serialized_pipeline, filename, overrides)
 
-    def deserialize_and_build(self, serialized_pipeline: str | bytes) -> None:
+    def deserialize_and_build(self, serialized_pipeline: str | bytes, *, allow_modules: Any = None,
+                              allow_functions: Any = None) -> None:
         """Replaces this pipeline's graph with the serialized one; this pipeline's own batch size,
-        threads, device and prefetch settings are kept where it was given them."""
+        threads, device and prefetch settings are kept where it was given them. Functions named in
+        the YAML resolve as in `deserialize` (`allow_modules`, `allow_functions`)."""
+        from ..serialization.callables import allow_list
         from ..serialization.yaml_io import load_graph_into
         if self._built:
             raise GraphError("deserialize_and_build: this pipeline is already built")
-        load_graph_into(self, serialized_pipeline)
+        load_graph_into(self, serialized_pipeline, allow=allow_list(allow_modules, allow_functions))
         self.build()
 
     # -- teardown ------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from typing import Any
 
 from ..errors import ArgumentError, GraphError
 from ..graph.node import DataNode, caller_origin, current_graph
-from ._schema import OpSchema, validate_args
+from ._schema import COMMON_ARGS, OpSchema, validate_args
 
 _SCHEMAS: dict[str, OpSchema] = {}
 _ALIASES: dict[str, str] = {}
@@ -88,6 +88,10 @@ def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
         raise ArgumentError(f"{op}: `seed` must be an integer, got {seed!r}")
     node = graph.add_node(schema, device=device, args=consts, inputs=ins, arg_inputs=tensor_args,
                           name=name, seed=seed, origin=origin)
+    for key, value in kwargs.items():  # the constants the caller gave (validate_args checked the names)
+        arg = schema.arg(key)
+        if key not in COMMON_ARGS and arg is not None and not isinstance(value, DataNode):
+            node.explicit.add(arg.name)
     outs = node.outputs
     return outs[0] if len(outs) == 1 else tuple(outs)
 

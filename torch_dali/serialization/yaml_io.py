@@ -11,30 +11,25 @@ Format (version 1)::
     outputs: [__CropMirrorNormalize_4, Reader:1]
 
 An output reference is a node name, with `:k` for output k > 0. Enums are written by their DALI
-names, functions as `module:qualname`. Only arguments that differ from the op's defaults are written.
+names, functions as `module:name`. An argument is written when it differs from the op's default or
+was set explicitly (in the op call, the YAML read, or an override), even to its default value.
 """
 from __future__ import annotations
 
-import difflib
 import enum
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from ..errors import SerializationError, TorchDaliError
+from ..errors import SerializationError
 from ..graph.graph import Graph
 from ..graph.node import DataNode
-from ..ops._registry import all_schemas, lookup
-from ..ops._schema import validate_args
-from .callables import function_ref, resolve_function
+from .callables import Allow, allow_list, function_ref
+from .document import parse, read_file
+from .validate import PIPELINE_KEYS, PYTHON_ONLY, VERSION, validate  # noqa: F401 - PIPELINE_KEYS: configs
 
 if TYPE_CHECKING:
     from ..graph.pipeline import Pipeline
-
-VERSION = 1
-MAX_BYTES = 16 * 2**20  # a pipeline is a page of text; refuse anything absurdly large before parsing
-PIPELINE_KEYS = ("batch_size", "num_threads", "device_id", "seed", "prefetch_queue_depth", "exec_async",
-                 "exec_pipelined")
 
 
 # -- writing ---------------------------------------------------------------------------------------
@@ -74,7 +69,10 @@ def graph_to_dict(graph: Graph, pipeline: dict[str, Any]) -> dict[str, Any]:
         args = {}
         for a in schema.args:
             v = node.args.get(a.name, a.default)
-            if a.required or v != a.default:
+            if (schema.name, a.name) in PYTHON_ONLY:
+                raise SerializationError(f"{where} argument `{a.name}`: a {type(v).__name__} cannot be written "
+                                         f"to YAML: {PYTHON_ONLY[schema.name, a.name]}")
+            if a.required or a.name in node.explicit or v != a.default:
                 args[a.name] = _encode(v, a.kind, f"{where} argument `{a.name}`")
         entry: dict[str, Any] = {"name": node.name, "op": schema.name, "device": node.device,
                                  "seed": node.seed}
@@ -108,162 +106,28 @@ def dump_pipeline(pipe: "Pipeline") -> str:
     return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=100)
 
 
-# -- reading ---------------------------------------------------------------------------------------
-
-class _LineLoader(yaml.SafeLoader):
-    """A safe loader that remembers the line of every mapping, for error messages."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
-        mapping = super().construct_mapping(node, deep=deep)
-        mapping["__line__"] = node.start_mark.line + 1
-        return mapping
-
-
-def _parse(text: str | bytes, source: str) -> dict[str, Any]:
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise SerializationError(f"{source}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    if len(text) > MAX_BYTES:
-        raise SerializationError(f"{source}: {len(text)} characters is more than a pipeline file may "
-                                 f"hold ({MAX_BYTES})")
-    try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(event, yaml.AliasEvent):  # anchors can expand without bound
-                line = event.start_mark.line + 1
-                raise SerializationError(f"{source} line {line}: YAML aliases (*name) are not allowed in "
-                                         "a pipeline file; write the value out")
-        doc = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - _LineLoader is a SafeLoader
-    except yaml.YAMLError as e:
-        raise SerializationError(f"{source}: not valid YAML: {e}") from None
-    except RecursionError:
-        raise SerializationError(f"{source}: nested too deeply to be a pipeline") from None
-    if not isinstance(doc, dict) or "torch_dali_pipeline" not in doc:
-        raise SerializationError(f"{source}: not a torch_dali pipeline (no `torch_dali_pipeline: {VERSION}` key)")
-    if doc["torch_dali_pipeline"] != VERSION:
-        raise SerializationError(f"{source}: format version {doc['torch_dali_pipeline']!r} is not supported "
-                                 f"(this torch_dali reads version {VERSION})")
-    if not isinstance(doc.get("ops"), list) or not doc["ops"]:
-        raise SerializationError(f"{source} line {doc['__line__']}: `ops` must be a non-empty list")
-    return doc
-
-
-def _strip(d: Any, what: str = "value", source: str = "") -> dict[str, Any]:
-    if not isinstance(d, dict):
-        where = f"{source}: " if source else ""
-        raise SerializationError(f"{where}{what} must be a mapping, got {type(d).__name__}")
-    return {k: v for k, v in d.items() if k != "__line__"}
-
-
-def _decode_args(schema: Any, raw: dict[str, Any], where: str, allow: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in _strip(raw, "`args`", where).items():
-        arg = schema.arg(key)
-        if arg is not None and arg.kind in ("callable", "source") and isinstance(value, str):
-            value = resolve_function(value, where, allow)
-        out[key] = value
-    return out
-
-
-def build_graph(doc: dict[str, Any], seed: int, source: str, allow: Any = None) -> Graph:
-    graph = Graph(seed)
-    outputs: dict[str, DataNode] = {}
-
-    def ref(name: Any, line: int) -> DataNode:
-        if not isinstance(name, str) or name not in outputs:
-            raise SerializationError(f"{source} line {line}: input {name!r} is not the output of an "
-                                     "op defined above it")
-        return outputs[name]
-
-    for entry in doc["ops"]:
-        if not isinstance(entry, dict):
-            raise SerializationError(f"{source}: each entry of `ops` must be a mapping, got {entry!r}")
-        line = entry.get("__line__", "?")
-        op_name = entry.get("op")
-        try:
-            schema = lookup(op_name)
-        except (KeyError, TypeError):
-            names = [s.name for s in all_schemas()]
-            hint = difflib.get_close_matches(str(op_name), names, n=1)
-            raise SerializationError(f"{source} line {line}: unknown op {op_name!r}"
-                                     + (f" (did you mean {hint[0]!r}?)" if hint else "")) from None
-        name = entry.get("name")
-        where = f"{source} line {line}: {schema.display_name()} '{name}'"
-        if name is not None and not isinstance(name, str):
-            raise SerializationError(f"{where}: `name` must be a string")
-        if not isinstance(entry.get("inputs") or [], list):
-            raise SerializationError(f"{where}: `inputs` must be a list of op names")
-        unknown = set(_strip(entry)) - {"name", "op", "device", "seed", "args", "inputs", "arg_inputs"}
-        if unknown:
-            raise SerializationError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
-        device = entry.get("device", schema.devices[0])
-        if not isinstance(device, str) or device not in schema.devices:
-            raise SerializationError(f"{where}: device must be one of {', '.join(schema.devices)}, got {device!r}")
-        raw_args = entry.get("args") or {}
-        if not isinstance(raw_args, dict):
-            raise SerializationError(f"{where}: `args` must be a mapping")
-        try:
-            args = _decode_args(schema, raw_args, where, allow)
-            consts, _ = validate_args(schema, args)
-        except TorchDaliError as e:
-            arg_line = raw_args.get("__line__", line)
-            raise SerializationError(f"{source} line {arg_line}: {e}") from None
-        inputs = [ref(x, line) for x in entry.get("inputs") or []]
-        arg_inputs = {k: ref(v, line) for k, v in _strip(entry.get("arg_inputs") or {}, "`arg_inputs`",
-                                                             f"{source} line {line}").items()}
-        for k in arg_inputs:
-            a = schema.arg(k)
-            if a is None or not a.tensor:
-                raise SerializationError(f"{where}: `{k}` cannot be a per-sample input")
-        seed_v = entry.get("seed")
-        if seed_v is not None and (not isinstance(seed_v, int) or isinstance(seed_v, bool)):
-            raise SerializationError(f"{where}: `seed` must be an integer, got {seed_v!r}")
-        if not schema.min_inputs <= len(inputs) <= schema.max_inputs:
-            raise SerializationError(f"{where}: expected {schema.min_inputs} to {schema.max_inputs} inputs, "
-                                     f"got {len(inputs)}")
-        try:
-            node = graph.add_node(schema, device=device, args=consts, inputs=inputs, arg_inputs=arg_inputs,
-                                  name=name, seed=seed_v, origin=f"{source}:{line}")
-        except TorchDaliError as e:
-            raise SerializationError(f"{source} line {line}: {e}") from None
-        for d in node.outputs:
-            outputs[d.name] = d
-    outs = doc.get("outputs")
-    if not isinstance(outs, list) or not outs:
-        raise SerializationError(f"{source}: `outputs` must be a non-empty list of op names")
-    graph.set_outputs([ref(o, doc["__line__"]) for o in outs])
-    return graph
-
+# -- reading: one validator (validate.py) behind every loader -------------------------------------
 
 def load_graph_into(pipe: "Pipeline", text: str | bytes, source: str = "serialized pipeline",
-                    allow: Any = None) -> None:
-    doc = _parse(text, source)
-    pipe._graph = build_graph(doc, pipe.seed, source, allow)
+                    allow: Allow | None = None) -> None:
+    doc = parse(text, source)
+    _, graph, report = validate(doc, source, allow, pipe=pipe)
+    if graph is None:
+        raise report.error()
+    pipe._graph = graph
 
 
 def load_pipeline(text: str | bytes | None, filename: str | None, overrides: dict[str, Any]) -> "Pipeline":
-    from ..graph.pipeline import Pipeline
     if (text is None) == (filename is None):
         raise SerializationError("Pipeline.deserialize: give exactly one of `serialized_pipeline` or `filename`")
     source = "serialized pipeline"
     if filename is not None:
         source = str(filename)
-        try:
-            with open(filename, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            raise SerializationError(f"cannot read pipeline file {filename}: {e.strerror}") from None
-    allow = overrides.pop("allow_modules", None)
-    doc = _parse(text, source)  # type: ignore[arg-type]
-    params = {k: v for k, v in _strip(doc.get("pipeline") or {}, "`pipeline`", source).items()
-              if k in PIPELINE_KEYS}
-    params.update(overrides)
-    try:
-        pipe = Pipeline(**params)
-    except TorchDaliError as e:
-        raise SerializationError(f"{source}: `pipeline`: {e}") from None
-    except (TypeError, ValueError) as e:
-        raise SerializationError(f"{source}: `pipeline` has a bad value: {e}") from None
-    pipe._graph = build_graph(doc, pipe.seed, source, allow)
+        text = read_file(filename)
+    allow = allow_list(overrides.pop("allow_modules", None), overrides.pop("allow_functions", None))
+    doc = parse(text, source)  # type: ignore[arg-type]
+    pipe, graph, report = validate(doc, source, allow, overrides=overrides)
+    if pipe is None or graph is None:
+        raise report.error()
+    pipe._graph = graph
     return pipe

@@ -1,0 +1,64 @@
+"""One reader and one set of limits for every way a config comes in (load, configs.check,
+`torch-dali validate`): each hostile file is refused quickly, naming the file and the line.
+
+The files run in a child process with a timeout and a memory cap (tests/_config_child.py). The
+5-second bound is a hang guard with a wide margin for a loaded machine, not a speed claim."""
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from _config_child import finished, run_configs
+
+HEADER = "torch_dali_pipeline: 1\npipeline: {batch_size: 2, num_threads: 1, device_id: null, seed: 1}\n"
+N = 20_000  # levels of nesting: 40 KB of text
+BOMB = ("ops:\n- &a [x, x, x, x, x, x, x, x, x]\n- &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+        + "".join(f"- &{c} [{', '.join(['*' + p] * 9)}]\n" for p, c in zip("bcdefgh", "cdefghi"))
+        + "outputs: [*i]\n")
+# name: (file text or a maker, what the refusal says, the line it names or None)
+CASES = {
+    "too_big": (lambda p: _sparse(p, 100 * 2**20), r"104857600 bytes is more than a pipeline file may hold", None),
+    "aliases": (HEADER + BOMB, r"YAML aliases \(\*a\) are not allowed", 5),
+    "deep_flow": (HEADER + "ops: " + "[" * N + "]" * N + "\n", "nested too deeply", 3),
+    "deep_block": (HEADER + "ops:\n" + "- " * N + "x\n", "nested too deeply", 4),
+    "deep_mapping": (HEADER + "ops: " + "{a: " * N + "1" + "}" * N + "\n", "nested too deeply", 3),
+    "many_values": (HEADER + "ops: [" + "0, " * 150_000 + "0]\n", "more than 100000 values", 3),
+    "not_utf8": (lambda p: p.write_bytes(HEADER.encode() + b"ops:\n- name: \xff\xfe\n"), "not UTF-8 text", 4),
+    "fifo": (lambda p: os.mkfifo(p), "not a regular file", None),
+}
+
+
+def _sparse(path, size: int) -> None:
+    with open(path, "wb") as f:
+        f.truncate(size)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("limits")
+    cases = []
+    for name, (content, _, _) in CASES.items():
+        path = folder / f"{name}.yaml"
+        if callable(content):
+            content(path)
+        else:
+            path.write_text(content, encoding="utf-8")
+        cases.append({"name": name, "path": str(path), "ways": ["load", "check", "validate"]})
+    return {"folder": folder, **run_configs(cases)}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_each_limit_refuses_quickly_with_file_and_line(results, name):
+    _, says, line = CASES[name]
+    r = finished(results, name)
+    path = str(results["folder"] / f"{name}.yaml")
+    where = f"{path} line {line}: " if line else f"{path}: "
+    load, (problem,), validate = r["load"], r["check"]["problems"], r["validate"]
+    assert load.get("type") == "SerializationError", load
+    for message in (load["error"], problem, validate["stderr"]):
+        assert where in message and re.search(says, message), message
+    assert validate["rc"] == 2 and "OK" not in validate["stdout"], validate
+    for way in ("load", "check", "validate"):
+        assert r[way]["seconds"] < 5, (way, r[way]["seconds"])
