@@ -78,18 +78,21 @@ BatchPlan plan_crop_resize(const std::vector<at::Tensor>& images, const at::Tens
     TORCH_CHECK(h > 0 && ww > 0 && y >= 0 && x >= 0 && y + h <= img.size(0) && x + ww <= img.size(1),
                 "torch_dali::resized_crop_mirror_normalize: window ", i, " (y=", y, ", x=", x,
                 ", h=", h, ", w=", ww, ") is not inside the ", img.size(0), "x", img.size(1), " image");
+    // DALI's random_resized_crop: the window is a region of interest, taps beyond it read the image
     SampleDesc& d = plan.descs[i];
     d.row_stride = img.stride(0);
-    d.in = img.data_ptr<uint8_t>() + y * d.row_stride + x * plan.channels;
+    d.in = img.data_ptr<uint8_t>();
     d.out = nullptr;
-    d.win_h = static_cast<int>(h);
-    d.win_w = static_cast<int>(ww);
+    d.in_h = static_cast<int>(img.size(0));
+    d.in_w = static_cast<int>(img.size(1));
     d.out_h = static_cast<int>(out_h);
     d.out_w = static_cast<int>(out_w);
-    d.scale_y = static_cast<float>(h) / static_cast<float>(out_h);
-    d.scale_x = static_cast<float>(ww) / static_cast<float>(out_w);
+    d.org_y = static_cast<float>(y);
+    d.org_x = static_cast<float>(x);
+    d.span_h = static_cast<float>(h);
+    d.span_w = static_cast<float>(ww);
     d.mirror = m[i] != 0;
-    d.off_y = d.off_x = d.pad_ = 0;
+    d.off_y = d.off_x = 0;
     plan.keep.push_back(std::move(img));
   }
   return plan;
@@ -134,16 +137,16 @@ BatchPlan plan_resize_crop(const std::vector<at::Tensor>& images, const at::Tens
     d.in = img.data_ptr<uint8_t>();
     d.row_stride = img.stride(0);
     d.out = nullptr;
-    d.win_h = static_cast<int>(img.size(0));
-    d.win_w = static_cast<int>(img.size(1));
+    d.in_h = static_cast<int>(img.size(0));
+    d.in_w = static_cast<int>(img.size(1));
     d.out_h = static_cast<int>(rh);
     d.out_w = static_cast<int>(rw);
-    d.scale_y = static_cast<float>(d.win_h) / static_cast<float>(rh);
-    d.scale_x = static_cast<float>(d.win_w) / static_cast<float>(rw);
+    d.org_y = d.org_x = 0.f;
+    d.span_h = static_cast<float>(d.in_h);
+    d.span_w = static_cast<float>(d.in_w);
     d.mirror = m[i] != 0;
     d.off_y = static_cast<int>(y);
     d.off_x = static_cast<int>(x);
-    d.pad_ = 0;
     plan.keep.push_back(std::move(img));
   }
   return plan;
@@ -174,14 +177,15 @@ BatchPlan plan_resize(const std::vector<at::Tensor>& images, const at::Tensor& s
     // allowed by torch.library's schema/fake-tensor checks.
     plan.outs.push_back(at::empty({h, w, plan.channels}, img.options()));
     d.out = plan.outs.back().data_ptr<uint8_t>();
-    d.win_h = static_cast<int>(img.size(0));
-    d.win_w = static_cast<int>(img.size(1));
+    d.in_h = static_cast<int>(img.size(0));
+    d.in_w = static_cast<int>(img.size(1));
     d.out_h = static_cast<int>(h);
     d.out_w = static_cast<int>(w);
-    d.scale_y = static_cast<float>(d.win_h) / static_cast<float>(h);
-    d.scale_x = static_cast<float>(d.win_w) / static_cast<float>(w);
+    d.org_y = d.org_x = 0.f;
+    d.span_h = static_cast<float>(d.in_h);
+    d.span_w = static_cast<float>(d.in_w);
     d.mirror = 0;
-    d.off_y = d.off_x = d.pad_ = 0;
+    d.off_y = d.off_x = 0;
     plan.max_out_h = std::max(plan.max_out_h, d.out_h);
     plan.max_out_w = std::max(plan.max_out_w, d.out_w);
     plan.keep.push_back(std::move(img));

@@ -13,7 +13,7 @@ import torch
 
 from ..tensor_list import TensorList
 
-_INTERP = {"linear": 1, "nn": 2}  # the kernels' codes; 2 is DALI's nearest (floor((i+0.5)*in/out))
+_INTERP = {"linear": 1, "triangular": 1, "nn": 2}  # the kernels' codes: DALI's filters (resample.h)
 _OUT_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.uint8)
 
 

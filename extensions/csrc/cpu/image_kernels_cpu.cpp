@@ -10,43 +10,6 @@ namespace torch_dali {
 namespace {
 
 template <typename OutT, int C>
-void rcmn_rows(const BatchPlan& plan, const NormParams& norm, OutT* out, int out_h, int out_w,
-               bool antialias, bool nchw) {
-  const int64_t n = static_cast<int64_t>(plan.descs.size());
-  const int64_t plane = static_cast<int64_t>(out_h) * out_w;
-  at::parallel_for(0, n * out_h, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t s = r / out_h;
-      const int oy = static_cast<int>(r % out_h);
-      const SampleDesc& d = plan.descs[s];
-      const Taps ty = make_taps(oy, d.win_h, d.scale_y, antialias);
-      for (int ox = 0; ox < out_w; ++ox) {
-        const Taps tx = make_taps(d.mirror ? out_w - 1 - ox : ox, d.win_w, d.scale_x, antialias);
-        float v[C];
-        resample_pixel<C>(d.in, d.row_stride, ty, tx, v);
-        const int64_t pix = static_cast<int64_t>(oy) * out_w + ox;
-        for (int c = 0; c < C; ++c) {
-          const float y = (v[c] - norm.mean[c]) * norm.inv_std[c];
-          if (nchw)
-            out[(s * C + c) * plane + pix] = cast_out<OutT>(y);
-          else
-            out[(s * plane + pix) * C + c] = cast_out<OutT>(y);
-        }
-      }
-    }
-  });
-}
-
-template <typename OutT>
-void rcmn_c(const BatchPlan& plan, const NormParams& norm, OutT* out, int oh, int ow, bool aa, bool nchw) {
-  switch (plan.channels) {
-    case 1: rcmn_rows<OutT, 1>(plan, norm, out, oh, ow, aa, nchw); break;
-    case 3: rcmn_rows<OutT, 3>(plan, norm, out, oh, ow, aa, nchw); break;
-    default: rcmn_rows<OutT, 4>(plan, norm, out, oh, ow, aa, nchw); break;
-  }
-}
-
-template <typename OutT, int C>
 void fused_rows(const BatchPlan& plan, const NormParams& norm, OutT* out, int out_h, int out_w,
                 int interp, bool antialias, bool round_resized, bool nchw) {
   const int64_t n = static_cast<int64_t>(plan.descs.size());
@@ -90,13 +53,7 @@ void resize_rows(const BatchPlan& plan, int interp, bool antialias) {
       for (int oy = 0; oy < d.out_h; ++oy) {
         for (int ox = 0; ox < d.out_w; ++ox) {
           float v[C];
-          if (interp == kLinear) {
-            resample_pixel<C>(d.in, d.row_stride, make_taps(oy, d.win_h, d.scale_y, antialias),
-                              make_taps(ox, d.win_w, d.scale_x, antialias), v);
-          } else {
-            nearest_pixel<C>(d.in, d.row_stride, nearest_index(oy, d.win_h, d.out_h, d.scale_y, interp),
-                             nearest_index(ox, d.win_w, d.out_w, d.scale_x, interp), v);
-          }
+          fused_pixel<C>(d, oy, ox, d.out_w, interp, antialias, false, v);
           uint8_t* o = d.out + (static_cast<int64_t>(oy) * d.out_w + ox) * C;
           for (int c = 0; c < C; ++c) o[c] = cast_out<uint8_t>(v[c]);
         }
@@ -119,10 +76,12 @@ at::Tensor rcmn_cpu(at::TensorList images, const at::Tensor& windows, const at::
                        plan.keep[0].options().dtype(dtype));
   const int oh = static_cast<int>(out_h), ow = static_cast<int>(out_w);
   switch (dtype) {
-    case at::kFloat: rcmn_c(plan, norm, out.data_ptr<float>(), oh, ow, antialias, nchw); break;
-    case at::kHalf: rcmn_c(plan, norm, out.data_ptr<c10::Half>(), oh, ow, antialias, nchw); break;
-    case at::kBFloat16: rcmn_c(plan, norm, out.data_ptr<c10::BFloat16>(), oh, ow, antialias, nchw); break;
-    default: rcmn_c(plan, norm, out.data_ptr<uint8_t>(), oh, ow, antialias, nchw); break;
+    case at::kFloat: fused_c(plan, norm, out.data_ptr<float>(), oh, ow, kLinear, antialias, false, nchw); break;
+    case at::kHalf: fused_c(plan, norm, out.data_ptr<c10::Half>(), oh, ow, kLinear, antialias, false, nchw); break;
+    case at::kBFloat16:
+      fused_c(plan, norm, out.data_ptr<c10::BFloat16>(), oh, ow, kLinear, antialias, false, nchw);
+      break;
+    default: fused_c(plan, norm, out.data_ptr<uint8_t>(), oh, ow, kLinear, antialias, false, nchw); break;
   }
   return out;
 }

@@ -49,15 +49,7 @@ __global__ void resize_kernel(const SampleDesc* __restrict__ descs, int n, int i
     const SampleDesc d = descs[s];
     if (ox >= d.out_w || oy >= d.out_h) continue;
     float v[C];
-    if (interp == kLinear) {
-      const Taps ty = make_taps(oy, d.win_h, d.scale_y, antialias);
-      const Taps tx = make_taps(ox, d.win_w, d.scale_x, antialias);
-      resample_pixel<C>(d.in, d.row_stride, ty, tx, v);
-    } else {
-      const int sy = nearest_index(oy, d.win_h, d.out_h, d.scale_y, interp);
-      const int sx = nearest_index(ox, d.win_w, d.out_w, d.scale_x, interp);
-      nearest_pixel<C>(d.in, d.row_stride, sy, sx, v);
-    }
+    fused_pixel<C>(d, oy, ox, d.out_w, interp, antialias, false, v);
     uint8_t* o = d.out + (static_cast<int64_t>(oy) * d.out_w + ox) * C;
 #pragma unroll
     for (int c = 0; c < C; ++c) o[c] = cast_out<uint8_t>(v[c]);

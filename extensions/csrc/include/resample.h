@@ -1,8 +1,12 @@
-// Resampling math shared by the CUDA kernels and the CPU reference kernels.
-// Weights follow torch's F.interpolate(mode="bilinear", align_corners=False[, antialias]):
-// a triangle filter centred at scale*(i+0.5) whose support widens by `scale` when antialiasing
-// a downscale; taps falling outside the input are dropped and the rest renormalised (this
-// reproduces torch's border clamping for the plain bilinear case too).
+// Resampling math shared by the CUDA kernels and the CPU reference kernels, following DALI 2.4's
+// resize (the pure-torch spec, torch_dali/functional/resize.py, is held to DALI's CPU output):
+// output i of an axis is centred on source origin + (i + 0.5) * span / out - 0.5; its `taps`
+// source samples start at ceil(that - anchor) and are clamped to the image (borders repeat,
+// nothing is renormalised away); weights are a triangle of radius 1, widened to radius
+// span / out when antialiasing a shrinking axis, read as DALI reads its filter table (linear
+// interpolation of [0, 1, 0]) in float32, and normalised by their sum. Nearest-neighbour takes
+// floor(origin + (i + 0.5) * span / out) (rows stepped as DALI steps them). The spec runs the axes as two passes; these kernels sum
+// both at once, so a value can differ from it in the last float bit (a rounding tie, rarely).
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -29,15 +33,15 @@ namespace torch_dali {
 
 // One sample of a batch; built on the host and uploaded as raw bytes (must stay POD).
 struct SampleDesc {
-  const uint8_t* in;     // top-left pixel of the source window (HWC uint8)
-  int64_t row_stride;    // elements between input rows
-  uint8_t* out;          // this sample's output (resize_batch; unused by the fused ops)
-  int win_h, win_w;      // source window size in input pixels
-  int out_h, out_w;      // size the window is resized to
-  float scale_y, scale_x;  // win / out, computed in float like torch
-  int mirror;            // flip the output horizontally
-  int off_y, off_x;      // fused ops: the output is the crop of the resized window at this anchor
-  int pad_;
+  const uint8_t* in;       // top-left pixel of the region taps may read (HWC uint8)
+  int64_t row_stride;      // elements between input rows
+  uint8_t* out;            // this sample's output (resize_batch; unused by the fused ops)
+  int in_h, in_w;          // the readable region: taps beyond it read its border
+  int out_h, out_w;        // size the source window is resized to
+  float org_y, org_x;      // the source window's origin in the region
+  float span_h, span_w;    // the source window's size
+  int mirror;              // flip the output horizontally
+  int off_y, off_x;        // fused ops: the output is the crop of the resized window at this anchor
 };
 
 // Per-batch normalisation, passed to kernels by value.
@@ -46,87 +50,112 @@ struct NormParams {
   float inv_std[4];
 };
 
+// 0 is torch's "nearest" (kept for old callers: floor(i * span / out)); DALI's NN is 2.
 enum Interp : int { kNearest = 0, kLinear = 1, kNearestExact = 2 };
 
-// Taps of one output coordinate along one axis.
+// The taps of one output coordinate along one axis.
 struct Taps {
-  int start;
+  int first;        // source index of tap 0 (before clamping)
   int count;
-  float center;
-  float invscale;
-  float inv_total;
+  int limit;        // clamp indices to [0, limit]
+  float frac;       // tap k sits (frac + k) * units into the filter table
+  float units;
+  float inv_total;  // 1 / sum of the weights (0 when they sum to 0)
 };
 
-TD_HD float triangle(float x) {
-  x = fabsf(x);
-  return x < 1.f ? 1.f - x : 0.f;
+// DALI's filter table for the triangle, [0, 1, 0], read with linear interpolation at `pos`.
+TD_HD float triangle_table(float pos) {
+  if (!(pos > -1.f && pos < 3.f)) return 0.f;
+  const float lo = floorf(pos);
+  const float d = pos - lo;
+  const int i = static_cast<int>(lo);
+  const float f0 = i == 1 ? 1.f : 0.f;
+  const float f1 = i + 1 == 1 ? 1.f : 0.f;
+  return f0 + d * (f1 - f0);
 }
 
-TD_HD float tap_weight(const Taps& t, int j) {
+TD_HD float tap_weight(const Taps& t, int k) {
   if (t.count == 1) return 1.f;
-  return triangle((static_cast<float>(j) - t.center + 0.5f) * t.invscale);
+  return triangle_table((t.frac + static_cast<float>(k)) * t.units);
 }
 
-TD_HD Taps make_taps(int out_idx, int in_size, float scale, bool antialias) {
+TD_HD int tap_index(const Taps& t, int k) {
+  const int j = t.first + k;
+  return j < 0 ? 0 : (j > t.limit ? t.limit : j);
+}
+
+// Taps of output `out_idx` of an axis resizing [origin, origin + span) of an `in_size` region to
+// `out_size` samples (linear / triangular filter).
+TD_HD Taps make_taps(int out_idx, int in_size, float origin, float span, int out_size, bool antialias) {
   Taps t;
-  if (scale == 1.f) {  // identity axis: torch's weights are (1, 0)
-    t.start = out_idx; t.count = 1; t.center = 0.f; t.invscale = 1.f; t.inv_total = 1.f;
+  t.limit = in_size - 1;
+  const float fout = static_cast<float>(out_size);
+  if (origin == 0.f && span == static_cast<float>(in_size) && in_size == out_size) {
+    t.first = out_idx; t.count = 1; t.frac = 0.f; t.units = 1.f; t.inv_total = 1.f;  // a copy
     return t;
   }
-  const bool widen = antialias && scale >= 1.f;
-  const float support = widen ? scale : 1.f;
-  t.invscale = widen ? 1.f / scale : 1.f;
-  t.center = scale * (static_cast<float>(out_idx) + 0.5f);
-  // int conversion truncates toward zero, as torch does before clamping.
-  int lo = static_cast<int>(t.center - support + 0.5f);
-  int hi = static_cast<int>(t.center + support + 0.5f);
-  lo = lo < 0 ? 0 : lo;
-  hi = hi > in_size ? in_size : hi;
-  if (hi <= lo) hi = lo + 1;  // unreachable for valid sizes; keeps reads in bounds
-  if (lo >= in_size) { lo = in_size - 1; hi = in_size; }
-  t.start = lo;
-  t.count = hi - lo;
+  const float ratio = span / fout;
+  const bool shrink = antialias && fout < span;
+  const float width = fmaxf(1.f, 2.f * (shrink ? ratio : 1.f));
+  t.units = 2.f / width;
+  const float anchor = 1.f / t.units;
+  t.count = static_cast<int>(ceilf(2.f / t.units));
+  const float start = origin + ((0.5f * ratio) - 0.5f) - anchor;
+  const float left = static_cast<float>(out_idx) * ratio + start;
+  const float first = ceilf(left);
+  t.frac = first - left;
+  t.first = static_cast<int>(first);
   float total = 0.f;
-  for (int j = lo; j < hi; ++j) total += triangle((static_cast<float>(j) - t.center + 0.5f) * t.invscale);
-  t.inv_total = total > 0.f ? 1.f / total : 0.f;
-  if (t.count == 1) t.inv_total = 1.f;
+  for (int k = 0; k < t.count; ++k) total += tap_weight(t, k);
+  t.inv_total = total != 0.f ? 1.f / total : 0.f;
   return t;
 }
 
-// torch "nearest": floor(i * scale); "nearest-exact": floor((i + 0.5) * scale); clamped.
-TD_HD int nearest_index(int out_idx, int in_size, int out_size, float scale, int interp) {
-  if (in_size == out_size) return out_idx;
-  float s = interp == kNearestExact ? (static_cast<float>(out_idx) + 0.5f) * scale
-                                    : static_cast<float>(out_idx) * scale;
-  int i = static_cast<int>(floorf(s));
-  return i < in_size - 1 ? i : in_size - 1;
+// Nearest-neighbour source index: floor(origin + (i + 0.5) * span / out), clamped; kNearest is
+// torch's floor(i * span / out).
+TD_HD int nearest_index(int out_idx, int in_size, float origin, float span, int out_size, int interp) {
+  const float scale = span / static_cast<float>(out_size);
+  const float s = interp == kNearestExact ? origin + (static_cast<float>(out_idx) + 0.5f) * scale
+                                          : origin + static_cast<float>(out_idx) * scale;
+  const int i = static_cast<int>(floorf(s));
+  return i < 0 ? 0 : (i < in_size - 1 ? i : in_size - 1);
 }
 
-// Separable weighted sum over the taps; `img` points at the window's top-left pixel.
+// DALI's nearest-neighbour row: its row positions are stepped by repeated float32 additions of
+// the scale (so a tie can land a row lower than the closed form); summed here the same way.
+TD_HD int nearest_row(int out_idx, int in_size, float origin, float span, int out_size) {
+  const float scale = span / static_cast<float>(out_size);
+  float s = origin + 0.5f * scale;
+  for (int i = 0; i < out_idx; ++i) s += scale;
+  const int r = static_cast<int>(floorf(s));
+  return r < 0 ? 0 : (r < in_size - 1 ? r : in_size - 1);
+}
+
+// Separable weighted sum over the taps (rows of column sums), normalised per axis.
 template <int C>
 TD_HD void resample_pixel(const uint8_t* img, int64_t row_stride, const Taps& ty, const Taps& tx,
                           float out[C]) {
   float acc[C];
 TD_UNROLL
   for (int c = 0; c < C; ++c) acc[c] = 0.f;
-  for (int y = ty.start; y < ty.start + ty.count; ++y) {
-    const float wy = tap_weight(ty, y);
-    const uint8_t* row = img + static_cast<int64_t>(y) * row_stride;
+  for (int ky = 0; ky < ty.count; ++ky) {
+    const float wy = tap_weight(ty, ky);
+    if (wy == 0.f) continue;
+    const uint8_t* row = img + static_cast<int64_t>(tap_index(ty, ky)) * row_stride;
     float racc[C];
 TD_UNROLL
     for (int c = 0; c < C; ++c) racc[c] = 0.f;
-    for (int x = tx.start; x < tx.start + tx.count; ++x) {
-      const float wx = tap_weight(tx, x);
-      const uint8_t* px = row + static_cast<int64_t>(x) * C;
+    for (int kx = 0; kx < tx.count; ++kx) {
+      const float wx = tap_weight(tx, kx);
+      const uint8_t* px = row + static_cast<int64_t>(tap_index(tx, kx)) * C;
 TD_UNROLL
       for (int c = 0; c < C; ++c) racc[c] += wx * static_cast<float>(TD_LDG(px + c));
     }
 TD_UNROLL
-    for (int c = 0; c < C; ++c) acc[c] += wy * racc[c];
+    for (int c = 0; c < C; ++c) acc[c] += wy * (racc[c] * tx.inv_total);
   }
-  const float norm = ty.inv_total * tx.inv_total;
 TD_UNROLL
-  for (int c = 0; c < C; ++c) out[c] = acc[c] * norm;
+  for (int c = 0; c < C; ++c) out[c] = acc[c] * ty.inv_total;
 }
 
 template <int C>
@@ -136,7 +165,7 @@ TD_UNROLL
   for (int c = 0; c < C; ++c) out[c] = static_cast<float>(TD_LDG(px + c));
 }
 
-// Output casts: uint8 rounds to nearest and saturates (NaN -> 0).
+// Output casts: uint8 rounds to nearest (ties to even) and saturates (NaN -> 0).
 template <typename T>
 TD_HD T cast_out(float v) { return static_cast<T>(v); }
 template <>
@@ -144,21 +173,22 @@ TD_HD uint8_t cast_out<uint8_t>(float v) {
   return static_cast<uint8_t>(fminf(fmaxf(rintf(v), 0.f), 255.f));
 }
 
-// One output pixel of the fused ops: pixel (oy, ox) of the crop_w-wide crop at (off_y, off_x) of
-// the source window resized to (out_h, out_w), read mirrored when asked. `round_resized` rounds
-// to uint8 first, as a separate resize op would store its output, so the fused result equals
-// resize followed by crop_mirror_normalize.
+// One output pixel: pixel (oy, ox) of the crop_w-wide crop at (off_y, off_x) of the source window
+// resized to (out_h, out_w), read mirrored when asked. `round_resized` rounds to uint8 first, as
+// a separate resize op would store its output, so the fused result equals resize followed by
+// crop_mirror_normalize.
 template <int C>
 TD_HD void fused_pixel(const SampleDesc& d, int oy, int ox, int crop_w, int interp, bool antialias,
                        bool round_resized, float v[C]) {
   const int sy = oy + d.off_y;
   const int sx = (d.mirror ? crop_w - 1 - ox : ox) + d.off_x;
   if (interp == kLinear) {
-    resample_pixel<C>(d.in, d.row_stride, make_taps(sy, d.win_h, d.scale_y, antialias),
-                      make_taps(sx, d.win_w, d.scale_x, antialias), v);
+    resample_pixel<C>(d.in, d.row_stride, make_taps(sy, d.in_h, d.org_y, d.span_h, d.out_h, antialias),
+                      make_taps(sx, d.in_w, d.org_x, d.span_w, d.out_w, antialias), v);
   } else {
-    nearest_pixel<C>(d.in, d.row_stride, nearest_index(sy, d.win_h, d.out_h, d.scale_y, interp),
-                     nearest_index(sx, d.win_w, d.out_w, d.scale_x, interp), v);
+    const int ry = interp == kNearestExact ? nearest_row(sy, d.in_h, d.org_y, d.span_h, d.out_h)
+                                           : nearest_index(sy, d.in_h, d.org_y, d.span_h, d.out_h, interp);
+    nearest_pixel<C>(d.in, d.row_stride, ry, nearest_index(sx, d.in_w, d.org_x, d.span_w, d.out_w, interp), v);
   }
   if (round_resized) {
 TD_UNROLL
