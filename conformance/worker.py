@@ -1,0 +1,129 @@
+"""One worker process: imports one DALI test module (through the shim on torch_dali's side),
+collects its cases and runs them (all, or the ids given, less those already done), reporting on a
+pipe. A generator that fails while collecting reports its `:collect` case too.
+
+Run by the runner as `python -m conformance.worker SPEC_JSON`; never imported by torch_dali.
+Protocol (one JSON object per line on fd `spec["fd"]`):
+  {"event": "import", "ok": bool, "reason": ..., "where": ...}
+  {"event": "start", "id": ...}
+  {"event": "end", "id": ..., "status": "pass|fail|error|skip|excluded", "reason": ..., "where": ...}
+  {"event": "done"}
+The runner's watchdog kills the process group when a case outlives its timeout or its memory limit;
+it then starts a new worker at the next case.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+import traceback
+import unittest
+import warnings
+from typing import Any
+
+
+def _where(tb: Any, roots: list[str]) -> str:
+    """The innermost frame in torch_dali (or DALI), else in the test files: where it went wrong."""
+    frames = traceback.extract_tb(tb)
+    for root in roots:
+        for fr in reversed(frames):
+            if fr.filename.startswith(root):
+                return f"{os.path.relpath(fr.filename, os.path.dirname(root.rstrip(os.sep)))}:{fr.lineno}"
+    if frames:
+        fr = frames[-1]
+        return f"{os.path.basename(fr.filename)}:{fr.lineno}"
+    return ""
+
+
+def _reason(e: BaseException) -> str:
+    msg = str(e).strip().splitlines()
+    first = next((ln.strip() for ln in msg if ln.strip()), "")
+    return f"{type(e).__name__}: {first}"[:400] if first else type(e).__name__
+
+
+class _Out:
+    def __init__(self, fd: int) -> None:
+        self._f = os.fdopen(fd, "w", buffering=1)
+
+    def send(self, **msg: Any) -> None:
+        self._f.write(json.dumps(msg, default=str) + "\n")
+        self._f.flush()
+
+
+def main(spec: dict[str, Any]) -> None:
+    out = _Out(spec["fd"])
+    tests_dir = spec["tests_dir"]
+    sys.path.insert(0, tests_dir)
+    roots: list[str] = []
+    if spec["side"] == "ours":
+        from conformance import shim
+        shim.install(stand_ins=spec.get("stand_ins", False))
+        import torch_dali
+        roots.append(os.path.dirname(torch_dali.__file__) + os.sep)
+    roots.append(os.path.abspath(tests_dir) + os.sep)
+    warnings.simplefilter("ignore")
+    try:
+        if not spec.get("cuda", False):
+            from conformance.patches import patch_device_id
+            import nvidia.dali.pipeline as dali_pipeline
+            patch_device_id(dali_pipeline.Pipeline)
+        module = importlib.import_module(spec["module"])
+        if spec["side"] == "dali":
+            roots.insert(0, os.path.dirname(importlib.import_module("nvidia.dali").__file__) + os.sep)
+    except BaseException as e:  # noqa: B036 - SystemExit from a module top is a failure too
+        out.send(event="import", ok=False, reason=_reason(e), where=_where(e.__traceback__, roots))
+        return
+    out.send(event="import", ok=True)
+    from conformance.collect import collect
+    only = set(spec["ids"]) if spec.get("ids") is not None else None
+    bases = {i.rsplit(":", 1)[0] for i in only} if only is not None else set()
+    skip = set(spec.get("skip", ()))
+    exclude = set(spec.get("exclude_attrs", ()))
+    remaining = len(only - skip) if only is not None else -1
+    setup = getattr(module, "setUpModule", None) or getattr(module, "setup_module", None)
+    teardown = getattr(module, "tearDownModule", None) or getattr(module, "teardown_module", None)
+    if callable(setup):
+        setup()
+    try:
+        for case in collect(module):
+            if remaining == 0:
+                break
+            if case.id in skip:
+                continue
+            if only is not None:
+                failed_generator = case.id.endswith(":collect") and case.id[: -len(":collect")] in bases
+                if case.id not in only and not failed_generator:
+                    continue
+                remaining -= case.id in only
+            if case.attrs & exclude:
+                out.send(event="end", id=case.id, status="excluded", reason=",".join(sorted(case.attrs & exclude)),
+                         where="", summary=case.summary)
+                continue
+            out.send(event="start", id=case.id)
+            status, reason, where = "pass", "", ""
+            try:
+                case.run()
+            except unittest.SkipTest as e:
+                status, reason = "skip", _reason(e)
+            except AssertionError as e:
+                status, reason, where = "fail", _reason(e), _where(e.__traceback__, roots)
+            except BaseException as e:  # noqa: B036 - a case that calls sys.exit fails, it does not end the run
+                status, reason, where = "error", _reason(e), _where(e.__traceback__, roots)
+            out.send(event="end", id=case.id, status=status, reason=reason, where=where, summary=case.summary)
+    finally:
+        if callable(teardown):
+            try:
+                teardown()
+            except Exception:
+                pass
+    if spec["side"] == "ours":
+        from conformance import shim
+        leaks = shim.real_dali_leaks()
+        if leaks:
+            out.send(event="leak", modules=leaks[:10])
+    out.send(event="done")
+
+
+if __name__ == "__main__":
+    main(json.loads(sys.argv[1]))
