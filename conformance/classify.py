@@ -24,7 +24,7 @@ def control_category(case: dict[str, Any], extra_marker: str) -> str:
     if status in ("skip", "excluded"):
         return status
     if status in ("timeout", "memory"):
-        return "timeout"
+        return "extra" if extra_marker in case.get("reason", "") else "timeout"
     if status == "crash":
         return "crash"
     text = f"{case.get('reason', '')} {case.get('where', '')}"

@@ -21,6 +21,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 MAX_RESTARTS = 40
+MAX_CONSECUTIVE_TIMEOUTS = 3  # then the rest of the module is not run (a hang that repeats per case)
+EXTRA_MARKER = "DALI_extra-not-available"
 
 
 @dataclass
@@ -33,6 +35,7 @@ class TaskResult:
     leaks: list[str] = field(default_factory=list)
     elapsed: float = 0.0
     budget_exhausted: bool = False
+    stopped: str = ""  # why the runner stopped before the last case (budget, repeated hangs, restarts)
 
 
 @dataclass
@@ -103,6 +106,9 @@ def run_module(python: str, side: str, module: str, settings: Settings, ids: lis
         while True:
             if ids is not None and not set(ids) - set(skip):
                 break
+            if _consecutive_timeouts(res) >= MAX_CONSECUTIVE_TIMEOUTS:
+                res.stopped = f"runner: {MAX_CONSECUTIVE_TIMEOUTS} cases in a row timed out; the rest of the file was not run"
+                break
             spec = {"side": side, "module": module, "tests_dir": str(settings.tests_dir),
                     "ids": ids, "skip": skip, "exclude_attrs": list(settings.exclude_attrs),
                     "stand_ins": stand_ins, "cuda": settings.cuda}
@@ -112,10 +118,30 @@ def run_module(python: str, side: str, module: str, settings: Settings, ids: lis
             skip = sorted(res.cases)
             restarts += 1
             if restarts > MAX_RESTARTS:
-                res.import_error = res.import_error or f"runner: more than {MAX_RESTARTS} worker restarts"
+                res.stopped = f"runner: more than {MAX_RESTARTS} worker restarts; the rest of the file was not run"
                 break
     res.elapsed = time.monotonic() - t0
     return res
+
+
+def _consecutive_timeouts(res: TaskResult) -> int:
+    n = 0
+    for case in reversed(list(res.cases.values())):
+        if case["status"] != "timeout":
+            break
+        n += 1
+    return n
+
+
+def _log_mentions_extra(log: Any, start: int) -> bool:
+    """Whether what the worker printed during the case names the missing DALI_extra folder."""
+    try:
+        log.flush()
+        with open(log.name, "rb") as f:
+            f.seek(start)
+            return EXTRA_MARKER.encode() in f.read(1 << 20)
+    except OSError:
+        return False
 
 
 def _one_worker(python: str, spec: dict[str, Any], cwd: Path, env: dict[str, str], log: Any,
@@ -129,6 +155,7 @@ def _one_worker(python: str, spec: dict[str, Any], cwd: Path, env: dict[str, str
     os.close(w)
     reader = os.fdopen(r, "r")
     current: str | None = None
+    log_at = 0
     imported = False
     last = time.monotonic()
     buf = ""
@@ -153,6 +180,7 @@ def _one_worker(python: str, spec: dict[str, Any], cwd: Path, env: dict[str, str
                             res.import_error, res.import_where = msg["reason"], msg.get("where", "")
                     elif ev == "start":
                         current = msg["id"]
+                        log_at = os.fstat(log.fileno()).st_size
                     elif ev == "end":
                         res.cases[msg["id"]] = {k: msg.get(k, "") for k in ("status", "reason", "where", "summary")}
                         current = None
@@ -166,6 +194,7 @@ def _one_worker(python: str, spec: dict[str, Any], cwd: Path, env: dict[str, str
             if now - t0 > settings.module_budget:
                 _kill_group(proc)
                 res.budget_exhausted = True
+                res.stopped = f"runner: the file's time budget ({settings.module_budget:.0f} s) ran out"
                 if current is not None:
                     res.cases[current] = {"status": "timeout", "reason": "runner: module time budget ran out",
                                           "where": "", "summary": ""}
@@ -180,6 +209,8 @@ def _one_worker(python: str, spec: dict[str, Any], cwd: Path, env: dict[str, str
                 if current is None:
                     res.import_error = res.import_error or ("import/collection: " + why)
                     return "fatal"
+                if _log_mentions_extra(log, log_at):
+                    why += f"; its output names the missing {EXTRA_MARKER} folder"
                 res.cases[current] = {"status": "timeout" if "within" in why else "memory",
                                       "reason": why, "where": "", "summary": ""}
                 return "restart"

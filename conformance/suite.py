@@ -137,6 +137,8 @@ def module_baseline(res: TaskResult, tests_dir: Path) -> dict[str, Any]:
     entry["passed"] = compress_ids(passed)
     entry["dali_fail_reasons"] = sorted(fail_reasons.items(), key=lambda kv: -kv[1])[:5]
     entry["seconds"] = round(res.elapsed, 1)
+    if res.stopped:
+        entry["stopped"] = res.stopped
     return entry
 
 

@@ -14,6 +14,7 @@ it then starts a new worker at the next case.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import sys
@@ -42,6 +43,22 @@ def _reason(e: BaseException) -> str:
     return f"{type(e).__name__}: {first}"[:400] if first else type(e).__name__
 
 
+class _Patcher:
+    """Applies conformance.patches to `nvidia.dali.pipeline.Pipeline` once DALI (or the shim) is
+    loaded: after the module's import, and before each case for modules that import it lazily."""
+
+    def __init__(self, cuda: bool) -> None:
+        self.done = cuda  # with CUDA nothing is patched
+
+    def __call__(self) -> None:
+        if self.done or "nvidia.dali" not in sys.modules:
+            return
+        self.done = True
+        from conformance.patches import patch_device_id
+        import nvidia.dali.pipeline as dali_pipeline
+        patch_device_id(dali_pipeline.Pipeline)
+
+
 class _Out:
     def __init__(self, fd: int) -> None:
         self._f = os.fdopen(fd, "w", buffering=1)
@@ -56,21 +73,19 @@ def main(spec: dict[str, Any]) -> None:
     tests_dir = spec["tests_dir"]
     sys.path.insert(0, tests_dir)
     roots: list[str] = []
+    lib = "torch_dali" if spec["side"] == "ours" else "nvidia.dali"
+    found = importlib.util.find_spec(lib.split(".")[0])
+    if found is not None and found.origin:  # frames inside the library say where it failed
+        roots.append(os.path.join(os.path.dirname(found.origin), *lib.split(".")[1:]) + os.sep)
     if spec["side"] == "ours":
         from conformance import shim
         shim.install(stand_ins=spec.get("stand_ins", False))
-        import torch_dali
-        roots.append(os.path.dirname(torch_dali.__file__) + os.sep)
     roots.append(os.path.abspath(tests_dir) + os.sep)
     warnings.simplefilter("ignore")
+    patch = _Patcher(spec.get("cuda", False))
     try:
-        if not spec.get("cuda", False):
-            from conformance.patches import patch_device_id
-            import nvidia.dali.pipeline as dali_pipeline
-            patch_device_id(dali_pipeline.Pipeline)
         module = importlib.import_module(spec["module"])
-        if spec["side"] == "dali":
-            roots.insert(0, os.path.dirname(importlib.import_module("nvidia.dali").__file__) + os.sep)
+        patch()
     except BaseException as e:  # noqa: B036 - SystemExit from a module top is a failure too
         out.send(event="import", ok=False, reason=_reason(e), where=_where(e.__traceback__, roots))
         return
@@ -103,6 +118,7 @@ def main(spec: dict[str, Any]) -> None:
             out.send(event="start", id=case.id)
             status, reason, where = "pass", "", ""
             try:
+                patch()
                 case.run()
             except unittest.SkipTest as e:
                 status, reason = "skip", _reason(e)
