@@ -48,5 +48,8 @@ def patch_device_id(pipeline_cls: type) -> None:
             return orig(*bound.args, **bound.kwargs)
         return orig(self, *args, **kwargs)
 
+    # DALI's pipeline_def reads the constructor's arguments with inspect.getfullargspec, which
+    # does not follow __wrapped__ but does read __signature__.
+    __init__.__signature__ = sig  # type: ignore[attr-defined]
     __init__._conformance_patched = True  # type: ignore[attr-defined]
     pipeline_cls.__init__ = __init__  # type: ignore[method-assign]

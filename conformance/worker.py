@@ -74,9 +74,9 @@ def main(spec: dict[str, Any]) -> None:
     sys.path.insert(0, tests_dir)
     roots: list[str] = []
     lib = "torch_dali" if spec["side"] == "ours" else "nvidia.dali"
-    found = importlib.util.find_spec(lib.split(".")[0])
+    found = importlib.util.find_spec(lib)  # imports only the `nvidia` namespace package, if any
     if found is not None and found.origin:  # frames inside the library say where it failed
-        roots.append(os.path.join(os.path.dirname(found.origin), *lib.split(".")[1:]) + os.sep)
+        roots.append(os.path.dirname(found.origin) + os.sep)
     if spec["side"] == "ours":
         from conformance import shim
         shim.install(stand_ins=spec.get("stand_ins", False))

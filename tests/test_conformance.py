@@ -207,3 +207,20 @@ def test_run_counts_a_real_dali_file_against_the_baseline(tmp_path):
     row = next(ln for ln in doc.read_text().splitlines() if ln.startswith("| `test_coin_flip.py`"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[2] == str(len(counted)) and cells[7] == str(n_pass)
+
+
+def test_device_id_patch_keeps_the_constructor_signature():
+    """DALI's pipeline_def reads Pipeline.__init__ with getfullargspec (which ignores __wrapped__)."""
+    import inspect
+
+    from conformance.patches import patch_device_id
+
+    class Pipe:
+        def __init__(self, batch_size=None, num_threads=None, device_id=None, *, seed=None):
+            self.device_id = device_id
+
+    spec = inspect.getfullargspec(Pipe.__init__)
+    patch_device_id(Pipe)
+    assert inspect.getfullargspec(Pipe.__init__) == spec
+    assert Pipe(1, 1, 0).device_id is None and Pipe(device_id=0).device_id is None
+    assert Pipe(1, 1, 3).device_id == 3 and Pipe(device_id=False).device_id is False
