@@ -32,6 +32,11 @@ def _walk(mod: ModuleType, prefix: str, seen: set[int]) -> list[tuple[str, Any]]
     return out
 
 
+def _public_first(path: str) -> tuple[bool, str]:
+    """`shapes` before `hidden.shapes`: the name to list an op under is its public one."""
+    return ("hidden" in path.split("."), path)
+
+
 def _named_params(func: Any) -> list[str]:
     """Named keyword parameters of a Python function (generated ops take only *inputs, **kwargs)."""
     try:
@@ -98,11 +103,11 @@ def extract() -> dict[str, Any]:
         if target and b.TryGetSchema(target) is not None:
             aliases[schema_name] = target
             continue
-        fns = sorted(fn_paths.get(schema_name, []))
+        fns = sorted(fn_paths.get(schema_name, []), key=_public_first)
         ops_out[schema_name] = {
             "fn": fns[0] if fns else "",
             "fn_other": fns[1:],
-            "classes": sorted(cls_paths.get(schema_name, [])),
+            "classes": sorted(cls_paths.get(schema_name, []), key=_public_first),
             "devices": sorted(schema.GetSupportedBackends()) if hasattr(schema, "GetSupportedBackends") else [],
             "deprecated": bool(schema.IsDeprecated()),
             "doc_hidden": bool(schema.IsDocHidden()),
