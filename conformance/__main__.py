@@ -59,6 +59,9 @@ def cmd_run(a: argparse.Namespace) -> int:
         results = run_side(dali_py, "dali", modules, settings, a.jobs, store=store)
         baseline = make_baseline(results, tests, _dali_version(dali_py), old)
         baseline_path.write_text(json.dumps(baseline, indent=1, sort_keys=False) + "\n")
+        if a.control_only:
+            print(f"conformance: wrote {baseline_path}", file=sys.stderr)
+            return 0
     elif old is None:
         print(f"conformance: no DALI at {dali_py} and no baseline at {baseline_path}", file=sys.stderr)
         return 2
@@ -126,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--ours-python", help="python for torch_dali's side (default: the DALI venv's, so both "
                                          "sides have the same numpy/scipy/cv2/nose2; else this python)")
     r.add_argument("--no-control", action="store_true", help="use the committed baseline even if DALI is there")
+    r.add_argument("--control-only", action="store_true", help="only the DALI run (refreshes the baseline)")
     r.add_argument("--files", help="comma-separated module names (test_flip,checkpointing.test_x)")
     r.add_argument("--jobs", type=int, default=2)
     r.add_argument("--timeout", type=float, default=120.0, help="seconds per case")

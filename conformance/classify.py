@@ -27,7 +27,7 @@ def control_category(case: dict[str, Any], extra_marker: str) -> str:
         return "extra" if extra_marker in case.get("reason", "") else "timeout"
     if status == "crash":
         return "crash"
-    text = f"{case.get('reason', '')} {case.get('where', '')}"
+    text = f"{case.get('reason', '')} {case.get('detail', '')} {case.get('where', '')}"
     if extra_marker in text or "DALI_extra" in text or "DALI_EXTRA_PATH" in text:
         return "extra"
     if _GPU.search(text) or _GPU_ARG.search(case.get("summary", "")):

@@ -21,7 +21,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 MAX_RESTARTS = 40
-MAX_CONSECUTIVE_TIMEOUTS = 3  # then the rest of the module is not run (a hang that repeats per case)
+# A file whose cases keep hanging (3 of its last 6 results) is not run further: a hang that repeats
+# per case (e.g. a loop over missing DALI_extra files) would otherwise cost the timeout every time.
+HANG_WINDOW, HANG_LIMIT = 6, 3
 EXTRA_MARKER = "DALI_extra-not-available"
 
 
@@ -46,6 +48,7 @@ class Settings:
     import_timeout: float = 300.0
     mem_limit_mb: int = 8192
     module_budget: float = 1800.0  # seconds of wall time per (side, module)
+    log_limit: int = 64 << 20  # bytes one case may print (a case stuck in a warning loop is killed)
     exclude_attrs: tuple[str, ...] = ("slow",)
     cuda: bool = False
 
@@ -106,8 +109,9 @@ def run_module(python: str, side: str, module: str, settings: Settings, ids: lis
         while True:
             if ids is not None and not set(ids) - set(skip):
                 break
-            if _consecutive_timeouts(res) >= MAX_CONSECUTIVE_TIMEOUTS:
-                res.stopped = f"runner: {MAX_CONSECUTIVE_TIMEOUTS} cases in a row timed out; the rest of the file was not run"
+            if _recent_timeouts(res) >= HANG_LIMIT:
+                res.stopped = (f"runner: {HANG_LIMIT} of the last {HANG_WINDOW} cases timed out; "
+                               "the rest of the file was not run")
                 break
             spec = {"side": side, "module": module, "tests_dir": str(settings.tests_dir),
                     "ids": ids, "skip": skip, "exclude_attrs": list(settings.exclude_attrs),
@@ -124,13 +128,8 @@ def run_module(python: str, side: str, module: str, settings: Settings, ids: lis
     return res
 
 
-def _consecutive_timeouts(res: TaskResult) -> int:
-    n = 0
-    for case in reversed(list(res.cases.values())):
-        if case["status"] != "timeout":
-            break
-        n += 1
-    return n
+def _recent_timeouts(res: TaskResult) -> int:
+    return sum(c["status"] == "timeout" for c in list(res.cases.values())[-HANG_WINDOW:])
 
 
 def _log_mentions_extra(log: Any, start: int) -> bool:
@@ -148,14 +147,15 @@ def _one_worker(python: str, spec: dict[str, Any], cwd: Path, env: dict[str, str
                 res: TaskResult, settings: Settings, t0: float) -> str:
     """One worker's life. Returns "done", "restart" (after a case crashed or hung) or "fatal"."""
     r, w = os.pipe()
-    spec = dict(spec, fd=w)
-    proc = subprocess.Popen([python, "-m", "conformance.worker", json.dumps(spec)], cwd=cwd, env=env,
+    spec_path = cwd / "worker_spec.json"  # thousands of case ids do not fit on a command line
+    spec_path.write_text(json.dumps(dict(spec, fd=w)))
+    proc = subprocess.Popen([python, "-m", "conformance.worker", str(spec_path)], cwd=cwd, env=env,
                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, pass_fds=(w,),
                             start_new_session=True)
     os.close(w)
     reader = os.fdopen(r, "r")
     current: str | None = None
-    log_at = 0
+    log_at = os.fstat(log.fileno()).st_size  # where this worker's (and later each case's) output starts
     imported = False
     last = time.monotonic()
     buf = ""
@@ -182,8 +182,9 @@ def _one_worker(python: str, spec: dict[str, Any], cwd: Path, env: dict[str, str
                         current = msg["id"]
                         log_at = os.fstat(log.fileno()).st_size
                     elif ev == "end":
-                        res.cases[msg["id"]] = {k: msg.get(k, "") for k in ("status", "reason", "where", "summary")}
+                        res.cases[msg["id"]] = {k: msg.get(k, "") for k in ("status", "reason", "where", "summary", "detail")}
                         current = None
+                        log_at = os.fstat(log.fileno()).st_size
                     elif ev == "leak":
                         res.leaks = msg["modules"]
                     elif ev == "done":
@@ -199,19 +200,24 @@ def _one_worker(python: str, spec: dict[str, Any], cwd: Path, env: dict[str, str
                     res.cases[current] = {"status": "timeout", "reason": "runner: module time budget ran out",
                                           "where": "", "summary": ""}
                 return "fatal"
-            why = None
-            if now - last > limit:
+            why, status = None, "timeout"
+            if os.fstat(log.fileno()).st_size - log_at > settings.log_limit:
+                why, status = f"runner: printed more than {settings.log_limit >> 20} MB (killed)", "flood"
+            elif now - last > limit:
                 why = f"runner: no result within {limit:.0f} s (killed)"
             elif _rss_mb(proc.pid) > settings.mem_limit_mb:
-                why = f"runner: more than {settings.mem_limit_mb} MB resident (killed)"
+                why, status = f"runner: more than {settings.mem_limit_mb} MB resident (killed)", "memory"
             if why is not None:
                 _kill_group(proc)
+                if _log_mentions_extra(log, log_at):
+                    why += f"; its output names the missing {EXTRA_MARKER} folder"
+                if status == "flood":  # keep the log readable and the disk free
+                    log.truncate(log_at + (1 << 20))
+                    log.seek(0, os.SEEK_END)
                 if current is None:
                     res.import_error = res.import_error or ("import/collection: " + why)
                     return "fatal"
-                if _log_mentions_extra(log, log_at):
-                    why += f"; its output names the missing {EXTRA_MARKER} folder"
-                res.cases[current] = {"status": "timeout" if "within" in why else "memory",
+                res.cases[current] = {"status": "timeout" if status == "flood" else status,
                                       "reason": why, "where": "", "summary": ""}
                 return "restart"
             if proc.poll() is not None and not ready:

@@ -2,7 +2,7 @@
 collects its cases and runs them (all, or the ids given, less those already done), reporting on a
 pipe. A generator that fails while collecting reports its `:collect` case too.
 
-Run by the runner as `python -m conformance.worker SPEC_JSON`; never imported by torch_dali.
+Run by the runner as `python -m conformance.worker SPEC.json`; never imported by torch_dali.
 Protocol (one JSON object per line on fd `spec["fd"]`):
   {"event": "import", "ok": bool, "reason": ..., "where": ...}
   {"event": "start", "id": ...}
@@ -38,9 +38,16 @@ def _where(tb: Any, roots: list[str]) -> str:
 
 
 def _reason(e: BaseException) -> str:
-    msg = str(e).strip().splitlines()
-    first = next((ln.strip() for ln in msg if ln.strip()), "")
-    return f"{type(e).__name__}: {first}"[:400] if first else type(e).__name__
+    """`Type: first line`; a first line that ends in ':' (DALI's "Critical error when building
+    pipeline:") takes the next line too."""
+    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+    text = " ".join(lines[:2]) if lines and lines[0].endswith(":") else (lines[0] if lines else "")
+    return f"{type(e).__name__}: {text}"[:400] if text else type(e).__name__
+
+
+def _detail(e: BaseException) -> str:
+    """The whole message (bounded): what the control's classification reads."""
+    return str(e)[:4000]
 
 
 class _Patcher:
@@ -116,17 +123,18 @@ def main(spec: dict[str, Any]) -> None:
                          where="", summary=case.summary)
                 continue
             out.send(event="start", id=case.id)
-            status, reason, where = "pass", "", ""
+            status, reason, where, detail = "pass", "", "", ""
             try:
                 patch()
                 case.run()
             except unittest.SkipTest as e:
                 status, reason = "skip", _reason(e)
             except AssertionError as e:
-                status, reason, where = "fail", _reason(e), _where(e.__traceback__, roots)
+                status, reason, where, detail = "fail", _reason(e), _where(e.__traceback__, roots), _detail(e)
             except BaseException as e:  # noqa: B036 - a case that calls sys.exit fails, it does not end the run
-                status, reason, where = "error", _reason(e), _where(e.__traceback__, roots)
-            out.send(event="end", id=case.id, status=status, reason=reason, where=where, summary=case.summary)
+                status, reason, where, detail = "error", _reason(e), _where(e.__traceback__, roots), _detail(e)
+            out.send(event="end", id=case.id, status=status, reason=reason, where=where, summary=case.summary,
+                     detail=detail)
     finally:
         if callable(teardown):
             try:
@@ -142,4 +150,5 @@ def main(spec: dict[str, Any]) -> None:
 
 
 if __name__ == "__main__":
-    main(json.loads(sys.argv[1]))
+    with open(sys.argv[1]) as f:
+        main(json.load(f))

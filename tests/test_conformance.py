@@ -107,6 +107,7 @@ def test_cases():
     yield ok,
     yield hang,
     yield ok,
+    yield flood,
     yield shim,
     yield missing_name,
     yield device_id_patched,
@@ -122,6 +123,10 @@ def segfault():
 
 def hang():
     time.sleep(120)
+
+def flood():
+    while True:
+        print("warning: can't open file " * 100)
 
 def shim():
     import nvidia.dali.types, nvidia.dali.fn, nvidia.dali.backend_impl, torch_dali
@@ -146,7 +151,8 @@ def test_runner_isolates_crashes_and_hangs(tmp_path):
     tests.mkdir()
     (tests / "test_synth_iso.py").write_text(SYNTH_ISOLATION)
     (tests / "wds2idx.py").write_text("")
-    settings = Settings(tests_dir=tests, work_dir=tmp_path / "work", timeout=5, import_timeout=120)
+    settings = Settings(tests_dir=tests, work_dir=tmp_path / "work", timeout=5, import_timeout=120,
+                        log_limit=1 << 20)
     res = run_module(sys.executable, "ours", "test_synth_iso", settings)
     got = {cid.rsplit(":", 1)[1]: (c["status"], c["reason"]) for cid, c in res.cases.items()}
     assert res.import_error is None and not res.leaks
@@ -156,9 +162,10 @@ def test_runner_isolates_crashes_and_hangs(tmp_path):
     assert got["4"] == ("pass", "")  # a new worker took over after the crash
     assert got["5"][0] == "timeout"
     assert got["6"] == ("pass", "")
-    assert got["7"] == ("pass", ""), got["7"]
-    assert got["8"][0] == "error" and "no_such_module_xyz" in got["8"][1]
-    assert got["9"] == ("pass", ""), got["9"]
+    assert got["7"][0] == "timeout" and "printed more than 1 MB" in got["7"][1]
+    assert got["8"] == ("pass", ""), got["8"]
+    assert got["9"][0] == "error" and "no_such_module_xyz" in got["9"][1]
+    assert got["10"] == ("pass", ""), got["10"]
     # only the requested ids run, the others are not even started
     res2 = run_module(sys.executable, "ours", "test_synth_iso", settings,
                       ids=["test_synth_iso.test_cases:1", "test_synth_iso.test_cases:2"])
