@@ -37,17 +37,26 @@ def _where(tb: Any, roots: list[str]) -> str:
     return ""
 
 
+_PREFIXES: list[str] = []  # machine-specific path prefixes blanked in messages (set in main)
+
+
+def _scrub(text: str) -> str:
+    for prefix in _PREFIXES:
+        text = text.replace(prefix, "")
+    return text
+
+
 def _reason(e: BaseException) -> str:
     """`Type: first line`; a first line that ends in ':' (DALI's "Critical error when building
     pipeline:") takes the next line too."""
     lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
     text = " ".join(lines[:2]) if lines and lines[0].endswith(":") else (lines[0] if lines else "")
-    return f"{type(e).__name__}: {text}"[:400] if text else type(e).__name__
+    return _scrub(f"{type(e).__name__}: {text}")[:400] if text else type(e).__name__
 
 
 def _detail(e: BaseException) -> str:
     """The whole message (bounded): what the control's classification reads."""
-    return str(e)[:4000]
+    return _scrub(str(e))[:4000]
 
 
 class _Patcher:
@@ -78,6 +87,10 @@ class _Out:
 def main(spec: dict[str, Any]) -> None:
     out = _Out(spec["fd"])
     tests_dir = spec["tests_dir"]
+    import sysconfig
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    _PREFIXES.extend(p + os.sep for p in (repo, os.path.dirname(os.path.abspath(tests_dir)),
+                                          sysconfig.get_paths()["purelib"]))
     sys.path.insert(0, tests_dir)
     roots: list[str] = []
     lib = "torch_dali" if spec["side"] == "ours" else "nvidia.dali"
