@@ -98,7 +98,6 @@ def test_collector_follows_nose2_rules(tmp_path):
 
 SYNTH_ISOLATION = '''
 import os, signal, time
-import nvidia.dali.types  # through the shim, at import (its own time limit), as DALI's files do
 
 def test_cases():
     yield ok,
@@ -108,9 +107,7 @@ def test_cases():
     yield hang,
     yield ok,
     yield flood,
-    yield shim,
-    yield missing_name,
-    yield device_id_patched,
+    yield ok,
 
 def ok():
     pass
@@ -127,49 +124,68 @@ def hang():
 def flood():
     while True:
         print("warning: can't open file " * 100)
+'''
 
-def shim():
-    import nvidia.dali.types, nvidia.dali.fn, nvidia.dali.backend_impl, torch_dali
+SYNTH_SHIM = '''
+import nvidia.dali.types  # through the shim, at import, as DALI's files do
+
+def test_shim_maps_modules():
+    import nvidia.dali.fn, nvidia.dali.backend_impl, torch_dali
     from nvidia.dali.pipeline import Pipeline
     assert nvidia.dali.types is torch_dali.types
     assert nvidia.dali.fn is torch_dali.fn and Pipeline is torch_dali.Pipeline
     assert nvidia.dali.backend_impl.TensorListCPU is torch_dali.TensorListCPU
 
-def missing_name():
+def test_missing_stays_missing():
     from nvidia.dali import no_such_module_xyz  # torch_dali has none: must stay missing
 
-def device_id_patched():
+def test_device_id_patched():
     from nvidia.dali.pipeline import Pipeline
     assert Pipeline(batch_size=1, num_threads=1, device_id=0).device_id is None
     assert Pipeline(1, 1, 0).device_id is None
-    assert Pipeline(batch_size=1, num_threads=1, device_id=None).device_id is None
 '''
 
 
-def test_runner_isolates_crashes_and_hangs(tmp_path):
+def _synth_dir(tmp_path: Path, name: str, src: str) -> Path:
     tests = tmp_path / "tests"
-    tests.mkdir()
-    (tests / "test_synth_iso.py").write_text(SYNTH_ISOLATION)
+    tests.mkdir(exist_ok=True)
+    (tests / f"{name}.py").write_text(src)
     (tests / "wds2idx.py").write_text("")
-    settings = Settings(tests_dir=tests, work_dir=tmp_path / "work", timeout=5, import_timeout=120,
+    return tests
+
+
+def test_runner_isolates_crashes_hangs_and_floods(tmp_path):
+    tests = _synth_dir(tmp_path, "test_synth_iso", SYNTH_ISOLATION)
+    settings = Settings(tests_dir=tests, work_dir=tmp_path / "work", timeout=2, import_timeout=60,
                         log_limit=1 << 20)
     res = run_module(sys.executable, "ours", "test_synth_iso", settings)
     got = {cid.rsplit(":", 1)[1]: (c["status"], c["reason"]) for cid, c in res.cases.items()}
-    assert res.import_error is None and not res.leaks
+    assert res.import_error is None and not res.stopped
     assert got["1"] == ("pass", "")
     assert got["2"] == ("fail", "AssertionError: one is not two")
     assert got["3"][0] == "crash" and "SIGSEGV" in got["3"][1]
     assert got["4"] == ("pass", "")  # a new worker took over after the crash
-    assert got["5"][0] == "timeout"
+    assert got["5"][0] == "timeout" and "no result within 2 s" in got["5"][1]
     assert got["6"] == ("pass", "")
     assert got["7"][0] == "timeout" and "printed more than 1 MB" in got["7"][1]
-    assert got["8"] == ("pass", ""), got["8"]
-    assert got["9"][0] == "error" and "no_such_module_xyz" in got["9"][1]
-    assert got["10"] == ("pass", ""), got["10"]
+    assert got["8"] == ("pass", "")
+    assert (tmp_path / "work" / "logs" / "ours-test_synth_iso.log").stat().st_size < 3 << 20
     # only the requested ids run, the others are not even started
     res2 = run_module(sys.executable, "ours", "test_synth_iso", settings,
                       ids=["test_synth_iso.test_cases:1", "test_synth_iso.test_cases:2"])
     assert sorted(res2.cases) == ["test_synth_iso.test_cases:1", "test_synth_iso.test_cases:2"]
+
+
+def test_shim_maps_what_exists_and_patches_device_id(tmp_path):
+    tests = _synth_dir(tmp_path, "test_synth_shim", SYNTH_SHIM)
+    settings = Settings(tests_dir=tests, work_dir=tmp_path / "work", timeout=60, import_timeout=120)
+    res = run_module(sys.executable, "ours", "test_synth_shim", settings)
+    assert res.import_error is None and not res.leaks
+    got = {cid.split(".")[-1]: c for cid, c in res.cases.items()}
+    assert got["test_shim_maps_modules"]["status"] == "pass", got["test_shim_maps_modules"]
+    assert got["test_missing_stays_missing"]["status"] == "error"
+    assert "no_such_module_xyz" in got["test_missing_stays_missing"]["reason"]
+    assert got["test_device_id_patched"]["status"] == "pass", got["test_device_id_patched"]
 
 
 def test_baseline_categories_and_id_ranges(tmp_path):
