@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.14.1 torchvision==0.29.1
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test bench conformance clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -20,6 +20,13 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest tests
+
+# DALI's own tests against torch_dali, real DALI (../dali-venv, or $$DALI_PYTHON) as the control when
+# it is there, else the committed baseline; writes docs/conformance.md and docs/dali_coverage.md.
+conformance: $(STAMP)
+	$(PY) -m pip install -q -e ".[conformance]"
+	$(PY) -m conformance run --command "make conformance"
+	$(PY) -m conformance coverage --extract
 
 bench: $(STAMP)
 	$(PY) bench/cpu_vs_dataloader.py
