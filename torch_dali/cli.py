@@ -160,6 +160,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             sys.stderr.flush()
         _sync(outs)
         t_end = time.perf_counter()
+    except KeyboardInterrupt:
+        # stopping waits (boundedly) for the op running now; a second Ctrl-C stops the wait
+        sys.stderr.write("\ninterrupted: stopping the pipeline (Ctrl-C again to stop waiting)")
+        raise
     finally:
         sys.stderr.write("\n")
         pipe.shutdown()
