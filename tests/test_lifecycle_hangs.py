@@ -141,3 +141,83 @@ def test_cli_run_with_a_hung_op_gives_up_after_the_stop_limit(root, tmp_path):
     out, err = _wait(proc, 30)
     assert proc.returncode == 130, err
     assert "PythonFunction 'Stuck'" in err and "did not return within 1 s" in err
+
+
+_FORK_PRELUDE = """
+    import os, sys, threading, time
+    import torch
+    from torch_dali import fn, pipeline_def
+    inside, release = threading.Event(), threading.Event()
+    calls = []
+    def blocking(x):
+        calls.append(1)
+        if len(calls) > 1:  # the first batch passes; the next one waits inside the op
+            inside.set()
+            release.wait(60)
+        return x
+    def ident(x):
+        return x
+    def make(f, **kw):
+        @pipeline_def(batch_size=2, num_threads=2, device_id=None, seed=1, **kw)
+        def p():
+            jpegs, labels = fn.readers.file(file_root={root!r})
+            return fn.python_function(labels, function=f, batch_processing=True)
+        return p()
+    parent = make(blocking)
+    parent.build()
+    torch.manual_seed(123)
+    parent.run()          # the pipeline ran; its producer prefetches the next batch: inside `blocking`
+    inside.wait(60)       # a parent thread holds the Python ops' RNG lock, the RNGs seeded for a sample
+"""
+
+
+def test_fork_while_a_python_op_runs_gives_the_child_a_clean_state(root, tmp_path):
+    """The child makes and runs a new pipeline (its Python op on the child's main thread, which does
+    not own the parent's lock), gets the caller's RNG state back, and the parent's pipeline object
+    refuses to run there with a clear error; nothing hangs."""
+    r = _run_script(tmp_path, _FORK_PRELUDE.format(root=root) + """
+    pid = os.fork()
+    if pid == 0:
+        try:
+            rng_ok = torch.equal(torch.rand(3), torch.rand(3, generator=torch.Generator().manual_seed(123)))
+            child = make(ident, exec_async=False)
+            child.build()
+            print("child batch", tuple(child.run()[0].as_tensor().shape), "rng restored", rng_ok, flush=True)
+            try:
+                parent.run()
+            except Exception as e:
+                print("parent pipeline in child:", type(e).__name__, e, flush=True)
+        finally:
+            sys.stdout.flush()
+        sys.exit(0)
+    release.set()
+    _, status = os.waitpid(pid, 0)
+    print("child status", status, flush=True)
+    """)
+    assert r.returncode == 0, r.stderr
+    assert "child batch (2, 1) rng restored True" in r.stdout, r.stdout + r.stderr
+    assert "parent pipeline in child: PipelineError" in r.stdout and "before os.fork()" in r.stdout
+    assert "child status 0" in r.stdout
+
+
+def test_torch_dataloader_fork_workers_use_torch_dali_after_a_pipeline_ran(root, tmp_path):
+    """torch's DataLoader forks its workers while our producer thread is inside a Python op; each
+    worker builds its own pipeline on first use (as the error in the child says to)."""
+    r = _run_script(tmp_path, _FORK_PRELUDE.format(root=root) + """
+    class Batches(torch.utils.data.Dataset):
+        pipe = None
+        def __len__(self):
+            return 4
+        def __getitem__(self, i):
+            if Batches.pipe is None:
+                Batches.pipe = make(ident, exec_async=False)
+                Batches.pipe.build()
+            return Batches.pipe.run()[0].as_tensor()
+    loader = torch.utils.data.DataLoader(Batches(), batch_size=None, num_workers=2,
+                                         multiprocessing_context="fork", timeout=30)
+    shapes = [tuple(b.shape) for b in loader]
+    release.set()
+    print("worker batches", shapes, flush=True)
+    """)
+    assert r.returncode == 0, r.stderr
+    assert "worker batches [(2, 1), (2, 1), (2, 1), (2, 1)]" in r.stdout, r.stdout + r.stderr
