@@ -137,3 +137,20 @@ def test_dataset_is_indexable_with_classes(root):
         return fn.readers.file(files=files, labels=[7, 8, 9, 10], name="Reader")
     ds2 = torch_dali.DataLoader(listed, batch_size=2, device="cpu").dataset
     assert ds2[2][1] == 9 and not hasattr(ds2, "classes")
+
+
+def test_the_pipeline_seams_the_loader_uses_check_their_arguments(root):
+    from torch_dali.errors import GraphError
+    pipe = _pipe(root)(batch_size=4)
+    with pytest.raises(ArgumentError, match="unknown argument.*shard"):
+        pipe.set_node_args("Reader", shard=1)
+    with pytest.raises(GraphError, match="no operator named 'Nope'"):
+        pipe.set_node_args("Nope", shard_id=0)
+    pipe.set_node_args("Reader", seed=5, random_shuffle=False)
+    pipe.build()
+    assert pipe.built and pipe.reader_names() == ["Reader"] and pipe.reader().epoch_order(0) == list(range(16))
+    with pytest.raises(GraphError, match="already built"):
+        pipe.set_node_args("Reader", shard_id=0)
+    pipe.run()
+    assert pipe.last_batch_info("Reader") == {"real": 4, "ended": False}
+    pipe.shutdown()

@@ -129,7 +129,7 @@ class DataLoader:
         given = {"batch_size": batch_size, "seed": args.seed, "num_threads": args.num_threads,
                  "prefetch_queue_depth": args.prefetch}
         if isinstance(pipeline, Pipeline):
-            if pipeline._built:
+            if pipeline.built:
                 raise ArgumentError("DataLoader: pass the pipeline before build(): the loader sets its shards")
             for key, value in given.items():
                 have = getattr(pipeline, key)

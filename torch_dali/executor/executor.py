@@ -389,10 +389,11 @@ class Executor:
     def stop(self, timeout: float | None = None) -> bool:
         """Stops the producer and drops prefetched batches (state rewinds to what was consumed).
 
-        Waits at most `timeout` seconds (default `stop_timeout_s()`) for the op running now to
-        return; one that does not (a hung Python function) is named on stderr and left running
-        on its daemon thread, and this executor refuses to run again. Ctrl-C during the wait does
-        the same at once. Returns whether the producer stopped."""
+        Waits at most `timeout` seconds (default `stop_timeout_s()`; restore() passes inf: a
+        slow op mid-training is waited for) for the op running now to return; one that does not
+        (a hung Python function) is named on stderr and left running on its daemon thread, and
+        this executor refuses to run again. Ctrl-C during the wait does the same at once. Returns
+        whether the producer stopped."""
         if self._forked_from is not None:
             return True  # the parent's threads and locks: never touched in a child
         self._stop.set()
@@ -416,8 +417,10 @@ class Executor:
                     if not noted and waited >= 2.0:
                         noted = True
                         ops = self.plan.running_ops()
-                        print(f"torch_dali: stopping the pipeline: waiting up to {limit:g} s for "
-                              f"{'; '.join(ops) if ops else 'the producer thread'}", file=sys.stderr, flush=True)
+                        bound = f"up to {limit:g} s " if limit != float("inf") else ""
+                        print(f"torch_dali: stopping the pipeline: waiting {bound}for "
+                              f"{'; '.join(ops) if ops else 'the producer thread'} (Ctrl-C stops the wait)",
+                              file=sys.stderr, flush=True)
             except KeyboardInterrupt:
                 self._abandon("was still running when Ctrl-C interrupted the wait")
                 raise
@@ -438,7 +441,7 @@ class Executor:
 
     def restore(self, state: dict[str, Any]) -> None:
         self._check_usable()
-        if not self.stop():
+        if not self.stop(timeout=float("inf")):
             raise PipelineError(f"{self._abandoned}; build a new pipeline")
         self.iteration = int(state.get("iteration", 0))
         self.plan.load_state_dict(state.get("ops", {}))

@@ -75,6 +75,11 @@ class Pipeline:
         return self._seed
 
     @property
+    def built(self) -> bool:
+        """Whether build() has run (a DataLoader needs the pipeline before, to set its shards)."""
+        return self._built
+
+    @property
     def seed_given(self) -> bool:
         """Whether the seed was given (else it was drawn at random for this process)."""
         return self._seed_given
