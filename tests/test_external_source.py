@@ -256,7 +256,7 @@ def test_from_dataset_decodes_and_labels_are_int64():
 def test_from_dataset_ranks_cover_and_shuffle_per_epoch():
     ds = JpegDataset()
     l0, l1 = loader(ds, 0, 2), loader(ds, 1, 2)
-    assert len(l0.dataset) == len(l1.dataset) == 5 and len(l0) == 2
+    assert len(l0.dataset) == len(l1.dataset) == 10 and len(l0) == 2  # the data set, as torch: all ranks
     epochs = []
     for _ in range(2):
         labels = [torch.cat([b[1] for b in lo]).tolist() for lo in (l0, l1)]

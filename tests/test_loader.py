@@ -77,7 +77,7 @@ def test_ranks_match_distributed_sampler_and_cover_dataset(files):
         dl.set_epoch(2)
         got = epoch_indices(dl)
         sampler = torch.utils.data.DistributedSampler(range(n), num_replicas=world, rank=rank,
-                                                      shuffle=True, seed=dl._reader.node.seed)
+                                                      shuffle=True, seed=dl.seed)
         sampler.set_epoch(2)
         assert got == list(sampler)
         assert len(dl) == math.ceil(math.ceil(n / world) / 4)

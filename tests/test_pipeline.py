@@ -230,7 +230,7 @@ def test_python_op_randomness_is_per_sample_and_isolated():
 
 def _hangs(x):
     import time
-    time.sleep(5)
+    time.sleep(600)  # far past the bound below: the report must not wait for the call
     return x
 
 
@@ -246,7 +246,7 @@ def test_python_function_timeout_reports_and_pipeline_shuts_down():
     t0 = time.perf_counter()
     with pytest.raises(PipelineError, match=r"_hangs failed on sample 0.*did not return within timeout=0.3 s"):
         pipe.run()
-    assert time.perf_counter() - t0 < 3
+    assert time.perf_counter() - t0 < 60  # generous for a loaded CI machine; the call itself takes 600 s
     pipe.shutdown()
 
 

@@ -160,6 +160,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             sys.stderr.flush()
         _sync(outs)
         t_end = time.perf_counter()
+    except KeyboardInterrupt:
+        # stopping waits (boundedly) for the op running now; a second Ctrl-C stops the wait
+        sys.stderr.write("\ninterrupted: stopping the pipeline (Ctrl-C again to stop waiting)")
+        raise
     finally:
         sys.stderr.write("\n")
         pipe.shutdown()
@@ -297,56 +301,98 @@ class _OpTimer:
             self.seconds[k] = 0.0
 
 
+class _Progress:
+    """Bench's phases on stderr: a line as each starts, the batch count as it goes (in place on a
+    terminal, else a line every few seconds), and a closing line with batches and seconds."""
+
+    def __init__(self, name: str, total: int) -> None:
+        self.name, self.total = name, total
+        self.tty = sys.stderr.isatty()
+        self.t0 = self.last = time.perf_counter()
+        sys.stderr.write(f"torch-dali bench: {name}: {total} batches ...\n")
+        sys.stderr.flush()
+
+    def step(self, done: int) -> None:
+        now = time.perf_counter()
+        if self.tty:
+            sys.stderr.write(f"\r  batch {done}/{self.total}")
+        elif now - self.last >= 5.0:
+            sys.stderr.write(f"  batch {done}/{self.total} ({now - self.t0:.0f} s)\n")
+            self.last = now
+        else:
+            return
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        done = f"{self.total}/{self.total} batches in {time.perf_counter() - self.t0:.1f} s"
+        sys.stderr.write(f"\r  {done}\n" if self.tty else f"  {done}\n")
+        sys.stderr.flush()
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from .executor.plan import Plan
 
     pipe = _load(args)
-    try:  # 1. throughput as a training loop sees it: the normal executor, prefetching
+    n = args.batches
+    try:  # 1. throughput as a training loop sees it: the normal executor (stages overlap, prefetching)
+        sys.stderr.write("torch-dali bench: building the pipeline and making a first batch (the first run "
+                         "may compile the C helpers) ...\n")
+        sys.stderr.flush()
+        t_build = time.perf_counter()
         pipe.build()
         _sync(pipe.run())
+        sys.stderr.write(f"  ready in {time.perf_counter() - t_build:.1f} s\n")
+        progress = _Progress("[1/2] throughput, the pipeline as a training loop runs it", n)
         t0 = time.perf_counter()
         images = 0
-        for _ in range(args.batches):
+        for i in range(n):
             outs = pipe.run()
             images += _batch_len(outs)
+            progress.step(i + 1)
         _sync(outs)
         rate = images / (time.perf_counter() - t0)
+        progress.close()
         graph, bs, threads, device_id = pipe.graph, pipe.batch_size, pipe.num_threads, pipe.device_id
         strict = pipe._strict_device
     finally:
         pipe.shutdown()
-    # 2. per-op time: a plan of the same graph run step by step, synchronously
+    # 2. per-op time: a plan of the same graph run step by step, synchronously, each op timed
     plan = Plan(graph, bs, threads, device_id, strict)
     try:
         timer = _OpTimer(plan)
         plan.run(0)
         timer.reset()
+        progress = _Progress("[2/2] per-op profile, each op run and timed on its own", n)
         t0 = time.perf_counter()
-        for it in range(1, args.batches + 1):
+        for it in range(1, n + 1):
             outs = plan.run(it)
+            progress.step(it)
         _sync(outs)
         total = time.perf_counter() - t0
+        progress.close()
     finally:
         plan.close()
     device = f"cuda:{plan.cuda.index}" if plan.cuda is not None else "cpu"
-    print(f"{args.config}: {rate:,.1f} images/s over {args.batches} batches of {bs} "
-          f"({threads} threads, {device}, prefetching)")
-    per = {n: s / args.batches * 1e3 for n, s in timer.seconds.items()}
+    print(f"{args.config}: batches of {bs}, {threads} threads, {device}")
+    print(f"throughput: {rate:,.1f} images/s over {n} batches: the normal executor, as a training loop "
+          "gets it (stages on their own threads, batches prefetched, work of several batches overlapping)")
+    per = {name: s / n * 1e3 for name, s in timer.seconds.items()}
     slow = max(per, key=per.get)
-    whole = total / args.batches * 1e3
-    wn = max(len("op"), *(len(n.name) for n in plan.nodes))
-    wo = max(len("kind"), *(len(n.schema.name) for n in plan.nodes))
-    print(f"\nper-op time, ops run one after another ({whole:.1f} ms/batch in all, "
-          f"{bs * args.batches / total:,.1f} images/s without overlap):")
+    whole = total / n * 1e3
+    wn = max(len("op"), *(len(x.name) for x in plan.nodes))
+    wo = max(len("kind"), *(len(x.schema.name) for x in plan.nodes))
+    print(f"\nper-op profile: {whole:.1f} ms per batch for all ops run one after another, each timed on "
+          "its own (GPU work waited for after each op); it says where the time goes, not how fast "
+          "the pipeline runs:")
     print(f"  {'op':<{wn}}  {'kind':<{wo}}  {'device':<10}  {'ms/batch':>9}  {'share':>6}")
-    for n in plan.nodes:
-        ran = plan.ops[n.id].device.type
-        dev = n.device if ran == "cuda" or n.device == "cpu" else f"{n.device}(cpu)"
-        mark = "  <- slowest" if n.name == slow else ""
-        print(f"  {n.name:<{wn}}  {n.schema.name:<{wo}}  {dev:<10}  {per[n.name]:9.2f}  "
-              f"{100 * per[n.name] / max(whole, 1e-9):5.1f}%{mark}")
-    print(f"slowest stage: {slow} ({next(n.schema.name for n in plan.nodes if n.name == slow)}), "
-          f"{per[slow]:.2f} ms/batch, {100 * per[slow] / max(whole, 1e-9):.0f}% of the pipeline's time")
+    for node in plan.nodes:
+        ran = plan.ops[node.id].device.type
+        dev = node.device if ran == "cuda" or node.device == "cpu" else f"{node.device}(cpu)"
+        mark = "  <- slowest" if node.name == slow else ""
+        print(f"  {node.name:<{wn}}  {node.schema.name:<{wo}}  {dev:<10}  {per[node.name]:9.2f}  "
+              f"{100 * per[node.name] / max(whole, 1e-9):5.1f}%{mark}")
+    print(f"slowest stage: {slow} ({next(x.schema.name for x in plan.nodes if x.name == slow)}), "
+          f"{per[slow]:.2f} ms/batch, {100 * per[slow] / max(whole, 1e-9):.0f}% of the profiled time")
     return EXIT_OK
 
 
@@ -398,7 +444,8 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--max-images", type=int, default=64, help="at most this many images (default 64)")
     show.set_defaults(func=cmd_show)
 
-    bench = sub.add_parser("bench", help="throughput and per-op time, naming the slowest stage")
+    bench = sub.add_parser("bench", help="throughput as a training loop gets it, then a per-op profile "
+                           "naming the slowest op")
     _config_args(bench)
     bench.add_argument("--batches", type=int, default=20, help="batches to time (default 20)")
     bench.set_defaults(func=cmd_bench)

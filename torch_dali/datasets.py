@@ -56,6 +56,7 @@ class DatasetReader(ReaderBase):
         if self.shuffle and self.after_epoch:
             raise ArgumentError(f"{self.name}: `random_shuffle` cannot be used with shuffle_after_epoch")
         self.dataset = ds
+        self.classes = getattr(ds, "classes", None)
         self.k: int = self.args["num_outputs"]
         self._kind = type(ds).__name__
 

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import atexit
+import os
 import queue
+import sys
 import threading
 import time
 import weakref
@@ -11,6 +13,7 @@ from typing import Any
 import torch
 
 from .._knobs import mixed_lanes
+from ..errors import PipelineError
 from ..tensor_list import TensorList
 from .plan import Batch, Partial, Plan
 
@@ -21,12 +24,35 @@ _LIVE: "weakref.WeakSet[Executor]" = weakref.WeakSet()
 @atexit.register
 def _shutdown_all() -> None:
     """Stop producer threads and pools before the interpreter tears down torch and CUDA;
-    a thread still inside a torch op at that point aborts the process."""
+    a thread still inside a torch op at that point aborts the process. Each wait is bounded
+    (`stop_timeout_s`): an op that never returns is named and left behind, not waited out."""
     for ex in list(_LIVE):
         try:
             ex.shutdown()
-        except Exception:  # noqa: BLE001 - exiting anyway
+        except BaseException:  # noqa: BLE001 - exiting anyway (a second Ctrl-C included)
             pass
+
+
+def _after_fork_in_child() -> None:
+    """os.fork() copies only the forking thread: every executor that ran in the parent has lost
+    its threads (and its locks may be held by threads that no longer exist). Such executors are
+    marked, never touched again here, and refuse to run; new pipelines in the child work."""
+    parent = os.getppid()
+    for ex in list(_LIVE):
+        if ex._ran:
+            ex._forked_from = parent
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def stop_timeout_s() -> float:
+    """TORCH_DALI_STOP_TIMEOUT_S: how long stopping a pipeline waits for a running op (default 10)."""
+    try:
+        v = float(os.environ.get("TORCH_DALI_STOP_TIMEOUT_S", "10"))
+    except ValueError:
+        v = 10.0
+    return max(0.0, v)
 
 
 _STAGE_NAMES = {0: "cpu", 1: "mixed", 2: "gpu"}
@@ -77,6 +103,9 @@ class Executor:
         self._stop = threading.Event()
         self._failed: BaseException | None = None
         self._close_on_exit = False
+        self._ran = False  # threads (producer, stages, the plan's pool) may exist
+        self._forked_from: int | None = None  # the parent's pid, in a child forked after a run
+        self._abandoned: str | None = None  # why this executor gave up on a stuck op
         # exec_pipelined with device ops: the stages (CPU, mixed, GPU) run on threads of their own,
         # handing batches on. The mixed stage runs on several lanes (batch i on lane i % lanes,
         # each with its own thread and CUDA stream), and the GPU stage with it, on the same lane,
@@ -155,12 +184,15 @@ class Executor:
             else:
                 self._produce_loop()
         finally:
+            clean = True
             if self._stage_threads:
                 self._stop.set()
+                limit = stop_timeout_s()
                 for t in self._stage_threads:
-                    t.join()
+                    t.join(timeout=limit)
+                    clean = clean and not t.is_alive()
                 self._stage_threads = []
-            if self._close_on_exit:
+            if self._close_on_exit and clean:  # never under a stage thread still in an op
                 self.plan.close()
 
     def _produce_loop(self) -> None:
@@ -239,14 +271,19 @@ class Executor:
             self._thread.start()
 
     # -- consuming -----------------------------------------------------------------------------
-    def next(self) -> Batch:
+    def next(self, timeout: float | None = None) -> Batch:
+        """The next batch; with `timeout` (seconds, exec_async only) a PipelineError naming the
+        running ops when none is ready by then (the batch is still delivered by a later call)."""
+        self._check_usable()
         if self._failed is not None:
             raise self._failed
+        self._ran = True
         if not self.exec_async:
             batch = self._produce_one()
         else:
             self._start()
-            waited, dumped = 0.0, False
+            t0 = time.monotonic()
+            dumped = False
             while True:
                 try:
                     item = self._queue.get(timeout=_POLL_S)
@@ -254,7 +291,11 @@ class Executor:
                 except queue.Empty:
                     if self._thread is not None and not self._thread.is_alive() and self._queue.empty():
                         raise RuntimeError("torch_dali: the prefetch thread stopped unexpectedly")
-                    waited += _POLL_S
+                    waited = time.monotonic() - t0
+                    if timeout is not None and waited >= timeout:
+                        ops = self.plan.running_ops()
+                        raise PipelineError(f"torch_dali: no batch within timeout={timeout:g} s; "
+                                            + ("running: " + "; ".join(ops) if ops else "no op is running"))
                     if not dumped and waited >= _stall_dump_s():
                         dumped = True
                         _dump_stall(waited)
@@ -266,14 +307,38 @@ class Executor:
         self._hand_off(batch)
         return batch
 
+    def _check_usable(self) -> None:
+        if self._forked_from is not None:
+            raise PipelineError(
+                f"torch_dali: this pipeline ran in process {self._forked_from} before os.fork(); its "
+                f"threads exist only there, so it cannot run in this process ({os.getpid()}). Build a "
+                "new pipeline in the child (in a torch DataLoader worker: lazily, on the first "
+                "__getitem__)")
+        if self._abandoned is not None:
+            raise PipelineError(f"{self._abandoned}; build a new pipeline")
+
     def _join_producer(self) -> None:
         """After the producer handed on an error it is exiting: wait for it (and, through its
         `finally`, its stage threads) so nothing of this run is left to touch the plan."""
         thread = self._thread
         self._stop.set()
         if thread is not None and not self._own_thread():
-            thread.join(timeout=30)  # an op stuck for good (a hung user function) is not waited out
+            thread.join(timeout=stop_timeout_s())  # an op stuck for good is not waited out
+            if thread.is_alive():
+                self._abandon("did not return after the pipeline failed", quiet=True)
+                return
         self._thread = None
+
+    def _abandon(self, why: str, quiet: bool = False) -> None:
+        """Gives up on a producer stuck in an op: it is left running (a daemon; it closes the
+        plan if it ever gets out) and this executor refuses to run again."""
+        ops = self.plan.running_ops()
+        what = "; ".join(ops) if ops else "the pipeline's producer thread"
+        self._abandoned = (f"torch_dali: stopping the pipeline: {what} {why}; it is left running on a "
+                           "daemon thread (a running Python call cannot be interrupted)")
+        self._close_on_exit = True
+        if not quiet:
+            print(self._abandoned, file=sys.stderr, flush=True)
 
     def _hand_off(self, batch: Batch) -> None:
         """The consumer's stream waits for the batch; its memory stays reserved for that stream."""
@@ -321,23 +386,53 @@ class Executor:
                 "staged_device_bytes": s_dev, "threads": threads}
 
     # -- control -------------------------------------------------------------------------------
-    def stop(self) -> None:
-        """Stops the producer and drops prefetched batches (state rewinds to what was consumed)."""
+    def stop(self, timeout: float | None = None) -> bool:
+        """Stops the producer and drops prefetched batches (state rewinds to what was consumed).
+
+        Waits at most `timeout` seconds (default `stop_timeout_s()`; restore() passes inf: a
+        slow op mid-training is waited for) for the op running now to return; one that does not
+        (a hung Python function) is named on stderr and left running on its daemon thread, and
+        this executor refuses to run again. Ctrl-C during the wait does the same at once. Returns
+        whether the producer stopped."""
+        if self._forked_from is not None:
+            return True  # the parent's threads and locks: never touched in a child
         self._stop.set()
         if self._own_thread():
-            return  # never wait on ourselves
-        if self._thread is not None:
-            while self._thread.is_alive():
-                try:
-                    self._queue.get(timeout=_POLL_S)
-                except queue.Empty:
-                    pass
-            self._thread.join()
+            return True  # never wait on ourselves
+        thread = self._thread
+        if thread is not None and self._abandoned is None:
+            limit = stop_timeout_s() if timeout is None else timeout
+            t0 = time.monotonic()
+            noted = False
+            try:
+                while thread.is_alive():
+                    try:
+                        self._queue.get(timeout=_POLL_S)
+                    except queue.Empty:
+                        pass
+                    waited = time.monotonic() - t0
+                    if waited >= limit and thread.is_alive():
+                        self._abandon(f"did not return within {limit:g} s (TORCH_DALI_STOP_TIMEOUT_S)")
+                        return False
+                    if not noted and waited >= 2.0:
+                        noted = True
+                        ops = self.plan.running_ops()
+                        bound = f"up to {limit:g} s " if limit != float("inf") else ""
+                        print(f"torch_dali: stopping the pipeline: waiting {bound}for "
+                              f"{'; '.join(ops) if ops else 'the producer thread'} (Ctrl-C stops the wait)",
+                              file=sys.stderr, flush=True)
+            except KeyboardInterrupt:
+                self._abandon("was still running when Ctrl-C interrupted the wait")
+                raise
+            thread.join()
+        if self._abandoned is not None:
+            return False
         self._thread = None
         for q in (self._queue, *(q for lanes in self._mids for q in lanes)):
             while not q.empty():
                 q.get_nowait()
         self._failed = None
+        return True
 
     def _own_thread(self) -> bool:
         """Whether the caller is one of our producer threads (the GC may run __del__ there)."""
@@ -345,14 +440,19 @@ class Executor:
         return me is self._thread or any(me is t for t in self._stage_threads)
 
     def restore(self, state: dict[str, Any]) -> None:
-        self.stop()
+        self._check_usable()
+        if not self.stop(timeout=float("inf")):
+            raise PipelineError(f"{self._abandoned}; build a new pipeline")
         self.iteration = int(state.get("iteration", 0))
         self.plan.load_state_dict(state.get("ops", {}))
 
     def shutdown(self, wait: bool = True) -> None:
         """Stops and frees threads. wait=False (from __del__, which the garbage collector may run
         on any thread, the producer's own included) only signals: the producer closes the plan as
-        it exits, so nothing ever waits on itself."""
+        it exits, so nothing ever waits on itself. In a child forked after this executor ran,
+        nothing is done: its threads and locks belong to the parent."""
+        if self._forked_from is not None:
+            return
         thread = self._thread
         if not wait or self._own_thread():
             self._close_on_exit = True  # first: a producer exiting right now still sees it
@@ -361,5 +461,5 @@ class Executor:
                 return  # the producer closes the plan as it exits
             self.plan.close()  # idempotent: the producer may have closed it as it exited
             return
-        self.stop()
-        self.plan.close()
+        if self.stop():
+            self.plan.close()

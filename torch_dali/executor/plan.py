@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import time
 import traceback
 import warnings
 from collections import deque
@@ -137,6 +138,8 @@ class Plan:
         self._closed = False
         self.pool = ThreadPoolExecutor(max(1, num_threads), thread_name_prefix="torch_dali",
                                        initializer=_worker_init) if num_threads > 1 else None
+        # thread -> (the step it runs, since when): what a stop or a batch timeout reports as stuck
+        self._running: dict[threading.Thread, tuple[list[Node], float]] = {}
 
     # -- the graph around an op (for `Operator.connect`) ------------------------------------------
     def consumers(self, node: Node) -> list[Node]:
@@ -298,44 +301,61 @@ class Plan:
         return len(self.stages) > 1
 
     def _run_steps(self, steps: list[Step], part: Partial, stream: Any = None) -> None:
+        me = threading.current_thread()
+        try:
+            for step in steps:
+                self._running[me] = (step.nodes, time.monotonic())
+                self._run_step(step, part, stream)
+        finally:
+            self._running.pop(me, None)
+
+    def running_ops(self) -> list[str]:
+        """The ops some thread is inside right now, longest-running first: `PythonFunction 'f'
+        (defined at train.py:12), for 31.0 s on thread torch_dali-prefetch`."""
+        now = time.monotonic()
+        rows = sorted(((t0, nodes, t.name) for t, (nodes, t0) in list(self._running.items())),
+                      key=lambda r: r[0])
+        return [f"{' + '.join(n.describe() for n in nodes)}, for {now - t0:.1f} s on thread {name}"
+                for t0, nodes, name in rows]
+
+    def _run_step(self, step: Step, part: Partial, stream: Any) -> None:
         values, sources, bs, iteration = part.values, part.sources, part.bs, part.iteration
-        for step in steps:
-            if step.sample_wise:
-                self._run_chain(step.nodes, values, iteration, bs, sources)
-                continue
-            node = step.nodes[0]
-            op = self.ops[node.id]
-            ins = [values[(d.node.id, d.index)] for d in node.inputs]
-            if ins:
-                bs = len(ins[0])
-            args = {k: batch_args(values[(d.node.id, d.index)]) for k, d in node.arg_inputs.items()}
-            ctx = BatchContext(node, iteration, bs, op.device, self.pool, sources, stream)
-            if step.fused is not None:  # the consumer's outputs are what the step leaves
-                last = step.nodes[1]
-                run: Any = partial(step.fused.run_fused, (ctx, BatchContext(last, iteration, bs, op.device,
-                                   self.pool, sources, stream)), ins,
-                                   (args, {k: batch_args(values[(d.node.id, d.index)])
-                                           for k, d in last.arg_inputs.items()}))
-                node = last
-            else:
-                run = partial(op.run_batch, ctx, ins, args)
-            try:
-                if stream is not None and op.device.type == "cuda":
-                    with torch.cuda.stream(stream):
-                        outs = run()
-                else:
+        if step.sample_wise:
+            self._run_chain(step.nodes, values, iteration, bs, sources)
+            return
+        node = step.nodes[0]
+        op = self.ops[node.id]
+        ins = [values[(d.node.id, d.index)] for d in node.inputs]
+        if ins:
+            bs = len(ins[0])
+        args = {k: batch_args(values[(d.node.id, d.index)]) for k, d in node.arg_inputs.items()}
+        ctx = BatchContext(node, iteration, bs, op.device, self.pool, sources, stream)
+        if step.fused is not None:  # the consumer's outputs are what the step leaves
+            last = step.nodes[1]
+            run: Any = partial(step.fused.run_fused, (ctx, BatchContext(last, iteration, bs, op.device,
+                               self.pool, sources, stream)), ins,
+                               (args, {k: batch_args(values[(d.node.id, d.index)])
+                                       for k, d in last.arg_inputs.items()}))
+            node = last
+        else:
+            run = partial(op.run_batch, ctx, ins, args)
+        try:
+            if stream is not None and op.device.type == "cuda":
+                with torch.cuda.stream(stream):
                     outs = run()
-            except PipelineError:
-                raise
-            except Exception as e:
-                raise self._error(node, e, None, sources) from e
-            if not node.inputs and outs:  # a source (reader, external source) sets the batch size
-                bs = len(outs[0])
-                src = getattr(op, "last_sources", None)
-                if src and not sources:
-                    sources = src  # may be lazy: names are formatted only when needed
-            for k, tl in enumerate(outs):
-                values[(node.id, k)] = tl
+            else:
+                outs = run()
+        except PipelineError:
+            raise
+        except Exception as e:
+            raise self._error(node, e, None, sources) from e
+        if not node.inputs and outs:  # a source (reader, external source) sets the batch size
+            bs = len(outs[0])
+            src = getattr(op, "last_sources", None)
+            if src and not sources:
+                sources = src  # may be lazy: names are formatted only when needed
+        for k, tl in enumerate(outs):
+            values[(node.id, k)] = tl
         part.sources, part.bs = sources, bs
 
     def _run_chain(self, nodes: list[Node], values: dict[tuple[int, int], TensorList], iteration: int,

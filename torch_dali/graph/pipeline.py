@@ -34,7 +34,8 @@ class Pipeline:
         self._batch_size = batch_size
         self._num_threads = num_threads if num_threads and num_threads > 0 else (os.cpu_count() or 1)
         self._device_id = device_id
-        self._seed = int(seed) if seed is not None and seed != -1 else _pyrandom.randrange(1 << 31)
+        self._seed_given = seed is not None and seed != -1
+        self._seed = int(seed) if self._seed_given else _pyrandom.randrange(1 << 31)
         self._exec_async = bool(exec_async)
         self._exec_pipelined = bool(exec_pipelined)
         if isinstance(prefetch_queue_depth, dict):
@@ -72,6 +73,16 @@ class Pipeline:
     @property
     def seed(self) -> int:
         return self._seed
+
+    @property
+    def built(self) -> bool:
+        """Whether build() has run (a DataLoader needs the pipeline before, to set its shards)."""
+        return self._built
+
+    @property
+    def seed_given(self) -> bool:
+        """Whether the seed was given (else it was drawn at random for this process)."""
+        return self._seed_given
 
     @property
     def exec_async(self) -> bool:
@@ -139,11 +150,12 @@ class Pipeline:
             self.build()
         return self._executor  # type: ignore[return-value]
 
-    def run(self) -> tuple[TensorList, ...]:
-        """The next batch of every output, as TensorLists."""
+    def run(self, *, timeout: float | None = None) -> tuple[TensorList, ...]:
+        """The next batch of every output, as TensorLists. `timeout` (seconds; with exec_async,
+        the default): a PipelineError naming the running ops when no batch is ready by then."""
         executor = self._exec()  # build first: iter_setup may feed inputs
         self.iter_setup()
-        batch = executor.next()
+        batch = executor.next(timeout)
         self._last_batch = batch
         self._consumed_state = batch.state
         return tuple(batch.outputs)
@@ -178,6 +190,37 @@ class Pipeline:
         feed_input(self, data_node, data, layout)
 
     # -- readers -------------------------------------------------------------------------------
+    def set_node_args(self, name: str, *, seed: int | None = None, **args: Any) -> None:
+        """Before build: sets constant arguments (and, with `seed`, the seed) of the node `name`, as
+        if it had been defined with them. Names are checked against the op's schema here, values
+        when the op is built. (What DataLoader uses to shard readers and pick CMN's output.)"""
+        if self._built:
+            raise GraphError(f"set_node_args: the pipeline is already built; cannot change '{name}'")
+        node = self.graph.find(name)
+        unknown = [k for k in args if node.schema.arg(k) is None]
+        if unknown:
+            raise ArgumentError(f"{node.describe()}: unknown argument(s) {', '.join(unknown)}")
+        node.args = {**node.args, **args}
+        for k in args:
+            node.arg_inputs.pop(k, None)  # a constant replaces a per-sample input
+        if seed is not None:
+            node.seed = int(seed)
+
+    def reader_names(self) -> list[str]:
+        """The names of the pipeline's readers (ops with epochs), in definition order (builds)."""
+        return [n.name for n, _ in self._exec().plan.readers()]
+
+    def reader(self, name: str | None = None) -> Any:
+        """The reader op `name` (default: the first) of the built pipeline: its `epoch_order(e)`,
+        `meta()`, `state_dict()`, `sample(i)`, `source(i)`, `classes` and `may_skip`."""
+        return self._reader_ops(name)[0][1]
+
+    def last_batch_info(self, name: str) -> dict[str, Any]:
+        """Where the batch last returned by run() stands in reader `name`'s epoch: `real` samples
+        (the rest is padding or the next epoch) and whether the epoch `ended` in it."""
+        info = (self._consumed_state.get("info") or {}).get(name)
+        return dict(info) if info else {"real": self._batch_size, "ended": False}
+
     def _reader_ops(self, name: str | None):
         readers = self._exec().plan.readers()
         if name is not None:

@@ -12,6 +12,8 @@ is vmappable and draws no random numbers.
 from __future__ import annotations
 
 import contextlib
+import os
+import queue
 import random as _pyrandom
 import threading
 import traceback
@@ -32,6 +34,25 @@ MAX_INPUTS = 64
 
 
 _RNG_LOCK = threading.RLock()
+# the callers' RNG states while a call runs seeded (outermost first): a child forked meanwhile
+# gets them back instead of a sample's seeded state
+_SAVED: list[tuple[Any, ...]] = []
+
+
+def _after_fork_in_child() -> None:
+    """The forking thread is the child's only thread: a lock a parent thread held is dead, and
+    the global RNGs are put back to what the caller had if a parent thread was inside `_seeded`."""
+    global _RNG_LOCK
+    _RNG_LOCK = threading.RLock()
+    if _SAVED:
+        torch_state, py_state, np_state, _ = _SAVED[0]
+        torch.default_generator.set_state(torch_state)
+        _pyrandom.setstate(py_state)
+        np.random.set_state(np_state)
+        _SAVED.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 @contextlib.contextmanager
@@ -43,6 +64,7 @@ def _seeded(seed: int, device: torch.device) -> Iterator[None]:
         gen_cuda = torch.cuda.default_generators[device.index or 0] if device.type == "cuda" else None
         saved = (torch.default_generator.get_state(), _pyrandom.getstate(), np.random.get_state(),
                  gen_cuda.get_state() if gen_cuda is not None else None)
+        _SAVED.append(saved)
         torch.default_generator.manual_seed(seed)
         _pyrandom.seed(seed)
         np.random.seed(seed & 0xFFFFFFFF)
@@ -51,11 +73,57 @@ def _seeded(seed: int, device: torch.device) -> Iterator[None]:
         try:
             yield
         finally:
+            _SAVED.pop()
             torch.default_generator.set_state(saved[0])
             _pyrandom.setstate(saved[1])
             np.random.set_state(saved[2])
             if gen_cuda is not None:
                 gen_cuda.set_state(saved[3])
+
+
+class _Hung(Exception):
+    """A watched call did not return in time (the function's own TimeoutError stays its own)."""
+
+
+class _Watcher:
+    """Runs an op's calls on a daemon thread of its own, so a call that never returns is reported
+    after `timeout` and left behind without keeping the interpreter from exiting (a
+    ThreadPoolExecutor's threads are joined at exit: one hung call would hang the exit)."""
+
+    def __init__(self, name: str) -> None:
+        self._jobs: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._work, name=name, daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            fn, args, stream, box, done = job
+            try:
+                with torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext():
+                    box.append((True, fn(*args)))
+            except BaseException as e:  # noqa: BLE001 - handed to the caller
+                box.append((False, e))
+            done.set()
+
+    def call(self, fn: Callable[..., Any], args: tuple[Any, ...], stream: Any, timeout: float) -> Any:
+        """fn(*args) on the watcher's thread, on the caller's CUDA stream (the current stream is
+        per thread); _Hung when it has not returned in time."""
+        box: list[tuple[bool, Any]] = []
+        done = threading.Event()
+        self._jobs.put((fn, args, stream, box, done))
+        if not done.wait(timeout):
+            raise _Hung
+        ok, value = box[0]
+        if ok:
+            return value
+        raise value
+
+    def close(self) -> None:
+        """The thread ends after the call it is in, if any (a hung one: never, but it is a daemon)."""
+        self._jobs.put(None)
 
 
 class _PythonFunctionBase(Operator):
@@ -83,21 +151,21 @@ class _PythonFunctionBase(Operator):
         if self.timeout is None:
             return self.function(*args)
         if self._watch is None:
-            from concurrent.futures import ThreadPoolExecutor
-            self._watch = ThreadPoolExecutor(1, thread_name_prefix="torch_dali-pyfn")
-        from concurrent.futures import TimeoutError as _Timeout
-        fut = self._watch.submit(self.function, *args)
+            self._watch = _Watcher(f"torch_dali-pyfn-{self.node.name}")
+        stream = torch.cuda.current_stream(self.device) if self.device.type == "cuda" else None
         try:
-            return fut.result(timeout=self.timeout)
-        except _Timeout:
-            # The call cannot be killed; drop the watcher so the next call gets a fresh thread.
-            self._watch.shutdown(wait=False)
+            return self._watch.call(self.function, args, stream, self.timeout)
+        except _Hung:
+            # the hung call keeps its (daemon) thread; the next call gets a fresh one
+            self._watch.close()
             self._watch = None
-            raise TimeoutError(f"did not return within timeout={self.timeout} s") from None
+            raise TimeoutError(f"did not return within timeout={self.timeout} s (the call is left "
+                               "running on a daemon thread: Python calls cannot be interrupted)") from None
 
     def close(self) -> None:
         if self._watch is not None:
-            self._watch.shutdown(wait=False)
+            self._watch.close()
+            self._watch = None
 
     # conversions between the executor's torch tensors and what the function sees ---------------
     def to_user(self, t: torch.Tensor) -> Any:

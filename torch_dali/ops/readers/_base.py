@@ -165,6 +165,7 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
     Subclasses provide `_list`, `_load` and `_source`."""
 
     sample_wise = False
+    classes: list[str] | None = None  # class names by label, where the reader knows them
 
     def setup(self) -> None:
         a = self.args
@@ -401,6 +402,29 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
 
     def output_layout(self, index: int) -> str:
         return ""
+
+    # -- one sample, by index (DataLoader.dataset) ----------------------------------------------
+    @property
+    def may_skip(self) -> bool:
+        """Whether samples may be left out (on_error="skip" here or in a consumer): an epoch's
+        length is then known only as it is read."""
+        return self.skip or bool(self._checks)
+
+    def _index(self, index: int) -> int:
+        n = self._ensure_listed()
+        if not -n <= index < n:
+            raise IndexError(f"{self.name}: sample {index} is out of range (the data set has {n})")
+        return index % n
+
+    def sample(self, index: int) -> tuple[torch.Tensor, ...]:
+        """Sample `index` of the whole data set (before sharding and shuffling), read now: the
+        reader's outputs for it (data, label, ...)."""
+        i = self._index(index)
+        return tuple(tl[0] for tl in self._assemble([i], [self._load(i)]))
+
+    def source(self, index: int) -> str:
+        """The file or record sample `index` comes from."""
+        return self._source(self._index(index))
 
     # -- DALI's metadata and resumable state ----------------------------------------------------
     def epoch_size(self) -> int:

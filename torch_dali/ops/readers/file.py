@@ -100,6 +100,7 @@ class FileReader(ReaderBase):
             keep = _matcher([dir_filters] if isinstance(dir_filters, str) else list(dir_filters), case)
             classes = [c for c in classes if keep(c)]
         match = _matcher(self._filters(), case)
+        self.classes = classes
         for label, cls in enumerate(classes):
             folder = os.path.join(root, cls)
             with os.scandir(folder) as it:
