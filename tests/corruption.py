@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import os
 import struct
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,12 @@ class Case:
     reason: str | None = None  # what the error / skip log must say is wrong
     at_build: bool = False  # the problem is found while listing the dataset
     decoded_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # source -> HWC
+    # the item can crash or hang a process (when the fix regresses): run it in a child process
+    isolate: bool = False
+    # done to the data after the pipeline is built (listed / mapped), undone before the next build:
+    # ("fifo", path) replaces the file by a FIFO, ("shrink", path, size) truncates it
+    damage: tuple[Any, ...] = ()
+    found_by: str = ""  # the op that reports it (default: the decoder, or the reader at build)
 
 
 def image(seed: int, mode: str = "RGB", fmt: str = "JPEG", **save: Any) -> bytes:
@@ -55,13 +62,58 @@ def huge_header_jpeg(width: int = 60000, height: int = 60000) -> bytes:
     return bytes(b)
 
 
+def _png_chunks(b: bytes) -> list[tuple[bytes, bytes]]:
+    out, pos = [], 8
+    while pos + 12 <= len(b):
+        n, kind = struct.unpack_from(">I4s", b, pos)
+        out.append((kind, b[pos + 8:pos + 8 + n]))
+        pos += 12 + n
+    return out
+
+
+def _png(chunks: list[tuple[bytes, bytes]], bad_crc: bytes = b"") -> bytes:
+    """A PNG of these chunks, each with its CRC (wrong for the chunk type `bad_crc`)."""
+    out = [b"\x89PNG\r\n\x1a\n"]
+    for kind, body in chunks:
+        crc = zlib.crc32(kind + body) ^ (0xFFFF if kind == bad_crc else 0)
+        out.append(struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc))
+    return b"".join(out)
+
+
+def corrupt_png(damage: str, seed: int = 13) -> bytes:
+    """A PNG made undecodable: "idat-crc" (IDAT's CRC wrong), "ihdr-crc", "zlib-checksum" (the
+    zlib stream's Adler-32 wrong, CRCs right), "zlib-data" (a byte of the compressed data
+    flipped), "filter" (a row filter type 9), "no-iend" (cut after the IDAT, CRCs right),
+    "truncated" (cut inside the IDAT). torchvision 0.29's decode_png SIGSEGVs on the first five."""
+    chunks = _png_chunks(image(seed, fmt="PNG"))
+    k = next(i for i, (kind, _) in enumerate(chunks) if kind == b"IDAT")
+    body = chunks[k][1]
+    if damage in ("idat-crc", "ihdr-crc"):
+        return _png(chunks, bad_crc=damage[:4].upper().encode())
+    if damage == "zlib-checksum":
+        body = body[:-1] + bytes([body[-1] ^ 0xFF])
+    elif damage == "zlib-data":
+        body = body[:len(body) // 2] + bytes([body[len(body) // 2] ^ 0x55]) + body[len(body) // 2 + 1:]
+    elif damage == "filter":
+        raw = bytearray(zlib.decompress(body))
+        raw[(len(raw) // H) * (H // 2)] = 9  # the filter byte of the middle row
+        body = zlib.compress(bytes(raw))
+    elif damage == "no-iend":
+        return _png(chunks[:k + 1])
+    elif damage == "truncated":
+        return _png(chunks)[: len(_png(chunks[:k])) + 8 + len(body) // 2]
+    else:
+        raise ValueError(damage)
+    return _png(chunks[:k] + [(b"IDAT", body)] + chunks[k + 1:])
+
+
 def _write(path: Path | bytes, data: bytes) -> None:
     with open(path, "wb") as f:
         f.write(data)
 
 
 def _image_case(root: Path, name: str, bad_name: bytes, bad_data: bytes, *, bad: bool,
-                reason: str | None = None, shape: tuple[int, ...] = (H, W, 3)) -> Case:
+                reason: str | None = None, shape: tuple[int, ...] = (H, W, 3), **extra: Any) -> Case:
     """file_root/<name>/cls/: a0, a1, <the item>, c0, c1 (sorted in that order)."""
     folder = root / name / "cls"
     folder.mkdir(parents=True)
@@ -75,7 +127,7 @@ def _image_case(root: Path, name: str, bad_name: bytes, bad_data: bytes, *, bad:
     item = shown[2]
     sources = [s for s in shown if s != item] if bad else shown
     return Case(name, "file", {"file_root": str(root / name)}, sources, (item,) if bad else (),
-                reason, decoded_shapes={} if bad else {item: shape})
+                reason, decoded_shapes={} if bad else {item: shape}, **extra)
 
 
 def _file_list_case(root: Path, name: str, line: str, bad: str, reason: str) -> Case:
@@ -135,6 +187,10 @@ def build(root: str | os.PathLike) -> list[Case]:
         _image_case(root, "non-UTF-8 file name", b"b_caf\xe9.jpg", image(12), bad=False),
         _image_case(root, "non-UTF-8 file name, truncated", b"b_caf\xe9.jpg", good[:100], bad=True,
                     reason="truncated"),
+        _image_case(root, "corrupt PNG (bad IDAT CRC)", b"b.png", corrupt_png("idat-crc"), bad=True,
+                    reason="fails its CRC check", isolate=True),
+        _image_case(root, "corrupt PNG (bad zlib checksum)", b"b.png", corrupt_png("zlib-checksum"),
+                    bad=True, reason="broken data stream", isolate=True),
         _file_list_case(root, "file_list naming a missing file", "missing.jpg 9",
                         "{folder}/missing.jpg", "does not exist"),
         _file_list_case(root, "file_list label not a number", "g0.jpg cat", "list.txt, line 3",

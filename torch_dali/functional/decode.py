@@ -1,9 +1,10 @@
 """Image decoding (the spec for `decoders.image*`): encoded bytes -> HWC tensors, plus a header-only
 size probe.
 
-CPU decoding uses torchvision's libjpeg-turbo / libpng bindings (measured ~1.3x faster than PIL for
+CPU decoding uses torchvision's libjpeg-turbo binding for JPEGs (measured ~1.3x faster than PIL for
 500x375 q90 JPEGs on 2 cores, and pixel-identical to DALI 2.4's CPU decoder, fancy upsampling
-included); other formats (BMP, TIFF, ...) go through PIL. Truncated JPEG/PNG data is an error, as in
+included); PNGs go through `png` (checked chunks, then PIL: torchvision's libpng binding crashes the
+process on corrupt PNGs); other formats (BMP, TIFF, ...) through PIL. Truncated JPEG/PNG data is an error, as in
 DALI, never a silently grey-padded image. A header declaring more than `max_pixels` pixels is
 refused before anything is allocated (a 1 kB file may claim 60000x60000: 10 GB of RGB).
 """
@@ -20,6 +21,7 @@ import torch
 from .. import types
 from ..errors import DataError
 from . import jpeg_roi as _jpeg_roi
+from . import png as _png
 
 # torchvision's libjpeg-turbo / libpng / nvJPEG kernels, called as the torch ops they register
 # (the Python wrappers add a deprecation warning per call in torchvision 0.29).
@@ -27,11 +29,10 @@ try:
     import torchvision.io  # noqa: F401  (loads the `image` op library)
     _IMG = torch.ops.image
     _tv_decode_jpeg = _IMG.decode_jpeg
-    _tv_decode_png = _IMG.decode_png
 except (ImportError, AttributeError, RuntimeError):  # pragma: no cover - PIL does everything
     _IMG = None
-    _tv_decode_jpeg = _tv_decode_png = None  # type: ignore[assignment]
-_UNCHANGED, _GRAY, _RGB = 0, 1, 3  # torchvision's ImageReadMode values
+    _tv_decode_jpeg = None  # type: ignore[assignment]
+_GRAY, _RGB = 1, 3  # torchvision's ImageReadMode values
 
 RGB, BGR, GRAY, YCBCR, ANY = (types.DALIImageType.RGB, types.DALIImageType.BGR,
                               types.DALIImageType.GRAY, types.DALIImageType.YCbCr,
@@ -356,14 +357,11 @@ def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
             if output_type == ANY and _jpeg_info(_as_bytes(data)).channels == 1:
                 mode = _GRAY
             return _tv_decode_jpeg(data, mode, adjust_orientation)
-        if head == b"\x89PNG\r\n\x1a\n" and _tv_decode_png is not None:
-            if output_type == GRAY:
-                mode = _GRAY
-            elif output_type == ANY and data.numel() > 25 and int(data[25]) != 3:  # not a palette
-                mode = _UNCHANGED
-            else:
-                mode = _RGB
-            return _tv_decode_png(data, mode, adjust_orientation)
+        if head == _png.SIGNATURE:  # never torchvision's decode_png: it SIGSEGVs on corrupt data
+            b = _as_bytes(data)
+            hwc = _png.decode(b, "gray" if output_type == GRAY else "any" if output_type == ANY else "rgb")
+            chw = torch.from_numpy(hwc).permute(2, 0, 1)
+            return apply_orientation(chw, _png_info(b).orientation) if adjust_orientation else chw
         return _pil_decode(data.numpy().tobytes(), output_type, adjust_orientation)
     except DataError:
         raise
