@@ -144,12 +144,25 @@ def _file_list_case(root: Path, name: str, line: str, bad: str, reason: str) -> 
                 at_build=True)
 
 
-def _recordio(root: Path, name: str, extra: int = 1) -> tuple[Path, Path, list[int]]:
+def _recordio(root: Path, name: str, extra: int = 1, pad: int = 0) -> tuple[Path, Path, list[int]]:
+    """GOOD + extra records of image(k) (with a `pad`-byte JPEG comment: bigger records)."""
     folder = root / name
     folder.mkdir(parents=True)
     rec, idx = folder / "data.rec", folder / "data.idx"
-    write_recordio(rec, idx, [(float(k), image(k)) for k in range(GOOD + extra)])
+    save = {"comment": b"x" * pad} if pad else {}
+    write_recordio(rec, idx, [(float(k), image(k, **save)) for k in range(GOOD + extra)])
     return rec, idx, [off for _, off in read_index(idx)]
+
+
+def _shrunk_record_case(root: Path, name: str) -> Case:
+    """Records of ~3.7 kB; after the reader has mapped the file it is cut 100 bytes into the last
+    record, leaving mapped pages past the new end (reading them was a SIGBUS)."""
+    rec, idx, offsets = _recordio(root, name, pad=3000)
+    _write(str(rec) + ".orig", rec.read_bytes())
+    return Case(name, "mxnet", {"path": str(rec), "index_path": str(idx)},
+                [f"{rec}#record {k}" for k in range(GOOD)], (str(rec), f"record {GOOD}"),
+                "the file shrank while being read", isolate=True,
+                damage=("shrink", str(rec), offsets[GOOD] + 100))
 
 
 def _record_case(root: Path, name: str, damage: str) -> Case:
@@ -197,6 +210,7 @@ def build(root: str | os.PathLike) -> list[Case]:
                         "label must be a non-negative integer, got 'cat'"),
         _record_case(root, "RecordIO bad magic number", "magic"),
         _record_case(root, "RecordIO record length past the end", "length"),
+        _shrunk_record_case(root, "RecordIO file shrunk while memory-mapped"),
     ]
     rec, idx, _ = _recordio(root, "RecordIO .idx offset beyond the file", extra=0)
     with open(idx, "a") as f:

@@ -182,23 +182,46 @@ class RecordFile:
             self._fd = os.open(self.path, os.O_RDONLY)
         except OSError as e:
             raise DataError(f"RecordIO file {self.path}: cannot be opened ({e.strerror or e})") from None
-        self.size = os.fstat(self._fd).st_size
+        self.size = self.opened_size = os.fstat(self._fd).st_size
         if use_mmap and self.size > 0:
             self._mm = mmap.mmap(self._fd, 0, access=mmap.ACCESS_COPY)
 
+    def _check_size(self) -> None:
+        """Before each record: a file that shrank since it was opened would raise SIGBUS for mapped
+        pages past its new end, so it is read with pread from then on (records past the end are
+        DataErrors). One fstat (~1 us). Views of records read before the shrink still map the old
+        pages: a file that may shrink while it is read is safe only with dont_use_mmap=True."""
+        size = os.fstat(self._fd).st_size
+        if size < self.size:
+            self.size = size
+            self._mm = None  # views handed out keep the mapping alive; it goes with them
+
+    def _past_end(self, what: str) -> str:
+        """"<what> runs past the end of the file (N bytes)", saying so first if the file shrank."""
+        if self.size < self.opened_size:
+            return (f"the file shrank while being read ({self.opened_size} bytes when opened, "
+                    f"{self.size} now): {what} runs past its end")
+        return f"{what} runs past the end of the file ({self.size} bytes)"
+
     def _read(self, start: int, n: int) -> bytes | memoryview:
-        if self._mm is not None:
-            return memoryview(self._mm)[start:start + n]
-        return os.pread(self._fd, n, start)
+        mm = self._mm
+        if mm is not None:
+            return memoryview(mm)[start:start + n]
+        data = os.pread(self._fd, n, start)
+        if len(data) != n:  # shrank since the size check
+            self.size = min(self.size, os.fstat(self._fd).st_size)
+            raise DataError(f"{self.path}: {self._past_end(f'reading {n} bytes at byte {start}')}")
+        return data
 
     def spans(self, offset: int, where: str) -> list[_Span]:
         """Byte ranges of one record's parts, starting at the frame at `offset`."""
+        self._check_size()
         spans: list[_Span] = []
         pos = offset
         while True:
             if pos + _FRAME.size > self.size:
-                raise DataError(f"{where}: file is truncated: frame header at byte {pos} runs past "
-                                f"the end ({self.size} bytes)")
+                raise DataError(f"{where}: file is truncated: "
+                                f"{self._past_end(f'the frame header at byte {pos}')}")
             magic, lrec = _FRAME.unpack(self._read(pos, _FRAME.size))
             if magic != MAGIC:
                 raise DataError(f"{where}: bad magic 0x{magic:08x} at byte {pos} (expected "
@@ -206,8 +229,7 @@ class RecordFile:
             cflag, length = lrec >> 29, lrec & _LEN_MASK
             start = pos + _FRAME.size
             if start + length > self.size:
-                raise DataError(f"{where}: record length {length} at byte {pos} runs past the end of "
-                                f"the file ({self.size} bytes)")
+                raise DataError(f"{where}: {self._past_end(f'record length {length} at byte {pos}')}")
             spans.append(_Span(start, start + length))
             if cflag in (0, 3):
                 if (cflag == 3) != (len(spans) > 1):
