@@ -62,6 +62,41 @@ def huge_header_jpeg(width: int = 60000, height: int = 60000) -> bytes:
     return bytes(b)
 
 
+def stray_byte_jpeg(width: int = 20000, height: int = 20000) -> bytes:
+    """huge_header_jpeg with one 0x00 after SOI: libjpeg skips it (a warning) and decodes the
+    declared size; our header parse once gave up there and let the image past `max_pixels`."""
+    b = huge_header_jpeg(width, height)
+    return b[:2] + b"\x00" + b[2:]
+
+
+def _entropy(bits: str) -> bytes:
+    """Entropy-coded bytes of a bit string: padded with 1s, each 0xFF followed by a stuffed 0x00."""
+    bits += "1" * (-len(bits) % 8)
+    out = bytearray()
+    for i in range(0, len(bits), 8):
+        v = int(bits[i:i + 8], 2)
+        out += bytes([v, 0]) if v == 0xFF else bytes([v])
+    return bytes(out)
+
+
+def many_scans_jpeg(scans: int, width: int = 64, height: int = 64) -> bytes:
+    """A valid gray progressive JPEG (width, height multiples of 8): a DC scan, then `scans - 1`
+    AC scans coding every block as part of an end-of-band run: a few bytes each, yet each is a
+    pass of libjpeg over the whole image (1,000 scans of 4096x4096: 68 kB, seconds to decode)."""
+    def seg(marker: int, body: bytes) -> bytes:
+        return struct.pack(">BBH", 0xFF, marker, len(body) + 2) + body
+    blocks = (width // 8) * (height // 8)
+    one_code = bytes([1] + [0] * 15)  # a Huffman table of one code word, '0'
+    out = (b"\xff\xd8" + seg(0xDB, b"\x00" + b"\x01" * 64)
+           + seg(0xC2, struct.pack(">BHHB", 8, height, width, 1) + b"\x01\x11\x00")
+           + seg(0xC4, b"\x00" + one_code + b"\x00")  # DC: category 0 (no change)
+           + seg(0xC4, b"\x10" + one_code + b"\xe0"))  # AC: EOB run class 14 (2**14 + 14 bits)
+    out += seg(0xDA, b"\x01\x01\x00\x00\x00\x00") + _entropy("0" * blocks)
+    run = "0" + "1" * 14  # one end-of-band run of 32767 blocks
+    ac = seg(0xDA, b"\x01\x01\x00\x01\x3f\x00") + _entropy(run * -(-blocks // 32767))
+    return out + ac * (scans - 1) + b"\xff\xd9"
+
+
 def _png_chunks(b: bytes) -> list[tuple[bytes, bytes]]:
     out, pos = [], 8
     while pos + 12 <= len(b):
@@ -193,6 +228,11 @@ def build(root: str | os.PathLike) -> list[Case]:
         _image_case(root, "zero-byte file", b"b.jpg", b"", bad=True, reason="empty (0 bytes)"),
         _image_case(root, "JPEG declaring 60000x60000 pixels", b"b.jpg", huge_header_jpeg(),
                     bad=True, reason="declares 60000x60000 pixels; more than the limit `max_pixels`"),
+        _image_case(root, "JPEG declaring 20000x20000 pixels after a stray 0x00 byte", b"b.jpg",
+                    stray_byte_jpeg(), bad=True,
+                    reason="declares 20000x20000 pixels; more than the limit `max_pixels`", isolate=True),
+        _image_case(root, "progressive JPEG of 1,000 scans (15 kB, 1024x1024)", b"b.jpg",
+                    many_scans_jpeg(1000, 1024, 1024), bad=True, reason="more than 100 scans"),
         _image_case(root, "PNG named .jpg", b"b.jpg", image(8, fmt="PNG"), bad=False),
         _image_case(root, "CMYK JPEG", b"b.jpg", image(9, "CMYK"), bad=False),
         _image_case(root, "grayscale JPEG", b"b.jpg", image(10, "L"), bad=False),

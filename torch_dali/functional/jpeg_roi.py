@@ -33,7 +33,7 @@ class Unsupported(DataError):
 def _signatures(lib: ctypes.CDLL) -> None:
     c_p, c_int, c_size = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
     c_ip = ctypes.POINTER(ctypes.c_int)
-    lib.tdj_header.argtypes = [c_p, c_size, c_ip, c_ip, c_ip, c_ip, c_ip, ctypes.c_char_p, c_int]
+    lib.tdj_header.argtypes = [c_p, c_size, c_ip, c_ip, c_ip, c_ip, c_ip, ctypes.c_char_p, c_int, c_int]
     lib.tdj_header.restype = c_int
     lib.tdj_decode_roi.argtypes = [c_p, c_size, c_int, c_int, c_int, c_int, c_int, c_p, c_size,
                                    ctypes.c_char_p, c_int]
@@ -75,8 +75,10 @@ def _message(msg: ctypes.Array) -> str:
     return msg.value.decode("utf-8", "replace") or "unknown libjpeg error"
 
 
-def jpeg_header(data: torch.Tensor | bytes | np.ndarray) -> tuple[int, int, int, bool]:
-    """(height, width, components, progressive) from libjpeg's header parse; raises DataError."""
+def jpeg_header(data: torch.Tensor | bytes | np.ndarray, lenient: bool = False) -> tuple[int, int, int, bool]:
+    """(height, width, components, progressive) from libjpeg's header parse; raises DataError.
+    `lenient`: libjpeg's warnings (extraneous bytes, ...) are ignored, as torchvision's decoder
+    ignores them; by default they are errors, as in `decode_roi`."""
     lib = _load()
     if lib is None:
         raise RuntimeError(f"the JPEG ROI decoder is not available: {LIB.reason}")
@@ -84,7 +86,7 @@ def jpeg_header(data: torch.Tensor | bytes | np.ndarray) -> tuple[int, int, int,
     w, h, c, cs, prog = (ctypes.c_int() for _ in range(5))
     msg = ctypes.create_string_buffer(_MSG_LEN)
     rc = lib.tdj_header(ptr, n, ctypes.byref(w), ctypes.byref(h), ctypes.byref(c), ctypes.byref(cs),
-                        ctypes.byref(prog), msg, _MSG_LEN)
+                        ctypes.byref(prog), msg, _MSG_LEN, int(lenient))
     del keep
     if rc != _OK:
         raise DataError(f"corrupt JPEG header: {_message(msg)}")
