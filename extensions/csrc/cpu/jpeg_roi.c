@@ -133,7 +133,8 @@ int tdj_decode_roi(const unsigned char *data, size_t len, int y, int x, int h, i
   if (h <= 0 || w <= 0) {
     y = 0; x = 0; h = H; w = W;
   }
-  if (y < 0 || x < 0 || y + h > H || x + w > W) {
+  /* y + h > H would overflow for windows near INT_MAX (and let them through): compare differences */
+  if (y < 0 || x < 0 || h > H || w > W || y > H - h || x > W - w) {
     tdj_set_msg(&err, "crop window is outside the image");
     jpeg_destroy_decompress(&cinfo);
     return TDJ_BAD_ARGS;
