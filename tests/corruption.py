@@ -165,6 +165,17 @@ def _image_case(root: Path, name: str, bad_name: bytes, bad_data: bytes, *, bad:
                 reason, decoded_shapes={} if bad else {item: shape}, **extra)
 
 
+def _fifo_case(root: Path, name: str) -> Case:
+    """A good image when the reader lists the folder, replaced by a FIFO before it is read (a
+    blocking open() of it once hung the on_error="skip" path)."""
+    case = _image_case(root, name, b"b.jpg", image(5), bad=True, reason="not a regular file",
+                       isolate=True, found_by="FileReader")
+    path = str(root / name / "cls" / "b.jpg")
+    _write(path + ".orig", image(5))
+    case.damage = ("fifo", path)
+    return case
+
+
 def _file_list_case(root: Path, name: str, line: str, bad: str, reason: str) -> Case:
     folder = root / name
     folder.mkdir(parents=True)
@@ -244,6 +255,7 @@ def build(root: str | os.PathLike) -> list[Case]:
                     reason="fails its CRC check", isolate=True),
         _image_case(root, "corrupt PNG (bad zlib checksum)", b"b.png", corrupt_png("zlib-checksum"),
                     bad=True, reason="broken data stream", isolate=True),
+        _fifo_case(root, "file replaced by a FIFO after listing"),
         _file_list_case(root, "file_list naming a missing file", "missing.jpg 9",
                         "{folder}/missing.jpg", "does not exist"),
         _file_list_case(root, "file_list label not a number", "g0.jpg cat", "list.txt, line 3",

@@ -19,6 +19,7 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 import numpy as np
 
 from .errors import DataError
+from .functional import host_io
 
 MAGIC = 0xCED7230A
 _MAGIC_BYTES = struct.pack("<I", MAGIC)
@@ -141,9 +142,8 @@ def read_index(idx_path: str | os.PathLike, rec_size: int | None = None,
     A bad line raises DataError; with `on_bad`, `on_bad(message, line number, reason)` is called
     instead and the line left out."""
     path = os.fspath(idx_path)
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
+    try:  # never blocks on a FIFO
+        lines = bytes(host_io.read_file(path).numpy()).decode("utf-8", "replace").splitlines()
     except OSError as e:
         raise DataError(f"RecordIO index {path}: cannot be read ({e.strerror or e})") from None
     out: list[tuple[str, int]] = []
@@ -179,7 +179,7 @@ class RecordFile:
         self._fd = -1
         self._mm: mmap.mmap | None = None
         try:
-            self._fd = os.open(self.path, os.O_RDONLY)
+            self._fd = host_io.open_regular(self.path)  # never blocks on a FIFO
         except OSError as e:
             raise DataError(f"RecordIO file {self.path}: cannot be opened ({e.strerror or e})") from None
         self.size = self.opened_size = os.fstat(self._fd).st_size

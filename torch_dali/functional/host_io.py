@@ -56,13 +56,47 @@ def unavailable_reason() -> str:
 
 # -- files -----------------------------------------------------------------------------------------
 
+NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
+
+
 def _error(code: int | None, path: object) -> OSError:
     code = code or errno.EIO
-    return OSError(code, os.strerror(code), path)  # OSError(ENOENT, ...) is a FileNotFoundError
+    text = os.strerror(code)
+    if code == errno.EISDIR:  # the C reader's code for every file that is not a regular one
+        try:
+            text = text if stat.S_ISDIR(os.stat(path).st_mode) else NOT_REGULAR  # type: ignore[arg-type]
+        except (OSError, TypeError, ValueError):
+            text = NOT_REGULAR
+    return OSError(code, text, path)  # OSError(ENOENT, ...) is a FileNotFoundError
 
 
 def _nul_error(path: object) -> OSError:
     return OSError(errno.EINVAL, "embedded null byte in the file name", path)
+
+
+def open_regular(path: str | bytes | os.PathLike) -> int:
+    """A read-only descriptor of a regular file (symlinks followed). Never blocks: opened with
+    O_NONBLOCK, so a path swapped for a FIFO cannot hang the caller in open(), then refused by
+    fstat (OSError EISDIR, "not a regular file ...") before anything is read."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise OSError(errno.EISDIR, os.strerror(errno.EISDIR) if stat.S_ISDIR(mode) else NOT_REGULAR,
+                      os.fsdecode(path) if isinstance(path, bytes) else path)
+    return fd
+
+
+def read_file(path: str | os.PathLike) -> torch.Tensor:
+    """One whole regular file as a 1-D uint8 tensor, never blocking on a FIFO; raises OSError."""
+    got = _read_one(path, os.fsencode(path))
+    if isinstance(got, OSError):
+        raise got
+    return got
 
 
 def _read_one(path: object, name: bytes) -> torch.Tensor | OSError:
@@ -70,14 +104,12 @@ def _read_one(path: object, name: bytes) -> torch.Tensor | OSError:
     if b"\0" in name:
         return _nul_error(path)
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+        fd = open_regular(name)
     except OSError as e:
         return _error(e.errno, path)
     try:
         with open(fd, "rb", buffering=0) as f:
             st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                return _error(errno.EISDIR, path)
             buf, got = bytearray(st.st_size), 0
             with memoryview(buf) as view:
                 while got < len(buf):

@@ -109,8 +109,8 @@ class FileReader(ReaderBase):
 
     def _list_file_list(self, list_path: str, root: str | None) -> None:
         try:  # names that are not UTF-8 become the bytes on disk (as os.listdir gives them)
-            with open(list_path, encoding="utf-8", errors="surrogateescape") as f:
-                lines = f.read().splitlines()
+            data = bytes(host_io.read_file(list_path).numpy())  # never blocks on a FIFO
+            lines = data.decode("utf-8", "surrogateescape").splitlines()
         except OSError as e:
             raise DataError(f"{self.name}: cannot read file_list {list_path}: {e.strerror or e}") from None
         base = root if root is not None else os.path.dirname(os.path.abspath(list_path))
