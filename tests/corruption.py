@@ -230,6 +230,7 @@ def build(root: str | os.PathLike) -> list[Case]:
     """Writes every corpus item under `root`; returns the cases in README order."""
     root = Path(root)
     good = image(7)
+    _write(root / "outside.jpg", image(6))  # a readable file outside every case's folder
     cases = [
         _image_case(root, "truncated JPEG", b"b.jpg", good[: len(good) // 2], bad=True,
                     reason="truncated"),
@@ -260,6 +261,12 @@ def build(root: str | os.PathLike) -> list[Case]:
                         "{folder}/missing.jpg", "does not exist"),
         _file_list_case(root, "file_list label not a number", "g0.jpg cat", "list.txt, line 3",
                         "label must be a non-negative integer, got 'cat'"),
+        _file_list_case(root, "file_list label '²' (a digit to str.isdigit, not to int)", "g0.jpg ²",
+                        "list.txt, line 3", "label must be a non-negative integer, got '²'"),
+        _file_list_case(root, "file_list label 3000000000 (past int32)", "g0.jpg 3000000000",
+                        "list.txt, line 3", "does not fit the int32 label output"),
+        _file_list_case(root, "file_list entry outside its folder ('../')", "../outside.jpg 1",
+                        "list.txt, line 3", "'../outside.jpg' is outside the file_list's folder"),
         _record_case(root, "RecordIO bad magic number", "magic"),
         _record_case(root, "RecordIO record length past the end", "length"),
         _shrunk_record_case(root, "RecordIO file shrunk while memory-mapped"),

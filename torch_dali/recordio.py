@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
 import struct
 from dataclasses import dataclass
 from typing import Callable, Iterable, NamedTuple, Sequence
@@ -26,6 +27,7 @@ _MAGIC_BYTES = struct.pack("<I", MAGIC)
 _FRAME = struct.Struct("<II")
 _IR = struct.Struct("<IfQQ")
 _LEN_MASK = (1 << 29) - 1
+_DIGITS = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() takes '²', which int() then refuses
 MAX_PART = 1 << 29  # a frame's length field has 29 bits
 
 __all__ = ["MAGIC", "IRHeader", "pack", "unpack", "encode_record", "RecordIOWriter",
@@ -151,7 +153,7 @@ def read_index(idx_path: str | os.PathLike, rec_size: int | None = None,
         if not line.strip():
             continue
         parts = line.split()
-        if len(parts) != 2 or not parts[1].isdigit():
+        if len(parts) != 2 or not _DIGITS.fullmatch(parts[1]):
             why = f"expected 'key<TAB>offset', got {line!r}"
         elif rec_size is not None and int(parts[1]) + _FRAME.size > rec_size:
             why = f"offset {parts[1]} is beyond the end of the record file ({rec_size} bytes)"
