@@ -181,3 +181,23 @@ def test_libpng_warnings_are_not_printed(tmp_path):
                        timeout=120, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
     assert r.returncode == 0, r.stderr
     assert "libpng" not in r.stderr and "iCCP" not in r.stderr, r.stderr
+
+
+def test_pil_decompression_bomb_limit_does_not_apply(monkeypatch):
+    """max_pixels is the limit: PIL's global one (179M pixels by default, here 10) must not refuse
+    an image below it (torchvision decoded those)."""
+    from PIL import Image as PILImage
+    monkeypatch.setattr(PILImage, "MAX_IMAGE_PIXELS", 10)
+    b = _enc(Image.new("RGB", (8, 6), (1, 2, 3)))
+    assert D.decode_image(_t(b)).shape == (6, 8, 3)
+    assert D.decode_image(_t(_raw_png(np.ones((6, 8, 3), np.uint16), 16, 2)), dtype=torch.uint16).shape == (6, 8, 3)
+
+
+def test_palette_transparency_warns_nothing():
+    a = np.array([[[9, 8, 7], [1, 2, 3], [200, 0, 0], [0, 0, 0]]] * 2, np.uint8)
+    b = _enc(Image.fromarray(a).convert("P", palette=Image.ADAPTIVE, colors=4))
+    k = b.index(b"IDAT") - 4
+    b = b[:k] + _chunk(b"tRNS", b"\x00\x80\x40") + b[k:]  # alphas of several entries: PIL warned
+    with __import__("warnings").catch_warnings():
+        __import__("warnings").simplefilter("error")
+        assert D.decode_image(_t(b)).shape == (2, 4, 3)

@@ -65,12 +65,15 @@ def check_chunks(b: bytes | memoryview) -> int:
 
 def _open(data: bytes, rawmode: str | None = None) -> Any:
     """The decoded PIL image. `rawmode` replaces PIL's unpacker (one with the same bytes per pixel,
-    so the unfiltering is unchanged)."""
-    from PIL import Image
-    im = Image.open(io.BytesIO(data), formats=("PNG",))
+    so the unfiltering is unchanged). Opened with the plugin class, not Image.open: the caller has
+    checked `max_pixels`, and Image.open's decompression-bomb check (a global of PIL's, 179M
+    pixels) would refuse images below our limit."""
+    from PIL import PngImagePlugin
+    im = PngImagePlugin.PngImageFile(io.BytesIO(data))
     if rawmode is not None:
         im.tile = [t._replace(args=rawmode) for t in im.tile]
     im.load()
+    im.info.pop("transparency", None)  # not applied by libpng's RGB / gray output; PIL warns on it
     return im
 
 
