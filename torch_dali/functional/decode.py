@@ -4,9 +4,10 @@ size probe.
 CPU decoding uses torchvision's libjpeg-turbo binding for JPEGs (measured ~1.3x faster than PIL for
 500x375 q90 JPEGs on 2 cores, and pixel-identical to DALI 2.4's CPU decoder, fancy upsampling
 included); PNGs go through `png` (checked chunks, then PIL: torchvision's libpng binding crashes the
-process on corrupt PNGs); other formats (BMP, TIFF, ...) through PIL. Truncated JPEG/PNG data is an error, as in
-DALI, never a silently grey-padded image. A header declaring more than `max_pixels` pixels is
-refused before anything is allocated (a 1 kB file may claim 60000x60000: 10 GB of RGB).
+process on corrupt PNGs); other formats (BMP, TIFF, ...) through PIL. Truncated JPEG/PNG data is an
+error, as in DALI, never a silently grey-padded image. A header declaring more than `max_pixels`
+pixels is refused before anything is allocated (a 1 kB file may claim 60000x60000: 10 GB of RGB),
+and so is a header that cannot be read (`headers` reads JPEG markers as libjpeg does).
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from . import jpeg_roi as _jpeg_roi
 from . import png as _png
 from .headers import ImageInfo
 
-# torchvision's libjpeg-turbo / libpng / nvJPEG kernels, called as the torch ops they register
+# torchvision's libjpeg-turbo / nvJPEG kernels, called as the torch ops they register
 # (the Python wrappers add a deprecation warning per call in torchvision 0.29).
 try:
     import torchvision.io  # noqa: F401  (loads the `image` op library)
@@ -43,7 +44,7 @@ DECODE_DTYPES = (types.DALIDataType.UINT8, types.DALIDataType.UINT16, types.DALI
                  types.DALIDataType.FLOAT)
 
 
-# header parsing lives in `headers`; the underscored names are what host_io and the tests call
+# header parsing lives in `headers`
 _exif_orientation = _headers.exif_orientation
 _jpeg_info = _headers.jpeg_info
 _png_info = _headers.png_info

@@ -4,7 +4,8 @@ Per-sample Python (open/fstat/readinto, struct-based header parsing) holds the G
 sample, which is what bounds the host side of a GPU pipeline. `extensions/csrc/cpu/host_io.c` does
 the same work for a whole batch in one ctypes call, during which the GIL is released. It is built
 on first use by `torch_dali._cbuild`; without a compiler, or with `TORCH_DALI_NO_HOST_IO=1`,
-`available()` is False and the same functions run in pure Python with identical results.
+`available()` is False and the same functions run in pure Python with identical results
+(`headers` is the Python parse the C one mirrors).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from typing import Sequence
 import torch
 
 from .. import _cbuild
-from . import decode as _decode  # module, not names: decode may import this module in turn
+from . import headers
 
 _SRC = Path(__file__).resolve().parents[2] / "extensions" / "csrc" / "cpu" / "host_io.c"
 _GREW = -1  # TD_GREW: the file holds more bytes than its stat said
@@ -171,7 +172,7 @@ def _usable(d: object) -> bool:
             and d.is_contiguous())
 
 
-def _py_info(d: object) -> _decode.ImageInfo | None:
+def _py_info(d: object) -> headers.ImageInfo | None:
     """What the C code answers, in Python: decode.py's JPEG/PNG parse, None where it would raise."""
     if not _usable(d) or d.numel() == 0:
         return None
@@ -179,9 +180,9 @@ def _py_info(d: object) -> _decode.ImageInfo | None:
     head = bytes(b[:8])
     try:
         if head[:2] == b"\xff\xd8":
-            info = _decode._jpeg_info(b)
+            info = headers.jpeg_info(b)
         elif head == _PNG_SIG:
-            info = _decode._png_info(b)
+            info = headers.png_info(b)
         else:
             return None
     except Exception:
@@ -189,7 +190,7 @@ def _py_info(d: object) -> _decode.ImageInfo | None:
     return info if info.height <= _INT32_MAX and info.width <= _INT32_MAX else None
 
 
-def image_infos(datas: Sequence[torch.Tensor]) -> list[_decode.ImageInfo | None]:
+def image_infos(datas: Sequence[torch.Tensor]) -> list[headers.ImageInfo | None]:
     """`peek_image_info` for a batch of encoded JPEG/PNG buffers (1-D uint8 CPU tensors). None
     where the header is not a JPEG/PNG one this parser takes, or is one `peek_image_info` would
     reject, or the tensor is not contiguous 1-D uint8 CPU: call `peek_image_info` for those."""
@@ -217,16 +218,16 @@ def image_info_table(datas: Sequence[torch.Tensor]) -> torch.Tensor | None:
     return out
 
 
-_infos: dict[tuple[int, ...], _decode.ImageInfo] = {}
+_infos: dict[tuple[int, ...], headers.ImageInfo] = {}
 
 
-def _info(key: tuple[int, ...]) -> _decode.ImageInfo:
+def _info(key: tuple[int, ...]) -> headers.ImageInfo:
     """ImageInfo is frozen, so equal headers share one: a dict hit costs a fraction of building one."""
     info = _infos.get(key)
     if info is None:
         if len(_infos) >= 4096:  # datasets of many sizes: bound the memory, not the hit rate
             _infos.clear()
         fmt, h, w, c, orientation, progressive, depth = key
-        info = _infos[key] = _decode.ImageInfo("jpeg" if fmt == 1 else "png", h, w, c, orientation,
+        info = _infos[key] = headers.ImageInfo("jpeg" if fmt == 1 else "png", h, w, c, orientation,
                                                bool(progressive), depth)
     return info
