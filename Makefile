@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.14.1 torchvision==0.29.1
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test bench conformance clean
+.PHONY: setup demo test bench conformance fuzz clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -30,6 +30,13 @@ conformance: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/cpu_vs_dataloader.py
+
+# Fuzz the data entry points (tests/_fuzz.py) for FUZZ_SECONDS per target, the C helpers built with
+# ASan + UBSan (FUZZ_ASAN=0: plain builds); `make test` runs a short seeded pass of the same targets.
+FUZZ_SECONDS ?= 60
+FUZZ_ASAN ?= 1
+fuzz: $(STAMP)
+	$(PY) -m tests._fuzz --seconds $(FUZZ_SECONDS) $(if $(filter 1,$(FUZZ_ASAN)),--asan)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

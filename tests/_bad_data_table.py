@@ -2,21 +2,31 @@
 
 `python -m tests._bad_data_table` prints the markdown table that goes in README.md between
 `<!-- bad-data-table -->` and `<!-- /bad-data-table -->` (tests/test_bad_data.py checks it is current).
+Items that could crash or hang a process if a fix regressed (`Case.isolate`) run in a child process
+(`tests._isolate`): a crash is then an outcome ("DIED: ..."), not the end of the test run.
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
+import os
+import shutil
+import stat
 import tempfile
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 from torch_dali import fn, pipeline_def
 from torch_dali.errors import DataError, PipelineError
 from torch_dali.skips import Skip, skipped
 
 try:
+    from tests._isolate import Died, run_isolated
     from tests.corruption import Case, build
 except ImportError:  # pytest puts tests/ itself on sys.path
+    from _isolate import Died, run_isolated  # type: ignore[no-redef]
     from corruption import Case, build  # type: ignore[no-redef]
 
 BATCH = 3
@@ -57,14 +67,82 @@ def make_pipe(case: Case, on_error: str, device: str = "cpu", batch_size: int = 
     return pipe()
 
 
+def _undo_damage(case: Case) -> None:
+    if case.damage:
+        path = case.damage[1]
+        if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
+            os.unlink(path)
+        shutil.copyfile(path + ".orig", path)
+
+
+def _do_damage(case: Case) -> None:
+    if not case.damage:
+        return
+    kind, path = case.damage[:2]
+    if kind == "fifo":
+        os.unlink(path)
+        os.mkfifo(path)
+    elif kind == "shrink":
+        os.truncate(path, case.damage[2])
+    else:
+        raise ValueError(f"unknown damage {kind!r}")
+
+
+_OUTCOMES: dict[str, Outcome] = {}  # isolated cases' outcomes, by request
+_IN_CHILD = False
+
+
+def _request(case: Case, on_error: str, device: str, batches: int | None, kw: dict[str, Any]) -> str:
+    return json.dumps([dataclasses.asdict(case), on_error, device, batches, kw], sort_keys=True)
+
+
+def _child_run(request: str) -> dict[str, Any]:
+    """The child's side of an isolated case: runs it here, returns the Outcome as JSON."""
+    global _IN_CHILD
+    _IN_CHILD = True
+    fields, on_error, device, batches, kw = json.loads(request)
+    fields["bad"] = tuple(fields["bad"])
+    fields["damage"] = tuple(fields["damage"])
+    fields["decoded_shapes"] = {k: tuple(v) for k, v in fields["decoded_shapes"].items()}
+    return dataclasses.asdict(run_case(Case(**fields), on_error, device, batches, **kw))
+
+
+def prefetch(requests: list[tuple[Case, str, dict[str, Any]]]) -> None:
+    """Runs the isolated cases among (case, on_error, run_case keywords) in one child process, so
+    the run_case calls that follow find their outcomes (one child start for them all)."""
+    todo = []
+    for case, on_error, kw in requests:
+        if case.isolate and not _IN_CHILD:
+            kw = dict(kw)
+            key = _request(case, on_error, kw.pop("device", "cpu"), kw.pop("batches", None), kw)
+            if key not in _OUTCOMES and key not in todo:
+                todo.append(key)
+    if not todo:
+        return
+    for key, got in zip(todo, run_isolated("tests._bad_data_table:_child_run", todo, timeout=60)):
+        if isinstance(got, Died):
+            _OUTCOMES[key] = Outcome(error=f"DIED: {got.reason}")
+        else:
+            got["shapes"] = [tuple(x) for x in got["shapes"]]
+            got["skips"] = [Skip(*x) for x in got["skips"]]
+            _OUTCOMES[key] = Outcome(**got)
+
+
 def run_case(case: Case, on_error: str, device: str = "cpu", batches: int | None = None,
              **kw) -> Outcome:
-    """Builds and runs `case` for `batches` batches (default: just past one epoch of good ones)."""
+    """Builds and runs `case` for `batches` batches (default: just past one epoch of good ones);
+    an isolated case in a child process (see `prefetch`)."""
+    if case.isolate and not _IN_CHILD:
+        key = _request(case, on_error, device, batches, kw)
+        if key not in _OUTCOMES:
+            prefetch([(case, on_error, dict(kw, device=device, batches=batches))])
+        return _OUTCOMES[key]
     n = len(case.sources)
     batches = math.ceil(n / BATCH) if batches is None else batches
     out = Outcome()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # mixed without CUDA runs on the CPU
+        _undo_damage(case)
         pipe = make_pipe(case, on_error, device, **kw)
         try:
             try:
@@ -72,6 +150,7 @@ def run_case(case: Case, on_error: str, device: str = "cpu", batches: int | None
             except DataError as e:
                 out.error, out.at_build = str(e), True
                 return out
+            _do_damage(case)
             plan = pipe._exec().plan
             reader = next(op for node, op in plan.readers() if node.name == "R")
             for _ in range(batches):
@@ -107,7 +186,9 @@ def _tail(message: str, case: Case) -> str:
 def rows(root: str) -> list[tuple[str, str, str]]:
     """(case, on_error="raise" result, on_error="skip" result) for every corpus item."""
     table = []
-    for case in build(root):
+    cases = build(root)
+    prefetch([(c, mode, {}) for c in cases for mode in ("raise", "skip")])
+    for case in cases:
         r, s = run_case(case, "raise"), run_case(case, "skip")
         if r.ok:
             shape = "x".join(map(str, case.decoded_shapes.get(case.sources[2], ())))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import os
 import struct
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,12 @@ class Case:
     reason: str | None = None  # what the error / skip log must say is wrong
     at_build: bool = False  # the problem is found while listing the dataset
     decoded_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # source -> HWC
+    # the item can crash or hang a process (when the fix regresses): run it in a child process
+    isolate: bool = False
+    # done to the data after the pipeline is built (listed / mapped), undone before the next build:
+    # ("fifo", path) replaces the file by a FIFO, ("shrink", path, size) truncates it
+    damage: tuple[Any, ...] = ()
+    found_by: str = ""  # the op that reports it (default: the decoder, or the reader at build)
 
 
 def image(seed: int, mode: str = "RGB", fmt: str = "JPEG", **save: Any) -> bytes:
@@ -55,13 +62,93 @@ def huge_header_jpeg(width: int = 60000, height: int = 60000) -> bytes:
     return bytes(b)
 
 
+def stray_byte_jpeg(width: int = 20000, height: int = 20000) -> bytes:
+    """huge_header_jpeg with one 0x00 after SOI: libjpeg skips it (a warning) and decodes the
+    declared size; our header parse once gave up there and let the image past `max_pixels`."""
+    b = huge_header_jpeg(width, height)
+    return b[:2] + b"\x00" + b[2:]
+
+
+def _entropy(bits: str) -> bytes:
+    """Entropy-coded bytes of a bit string: padded with 1s, each 0xFF followed by a stuffed 0x00."""
+    bits += "1" * (-len(bits) % 8)
+    out = bytearray()
+    for i in range(0, len(bits), 8):
+        v = int(bits[i:i + 8], 2)
+        out += bytes([v, 0]) if v == 0xFF else bytes([v])
+    return bytes(out)
+
+
+def many_scans_jpeg(scans: int, width: int = 64, height: int = 64) -> bytes:
+    """A valid gray progressive JPEG (width, height multiples of 8): a DC scan, then `scans - 1`
+    AC scans coding every block as part of an end-of-band run: a few bytes each, yet each is a
+    pass of libjpeg over the whole image (1,000 scans of 4096x4096: 68 kB, seconds to decode)."""
+    def seg(marker: int, body: bytes) -> bytes:
+        return struct.pack(">BBH", 0xFF, marker, len(body) + 2) + body
+    blocks = (width // 8) * (height // 8)
+    one_code = bytes([1] + [0] * 15)  # a Huffman table of one code word, '0'
+    out = (b"\xff\xd8" + seg(0xDB, b"\x00" + b"\x01" * 64)
+           + seg(0xC2, struct.pack(">BHHB", 8, height, width, 1) + b"\x01\x11\x00")
+           + seg(0xC4, b"\x00" + one_code + b"\x00")  # DC: category 0 (no change)
+           + seg(0xC4, b"\x10" + one_code + b"\xe0"))  # AC: EOB run class 14 (2**14 + 14 bits)
+    out += seg(0xDA, b"\x01\x01\x00\x00\x00\x00") + _entropy("0" * blocks)
+    run = "0" + "1" * 14  # one end-of-band run of 32767 blocks
+    ac = seg(0xDA, b"\x01\x01\x00\x01\x3f\x00") + _entropy(run * -(-blocks // 32767))
+    return out + ac * (scans - 1) + b"\xff\xd9"
+
+
+def _png_chunks(b: bytes) -> list[tuple[bytes, bytes]]:
+    out, pos = [], 8
+    while pos + 12 <= len(b):
+        n, kind = struct.unpack_from(">I4s", b, pos)
+        out.append((kind, b[pos + 8:pos + 8 + n]))
+        pos += 12 + n
+    return out
+
+
+def _png(chunks: list[tuple[bytes, bytes]], bad_crc: bytes = b"") -> bytes:
+    """A PNG of these chunks, each with its CRC (wrong for the chunk type `bad_crc`)."""
+    out = [b"\x89PNG\r\n\x1a\n"]
+    for kind, body in chunks:
+        crc = zlib.crc32(kind + body) ^ (0xFFFF if kind == bad_crc else 0)
+        out.append(struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc))
+    return b"".join(out)
+
+
+def corrupt_png(damage: str, seed: int = 13) -> bytes:
+    """A PNG made undecodable: "idat-crc" (IDAT's CRC wrong), "ihdr-crc", "zlib-checksum" (the
+    zlib stream's Adler-32 wrong, CRCs right), "zlib-data" (a byte of the compressed data
+    flipped), "filter" (a row filter type 9), "no-iend" (cut after the IDAT, CRCs right),
+    "truncated" (cut inside the IDAT). torchvision 0.29's decode_png SIGSEGVs on the first five."""
+    chunks = _png_chunks(image(seed, fmt="PNG"))
+    k = next(i for i, (kind, _) in enumerate(chunks) if kind == b"IDAT")
+    body = chunks[k][1]
+    if damage in ("idat-crc", "ihdr-crc"):
+        return _png(chunks, bad_crc=damage[:4].upper().encode())
+    if damage == "zlib-checksum":
+        body = body[:-1] + bytes([body[-1] ^ 0xFF])
+    elif damage == "zlib-data":
+        body = body[:len(body) // 2] + bytes([body[len(body) // 2] ^ 0x55]) + body[len(body) // 2 + 1:]
+    elif damage == "filter":
+        raw = bytearray(zlib.decompress(body))
+        raw[(len(raw) // H) * (H // 2)] = 9  # the filter byte of the middle row
+        body = zlib.compress(bytes(raw))
+    elif damage == "no-iend":
+        return _png(chunks[:k + 1])
+    elif damage == "truncated":
+        return _png(chunks)[: len(_png(chunks[:k])) + 8 + len(body) // 2]
+    else:
+        raise ValueError(damage)
+    return _png(chunks[:k] + [(b"IDAT", body)] + chunks[k + 1:])
+
+
 def _write(path: Path | bytes, data: bytes) -> None:
     with open(path, "wb") as f:
         f.write(data)
 
 
 def _image_case(root: Path, name: str, bad_name: bytes, bad_data: bytes, *, bad: bool,
-                reason: str | None = None, shape: tuple[int, ...] = (H, W, 3)) -> Case:
+                reason: str | None = None, shape: tuple[int, ...] = (H, W, 3), **extra: Any) -> Case:
     """file_root/<name>/cls/: a0, a1, <the item>, c0, c1 (sorted in that order)."""
     folder = root / name / "cls"
     folder.mkdir(parents=True)
@@ -75,7 +162,18 @@ def _image_case(root: Path, name: str, bad_name: bytes, bad_data: bytes, *, bad:
     item = shown[2]
     sources = [s for s in shown if s != item] if bad else shown
     return Case(name, "file", {"file_root": str(root / name)}, sources, (item,) if bad else (),
-                reason, decoded_shapes={} if bad else {item: shape})
+                reason, decoded_shapes={} if bad else {item: shape}, **extra)
+
+
+def _fifo_case(root: Path, name: str) -> Case:
+    """A good image when the reader lists the folder, replaced by a FIFO before it is read (a
+    blocking open() of it once hung the on_error="skip" path)."""
+    case = _image_case(root, name, b"b.jpg", image(5), bad=True, reason="not a regular file",
+                       isolate=True, found_by="FileReader")
+    path = str(root / name / "cls" / "b.jpg")
+    _write(path + ".orig", image(5))
+    case.damage = ("fifo", path)
+    return case
 
 
 def _file_list_case(root: Path, name: str, line: str, bad: str, reason: str) -> Case:
@@ -92,12 +190,25 @@ def _file_list_case(root: Path, name: str, line: str, bad: str, reason: str) -> 
                 at_build=True)
 
 
-def _recordio(root: Path, name: str, extra: int = 1) -> tuple[Path, Path, list[int]]:
+def _recordio(root: Path, name: str, extra: int = 1, pad: int = 0) -> tuple[Path, Path, list[int]]:
+    """GOOD + extra records of image(k) (with a `pad`-byte JPEG comment: bigger records)."""
     folder = root / name
     folder.mkdir(parents=True)
     rec, idx = folder / "data.rec", folder / "data.idx"
-    write_recordio(rec, idx, [(float(k), image(k)) for k in range(GOOD + extra)])
+    save = {"comment": b"x" * pad} if pad else {}
+    write_recordio(rec, idx, [(float(k), image(k, **save)) for k in range(GOOD + extra)])
     return rec, idx, [off for _, off in read_index(idx)]
+
+
+def _shrunk_record_case(root: Path, name: str) -> Case:
+    """Records of ~3.7 kB; after the reader has mapped the file it is cut 100 bytes into the last
+    record, leaving mapped pages past the new end (reading them was a SIGBUS)."""
+    rec, idx, offsets = _recordio(root, name, pad=3000)
+    _write(str(rec) + ".orig", rec.read_bytes())
+    return Case(name, "mxnet", {"path": str(rec), "index_path": str(idx)},
+                [f"{rec}#record {k}" for k in range(GOOD)], (str(rec), f"record {GOOD}"),
+                "the file shrank while being read", isolate=True,
+                damage=("shrink", str(rec), offsets[GOOD] + 100))
 
 
 def _record_case(root: Path, name: str, damage: str) -> Case:
@@ -119,6 +230,7 @@ def build(root: str | os.PathLike) -> list[Case]:
     """Writes every corpus item under `root`; returns the cases in README order."""
     root = Path(root)
     good = image(7)
+    _write(root / "outside.jpg", image(6))  # a readable file outside every case's folder
     cases = [
         _image_case(root, "truncated JPEG", b"b.jpg", good[: len(good) // 2], bad=True,
                     reason="truncated"),
@@ -128,6 +240,11 @@ def build(root: str | os.PathLike) -> list[Case]:
         _image_case(root, "zero-byte file", b"b.jpg", b"", bad=True, reason="empty (0 bytes)"),
         _image_case(root, "JPEG declaring 60000x60000 pixels", b"b.jpg", huge_header_jpeg(),
                     bad=True, reason="declares 60000x60000 pixels; more than the limit `max_pixels`"),
+        _image_case(root, "JPEG declaring 20000x20000 pixels after a stray 0x00 byte", b"b.jpg",
+                    stray_byte_jpeg(), bad=True,
+                    reason="declares 20000x20000 pixels; more than the limit `max_pixels`", isolate=True),
+        _image_case(root, "progressive JPEG of 1,000 scans (15 kB, 1024x1024)", b"b.jpg",
+                    many_scans_jpeg(1000, 1024, 1024), bad=True, reason="more than 100 scans"),
         _image_case(root, "PNG named .jpg", b"b.jpg", image(8, fmt="PNG"), bad=False),
         _image_case(root, "CMYK JPEG", b"b.jpg", image(9, "CMYK"), bad=False),
         _image_case(root, "grayscale JPEG", b"b.jpg", image(10, "L"), bad=False),
@@ -135,12 +252,24 @@ def build(root: str | os.PathLike) -> list[Case]:
         _image_case(root, "non-UTF-8 file name", b"b_caf\xe9.jpg", image(12), bad=False),
         _image_case(root, "non-UTF-8 file name, truncated", b"b_caf\xe9.jpg", good[:100], bad=True,
                     reason="truncated"),
+        _image_case(root, "corrupt PNG (bad IDAT CRC)", b"b.png", corrupt_png("idat-crc"), bad=True,
+                    reason="fails its CRC check", isolate=True),
+        _image_case(root, "corrupt PNG (bad zlib checksum)", b"b.png", corrupt_png("zlib-checksum"),
+                    bad=True, reason="broken data stream", isolate=True),
+        _fifo_case(root, "file replaced by a FIFO after listing"),
         _file_list_case(root, "file_list naming a missing file", "missing.jpg 9",
                         "{folder}/missing.jpg", "does not exist"),
         _file_list_case(root, "file_list label not a number", "g0.jpg cat", "list.txt, line 3",
                         "label must be a non-negative integer, got 'cat'"),
+        _file_list_case(root, "file_list label '²' (a digit to str.isdigit, not to int)", "g0.jpg ²",
+                        "list.txt, line 3", "label must be a non-negative integer, got '²'"),
+        _file_list_case(root, "file_list label 3000000000 (past int32)", "g0.jpg 3000000000",
+                        "list.txt, line 3", "does not fit the int32 label output"),
+        _file_list_case(root, "file_list entry outside its folder ('../')", "../outside.jpg 1",
+                        "list.txt, line 3", "'../outside.jpg' is outside the file_list's folder"),
         _record_case(root, "RecordIO bad magic number", "magic"),
         _record_case(root, "RecordIO record length past the end", "length"),
+        _shrunk_record_case(root, "RecordIO file shrunk while memory-mapped"),
     ]
     rec, idx, _ = _recordio(root, "RecordIO .idx offset beyond the file", extra=0)
     with open(idx, "a") as f:

@@ -1,5 +1,6 @@
 """Bad data: every corpus item (tests/corruption.py) with on_error="raise" and "skip"; nothing lost,
-nothing hung. A hang fails the run: faulthandler dumps the stacks and exits after 60 s."""
+nothing hung. A hang fails the run: faulthandler dumps the stacks and exits after 60 s. Items that
+crashed or hung the process before their fix run in a child process (`Case.isolate`)."""
 from __future__ import annotations
 
 import faulthandler
@@ -30,9 +31,22 @@ def _no_hang():
     faulthandler.cancel_dump_traceback_later()
 
 
+def _skip_batches(case: Case) -> int:
+    return math.ceil((len(case.sources) + 2) / T.BATCH)
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> dict[str, Case]:
-    return {c.name: c for c in build(tmp_path_factory.mktemp("corpus"))}
+    cases = build(tmp_path_factory.mktemp("corpus"))
+    # the isolated items' runs for test_raise and test_skip, in one child process
+    T.prefetch([(c, "raise", {}) for c in cases] +
+               [(c, "skip", {"batches": _skip_batches(c)}) for c in cases])
+    return {c.name: c for c in cases}
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory) -> list[tuple[str, str, str]]:
+    return T.rows(str(tmp_path_factory.mktemp("table")))
 
 
 NAMES = [c.name for c in build(Path(__import__("tempfile").mkdtemp()))]
@@ -61,14 +75,14 @@ def test_raise(corpus, name):
         assert part in out.error, out.error
     assert case.reason in out.error, out.error
     if not case.at_build:
-        assert out.error.startswith(("ImageDecoder", "MXNetReader"))  # names the op
+        assert out.error.startswith(case.found_by or ("ImageDecoder", "MXNetReader"))  # names the op
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_skip(corpus, name):
     case = corpus[name]
     n = len(case.sources)
-    out = T.run_case(case, "skip", batches=math.ceil((n + 2) / T.BATCH))
+    out = T.run_case(case, "skip", batches=_skip_batches(case))
     assert out.ok, out.error
     assert all(b == T.BATCH for b in out.batch_sizes)  # refilled: batches stay full
     assert out.sources[:n] == case.sources  # every good sample once, in order
@@ -84,8 +98,9 @@ def test_skip(corpus, name):
     for part in case.bad:
         assert part in skip.source + ": " + skip.reason
     assert case.reason in skip.reason
-    assert skip.op == ("ImageDecoder" if not case.at_build and case.reader == "file" else
-                       "FileReader" if case.reader == "file" else "MXNetReader")
+    assert skip.op == (case.found_by or (
+        "ImageDecoder" if not case.at_build and case.reader == "file" else
+        "FileReader" if case.reader == "file" else "MXNetReader"))
 
 
 @pytest.mark.parametrize("name", ["truncated JPEG", "JPEG declaring 60000x60000 pixels",
@@ -234,22 +249,22 @@ def test_on_error_is_checked_and_serialized(corpus):
     pipe.shutdown()
 
 
-def test_readme_table_is_current():
+def test_readme_table_is_current(table):
     readme = Path(__file__).resolve().parent.parent / "README.md"
     text = readme.read_text(encoding="utf-8") if readme.exists() else ""
     if T.MARK_OPEN not in text:
         pytest.skip("README.md has no bad-data table yet (python -m tests._bad_data_table prints it)")
     current = text.split(T.MARK_OPEN, 1)[1].split(T.MARK_CLOSE, 1)[0].strip()
-    assert current == T.generate().strip(), "README's bad-data table is stale: paste " \
+    assert current == T.markdown(table).strip(), "README's bad-data table is stale: paste " \
         "`python -m tests._bad_data_table` between the markers"
 
 
-def test_table_rows_match_expectations(tmp_path):
-    rows = {r[0]: r for r in T.rows(str(tmp_path))}
+def test_table_rows_match_expectations(table):
+    rows = {r[0]: r for r in table}
     assert set(rows) == set(NAMES)
     for name, raised, skip in rows.values():
         assert (raised.startswith("decodes")) == (skip == "decodes"), (name, raised, skip)
-        assert "ERROR" not in skip and "SHORT" not in skip
+        assert "ERROR" not in skip and "SHORT" not in skip and "DIED" not in raised + skip
     assert np.all([r[2].endswith("batches stay full") for r in rows.values() if r[2] != "decodes"])
 
 

@@ -20,6 +20,7 @@ from torch_dali import _cbuild
 from torch_dali.errors import DataError
 from torch_dali.functional import decode as D
 from torch_dali.functional import host_io as H
+from torch_dali.functional import jpeg_roi as R
 from torch_dali.ops.readers._base import read_file_bytes
 
 PHOTOS = Path(D.__file__).resolve().parents[1] / "data" / "photos"
@@ -149,7 +150,13 @@ def _corpus() -> dict[str, bytes]:
         c[f"seg-{m.hex()}-before-sof"] = _patch(base, sof, seg + sof)
     c["fill-bytes"] = _patch(base, b"\xff\xdb", b"\xff\xff\xff\xdb")
     c["rst-tem-soi"] = base[:2] + b"\xff\xd0\xff\x01\xff\xd8\xff\xd7" + base[2:]
-    c["bad-marker"] = base[:2] + b"\x00" + base[2:]
+    # bytes that are not markers: libjpeg skips them (a warning), so the size must still be read
+    c["stray-byte-after-soi"] = base[:2] + b"\x00" + base[2:]
+    c["ff00-after-soi"] = base[:2] + b"\xff\x00\x00\xff" + base[2:]
+    c["garbage-before-sof"] = _patch(base, sof, b"\x12\xff\x00\x34\xff\xff\x00\x56" + sof)
+    c["garbage-with-fake-sof"] = _patch(base, sof, b"\x00\xc0\x00\x11\x08\x99\x99\x99\x99" + sof)
+    c["seg-len-0"] = base[:2] + b"\xff\xe0\x00\x00" + base[2:]
+    c["only-garbage"] = base[:2] + bytes(range(0, 255, 3)) * 3
     c["sos-first"] = base[:2] + b"\xff\xda\x00\x02" + base[2:]
     c["eoi-first"] = base[:2] + b"\xff\xd9\x00\x02" + base[2:]
     c["soi-only"] = b"\xff\xd8"
@@ -225,9 +232,29 @@ def test_corpus_is_interesting() -> None:
     assert got["exif-MM-minimal"].orientation == 8 and got["png-exif-II-minimal"].orientation == 8
     assert got["sof-minimal"].channels == 3 and got["sof-minimal-cut"] is None
     assert got["app1-not-exif"] is not None and got["exif-MM-ifd-offset-20"].orientation == 3
-    for k in ("zero-bytes", "garbage", "sof-zero-height", "bad-marker", "sos-first", "png-bad-ctype",
+    for k in ("zero-bytes", "garbage", "sof-zero-height", "only-garbage", "sos-first", "png-bad-ctype",
               "png-no-ihdr", "exif-II-6-trunc100"):
         assert got[k] is None, k
+    for k in ("stray-byte-after-soi", "ff00-after-soi", "garbage-before-sof", "garbage-with-fake-sof",
+              "seg-len-0"):
+        assert (got[k].height, got[k].width) == (24, 32), k
+
+
+@pytest.mark.skipif(not R.available(), reason=f"jpeg_roi (libjpeg) unavailable: {R.unavailable_reason()}")
+def test_jpeg_sizes_are_the_ones_libjpeg_decodes(mode: str) -> None:
+    """Wherever libjpeg reads a frame header (ignoring its warnings, as torchvision's decoder does),
+    the parsers read the same size: the max_pixels check sees what would be decoded."""
+    names = [k for k, v in CORPUS.items() if v[:2] == b"\xff\xd8"]
+    got = H.image_infos([_t(CORPUS[k]) for k in names])
+    checked = 0
+    for k, info in zip(names, got):
+        try:
+            h, w = R.jpeg_header(CORPUS[k], lenient=True)[:2]
+        except DataError:
+            continue
+        assert info is not None and (info.height, info.width) == (h, w), k
+        checked += 1
+    assert checked > 40
 
 
 def _guarded(mode: str, bs: list[bytes]) -> list[D.ImageInfo | None]:

@@ -16,6 +16,11 @@ from torch_dali.functional import decode as D
 from torch_dali.functional import jpeg_roi as R
 from torch_dali.functional.crop_window import random_crop_window
 
+try:
+    from tests._isolate import Died, run_isolated
+except ImportError:
+    from _isolate import Died, run_isolated  # type: ignore[no-redef]
+
 pytestmark = pytest.mark.skipif(not R.available(), reason=f"jpeg_roi unavailable: {R.unavailable_reason()}")
 
 
@@ -239,3 +244,41 @@ def test_trailing_bytes_after_eoi_decode() -> None:
     padded = torch.cat([data, torch.tensor([1, 2, 3, 0], dtype=torch.uint8)])
     full = _full(data, False)
     assert torch.equal(R.decode_roi(padded, (3, 4, 20, 30)), full[3:23, 4:34])
+
+
+# -- windows near and past the C int range (issue 16: an overflowing bounds check) ------------------
+
+INT_MAX = 2**31 - 1
+NEAR_MAX = [(0, INT_MAX - 3, 8, 8), (INT_MAX - 3, 0, 8, 8), (0, INT_MAX, 1, 1), (INT_MAX, INT_MAX, 1, 1),
+            (0, 8, 8, INT_MAX - 4), (8, 0, INT_MAX - 4, 8), (INT_MAX - 20, 0, 30, 8)]
+
+
+def _c_windows(req: list) -> list[list]:
+    """Child side: tdj_decode_roi itself on windows near INT_MAX with a small canary-filled output
+    buffer: (return code, message, whether the buffer was left as it was) per window."""
+    lib = R.LIB.load()
+    data = _variants(57, 83)["420"]
+    out = []
+    for y, x, h, w in req:
+        buf = torch.full((64,), 77, dtype=torch.uint8)
+        msg = __import__("ctypes").create_string_buffer(256)
+        rc = lib.tdj_decode_roi(data.data_ptr(), data.numel(), y, x, h, w, 0, buf.data_ptr(), 64, msg, 256)
+        out.append([rc, msg.value.decode(), bool((buf == 77).all())])
+    return out
+
+
+def test_c_window_check_does_not_overflow() -> None:
+    got = run_isolated("tests.test_jpeg_roi:_c_windows", [NEAR_MAX])[0]
+    assert not isinstance(got, Died), got
+    for win, (rc, msg, untouched) in zip(NEAR_MAX, got):
+        assert (rc, msg, untouched) == (3, "crop window is outside the image", True), (win, rc, msg)
+
+
+@pytest.mark.parametrize("window", NEAR_MAX + [(0, 2**32 + 4, 8, 8), (2**32, 0, 8, 8), (0, -2**32 + 4, 8, 8),
+                                               (0, 2**40, 8, 8), (0, 0, 2**33, 8)])
+def test_python_window_check(window) -> None:
+    """Checked against the header before allocating; ctypes would wrap 2**32 + 4 to 4, a valid
+    window of other pixels."""
+    data = _variants(57, 83)["420"]
+    with pytest.raises(ValueError, match=r"crop window .* is outside the image \(57x83\)"):
+        R.decode_roi(data, window)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
 import struct
 from dataclasses import dataclass
 from typing import Callable, Iterable, NamedTuple, Sequence
@@ -19,12 +20,14 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 import numpy as np
 
 from .errors import DataError
+from .functional import host_io
 
 MAGIC = 0xCED7230A
 _MAGIC_BYTES = struct.pack("<I", MAGIC)
 _FRAME = struct.Struct("<II")
 _IR = struct.Struct("<IfQQ")
 _LEN_MASK = (1 << 29) - 1
+_DIGITS = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() takes '²', which int() then refuses
 MAX_PART = 1 << 29  # a frame's length field has 29 bits
 
 __all__ = ["MAGIC", "IRHeader", "pack", "unpack", "encode_record", "RecordIOWriter",
@@ -141,9 +144,8 @@ def read_index(idx_path: str | os.PathLike, rec_size: int | None = None,
     A bad line raises DataError; with `on_bad`, `on_bad(message, line number, reason)` is called
     instead and the line left out."""
     path = os.fspath(idx_path)
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
+    try:  # never blocks on a FIFO
+        lines = bytes(host_io.read_file(path).numpy()).decode("utf-8", "replace").splitlines()
     except OSError as e:
         raise DataError(f"RecordIO index {path}: cannot be read ({e.strerror or e})") from None
     out: list[tuple[str, int]] = []
@@ -151,7 +153,7 @@ def read_index(idx_path: str | os.PathLike, rec_size: int | None = None,
         if not line.strip():
             continue
         parts = line.split()
-        if len(parts) != 2 or not parts[1].isdigit():
+        if len(parts) != 2 or not _DIGITS.fullmatch(parts[1]):
             why = f"expected 'key<TAB>offset', got {line!r}"
         elif rec_size is not None and int(parts[1]) + _FRAME.size > rec_size:
             why = f"offset {parts[1]} is beyond the end of the record file ({rec_size} bytes)"
@@ -179,26 +181,49 @@ class RecordFile:
         self._fd = -1
         self._mm: mmap.mmap | None = None
         try:
-            self._fd = os.open(self.path, os.O_RDONLY)
+            self._fd = host_io.open_regular(self.path)  # never blocks on a FIFO
         except OSError as e:
             raise DataError(f"RecordIO file {self.path}: cannot be opened ({e.strerror or e})") from None
-        self.size = os.fstat(self._fd).st_size
+        self.size = self.opened_size = os.fstat(self._fd).st_size
         if use_mmap and self.size > 0:
             self._mm = mmap.mmap(self._fd, 0, access=mmap.ACCESS_COPY)
 
+    def _check_size(self) -> None:
+        """Before each record: a file that shrank since it was opened would raise SIGBUS for mapped
+        pages past its new end, so it is read with pread from then on (records past the end are
+        DataErrors). One fstat (~1 us). Views of records read before the shrink still map the old
+        pages: a file that may shrink while it is read is safe only with dont_use_mmap=True."""
+        size = os.fstat(self._fd).st_size
+        if size < self.size:
+            self.size = size
+            self._mm = None  # views handed out keep the mapping alive; it goes with them
+
+    def _past_end(self, what: str) -> str:
+        """"<what> runs past the end of the file (N bytes)", saying so first if the file shrank."""
+        if self.size < self.opened_size:
+            return (f"the file shrank while being read ({self.opened_size} bytes when opened, "
+                    f"{self.size} now): {what} runs past its end")
+        return f"{what} runs past the end of the file ({self.size} bytes)"
+
     def _read(self, start: int, n: int) -> bytes | memoryview:
-        if self._mm is not None:
-            return memoryview(self._mm)[start:start + n]
-        return os.pread(self._fd, n, start)
+        mm = self._mm
+        if mm is not None:
+            return memoryview(mm)[start:start + n]
+        data = os.pread(self._fd, n, start)
+        if len(data) != n:  # shrank since the size check
+            self.size = min(self.size, os.fstat(self._fd).st_size)
+            raise DataError(f"{self.path}: {self._past_end(f'reading {n} bytes at byte {start}')}")
+        return data
 
     def spans(self, offset: int, where: str) -> list[_Span]:
         """Byte ranges of one record's parts, starting at the frame at `offset`."""
+        self._check_size()
         spans: list[_Span] = []
         pos = offset
         while True:
             if pos + _FRAME.size > self.size:
-                raise DataError(f"{where}: file is truncated: frame header at byte {pos} runs past "
-                                f"the end ({self.size} bytes)")
+                raise DataError(f"{where}: file is truncated: "
+                                f"{self._past_end(f'the frame header at byte {pos}')}")
             magic, lrec = _FRAME.unpack(self._read(pos, _FRAME.size))
             if magic != MAGIC:
                 raise DataError(f"{where}: bad magic 0x{magic:08x} at byte {pos} (expected "
@@ -206,8 +231,7 @@ class RecordFile:
             cflag, length = lrec >> 29, lrec & _LEN_MASK
             start = pos + _FRAME.size
             if start + length > self.size:
-                raise DataError(f"{where}: record length {length} at byte {pos} runs past the end of "
-                                f"the file ({self.size} bytes)")
+                raise DataError(f"{where}: {self._past_end(f'record length {length} at byte {pos}')}")
             spans.append(_Span(start, start + length))
             if cflag in (0, 3):
                 if (cflag == 3) != (len(spans) > 1):

@@ -1,17 +1,18 @@
 """Image decoding (the spec for `decoders.image*`): encoded bytes -> HWC tensors, plus a header-only
 size probe.
 
-CPU decoding uses torchvision's libjpeg-turbo / libpng bindings (measured ~1.3x faster than PIL for
+CPU decoding uses torchvision's libjpeg-turbo binding for JPEGs (measured ~1.3x faster than PIL for
 500x375 q90 JPEGs on 2 cores, and pixel-identical to DALI 2.4's CPU decoder, fancy upsampling
-included); other formats (BMP, TIFF, ...) go through PIL. Truncated JPEG/PNG data is an error, as in
-DALI, never a silently grey-padded image. A header declaring more than `max_pixels` pixels is
-refused before anything is allocated (a 1 kB file may claim 60000x60000: 10 GB of RGB).
+included); PNGs go through `png` (checked chunks, then PIL: torchvision's libpng binding crashes the
+process on corrupt PNGs); other formats (BMP, TIFF, ...) through PIL. Truncated JPEG/PNG data is an
+error, as in DALI, never a silently grey-padded image. A header declaring more than `max_pixels`
+pixels is refused before anything is allocated (a 1 kB file may claim 60000x60000: 10 GB of RGB),
+and so is a header that cannot be read (`headers` reads JPEG markers as libjpeg does).
 """
 from __future__ import annotations
 
 import io
 import struct
-from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -19,19 +20,21 @@ import torch
 
 from .. import types
 from ..errors import DataError
+from . import headers as _headers
 from . import jpeg_roi as _jpeg_roi
+from . import png as _png
+from .headers import ImageInfo
 
-# torchvision's libjpeg-turbo / libpng / nvJPEG kernels, called as the torch ops they register
+# torchvision's libjpeg-turbo / nvJPEG kernels, called as the torch ops they register
 # (the Python wrappers add a deprecation warning per call in torchvision 0.29).
 try:
     import torchvision.io  # noqa: F401  (loads the `image` op library)
     _IMG = torch.ops.image
     _tv_decode_jpeg = _IMG.decode_jpeg
-    _tv_decode_png = _IMG.decode_png
 except (ImportError, AttributeError, RuntimeError):  # pragma: no cover - PIL does everything
     _IMG = None
-    _tv_decode_jpeg = _tv_decode_png = None  # type: ignore[assignment]
-_UNCHANGED, _GRAY, _RGB = 0, 1, 3  # torchvision's ImageReadMode values
+    _tv_decode_jpeg = None  # type: ignore[assignment]
+_GRAY, _RGB = 1, 3  # torchvision's ImageReadMode values
 
 RGB, BGR, GRAY, YCBCR, ANY = (types.DALIImageType.RGB, types.DALIImageType.BGR,
                               types.DALIImageType.GRAY, types.DALIImageType.YCbCr,
@@ -41,101 +44,11 @@ DECODE_DTYPES = (types.DALIDataType.UINT8, types.DALIDataType.UINT16, types.DALI
                  types.DALIDataType.FLOAT)
 
 
-@dataclass(frozen=True)
-class ImageInfo:
-    """What the header says: stored size (before EXIF orientation) and how the image is coded."""
-
-    format: str  # "jpeg", "png", "bmp", "gif", or PIL's format name
-    height: int
-    width: int
-    channels: int  # as stored: 1 gray, 2 gray+alpha, 3 color (palette too), 4 RGBA / CMYK
-    orientation: int = 1  # EXIF orientation, 1..8
-    progressive: bool = False  # JPEG: progressive or arithmetic/lossless (not baseline)
-    bit_depth: int = 8
-
-
-# -- header parsing --------------------------------------------------------------------------------
-
-def _exif_orientation(tiff: bytes | memoryview) -> int:
-    """Orientation tag (0x0112) of IFD0 in a TIFF-structured EXIF block; 1 when absent/unreadable."""
-    order = bytes(tiff[:2])
-    if len(tiff) < 8 or order not in (b"II", b"MM"):
-        return 1
-    e = "<" if order == b"II" else ">"
-    ifd = struct.unpack_from(e + "I", tiff, 4)[0]
-    if ifd + 2 > len(tiff):
-        return 1
-    n = struct.unpack_from(e + "H", tiff, ifd)[0]
-    for k in range(n):
-        off = ifd + 2 + 12 * k
-        if off + 12 > len(tiff):
-            break
-        tag, typ = struct.unpack_from(e + "HH", tiff, off)
-        if tag == 0x0112 and typ == 3:
-            v = struct.unpack_from(e + "H", tiff, off + 8)[0]
-            return v if 1 <= v <= 8 else 1
-    return 1
-
-
-def _jpeg_info(b: bytes | memoryview) -> ImageInfo:
-    pos, n, orientation = 2, len(b), 1
-    while pos + 4 <= n:
-        if b[pos] != 0xFF:
-            raise ValueError(f"bad JPEG marker at byte {pos}")
-        marker = b[pos + 1]
-        if marker == 0xFF:  # fill byte
-            pos += 1
-            continue
-        if marker in (0x01, 0xD8) or 0xD0 <= marker <= 0xD7:
-            pos += 2
-            continue
-        seg = struct.unpack_from(">H", b, pos + 2)[0]
-        body = b[pos + 4:pos + 2 + seg]
-        if marker == 0xE1 and bytes(body[:6]) == b"Exif\x00\x00":
-            orientation = _exif_orientation(body[6:])
-        elif 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            if len(body) < 6:
-                break
-            precision, h, w, comps = struct.unpack_from(">BHHB", body, 0)
-            if h == 0 or w == 0:
-                raise ValueError(f"JPEG header declares an empty image ({w}x{h})")
-            return ImageInfo("jpeg", h, w, comps, orientation, marker not in (0xC0, 0xC1), precision)
-        elif marker in (0xDA, 0xD9):
-            break
-        pos += 2 + seg
-    raise ValueError("JPEG header has no frame (SOF) marker; the data is truncated or not a JPEG")
-
-
-def _png_info(b: bytes | memoryview) -> ImageInfo:
-    if len(b) < 33 or bytes(b[12:16]) != b"IHDR":
-        raise ValueError("PNG data has no IHDR header; the data is truncated")
-    w, h, depth, ctype = struct.unpack_from(">IIBB", b, 16)
-    if h == 0 or w == 0:
-        raise ValueError(f"PNG header declares an empty image ({w}x{h})")
-    channels = {0: 1, 2: 3, 3: 3, 4: 2, 6: 4}.get(ctype)
-    if channels is None:
-        raise ValueError(f"PNG header has an invalid color type {ctype}")
-    orientation, pos = 1, 33
-    while pos + 8 <= len(b):  # eXIf must precede the image data
-        length, kind = struct.unpack_from(">I4s", b, pos)
-        if kind == b"IDAT":
-            break
-        if kind == b"eXIf":
-            orientation = _exif_orientation(b[pos + 8:pos + 8 + length])
-            break
-        pos += 12 + length
-    return ImageInfo("png", h, w, channels, orientation, bit_depth=depth)
-
-
-def _pil_info(b: bytes | memoryview) -> ImageInfo:
-    from PIL import Image
-    with Image.open(io.BytesIO(b)) as im:  # lazy: reads the header only
-        w, h = im.size
-        orientation = int(im.getexif().get(0x0112, 1) or 1)
-        bands = len(im.getbands())
-        depth = 16 if im.mode.startswith("I;16") else 8
-        return ImageInfo(str(im.format).lower(), h, w, bands, orientation if 1 <= orientation <= 8 else 1,
-                         bit_depth=depth)
+# header parsing lives in `headers`
+_exif_orientation = _headers.exif_orientation
+_jpeg_info = _headers.jpeg_info
+_png_info = _headers.png_info
+_pil_info = _headers.pil_info
 
 
 def _as_bytes(data: bytes | torch.Tensor | np.ndarray) -> bytes | memoryview:
@@ -147,20 +60,21 @@ def _as_bytes(data: bytes | torch.Tensor | np.ndarray) -> bytes | memoryview:
     return bytes(data)
 
 
+def _header(b: bytes | memoryview) -> ImageInfo:
+    if len(b) == 0:
+        raise ValueError("the data is empty (0 bytes)")
+    head = bytes(b[:8])
+    if head[:2] == b"\xff\xd8":
+        return _jpeg_info(b)
+    if head == _png.SIGNATURE:
+        return _png_info(b)
+    return _pil_info(b)
+
+
 def peek_image_info(data: bytes | torch.Tensor | np.ndarray, source: str = "") -> ImageInfo:
     """Parses only the header (JPEG SOF/EXIF, PNG IHDR/eXIf, ...); raises DataError if unreadable."""
-    b = data if isinstance(data, bytes) else _as_bytes(data)
     try:
-        if len(b) == 0:
-            raise ValueError("the data is empty (0 bytes)")
-        head = bytes(b[:8])
-        if head[:2] == b"\xff\xd8":
-            return _jpeg_info(b)
-        if head == b"\x89PNG\r\n\x1a\n":
-            return _png_info(b)
-        return _pil_info(b)
-    except DataError:
-        raise
+        return _header(data if isinstance(data, bytes) else _as_bytes(data))
     except Exception as e:
         raise DataError(f"cannot read the image header of {source or 'sample'}: {_reason(e)}") from None
 
@@ -276,21 +190,37 @@ def _finish(chw: torch.Tensor, output_type: types.DALIImageType,
 #: default `max_pixels` of the decoders: 2**28 pixels (16384x16384), 768 MiB as RGB uint8
 MAX_PIXELS = 1 << 28
 
+#: Most scans (SOS markers) a progressive JPEG may have; None: no limit. Each scan makes libjpeg
+#: pass over every block of the image, and a scan can be a few bytes: 1,000 scans of a 4096x4096
+#: image fit in 68 kB and took 4.5 s to decode. libjpeg's standard progression writes 10 scans (6
+#: for gray); common encoders stay within a few dozen. Read at every check: assign
+#: `torch_dali.functional.decode.MAX_JPEG_SCANS` to change it for all decoders, or pass `max_scans`.
+MAX_JPEG_SCANS: int | None = 100
+
 
 def check_pixels(data: torch.Tensor, max_pixels: int | None, source: str = "",
-                 op: str = "ImageDecoder", info: ImageInfo | None = None) -> None:
-    """Raises DataError when the header declares more than `max_pixels` pixels (an unreadable
-    header is left for the decoder to report)."""
-    if max_pixels is None:
+                 op: str = "ImageDecoder", info: ImageInfo | None = None,
+                 max_scans: int | None = None) -> None:
+    """Raises DataError when the header declares more than `max_pixels` pixels, when a progressive
+    JPEG has more than `max_scans` scans (None: MAX_JPEG_SCANS), or when the header cannot be read:
+    an image whose size is unknown is not decoded, so no header gets past the limit."""
+    scans = MAX_JPEG_SCANS if max_scans is None else max_scans
+    if max_pixels is None and scans is None:
         return
+    where = source or "sample"
     if info is None:
         try:
-            info = peek_image_info(data, source)
-        except DataError:
-            return
-    if info.height * info.width > max_pixels:
-        raise DataError(f"{op}: {source or 'sample'} declares {info.width}x{info.height} pixels; "
+            info = _header(_as_bytes(data))
+        except Exception as e:
+            raise DataError(f"{op}: cannot decode {where}: {_reason(e)}") from None
+    if max_pixels is not None and info.height * info.width > max_pixels:
+        raise DataError(f"{op}: {where} declares {info.width}x{info.height} pixels; "
                         f"more than the limit `max_pixels` ({max_pixels})")
+    if scans is not None and info.format == "jpeg" and info.progressive \
+            and _headers.jpeg_scans(_as_bytes(data), scans) > scans:
+        raise DataError(f"{op}: {where} is a progressive JPEG of more than {scans} scans, the limit "
+                        "(torch_dali.functional.decode.MAX_JPEG_SCANS): each scan is a pass over "
+                        "the whole image")
 
 
 def _reason(e: BaseException) -> str:
@@ -356,14 +286,11 @@ def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
             if output_type == ANY and _jpeg_info(_as_bytes(data)).channels == 1:
                 mode = _GRAY
             return _tv_decode_jpeg(data, mode, adjust_orientation)
-        if head == b"\x89PNG\r\n\x1a\n" and _tv_decode_png is not None:
-            if output_type == GRAY:
-                mode = _GRAY
-            elif output_type == ANY and data.numel() > 25 and int(data[25]) != 3:  # not a palette
-                mode = _UNCHANGED
-            else:
-                mode = _RGB
-            return _tv_decode_png(data, mode, adjust_orientation)
+        if head == _png.SIGNATURE:  # never torchvision's decode_png: it SIGSEGVs on corrupt data
+            b = _as_bytes(data)
+            hwc = _png.decode(b, "gray" if output_type == GRAY else "any" if output_type == ANY else "rgb")
+            chw = torch.from_numpy(hwc).permute(2, 0, 1)
+            return apply_orientation(chw, _png_info(b).orientation) if adjust_orientation else chw
         return _pil_decode(data.numpy().tobytes(), output_type, adjust_orientation)
     except DataError:
         raise

@@ -4,7 +4,8 @@ Per-sample Python (open/fstat/readinto, struct-based header parsing) holds the G
 sample, which is what bounds the host side of a GPU pipeline. `extensions/csrc/cpu/host_io.c` does
 the same work for a whole batch in one ctypes call, during which the GIL is released. It is built
 on first use by `torch_dali._cbuild`; without a compiler, or with `TORCH_DALI_NO_HOST_IO=1`,
-`available()` is False and the same functions run in pure Python with identical results.
+`available()` is False and the same functions run in pure Python with identical results
+(`headers` is the Python parse the C one mirrors).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from typing import Sequence
 import torch
 
 from .. import _cbuild
-from . import decode as _decode  # module, not names: decode may import this module in turn
+from . import headers
 
 _SRC = Path(__file__).resolve().parents[2] / "extensions" / "csrc" / "cpu" / "host_io.c"
 _GREW = -1  # TD_GREW: the file holds more bytes than its stat said
@@ -56,13 +57,47 @@ def unavailable_reason() -> str:
 
 # -- files -----------------------------------------------------------------------------------------
 
+NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
+
+
 def _error(code: int | None, path: object) -> OSError:
     code = code or errno.EIO
-    return OSError(code, os.strerror(code), path)  # OSError(ENOENT, ...) is a FileNotFoundError
+    text = os.strerror(code)
+    if code == errno.EISDIR:  # the C reader's code for every file that is not a regular one
+        try:
+            text = text if stat.S_ISDIR(os.stat(path).st_mode) else NOT_REGULAR  # type: ignore[arg-type]
+        except (OSError, TypeError, ValueError):
+            text = NOT_REGULAR
+    return OSError(code, text, path)  # OSError(ENOENT, ...) is a FileNotFoundError
 
 
 def _nul_error(path: object) -> OSError:
     return OSError(errno.EINVAL, "embedded null byte in the file name", path)
+
+
+def open_regular(path: str | bytes | os.PathLike) -> int:
+    """A read-only descriptor of a regular file (symlinks followed). Never blocks: opened with
+    O_NONBLOCK, so a path swapped for a FIFO cannot hang the caller in open(), then refused by
+    fstat (OSError EISDIR, "not a regular file ...") before anything is read."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise OSError(errno.EISDIR, os.strerror(errno.EISDIR) if stat.S_ISDIR(mode) else NOT_REGULAR,
+                      os.fsdecode(path) if isinstance(path, bytes) else path)
+    return fd
+
+
+def read_file(path: str | os.PathLike) -> torch.Tensor:
+    """One whole regular file as a 1-D uint8 tensor, never blocking on a FIFO; raises OSError."""
+    got = _read_one(path, os.fsencode(path))
+    if isinstance(got, OSError):
+        raise got
+    return got
 
 
 def _read_one(path: object, name: bytes) -> torch.Tensor | OSError:
@@ -70,14 +105,12 @@ def _read_one(path: object, name: bytes) -> torch.Tensor | OSError:
     if b"\0" in name:
         return _nul_error(path)
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+        fd = open_regular(name)
     except OSError as e:
         return _error(e.errno, path)
     try:
         with open(fd, "rb", buffering=0) as f:
             st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                return _error(errno.EISDIR, path)
             buf, got = bytearray(st.st_size), 0
             with memoryview(buf) as view:
                 while got < len(buf):
@@ -139,7 +172,7 @@ def _usable(d: object) -> bool:
             and d.is_contiguous())
 
 
-def _py_info(d: object) -> _decode.ImageInfo | None:
+def _py_info(d: object) -> headers.ImageInfo | None:
     """What the C code answers, in Python: decode.py's JPEG/PNG parse, None where it would raise."""
     if not _usable(d) or d.numel() == 0:
         return None
@@ -147,9 +180,9 @@ def _py_info(d: object) -> _decode.ImageInfo | None:
     head = bytes(b[:8])
     try:
         if head[:2] == b"\xff\xd8":
-            info = _decode._jpeg_info(b)
+            info = headers.jpeg_info(b)
         elif head == _PNG_SIG:
-            info = _decode._png_info(b)
+            info = headers.png_info(b)
         else:
             return None
     except Exception:
@@ -157,7 +190,7 @@ def _py_info(d: object) -> _decode.ImageInfo | None:
     return info if info.height <= _INT32_MAX and info.width <= _INT32_MAX else None
 
 
-def image_infos(datas: Sequence[torch.Tensor]) -> list[_decode.ImageInfo | None]:
+def image_infos(datas: Sequence[torch.Tensor]) -> list[headers.ImageInfo | None]:
     """`peek_image_info` for a batch of encoded JPEG/PNG buffers (1-D uint8 CPU tensors). None
     where the header is not a JPEG/PNG one this parser takes, or is one `peek_image_info` would
     reject, or the tensor is not contiguous 1-D uint8 CPU: call `peek_image_info` for those."""
@@ -185,16 +218,16 @@ def image_info_table(datas: Sequence[torch.Tensor]) -> torch.Tensor | None:
     return out
 
 
-_infos: dict[tuple[int, ...], _decode.ImageInfo] = {}
+_infos: dict[tuple[int, ...], headers.ImageInfo] = {}
 
 
-def _info(key: tuple[int, ...]) -> _decode.ImageInfo:
+def _info(key: tuple[int, ...]) -> headers.ImageInfo:
     """ImageInfo is frozen, so equal headers share one: a dict hit costs a fraction of building one."""
     info = _infos.get(key)
     if info is None:
         if len(_infos) >= 4096:  # datasets of many sizes: bound the memory, not the hit rate
             _infos.clear()
         fmt, h, w, c, orientation, progressive, depth = key
-        info = _infos[key] = _decode.ImageInfo("jpeg" if fmt == 1 else "png", h, w, c, orientation,
+        info = _infos[key] = headers.ImageInfo("jpeg" if fmt == 1 else "png", h, w, c, orientation,
                                                bool(progressive), depth)
     return info

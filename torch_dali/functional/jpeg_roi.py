@@ -12,6 +12,7 @@ full-decode path.
 from __future__ import annotations
 
 import ctypes
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ import torch
 
 from .. import _cbuild
 from ..errors import DataError
+from . import headers
 
 _SRC = Path(__file__).resolve().parents[2] / "extensions" / "csrc" / "cpu" / "jpeg_roi.c"
 _OK, _ERROR, _UNSUPPORTED, _BAD_ARGS = 0, 1, 2, 3
@@ -33,7 +35,7 @@ class Unsupported(DataError):
 def _signatures(lib: ctypes.CDLL) -> None:
     c_p, c_int, c_size = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
     c_ip = ctypes.POINTER(ctypes.c_int)
-    lib.tdj_header.argtypes = [c_p, c_size, c_ip, c_ip, c_ip, c_ip, c_ip, ctypes.c_char_p, c_int]
+    lib.tdj_header.argtypes = [c_p, c_size, c_ip, c_ip, c_ip, c_ip, c_ip, ctypes.c_char_p, c_int, c_int]
     lib.tdj_header.restype = c_int
     lib.tdj_decode_roi.argtypes = [c_p, c_size, c_int, c_int, c_int, c_int, c_int, c_p, c_size,
                                    ctypes.c_char_p, c_int]
@@ -75,8 +77,10 @@ def _message(msg: ctypes.Array) -> str:
     return msg.value.decode("utf-8", "replace") or "unknown libjpeg error"
 
 
-def jpeg_header(data: torch.Tensor | bytes | np.ndarray) -> tuple[int, int, int, bool]:
-    """(height, width, components, progressive) from libjpeg's header parse; raises DataError."""
+def jpeg_header(data: torch.Tensor | bytes | np.ndarray, lenient: bool = False) -> tuple[int, int, int, bool]:
+    """(height, width, components, progressive) from libjpeg's header parse; raises DataError.
+    `lenient`: libjpeg's warnings (extraneous bytes, ...) are ignored, as torchvision's decoder
+    ignores them; by default they are errors, as in `decode_roi`."""
     lib = _load()
     if lib is None:
         raise RuntimeError(f"the JPEG ROI decoder is not available: {LIB.reason}")
@@ -84,11 +88,35 @@ def jpeg_header(data: torch.Tensor | bytes | np.ndarray) -> tuple[int, int, int,
     w, h, c, cs, prog = (ctypes.c_int() for _ in range(5))
     msg = ctypes.create_string_buffer(_MSG_LEN)
     rc = lib.tdj_header(ptr, n, ctypes.byref(w), ctypes.byref(h), ctypes.byref(c), ctypes.byref(cs),
-                        ctypes.byref(prog), msg, _MSG_LEN)
+                        ctypes.byref(prog), msg, _MSG_LEN, int(lenient))
     del keep
     if rc != _OK:
         raise DataError(f"corrupt JPEG header: {_message(msg)}")
     return h.value, w.value, c.value, bool(prog.value)
+
+
+def _view(keep: object, data: object) -> bytes | memoryview:
+    """The encoded bytes `_buffer` kept alive, without a copy."""
+    if isinstance(keep, torch.Tensor):
+        return memoryview(keep.numpy())
+    return memoryview(keep) if isinstance(keep, np.ndarray) else bytes(data)  # type: ignore[arg-type]
+
+
+def _checked_window(b: bytes | memoryview, window: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """The window as ints inside the image, checked before anything is allocated: ctypes would
+    wrap a value past the C int range into another, valid window, and a window near INT_MAX
+    once overflowed the C check."""
+    y, x, hh, ww = (int(v) for v in window)
+    if hh <= 0 or ww <= 0:
+        raise ValueError(f"crop window {tuple(window)} is empty")
+    try:
+        info = headers.jpeg_info(b)
+    except (ValueError, struct.error) as e:
+        raise DataError(f"corrupt JPEG header: {e}") from None
+    if y < 0 or x < 0 or hh > info.height - y or ww > info.width - x:
+        raise ValueError(f"decode_roi: crop window {(y, x, hh, ww)} is outside the image "
+                         f"({info.height}x{info.width})")
+    return y, x, hh, ww
 
 
 def decode_roi(data: torch.Tensor | bytes | np.ndarray,
@@ -109,9 +137,7 @@ def decode_roi(data: torch.Tensor | bytes | np.ndarray,
         hh, ww = jpeg_header(data)[:2]
         y = x = 0
     else:
-        y, x, hh, ww = (int(v) for v in window)
-        if hh <= 0 or ww <= 0:
-            raise ValueError(f"crop window {tuple(window)} is empty")
+        y, x, hh, ww = _checked_window(_view(keep, data), window)
     if out is None:
         out = torch.empty((hh, ww, c), dtype=torch.uint8)
     elif out.shape != (hh, ww, c) or out.dtype != torch.uint8 or not out.is_contiguous():

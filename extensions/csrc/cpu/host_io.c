@@ -5,8 +5,8 @@
  * point is to do per-sample work of a whole batch in one foreign call, which ctypes makes without
  * the GIL, instead of several Python-level calls per sample.
  *
- * td_image_infos mirrors torch_dali/functional/decode.py (_jpeg_info, _png_info,
- * _exif_orientation) branch by branch. It reports status 0 only where its answer is exactly
+ * td_image_infos mirrors torch_dali/functional/headers.py (jpeg_info, png_info,
+ * exif_orientation) branch by branch. It reports status 0 only where its answer is exactly
  * peek_image_info's; anything else (another format, data Python would reject, a value that does
  * not fit) is status 1, and Python decides. Every read is bounds-checked against the buffer
  * length. All functions are reentrant.
@@ -99,7 +99,7 @@ int td_read_files(const char *const *paths, int n, uint8_t *buf, const int64_t *
   return bad;
 }
 
-/* -- image headers (mirrors decode.py) ------------------------------------------------------- */
+/* -- image headers (mirrors headers.py) ------------------------------------------------------ */
 
 static uint32_t rd16(const uint8_t *p, int le) {
   return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 : (uint32_t)p[0] << 8 | (uint32_t)p[1];
@@ -109,7 +109,7 @@ static uint32_t rd32(const uint8_t *p, int le) {
   return le ? rd16(p, 1) | rd16(p + 2, 1) << 16 : rd16(p, 0) << 16 | rd16(p + 2, 0);
 }
 
-/* _exif_orientation: tag 0x0112 (type SHORT) of IFD0 of a TIFF-structured block; 1 otherwise */
+/* exif_orientation: tag 0x0112 (type SHORT) of IFD0 of a TIFF-structured block; 1 otherwise */
 static int32_t exif_orientation(const uint8_t *t, int64_t len) {
   int le;
   if (len < 8) return 1;
@@ -133,23 +133,34 @@ static int32_t exif_orientation(const uint8_t *t, int64_t len) {
   return 1;
 }
 
-/* _jpeg_info: walks the markers up to the first SOF; 0 and o[1..7] filled, or 1 */
+/* headers.py's _Markers.after, i.e. libjpeg's next_marker: from pos, skips bytes up to a 0xFF,
+ * then fill 0xFFs; a 0x00 after them is a stuffed zero (skipped too), anything else the marker
+ * code. Returns the code and sets *pos past it, or -1 at the end of the data. */
+static int next_marker(const uint8_t *b, int64_t n, int64_t *pos) {
+  int64_t p = *pos;
+  for (;;) {
+    while (p < n && b[p] != 0xFF) p++;
+    while (p < n && b[p] == 0xFF) p++;
+    if (p >= n) return -1;
+    if (b[p] != 0x00) {
+      *pos = p + 1;
+      return b[p];
+    }
+    p++;
+  }
+}
+
+/* headers.py's jpeg_info: walks the markers up to the first SOF; 0 and o[1..7] filled, or 1 */
 static int jpeg_info(const uint8_t *b, int64_t n, int32_t *o) {
   int64_t pos = 2;
   int32_t orientation = 1;
-  while (pos + 4 <= n) {
-    if (b[pos] != 0xFF) return 1; /* Python: "bad JPEG marker" */
-    int m = b[pos + 1];
-    if (m == 0xFF) { /* fill byte */
-      pos += 1;
-      continue;
-    }
-    if (m == 0x01 || m == 0xD8 || (m >= 0xD0 && m <= 0xD7)) { /* TEM, SOI, RSTn: no length */
-      pos += 2;
-      continue;
-    }
-    int64_t seg = (int64_t)rd16(b + pos + 2, 0);
-    int64_t start = pos + 4, end = pos + 2 + seg; /* Python's slice b[pos+4:pos+2+seg] */
+  for (;;) {
+    int m = next_marker(b, n, &pos);
+    if (m < 0) return 1;
+    if (m == 0x01 || (m >= 0xD0 && m <= 0xD8)) continue; /* TEM, RSTn, SOI: no length */
+    if (m == 0xDA || m == 0xD9 || pos + 2 > n) return 1; /* a scan or the end before a frame */
+    int64_t seg = (int64_t)rd16(b + pos, 0);
+    int64_t start = pos + 2, end = pos + seg; /* Python's slice b[pos+2:pos+seg] */
     if (end > n) end = n;
     int64_t blen = end > start ? end - start : 0;
     const uint8_t *body = b + start;
@@ -167,15 +178,12 @@ static int jpeg_info(const uint8_t *b, int64_t n, int32_t *o) {
       o[6] = m != 0xC0 && m != 0xC1;
       o[7] = body[0];
       return 0;
-    } else if (m == 0xDA || m == 0xD9) {
-      return 1; /* scan data or end of image before any frame header */
     }
-    pos += 2 + seg;
+    pos += seg < 2 ? 2 : seg; /* libjpeg reads a length under 2 as no body */
   }
-  return 1;
 }
 
-/* _png_info: IHDR, then chunks up to IDAT looking for eXIf; 0 and o[1..7] filled, or 1 */
+/* png_info: IHDR, then chunks up to IDAT looking for eXIf; 0 and o[1..7] filled, or 1 */
 static int png_info(const uint8_t *b, int64_t n, int32_t *o) {
   int32_t channels;
   if (n < 33 || memcmp(b + 12, "IHDR", 4) != 0) return 1;

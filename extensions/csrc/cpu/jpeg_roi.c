@@ -40,6 +40,7 @@ typedef struct {
   jmp_buf jump;
   char *msg;
   int msg_len;
+  int lenient; /* warnings are ignored (as libjpeg's default manager and torchvision do) */
 } tdj_error_mgr;
 
 static void tdj_set_msg(tdj_error_mgr *err, const char *text) {
@@ -58,7 +59,8 @@ static void tdj_error_exit(j_common_ptr cinfo) {
 }
 
 static void tdj_emit_message(j_common_ptr cinfo, int msg_level) {
-  if (msg_level < 0) { /* a warning: corrupt data, premature end of data, ... -> an error */
+  /* a warning (corrupt data, premature end of data, ...) is an error unless lenient */
+  if (msg_level < 0 && !((tdj_error_mgr *)cinfo->err)->lenient) {
     tdj_error_exit(cinfo);
   }
   /* trace messages: ignored */
@@ -73,17 +75,20 @@ static void tdj_init(struct jpeg_decompress_struct *cinfo, tdj_error_mgr *err, c
   err->pub.output_message = tdj_output_message;
   err->msg = msg;
   err->msg_len = msg_len;
+  err->lenient = 0;
   if (msg != NULL && msg_len > 0) msg[0] = '\0';
 }
 
 /* Header: width, height, components as stored, libjpeg's jpeg_color_space (J_COLOR_SPACE value),
- * progressive flag (1 progressive, 0 sequential). */
+ * progressive flag (1 progressive, 0 sequential). `lenient`: warnings (e.g. extraneous bytes
+ * before a marker) do not fail it, which is how decoders that ignore warnings read the header. */
 int tdj_header(const unsigned char *data, size_t len, int *width, int *height, int *components,
-               int *colorspace, int *progressive, char *msg, int msg_len) {
+               int *colorspace, int *progressive, char *msg, int msg_len, int lenient) {
   struct jpeg_decompress_struct cinfo;
   tdj_error_mgr err;
   memset(&cinfo, 0, sizeof(cinfo));
   tdj_init(&cinfo, &err, msg, msg_len);
+  err.lenient = lenient;
   if (setjmp(err.jump)) {
     jpeg_destroy_decompress(&cinfo);
     return TDJ_ERROR;
@@ -128,7 +133,8 @@ int tdj_decode_roi(const unsigned char *data, size_t len, int y, int x, int h, i
   if (h <= 0 || w <= 0) {
     y = 0; x = 0; h = H; w = W;
   }
-  if (y < 0 || x < 0 || y + h > H || x + w > W) {
+  /* y + h > H would overflow for windows near INT_MAX (and let them through): compare differences */
+  if (y < 0 || x < 0 || h > H || w > W || y > H - h || x > W - w) {
     tdj_set_msg(&err, "crop window is outside the image");
     jpeg_destroy_decompress(&cinfo);
     return TDJ_BAD_ARGS;

@@ -41,13 +41,13 @@ from __future__ import annotations
 import abc
 
 import math
-import os
 from typing import Any, Callable, Sequence
 
 import torch
 
 from ...errors import ArgumentError, DataError
 from ...executor.rng import permutation
+from ...functional import host_io
 from ...skips import SkipLog, printable
 from ...tensor_list import TensorList
 from .._operator import BatchContext, Operator
@@ -113,19 +113,12 @@ class _EpochOrder:
 
 
 def read_file_bytes(path: str, what: str) -> torch.Tensor:
-    """A whole file as a uint8 1-D tensor sharing the read buffer (no extra copy)."""
+    """A whole regular file as a uint8 1-D tensor (no extra copy); never blocks on a FIFO (a path
+    replaced by one after listing once hung the on_error="skip" path in open())."""
     try:
-        with open(path, "rb", buffering=0) as f:
-            size = os.fstat(f.fileno()).st_size
-            buf = bytearray(size)
-            got = f.readinto(buf) if size else 0
+        return host_io.read_file(path)
     except OSError as e:
         raise DataError(f"{what}: cannot read {printable(path)}: {e.strerror or e}") from None
-    if got != size:
-        del buf[got:]
-    if not buf:
-        return torch.empty(0, dtype=torch.uint8)
-    return torch.frombuffer(buf, dtype=torch.uint8)
 
 
 class Sources(Sequence[str]):

@@ -8,8 +8,10 @@ Listing rules checked against DALI 2.4:
   hidden files included, matched against `file_filters` (case-insensitively unless
   `case_sensitive_filter`). Samples go class by class, file names sorted within a class.
 * `file_list`: "path label" lines in file order (the name may hold spaces; the label is the last
-  field, a non-negative integer), relative to `file_root` when given, else to the list's folder.
-  Blank lines are skipped (DALI rejects them).
+  field, a non-negative integer of ASCII digits that fits the int32 output), relative to
+  `file_root` when given, else to the list's folder. Blank lines are skipped (DALI rejects them).
+  A file list is data, not code: entries outside that folder (absolute paths, `..`) are refused
+  unless `allow_outside_root=True` (an addition; DALI reads them).
 * `files` (+ optional `labels`; default: the position in `files`), in the given order, relative to
   `file_root` when given.
 
@@ -39,6 +41,28 @@ from ._base import ON_ERROR_ARG, READER_ARGS, ReaderBase, read_file_bytes
 DEFAULT_FILTERS = ("*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm", "*.pgm",
                    "*.pbm", "*.jp2", "*.webp", "*.flac", "*.ogg", "*.wav")
 _LABEL = re.compile(r"^(.*\S)\s+(\S+)\s*$")
+_DIGITS = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() takes '²', which int() then refuses
+INT32_MAX = 2**31 - 1  # the label output is int32
+
+
+def _label_error(text: str) -> str | None:
+    """Why a file_list label is not one (None when it is)."""
+    if not _DIGITS.fullmatch(text):
+        return f"the label must be a non-negative integer, got {text!r}"
+    if int(text) > INT32_MAX:
+        return f"the label {text} does not fit the int32 label output (at most {INT32_MAX})"
+    return None
+
+
+def _outside(entry: str, base: str, what: str) -> str | None:
+    """Why a file_list entry may not be read: it names a path outside `base` (an absolute path, or
+    `..` climbing out). Compared as written: links inside the folder are its owner's choice."""
+    root = os.path.normpath(os.path.abspath(base))
+    path = os.path.normpath(os.path.join(root, entry))
+    if os.path.commonpath([root, path]) == root:
+        return None
+    return (f"{entry!r} is outside {what} (file_list entries are read only inside it; "
+            "allow_outside_root=True reads them anyway)")
 
 
 def _matcher(patterns: list[str], case_sensitive: bool):
@@ -110,8 +134,8 @@ class FileReader(ReaderBase):
 
     def _list_file_list(self, list_path: str, root: str | None) -> None:
         try:  # names that are not UTF-8 become the bytes on disk (as os.listdir gives them)
-            with open(list_path, encoding="utf-8", errors="surrogateescape") as f:
-                lines = f.read().splitlines()
+            data = bytes(host_io.read_file(list_path).numpy())  # never blocks on a FIFO
+            lines = data.decode("utf-8", "surrogateescape").splitlines()
         except OSError as e:
             raise DataError(f"{self.name}: cannot read file_list {list_path}: {e.strerror or e}") from None
         base = root if root is not None else os.path.dirname(os.path.abspath(list_path))
@@ -124,8 +148,11 @@ class FileReader(ReaderBase):
             if m is None:
                 self.reject(f"{where}: expected 'path label'", source, "expected 'path label'")
                 continue
-            if not m.group(2).isdigit():
-                why = f"the label must be a non-negative integer, got {m.group(2)!r}"
+            why = _label_error(m.group(2))
+            if why is None and not self.args["allow_outside_root"]:
+                why = _outside(m.group(1).strip(), base, "file_root" if root is not None else
+                               "the file_list's folder")
+            if why is not None:
                 self.reject(f"{where}: {why}", source, why)
                 continue
             path = os.path.join(base, m.group(1).strip())
@@ -145,6 +172,10 @@ class FileReader(ReaderBase):
         if len(labels) != len(files):
             raise ArgumentError(f"{self.name}: `labels` must have one entry per file ({len(files)}), "
                                 f"got {len(labels)}")
+        for k, label in enumerate(labels):
+            if not -INT32_MAX - 1 <= label <= INT32_MAX:
+                raise ArgumentError(f"{self.name}: `labels[{k}]` = {label} does not fit the int32 "
+                                    "label output")
         for p, label in zip(files, labels):
             path = os.path.join(root, p) if root is not None else p
             if not os.path.isfile(path):
@@ -205,5 +236,7 @@ register(OpSchema(
             "(default: common image and audio extensions)"),
         Arg("dir_filters", "strs", None, "glob patterns of class folders to list under file_root"),
         Arg("case_sensitive_filter", "bool", False, "match file_filters case-sensitively"),
+        Arg("allow_outside_root", "bool", False, "read file_list entries outside file_root (or "
+            "the list's folder): absolute paths, '..'; by default they are refused"),
     ),
 ))

@@ -8,7 +8,10 @@ the labels as float32 of shape (1,) (flag 0: the header's label) or (flag,) (fla
 
 With `on_error="skip"` an `.idx` line that is malformed or points past the end of the data and a
 record that cannot be read (bad magic, a length running past the end, a short IRHeader) are left
-out (see `_base`).
+out (see `_base`). A file that shrinks while it is read gives DataErrors for the records past its
+new end, not SIGBUS: the size is checked before each record and the file is then read with pread
+(records handed out before the shrink still view the mapping; `dont_use_mmap=True` has no such
+window).
 """
 from __future__ import annotations
 

@@ -1,0 +1,30 @@
+"""A short, seeded run of every fuzz target (tests/_fuzz.py) in a child process: a crash or a
+sanitizer-free out-of-bounds access (guard pages) fails this test instead of killing pytest, and
+each oracle (C == Python headers, libjpeg's sizes, windows, PNG sizes, mmap == pread, C == Python
+crop windows) must hold. `make fuzz` runs the same targets for longer, C helpers under ASan+UBSan."""
+from __future__ import annotations
+
+import pytest
+
+try:
+    from tests._isolate import Died, run_isolated
+except ImportError:
+    from _isolate import Died, run_isolated  # type: ignore[no-redef]
+
+SEED = 0
+ITERATIONS = {"headers": 1500, "roi": 800, "png": 800, "recordio": 200, "crop_windows": 800}
+
+
+@pytest.fixture(scope="module")
+def results() -> dict:
+    reqs = [[name, SEED, n] for name, n in ITERATIONS.items()]
+    return dict(zip(ITERATIONS, run_isolated("tests._fuzz:run_fixed", reqs, timeout=120)))
+
+
+@pytest.mark.parametrize("target", list(ITERATIONS))
+def test_fuzz_target(results, target):
+    got = results[target]
+    replay = f"python -m tests._fuzz --targets {target} --seed {SEED} --iterations {ITERATIONS[target]}"
+    assert not isinstance(got, Died), f"{got.reason}; replay with `{replay}`"
+    assert got["iterations"] == ITERATIONS[target]
+    assert got["failed"] == 0, f"{got['failures']}; replay with `{replay}`"

@@ -1,0 +1,162 @@
+"""Image headers without decoding: JPEG (frame size, EXIF orientation, scan count), PNG (IHDR, eXIf),
+other formats through PIL's lazy open.
+
+The JPEG walk finds markers as libjpeg's `next_marker` does: bytes that are not a marker are
+skipped (libjpeg warns "extraneous bytes before marker" and carries on), and so are fill 0xFF bytes
+and 0xFF00 pairs. The size read here is then the size libjpeg decodes: one stray 0x00 after SOI
+once made this parse give up while libjpeg went on to decode the declared 20000x20000 pixels.
+`extensions/csrc/cpu/host_io.c` mirrors `jpeg_info`, `png_info` and `exif_orientation` branch by
+branch (tests/test_host_io.py holds them to each other).
+"""
+from __future__ import annotations
+
+import io
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ImageInfo:
+    """What the header says: stored size (before EXIF orientation) and how the image is coded."""
+
+    format: str  # "jpeg", "png", "bmp", "gif", or PIL's format name
+    height: int
+    width: int
+    channels: int  # as stored: 1 gray, 2 gray+alpha, 3 color (palette too), 4 RGBA / CMYK
+    orientation: int = 1  # EXIF orientation, 1..8
+    progressive: bool = False  # JPEG: progressive or arithmetic/lossless (not baseline)
+    bit_depth: int = 8
+
+
+def exif_orientation(tiff: bytes | memoryview) -> int:
+    """Orientation tag (0x0112) of IFD0 in a TIFF-structured EXIF block; 1 when absent/unreadable."""
+    order = bytes(tiff[:2])
+    if len(tiff) < 8 or order not in (b"II", b"MM"):
+        return 1
+    e = "<" if order == b"II" else ">"
+    ifd = struct.unpack_from(e + "I", tiff, 4)[0]
+    if ifd + 2 > len(tiff):
+        return 1
+    n = struct.unpack_from(e + "H", tiff, ifd)[0]
+    for k in range(n):
+        off = ifd + 2 + 12 * k
+        if off + 12 > len(tiff):
+            break
+        tag, typ = struct.unpack_from(e + "HH", tiff, off)
+        if tag == 0x0112 and typ == 3:
+            v = struct.unpack_from(e + "H", tiff, off + 8)[0]
+            return v if 1 <= v <= 8 else 1
+    return 1
+
+
+# -- JPEG ------------------------------------------------------------------------------------------
+
+class _Markers:
+    """libjpeg's next_marker over a buffer: `after(pos)` is the first marker whose 0xFF lies at or
+    after `pos`, as (code, position after the code), or None. A marker right at `pos` is read
+    directly; otherwise every marker position of the buffer is found once with NumPy (~0.1 ms for
+    150 kB), so skipping garbage or entropy-coded data costs no Python loop per byte."""
+
+    __slots__ = ("b", "_codes")
+
+    def __init__(self, b: bytes | memoryview) -> None:
+        self.b = b
+        self._codes: np.ndarray | None = None
+
+    def after(self, pos: int) -> tuple[int, int] | None:
+        b = self.b
+        if pos + 1 < len(b) and b[pos] == 0xFF and b[pos + 1] not in (0x00, 0xFF):
+            return b[pos + 1], pos + 2
+        if self._codes is None:  # positions of code bytes: after a 0xFF, neither 0x00 nor 0xFF
+            a = np.frombuffer(b, np.uint8)
+            code = a[1:]
+            self._codes = np.flatnonzero((a[:-1] == 0xFF) & (code != 0x00) & (code != 0xFF)) + 1
+        k = int(np.searchsorted(self._codes, pos + 1))
+        if k == len(self._codes):
+            return None
+        c = int(self._codes[k])
+        return b[c], c + 1
+
+
+def _no_length(marker: int) -> bool:
+    return marker == 0x01 or 0xD0 <= marker <= 0xD8  # TEM, RSTn, SOI
+
+
+def jpeg_info(b: bytes | memoryview) -> ImageInfo:
+    """The frame header (first SOFn) and EXIF orientation (last APP1 Exif before it); raises
+    ValueError when there is none before the first scan."""
+    n, orientation, pos, markers = len(b), 1, 2, _Markers(b)
+    while (found := markers.after(pos)) is not None:
+        marker, pos = found
+        if _no_length(marker):
+            continue
+        if marker in (0xDA, 0xD9) or pos + 2 > n:  # a scan or the end before any frame header
+            break
+        seg = struct.unpack_from(">H", b, pos)[0]
+        body = b[pos + 2:pos + seg]
+        if marker == 0xE1 and bytes(body[:6]) == b"Exif\x00\x00":
+            orientation = exif_orientation(body[6:])
+        elif 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            if len(body) < 6:
+                break
+            precision, h, w, comps = struct.unpack_from(">BHHB", body, 0)
+            if h == 0 or w == 0:
+                raise ValueError(f"JPEG header declares an empty image ({w}x{h})")
+            return ImageInfo("jpeg", h, w, comps, orientation, marker not in (0xC0, 0xC1), precision)
+        pos += max(seg, 2)  # libjpeg reads a length under 2 as no body
+    raise ValueError("JPEG header has no frame (SOF) marker; the data is truncated or not a JPEG")
+
+
+def jpeg_scans(b: bytes | memoryview, limit: int) -> int:
+    """How many scans (SOS markers) libjpeg would decode, counting up to `limit` + 1: markers are
+    found as libjpeg finds them, entropy-coded data and segment bodies skipped, up to EOI."""
+    n, scans, pos, markers = len(b), 0, 2, _Markers(b)
+    while scans <= limit and (found := markers.after(pos)) is not None:
+        marker, pos = found
+        if marker == 0xD9:
+            break
+        if _no_length(marker):
+            continue
+        if pos + 2 > n:
+            break
+        scans += marker == 0xDA
+        pos += max(struct.unpack_from(">H", b, pos)[0], 2)
+    return scans
+
+
+# -- PNG and the rest ------------------------------------------------------------------------------
+
+def png_info(b: bytes | memoryview) -> ImageInfo:
+    """IHDR, and the orientation of an eXIf chunk before the image data; raises ValueError."""
+    if len(b) < 33 or bytes(b[12:16]) != b"IHDR":
+        raise ValueError("PNG data has no IHDR header; the data is truncated")
+    w, h, depth, ctype = struct.unpack_from(">IIBB", b, 16)
+    if h == 0 or w == 0:
+        raise ValueError(f"PNG header declares an empty image ({w}x{h})")
+    channels = {0: 1, 2: 3, 3: 3, 4: 2, 6: 4}.get(ctype)
+    if channels is None:
+        raise ValueError(f"PNG header has an invalid color type {ctype}")
+    orientation, pos = 1, 33
+    while pos + 8 <= len(b):  # eXIf must precede the image data
+        length, kind = struct.unpack_from(">I4s", b, pos)
+        if kind == b"IDAT":
+            break
+        if kind == b"eXIf":
+            orientation = exif_orientation(b[pos + 8:pos + 8 + length])
+            break
+        pos += 12 + length
+    return ImageInfo("png", h, w, channels, orientation, bit_depth=depth)
+
+
+def pil_info(b: bytes | memoryview) -> ImageInfo:
+    """Any format PIL opens, from its lazy open (the header only)."""
+    from PIL import Image
+    with Image.open(io.BytesIO(b)) as im:
+        w, h = im.size
+        orientation = int(im.getexif().get(0x0112, 1) or 1)
+        bands = len(im.getbands())
+        depth = 16 if im.mode.startswith("I;16") else 8
+        return ImageInfo(str(im.format).lower(), h, w, bands, orientation if 1 <= orientation <= 8 else 1,
+                         bit_depth=depth)
