@@ -215,6 +215,34 @@ class RecordFile:
             raise DataError(f"{self.path}: {self._past_end(f'reading {n} bytes at byte {start}')}")
         return data
 
+    def simple_records(self, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """For records at `offsets` (int64) of a mapped file, each in one frame with a flag-0
+        IRHeader (one label, the usual case): (payload start, payload size, label) arrays, read in
+        a few NumPy gathers instead of Python per record. None when the file is not mapped or any
+        record is otherwise (multi-part, several labels, corrupt, past the end): `record` then
+        reads them one by one and says what is wrong."""
+        self._check_size()
+        mm = self._mm
+        n = len(offsets)
+        if mm is None or n == 0:
+            return None
+        off = np.asarray(offsets, dtype=np.int64)
+        if (off < 0).any() or (off + _FRAME.size + _IR.size > self.size).any():
+            return None
+        whole = np.frombuffer(mm, dtype=np.uint8)
+        frame = whole[off[:, None] + np.arange(_FRAME.size)].view("<u4")  # (n, 2): magic, lrec
+        lrec = frame[:, 1].astype(np.int64)
+        length = lrec & _LEN_MASK
+        start = off + _FRAME.size
+        if (frame[:, 0] != MAGIC).any() or (lrec >> 29 != 0).any() or (length < _IR.size).any() \
+                or (start + length > self.size).any():
+            return None
+        head = whole[start[:, None] + np.arange(8)]  # flag (u4), label (f4)
+        if (head[:, :4].view("<u4")[:, 0] != 0).any():
+            return None
+        labels = head[:, 4:].copy().view("<f4")[:, 0].astype(np.float32)
+        return start + _IR.size, length - _IR.size, labels
+
     def spans(self, offset: int, where: str) -> list[_Span]:
         """Byte ranges of one record's parts, starting at the frame at `offset`."""
         self._check_size()
@@ -259,6 +287,12 @@ class RecordFile:
         """Offset of the frame after the record starting at `offset`."""
         last = self.spans(offset, f"{self.path}@{offset}")[-1]
         return last.end + (-(last.end - last.start)) % 4
+
+    def mapping(self) -> mmap.mmap:
+        """The file's (copy-on-write) map; only after `simple_records` returned records."""
+        if self._mm is None:
+            raise DataError(f"{self.path}: the file is not mapped")
+        return self._mm
 
     def close(self) -> None:
         if self._mm is not None:
