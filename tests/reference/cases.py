@@ -86,9 +86,13 @@ CMN_CASES = [
     dict(crop=(8, 8), mean=[10.5], dtype="int8", scale=3.0, output_layout="HWC"),
     dict(crop=(8, 8), mean=[100.0], std=[0.5], dtype="int8", output_layout="HWC"),
     dict(crop=(8, 8), mean=[3.0], dtype="float16"),
-    dict(crop=(24, 30), out_of_bounds_policy="pad", fill_values=[100.0, 200.0, 50.0], mean=[1.0], std=[2.0],
-         output_layout="HWC"),
+    # (DALI 2.4 zeroes channels 1 and 2 here when mean/std have one value and fill_values three: a
+    # quirk not followed, so the case gives one value per channel)
+    dict(crop=(24, 30), out_of_bounds_policy="pad", fill_values=[100.0, 200.0, 50.0], mean=[1.0, 1.0, 1.0],
+         std=[2.0, 2.0, 2.0], output_layout="HWC"),
     dict(crop=(6, 6), pad_output=True), dict(crop=(6, 6), pad_output=True, mirror=1, output_layout="HWC"),
+    dict(crop=(22, 26), pad_output=True, out_of_bounds_policy="pad", fill_values=[7.0, 8.0, 9.0, 3.0],
+         output_layout="HWC"),
 ]
 
 # -- color --------------------------------------------------------------------------------------------------
@@ -99,6 +103,11 @@ BC_CASES = [
                                                   contrast_center=100.0),
     dict(contrast=2.0, dtype="float"), dict(contrast=2.0, brightness_shift=0.1, dtype="float"), dict(contrast=-1.0),
 ]
+BC_TYPED_IMGS = {"int16": np.array([[[-12000], [-11900], [-11800], [20000], [32000]]], np.int16),
+                 "float": (RAMP.astype(np.float32) / 255.0)}
+BC_TYPED_CASES = [("int16", dict(contrast=0.5)), ("int16", dict(brightness_shift=0.01)),
+                  ("int16", dict(contrast=1.5)), ("float", dict(brightness_shift=0.1, dtype="uint8")),
+                  ("float", dict(contrast=2.0, brightness_shift=0.1))]
 HSV_CASES = [dict(hue=30.0), dict(hue=-90.0, saturation=0.5), dict(saturation=1.8, value=0.8),
              dict(hue=200.0, saturation=1.3, value=1.1), dict(hue=30.0, saturation=1.5, value=0.9, dtype="float")]
 TWIST_CASES = [dict(brightness=1.2, contrast=0.6), dict(hue=45.0, saturation=1.5, contrast=1.4),

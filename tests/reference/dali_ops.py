@@ -84,8 +84,8 @@ def crop_mirror_normalize(args: dict[str, Any]) -> np.ndarray:
     return run(lambda x: fn.crop_mirror_normalize(x, **_kw(args)), [C.CMN_IMG])[0][0]
 
 
-def brightness_contrast(args: dict[str, Any]) -> np.ndarray:
-    return run(lambda x: fn.brightness_contrast(x, **_kw(args)), [C.RAMP])[0][0]
+def brightness_contrast(args: dict[str, Any], img: np.ndarray = C.RAMP) -> np.ndarray:
+    return run(lambda x: fn.brightness_contrast(x, **_kw(args)), [img])[0][0]
 
 
 def hsv(args: dict[str, Any], img: np.ndarray) -> np.ndarray:

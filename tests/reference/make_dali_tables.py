@@ -32,6 +32,8 @@ def build() -> dict[str, np.ndarray]:
         t[f"cmn/{i}"] = D.crop_mirror_normalize(args)
     for i, args in enumerate(C.BC_CASES):
         t[f"bc/{i}"] = D.brightness_contrast(args)
+    for i, (kind, args) in enumerate(C.BC_TYPED_CASES):
+        t[f"bc_typed/{i}"] = D.brightness_contrast(args, C.BC_TYPED_IMGS[kind])
     for i, args in enumerate(C.HSV_CASES):
         t[f"hsv/{i}"] = D.hsv(args, C.COLOR_IMG)
         t[f"hsv_float/{i}"] = D.hsv(args, C.COLOR_FLOAT_IMG)
