@@ -107,6 +107,11 @@ def random_draws(kind: str, args: dict[str, Any], seed: int = 4321) -> np.ndarra
     return np.array(run(lambda: op(**_kw(args)), None, batch=250, seed=seed, iterations=n_it)[0]).reshape(-1)
 
 
+def random_sample_shape(kind: str, args: dict[str, Any]) -> tuple[int, ...]:
+    op = {"uniform": fn.random.uniform, "normal": fn.random.normal, "coin_flip": fn.random.coin_flip}[kind]
+    return run(lambda: op(**_kw(args)), None)[0][0].shape
+
+
 def rrc_windows(name: str, seed: int = 99, per_batch: int = 100) -> np.ndarray:
     """(y, x, h, w) of C.WINDOW_DRAWS random_resized_crop windows, read back from the probe image."""
     (h, w), area, ratio = C.WINDOW_CASES[name]

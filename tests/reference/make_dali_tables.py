@@ -44,6 +44,7 @@ def build() -> dict[str, np.ndarray]:
         t[f"cast/{dt}"] = D.cast(dt)
     for name, (kind, args) in C.RANDOM_CASES.items():
         t[f"random/{name}"] = D.random_draws(kind, args)
+        t[f"random_shape/{name}"] = np.array(D.random_sample_shape(kind, args), np.int64)
     for name in C.WINDOW_CASES:
         t[f"windows/{name}"] = D.rrc_windows(name)
     t["windows/decoder"] = D.decoder_windows()
