@@ -165,3 +165,18 @@ def windows_from_probe(out: np.ndarray) -> tuple[int, int, int, int]:
     y0 = float(out[r0, c0, 0]) - (r0 + 0.5) * step_y + 0.5
     x0 = float(out[r0, c0, 1]) - (c0 + 0.5) * step_x + 0.5
     return int(round(y0)), int(round(x0)), int(round(hh)), int(round(ww))
+
+# -- arithmetic ---------------------------------------------------------------------------------------------
+
+ARITH_A = noise(3, 4, 1, seed=5)  # uint8
+ARITH_B = (noise(3, 4, 1, seed=6) // 16 + 1).astype(np.uint8)  # uint8, no zeros
+ARITH_I = noise(3, 4, 1, seed=7, dtype=np.int32)
+ARITH_F = noise(3, 4, 1, seed=8, dtype=np.float32)
+# name: expression over a, b (uint8), i (int32), f (float32), as Python source
+ARITH_CASES = {
+    "u8_add": "a + b", "u8_sub": "a - b", "u8_mul": "a * b", "u8_truediv": "a / b", "u8_floordiv": "a // b",
+    "u8_add_int": "a + 300", "u8_mul_2": "a * 2", "u8_div_255": "a / 255", "u8_neg": "-a",
+    "u8_add_float": "a + 0.5", "i32_sub_1": "i - 1", "i32_abs": "abs(i)", "i32_mul_u8": "i * a",
+    "i32_floordiv_3": "i // 3", "i32_mod_7": "i % 7", "f_mul_u8": "f * a", "f_floordiv": "f // 7",
+    "f_neg": "-f", "f_pow_2": "f ** 2", "rsub_u8": "10 - a", "rdiv_i32": "1000 / (a + 1)",
+}

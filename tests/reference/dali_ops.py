@@ -142,3 +142,20 @@ def decoder_windows(seed: int = 77, per_batch: int = 100) -> np.ndarray:
                layout="")[0]
     return np.array([(o[0, 0, 0], int(o[0, 0, 1]) + 256 * int(o[0, 0, 2]), o.shape[0], o.shape[1]) for o in outs],
                     np.int16)
+
+
+def _const(v: np.ndarray) -> Callable[[], list[np.ndarray]]:
+    return lambda: [v]
+
+
+def arithmetic(expr: str) -> np.ndarray:
+    """DALI's result of `expr` (cases.ARITH_CASES) on the arithmetic inputs."""
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None, seed=1)
+    def pipe():
+        a, b, i, f = (fn.external_source(source=_const(v), batch=True, layout="HWC")
+                      for v in (C.ARITH_A, C.ARITH_B, C.ARITH_I, C.ARITH_F))
+        return eval(expr, {}, {"a": a, "b": b, "i": i, "f": f})  # our own expressions, not input
+
+    p = pipe()
+    p.build()
+    return np.array(p.run()[0].at(0))

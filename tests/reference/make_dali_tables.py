@@ -45,6 +45,8 @@ def build() -> dict[str, np.ndarray]:
     for name, (kind, args) in C.RANDOM_CASES.items():
         t[f"random/{name}"] = D.random_draws(kind, args)
         t[f"random_shape/{name}"] = np.array(D.random_sample_shape(kind, args), np.int64)
+    for name, expr in C.ARITH_CASES.items():
+        t[f"arith/{name}"] = D.arithmetic(expr)
     for name in C.WINDOW_CASES:
         t[f"windows/{name}"] = D.rrc_windows(name)
     t["windows/decoder"] = D.decoder_windows()
