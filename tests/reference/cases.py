@@ -180,3 +180,31 @@ ARITH_CASES = {
     "i32_floordiv_3": "i // 3", "i32_mod_7": "i % 7", "f_mul_u8": "f * a", "f_floordiv": "f // 7",
     "f_neg": "-f", "f_pow_2": "f ** 2", "rsub_u8": "10 - a", "rdiv_i32": "1000 / (a + 1)",
 }
+
+# -- decoders.image: encoded files are made once by the generator and stored with DALI's output -----------
+
+DECODE_TYPES = ("RGB", "BGR", "GRAY", "YCbCr", "ANY_DATA")
+DECODE_SKIP = {("jpeg_gray", "ANY_DATA")}  # DALI 2.4's CPU decoder crashes (SIGSEGV) on this one
+
+
+def decode_inputs() -> dict[str, bytes]:
+    """Small encoded images (made with Pillow; the tables keep the exact bytes DALI decoded)."""
+    import io
+
+    from PIL import Image
+    y, x = np.mgrid[0:24, 0:32]
+    rgb = np.stack([(x * 8) % 256, (y * 10) % 256, ((x + y) * 5) % 256], -1).astype(np.uint8)
+    rgb = np.clip(rgb.astype(int) + noise(24, 32, 3, seed=9) // 8, 0, 255).astype(np.uint8)
+    out = {}
+    for name, img, fmt, kw in [
+            ("jpeg_420", Image.fromarray(rgb), "JPEG", dict(quality=90, subsampling=2)),
+            ("jpeg_444", Image.fromarray(rgb), "JPEG", dict(quality=95, subsampling=0)),
+            ("jpeg_gray", Image.fromarray(rgb[:, :, 1]), "JPEG", dict(quality=90)),
+            ("png_rgba", Image.fromarray(np.dstack([rgb, rgb[:, :, :1]])), "PNG", {}),
+            ("png_palette", Image.fromarray(rgb).quantize(16), "PNG", {}),
+            ("png_gray16", Image.fromarray((rgb[:, :, 0].astype(np.uint16) * 257 + 3)), "PNG", {}),
+            ("bmp", Image.fromarray(rgb), "BMP", {})]:
+        buf = io.BytesIO()
+        img.save(buf, format=fmt, **kw)
+        out[name] = buf.getvalue()
+    return out

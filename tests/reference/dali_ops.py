@@ -159,3 +159,10 @@ def arithmetic(expr: str) -> np.ndarray:
     p = pipe()
     p.build()
     return np.array(p.run()[0].at(0))
+
+
+def decode(data: np.ndarray, output_type: str, dtype: str | None = None) -> np.ndarray:
+    kw: dict[str, Any] = dict(output_type=getattr(types, output_type))
+    if dtype is not None:
+        kw["dtype"] = _DT[dtype]
+    return run(lambda x: fn.decoders.image(x, **kw), [data], layout="")[0][0]

@@ -47,6 +47,13 @@ def build() -> dict[str, np.ndarray]:
         t[f"random_shape/{name}"] = np.array(D.random_sample_shape(kind, args), np.int64)
     for name, expr in C.ARITH_CASES.items():
         t[f"arith/{name}"] = D.arithmetic(expr)
+    for name, data in C.decode_inputs().items():
+        raw = np.frombuffer(data, np.uint8)
+        t[f"decode_input/{name}"] = raw
+        for ot in C.DECODE_TYPES:
+            if (name, ot) not in C.DECODE_SKIP:
+                t[f"decode/{name}/{ot}"] = D.decode(raw, ot)
+        t[f"decode/{name}/RGB_float"] = D.decode(raw, "RGB", "float")
     for name in C.WINDOW_CASES:
         t[f"windows/{name}"] = D.rrc_windows(name)
     t["windows/decoder"] = D.decoder_windows()
