@@ -120,8 +120,14 @@ def _tables() -> dict[str, np.ndarray]:
             "lanczos3": lanczos}
 
 
-_TABLES = _tables()
+_TABLES: dict[str, np.ndarray] = {}  # built on first use
 _SQRT2 = math.sqrt(2.0)
+
+
+def _table(name: str) -> np.ndarray:
+    if not _TABLES:
+        _TABLES.update(_tables())
+    return _TABLES[name]
 
 
 def _filter(kind: str, n_in: float, n_out: int, antialias: bool) -> tuple[np.ndarray, np.float32, np.float32, int]:
@@ -130,17 +136,17 @@ def _filter(kind: str, n_in: float, n_out: int, antialias: bool) -> tuple[np.nda
     shrink = antialias and n_out < n_in
     ratio = F(F(n_in) / F(n_out))
     if kind in ("linear", "triangular"):  # linear is the triangle of radius 1; antialias widens it
-        table, width = _TABLES["triangle"], max(F(1), F(2) * (ratio if shrink else F(1)))
+        table, width = _table("triangle"), max(F(1), F(2) * (ratio if shrink else F(1)))
     elif kind == "gaussian":  # DALI passes sigma = radius / (2 sqrt 2), then width 4 sqrt 2 sigma
         radius = ratio if shrink else F(1)
         sigma = F(float(F(radius * F(0.5))) / _SQRT2)
-        table, width = _TABLES["gaussian"], max(F(1), F(F(4 * _SQRT2) * sigma))
+        table, width = _table("gaussian"), max(F(1), F(F(4 * _SQRT2) * sigma))
     elif kind == "cubic":
         radius = F(F(2) * F(n_in)) / F(n_out) if shrink else F(2)
-        table, width = _TABLES["cubic"], F(2) * max(F(2), F(radius))
+        table, width = _table("cubic"), F(2) * max(F(2), F(radius))
     elif kind == "lanczos3":
         radius = F(F(3) * F(n_in)) / F(n_out) if shrink else F(3)
-        table, width = _TABLES["lanczos3"], F(2) * max(F(3), F(radius))
+        table, width = _table("lanczos3"), F(2) * max(F(3), F(radius))
     else:
         raise ValueError(f"resize: unknown filter {kind!r}; expected one of {FILTERS}")
     n = len(table)
