@@ -208,3 +208,19 @@ def test_numpy_reference_resampler_matches_dali(name, source):
     got = NR.resize_linear(C.RESIZE_IMG, case["size"], case.get("roi"), case["antialias"])
     d = np.abs(got.astype(int) - want.astype(int))
     assert d.max() <= 1 and (d > 0).mean() <= 0.01
+
+
+def test_array_fallback_equals_the_per_sample_windows(monkeypatch):
+    """Without the C helper, random_crop_window_array draws each window in Python: the same windows
+    as random_crop_window (and so as the C batch), fallbacks included."""
+    (h, w), area, ratio = C.WINDOW_CASES["edges_20x30"]
+    sizes = [(h, w), (400, 40), (7, 900), (300, 200)] * 50
+    with_c = CW.random_crop_window_array(9, 4, sizes, area, ratio)
+    monkeypatch.setattr(CW.LIB, "lib", None)
+    monkeypatch.setattr(CW.LIB, "tried", True)
+    fallback = CW.random_crop_window_array(9, 4, sizes, area, ratio)
+    want = np.array([CW.random_crop_window(SampleRNG(9, 4, i), hh, ww, area, ratio) for i, (hh, ww) in enumerate(sizes)])
+    assert fallback.dtype == np.int64 and fallback.shape == (len(sizes), 4)
+    np.testing.assert_array_equal(fallback, want)
+    np.testing.assert_array_equal(with_c, want)
+    assert CW.random_crop_windows(9, 4, sizes[:3], area, ratio) == [tuple(r) for r in want[:3].tolist()]
