@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import collections
 import datetime
+import fnmatch
 import subprocess
 import sys
 
@@ -32,10 +33,16 @@ def mutmut_results() -> dict[str, str]:
     return res
 
 
-def module_of(mutant: str) -> str:
-    head = mutant.split("__mutmut_")[0]
-    parts = head.split(".")
-    return ".".join(p for p in parts if not p.startswith("x") or "\u01c1" not in p)
+def function_of(mutant: str) -> tuple[str, str]:
+    """('module.function', mutant number) from mutmut's mangled name."""
+    head, _, num = mutant.partition("__mutmut_")
+    module, _, func = head.rpartition(".")
+    bar = chr(0x1C1)  # mutmut mangles f as x_f and C.m as x<bar>C<bar>m
+    if func.startswith("x_"):
+        func = func[2:]
+    elif func.startswith("x" + bar):
+        func = func[2:].replace(bar, ".")
+    return f"{module}.{func}", num
 
 
 def main() -> None:
@@ -44,6 +51,9 @@ def main() -> None:
     ap.add_argument("--issue-mutants", action="store_true")
     a = ap.parse_args()
     res = mutmut_results()
+    if a.scope.strip():
+        pats = a.scope.split()
+        res = {k: v for k, v in res.items() if any(fnmatch.fnmatch(k, p) for p in pats)}
     counts = collections.Counter(res.values())
     tested = sum(n for s, n in counts.items() if s in ("killed", "survived", "timeout", "suspicious", "segfault"))
     survived = sorted(k for k, s in res.items() if s == "survived")
@@ -60,15 +70,15 @@ def main() -> None:
         print(f"| {status} | {n} |")
     print(f"\nSurvival rate: {len(survived)} of {tested} tested mutants ({rate:.1f}%); "
           f"{len(untested)} mutants reached by no test of the subset.\n")
-    by_module = collections.defaultdict(list)
+    by_function = collections.defaultdict(list)
     for m in survived:
-        by_module[module_of(m)].append(m)
-    print("## Survivors\n")
-    print("`python -m mutmut show NAME` prints a survivor's change.\n")
-    for mod in sorted(by_module):
-        print(f"- `{mod}`: {len(by_module[mod])}")
-        for m in by_module[mod]:
-            print(f"  - `{m}`")
+        func, num = function_of(m)
+        by_function[func].append(num)
+    print("## Survivors, by function\n")
+    print("Mutant numbers; `python -m mutmut show NAME` prints one's change (NAME as in `mutmut results`).\n")
+    for func in sorted(by_function):
+        nums = sorted(by_function[func], key=lambda n: int(n) if n.isdigit() else 0)
+        print(f"- `{func}` ({len(nums)}): {', '.join(nums)}")
     if a.issue_mutants:
         print("\n## The four mutants of issue 19, applied by hand\n")
         print("`python -m tests.reference.mutants NAME TESTS...` copies the tree, applies the mutant and runs "
