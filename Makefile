@@ -5,7 +5,13 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.14.1 torchvision==0.29.1
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test bench conformance fuzz clean
+.PHONY: setup demo test bench conformance fuzz mutate clean
+
+# `make mutate`: mutation testing of the core modules ([tool.mutmut] in pyproject.toml), then
+# docs/mutation.md lists the survivors. MUTANTS narrows the run (fnmatch patterns of mutant names,
+# e.g. MUTANTS='torch_dali.functional.crop_window.*'); MUTATE_JOBS is the number of workers.
+MUTANTS ?=
+MUTATE_JOBS ?= 2
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -38,5 +44,11 @@ FUZZ_ASAN ?= 1
 fuzz: $(STAMP)
 	$(PY) -m tests._fuzz --seconds $(FUZZ_SECONDS) $(if $(filter 1,$(FUZZ_ASAN)),--asan)
 
+mutate: $(STAMP)
+	$(PY) -m pip install -q -e ".[mutate]"
+	$(PY) -m mutmut run --max-children $(MUTATE_JOBS) $(MUTANTS) || true
+	$(PY) -m tests.reference.mutation_report --scope "$(MUTANTS)" > docs/mutation.md.new
+	mv docs/mutation.md.new docs/mutation.md
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info mutants

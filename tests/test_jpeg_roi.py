@@ -10,6 +10,7 @@ import pytest
 import torch
 from PIL import Image
 
+from torch_dali import _cbuild
 from torch_dali.errors import DataError
 from torch_dali.executor.rng import SampleRNG
 from torch_dali.functional import decode as D
@@ -21,7 +22,8 @@ try:
 except ImportError:
     from _isolate import Died, run_isolated  # type: ignore[no-redef]
 
-pytestmark = pytest.mark.skipif(not R.available(), reason=f"jpeg_roi unavailable: {R.unavailable_reason()}")
+_SKIP = _cbuild.skip_reason(R.LIB)  # raises where a C compiler works but the helper did not build
+pytestmark = pytest.mark.skipif(bool(_SKIP), reason=f"jpeg_roi unavailable: {_SKIP}")
 
 
 def _photo(h: int, w: int, seed: int = 0) -> Image.Image:

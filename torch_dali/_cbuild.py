@@ -5,6 +5,9 @@
 source and the flags, so an edited source or changed flags rebuild and an unchanged one is reused.
 Callers load the result with ctypes (which releases the GIL during calls) and keep a pure-Python
 path for when this raises (no compiler, missing headers, read-only cache, ...).
+
+Tests ask `skip_reason(lib)`: a helper may be missing only where no working C compiler is (or its
+variable disables it); where one is, a helper that does not build is an error, never a skip.
 """
 from __future__ import annotations
 
@@ -24,6 +27,30 @@ _FLAGS = ("-O2", "-shared", "-fPIC")
 def cache_dir() -> Path:
     d = os.environ.get("TORCH_DALI_EXT_DIR")
     return Path(d) if d else Path.home() / ".cache" / "torch_dali"
+
+
+class BuildError(RuntimeError):
+    """A C helper did not build although a working C compiler is present."""
+
+
+_PROBE: tuple[bool, str] | None = None
+
+
+def compiler_works() -> tuple[bool, str]:
+    """(whether the C compiler builds a trivial shared library here, why not); probed once."""
+    global _PROBE
+    if _PROBE is None:
+        try:
+            cc = _compiler()
+            with tempfile.TemporaryDirectory() as d:
+                src = Path(d) / "probe.c"
+                src.write_text("int td_probe(void) { return 1; }\n")
+                r = subprocess.run([cc, *_FLAGS, "-o", str(Path(d) / "probe.so"), str(src)],
+                                   capture_output=True, text=True, timeout=120)
+            _PROBE = (r.returncode == 0, (r.stderr or r.stdout).strip()[-300:])
+        except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+            _PROBE = (False, str(e))
+    return _PROBE
 
 
 def _compiler() -> str:
@@ -78,6 +105,7 @@ class CLibrary:
 
     def __init__(self, src: Path, libs: Sequence[str] = (), flags: Sequence[str] = (),
                  disable_env: str | None = None, configure: Callable[[ctypes.CDLL], None] | None = None) -> None:
+        LIBRARIES.append(self)
         self.src, self.libs, self.flags = Path(src), tuple(libs), tuple(flags)
         self.disable_env, self.configure = disable_env, configure
         self.lib: ctypes.CDLL | None = None
@@ -103,3 +131,19 @@ class CLibrary:
                     self.lib, self.reason = None, f"{type(e).__name__}: {e}"
                 self.tried = True
         return self.lib
+
+
+LIBRARIES: list[CLibrary] = []  # every helper made, in import order (the tests check each one builds)
+
+
+def skip_reason(lib: CLibrary) -> str:
+    """'' when `lib` loads; else why a test may skip it: its variable disables it, or no working C
+    compiler is here. Raises BuildError when a compiler works but `lib` did not build."""
+    if lib.load() is not None:
+        return ""
+    if lib.disable_env and os.environ.get(lib.disable_env):
+        return lib.reason
+    ok, why = compiler_works()
+    if not ok:
+        return f"no working C compiler: {why}"
+    raise BuildError(f"{lib.src.name} did not build although the C compiler works: {lib.reason}")

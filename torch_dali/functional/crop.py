@@ -35,6 +35,8 @@ def convert(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
         return x.to(dtype)
     info = torch.iinfo(dtype)
     if x.dtype.is_floating_point:
+        if info.bits >= 32 and x.dtype != torch.float64:  # int32's max is no float32: clamp in float64
+            x = x.to(torch.float64)
         return (torch.sign(x) * torch.floor(x.abs() + 0.5)).clamp_(info.min, info.max).to(dtype)
     src = torch.iinfo(x.dtype)
     if src.min >= info.min and src.max <= info.max:

@@ -1,8 +1,9 @@
 """Pure-torch crop + mirror + normalize + layout change (DALI's CropMirrorNormalize), batched.
 
-out = (in - mean) / std * scale + shift, computed in float32 in exactly that order (so it equals
-NumPy's float32 result bit for bit), then converted to `dtype` (integers: round half away from
-zero, saturate). Pixels outside the image (out_of_bounds_policy="pad") take `fill_values`
+out = (in - mean) * (1 / std) * scale + shift, computed in float32 in exactly that order (DALI 2.4
+multiplies by the float32 reciprocal of std: with scale 1 and shift 0 this is its output bit for bit,
+see tests/test_ref_ops.py), then converted to `dtype` (integers: round half away from zero,
+saturate). Pixels outside the image (out_of_bounds_policy="pad") take `fill_values`
 as they are, after normalization, as in DALI. `pad_output` adds channels up to the next power
 of two, filled with fill_values[c] when one value per padded channel is given, else 0.
 """
@@ -67,7 +68,7 @@ def _finish(x: torch.Tensor, ok: torch.Tensor | None, mean: torch.Tensor, std: t
     """Normalizes gathered pixels x (N, h, w, C), fills where `ok` is False, pads, permutes."""
     n, h, w, c = x.shape
     dev = x.device
-    y = (x.to(torch.float32) - mean.to(dev)) / std.to(dev)
+    y = (x.to(torch.float32) - mean.to(dev)) * torch.reciprocal(std.to(dev, torch.float32))
     if scale != 1.0:
         y = y * scale
     if shift != 0.0:
@@ -90,7 +91,7 @@ def _finish(x: torch.Tensor, ok: torch.Tensor | None, mean: torch.Tensor, std: t
 def _normalize_into(pix: torch.Tensor, mean: torch.Tensor, std: torch.Tensor, scale: float,
                     shift: float, layout: str, out: torch.Tensor | None = None) -> torch.Tensor:
     """The common case in one pass plus in-place steps: the uint8 -> float32 copy also does the
-    layout change, then (x - mean) / std in place. Same operations in the same order as
+    layout change, then (x - mean) * (1 / std) in place. Same operations in the same order as
     `_finish`, so the same bits, at about a quarter of the memory traffic."""
     h, w, c = pix.shape
     dev = pix.device
@@ -99,11 +100,11 @@ def _normalize_into(pix: torch.Tensor, mean: torch.Tensor, std: torch.Tensor, sc
         out = torch.empty(shape, dtype=torch.float32, device=dev)
     if layout == "CHW":
         out.copy_(pix.permute(2, 0, 1))
-        m, s = mean.to(dev).view(-1, 1, 1), std.to(dev).view(-1, 1, 1)
+        m, s = mean.to(dev).view(-1, 1, 1), std.to(dev, torch.float32).view(-1, 1, 1)
     else:
         out.copy_(pix)
-        m, s = mean.to(dev), std.to(dev)
-    out.sub_(m).div_(s)
+        m, s = mean.to(dev), std.to(dev, torch.float32)
+    out.sub_(m).mul_(torch.reciprocal(s))
     if scale != 1.0:
         out.mul_(scale)
     if shift != 0.0:

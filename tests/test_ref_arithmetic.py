@@ -1,0 +1,53 @@
+"""Arithmetic on DataNodes against DALI 2.4's: values and result types of the expressions in
+tests/reference/cases.py (uint8, int32 and float32 operands, constants on either side)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from torch_dali import fn, pipeline_def
+
+from reference import cases as C
+from reference.tables import SOURCES, expected
+
+# Where ops/arithmetic.py (torch's semantics) differs from DALI 2.4: strict xfails, so a fix shows.
+_INT_CONST = ("ops/arithmetic.py: a Python int constant keeps the uint8 type (torch), so `{}` wraps at 256; "
+              "DALI types integer constants as int32 and returns int32")
+DIFFERS = {
+    "u8_add_int": _INT_CONST.format("a + 300"), "u8_mul_2": _INT_CONST.format("a * 2"),
+    "rsub_u8": _INT_CONST.format("10 - a"),
+    "f_floordiv": "ops/arithmetic.py: `//` on floats floors (torch.floor_divide); DALI's `//` divides floats "
+                  "without flooring (78.09 // 7 = 11.156)",
+    "i32_floordiv_3": "ops/arithmetic.py: integer `//` floors (-7 // 3 = -3); DALI truncates toward zero (-2)",
+    "i32_mod_7": "ops/arithmetic.py: integer `%` takes the divisor's sign (torch.remainder); DALI's takes the "
+                 "dividend's (C's %)",
+}
+
+
+def ours(expr: str) -> np.ndarray:
+    vals = [torch.from_numpy(v) for v in (C.ARITH_A, C.ARITH_B, C.ARITH_I, C.ARITH_F)]
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None, seed=1)
+    def pipe():
+        a, b, i, f = (fn.external_source(source=(lambda v=v: [v]), layout="HWC") for v in vals)
+        return eval(expr, {}, {"a": a, "b": b, "i": i, "f": f})  # the test's own expressions
+
+    p = pipe()
+    p.build()
+    return np.asarray(p.run()[0].at(0))
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=DIFFERS[n]))
+                                  if n in DIFFERS else n for n in sorted(C.ARITH_CASES)])
+def test_expression_matches_dali(name, source):
+    expr = C.ARITH_CASES[name]
+    want = expected(source, f"arith/{name}", lambda d: d.arithmetic(expr))
+    got = ours(expr)
+    assert got.shape == want.shape
+    assert got.dtype == want.dtype, f"{expr}: {got.dtype} (ours) vs {want.dtype} (DALI)"
+    if got.dtype.kind == "f":
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=0)
+    else:
+        np.testing.assert_array_equal(got, want)
