@@ -139,9 +139,6 @@ def test_conversions_round_and_saturate_as_dali_cast(dtype, source):
     assert_equal(convert(torch.from_numpy(C.CAST_VALUES), getattr(torch, dtype)).numpy(), want)
 
 
-@pytest.mark.xfail(strict=True, reason="ops/basic.py Cast rounds float -> int half to even (torch.round; DALI: half "
-                   "away from zero, 0.5 -> 1, 2.5 -> 3) and clamps in float32, so 1e10 -> int32 overflows to "
-                   "-2147483648 (DALI: 2147483647); functional.crop.convert does both as DALI")
 @pytest.mark.parametrize("dtype", C.CAST_TYPES)
 def test_cast_op_rounds_and_saturates_as_dali(dtype):
     want = expected("table", f"cast/{dtype}", None)

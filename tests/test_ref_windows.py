@@ -186,10 +186,6 @@ def test_rrc_pixels_are_the_window_resized():
         assert d.max() <= 1 and (d > 0).mean() <= 0.01
 
 
-@pytest.mark.xfail(strict=True, reason="ops/geometry.py RandomResizedCrop cuts the window out before "
-                   "resizing, so its border pixels repeat the window's edge; DALI's resizes the window as "
-                   "a region of interest, its filter reading the pixels past it (torch_dali.functional.resize "
-                   "has roi= for this); up to tens of levels on the output border")
 def test_rrc_pixels_read_past_the_window_as_dali():
     img = C.noise(60, 80, 3, seed=11)
     outs, wins = _rrc_pair(img, 24, (32, 24))

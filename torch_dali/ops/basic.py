@@ -6,6 +6,7 @@ from typing import Any
 import torch
 
 from .. import types
+from ..functional.crop import convert
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator, SampleContext
 from ._registry import register
@@ -17,12 +18,8 @@ class Cast(Operator):
         self.dtype = types.to_torch_dtype(self.args["dtype"])
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        x = inputs[0]
-        if self.dtype.is_floating_point or not x.dtype.is_floating_point:
-            return x.to(self.dtype)
-        # float -> integer: round half away from zero and saturate, as DALI's ConvertSat does
-        info = torch.iinfo(self.dtype)
-        return torch.round(x).clamp_(info.min, info.max).to(self.dtype)
+        # to integers: round half away from zero and saturate, as DALI's ConvertSat does
+        return convert(inputs[0], self.dtype)
 
 
 class Copy(Operator):

@@ -263,9 +263,10 @@ class RandomResizedCrop(_ImageOp):
         img = inputs[0]
         self.check_image(img)
         y, x, h, w = self.window(ctx, img)
-        return resize(img[y:y + h, x:x + w], self.size, _interp_name(self.get(args, "interp_type")),
-                      self.args["antialias"], _interp_name(self.get(args, "min_filter")),
-                      _interp_name(self.get(args, "mag_filter")), self.dtype)
+        # the window is a region of interest, as in DALI: the filter reads the pixels past it
+        return resize(img, self.size, _interp_name(self.get(args, "interp_type")), self.args["antialias"],
+                      _interp_name(self.get(args, "min_filter")), _interp_name(self.get(args, "mag_filter")),
+                      self.dtype, roi=(y, x, h, w))
 
 
 # -- schemas ----------------------------------------------------------------------------------------
