@@ -127,3 +127,10 @@ def test_torchvision_transforms_notebook(run_notebook):
     _assert_images(nb, "torchvision_transforms.ipynb")
     yaml_out = next(_text(c) for c in nb.cells if c.cell_type == "code" and "pipe.serialize(" in c.source)
     assert "function: __main__:augment" in yaml_out, yaml_out
+
+
+def test_eager_notebook(run_notebook):
+    nb = run_notebook("eager.ipynb")
+    (check,) = _tagged(nb, "check-equal")
+    assert _text(check).strip() == "True", _text(check)
+    _assert_images(nb, "eager.ipynb")

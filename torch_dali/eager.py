@@ -1,0 +1,184 @@
+"""Eager calls for notebooks and debugging: any op applied directly to data, as DALI's dynamic mode
+offers. `torch_dali.eager.rotate(image, angle=30)` runs the same op, kernels and seeds as inside a
+pipeline: it is a one-op pipeline (external sources feeding the op), built once per signature and
+cached, so repeated calls cost one run.
+
+Data: one sample (a torch tensor or NumPy array: returns one tensor), a list of samples (returns a
+list) or a TensorList (returns a TensorList). Samples on a CUDA device run the op on that GPU.
+`layout=` names the samples' layout (default: the op's usual, e.g. "HWC" for images). Per-sample
+arguments are torch tensors or NumPy arrays with one row per sample (`angle=torch.tensor([10., 20.])`);
+Python numbers and lists are constants for every sample. Random ops take `seed=`: the result equals
+the first batch of a pipeline `@pipeline_def(seed=seed)` whose sources feed this op, on every call;
+without a seed each call draws anew. Ops without data inputs (random draws) take `batch_size=`. Ops
+with several outputs return a tuple.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+from types import ModuleType
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+from . import fn as _fn
+from . import ops as _ops  # noqa: F401 - registers every schema
+from .errors import ArgumentError
+from .ops._registry import all_schemas
+from .ops._schema import OpSchema
+from .tensor_list import TensorList
+
+_CACHE: dict[Any, Any] = {}
+_LOCK = threading.Lock()
+_CACHE_MAX = 64  # pipelines kept; the oldest is shut down beyond this
+
+
+def _samples(data: Any) -> tuple[list[torch.Tensor], str, str]:
+    """(samples, kind: one | list | tensorlist, layout found)."""
+    if isinstance(data, TensorList):
+        return list(data), "tensorlist", data.layout()
+    if isinstance(data, (list, tuple)):
+        return [torch.as_tensor(np.asarray(x)) if not isinstance(x, torch.Tensor) else x for x in data], "list", ""
+    if isinstance(data, np.ndarray):
+        data = torch.from_numpy(np.ascontiguousarray(data))
+    if isinstance(data, torch.Tensor):
+        return [data], "one", ""
+    raise ArgumentError(f"eager: data must be a tensor, an array, a list of them or a TensorList, got "
+                        f"{type(data).__name__}")
+
+
+def _per_sample(v: Any, n: int) -> list[torch.Tensor] | None:
+    """A per-sample argument (tensor/array with one row per sample) as n tensors, else None."""
+    if isinstance(v, np.ndarray):
+        v = torch.from_numpy(np.ascontiguousarray(v))
+    if isinstance(v, torch.Tensor) and v.dim() >= 1 and v.shape[0] == n:
+        return [v[i].reshape(v.shape[1:]) if v.dim() > 1 else v[i].reshape(1) for i in range(n)]
+    return None
+
+
+def _device_of(batches: list[list[torch.Tensor]]) -> torch.device:
+    devs = {t.device for b in batches for t in b}
+    if len(devs) > 1:
+        raise ArgumentError(f"eager: samples are on several devices {sorted(map(str, devs))}")
+    return devs.pop() if devs else torch.device("cpu")
+
+
+def _build(schema: OpSchema, n_data: int, n: int, device: torch.device, layouts: tuple[str, ...],
+           const: dict[str, Any], tensor_args: tuple[str, ...], seed: int | None, num_threads: int) -> Any:
+    from .graph.pipeline import pipeline_def
+    gpu = device.type == "cuda"
+    where = "gpu" if gpu else "cpu"
+    op_device = ("mixed" if "mixed" in schema.devices and gpu and schema.input_devices == "cpu"
+                 else where if where in schema.devices else schema.devices[0])
+    target = _fn
+    for part in schema.name.split("."):
+        target = getattr(target, part)
+    kw: dict[str, Any] = {} if seed is None else {"seed": seed}
+
+    @pipeline_def(batch_size=n, num_threads=num_threads, device_id=(device.index or 0) if gpu else None,
+                  exec_async=False, exec_pipelined=False, prefetch_queue_depth=1, **kw)
+    def one_op() -> Any:
+        src_dev = "cpu" if op_device == "mixed" else where
+        ins = [_fn.external_source(name=f"in{k}", device=src_dev, layout=layouts[k] or None)
+               for k in range(n_data)]
+        targs = {a: _fn.external_source(name=f"arg_{a}", device="cpu") for a in tensor_args}
+        out = target(*ins, device=op_device, **const, **targs)
+        return tuple(out) if isinstance(out, (list, tuple)) else out
+    pipe = one_op()
+    pipe.build()
+    return pipe, pipe.state_dict()
+
+
+def _call(schema: OpSchema, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    seed = kwargs.pop("seed", None)
+    layout = kwargs.pop("layout", None)
+    num_threads = int(kwargs.pop("num_threads", 1))
+    batch_size = kwargs.pop("batch_size", None)
+    datas = [_samples(a) for a in args]
+    if datas:
+        n = len(datas[0][0])
+        if any(len(d[0]) != n for d in datas):
+            raise ArgumentError(f"eager.{schema.name}: the inputs have different numbers of samples "
+                                f"{[len(d[0]) for d in datas]}")
+        kind = datas[0][1]
+    else:
+        if batch_size is None:
+            raise ArgumentError(f"eager.{schema.name} takes no data: give batch_size=")
+        n, kind = int(batch_size), "list"
+    if n < 1:
+        raise ArgumentError(f"eager.{schema.name}: no samples")
+    tensor_args, const = {}, {}
+    for k, v in kwargs.items():
+        per = _per_sample(v, n) if (a := schema.arg(k)) is not None and a.tensor else None
+        if per is not None:
+            tensor_args[k] = per
+        else:
+            const[k] = v
+    layouts = tuple((layout or d[2] or schema.output_layout or "") if d[0][0].dim() == 3 else (layout or d[2])
+                    for d in datas)
+    device = _device_of([d[0] for d in datas])
+    key = (schema.name, len(datas), n, str(device), layouts, repr(sorted(const.items())), tuple(sorted(tensor_args)),
+           seed, num_threads, tuple((d[0][0].dtype, d[0][0].dim()) for d in datas))
+    with _LOCK:
+        entry = _CACHE.pop(key, None)
+        if entry is None:
+            entry = _build(schema, len(datas), n, device, layouts, const, tuple(sorted(tensor_args)), seed,
+                           num_threads)
+            while len(_CACHE) >= _CACHE_MAX:
+                _CACHE.pop(next(iter(_CACHE)))[0].shutdown()
+        _CACHE[key] = entry  # most recently used last
+        pipe, first = entry
+        if seed is not None:  # a seed pins the draws: every call is the pipeline's first batch
+            pipe.load_state_dict(first)
+        for k, d in enumerate(datas):
+            pipe.feed_input(f"in{k}", d[0])
+        for name, per in tensor_args.items():
+            pipe.feed_input(f"arg_{name}", per)
+        outs = pipe.run()
+    results = [_shape_like(o, kind) for o in outs]
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _shape_like(tl: TensorList, kind: str) -> Any:
+    if kind == "tensorlist":
+        return tl
+    samples = list(tl)
+    return samples[0] if kind == "one" else samples
+
+
+def reset() -> None:
+    """Shuts down the cached pipelines (their threads and memory)."""
+    with _LOCK:
+        while _CACHE:
+            _CACHE.popitem()[1][0].shutdown()
+
+
+def _make(schema: OpSchema) -> Callable[..., Any]:
+    def call(*data: Any, **kwargs: Any) -> Any:
+        return _call(schema, data, dict(kwargs))
+    call.__name__ = schema.name.split(".")[-1]
+    call.__qualname__ = schema.name
+    call.__doc__ = f"Eager `fn.{schema.name}`: {schema.doc}\n\n(see torch_dali.eager)"
+    return call
+
+
+def _generate() -> None:
+    this = sys.modules[__name__]
+    for schema in all_schemas():
+        if schema.name.startswith("readers.") or schema.name in ("external_source",):
+            continue  # sources: nothing to apply them to
+        parts = schema.name.split(".")
+        target: Any = this
+        for depth, part in enumerate(parts[:-1]):
+            full = f"{__name__}." + ".".join(parts[: depth + 1])
+            sub = sys.modules.get(full)
+            if sub is None:
+                sub = ModuleType(full)
+                sys.modules[full] = sub
+                setattr(target, part, sub)
+            target = sub
+        setattr(target, parts[-1], _make(schema))
+
+
+_generate()
