@@ -41,6 +41,26 @@ def inputs() -> dict[str, list[np.ndarray]]:
         "u8_gray": [_u8((8, 9, 1), 12), _u8((5, 4, 1), 13)],
         "u8_dhwc": [_u8((4, 5, 6, 3), 14)],
         "u8_fdhwc": [_u8((2, 3, 4, 5, 3), 15)],
+        "u8_dhw": [_u8((4, 5, 6), 16), _u8((4, 5, 6), 17)],
+        "u8_hw": [_u8((12, 13), 18), _u8((12, 13), 19)],
+        "f32_hw": [_f32((12, 13), 20, -100, 100), _f32((7, 15), 21, -100, 100)],
+        "u8_chw": [_u8((3, 10, 9), 22), _u8((3, 10, 9), 23)],
+        "u16_hwc": [_rng(24).integers(0, 65536, (8, 9, 3)).astype(np.uint16)],
+        "i16_hw": [_rng(25).integers(-32768, 32768, (10, 11)).astype(np.int16)],
+        "f64_hwc": [_rng(26).random((8, 9, 2))],
+        "u8_thin": [_u8((1, 10, 3), 27), _u8((2, 9, 3), 28), _u8((10, 1, 3), 29)],
+        "u8_fchw": [_u8((2, 3, 8, 9), 30)],
+        "u8_big": [_u8((24, 23, 3), 31), _u8((24, 23, 3), 32)],
+    }
+
+
+def kernels() -> dict[str, list[np.ndarray]]:
+    """Named batches of fn.filter kernels (float32)."""
+    return {
+        "k3": [_f32((3, 3), 40, -1, 1), _f32((3, 3), 41, -1, 1), _f32((3, 3), 42, -1, 1)],
+        "k42": [_f32((4, 2), 43, -1, 1), _f32((4, 2), 44, -1, 1), _f32((4, 2), 45, -1, 1)],
+        "k_wide": [_f32((1, 15), 46), _f32((7, 1), 47), _f32((5, 5), 48)],
+        "k_tall": [_f32((13, 3), 49), _f32((1, 1), 50), _f32((2, 2), 51)],
     }
 
 
@@ -77,7 +97,64 @@ _CSC = {f"csc_{a}_{b}": dict(op="color_space_conversion", input="u8_gray" if a =
 _CSC["csc_fdhwc"] = dict(op="color_space_conversion", input="u8_fdhwc", layout="FDHWC",
                          args=dict(image_type="RGB", output_type="YCbCr"))
 
-CASES: dict[str, dict[str, Any]] = {**_COLOR, **_CSC}
+_BLUR = {
+    "blur_sigma": dict(op="gaussian_blur", input="u8_big", args=dict(sigma=1.0)),
+    "blur_sigma_frac": dict(op="gaussian_blur", input="u8_big", args=dict(sigma=0.7)),
+    "blur_window": dict(op="gaussian_blur", input="u8_big", args=dict(window_size=5)),
+    "blur_window_11": dict(op="gaussian_blur", input="u8_big", args=dict(window_size=11)),
+    "blur_both_per_axis": dict(op="gaussian_blur", input="u8_big", args=dict(sigma=[1.0, 2.0], window_size=[7, 5])),
+    "blur_float_out": dict(op="gaussian_blur", input="u8_big", args=dict(sigma=1.3, dtype="float")),
+    "blur_f32": dict(op="gaussian_blur", input="f32_hw", layout="HW", args=dict(sigma=2.0)),
+    "blur_f64": dict(op="gaussian_blur", input="f64_hwc", args=dict(sigma=1.5)),
+    "blur_i16": dict(op="gaussian_blur", input="i16_hw", layout="HW", args=dict(sigma=0.9)),
+    "blur_u16": dict(op="gaussian_blur", input="u16_hwc", args=dict(window_size=3)),
+    "blur_chw": dict(op="gaussian_blur", input="u8_chw", layout="CHW", args=dict(sigma=[0.8, 1.6])),
+    "blur_fchw": dict(op="gaussian_blur", input="u8_fchw", layout="FCHW", args=dict(sigma=1.0)),
+    "blur_fhwc": dict(op="gaussian_blur", input="u8_fhwc", layout="FHWC", args=dict(sigma=1.0)),
+    "blur_dhwc": dict(op="gaussian_blur", input="u8_dhwc", layout="DHWC", args=dict(sigma=[1.0, 0.5, 2.0])),
+    "blur_no_layout_3d": dict(op="gaussian_blur", input="u8_dhw", layout="", args=dict(sigma=1.0)),
+    "blur_thin": dict(op="gaussian_blur", input="u8_thin", args=dict(sigma=2.0, window_size=31)),
+    "blur_per_sample": dict(op="gaussian_blur", input="u8_big", per_sample=dict(sigma=[[0.5, 3.0], [2.0, 1.0]])),
+}
+_LAPLACIAN = {
+    "lap_u8": dict(op="laplacian", input="u8_big"),
+    "lap_u8_float": dict(op="laplacian", input="u8_big", args=dict(dtype="float")),
+    "lap_5_float": dict(op="laplacian", input="u8_big", args=dict(window_size=5, dtype="float")),
+    "lap_7_normalized": dict(op="laplacian", input="u8_big", args=dict(window_size=7, normalized_kernel=True)),
+    "lap_no_smoothing": dict(op="laplacian", input="f32_hw", layout="HW",
+                             args=dict(window_size=5, smoothing_size=1)),
+    "lap_per_axis": dict(op="laplacian", input="u8_big",
+                         args=dict(window_size=[3, 9], smoothing_size=[5, 1], scale=[0.5, 0.01], dtype="float")),
+    "lap_i16": dict(op="laplacian", input="i16_hw", layout="HW", args=dict(window_size=3)),
+    "lap_dhwc": dict(op="laplacian", input="u8_dhwc", layout="DHWC", args=dict(window_size=3, dtype="float")),
+    "lap_chw": dict(op="laplacian", input="u8_chw", layout="CHW", args=dict(window_size=5, normalized_kernel=True)),
+    "lap_thin": dict(op="laplacian", input="u8_thin", args=dict(window_size=5, dtype="float")),
+    "lap_31": dict(op="laplacian", input="f32_hw", layout="HW", args=dict(window_size=31, normalized_kernel=True)),
+    "lap_per_sample": dict(op="laplacian", input="u8_big", args=dict(dtype="float"),
+                           per_sample=dict(window_size=[[3, 5], [7, 3]])),
+}
+_FILTER = {
+    "filter_u8": dict(op="filter", input="u8_hwc", filter="k3"),
+    "filter_even_anchor": dict(op="filter", input="u8_hwc", filter="k42", args=dict(anchor=[3, 0])),
+    "filter_1001": dict(op="filter", input="u8_hwc", filter="k_wide", args=dict(border="reflect_1001")),
+    "filter_wrap": dict(op="filter", input="u8_hwc", filter="k_tall", args=dict(border="wrap")),
+    "filter_clamp": dict(op="filter", input="u8_hwc", filter="k_wide", args=dict(border="clamp")),
+    "filter_constant": dict(op="filter", input="u8_hwc", filter="k42", fill=[7, 100, 255],
+                            args=dict(border="constant")),
+    "filter_constant_zero": dict(op="filter", input="u8_hwc", filter="k3", args=dict(border="constant")),
+    "filter_valid": dict(op="filter", input="u8_hwc", filter="k42", args=dict(mode="valid", anchor=[0, 1])),
+    "filter_float_out": dict(op="filter", input="u8_hwc", filter="k3", args=dict(dtype="float")),
+    "filter_f32_hw": dict(op="filter", input="f32_hw", layout="HW", filter="k42"),
+    "filter_chw": dict(op="filter", input="u8_chw", layout="CHW", filter="k3"),
+    "filter_u16": dict(op="filter", input="u16_hwc", filter="k3"),
+    "filter_i16": dict(op="filter", input="i16_hw", layout="HW", filter="k_tall"),
+    "filter_fhwc": dict(op="filter", input="u8_fhwc", layout="FHWC", filter="k3"),
+    "filter_no_layout": dict(op="filter", input="u8_hw", layout="", filter="k42"),
+    "filter_per_sample_anchor": dict(op="filter", input="u8_hwc", filter="k3",
+                                     per_sample=dict(anchor=[[0, 0], [2, 1], [-1, 2]])),
+}
+
+CASES: dict[str, dict[str, Any]] = {**_COLOR, **_CSC, **_BLUR, **_LAPLACIAN, **_FILTER}
 
 
 def _feed(batch: list[np.ndarray]) -> Any:
@@ -97,8 +174,16 @@ def graph(fn: Any, types: Any, case: dict[str, Any], batch: list[np.ndarray]) ->
         if key in kw:
             kw[key] = getattr(types, kw[key])
     for key, values in case.get("per_sample", {}).items():
-        kw[key] = fn.external_source(source=_feed([np.array(v, dtype=np.float32) for v in values]), batch=True)
+        dt = np.int32 if key in ("window_size", "smoothing_size", "anchor") else np.float32
+        kw[key] = fn.external_source(source=_feed([np.array(v, dtype=dt) for v in values]), batch=True)
+    ins = [x]
+    if "filter" in case:
+        ins.append(fn.external_source(source=_feed(kernels()[case["filter"]][:len(batch)]), batch=True))
+    if "fill" in case:
+        dt = batch[0].dtype
+        ins.append(fn.external_source(source=_feed([np.array(v, dtype=dt) for v in case["fill"][:len(batch)]]),
+                                      batch=True))
     op = fn
     for part in case["op"].split("."):
         op = getattr(op, part)
-    return op(x, **kw)
+    return op(*ins, **kw)
