@@ -51,6 +51,10 @@ def inputs() -> dict[str, list[np.ndarray]]:
         "u8_thin": [_u8((1, 10, 3), 27), _u8((2, 9, 3), 28), _u8((10, 1, 3), 29)],
         "u8_fchw": [_u8((2, 3, 8, 9), 30)],
         "u8_big": [_u8((24, 23, 3), 31), _u8((24, 23, 3), 32)],
+        "u8_flat": [np.full((64, 64, 3), 100, np.uint8), np.full((64, 64, 3), 30, np.uint8)],
+        "f32_noise": [_f32((64, 64, 3), 33), _f32((64, 64, 3), 34)],
+        "i16_flat": [np.full((32, 64, 3), -1000, np.int16)],
+        "u8_chw_flat": [np.full((3, 64, 64), 100, np.uint8)],
     }
 
 
@@ -154,7 +158,58 @@ _FILTER = {
                                      per_sample=dict(anchor=[[0, 0], [2, 1], [-1, 2]])),
 }
 
-CASES: dict[str, dict[str, Any]] = {**_COLOR, **_CSC, **_BLUR, **_LAPLACIAN, **_FILTER}
+# noise: compared in distribution (tests/test_ops_noise.py), DALI's generator is not reproduced
+_NOISE = {
+    "noise_gauss_u8": dict(op="noise.gaussian", input="u8_flat", args=dict(mean=5.0, stddev=10.0)),
+    "noise_gauss_f32": dict(op="noise.gaussian", input="f32_noise", args=dict(stddev=0.2)),
+    "noise_gauss_saturate": dict(op="noise.gaussian", input="u8_flat", args=dict(stddev=300.0)),
+    "noise_gauss_per_sample": dict(op="noise.gaussian", input="u8_flat",
+                                   per_sample=dict(mean=[0.0, 20.0], stddev=[1.0, 40.0])),
+    "noise_snp_u8": dict(op="noise.salt_and_pepper", input="u8_flat", args=dict(prob=0.2)),
+    "noise_snp_per_channel": dict(op="noise.salt_and_pepper", input="u8_flat",
+                                  args=dict(prob=0.3, per_channel=True, salt_vs_pepper=0.8)),
+    "noise_snp_values": dict(op="noise.salt_and_pepper", input="u8_flat",
+                             args=dict(prob=0.5, salt_val=3.7, pepper_val=-2.0)),
+    "noise_snp_f32": dict(op="noise.salt_and_pepper", input="f32_noise", args=dict(prob=0.1, salt_vs_pepper=0.3)),
+    "noise_snp_i16": dict(op="noise.salt_and_pepper", input="i16_flat", args=dict(prob=0.25)),
+    "noise_snp_chw": dict(op="noise.salt_and_pepper", input="u8_chw_flat", layout="CHW", args=dict(prob=0.2)),
+    "noise_shot_u8": dict(op="noise.shot", input="u8_flat", args=dict(factor=20.0)),
+    "noise_shot_small": dict(op="noise.shot", input="u8_flat", args=dict(factor=15.0)),
+    "noise_shot_f32": dict(op="noise.shot", input="f32_noise", args=dict(factor=0.05)),
+    "noise_shot_per_sample": dict(op="noise.shot", input="u8_flat", per_sample=dict(factor=[2.0, 30.0])),
+}
+
+CASES: dict[str, dict[str, Any]] = {**_COLOR, **_CSC, **_BLUR, **_LAPLACIAN, **_FILTER, **_NOISE}
+
+
+def noise_stats(case: dict[str, Any], x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Statistics of one noisy sample `y` of input `x`, and how far two independent draws' values
+    may lie apart (6 standard errors of their difference)."""
+    n = x.size
+    d = y.astype(np.float64) - x.astype(np.float64)
+    if case["op"] == "noise.gaussian":
+        sd = d.std()
+        lo, hi = (np.iinfo(y.dtype).min, np.iinfo(y.dtype).max) if y.dtype.kind in "iu" else (-np.inf, np.inf)
+        f_lo, f_hi = (y == lo).mean(), (y == hi).mean()
+        vals = [d.mean(), sd, f_lo, f_hi]
+        tols = [6 * np.sqrt(2) * sd / np.sqrt(n) + 0.02, 0.06 * sd + 0.02,
+                *(6 * np.sqrt(2 * f * (1 - f) / n) + 1e-3 for f in (f_lo, f_hi))]
+    elif case["op"] == "noise.salt_and_pepper":
+        changed = y != x
+        ax = 0 if case.get("layout", "HWC").startswith("C") else -1  # the channel axis
+        hit = changed.any(axis=ax)
+        same = (changed.all(axis=ax) | ~changed.any(axis=ax)).mean()
+        top = np.sort(np.unique(y[changed]))[-1:] if changed.any() else np.zeros(1)
+        f_top = (y[changed] == top[0]).mean() if changed.any() else 0.0
+        f = changed.mean()
+        vals = [f, f_top, same]
+        tols = [6 * np.sqrt(2 * f * (1 - f) / hit.size) + 1e-3, 6 * np.sqrt(2 * f_top * (1 - f_top) / max(1, changed.sum()))
+                + 1e-3, 6 * np.sqrt(2 * same * (1 - same) / (n / 3)) + 1e-3]
+    else:
+        m, v = y.astype(np.float64).mean(), d.var()
+        vals = [m, v]
+        tols = [6 * np.sqrt(2 * v / n) + 0.02, 6 * v * np.sqrt(2 * 2.0 / n) + 0.02 + 0.01 * v]
+    return np.array(vals, np.float64), np.array(tols, np.float64)
 
 
 def _feed(batch: list[np.ndarray]) -> Any:
