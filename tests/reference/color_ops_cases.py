@@ -55,6 +55,11 @@ def inputs() -> dict[str, list[np.ndarray]]:
         "f32_noise": [_f32((64, 64, 3), 33), _f32((64, 64, 3), 34)],
         "i16_flat": [np.full((32, 64, 3), -1000, np.int16)],
         "u8_chw_flat": [np.full((3, 64, 64), 100, np.uint8)],
+        "f32_3d": [_f32((4, 5, 3), 35, -50, 80), _f32((4, 5, 3), 36, 0, 2), _f32((4, 5, 3), 37, -1, 1)],
+        "f32_ragged": [_f32((4, 5, 3), 38, -5, 8), _f32((6, 5, 3), 39, 0, 2), _f32((2, 5, 3), 40, -1, 1)],
+        "u8_1d": [_u8((50,), 41), _u8((7,), 42)],
+        "i16_lut": [_rng(43).integers(-5, 300, (6, 7)).astype(np.int16)],
+        "f32_const": [np.full((3, 4), 2.5, np.float32), _f32((3, 4), 44)],
     }
 
 
@@ -179,7 +184,43 @@ _NOISE = {
     "noise_shot_per_sample": dict(op="noise.shot", input="u8_flat", per_sample=dict(factor=[2.0, 30.0])),
 }
 
-CASES: dict[str, dict[str, Any]] = {**_COLOR, **_CSC, **_BLUR, **_LAPLACIAN, **_FILTER, **_NOISE}
+_NORMALIZE = {
+    "norm_all": dict(op="normalize", input="f32_3d"),
+    "norm_axes_01": dict(op="normalize", input="f32_3d", args=dict(axes=[0, 1])),
+    "norm_axes_last": dict(op="normalize", input="f32_3d", args=dict(axes=[2], ddof=1)),
+    "norm_names": dict(op="normalize", input="f32_3d", args=dict(axis_names="HW", epsilon=0.5)),
+    "norm_ragged": dict(op="normalize", input="f32_ragged", args=dict(axes=[0, 2])),
+    "norm_batch": dict(op="normalize", input="f32_3d", args=dict(batch=True, axes=[0, 1])),
+    "norm_batch_ragged": dict(op="normalize", input="f32_ragged", args=dict(batch=True, axes=[0], ddof=2)),
+    "norm_batch_all": dict(op="normalize", input="f32_ragged", args=dict(batch=True)),
+    "norm_scalars": dict(op="normalize", input="f32_3d", args=dict(mean=1.0, stddev=2.0, epsilon=0.25)),
+    "norm_mean_only": dict(op="normalize", input="f32_3d", args=dict(mean=1.0, axes=[0, 1], ddof=2)),
+    "norm_scale_u8": dict(op="normalize", input="u8_hwc", args=dict(scale=64.0, shift=128.0, dtype="uint8")),
+    "norm_i16_out": dict(op="normalize", input="f32_3d", args=dict(axes=[2], scale=1000.0, dtype="int16")),
+    "norm_const": dict(op="normalize", input="f32_const", layout="HW", args=dict(shift=3.0)),
+    "norm_tensor_mean": dict(op="normalize", input="f32_3d",
+                             per_sample=dict(mean=[np.full((1, 5, 1), v) for v in (3.0, 1.0, 0.0)])),
+    "norm_tensor_both": dict(op="normalize", input="f32_3d", args=dict(axes=[0, 2]),
+                             per_sample=dict(mean=[np.full((1, 5, 1), v) for v in (3.0, 1.0, 0.0)],
+                                             stddev=[np.full((1, 5, 1), v) for v in (30.0, 0.5, 2.0)])),
+    "norm_1d_u8": dict(op="normalize", input="u8_1d", layout=""),
+}
+_LUT = {
+    "lut_float": dict(op="lookup_table", input="u8_hwc",
+                      args=dict(keys=list(range(0, 256, 3)), values=[k / 7.0 for k in range(0, 256, 3)],
+                                default_value=-1.5)),
+    "lut_u8": dict(op="lookup_table", input="u8_hwc",
+                   args=dict(keys=[0, 2, 3, 5, 3, 200], values=[0.2, 2.7, -3.5, 300.6, 0.1, 7.5],
+                             default_value=9.9, dtype="uint8")),
+    "lut_i16_in": dict(op="lookup_table", input="i16_lut", layout="HW",
+                       args=dict(keys=[0, 1, 250], values=[10.0, -20.5, 30.0], default_value=0.5, dtype="int32")),
+    "lut_empty": dict(op="lookup_table", input="u8_hwc", args=dict(default_value=0.33, dtype="float16")),
+    "lut_int64": dict(op="lookup_table", input="u8_1d", layout="", args=dict(keys=[0, 1], values=[100, 200],
+                                                                           dtype="int64")),
+}
+
+CASES: dict[str, dict[str, Any]] = {**_COLOR, **_CSC, **_BLUR, **_LAPLACIAN, **_FILTER, **_NOISE, **_NORMALIZE,
+                                    **_LUT}
 
 
 def noise_stats(case: dict[str, Any], x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -224,7 +265,7 @@ def graph(fn: Any, types: Any, case: dict[str, Any], batch: list[np.ndarray]) ->
     kw = dict(case.get("args", {}))
     for key in ("dtype",):
         if key in kw:
-            kw[key] = getattr(types, {"float": "FLOAT"}.get(kw[key], kw[key].upper()))
+            kw[key] = getattr(types, {"float": "FLOAT", "float16": "FLOAT16"}.get(kw[key], kw[key].upper()))
     for key in ("image_type", "output_type"):
         if key in kw:
             kw[key] = getattr(types, kw[key])
