@@ -60,6 +60,14 @@ def inputs() -> dict[str, list[np.ndarray]]:
         "u8_1d": [_u8((50,), 41), _u8((7,), 42)],
         "i16_lut": [_rng(43).integers(-5, 300, (6, 7)).astype(np.int16)],
         "f32_const": [np.full((3, 4), 2.5, np.float32), _f32((3, 4), 44)],
+        "u8_skewed": [(_f32((30, 40, 3), 45) ** 3 * 255).astype(np.uint8),
+                      (_f32((30, 40, 3), 46) ** 0.3 * 200).astype(np.uint8)],
+        "u8_skewed_chw": [(_f32((2, 20, 30), 47) ** 2 * 255).astype(np.uint8)],
+        "u8_skewed_hw": [(_f32((25, 31), 48) ** 4 * 255).astype(np.uint8), np.full((4, 5), 9, np.uint8)],
+        "u8_skewed_fhwc": [(_f32((2, 16, 17, 5), 49) ** 2 * 255).astype(np.uint8)],
+        "f32_hwc": [_f32((9, 11, 3), 6), _f32((9, 11, 3), 7)],
+        "u16_hw": [_rng(50).integers(0, 65536, (13, 14)).astype(np.uint16)],
+        "u8_fchw": [_u8((2, 3, 8, 9), 30)],
     }
 
 
@@ -219,8 +227,35 @@ _LUT = {
                                                                            dtype="int64")),
 }
 
+_EQUALIZE = {
+    "eq_hwc": dict(op="equalize", input="u8_skewed"),
+    "eq_chw": dict(op="equalize", input="u8_skewed_chw", layout="CHW"),
+    "eq_hw": dict(op="equalize", input="u8_skewed_hw", layout="HW"),
+    "eq_fhwc": dict(op="equalize", input="u8_skewed_fhwc", layout="FHWC"),
+    "eq_experimental": dict(op="experimental.equalize", input="u8_skewed"),
+}
+# DALI has these on the GPU only: the expectation is OpenCV's (which DALI's own tests hold them to)
+_OPENCV = {
+    "median_3": dict(op="experimental.median_blur", input="u8_big", ref="opencv", args=dict(window_size=3)),
+    "median_5_f32": dict(op="experimental.median_blur", input="f32_hwc", ref="opencv", args=dict(window_size=[5, 5])),
+    "median_u16": dict(op="experimental.median_blur", input="u16_hw", layout="HW", ref="opencv",
+                       args=dict(window_size=[5, 5])),
+    "median_fchw": dict(op="experimental.median_blur", input="u8_fchw", layout="FCHW", ref="opencv",
+                        args=dict(window_size=[3, 3])),
+    "dilate_u8": dict(op="experimental.dilate", input="u8_big", ref="opencv", args=dict(mask_size=[3, 5])),
+    "dilate_anchor": dict(op="experimental.dilate", input="u8_big", ref="opencv",
+                               args=dict(mask_size=[4, 3], anchor=[0, 2])),
+    "dilate_iter_reflect": dict(op="experimental.dilate", input="f32_hwc", ref="opencv",
+                                args=dict(mask_size=[3, 3], iterations=2, border_mode="reflect")),
+    "erode_u8": dict(op="experimental.erode", input="u8_big", ref="opencv", args=dict(mask_size=[5, 3])),
+    "erode_replicate_chw": dict(op="experimental.erode", input="u8_chw", layout="CHW", ref="opencv",
+                                args=dict(mask_size=[3, 4], anchor=[2, 1], border_mode="replicate")),
+    "erode_101_u16": dict(op="experimental.erode", input="u16_hw", layout="HW", ref="opencv",
+                          args=dict(mask_size=[5, 5], border_mode="reflect_101")),
+}
+
 CASES: dict[str, dict[str, Any]] = {**_COLOR, **_CSC, **_BLUR, **_LAPLACIAN, **_FILTER, **_NOISE, **_NORMALIZE,
-                                    **_LUT}
+                                    **_LUT, **_EQUALIZE, **_OPENCV}
 
 
 def noise_stats(case: dict[str, Any], x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
