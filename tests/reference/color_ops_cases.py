@@ -254,8 +254,30 @@ _OPENCV = {
                           args=dict(mask_size=[5, 5], border_mode="reflect_101")),
 }
 
+_WAVES = dict(ampl_x=3.3, ampl_y=2.1, freq_x=0.3, freq_y=0.21, phase_x=0.4, phase_y=1.1)
+_DISTORT = {
+    "water_default": dict(op="water", input="u8_big"),
+    "water_nn": dict(op="water", input="u8_big", args=dict(_WAVES, fill_value=17.0)),
+    "water_linear_f32": dict(op="water", input="f32_hwc", args=dict(_WAVES, interp_type="INTERP_LINEAR")),
+    "water_linear_u8": dict(op="water", input="u8_big", args=dict(_WAVES, interp_type="INTERP_LINEAR",
+                                                                  fill_value=99.7)),
+    "water_mask": dict(op="water", input="u8_hwc", per_sample=dict(mask=[1, 0, 1]), int_args=("mask",)),
+    "water_no_layout": dict(op="water", input="u8_big", layout=""),
+    "sphere_u8": dict(op="sphere", input="u8_big"),
+    "sphere_ragged": dict(op="sphere", input="u8_hwc_ragged", args=dict(interp_type="INTERP_LINEAR")),
+    "sphere_f32_fill": dict(op="sphere", input="f32_hwc", args=dict(interp_type="INTERP_LINEAR", fill_value=-5.0)),
+    "gridmask_default": dict(op="grid_mask", input="u8_big", args=dict(tile=8)),
+    "gridmask_rotated": dict(op="grid_mask", input="u8_big", args=dict(tile=7, ratio=0.3, angle=0.7,
+                                                                      shift_x=2.5, shift_y=-1.25)),
+    "gridmask_f32": dict(op="grid_mask", input="f32_hwc", args=dict(tile=4, ratio=0.6, angle=-2.0)),
+    "gridmask_i16": dict(op="grid_mask", input="i16_hwc", args=dict(tile=3, ratio=0.4)),
+    "gridmask_per_sample": dict(op="grid_mask", input="u8_hwc",
+                                per_sample=dict(tile=[3, 5, 9], angle=[0.0, 1.0, 2.0], ratio=[0.2, 0.5, 0.8]),
+                                int_args=("tile",)),
+}
+
 CASES: dict[str, dict[str, Any]] = {**_COLOR, **_CSC, **_BLUR, **_LAPLACIAN, **_FILTER, **_NOISE, **_NORMALIZE,
-                                    **_LUT, **_EQUALIZE, **_OPENCV}
+                                    **_LUT, **_EQUALIZE, **_OPENCV, **_DISTORT}
 
 
 def noise_stats(case: dict[str, Any], x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -301,11 +323,11 @@ def graph(fn: Any, types: Any, case: dict[str, Any], batch: list[np.ndarray]) ->
     for key in ("dtype",):
         if key in kw:
             kw[key] = getattr(types, {"float": "FLOAT", "float16": "FLOAT16"}.get(kw[key], kw[key].upper()))
-    for key in ("image_type", "output_type"):
+    for key in ("image_type", "output_type", "interp_type"):
         if key in kw:
             kw[key] = getattr(types, kw[key])
     for key, values in case.get("per_sample", {}).items():
-        dt = np.int32 if key in ("window_size", "smoothing_size", "anchor") else np.float32
+        dt = np.int32 if key in ("window_size", "smoothing_size", "anchor") + case.get("int_args", ()) else np.float32
         kw[key] = fn.external_source(source=_feed([np.array(v, dtype=dt) for v in values]), batch=True)
     ins = [x]
     if "filter" in case:
