@@ -68,7 +68,22 @@ def inputs() -> dict[str, list[np.ndarray]]:
         "f32_hwc": [_f32((9, 11, 3), 6), _f32((9, 11, 3), 7)],
         "u16_hw": [_rng(50).integers(0, 65536, (13, 14)).astype(np.uint16)],
         "u8_fchw": [_u8((2, 3, 8, 9), 30)],
+        "u8_photo": [_photo(70, 93, 51), _photo(64, 64, 52)],
+        "u8_photo_seq": [np.stack([_photo(40, 50, 53), _photo(40, 50, 54)])],
     }
+
+
+def _photo(h: int, w: int, seed: int) -> np.ndarray:
+    """A smooth, photo-like RGB image: gradients, a few soft discs and a little noise."""
+    rng = _rng(seed)
+    y, x = np.mgrid[0:h, 0:w].astype(np.float64)
+    img = np.stack([x / w * 200 + 20, y / h * 180 + 30, (x + y) / (w + h) * 150 + 50], -1)
+    for _ in range(4):
+        cy, cx, r = rng.random() * h, rng.random() * w, 5 + rng.random() * 15
+        disc = np.exp(-((y - cy) ** 2 + (x - cx) ** 2) / (2 * r * r))[..., None]
+        img = img * (1 - disc) + disc * rng.random(3) * 255
+    img += rng.normal(0, 3, img.shape)
+    return np.clip(np.round(img), 0, 255).astype(np.uint8)
 
 
 def kernels() -> dict[str, list[np.ndarray]]:
@@ -276,8 +291,19 @@ _DISTORT = {
                                 int_args=("tile",)),
 }
 
+# libjpeg through OpenCV on DALI's side: compared by mean absolute difference (tests/test_ops_distort.py)
+_JPEG = {
+    "jpeg_q50": dict(op="jpeg_compression_distortion", input="u8_photo"),
+    "jpeg_q5": dict(op="jpeg_compression_distortion", input="u8_photo", args=dict(quality=5)),
+    "jpeg_q95": dict(op="jpeg_compression_distortion", input="u8_photo", args=dict(quality=95)),
+    "jpeg_per_sample": dict(op="jpeg_compression_distortion", input="u8_photo", per_sample=dict(quality=[20, 80]),
+                            int_args=("quality",)),
+    "jpeg_sequence": dict(op="jpeg_compression_distortion", input="u8_photo_seq", layout="FHWC",
+                          args=dict(quality=30)),
+}
+
 CASES: dict[str, dict[str, Any]] = {**_COLOR, **_CSC, **_BLUR, **_LAPLACIAN, **_FILTER, **_NOISE, **_NORMALIZE,
-                                    **_LUT, **_EQUALIZE, **_OPENCV, **_DISTORT}
+                                    **_LUT, **_EQUALIZE, **_OPENCV, **_DISTORT, **_JPEG}
 
 
 def noise_stats(case: dict[str, Any], x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

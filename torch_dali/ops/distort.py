@@ -11,6 +11,7 @@ import torch
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import distort as K
+from ..functional import jpeg_distortion as JD
 from ._registry import register
 from ._schema import Arg, OpSchema, positive
 from .layout_op import Args, LayoutOp, per_sample, scalar
@@ -140,4 +141,38 @@ register(OpSchema(
           Arg("angle", "float", 0.0, "rotation of the grid in radians", tensor=True),
           Arg("shift_x", "float", 0.0, "x shift, after rotation", tensor=True),
           Arg("shift_y", "float", 0.0, "y shift, after rotation", tensor=True)),
+))
+
+
+# -- jpeg_compression_distortion ------------------------------------------------------------------
+
+class JpegCompressionDistortion(LayoutOp):
+    """uint8 RGB images or sequences; frames of a sequence share their sample's quality."""
+
+    layouts = ("HWC", "FHWC")
+
+    def run_one(self, index: int, seed: int, iteration: int, x: torch.Tensor, layout: str,
+                args: Args) -> torch.Tensor:
+        return self.run_dense(x.unsqueeze(0), layout, {k: [v] for k, v in args.items()}, seed, iteration)[0]
+
+    def run_dense(self, x: torch.Tensor, layout: str, args: dict[str, list[Any]], seed: int,
+                  iteration: int) -> torch.Tensor:
+        if x.dtype != torch.uint8 or int(x.shape[-1]) != 3:
+            raise ArgumentTypeError(f"{self.name}: expected uint8 RGB images (3 channels), got {x.dtype} with shape "
+                                    f"{tuple(x.shape[1:])}")
+        n = int(x.shape[0])
+        q = torch.tensor([int(scalar(self.name, "quality", v)) for v in
+                          per_sample(args.get("quality"), n, self.args.get("quality"))], dtype=torch.int64)
+        if layout == "FHWC":
+            frames = int(x.shape[1])
+            flat = x.reshape(n * frames, *x.shape[2:])
+            return JD.jpeg_distortion(flat, q.repeat_interleave(frames)).reshape(x.shape)
+        return JD.jpeg_distortion(x, q)
+
+
+register(OpSchema(
+    name="jpeg_compression_distortion", impl=JpegCompressionDistortion,
+    doc="JPEG compression artifacts at `quality` (1..100, clamped): 4:2:0 chroma, 8x8 DCT quantized with the "
+        "quality-scaled IJG tables, decoded back to RGB.",
+    args=(Arg("quality", "int", 50, "JPEG quality, 1 (worst) to 100 (best)", tensor=True),),
 ))

@@ -110,7 +110,7 @@ class GaussianBlur(_Convolution):
         for ax, (s, w) in enumerate(zip(sig, win)):
             s, w = float(s), int(w)
             if s < 0:
-                raise ArgumentError(f"`sigma` must have non-negative values, got {s} for sample: {idx}, axis: {ax}.")
+                raise ArgumentError(f"`sigma` must have non-negative values, got {s:g} for sample: {idx}, axis: {ax}.")
             if w < 0:
                 raise ArgumentError(f"`window_size` must have non-negative values, got {w} for sample: {idx}, "
                                     f"axis : {ax}.")
