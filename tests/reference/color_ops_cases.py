@@ -302,8 +302,18 @@ _JPEG = {
                           args=dict(quality=30)),
 }
 
+_CLAHE = {
+    "clahe_gray": dict(op="clahe", input="u8_gray", args=dict(tiles_x=4, tiles_y=3, clip_limit=2.0)),
+    "clahe_gray_hwc": dict(op="clahe", input="u8_gray", args=dict(tiles_x=2, tiles_y=2, clip_limit=3.0)),
+    "clahe_per_channel": dict(op="clahe", input="u8_photo",
+                              args=dict(tiles_x=8, tiles_y=8, clip_limit=2.0, luma_only=False)),
+    "clahe_no_clip": dict(op="clahe", input="u8_skewed", args=dict(tiles_x=3, tiles_y=5, clip_limit=0.0,
+                                                                  luma_only=False)),
+    "clahe_luma": dict(op="clahe", input="u8_photo", args=dict(tiles_x=4, tiles_y=4, clip_limit=2.5)),
+}
+
 CASES: dict[str, dict[str, Any]] = {**_COLOR, **_CSC, **_BLUR, **_LAPLACIAN, **_FILTER, **_NOISE, **_NORMALIZE,
-                                    **_LUT, **_EQUALIZE, **_OPENCV, **_DISTORT, **_JPEG}
+                                    **_LUT, **_EQUALIZE, **_OPENCV, **_DISTORT, **_JPEG, **_CLAHE}
 
 
 def noise_stats(case: dict[str, Any], x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
