@@ -15,6 +15,8 @@ from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import filters as K
 from ..functional.crop import convert
+from ..tensor_list import TensorList
+from ._operator import BatchContext
 from ._registry import register
 from ._schema import Arg, OpSchema, one_of
 from .layout_op import Args, LayoutOp, uniform
@@ -193,8 +195,7 @@ class Filter(LayoutOp):
         self.border = self.args["border"]
         self.valid = self.args["mode"] == "valid"
 
-    def run_batch(self, ctx: Any, inputs: list[Any], args: dict[str, list[Any]]) -> list[Any]:
-        from ..tensor_list import TensorList
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         tl, kernels = inputs[0], inputs[1]
         fills = inputs[2] if len(inputs) > 2 else None
         n = len(tl)

@@ -81,16 +81,18 @@ class LayoutOp(Operator):
         n = len(tl)
         if n == 0:
             return [TensorList([], tl.layout())]
-        ndims = {int(t.dim()) for t in tl.samples} if tl._dense is None else {int(tl._dense.dim()) - 1}
-        if len(ndims) != 1:
-            raise ArgumentError(f"{self.name}: the samples of a batch must have the same number of "
-                                f"dimensions, got {sorted(ndims)}")
-        layout = self.check_layout(tl.layout(), ndims.pop())
         seed, it = self.node.seed, ctx.iteration
         if tl.is_dense_tensor():
             x = tl.as_tensor()
+            layout = self.check_layout(tl.layout(), int(x.dim()) - 1)
             if self.dense_ok(args, x, layout):
                 return [TensorList(self.run_dense(x, layout, args, seed, it), self.out_layout(layout))]
+        else:
+            ndims = {int(t.dim()) for t in tl.samples}
+            if len(ndims) != 1:
+                raise ArgumentError(f"{self.name}: the samples of a batch must have the same number of "
+                                    f"dimensions, got {sorted(ndims)}")
+            layout = self.check_layout(tl.layout(), ndims.pop())
         run: Callable[[int], torch.Tensor] = lambda i: self.run_one(
             i, seed, it, tl[i], layout, {k: v[i] for k, v in args.items()})
         return [TensorList(ctx.map(run, n), self.out_layout(layout))]
