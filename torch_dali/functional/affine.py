@@ -41,12 +41,11 @@ def rotation2d(rad: float) -> np.ndarray:
 
 
 def rotation3d(axis: Sequence[float], rad: float) -> np.ndarray:
-    """A right-handed rotation by `rad` about `axis` (normalised; must not be zero)."""
+    """A right-handed rotation by `rad` about `axis` (normalised; a zero axis gives NaNs, as in
+    DALI's transforms.rotation)."""
     a = np.asarray(axis, dtype=np.float64)
-    norm = float(np.linalg.norm(a))
-    if not norm > 0:
-        raise ValueError(f"the rotation axis must have a non-zero length, got {list(axis)}")
-    u, v, w = a / norm
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u, v, w = a / np.linalg.norm(a)
     c, s = math.cos(rad), math.sin(rad)
     r = np.array([
         [u * u + (v * v + w * w) * c, u * v * (1 - c) - w * s, u * w * (1 - c) + v * s],
@@ -104,3 +103,61 @@ def invert_affine(m: np.ndarray) -> np.ndarray:
     if abs(np.linalg.det(full)) < 1e-30:
         raise ValueError("the affine matrix is singular and cannot be inverted")
     return np.linalg.inv(full)[:-1].astype(F32)
+
+
+# -- the transforms.* family: homogeneous (ndim + 1, ndim + 1) float64 matrices -------------------------
+
+def about(m: np.ndarray, center: Sequence[float] | None) -> np.ndarray:
+    """`m` applied about `center` instead of the origin: T(c) @ m @ T(-c)."""
+    if center is None:
+        return m
+    n = m.shape[0] - 1
+    c = np.asarray(center, dtype=np.float64)
+    out = m.copy()
+    out[:n, n] = c - m[:n, :n] @ c
+    return out
+
+
+def translation(offset: Sequence[float]) -> np.ndarray:
+    return translation_matrix([float(v) for v in offset])
+
+
+def scale(factors: Sequence[float], center: Sequence[float] | None = None) -> np.ndarray:
+    m = np.diag([*map(float, factors), 1.0])
+    return about(m, center)
+
+
+def rotation(angle_deg: float, axis: Sequence[float] | None = None,
+             center: Sequence[float] | None = None) -> np.ndarray:
+    """2D: counter-clockwise for y up; 3D: right-handed about `axis`."""
+    rad = float(deg2rad(angle_deg))
+    m = rotation2d(rad) if axis is None else rotation3d(axis, rad)
+    return about(m, center)
+
+
+def shear(factors: np.ndarray, center: Sequence[float] | None = None) -> np.ndarray:
+    """`factors` (ndim, ndim - 1): row i holds the shear of axis i along each other axis, in
+    order (2D: (sx, sy); 3D: (sxy, sxz), (syx, syz), (szx, szy))."""
+    n = factors.shape[0]
+    m = np.eye(n + 1)
+    for i in range(n):
+        others = [j for j in range(n) if j != i]
+        for k, j in enumerate(others):
+            m[i, j] = float(factors[i, k])
+    return about(m, center)
+
+
+def crop(from_start: Sequence[float], from_end: Sequence[float], to_start: Sequence[float],
+         to_end: Sequence[float], absolute: bool = False) -> np.ndarray:
+    """Maps the box [from_start, from_end] onto [to_start, to_end], axis by axis."""
+    fs, fe, ts, te = (np.asarray(v, dtype=np.float64) for v in (from_start, from_end, to_start, to_end))
+    if absolute:
+        fs, fe = np.minimum(fs, fe), np.maximum(fs, fe)
+        ts, te = np.minimum(ts, te), np.maximum(ts, te)
+    n = len(fs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = (te - ts) / (fe - fs)
+    m = np.eye(n + 1)
+    m[np.arange(n), np.arange(n)] = s
+    m[:n, n] = ts - s * fs
+    return m

@@ -1,9 +1,9 @@
-"""rotate and warp_affine on CUDA against the same cases on the CPU (skipped without CUDA): the
-coordinates are elementwise float32 products summed in one order and the taps are blended with
-elementwise ops, so the results are the same bits on both devices. Also the batched path (one
-call for a dense batch) against per-sample results.
+"""The geometry ops (warps, coord ops, regions) on CUDA against the same reference cases on the
+CPU (skipped without CUDA). The kernels use elementwise float32 ops in one fixed order (no matmul
+reductions, no TF32), so both devices give the same bits. Also the batched warp path (one call for
+a dense batch) against per-sample results.
 
-Run on the GPU machine: `python3 -m pytest -q tests/gpu/test_gpu_warp.py`.
+Run on the GPU machine: `python3 -m pytest -q tests/gpu/test_gpu_geometry_ops.py`.
 """
 from __future__ import annotations
 
@@ -18,8 +18,12 @@ from reference.geometry_tables import dali, ours
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 
-CASES = [k for k in G.CASES if k.split("/")[0] in ("rotate", "warp_affine")
-         and not isinstance(dali("table", k), str)]
+def _on_gpu(name: str) -> bool:
+    from torch_dali.ops import lookup
+    return "gpu" in lookup(G.CASES[name].op).devices and not isinstance(dali("table", name), str)
+
+
+CASES = [k for k in G.CASES if _on_gpu(k)]
 
 
 @pytest.mark.parametrize("name", CASES)
