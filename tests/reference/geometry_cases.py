@@ -273,9 +273,130 @@ def _transform_cases() -> dict[str, Case]:
     return c
 
 
+# -- erase, pad, slice, paste -----------------------------------------------------------------------------
+
+RAMP = (np.arange(5 * 7, dtype=np.uint8).reshape(5, 7, 1) + 1).repeat(3, -1)
+RAMP_F = RAMP.astype(np.float32) * 10 - 20
+
+
+def _region_cases() -> dict[str, Case]:
+    c: dict[str, Case] = {}
+    er = {
+        "trunc": dict(anchor=[1.7, 2.2], shape=[1.6, 2.5]),
+        "negative": dict(anchor=[-1.5, 4.5], shape=[3.0, 9.0]),
+        "normalized": dict(anchor=[0.2, 0.3], shape=[0.5, 0.5], normalized=True, fill_value=[99.0]),
+        "centered_rgb": dict(anchor=[2, 3], shape=[2, 2], centered_anchor=True, fill_value=[7.0, 8.0, 9.0]),
+        "axis_W": dict(anchor=[1], shape=[2], axis_names="W"),
+        "two_regions": dict(anchor=[1, 2, 3, 4], shape=[1, 1, 1, 1]),
+        "axes_0": dict(anchor=[1], shape=[2], axes=[0]),
+        "shape_only": dict(shape=[2, 2]),
+        "nothing": {},
+        "fill_wraps": dict(anchor=[1, 2], shape=[2, 2], fill_value=[300.0]),
+        "fill_negative": dict(anchor=[1, 2], shape=[2, 2], fill_value=[-1.0]),
+        "fill_truncates": dict(anchor=[1, 2], shape=[2, 2], fill_value=[2.5]),
+        "norm_shape_only": dict(anchor=[1, 0.5], shape=[2, 0.5], normalized_shape=True),
+        "err_fill_channels": dict(anchor=[1, 2], shape=[2, 2], fill_value=[1.0, 2.0]),
+        "err_normalized_both": dict(anchor=[1, 2], shape=[2, 2], normalized=True, normalized_anchor=True),
+    }
+    for k, kw in er.items():
+        c[f"erase/{k}"] = Case("erase", [[RAMP]], ["HWC"], kw)
+    c["erase/float"] = Case("erase", [[RAMP_F]], ["HWC"], dict(anchor=[1, 2], shape=[2, 2], fill_value=[-1.5]))
+    c["erase/int32_fill_overflow"] = Case("erase", [[RAMP.astype(np.int32)]], ["HWC"],
+                                          dict(anchor=[1, 2], shape=[2, 2], fill_value=[1e10]))
+    c["erase/hw"] = Case("erase", [[np.ascontiguousarray(RAMP[..., 0])]], ["HW"], dict(anchor=[1, 2], shape=[2, 2]))
+    c["erase/fhwc"] = Case("erase", [[np.stack([RAMP, RAMP])]], ["FHWC"], dict(anchor=[0, 1, 2], shape=[1, 2, 2]))
+    c["erase/per_sample"] = Case("erase", [[RAMP, RAMP]], ["HWC"], {},
+                                 arg_inputs={"anchor": [f32(1, 1), f32(0, 3)], "shape": [f32(2, 3), f32(4, 1)],
+                                             "fill_value": [f32(5.0, 4.0, 3.0), f32(6.0, 7.0, 8.0)]})
+    c["erase/err_hw_multifill"] = Case("erase", [[np.ascontiguousarray(RAMP[..., 0])]], ["HW"],
+                                       dict(anchor=[1, 2], shape=[2, 2], fill_value=[1.0, 2.0]))
+    c["erase/err_float64"] = Case("erase", [[RAMP.astype(np.float64)]], ["HWC"], dict(anchor=[1, 2], shape=[2, 2]))
+    # pad
+    a, b = np.arange(6, dtype=np.uint8).reshape(2, 3, 1), np.arange(8, dtype=np.uint8).reshape(4, 2, 1)
+    big = np.arange(10, dtype=np.uint8).reshape(1, 10, 1)
+    pd = {
+        "all": {}, "fill_wraps": dict(fill_value=300.0), "fill_neg": dict(fill_value=-1.7),
+        "fill_trunc": dict(fill_value=2.5), "shape_0": dict(axes=[1], shape=[0]), "shape_small": dict(axes=[1], shape=[2]),
+        "align_neg_axis": dict(axes=[-2], align=[4]), "align_only": dict(axis_names="W", align=[4], shape=[1]),
+        "shape_bcast": dict(axis_names="HW", shape=[5]), "channels": dict(axis_names="C", align=[4]),
+        "err_shape_len": dict(axis_names="HW", shape=[5, -1, 3]), "err_both": dict(axes=[0, 1], axis_names="HW"),
+        "err_axis_range": dict(axes=[3]), "err_axis_name": dict(axis_names="D"), "err_align_0": dict(align=[0]),
+    }
+    for k, kw in pd.items():
+        c[f"pad/{k}"] = Case("pad", [[a, b]], ["HWC"], kw)
+    c["pad/float"] = Case("pad", [[a.astype(np.float32), b.astype(np.float32)]], ["HWC"], dict(fill_value=-0.5))
+    c["pad/bool"] = Case("pad", [[a.astype(bool), b.astype(bool)]], ["HWC"], {})
+    c["pad/no_layout"] = Case("pad", [[a.astype(np.int16), b.astype(np.int16)]], [""], dict(axes=[0], fill_value=-1.0))
+    c["pad/per_sample_fill"] = Case("pad", [[a, b]], ["HWC"], {}, arg_inputs={"fill_value": [f32(5.0).reshape(()), f32(9.0).reshape(())]})
+    c["pad/per_sample_axes"] = Case("pad", [[a, b, big]], ["HWC"], {}, arg_inputs={
+        "axes": [np.array([0], np.int32), np.array([1], np.int32), np.array([0, 1], np.int32)]})
+    c["pad/per_sample_shape"] = Case("pad", [[a, b]], ["HWC"], dict(axes=[0, 1]), arg_inputs={
+        "shape": [np.array([3, 5], np.int32), np.array([-1, 1], np.int32)]})
+    c["pad/per_sample_align"] = Case("pad", [[a, b]], ["HWC"], dict(axes=[0, 1]), arg_inputs={
+        "align": [np.array([3, 5], np.int32), np.array([1, 2], np.int32)]})
+    c["pad/err_float64"] = Case("pad", [[a.astype(np.float64), b.astype(np.float64)]], ["HWC"], {})
+    # slice
+    sl = {
+        "start_shape": dict(start=[1, 2], shape=[2, 3]), "rel": dict(rel_start=[0.2, 0.3], rel_shape=[0.5, 0.5]),
+        "rel_end_hw": dict(rel_start=[0.3, 0.3], rel_end=[0.9, 0.9], axis_names="HW"),
+        "start_end_axes": dict(start=[1, 2], end=[3, 6], axes=[0, 1]), "start_bcast": dict(start=[1]),
+        "start_rel_shape": dict(start=[1, 2], rel_shape=[0.5, 0.5]), "rel_round": dict(rel_start=[0.5], rel_end=[0.75], axis_names="H"),
+        "dtype_float": dict(start=[1, 2], shape=[2, 3], dtype="FLOAT"), "dtype_f16": dict(start=[1], end=[3], axis_names="W", dtype="FLOAT16"),
+        "channels": dict(start=[1], end=[3], axes=[-1]),
+        "err_oob": dict(start=[3], end=[9], axis_names="W"),
+        "pad_rgb": dict(start=[3], end=[9], axis_names="W", out_of_bounds_policy="pad", fill_values=[7.0, 8.0, 9.0]),
+        "pad_wraps": dict(start=[5], end=[9], axis_names="W", out_of_bounds_policy="pad", fill_values=[300.7]),
+        "pad_neg": dict(start=[5], end=[9], axis_names="W", out_of_bounds_policy="pad", fill_values=[-2.7]),
+        "pad_float": dict(start=[5], end=[9], axis_names="W", out_of_bounds_policy="pad", fill_values=[300.7], dtype="FLOAT"),
+        "trim": dict(start=[-2], end=[9], axis_names="W", out_of_bounds_policy="trim_to_shape"),
+        "trim_2d": dict(start=[-2, 3], end=[4, 9], axis_names="HW", out_of_bounds_policy="trim_to_shape"),
+        "err_end_before": dict(start=[2], end=[1], axes=[0]), "err_dtype_int32": dict(start=[1, 2], shape=[2, 3], dtype="INT32"),
+        "err_fill_count": dict(start=[5], end=[9], axis_names="W", out_of_bounds_policy="pad", fill_values=[1.0, 2.0]),
+        "err_both_ends": dict(start=[1, 1], shape=[2, 2], rel_shape=[0.3, 0.2]), "err_axis": dict(start=[1], end=[3], axes=[5]),
+    }
+    for pol in ("edge", "clamp", "reflect", "reflect_1001", "reflect_101", "wrap", "constant"):
+        sl[f"policy_{pol}"] = dict(start=[-4, -2], end=[12, 8], axis_names="WH", out_of_bounds_policy=pol)
+    for k, kw in sl.items():
+        c[f"slice/{k}"] = Case("slice", [[RAMP]], ["HWC"], kw)
+    c["slice/float_to_u8"] = Case("slice", [[RAMP_F]], ["HWC"], dict(start=[1], end=[3], axis_names="W", dtype="UINT8"))
+    c["slice/float64"] = Case("slice", [[RAMP.astype(np.float64)]], ["HWC"], dict(start=[1], end=[3], axis_names="W"))
+    c["slice/pos_rel"] = Case("slice", [[RAMP], [f32(0.2, 0.3)], [f32(0.5, 0.5)]], ["HWC", "", ""], {})
+    c["slice/pos_abs_float"] = Case("slice", [[RAMP], [f32(1, 2)], [f32(3, 2)]], ["HWC", "", ""],
+                                    dict(normalized_anchor=False, normalized_shape=False))
+    c["slice/pos_int"] = Case("slice", [[RAMP], [np.array([1, 2], np.int32)], [np.array([3, 2], np.int32)]],
+                              ["HWC", "", ""], {})
+    c["slice/pos_scalar"] = Case("slice", [[RAMP], [f32(0.2).reshape(())], [f32(0.5).reshape(())]], ["HWC", "", ""],
+                                 dict(axis_names="H"))
+    c["slice/pos_mixed_types"] = Case("slice", [[RAMP], [f32(0.2).reshape(())], [np.int32(2).reshape(())]],
+                                      ["HWC", "", ""], dict(axis_names="H"))
+    c["slice/per_sample"] = Case("slice", [[RAMP, RAMP]], ["HWC"], dict(axis_names="HW"),
+                                 arg_inputs={"start": [np.array([1, 2], np.int32), np.array([0, 0], np.int32)],
+                                             "rel_end": [f32(0.8, 0.9), f32(0.5, 0.5)]})
+    c["slice/3d"] = Case("slice", [[VOL]], ["DHWC"], dict(start=[1, 2, 3], shape=[4, 5, 6], axis_names="DHW"))
+    c["slice/no_layout_all_axes"] = Case("slice", [[RAMP]], [""], dict(start=[1, 2, 0], end=[3, 4, 2], axes=[0, 1, 2]))
+    c["slice/no_layout_default_axes"] = Case("slice", [[RAMP]], [""], dict(start=[1, 2]))
+    c["slice/err_bool"] = Case("slice", [[RAMP.astype(bool)]], ["HWC"], dict(start=[1], end=[3], axis_names="W"))
+    # paste
+    ps = {
+        "half": dict(ratio=1.5, fill_value=[9, 9, 9]), "corner": dict(ratio=1.3, fill_value=[9, 8, 7], paste_x=0.0, paste_y=1.0),
+        "min_canvas": dict(ratio=1.0, fill_value=[9, 8, 7], min_canvas_size=9.5),
+        "trunc": dict(ratio=1.25, fill_value=[9, 8, 7], paste_x=0.3, paste_y=0.7), "one_fill": dict(ratio=2.0, fill_value=[9]),
+        "fill_wraps": dict(ratio=2.0, fill_value=[300, 8, 7]), "err_ratio": dict(ratio=0.5, fill_value=[9, 8, 7]),
+        "err_pos": dict(ratio=1.5, fill_value=[9, 8, 7], paste_x=1.5),
+    }
+    for k, kw in ps.items():
+        c[f"paste/{k}"] = Case("paste", [[RAMP]], ["HWC"], kw)
+    c["paste/per_sample"] = Case("paste", [[RAMP, IMG2]], ["HWC"], dict(fill_value=[1, 2, 3]),
+                                 arg_inputs={"ratio": [f32(2.0).reshape(()), f32(1.7).reshape(())],
+                                             "paste_x": [f32(0.1).reshape(()), f32(0.9).reshape(())]})
+    c["paste/err_float"] = Case("paste", [[RAMP_F]], ["HWC"], dict(ratio=2.0, fill_value=[9, 8, 7]))
+    return c
+
+
 CASES: dict[str, Case] = {}
 CASES.update(_warp_cases())
 CASES.update(_transform_cases())
+CASES.update(_region_cases())
 
 
 def is_tie(coord: np.ndarray, eps: float = 1e-4) -> np.ndarray:

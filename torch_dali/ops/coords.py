@@ -102,7 +102,7 @@ class CoordTransform(Operator):
             if x.dim() < 2:
                 raise ArgumentError(f"{self.name}: each sample must have at least 2 dimensions (points x "
                                     f"components), got shape {tuple(x.shape)}")
-            if x.dtype not in _CT_TYPES:
+            if x.dtype not in _CT_TYPES and any(t.numel() for t in tl):  # DALI skips empty batches
                 raise ArgumentTypeError(f"{self.name}: input type must be one of "
                                         f"{', '.join(str(d)[6:] for d in _CT_TYPES)}, got {x.dtype}")
             if self.dtype not in (x.dtype, torch.float32):

@@ -176,7 +176,12 @@ class ShearOp(_Transform):
 
 class CropOp(_Transform):
     _NAMES = ("from_start", "from_end", "to_start", "to_end")
+    _DEFAULTS = {"from_start": 0.0, "from_end": 1.0, "to_start": 0.0, "to_end": 1.0}
     broadcast = _NAMES
+
+    def get(self, args: dict[str, list[Any]], name: str, i: int) -> Any:
+        v = super().get(args, name, i)
+        return self._DEFAULTS[name] if v is None and name in self._DEFAULTS else v
 
     def ndim(self, args, i, in_ndim):
         sizes = [len(_vec(self.get(args, k, i))) for k in self._NAMES]
@@ -257,10 +262,11 @@ register(OpSchema(
 register(OpSchema(
     name="transforms.crop", impl=CropOp, **_T,
     doc="Maps the box [from_start, from_end] onto [to_start, to_end] (e.g. coordinates after a crop).",
-    args=(Arg("from_start", "float_list", (0.0,), "lower corner of the source box", tensor=True),
-          Arg("from_end", "float_list", (1.0,), "upper corner of the source box", tensor=True),
-          Arg("to_start", "float_list", (0.0,), "lower corner of the destination box", tensor=True),
-          Arg("to_end", "float_list", (1.0,), "upper corner of the destination box", tensor=True),
+    # (None stands for DALI's defaults (0,), (1,), (0,), (1,): DALI callers pass None for "unset")
+    args=(Arg("from_start", "float_list", None, "lower corner of the source box (default 0)", tensor=True),
+          Arg("from_end", "float_list", None, "upper corner of the source box (default 1)", tensor=True),
+          Arg("to_start", "float_list", None, "lower corner of the destination box (default 0)", tensor=True),
+          Arg("to_end", "float_list", None, "upper corner of the destination box (default 1)", tensor=True),
           Arg("absolute", "bool", False, "swap start and end where start > end"), _REVERSE)))
 register(OpSchema(
     name="transforms.combine", impl=CombineOp, devices=("cpu",), min_inputs=2, max_inputs=99,
