@@ -393,10 +393,50 @@ def _region_cases() -> dict[str, Case]:
     return c
 
 
+# -- random crop windows: many draws, compared as distributions (outputs stored stacked) -----------------
+
+DIST_DRAWS = 1500
+
+
+def _dist_cases() -> dict[str, Case]:
+    n = DIST_DRAWS
+    shapes = [np.array([200, 300, 3], np.int64)] * n
+    return {
+        "dist/roi_holds": Case("roi_random_crop", kwargs=dict(crop_shape=[30, 12], roi_start=[10, 20],
+                                                              roi_shape=[20, 30], in_shape=[45, 60]), batch=n),
+        "dist/roi_unbounded": Case("roi_random_crop", kwargs=dict(crop_shape=[5, 50], roi_start=[3, 7],
+                                                                  roi_end=[13, 17]), batch=n),
+        "dist/roi_input": Case("roi_random_crop", [[np.zeros((40, 30, 3), np.uint8)] * n], ["HWC"],
+                               dict(crop_shape=[8, 20, 3], roi_start=[5, 0, 0], roi_shape=[25, 30, 3])),
+        "dist/crop_generator": Case("random_crop_generator", [shapes], [""], {}),
+        "dist/crop_generator_wide": Case("random_crop_generator", [shapes], [""],
+                                         dict(random_area=[0.5, 0.6], random_aspect_ratio=[2.0, 3.0])),
+    }
+
+
+def _random_error_cases() -> dict[str, Case]:
+    c = {}
+    base = dict(crop_shape=[2, 2], roi_start=[1, 1], roi_shape=[1, 1])
+    c["roi_random_crop/err_in_shape_and_input"] = Case("roi_random_crop", [[np.zeros((4, 4), np.uint8)]], [""],
+                                                       dict(base, in_shape=[4, 4]))
+    c["roi_random_crop/err_end_and_shape"] = Case("roi_random_crop", kwargs=dict(base, roi_end=[2, 2]), batch=1)
+    c["roi_random_crop/err_negative_in_shape"] = Case("roi_random_crop", kwargs=dict(base, in_shape=[-4, 4]), batch=1)
+    c["roi_random_crop/err_negative_crop"] = Case("roi_random_crop", kwargs=dict(base, crop_shape=[1, -1], in_shape=[4, 4]),
+                                                  batch=1)
+    c["roi_random_crop/err_roi_out"] = Case("roi_random_crop", kwargs=dict(base, roi_start=[-1, -1], in_shape=[4, 4]),
+                                            batch=1)
+    c["roi_random_crop/err_crop_too_big"] = Case("roi_random_crop", kwargs=dict(base, crop_shape=[5, 2], in_shape=[4, 4]),
+                                                 batch=1)
+    c["random_crop_generator/err_4d_shape"] = Case("random_crop_generator", [[np.array([2, 3, 4, 5], np.int64)]], [""], {})
+    return c
+
+
 CASES: dict[str, Case] = {}
 CASES.update(_warp_cases())
 CASES.update(_transform_cases())
 CASES.update(_region_cases())
+CASES.update(_dist_cases())
+CASES.update(_random_error_cases())
 
 
 def is_tie(coord: np.ndarray, eps: float = 1e-4) -> np.ndarray:

@@ -41,6 +41,9 @@ def build() -> dict[str, np.ndarray]:
             t[f"{name}/error"] = np.frombuffer(msg.encode(), np.uint8)
             continue
         for k, samples in enumerate(outs):
+            if name.startswith("dist/"):  # many small draws: one stacked array per output
+                t[f"{name}/{k}/stack"] = np.stack(samples)
+                continue
             for i, a in enumerate(samples):
                 t[f"{name}/{k}/{i}"] = a
     return t

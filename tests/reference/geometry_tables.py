@@ -27,6 +27,9 @@ def _from_table(name: str) -> list[list[np.ndarray]] | str:
         return bytes(t[f"{name}/error"]).decode()
     outs: list[list[np.ndarray]] = []
     k = 0
+    while f"{name}/{k}/stack" in t:
+        outs.append(list(t[f"{name}/{k}/stack"]))
+        k += 1
     while f"{name}/{k}/0" in t:
         samples, i = [], 0
         while f"{name}/{k}/{i}" in t:

@@ -152,8 +152,10 @@ class Slice(Operator):
                 anchor, extent = self._positional_window(inputs[1][i], inputs[2][i], shape, axes)
             inside = all(0 <= a and a + e <= n for a, e, n in zip(anchor, extent, shape))
             if not inside and self.policy == "error":
-                raise ArgumentError(f"{self.name}: the slice leaves the input (shape {shape}, anchor {anchor}, "
-                                    f"shape {extent}); use out_of_bounds_policy='pad' or 'trim_to_shape'")
+                # (worded as DALI's message, which its tests match)
+                raise ArgumentError(f"Slice can't be placed out of bounds with current policy. Got: input_shape="
+                                    f"{shape}, slice_anchor={anchor}, slice_shape={extent}; use "
+                                    f"out_of_bounds_policy='pad' or 'trim_to_shape'")
             if not inside and self.policy == "trim_to_shape":
                 anchor, extent = R.trim(anchor, extent, shape)
             fill = None
