@@ -93,6 +93,7 @@ IMG_F = noise((9, 12, 3), seed=14, dtype=np.float32)
 VOL = noise((7, 9, 11, 2), seed=15)
 SEQ = noise((3, 10, 14, 3), seed=16)
 AFFINE = [0.9, 0.3, -2.0, -0.2, 1.1, 3.0]
+HOMOGRAPHY = [1.1, 0.1, -2.0, -0.05, 0.9, 3.0, 0.001, -0.002, 1.0]
 AFFINE_3D = [0.9, 0.1, 0.0, -1.0, -0.1, 1.0, 0.2, 0.5, 0.0, 0.1, 0.8, 1.5]
 
 
@@ -158,6 +159,38 @@ def _warp_cases() -> dict[str, Case]:
     c["rotate/err_uint16"] = Case("rotate", [[IMG.astype(np.uint16)]], ["HWC"], dict(angle=10.0))
     c["warp_affine/err_no_matrix"] = Case("warp_affine", [[IMG]], ["HWC"], {})
     c["warp_affine/err_matrix_len"] = Case("warp_affine", [[IMG]], ["HWC"], dict(matrix=[1.0, 0.0, 0.0, 1.0]))
+    # experimental.warp_perspective
+    wp = "experimental.warp_perspective"
+    for interp in ("nn", "linear", "cubic"):
+        for bm in ("constant", "replicate", "reflect", "reflect_101", "wrap"):
+            c[f"warp_perspective/{interp}_{bm}"] = Case(wp, [[IMG]], ["HWC"], dict(
+                matrix=HOMOGRAPHY, interp_type=interp, border_mode=bm, fill_value=[42.0, 43.0, 44.0]))
+    c["warp_perspective/corner_size"] = Case(wp, [[IMG]], ["HWC"], dict(matrix=HOMOGRAPHY, size=(10.5, 12.5)))
+    c["warp_perspective/center"] = Case(wp, [[IMG]], ["HWC"], dict(matrix=HOMOGRAPHY, pixel_origin="center",
+                                                                   size=(20.0, 25.0)))
+    c["warp_perspective/center_nn"] = Case(wp, [[IMG]], ["HWC"], dict(matrix=HOMOGRAPHY, pixel_origin="center",
+                                                                      interp_type="nn"))
+    c["warp_perspective/fwd"] = Case(wp, [[IMG]], ["HWC"], dict(matrix=HOMOGRAPHY, inverse_map=False))
+    c["warp_perspective/chw"] = Case(wp, [[IMG.transpose(2, 0, 1).copy()]], ["CHW"], dict(matrix=HOMOGRAPHY))
+    c["warp_perspective/hw"] = Case(wp, [[np.ascontiguousarray(IMG[..., 0])]], ["HW"], dict(matrix=HOMOGRAPHY))
+    c["warp_perspective/fhwc"] = Case(wp, [[SEQ]], ["FHWC"], dict(matrix=HOMOGRAPHY, fill_value=[7.0]))
+    c["warp_perspective/fchw"] = Case(wp, [[SEQ.transpose(0, 3, 1, 2).copy()]], ["FCHW"], dict(matrix=HOMOGRAPHY))
+    c["warp_perspective/float"] = Case(wp, [[IMG_F]], ["HWC"], dict(matrix=HOMOGRAPHY, interp_type="cubic"))
+    c["warp_perspective/uint16"] = Case(wp, [[IMG.astype(np.uint16) * 200]], ["HWC"], dict(matrix=HOMOGRAPHY))
+    c["warp_perspective/int16"] = Case(wp, [[IMG_I16]], ["HWC"], dict(matrix=HOMOGRAPHY, border_mode="reflect"))
+    c["warp_perspective/matrix_input"] = Case(
+        wp, [[IMG, IMG2], [f32(*HOMOGRAPHY).reshape(3, 3), f32(0.8, 0.0, 1.0, 0.1, 1.2, -2.0, 0.0, 0.003, 1.0).reshape(3, 3)]],
+        ["HWC", ""], {})
+    c["warp_perspective/per_sample_matrix"] = Case(
+        wp, [[IMG, IMG2]], ["HWC"], dict(size=(15.0, 18.0)),
+        arg_inputs={"matrix": [f32(*HOMOGRAPHY).reshape(3, 3), f32(0.8, 0.0, 1.0, 0.1, 1.2, -2.0, 0.0, 0.003, 1.0).reshape(3, 3)]})
+    c["warp_perspective/err_fill_count"] = Case(wp, [[IMG]], ["HWC"], dict(matrix=HOMOGRAPHY, fill_value=[1.0, 2.0]))
+    c["warp_perspective/err_lanczos"] = Case(wp, [[IMG]], ["HWC"], dict(matrix=HOMOGRAPHY, interp_type="lanczos3"))
+    c["warp_perspective/err_border"] = Case(wp, [[IMG]], ["HWC"], dict(matrix=HOMOGRAPHY, border_mode="foo"))
+    c["warp_perspective/err_origin"] = Case(wp, [[IMG]], ["HWC"], dict(matrix=HOMOGRAPHY, pixel_origin="foo"))
+    c["warp_perspective/err_int32"] = Case(wp, [[IMG.astype(np.int32)]], ["HWC"], dict(matrix=HOMOGRAPHY))
+    c["warp_perspective/err_no_matrix"] = Case(wp, [[IMG]], ["HWC"], {})
+    c["warp_perspective/err_5_channels"] = Case(wp, [[np.zeros((5, 6, 5), np.uint8)]], ["HWC"], dict(matrix=HOMOGRAPHY))
     return c
 
 
