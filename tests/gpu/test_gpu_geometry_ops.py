@@ -23,6 +23,31 @@ def _on_gpu(name: str) -> bool:
     return "gpu" in lookup(G.CASES[name].op).devices and not isinstance(dali("table", name), str)
 
 
+DECODER_CASES = [k for k in G.CASES if k.startswith("decoders/") and G.CASES[k].op != "peek_image_shape"
+                 and not isinstance(dali("table", k), str)]
+
+
+@pytest.mark.parametrize("name", DECODER_CASES)
+def test_mixed_decoders_equal_cpu(name):
+    """device='mixed' (nvJPEG, window cut on the GPU) against the CPU decoders: the same windows;
+    pixels within nvJPEG's difference from libjpeg (the whole-image decoder's GPU tests bound it)."""
+    import dataclasses
+    case = G.CASES[name]
+    cpu = ours(name, "cpu")
+    mixed_case = dataclasses.replace(case, kwargs=dict(case.kwargs, device="mixed"))
+    G.CASES["_mixed"] = mixed_case
+    try:
+        gpu = ours("_mixed", "cpu")
+    finally:
+        del G.CASES["_mixed"]
+    for c, g in zip(cpu[0], gpu[0]):
+        assert c.shape == g.shape and c.dtype == g.dtype
+        if c.dtype == np.uint8:
+            assert np.abs(c.astype(int) - g.astype(int)).max() <= 2
+        else:
+            np.testing.assert_allclose(g, c, atol=2 / 255)
+
+
 CASES = [k for k in G.CASES if _on_gpu(k)]
 
 

@@ -41,6 +41,8 @@ def _kw(kwargs: dict[str, Any], types: Any) -> dict[str, Any]:
     for k, v in kwargs.items():
         if k in ("dtype", "output_dtype") and isinstance(v, str):
             v = getattr(types, v)
+        elif k in ("output_type", "image_type") and isinstance(v, str):
+            v = getattr(types, v)
         elif k == "interp_type" and isinstance(v, str):
             v = getattr(types, "INTERP_" + v.upper())
         out[k] = v
@@ -464,7 +466,47 @@ def _random_error_cases() -> dict[str, Case]:
     return c
 
 
+# -- decoders.image_crop / image_slice, peek_image_shape: on the encoded files of dali_tables.npz ---------
+
+def encoded() -> dict[str, np.ndarray]:
+    """The encoded test images stored with the decoder tables (the same bytes on both sides)."""
+    from pathlib import Path
+    with np.load(Path(__file__).with_name("dali_tables.npz")) as z:
+        return {k.split("/", 1)[1]: z[k] for k in z.files if k.startswith("decode_input/")}
+
+
+def _decoder_cases() -> dict[str, Case]:
+    enc = encoded()
+    c: dict[str, Case] = {}
+    for name in ("jpeg_420", "jpeg_444", "jpeg_gray", "png_rgba", "bmp"):
+        data = [[enc[name]]]
+        c[f"decoders/crop_{name}"] = Case("decoders.image_crop", data, [""], dict(crop=(10, 12), crop_pos_x=0.3,
+                                                                                    crop_pos_y=0.8))
+        c[f"decoders/slice_{name}"] = Case("decoders.image_slice", data, [""], dict(start=[5, 3], end=[29, 17]))
+        c[f"decoders/peek_{name}"] = Case("peek_image_shape", data, [""], {})
+    j = [[enc["jpeg_420"]]]
+    c["decoders/crop_hw_trunc"] = Case("decoders.image_crop", j, [""], dict(crop_h=10.6, crop_w=12.4, rounding="truncate",
+                                                                            crop_pos_x=0.33))
+    c["decoders/crop_gray_float"] = Case("decoders.image_crop", j, [""], dict(crop=(7, 9), output_type="GRAY", dtype="FLOAT"))
+    c["decoders/crop_corner"] = Case("decoders.image_crop", j, [""], dict(crop=(24, 32), crop_pos_x=1.0, crop_pos_y=0.0))
+    c["decoders/crop_per_sample"] = Case("decoders.image_crop", [[enc["jpeg_420"], enc["png_rgba"]]], [""], dict(crop=(8, 8)),
+                                         arg_inputs={"crop_pos_x": [f32(0.0).reshape(()), f32(1.0).reshape(())]})
+    c["decoders/slice_rel"] = Case("decoders.image_slice", j, [""], dict(rel_start=[0.1, 0.2], rel_shape=[0.5, 0.5]))
+    c["decoders/slice_hw"] = Case("decoders.image_slice", j, [""], dict(start=[2, 3], shape=[10, 12], axis_names="HW"))
+    c["decoders/slice_positional"] = Case("decoders.image_slice", [[enc["png_rgba"]], [f32(0.1, 0.2)], [f32(0.5, 0.5)]],
+                                          ["", "", ""], {})
+    c["decoders/slice_positional_int"] = Case("decoders.image_slice", [[enc["jpeg_444"]], [np.array([4, 5], np.int32)],
+                                                                       [np.array([9, 7], np.int32)]], ["", "", ""], {})
+    c["decoders/peek_gray_int32"] = Case("peek_image_shape", j, [""], dict(image_type="GRAY", dtype="INT32"))
+    c["decoders/peek_float"] = Case("peek_image_shape", j, [""], dict(dtype="FLOAT"))
+    c["decoders/err_crop_out"] = Case("decoders.image_crop", j, [""], dict(crop=(30, 12)))
+    c["decoders/err_slice_out"] = Case("decoders.image_slice", j, [""], dict(start=[20, 3], end=[40, 12]))
+    c["decoders/err_slice_axis"] = Case("decoders.image_slice", j, [""], dict(start=[2, 3, 0], end=[10, 12, 2], axes=[0, 1, 2]))
+    return c
+
+
 CASES: dict[str, Case] = {}
+CASES.update(_decoder_cases())
 CASES.update(_warp_cases())
 CASES.update(_transform_cases())
 CASES.update(_region_cases())

@@ -6,7 +6,7 @@ Coordinates are worked out in double precision and rounded half away from zero, 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import torch
@@ -27,6 +27,78 @@ _NAMED = ("start", "rel_start", "end", "rel_end", "shape", "rel_shape")
 
 def _vals(v: Any) -> list[float]:
     return [float(x) for x in np.asarray(v, dtype=np.float64).reshape(-1)]
+
+
+def named_window(op: str, get_arg: Callable[[str], Any], shape: tuple[int, ...],
+                 axes: list[int]) -> tuple[list[int], list[int]]:
+    """(anchor, extent) over every dim of `shape` from start / rel_start and end / rel_end / shape /
+    rel_shape (`get_arg(name)` -> value or None) for the dims in `axes`; others are whole."""
+    def get(k: str) -> list[float] | None:
+        v = get_arg(k)
+        if v is None:
+            return None
+        vals = _vals(v)
+        if len(vals) == 1 and len(axes) > 1:
+            vals = vals * len(axes)
+        if len(vals) != len(axes):
+            raise ArgumentError(f"{op}: `{k}` must have {len(axes)} values (one per sliced axis), got {len(vals)}")
+        return vals
+    v = {k: get(k) for k in _NAMED}
+    anchor, extent = [0] * len(shape), list(shape)
+    for j, d in enumerate(axes):
+        n = shape[d]
+        a = v["start"][j] if v["start"] else (v["rel_start"][j] * n if v["rel_start"] else 0.0)
+        for k in ("shape", "rel_shape"):
+            if v[k] and v[k][j] < 0:
+                raise ArgumentError(f"{op}: `{k}` must be >= 0, got {v[k][j]}")
+        if v["end"]:
+            e = v["end"][j]
+        elif v["rel_end"]:
+            e = v["rel_end"][j] * n
+        elif v["shape"]:
+            e = a + v["shape"][j]
+        elif v["rel_shape"] and v["rel_start"]:
+            e = (v["rel_start"][j] + v["rel_shape"][j]) * n  # one product: less rounding, as DALI
+        elif v["rel_shape"]:
+            e = a + v["rel_shape"][j] * n
+        else:
+            e = float(n)
+        if e < a:
+            raise ArgumentError(f"{op}: the end can't be before the start, got start={a} end={e}")
+        anchor[d] = round_half_away(a)
+        extent[d] = round_half_away(e) - anchor[d]
+    return anchor, extent
+
+
+def positional_window(op: str, a_t: torch.Tensor, s_t: torch.Tensor, shape: tuple[int, ...], axes: list[int],
+                      normalized_anchor: bool, normalized_shape: bool) -> tuple[list[int], list[int]]:
+    """(anchor, extent) from anchor and shape tensors (float: relative when normalized_*; integer:
+    absolute)."""
+    if a_t.dtype != s_t.dtype:
+        raise ArgumentTypeError(f"{op}: anchor and shape inputs must have the same type, got {a_t.dtype} and "
+                                f"{s_t.dtype}")
+    if a_t.dtype not in (torch.int32, torch.int64, torch.float32):
+        raise ArgumentTypeError(f"{op}: anchor and shape must be int32, int64 or float32, got {a_t.dtype}")
+    if a_t.dim() > 1 or tuple(a_t.shape) != tuple(s_t.shape) or a_t.numel() != len(axes):
+        raise ArgumentError(f"{op}: anchor and shape must be scalars or 1D with {len(axes)} values, got shapes "
+                            f"{tuple(a_t.shape)} and {tuple(s_t.shape)}")
+    floats = a_t.dtype.is_floating_point
+    na, ns = floats and normalized_anchor, floats and normalized_shape
+    av, sv = _vals(a_t.cpu()), _vals(s_t.cpu())
+    anchor, extent = [0] * len(shape), list(shape)
+    for j, d in enumerate(axes):
+        n = shape[d]
+        a, s = av[j], sv[j]
+        if na and ns:
+            e, a = (a + s) * n, a * n
+        else:
+            a = a * n if na else a
+            e = a + (s * n if ns else s)
+        if e < a:
+            raise ArgumentError(f"{op}: the end can't be before the start, got start={a} end={e}")
+        anchor[d] = round_half_away(a)
+        extent[d] = round_half_away(e) - anchor[d]
+    return anchor, extent
 
 
 class Slice(Operator):
@@ -62,73 +134,12 @@ class Slice(Operator):
 
     def _named_window(self, args: dict[str, list[Any]], i: int, shape: tuple[int, ...],
                       axes: list[int]) -> tuple[list[int], list[int]]:
-        def get(k: str) -> list[float] | None:
-            v = args[k][i] if k in args else self.args.get(k)
-            if v is None:
-                return None
-            vals = _vals(v)
-            if len(vals) == 1 and len(axes) > 1:
-                vals = vals * len(axes)
-            if len(vals) != len(axes):
-                raise ArgumentError(f"{self.name}: `{k}` must have {len(axes)} values (one per sliced axis), "
-                                    f"got {len(vals)}")
-            return vals
-        v = {k: get(k) for k in _NAMED}
-        anchor, extent = [0] * len(shape), list(shape)
-        for j, d in enumerate(axes):
-            n = shape[d]
-            a = v["start"][j] if v["start"] else (v["rel_start"][j] * n if v["rel_start"] else 0.0)
-            if v["end"]:
-                e = v["end"][j]
-            elif v["rel_end"]:
-                e = v["rel_end"][j] * n
-            elif v["shape"]:
-                if v["shape"][j] < 0:
-                    raise ArgumentError(f"{self.name}: `shape` must be >= 0, got {v['shape'][j]}")
-                e = a + v["shape"][j]
-            elif v["rel_shape"] and v["rel_start"]:
-                if v["rel_shape"][j] < 0:
-                    raise ArgumentError(f"{self.name}: `rel_shape` must be >= 0, got {v['rel_shape'][j]}")
-                e = (v["rel_start"][j] + v["rel_shape"][j]) * n  # one product: less rounding, as DALI
-            elif v["rel_shape"]:
-                if v["rel_shape"][j] < 0:
-                    raise ArgumentError(f"{self.name}: `rel_shape` must be >= 0, got {v['rel_shape'][j]}")
-                e = a + v["rel_shape"][j] * n
-            else:
-                e = float(n)
-            if e < a:
-                raise ArgumentError(f"{self.name}: the end can't be before the start, got start={a} end={e}")
-            anchor[d] = round_half_away(a)
-            extent[d] = round_half_away(e) - anchor[d]
-        return anchor, extent
+        return named_window(self.name, lambda k: args[k][i] if k in args else self.args.get(k), shape, axes)
 
     def _positional_window(self, a_t: torch.Tensor, s_t: torch.Tensor, shape: tuple[int, ...],
                            axes: list[int]) -> tuple[list[int], list[int]]:
-        if a_t.dtype != s_t.dtype:
-            raise ArgumentTypeError(f"{self.name}: anchor and shape inputs must have the same type, got "
-                                    f"{a_t.dtype} and {s_t.dtype}")
-        if a_t.dtype not in (torch.int32, torch.int64, torch.float32):
-            raise ArgumentTypeError(f"{self.name}: anchor and shape must be int32, int64 or float32, got {a_t.dtype}")
-        if a_t.dim() > 1 or tuple(a_t.shape) != tuple(s_t.shape) or a_t.numel() != len(axes):
-            raise ArgumentError(f"{self.name}: anchor and shape must be scalars or 1D with {len(axes)} values, got "
-                                f"shapes {tuple(a_t.shape)} and {tuple(s_t.shape)}")
-        floats = a_t.dtype.is_floating_point
-        na, ns = floats and self.args["normalized_anchor"], floats and self.args["normalized_shape"]
-        av, sv = _vals(a_t.cpu()), _vals(s_t.cpu())
-        anchor, extent = [0] * len(shape), list(shape)
-        for j, d in enumerate(axes):
-            n = shape[d]
-            a, s = av[j], sv[j]
-            if na and ns:
-                e, a = (a + s) * n, a * n
-            else:
-                a = a * n if na else a
-                e = a + (s * n if ns else s)
-            if e < a:
-                raise ArgumentError(f"{self.name}: the end can't be before the start, got start={a} end={e}")
-            anchor[d] = round_half_away(a)
-            extent[d] = round_half_away(e) - anchor[d]
-        return anchor, extent
+        return positional_window(self.name, a_t, s_t, shape, axes, self.args["normalized_anchor"],
+                                 self.args["normalized_shape"])
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
                   args: dict[str, list[Any]]) -> list[TensorList]:
