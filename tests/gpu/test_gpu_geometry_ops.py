@@ -29,26 +29,15 @@ DECODER_CASES = [k for k in G.CASES if k.startswith("decoders/") and G.CASES[k].
 
 @pytest.mark.parametrize("name", DECODER_CASES)
 def test_mixed_decoders_equal_cpu(name):
-    """device='mixed' (nvJPEG, window cut on the GPU) against the CPU decoders: the same windows;
-    pixels within nvJPEG's difference from libjpeg (the whole-image decoder's GPU tests bound it)."""
-    import dataclasses
-    case = G.CASES[name]
-    cpu = ours(name, "cpu")
-    mixed_case = dataclasses.replace(case, kwargs=dict(case.kwargs, device="mixed"))
-    G.CASES["_mixed"] = mixed_case
-    try:
-        gpu = ours("_mixed", "cpu")
-    finally:
-        del G.CASES["_mixed"]
+    """device='mixed' (nvJPEG, the window cut on the GPU) against the CPU decoders: the same
+    windows; JPEG pixels within nvJPEG's distance from libjpeg-turbo (another IDCT: the bound of
+    tests/gpu/test_extension.py, mean < 0.5 and peak <= 8); PNG and BMP decode on the CPU either way."""
+    cpu, gpu = ours(name, "cpu"), ours(name, "mixed")
     for c, g in zip(cpu[0], gpu[0]):
         assert c.shape == g.shape and c.dtype == g.dtype
-        if c.dtype == np.uint8:
-            assert np.abs(c.astype(int) - g.astype(int)).max() <= 2
-        else:
-            np.testing.assert_allclose(g, c, atol=2 / 255)
-
-
-CASES = [k for k in G.CASES if _on_gpu(k)]
+        scale = 255.0 if c.dtype.kind == "f" else 1.0
+        d = np.abs(c.astype(np.float64) - g.astype(np.float64)) * scale
+        assert d.mean() < 0.5 and d.max() <= 8, (d.mean(), d.max())
 
 
 @pytest.mark.parametrize("name", CASES)

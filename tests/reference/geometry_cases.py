@@ -52,13 +52,14 @@ def _kw(kwargs: dict[str, Any], types: Any) -> dict[str, Any]:
 def run_case(case: Case, fn: Any, pipeline_def: Callable, types: Any,
              to_input: Callable[[np.ndarray], Any] = lambda a: a, device: str = "cpu") -> list[list[np.ndarray]]:
     """Outputs of the case (a list of samples per output, all iterations concatenated); with
-    device="gpu" the inputs move to the GPU and the op runs there (argument inputs stay on the CPU)."""
+    device="gpu" the inputs move to the GPU and the op runs there (argument inputs stay on the CPU);
+    device="mixed" runs a decoder as device='mixed' on GPU 0."""
     bs = len(case.inputs[0]) if case.inputs else case.batch
 
     def feed(batch: list[np.ndarray]) -> Callable[[], list[Any]]:
         return lambda: [to_input(a) for a in batch]  # no parameters: DALI would pass it the iteration
 
-    @pipeline_def(batch_size=bs, num_threads=1, device_id=0 if device == "gpu" else None, seed=case.seed)
+    @pipeline_def(batch_size=bs, num_threads=1, device_id=None if device == "cpu" else 0, seed=case.seed)
     def pipe():
         ins = [fn.external_source(source=feed(b), batch=True, layout=lay)
                for b, lay in zip(case.inputs, case.layouts)]
@@ -70,6 +71,8 @@ def run_case(case: Case, fn: Any, pipeline_def: Callable, types: Any,
         if device == "gpu":
             ins = [x.gpu() for x in ins]
             kw["device"] = "gpu"
+        elif device == "mixed":  # decoders: encoded data stays on the CPU
+            kw["device"] = "mixed"
         out = op(*ins, **kw, **args)
         return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 

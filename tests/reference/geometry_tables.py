@@ -55,6 +55,7 @@ def dali(source: str, name: str) -> list[list[np.ndarray]] | str:
 
 
 def ours(name: str, device: str = "cpu") -> list[list[np.ndarray]]:
+    """torch_dali's outputs of case `name` (device "cpu", "gpu" or, for decoders, "mixed")."""
     from torch_dali import fn, pipeline_def, types
     return G.run_case(G.CASES[name], fn, pipeline_def, types, device=device,
                       to_input=lambda a: torch.from_numpy(np.ascontiguousarray(a)))
