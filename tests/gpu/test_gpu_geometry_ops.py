@@ -18,11 +18,13 @@ from reference.geometry_tables import dali, ours
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 
+
 def _on_gpu(name: str) -> bool:
     from torch_dali.ops import lookup
     return "gpu" in lookup(G.CASES[name].op).devices and not isinstance(dali("table", name), str)
 
 
+CASES = [k for k in G.CASES if _on_gpu(k)]
 DECODER_CASES = [k for k in G.CASES if k.startswith("decoders/") and G.CASES[k].op != "peek_image_shape"
                  and not isinstance(dali("table", k), str)]
 
