@@ -48,7 +48,11 @@ def test_cuda_equals_cpu(name):
     for c_out, g_out in zip(cpu, gpu):
         for c, g in zip(c_out, g_out):
             assert c.shape == g.shape and c.dtype == g.dtype
-            np.testing.assert_array_equal(g, c)
+            if name.startswith("resize_crop_mirror/"):  # separable sums: the reduction order may differ
+                d = np.abs(c.astype(np.float64) - g.astype(np.float64))
+                assert d.max() <= (1e-3 if c.dtype.kind == "f" else 1), d.max()
+            else:
+                np.testing.assert_array_equal(g, c)
 
 
 @pytest.mark.parametrize("op", ["rotate", "warp_affine"])

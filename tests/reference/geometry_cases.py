@@ -508,7 +508,30 @@ def _decoder_cases() -> dict[str, Case]:
     return c
 
 
+def _rcm_cases() -> dict[str, Case]:
+    c: dict[str, Case] = {}
+    variants = [
+        (dict(resize_shorter=20), dict(crop=(16, 16))),
+        (dict(resize_x=40, resize_y=30), dict(crop=(16, 20), crop_pos_x=0.2, crop_pos_y=0.7)),
+        (dict(size=(50, 60)), dict(crop=(7.5, 9.5), crop_pos_x=0.33)),
+        (dict(resize_longer=15, interp_type="nn"), dict(crop_h=6, crop_w=5, rounding="truncate", crop_pos_x=0.5)),
+        (dict(resize_shorter=20), {}),
+        (dict(resize_shorter=20), dict(crop=(30, 30))),
+        (dict(size=(12, 14), antialias=False, dtype="FLOAT"), dict(crop=(10, 10))),
+    ]
+    for k, (rkw, ckw) in enumerate(variants):
+        for mirror in (0, 1):
+            c[f"resize_crop_mirror/{k}_m{mirror}"] = Case("resize_crop_mirror", [[IMG]], ["HWC"], dict(rkw, **ckw, mirror=mirror))
+    c["resize_crop_mirror/plain_resize_shorter"] = Case("resize", [[IMG]], ["HWC"], dict(resize_shorter=20))
+    c["resize_crop_mirror/plain_resize_xy"] = Case("resize", [[IMG]], ["HWC"], dict(resize_x=40, resize_y=30))
+    c["resize_crop_mirror/per_sample"] = Case("resize_crop_mirror", [[IMG, IMG2]], ["HWC"], dict(resize_shorter=14, crop=(10, 10)),
+                                              arg_inputs={"mirror": [np.int32(1), np.int32(0)],
+                                                          "crop_pos_x": [f32(0.0).reshape(()), f32(0.8).reshape(())]})
+    return c
+
+
 CASES: dict[str, Case] = {}
+CASES.update(_rcm_cases())
 CASES.update(_decoder_cases())
 CASES.update(_warp_cases())
 CASES.update(_transform_cases())
