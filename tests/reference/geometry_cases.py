@@ -530,7 +530,46 @@ def _rcm_cases() -> dict[str, Case]:
     return c
 
 
+def _multipaste_cases() -> dict[str, Case]:
+    a = (np.arange(6 * 7, dtype=np.uint8).reshape(6, 7, 1) + 1).repeat(2, -1)
+    b = (np.arange(5 * 5, dtype=np.uint8).reshape(5, 5, 1) + 100).repeat(2, -1)
+    i32 = lambda *v: np.array(v, np.int32)  # noqa: E731
+    pairs = lambda *v: np.array(v, np.int32).reshape(-1, 2)  # noqa: E731
+    rel = lambda *v: np.array(v, np.float32).reshape(-1, 2)  # noqa: E731
+    c: dict[str, Case] = {}
+    mp = "multi_paste"
+    c["multi_paste/ids"] = Case(mp, [[a, b]], ["HWC"], dict(output_size=[8, 9]), arg_inputs={
+        "in_ids": [i32(1, 0), i32(0)], "in_anchors": [pairs(1, 1, 0, 2), pairs(2, 3)],
+        "shapes": [pairs(2, 3, 3, 2), pairs(3, 3)], "out_anchors": [pairs(0, 0, 4, 5), pairs(5, 6)]})
+    c["multi_paste/rel"] = Case(mp, [[a, b]], ["HWC"], dict(output_size=[8, 9]), arg_inputs={
+        "in_ids": [i32(1), i32(0)], "in_anchors_rel": [rel(0.3, 0.5), rel(0.25, 0.35)],
+        "shapes_rel": [rel(0.5, 0.5), rel(0.49, 0.51)], "out_anchors_rel": [rel(0.3, 0.55), rel(0.5, 0.5)]})
+    c["multi_paste/rel_rounding"] = Case(mp, [[np.arange(100, dtype=np.uint8).reshape(10, 10, 1) + 1] * 4], ["HWC"],
+                                         dict(output_size=[10, 10]), arg_inputs={
+        "in_ids": [i32(0), i32(1), i32(2), i32(3)],
+        "in_anchors_rel": [rel(0.18, 0.05), rel(0.12, 0.33), rel(0.07, 0.0), rel(0.21, 0.0)],
+        "shapes_rel": [rel(0.34, 0.47), rel(0.25, 0.33), rel(0.55, 0.45), rel(0.29, 0.35)]})
+    c["multi_paste/uniform_no_size"] = Case(mp, [[a, a]], ["HWC"], {}, arg_inputs={"in_ids": [i32(1), i32(0)]})
+    c["multi_paste/overlap_order"] = Case(mp, [[a, b]], ["HWC"], dict(output_size=[7, 8]), arg_inputs={
+        "in_ids": [i32(0, 1), i32(1, 0)], "out_anchors": [pairs(0, 0, 1, 2), pairs(0, 0, 1, 1)]})
+    c["multi_paste/float_out"] = Case(mp, [[a, b]], ["HWC"], dict(output_size=[8, 9], dtype="FLOAT"),
+                                      arg_inputs={"in_ids": [i32(1), np.zeros(0, np.int32)]})
+    c["multi_paste/positional"] = Case(mp, [[a, b], [b, a]], ["HWC", "HWC"], dict(output_size=[8, 9]))
+    c["multi_paste/positional_anchors"] = Case(mp, [[a, b], [b, a]], ["HWC", "HWC"], dict(output_size=[9, 12]),
+                                               arg_inputs={"out_anchors": [pairs(0, 0, 3, 5), pairs(4, 4, 0, 0)]})
+    c["multi_paste/int16_to_u8"] = Case(mp, [[IMG_I16]], ["HWC"], dict(dtype="UINT8"), arg_inputs={"in_ids": [i32(0)]})
+    c["multi_paste/err_sizes"] = Case(mp, [[a, b]], ["HWC"], {}, arg_inputs={"in_ids": [i32(1), i32(0)]})
+    c["multi_paste/err_out_bounds"] = Case(mp, [[a, b]], ["HWC"], dict(output_size=[4, 4]), arg_inputs={"in_ids": [i32(1), i32(0)]})
+    c["multi_paste/err_idx"] = Case(mp, [[a, b]], ["HWC"], dict(output_size=[8, 9]), arg_inputs={"in_ids": [i32(1), i32(5)]})
+    c["multi_paste/err_negative_anchor"] = Case(mp, [[a, b]], ["HWC"], dict(output_size=[8, 9]), arg_inputs={
+        "in_ids": [i32(1), i32(0)], "out_anchors": [pairs(-1, 0), pairs(0, 0)]})
+    c["multi_paste/err_channels"] = Case(mp, [[a, np.ascontiguousarray(b[..., :1])]], ["HWC"], dict(output_size=[8, 9]),
+                                         arg_inputs={"in_ids": [i32(0, 1), i32(1)]})
+    return c
+
+
 CASES: dict[str, Case] = {}
+CASES.update(_multipaste_cases())
 CASES.update(_rcm_cases())
 CASES.update(_decoder_cases())
 CASES.update(_warp_cases())
