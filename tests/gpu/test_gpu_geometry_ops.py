@@ -86,3 +86,29 @@ def test_dense_batch_in_one_call_equals_per_sample(op):
     batched, single = run(0, False), run(0, True)
     for b, s in zip(batched, single):
         np.testing.assert_array_equal(b, s)
+
+
+@pytest.mark.parametrize("origin", ["corner", "center"])
+@pytest.mark.parametrize("interp", ["nn", "linear"])
+def test_remap_cuda_equals_cpu(interp, origin):
+    from torch_dali import types
+    img = torch.from_numpy(G.noise((23, 31, 3), seed=41))
+    rng = np.random.default_rng(42)
+    mx = torch.from_numpy((rng.random((19, 27)) * 35 - 2).astype(np.float32))
+    my = torch.from_numpy((rng.random((19, 27)) * 27 - 2).astype(np.float32))
+
+    def run(device_id):
+        @pipeline_def(batch_size=1, num_threads=1, device_id=device_id)
+        def p():
+            x = fn.external_source(source=lambda: [img], batch=True, layout="HWC")
+            u = fn.external_source(source=lambda: [mx], batch=True)
+            v = fn.external_source(source=lambda: [my], batch=True)
+            if device_id is not None:
+                x, u, v = x.gpu(), u.gpu(), v.gpu()
+            return fn.experimental.remap(x, u, v, interp=getattr(types, "INTERP_" + interp.upper()),
+                                         pixel_origin=origin)
+        pipe = p()
+        pipe.build()
+        out, = pipe.run()
+        return np.asarray(out.as_cpu().at(0))
+    np.testing.assert_array_equal(run(0), run(None))
