@@ -16,7 +16,8 @@ import torch
 from ..errors import ArgumentError
 from ..functional import crop as C
 from ..functional.resize import _max_sizes, output_size, resize
-from ._operator import SampleContext
+from ..tensor_list import TensorList
+from ._operator import BatchContext, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema, non_negative, one_of, unit_interval
 from .geometry import Resize, _filter_args, _interp_name
@@ -93,7 +94,8 @@ class ResizeCropMirror(Resize):
                    self.dtype, roi=roi)
         return C.flip(y, bool(self.get(args, "mirror")) != flip_x, flip_y)
 
-    def run_batch(self, ctx, inputs, args):  # the per-sample path (no fused batched kernel here)
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
+                  args: dict[str, list[Any]]) -> list[TensorList]:  # per sample (no batched kernel here)
         return super(Resize, self).run_batch(ctx, inputs, args)
 
     def fuse(self, consumer: Any) -> Any:

@@ -103,17 +103,17 @@ class _Transform(Operator):
 
 
 class TranslationOp(_Transform):
-    def ndim(self, args, i, in_ndim):
+    def ndim(self, args: dict[str, list[Any]], i: int, in_ndim: int | None) -> int:
         return len(_vec(self.get(args, "offset", i)))
 
-    def define(self, args, i, ndim):
+    def define(self, args: dict[str, list[Any]], i: int, ndim: int) -> np.ndarray:
         return A.translation(_vec(self.get(args, "offset", i)))
 
 
 class ScaleOp(_Transform):
     broadcast = ("scale",)
 
-    def ndim(self, args, i, in_ndim):
+    def ndim(self, args: dict[str, list[Any]], i: int, in_ndim: int | None) -> int:
         n = len(_vec(self.get(args, "scale", i)))
         if n > 1:
             return n
@@ -121,7 +121,7 @@ class ScaleOp(_Transform):
             return in_ndim
         return self.args["ndim"] if self.args.get("ndim") else 1
 
-    def define(self, args, i, ndim):
+    def define(self, args: dict[str, list[Any]], i: int, ndim: int) -> np.ndarray:
         center = self.get(args, "center", i)
         return A.scale(self.sized("scale", self.get(args, "scale", i), ndim),
                        None if center is None else self.sized("center", center, ndim))
@@ -130,10 +130,10 @@ class ScaleOp(_Transform):
 class RotationOp(_Transform):
     max_ndim = 3
 
-    def ndim(self, args, i, in_ndim):
+    def ndim(self, args: dict[str, list[Any]], i: int, in_ndim: int | None) -> int:
         return 3 if self.get(args, "axis", i) is not None else 2
 
-    def define(self, args, i, ndim):
+    def define(self, args: dict[str, list[Any]], i: int, ndim: int) -> np.ndarray:
         angle = _vec(self.get(args, "angle", i))
         if len(angle) != 1:
             raise ArgumentError(f"{self.name}: `angle` must be one value per sample, got {len(angle)}")
@@ -153,7 +153,7 @@ class ShearOp(_Transform):
                                 f"{' and '.join(given) or 'neither'}")
         self.key = given[0]
 
-    def _factors(self, args, i) -> np.ndarray:
+    def _factors(self, args: dict[str, list[Any]], i: int) -> np.ndarray:
         v = np.asarray(self.get(args, self.key, i), dtype=np.float64)
         size = v.size
         ndim = {2: 2, 6: 3}.get(size)
@@ -166,10 +166,10 @@ class ShearOp(_Transform):
             v = np.tan(v.astype(np.float32) * np.float32(np.pi / 180)).astype(np.float64)
         return v.reshape(ndim, ndim - 1)
 
-    def ndim(self, args, i, in_ndim):
+    def ndim(self, args: dict[str, list[Any]], i: int, in_ndim: int | None) -> int:
         return int(self._factors(args, i).shape[0])
 
-    def define(self, args, i, ndim):
+    def define(self, args: dict[str, list[Any]], i: int, ndim: int) -> np.ndarray:
         center = self.get(args, "center", i)
         return A.shear(self._factors(args, i), None if center is None else self.sized("center", center, ndim))
 
@@ -183,7 +183,7 @@ class CropOp(_Transform):
         v = super().get(args, name, i)
         return self._DEFAULTS[name] if v is None and name in self._DEFAULTS else v
 
-    def ndim(self, args, i, in_ndim):
+    def ndim(self, args: dict[str, list[Any]], i: int, in_ndim: int | None) -> int:
         sizes = [len(_vec(self.get(args, k, i))) for k in self._NAMES]
         n = max(sizes)
         if any(s not in (1, n) for s in sizes):
@@ -191,7 +191,7 @@ class CropOp(_Transform):
                                 f"have the same number of values or one each, got {sizes}")
         return n
 
-    def define(self, args, i, ndim):
+    def define(self, args: dict[str, list[Any]], i: int, ndim: int) -> np.ndarray:
         vals = [self.sized(k, self.get(args, k, i), ndim) for k in self._NAMES]
         return A.crop(*vals, absolute=self.args["absolute"])
 
