@@ -55,7 +55,7 @@ def test_cuda_equals_cpu(name):
                 np.testing.assert_array_equal(g, c)
 
 
-@pytest.mark.parametrize("op", ["rotate", "warp_affine"])
+@pytest.mark.parametrize("op", ["rotate", "warp_affine", "warp_perspective"])
 def test_dense_batch_in_one_call_equals_per_sample(op):
     """Same-size samples with per-sample angles / matrices go through the batched path on CUDA."""
     imgs = [torch.from_numpy(G.noise((40, 52, 3), seed=s)) for s in range(6)]
@@ -76,6 +76,10 @@ def test_dense_batch_in_one_call_equals_per_sample(op):
                     ang = fn.external_source(source=lambda: a, batch=True)
                     return fn.rotate(x, angle=ang, keep_size=True, fill_value=5.0)
                 mat = fn.external_source(source=lambda: m, batch=True)
+                if op == "warp_perspective":
+                    hom = fn.external_source(source=lambda: [torch.cat([t, torch.tensor([[0.0, 1e-3, 1.0]])])
+                                                             for t in m], batch=True)
+                    return fn.experimental.warp_perspective(x, matrix=hom, border_mode="reflect_101")
                 return fn.warp_affine(x, matrix=mat, interp_type="nn")
             pipe = q()
             pipe.build()

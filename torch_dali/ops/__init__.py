@@ -12,7 +12,8 @@ from ._registry import all_schemas, lookup, make_class  # noqa: F401
 _FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", "readers.file", "readers.mxnet",
              "decoders.image", "python_function", "external_source",
              "warp", "transforms", "coords", "regions", "slicing", "crop_generators",
-             "decoders.crop", "resize_crop_mirror", "multi_paste", "remap")
+             "decoders.crop", "resize_crop_mirror", "multi_paste", "remap",
+             "warp_perspective")
 for _fam in _FAMILIES:
     try:
         importlib.import_module(f"{__name__}.{_fam}")

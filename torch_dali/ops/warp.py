@@ -1,4 +1,5 @@
-"""The warp family: rotate, warp_affine, experimental.warp_perspective (CPU or CUDA tensors).
+"""The affine warps: rotate and warp_affine (CPU or CUDA tensors); warp_perspective is in
+`warp_perspective.py`.
 
 Layouts, output sizes, types and the sampling conventions are DALI 2.4's; the resampling itself
 is `torch_dali.functional.warp`. On CUDA, samples sharing input and output shapes are warped in
@@ -236,95 +237,6 @@ class WarpAffine(_Warp):
         return (size if size is not None else spatial), m
 
 
-_WP_LAYOUTS = ("HW", "HWC", "FHWC", "CHW", "FCHW")
-_WP_TYPES = (torch.uint8, torch.int16, torch.uint16, torch.float32)
-_BORDERS = ("constant", "replicate", "reflect", "reflect_101", "wrap")
-
-
-class WarpPerspective(Operator):
-    """Output pixel p takes the input at the homography `matrix` applied to p (destination to
-    source unless `inverse_map=False`), with OpenCV's border modes; nn, linear or cubic."""
-
-    sample_wise = False
-
-    def setup(self) -> None:
-        self.interp = _interp(self.args["interp_type"])
-        if self.interp not in ("nn", "linear", "cubic"):
-            raise ArgumentError(f"{self.name}: `interp_type` must be INTERP_NN, INTERP_LINEAR or INTERP_CUBIC, "
-                                f"got {self.args['interp_type']!r}")
-        if self.args["border_mode"] not in _BORDERS:
-            raise ArgumentError(f"{self.name}: `border_mode` must be one of {', '.join(_BORDERS)}, got "
-                                f"{self.args['border_mode']!r}")
-        if self.args["pixel_origin"] not in ("corner", "center"):
-            raise ArgumentError(f"{self.name}: `pixel_origin` must be 'corner' or 'center', got "
-                                f"{self.args['pixel_origin']!r}")
-        if len(self.node.inputs) < 2 and "matrix" not in self.node.arg_inputs and not self.args.get("matrix"):
-            raise ArgumentError(f"{self.name}: give `matrix` (3x3) or the matrices as a second input")
-
-    def _matrix(self, v: Any) -> torch.Tensor:
-        t = v.to(torch.float32) if isinstance(v, torch.Tensor) else torch.as_tensor(v, dtype=torch.float32)
-        if t.numel() != 9:
-            raise ArgumentError(f"{self.name}: the perspective matrix must be 3x3, got {t.numel()} values")
-        t = t.reshape(3, 3)
-        if not self.args["inverse_map"]:
-            if abs(float(torch.linalg.det(t.double()))) < 1e-30:
-                raise ArgumentError(f"{self.name}: the matrix is singular; inverse_map=False needs an invertible one")
-            t = torch.linalg.inv(t.double()).to(torch.float32)
-        return t
-
-    def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
-                  args: dict[str, list[Any]]) -> list[TensorList]:
-        tl = inputs[0]
-        layout = tl.layout() or ("HWC" if len(tl) and tl[0].dim() == 3 else "HW" if len(tl) else "")
-        if layout not in _WP_LAYOUTS:
-            raise ArgumentError(f"{self.name}: input layout must be one of {', '.join(_WP_LAYOUTS)}, got {layout!r}")
-        out = []
-        for i, x in enumerate(tl):
-            if x.dtype not in _WP_TYPES:
-                raise ArgumentTypeError(f"{self.name}: input type must be one of {_names(_WP_TYPES)}, got {x.dtype}")
-            if x.dim() != len(layout):
-                raise ArgumentError(f"{self.name}: a {layout} sample must have {len(layout)} dimensions, got "
-                                    f"shape {tuple(x.shape)}")
-            # to frames of HWC images
-            img = x.unsqueeze(-1) if "C" not in layout else x
-            if "CHW" in layout:
-                img = img.movedim(-3, -1)
-            frames = img if layout.startswith("F") else img.unsqueeze(0)
-            if frames.shape[-1] > 4:
-                raise ArgumentError(f"{self.name}: images with more than 4 channels are not supported, got "
-                                    f"{frames.shape[-1]}")
-            if len(inputs) > 1:
-                m = self._matrix(inputs[1][i])
-            elif "matrix" in args:
-                m = self._matrix(args["matrix"][i])
-            else:
-                m = self._matrix(self.args["matrix"])
-            size = args["size"][i] if "size" in args else self.args.get("size")
-            if size is None or size == []:
-                out_hw = [int(frames.shape[1]), int(frames.shape[2])]
-            else:
-                size = [size] if isinstance(size, (int, float)) else list(size)
-                if len(size) != 2:
-                    raise ArgumentError(f"{self.name}: `size` must be (H, W), got {size!r}")
-                out_hw = [int(math.floor(abs(float(s)) + 0.5)) for s in size]
-            centred = self.args["pixel_origin"] == "center"
-            fill = self.args.get("fill_value") or [0.0]
-            c = int(frames.shape[-1])
-            if len(fill) not in (1, c):
-                raise ArgumentError(f"{self.name}: `fill_value` must have 1 or {c} values (one per channel), got "
-                                    f"{len(fill)}")
-            coords = W.perspective_coords(m.to(x.device)[None], out_hw, centre_origin=centred)
-            coords = coords.expand(frames.shape[0], *coords.shape[1:])
-            # DALI 2.4 blends int16 with weights in 1/32 steps (OpenCV's fixed-point tables; measured)
-            bits = 5 if x.dtype == torch.int16 else None
-            y = W.warp(frames, coords, self.interp, fill, x.dtype, self.args["border_mode"], centred, bits)
-            y = y if layout.startswith("F") else y[0]
-            if "CHW" in layout:
-                y = y.movedim(-1, -3)
-            out.append(y if "C" in layout else y[..., 0])
-        return [TensorList(out, layout)]
-
-
 def _common(extra: tuple[Arg, ...]) -> tuple[Arg, ...]:
     return (
         *extra,
@@ -357,21 +269,4 @@ register(OpSchema(
             "unless inverse_map=False", tensor=True),
         Arg("inverse_map", "bool", True, "False: `matrix` maps source to destination (it is inverted)"),
     )),
-))
-register(OpSchema(
-    name="experimental.warp_perspective", impl=WarpPerspective, max_inputs=2,
-    doc="Applies a perspective transform (HW, HWC, CHW, FHWC, FCHW): output pixel p takes the input at "
-        "H @ (p, 1) divided by its last component; OpenCV's border modes.",
-    args=(
-        Arg("matrix", "float_list", None, "3x3 homography, row-major; destination to source unless "
-            "inverse_map=False", tensor=True),
-        Arg("size", "floats", None, "output (H, W), rounded to the nearest integer", tensor=True),
-        Arg("border_mode", "str", "constant", "constant, replicate, reflect, reflect_101 or wrap"),
-        Arg("fill_value", "float_list", None, "for the constant border: one value or one per channel "
-            "(default 0)"),
-        Arg("interp_type", "interp_type", types.INTERP_LINEAR, "INTERP_NN, INTERP_LINEAR or INTERP_CUBIC"),
-        Arg("inverse_map", "bool", True, "False: `matrix` maps source to destination"),
-        Arg("pixel_origin", "str", "corner", "'corner': (0, 0) is the first pixel's corner; 'center': its "
-            "centre (OpenCV's)"),
-    ),
 ))
