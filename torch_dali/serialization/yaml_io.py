@@ -68,6 +68,8 @@ def graph_to_dict(graph: Graph, pipeline: dict[str, Any]) -> dict[str, Any]:
         where = f"{schema.display_name()} '{node.name}'"
         args = {}
         for a in schema.args:
+            if a.name in node.arg_inputs:  # fed per sample (even a required argument): under arg_inputs
+                continue
             v = node.args.get(a.name, a.default)
             if (schema.name, a.name) in PYTHON_ONLY:
                 raise SerializationError(f"{where} argument `{a.name}`: a {type(v).__name__} cannot be written "
