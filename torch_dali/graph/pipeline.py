@@ -4,13 +4,18 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import operator
 import random as _pyrandom
+import threading
 from typing import Any, Callable
+
+import numpy as np
 
 from ..errors import ArgumentError, GraphError
 from ..executor.executor import Executor
 from ..executor.plan import Batch, Plan
-from ..tensor_list import TensorList
+from ..tensor_list import TensorList, user_view
+from ..types import CPU_ONLY_DEVICE_ID
 from .graph import Graph
 from .node import DataNode, pop_graph, push_graph
 
@@ -24,15 +29,26 @@ class Pipeline:
                  exec_async: bool = True, bytes_per_sample: int = 0, set_affinity: bool = False,
                  max_streams: int = -1, default_cuda_stream_priority: int = 0,
                  enable_memory_stats: bool = False, py_num_workers: int = 1,
-                 py_start_method: str = "fork", strict_device: bool = False, **kwargs: Any) -> None:
-        unknown = set(kwargs) - {"exec_dynamic", "enable_checkpointing", "output_dtype", "output_ndim",
-                                 "experimental_exec_dynamic", "py_callback_pickler"}
+                 py_start_method: str = "fork", strict_device: bool = False, enable_checkpointing: bool = False,
+                 checkpoint: Any = None, **kwargs: Any) -> None:
+        unknown = set(kwargs) - _ACCEPTED
         if unknown:
             raise ArgumentError(f"Pipeline: unknown argument(s) {', '.join(sorted(unknown))}")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or (batch_size < 1 and batch_size != -1):
+        batch_size = _integer("batch_size", batch_size, -1)
+        if batch_size < 1 and batch_size != -1:
             raise ArgumentError(f"Pipeline: `batch_size` must be a positive integer, got {batch_size!r}")
+        num_threads = _integer("num_threads", num_threads, -1)
+        device_id = None if device_id is None else _integer("device_id", device_id, -1)
+        seed = _integer("seed", seed, -1)
+        if isinstance(prefetch_queue_depth, dict):
+            prefetch_queue_depth = {k: _integer(f"prefetch_queue_depth['{k}']", v, 2)
+                                    for k, v in prefetch_queue_depth.items()}
+        else:
+            prefetch_queue_depth = _integer("prefetch_queue_depth", prefetch_queue_depth, 2)
         self._batch_size = batch_size
         self._num_threads = num_threads if num_threads and num_threads > 0 else (os.cpu_count() or 1)
+        if device_id == CPU_ONLY_DEVICE_ID:
+            device_id = None
         self._device_id = device_id
         self._seed_given = seed is not None and seed != -1
         self._seed = int(seed) if self._seed_given else _pyrandom.randrange(1 << 31)
@@ -52,6 +68,9 @@ class Pipeline:
         self._consumed_state: dict[str, Any] = {"iteration": 0, "ops": {}}
         self._py_graph_fn: Callable[[], Any] | None = None
         self._built = False
+        self._conditionals = False
+        self._enable_checkpointing = bool(enable_checkpointing)
+        self._checkpoint_to_restore = checkpoint
 
     # -- properties ----------------------------------------------------------------------------
     @property
@@ -108,30 +127,64 @@ class Pipeline:
                          "`with pipe: pipe.set_outputs(...)`, or use @pipeline_def")
 
     def __enter__(self) -> "Pipeline":
-        if self._graph is None:
-            self._graph = Graph(self._seed)
-        push_graph(self._graph)
+        Pipeline.push_current(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        Pipeline.pop_current()
+
+    @staticmethod
+    def current() -> "Pipeline | None":
+        """The pipeline whose graph is being defined on this thread (`with pipe:`, define_graph,
+        a @pipeline_def function), or None."""
+        stack = getattr(_current, "stack", None)
+        return stack[-1] if stack else None
+
+    @staticmethod
+    def push_current(pipeline: "Pipeline") -> "Pipeline | None":
+        """Makes `pipeline` current (ops called now join its graph); returns the previous one."""
+        prev = Pipeline.current()
+        if pipeline._graph is None:
+            pipeline._graph = Graph(pipeline._seed)
+        if not hasattr(_current, "stack"):
+            _current.stack = []
+        _current.stack.append(pipeline)
+        push_graph(pipeline._graph)
+        return prev
+
+    @staticmethod
+    def pop_current() -> None:
+        """Undoes the last push_current()."""
+        stack = getattr(_current, "stack", None)
+        if not stack:
+            raise GraphError("Pipeline.pop_current: no pipeline is current")
+        stack.pop()
         pop_graph()
 
     def set_outputs(self, *outputs: Any) -> None:
+        """The pipeline's outputs: DataNodes (made inside `with pipe:` or outside any pipeline) or
+        constants (NumPy arrays, numbers), which become constant outputs."""
+        if self._built:
+            raise GraphError("set_outputs: the pipeline is already built")
         if self._graph is None:
-            raise GraphError("set_outputs must be called inside `with pipe:`")
-        self._graph.set_outputs(_flatten_outputs(outputs))
+            self._graph = Graph(self._seed)
+        Pipeline.push_current(self)
+        try:
+            outs = _as_nodes(_flatten_outputs(outputs))
+        finally:
+            Pipeline.pop_current()
+        self._graph.set_outputs(outs)
 
     def _ensure_graph(self) -> None:
         if self._graph is not None and self._graph.outputs:
             return
-        if self._graph is None:
-            self._graph = Graph(self._seed)
-        push_graph(self._graph)
+        Pipeline.push_current(self)
         try:
             outs = self._py_graph_fn() if self._py_graph_fn is not None else self.define_graph()
+            outs = _as_nodes(_flatten_outputs(outs if isinstance(outs, (tuple, list)) else (outs,)))
         finally:
-            pop_graph()
-        self._graph.set_outputs(_flatten_outputs(outs if isinstance(outs, (tuple, list)) else (outs,)))
+            Pipeline.pop_current()
+        self._graph.set_outputs(outs)  # type: ignore[union-attr]
 
     # -- running -------------------------------------------------------------------------------
     def build(self) -> None:
@@ -158,7 +211,7 @@ class Pipeline:
         batch = executor.next(timeout)
         self._last_batch = batch
         self._consumed_state = batch.state
-        return tuple(batch.outputs)
+        return tuple(user_view(tl) for tl in batch.outputs)
 
     def outputs(self) -> tuple[TensorList, ...]:
         return self.run()
@@ -335,6 +388,42 @@ class Pipeline:
             pass
 
 
+_current = threading.local()
+# DALI's Pipeline arguments accepted with no effect here (the executor is always dynamic; output
+# types and dimensions are checked by the ops that make them)
+_ACCEPTED = {"exec_dynamic", "output_dtype", "output_ndim", "experimental_exec_dynamic", "py_callback_pickler"}
+
+
+def _integer(name: str, v: Any, default: int) -> int:
+    """An integer Pipeline argument; NumPy integers are integers, None means the default."""
+    if v is None:
+        return default
+    if isinstance(v, bool):
+        raise ArgumentError(f"Pipeline: `{name}` must be an integer, got {v!r}")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise ArgumentError(f"Pipeline: `{name}` must be an integer, got {v!r}") from None
+
+
+def _as_nodes(outs: list[Any]) -> list[DataNode]:
+    """Outputs that are constants (NumPy arrays, numbers) become constant nodes, as in DALI."""
+    from .. import types
+    res = []
+    for o in outs:
+        if isinstance(o, DataNode):
+            res.append(o)
+            continue
+        if isinstance(o, types.ScalarConstant):
+            o = np.asarray(o.value, dtype=types.to_numpy_type(o.dtype))
+        if isinstance(o, (bool, int, float, np.ndarray, np.generic)) or hasattr(o, "__array__"):
+            res.append(types.Constant(o, device="cpu"))
+        else:
+            raise GraphError(f"pipeline outputs must be DataNodes returned by ops (or constants), got "
+                             f"{type(o).__name__}")
+    return res
+
+
 def _flatten_outputs(outs: Any) -> list[DataNode]:
     flat: list[DataNode] = []
     for o in outs:
@@ -345,22 +434,48 @@ def _flatten_outputs(outs: Any) -> list[DataNode]:
     return flat
 
 
-_PIPELINE_ARGS = set(inspect.signature(Pipeline.__init__).parameters) - {"self", "kwargs"}
+_PIPELINE_ARGS = (set(inspect.signature(Pipeline.__init__).parameters) - {"self", "kwargs"}) | _ACCEPTED
 
 
-def pipeline_def(fn: Callable | None = None, **pipeline_kwargs: Any) -> Any:
+def do_not_convert(func: Callable) -> Callable:
+    """Marks a function that `enable_conditionals` must not rewrite: it is called as written (an
+    `if` on a DataNode inside it is an error). A pipeline definition itself cannot be marked."""
+    try:
+        func._torch_dali_do_not_convert = True  # type: ignore[attr-defined]
+        return func
+    except (AttributeError, TypeError):  # builtins, bound methods: wrap them
+        @functools.wraps(func)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return func(*args, **kwargs)
+        call._torch_dali_do_not_convert = True  # type: ignore[attr-defined]
+        return call
+
+
+def pipeline_def(fn: Callable | None = None, *, enable_conditionals: bool = False,
+                 **pipeline_kwargs: Any) -> Any:
     """Decorator: the function's body defines the graph; calling it returns a Pipeline.
 
     Pipeline arguments can be given to the decorator or at call time; the rest go to the function.
+    With `enable_conditionals=True`, `if`/`else` on DataNodes in the body route samples (see
+    `torch_dali.conditionals`).
     """
     def decorate(func: Callable) -> Callable[..., Pipeline]:
+        if getattr(func, "_torch_dali_do_not_convert", False):
+            raise ArgumentError(f"pipeline_def: '{getattr(func, '__name__', func)}' is marked @do_not_convert; "
+                                "a pipeline definition cannot be (mark the functions it calls instead)")
+        body = func
+        if enable_conditionals:
+            from ..conditionals import convert
+            body = convert(func)
+
         @functools.wraps(func)
         def make(*args: Any, **kwargs: Any) -> Pipeline:
             pipe_kw = {**pipeline_kwargs, **{k: kwargs.pop(k) for k in list(kwargs) if k in _PIPELINE_ARGS}}
-            for k in ("enable_conditionals",):
-                kwargs.pop(k, None)
+            kwargs.pop("enable_conditionals", None)
             pipe = Pipeline(**pipe_kw)
-            pipe._py_graph_fn = functools.partial(func, *args, **kwargs)
+            pipe._py_graph_fn = functools.partial(body, *args, **kwargs)
+            pipe._conditionals = bool(enable_conditionals)
             return pipe
+        make._torch_dali_pipeline_def = True  # type: ignore[attr-defined]
         return make
     return decorate(fn) if fn is not None else decorate
