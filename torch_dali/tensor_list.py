@@ -2,9 +2,9 @@
 
 `TensorList` is what ops and the executor pass around (`tl[i]` is a torch tensor). What
 `Pipeline.run()` hands the user are DALI's classes, `TensorListCPU` / `TensorListGPU`: the same
-batch (no copy), whose samples (`out[i]`) are `TensorCPU` / `TensorGPU` with DALI's methods
-(`shape()`, `layout()`, `as_cpu()`, `np.array(out[i])`, DLPack). `as_tensor()` and `samples`
-give torch tensors on every class.
+batch (no copy), whose samples (`out[i]`, `for t in out`) are `TensorCPU` / `TensorGPU`: torch
+tensors with DALI's `as_cpu()` and a callable `shape`. `as_tensor()` and `samples` give plain
+torch tensors on every class.
 """
 from __future__ import annotations
 
@@ -22,9 +22,7 @@ def _from_user(x: Any, where: str) -> torch.Tensor:
     """One array-like (NumPy, torch, DLPack, TensorCPU, scalar) as a torch tensor, sharing memory
     where it can (read-only NumPy arrays are copied: torch tensors are writable)."""
     if isinstance(x, torch.Tensor):
-        return x
-    if isinstance(x, _Tensor):
-        return x._t
+        return x if type(x) is torch.Tensor else x.as_subclass(torch.Tensor)
     if isinstance(x, np.ndarray):
         if x.dtype == object:
             raise ArgumentTypeError(f"{where}: got a NumPy array of Python objects; give numbers")
@@ -183,102 +181,68 @@ def _copy_to(t: torch.Tensor, ptr: Any) -> None:
 
 # -- DALI's classes --------------------------------------------------------------------------------
 
-class _Tensor:
-    """One sample as DALI hands it out (`TensorCPU` / `TensorGPU`): a torch tensor inside."""
+class _Shape(tuple):
+    """A sample's shape: a tuple (compares equal to torch.Size) that can also be called, as DALI's
+    `shape()` is (it then gives a list)."""
 
-    __slots__ = ("_t", "_layout")
+    def __call__(self) -> list[int]:
+        return list(self)
 
-    def __init__(self, data: Any, layout: str | None = None) -> None:
-        self._t = _from_user(data, type(self).__name__)
-        self._layout = layout or ""
-        if self._layout and len(self._layout) != self._t.dim():
-            raise ArgumentError(f"{type(self).__name__}: layout {self._layout!r} has {len(self._layout)} "
-                                f"dimensions, the data has {self._t.dim()}")
+    def numel(self) -> int:
+        n = 1
+        for d in self:
+            n *= d
+        return n
 
-    @classmethod
-    def _wrap(cls, t: torch.Tensor, layout: str) -> "_Tensor":
-        obj = cls.__new__(cls)
-        obj._t = t
-        obj._layout = layout
-        return obj
 
-    def shape(self) -> list[int]:
-        return list(self._t.shape)
+class TensorCPU(torch.Tensor):
+    """A sample as `out[i]` gives it: a torch tensor (views the batch, no copy) with DALI's
+    `as_cpu()`, `source_info()` and a callable `shape` (`t.shape()` is DALI's list, `t.shape` torch's).
+    torch's own `layout` and `dtype` attributes are kept; the batch's `layout()` is DALI's layout.
+    Results of torch ops on it are plain torch tensors."""
 
-    def layout(self) -> str:
-        return self._layout
+    __torch_function__ = torch._C._disabled_torch_function_impl
 
-    def set_layout(self, layout: str | None) -> None:
-        self._layout = layout or ""
+    def __new__(cls, data: Any = None, layout: str | None = None) -> "TensorCPU":
+        t = torch.empty(0) if data is None else _from_user(data, cls.__name__)
+        return t.as_subclass(cls)
 
-    @property
-    def dtype(self) -> types.DALIDataType:
-        return types.from_torch_dtype(self._t.dtype)
+    @property  # type: ignore[override]
+    def shape(self) -> _Shape:
+        return _Shape(torch.Tensor.shape.__get__(self))
 
-    def ndim(self) -> int:
-        return self._t.dim()
+    def as_cpu(self) -> "TensorCPU":
+        return self if self.device.type == "cpu" else self.cpu().as_subclass(TensorCPU)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        t = self.as_subclass(torch.Tensor)
+        a = (t if t.dtype != torch.bfloat16 else t.float()).numpy()
+        if dtype is not None and a.dtype != dtype:
+            return a.astype(dtype)
+        return a.copy() if copy else a
 
     def source_info(self) -> str:
         return ""
 
-    def squeeze(self, dim: int | None = None) -> bool:
-        """Drops dimensions of extent 1 (all, or `dim`) in place; whether any was dropped."""
-        before = self._t.dim()
-        self._t = self._t.squeeze() if dim is None else self._t.squeeze(dim)
-        if self._layout and self._t.dim() != before:
-            self._layout = ""
-        return self._t.dim() != before
-
-    def data_ptr(self) -> int:
-        return int(self._t.data_ptr())
-
     def copy_to_external(self, ptr: Any, *args: Any, **kwargs: Any) -> None:
-        _copy_to(self._t, ptr)
-
-    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._t.__dlpack__(*args, **kwargs)
-
-    def __dlpack_device__(self) -> Any:
-        return self._t.__dlpack_device__()
-
-    def __len__(self) -> int:
-        return int(self._t.shape[0]) if self._t.dim() else 0
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(dtype={self.dtype!r}, layout={self._layout!r}, shape={self.shape()})"
+        _copy_to(self, ptr)
 
 
-class TensorCPU(_Tensor):
-    """A sample in host memory; `np.array(t)` views it."""
-
-    def as_cpu(self) -> "TensorCPU":
-        return self
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        t = self._t if self._t.dtype != torch.bfloat16 else self._t.float()
-        a = t.numpy()
-        return a if dtype is None else a.astype(dtype, copy=False)
-
-
-class TensorGPU(_Tensor):
-    """A sample in device memory; `as_cpu()` copies it to the host."""
+class TensorGPU(TensorCPU):
+    """A device sample as `out[i]` gives it; `as_cpu()` copies it to the host."""
 
     def as_cpu(self) -> TensorCPU:
-        return TensorCPU._wrap(self._t.cpu(), self._layout)
-
-    @property
-    def __cuda_array_interface__(self) -> dict[str, Any]:
-        return self._t.__cuda_array_interface__
+        return self.cpu().as_subclass(TensorCPU)
 
     def device_id(self) -> int:
-        return int(self._t.device.index or 0) if self._t.is_cuda else 0
+        return int(self.device.index or 0) if self.is_cuda else 0
 
 
 class _DaliTensorList(TensorList):
     """What DALI's TensorListCPU and TensorListGPU share (they are unrelated classes in DALI, so
     `isinstance(x, TensorListCPU)` does not hold for a device batch here either)."""
 
-    _sample_cls: type[_Tensor] = TensorCPU
+    _sample_cls: type[TensorCPU] = TensorCPU
 
     def __init__(self, data: Any, layout: str | None = None) -> None:
         name = type(self).__name__
@@ -306,10 +270,10 @@ class _DaliTensorList(TensorList):
             raise TypeError(f"{type(self).__name__} indices must be integers, got {type(i).__name__}")
         if not -n <= i < n:
             raise IndexError(f"{type(self).__name__}: index {i} out of range for a batch of {n}")
-        return self._sample_cls._wrap(self.samples[int(i)], self._layout)
+        return self.samples[int(i)].as_subclass(self._sample_cls)
 
     def __iter__(self):
-        return (self[i] for i in range(len(self)))
+        return (t.as_subclass(self._sample_cls) for t in self.samples)
 
     @classmethod
     def from_dlpack_list(cls, items: Sequence[Any], layout: str | None = None) -> "_DaliTensorList":

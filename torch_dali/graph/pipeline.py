@@ -475,6 +475,7 @@ def pipeline_def(fn: Callable | None = None, *, enable_conditionals: bool = Fals
             pipe = Pipeline(**pipe_kw)
             pipe._py_graph_fn = functools.partial(body, *args, **kwargs)
             pipe._conditionals = bool(enable_conditionals)
+            pipe._ensure_graph()  # traced now, as DALI does: errors in the definition surface here
             return pipe
         make._torch_dali_pipeline_def = True  # type: ignore[attr-defined]
         return make
