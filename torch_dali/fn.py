@@ -4,8 +4,20 @@ from __future__ import annotations
 import sys
 from types import ModuleType
 
+import functools
+from typing import Any, Callable
+
 from . import ops as _ops  # noqa: F401 - registers every schema
 from .ops._registry import all_schemas, make_function
+from .ops._schema import plain_kwargs
+
+
+def _plain(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The op function with NumPy scalars accepted for `seed` (DALI code passes `np.int64` seeds)."""
+    @functools.wraps(f)
+    def call(*inputs: Any, **kwargs: Any) -> Any:
+        return f(*inputs, **plain_kwargs(kwargs))
+    return call
 
 
 def _generate() -> None:
@@ -21,7 +33,10 @@ def _generate() -> None:
                 sys.modules[full] = sub
                 setattr(target, part, sub)
             target = sub
-        setattr(target, parts[-1], make_function(schema))
+        setattr(target, parts[-1], _plain(make_function(schema)))
 
 
 _generate()
+
+# DALI's signature: `fn.external_source(source=None, num_outputs=None, ...)`, positional allowed
+from .ops.external_source import external_source  # noqa: E402

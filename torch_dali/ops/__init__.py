@@ -30,19 +30,35 @@ def _namespace(path: str) -> ModuleType:
     return mod
 
 
+def _plain_class(cls: type) -> type:
+    """The op class with NumPy scalars accepted for `seed`, in the constructor and the call."""
+    from ._schema import plain_kwargs
+    init, call = cls.__init__, cls.__call__
+
+    def __init__(self, *args, **kwargs):  # noqa: N807
+        init(self, *args, **plain_kwargs(kwargs))
+
+    def __call__(self, *inputs, **kwargs):  # noqa: N807
+        return call(self, *inputs, **plain_kwargs(kwargs))
+
+    cls.__init__, cls.__call__ = __init__, __call__  # type: ignore[method-assign]
+    return cls
+
+
 def _generate() -> None:
     this = sys.modules[__name__]
     for schema in all_schemas():
-        cls = make_class(schema)
+        cls = _plain_class(make_class(schema))
         parts = schema.name.split(".")
         if len(parts) > 1:
             setattr(_namespace(parts[0]), schema.class_name, cls)
         else:
             setattr(this, schema.class_name, cls)
         for legacy in schema.legacy_names:
-            setattr(this, legacy, make_class(schema, legacy))
+            setattr(this, legacy, _plain_class(make_class(schema, legacy)))
 
 
 _generate()
 
 from ..graph.node import DataNode as _DataNode  # noqa: E402,F401 - DALI's `from nvidia.dali.ops import _DataNode`
+from .external_source import ExternalSourceClass as ExternalSource  # noqa: E402 - `ops.ExternalSource(source)`

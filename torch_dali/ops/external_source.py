@@ -451,3 +451,46 @@ register(OpSchema(
         Arg("repeat_last", "bool", False, "feed_input only: reuse the last batch fed when none is new"),
     ),
 ))
+
+
+# -- DALI's signatures: the source may be given positionally ----------------------------------------
+
+def _gather(source: Any, num_outputs: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    from ._schema import plain_kwargs
+    if source is not None:
+        kwargs["source"] = source
+    if num_outputs is not None:
+        kwargs["num_outputs"] = num_outputs
+    return plain_kwargs(kwargs)
+
+
+def external_source(source: Any = None, num_outputs: Any = None, **kwargs: Any) -> Any:
+    """`fn.external_source(source=None, num_outputs=None, ...)`: feeds the pipeline from Python
+    (an iterable, a generator function or a callable), or from `pipe.feed_input()` without one."""
+    from ._registry import call_op, lookup
+    return call_op(lookup("external_source"), (), _gather(source, num_outputs, kwargs))
+
+
+def _external_source_class() -> type:
+    from ._registry import make_class, lookup
+
+    base = make_class(lookup("external_source"), "ExternalSource")
+
+    class ExternalSourceClass(base):  # type: ignore[misc, valid-type]
+        """`ops.ExternalSource(source=None, num_outputs=None, ...)`; the instance is called with no
+        inputs (`source` and other arguments may also be given to the call)."""
+
+        def __init__(self, source: Any = None, num_outputs: Any = None, **kwargs: Any) -> None:
+            super().__init__(**_gather(source, num_outputs, kwargs))
+
+        def __call__(self, *inputs: Any, source: Any = None, **kwargs: Any) -> Any:
+            if inputs:
+                raise ArgumentTypeError(f"ExternalSource takes no inputs, got {len(inputs)}; give the data as "
+                                        "`source`")
+            return super().__call__(**_gather(source, None, kwargs))
+
+    ExternalSourceClass.__name__ = ExternalSourceClass.__qualname__ = "ExternalSource"
+    return ExternalSourceClass
+
+
+ExternalSourceClass = _external_source_class()
