@@ -12,9 +12,9 @@ Behaviour checked against DALI 2.4:
   sample per call, the pipeline's batch size samples per iteration.
 * With `num_outputs=k` each batch (or sample) is a tuple of k, one per output.
 * End of data (the iterator ends, or the callable raises StopIteration): `pipe.run()` raises
-  StopIteration. `cycle=None/False/"no"`: an iterable stays ended, even after `pipe.reset()`;
-  callables start a new epoch after `reset()`. `cycle="raise"`: StopIteration, then `reset()`
-  starts the iterable over. `cycle="quiet"/True`: the data repeats with no StopIteration (a reset
+  StopIteration. `cycle=None/False/"no"`: after `pipe.reset()` the same iterator is asked again
+  (a generator stays ended; an iterator that rewinds itself goes on); callables start a new
+  epoch. `cycle="raise"`: StopIteration, then `reset()` starts the iterable over. `cycle="quiet"/True`: the data repeats with no StopIteration (a reset
   does not rewind it). A per-sample source that ends part-way through a batch drops that batch.
   A generator *object* cannot be cycled (DALI refuses it too).
 * Without `source`, batches come from `pipe.feed_input(name, batch)`, in the order fed.
@@ -234,7 +234,7 @@ class ExternalSource(Operator):
         self.exhausted = True
         return SourceExhausted(f"{self._where()}: the source has no more data (pipe.reset() "
                                + ("starts it over)" if self.cycle == "raise" or self._call is not None
-                                  else "does not restart it; use cycle='raise' or 'quiet')"),
+                                  else "asks the same iterator again; use cycle='raise' to start it over)"),
                                op=self.name, origin=self.node.origin)
 
     def _next_item(self) -> Any:
@@ -372,17 +372,17 @@ class ExternalSource(Operator):
 
     # -- epochs ---------------------------------------------------------------------------------
     def reset_source(self) -> None:
-        """After StopIteration: a new epoch. Iterables restart only with cycle='raise'."""
+        """After StopIteration: a new epoch. Callables and cycle='raise' iterables start over; other
+        iterables are asked for more again (an exhausted generator ends again at once; an iterator
+        that rewinds itself on StopIteration, as some do, goes on), as in DALI."""
         if not self.exhausted:
             return
         self.epoch += 1
         self.iteration = 0
         self.idx_in_epoch = 0
-        if self._call is not None:
-            self.exhausted = False
-        elif self.cycle == "raise":
+        if self.cycle == "raise" and self._call is None:
             self._it = self._factory()  # type: ignore[misc]
-            self.exhausted = False
+        self.exhausted = False
 
     def output_layout(self, index: int) -> str:
         return self.layouts[index] or ""
