@@ -1,0 +1,94 @@
+"""Layouts for image ops: which axis is H, W, C (and F, D), and a canonical form the HWC kernels run on.
+
+An op learns its input's layout when the pipeline is built (`Operator.connect`): the producer's
+declared output layout, followed back through ops that keep their input's layout (an external
+source's `layout=`, a decoder's HWC...). An empty layout means DALI's default for that number of
+dimensions (HWC for 3, FHWC for 4, ...); any other layout the op does not list is refused, naming
+it. The kernels written for HWC images run on every accepted layout through `Canonical`: the
+sample is permuted (a view) to H, W, then the other axes with C last, and those others are merged
+into one "channel" axis, so frames of a sequence are processed together in one call.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import torch
+
+from ..errors import ArgumentError
+
+# what DALI 2.4 accepts per op (its schemas' supported layouts), and the default for an input with
+# no layout, by number of dimensions (DALI's choice; crop's 4-D default is DHWC, the others FHWC)
+FLIP = ("FDHWC", "FHWC", "DHWC", "HWC", "FCDHW", "FCHW", "CDHW", "CHW", "HW")
+CROP = ("HWC", "CHW", "FHWC", "FCHW", "CFHW", "HW")
+RESIZE = ("HWC", "FHWC", "CHW", "FCHW", "CFHW", "HW")
+RANDOM_RESIZED_CROP = ("HWC", "CHW", "FHWC", "FCHW", "CFHW", "HW")
+COLOR = ("HWC", "FHWC", "DHWC")
+DEFAULT = {2: "HW", 3: "HWC", 4: "FHWC", 5: "FDHWC"}
+DEFAULT_CROP = {2: "HW", 3: "HWC", 4: "DHWC", 5: "FDHWC"}
+
+
+def static_layout(plan: Any, data: Any, depth: int = 0) -> str:
+    """The layout the batch `data` (a DataNode) will have, from the ops' declared output layouts
+    (None: the layout of the op's first input)."""
+    op = plan.op(data.node)
+    lay = op.output_layout(data.index)
+    if lay is not None:
+        return lay
+    if not data.node.inputs or depth > 200:
+        return ""
+    return static_layout(plan, data.node.inputs[0], depth + 1)
+
+
+def resolve(op: str, layout: str, ndim: int, allowed: Sequence[str], defaults: dict[int, str] = DEFAULT) -> str:
+    """The layout to use for a sample of `ndim` dimensions: `layout`, or the default for `ndim`;
+    refused (naming it and what the op takes) unless in `allowed`."""
+    if not layout:
+        layout = defaults.get(ndim, "")
+        if not layout or layout not in allowed:
+            raise ArgumentError(f"{op}: cannot process a {ndim}-dimensional input with no layout; it takes "
+                                f"{', '.join(allowed)} (set the layout, e.g. external_source(layout=...))")
+    if layout not in allowed:
+        raise ArgumentError(f'{op}: the input layout "{layout}" is not supported; it takes {", ".join(allowed)}')
+    if len(layout) != ndim:
+        raise ArgumentError(f'{op}: the input layout "{layout}" has {len(layout)} dimensions, the sample has '
+                            f"{ndim} (shape {ndim})")
+    return layout
+
+
+class Canonical:
+    """One sample seen as (H, W, K): K merges every axis but H and W, channels last (so a
+    per-channel vector for C channels repeats K // C times). `back` undoes it for a result of
+    new height and width."""
+
+    def __init__(self, x: torch.Tensor, layout: str) -> None:
+        if x.dim() != len(layout):
+            raise ArgumentError(f'layout "{layout}" has {len(layout)} dimensions, the sample {x.dim()}')
+        self.layout = layout
+        h, w = layout.index("H"), layout.index("W")
+        rest = [i for i, a in enumerate(layout) if a not in "HWC"]
+        chan = [layout.index("C")] if "C" in layout else []
+        self.order = [h, w, *rest, *chan]
+        self.rest_shape = [int(x.shape[i]) for i in rest + chan]
+        self.channels = int(x.shape[chan[0]]) if chan else 1
+        self.frames = math.prod(int(x.shape[i]) for i in rest)
+        self.hwk = x.permute(self.order).reshape(int(x.shape[h]), int(x.shape[w]), -1)
+
+    @property
+    def plain(self) -> bool:
+        """Whether the sample is an HWC image already (no permutation, no frames)."""
+        return self.layout == "HWC"
+
+    def per_k(self, values: Sequence[float] | None) -> list[float] | None:
+        """A per-channel list (1 or C values) repeated for every merged frame."""
+        if values is None:
+            return None
+        vals = list(values)
+        return vals * self.frames if len(vals) == self.channels and self.frames > 1 else vals
+
+    def back(self, y: torch.Tensor, order: str | None = None) -> torch.Tensor:
+        """A result (H', W', K) as the input's layout (or `order`, a permutation of it)."""
+        out = y.reshape(int(y.shape[0]), int(y.shape[1]), *self.rest_shape)
+        canon = "HW" + "".join(a for a in self.layout if a not in "HWC") + ("C" if "C" in self.layout else "")
+        target = order or self.layout
+        return out.permute([canon.index(a) for a in target]).contiguous()
