@@ -9,14 +9,16 @@ from typing import Any, Callable
 
 from . import ops as _ops  # noqa: F401 - registers every schema
 from .ops._registry import all_schemas, make_function
-from .ops._schema import plain_kwargs
+from .ops._schema import plain_inputs, plain_kwargs
 
 
-def _plain(f: Callable[..., Any]) -> Callable[..., Any]:
-    """The op function with NumPy scalars accepted for `seed` (DALI code passes `np.int64` seeds)."""
+def _plain(f: Callable[..., Any], op: str) -> Callable[..., Any]:
+    """The op function taking what DALI's takes: constants as inputs, NumPy scalars and
+    `types.Constant` as arguments."""
     @functools.wraps(f)
     def call(*inputs: Any, **kwargs: Any) -> Any:
-        return f(*inputs, **plain_kwargs(kwargs))
+        kwargs = plain_kwargs(kwargs)
+        return f(*plain_inputs(op, inputs, kwargs), **kwargs)
     return call
 
 
@@ -33,7 +35,7 @@ def _generate() -> None:
                 sys.modules[full] = sub
                 setattr(target, part, sub)
             target = sub
-        setattr(target, parts[-1], _plain(make_function(schema)))
+        setattr(target, parts[-1], _plain(make_function(schema), schema.display_name()))
 
 
 _generate()

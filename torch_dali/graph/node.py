@@ -75,6 +75,14 @@ class DataNode:
         from .. import fn
         return fn.copy(self, device="cpu")
 
+    def shape(self, *, dtype: Any = None, device: str = "cpu") -> "DataNode":
+        """The run-time shape of each sample, as a new DataNode (1-D, INT64 unless `dtype`)."""
+        from .. import fn
+        kw: dict[str, Any] = {"device": device}
+        if dtype is not None:
+            kw["dtype"] = dtype
+        return fn.shapes(self, **kw)
+
     def __repr__(self) -> str:
         return f"DataNode(name={self.name!r}, device={self.device!r})"
 

@@ -31,15 +31,18 @@ def _namespace(path: str) -> ModuleType:
 
 
 def _plain_class(cls: type) -> type:
-    """The op class with NumPy scalars accepted for `seed`, in the constructor and the call."""
-    from ._schema import plain_kwargs
+    """The op class taking what DALI's takes: constants as inputs, NumPy scalars and
+    `types.Constant` as arguments, in the constructor and the call."""
+    from ._schema import plain_inputs, plain_kwargs
     init, call = cls.__init__, cls.__call__
 
     def __init__(self, *args, **kwargs):  # noqa: N807
         init(self, *args, **plain_kwargs(kwargs))
 
     def __call__(self, *inputs, **kwargs):  # noqa: N807
-        return call(self, *inputs, **plain_kwargs(kwargs))
+        kwargs = plain_kwargs(kwargs)
+        return call(self, *plain_inputs(cls.__name__, inputs, {**getattr(self, "_kwargs", {}), **kwargs}),
+                    **kwargs)
 
     cls.__init__, cls.__call__ = __init__, __call__  # type: ignore[method-assign]
     return cls

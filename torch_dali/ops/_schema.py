@@ -103,11 +103,41 @@ def plain_number(v: Any) -> Any:
 
 
 def plain_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """`seed`, `device` and `name` as Python values (NumPy integers are integers), before the
-    registry reads them."""
-    if "seed" in kwargs:
-        kwargs["seed"] = plain_number(kwargs["seed"])
+    """Arguments as the registry reads them: NumPy scalars and `types.Constant` scalars as Python
+    numbers (DALI code passes `seed=np.int64(3)`, `range=types.Constant(...)`)."""
+    for k, v in kwargs.items():
+        if isinstance(v, types.ScalarConstant):
+            kwargs[k] = v.value
+        elif k == "seed":
+            kwargs[k] = plain_number(v)
     return kwargs
+
+
+def plain_inputs(op: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """Positional inputs as DataNodes: constants (numbers, NumPy arrays, lists of numbers,
+    `types.Constant`) become constant nodes on the op's input device, as in DALI; lists that hold
+    DataNodes stay input sets."""
+    from ..graph.node import DataNode
+    dev = "gpu" if kwargs.get("device") == "gpu" else "cpu"
+
+    def node(v: Any, k: int) -> Any:
+        if isinstance(v, DataNode):
+            return v
+        if isinstance(v, types.ScalarConstant):
+            return types.Constant(v.value, v.dtype, device=dev)
+        try:
+            return types.Constant(v, device=dev)
+        except (TypeError, ValueError, KeyError) as e:
+            raise ArgumentTypeError(f"{op}: input {k} must be a DataNode, a list of DataNodes (input sets) or a "
+                                    f"constant (number, NumPy array); got {type(v).__name__} ({e})") from None
+
+    out = []
+    for k, x in enumerate(inputs):
+        if isinstance(x, (list, tuple)) and any(isinstance(y, DataNode) for y in x):
+            out.append(type(x)(node(y, k) for y in x))
+        else:
+            out.append(node(x, k))
+    return tuple(out)
 
 
 def _as_list(v: Any) -> list:

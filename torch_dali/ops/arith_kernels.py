@@ -279,3 +279,29 @@ def constant_tensor(value: Any, dtype: torch.dtype, device: torch.device) -> tor
     if isinstance(value, float) and np.dtype(np_type).kind in "iub" and not math.isfinite(value):
         raise ArgumentError(f"arithmetic: constant {value} does not fit {dtype}")
     return torch.from_numpy(np.array(value).astype(np_type)).to(device)
+
+
+def cast_sat(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """DALI's conversion (`fn.cast`): to BOOL is `!= 0`; to an integer type rounds half away from
+    zero, saturates at the type's limits and gives 0 for NaN; to a float type is plain (a value
+    too large for FLOAT16 becomes inf)."""
+    if x.dtype == dtype:
+        return x
+    if dtype == torch.bool:
+        return x != 0
+    if dtype.is_floating_point or x.dtype == torch.bool:
+        return x.to(dtype)
+    info = torch.iinfo(dtype)
+    if x.dtype.is_floating_point:
+        w = x.to(torch.float64)
+        w = torch.where(torch.isnan(w), torch.zeros_like(w), torch.sign(w) * torch.floor(w.abs() + 0.5))
+        top = torch.full_like(w, float(info.max))
+        out = w.clamp(float(info.min), float(info.max)).to(torch.int64 if dtype != torch.uint64 else torch.float64)
+        if dtype == torch.uint64:
+            return out.to(torch.uint64)
+        return torch.where(w >= top, torch.full_like(out, info.max), out).to(dtype) if dtype == torch.int64 \
+            else from_work(out, dtype) if dtype in _MASK else out.to(dtype)
+    w = to_work(x, x.dtype).to(torch.int64)
+    lo = max(info.min, torch.iinfo(torch.int64).min)
+    hi = min(info.max, torch.iinfo(torch.int64).max)
+    return from_work(w.clamp(lo, hi), dtype) if dtype in _MASK or dtype == torch.uint64 else w.clamp(lo, hi).to(dtype)

@@ -8,6 +8,7 @@ import torch
 from .. import types
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator, SampleContext
+from .arith_kernels import cast_sat
 from ._registry import register
 from ._schema import Arg, OpSchema
 
@@ -17,12 +18,8 @@ class Cast(Operator):
         self.dtype = types.to_torch_dtype(self.args["dtype"])
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        x = inputs[0]
-        if self.dtype.is_floating_point or not x.dtype.is_floating_point:
-            return x.to(self.dtype)
-        # float -> integer: round half away from zero and saturate, as DALI's ConvertSat does
-        info = torch.iinfo(self.dtype)
-        return torch.round(x).clamp_(info.min, info.max).to(self.dtype)
+        # DALI's conversion: integers saturate, floats round half away from zero (arith_kernels)
+        return cast_sat(inputs[0], self.dtype)
 
 
 class Copy(Operator):

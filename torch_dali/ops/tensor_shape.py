@@ -19,6 +19,7 @@ from ..errors import ArgumentError
 from ._operator import Operator, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema
+from .arith_kernels import cast_sat
 from .basic import Cast
 
 
@@ -136,12 +137,7 @@ class CastLike(Cast):
         self.dtype = None  # taken from the second input, sample by sample
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        self_dtype = inputs[1].dtype
-        x = inputs[0]
-        if self_dtype.is_floating_point or not x.dtype.is_floating_point:
-            return x.to(self_dtype)
-        info = torch.iinfo(self_dtype)
-        return torch.round(x).clamp_(info.min, info.max).to(self_dtype)
+        return cast_sat(inputs[0], inputs[1].dtype)
 
 
 _RESHAPE_ARGS = (
@@ -159,3 +155,28 @@ register(OpSchema(name="reinterpret", impl=Reshape, min_inputs=1, max_inputs=2, 
                   args=_RESHAPE_ARGS + (Arg("dtype", "dtype", None, "the output element type (same bytes)"),)))
 register(OpSchema(name="cast_like", impl=CastLike, min_inputs=2, max_inputs=2, devices=("cpu", "gpu"),
                   doc="Casts the first input to the type of the second (float to integer rounds and saturates)."))
+
+
+class Shapes(Operator):
+    """The shape of each sample as a 1-D tensor (`x.shape()` on a DataNode makes this)."""
+
+    sample_wise = False
+
+    def setup(self) -> None:
+        self.dtype = types.to_torch_dtype(self.args["dtype"])
+
+    def run_batch(self, ctx: Any, inputs: list[Any], args: dict[str, list[Any]]) -> list[Any]:
+        from ..tensor_list import TensorList
+        tl = inputs[0]
+        if tl._dense is not None:
+            one = torch.tensor(tl._dense.shape[1:], dtype=torch.int64).to(self.dtype)
+            return [TensorList(one.unsqueeze(0).expand(len(tl), -1).clone(), "")]
+        return [TensorList([torch.tensor(t.shape, dtype=torch.int64).to(self.dtype) for t in tl.samples], "")]
+
+    def output_layout(self, index: int) -> str:
+        return ""
+
+
+register(OpSchema(name="shapes", impl=Shapes, devices=("cpu", "gpu"), input_devices="any",
+                  doc="The shape of each sample, as a 1-D tensor.",
+                  args=(Arg("dtype", "dtype", types.INT64, "the element type of the result", aliases=("type",)),)))
