@@ -87,7 +87,7 @@ def test_argument_errors_name_op_and_argument():
         ops.Cast(dtype=3.5)
     free = fn._test_images()  # outside any pipeline: nodes that join the pipeline naming them (as DALI)
     assert all(type(x).__name__ == "DataNode" for x in free)
-    with pytest.raises(GraphError, match="must be the output of another op"):
+    with pytest.raises(ArgumentTypeError, match="input 0 must be a DataNode"):  # constants become nodes; None not
         fn.cast(None, dtype=types.FLOAT)
     with pytest.raises(ArgumentError, match="batch_size"):
         Pipeline(batch_size=0)
