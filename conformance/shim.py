@@ -31,6 +31,7 @@ PREFIX = "nvidia.dali"
 # the same public names.
 RENAMES: dict[str, str] = {
     "backend_impl": "backend",       # test_utils: `from nvidia.dali.backend_impl import TensorListCPU`
+    "_conditionals": "conditionals",  # `from nvidia.dali import _conditionals`
 }
 
 

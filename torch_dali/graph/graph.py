@@ -17,6 +17,9 @@ class Graph:
         self.nodes: list[Node] = []
         self.outputs: list[DataNode] = []
         self._names: set[str] = set()
+        # nodes made outside this graph -> their copies here (the originals are kept alive so that
+        # their ids stay theirs)
+        self._copies: dict[int, tuple[Node, Node]] = {}
 
     def add_node(self, schema: Any, *, device: str, args: dict[str, Any], inputs: list[DataNode],
                  arg_inputs: dict[str, DataNode], name: str | None = None, seed: int | None = None,
@@ -60,26 +63,23 @@ class Graph:
         stack = [o.node for o in outs]
         while stack:
             n = stack.pop()
-            if self.owns(n) or id(n) in foreign:
+            if self.owns(n) or id(n) in foreign or id(n) in self._copies:
                 continue
             foreign[id(n)] = n
             stack.extend(d.node for d in n.inputs)
             stack.extend(d.node for d in n.arg_inputs.values())
-        if not foreign:
-            return outs
-        copies: dict[int, Node] = {}
 
         def mapped(d: DataNode) -> DataNode:
-            c = copies.get(id(d.node))
-            return c.outputs[d.index] if c is not None else d
+            c = self._copies.get(id(d.node))
+            return c[1].outputs[d.index] if c is not None else d
 
-        for n in sorted(foreign.values(), key=lambda n: (n.id if isinstance(n.id, int) else 0)):
+        for n in sorted(foreign.values(), key=lambda n: n.id):
             name = None if n.name.startswith("__") else n.name
             c = self.add_node(n.schema, device=n.device, args=dict(n.args), inputs=[mapped(d) for d in n.inputs],
                               arg_inputs={k: mapped(d) for k, d in n.arg_inputs.items()}, name=name,
                               seed=n.seed if n.seed_given else None, origin=n.origin)
             c.explicit = set(n.explicit)
-            copies[id(n)] = c
+            self._copies[id(n)] = (n, c)
         return [mapped(o) for o in outs]
 
     def reachable(self) -> list[Node]:

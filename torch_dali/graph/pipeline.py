@@ -410,7 +410,9 @@ def _as_nodes(outs: list[Any]) -> list[DataNode]:
     """Outputs that are constants (NumPy arrays, numbers) become constant nodes, as in DALI."""
     from .. import types
     res = []
+    from ..conditionals import check_defined
     for o in outs:
+        check_defined(o)  # a variable an `if` on a DataNode set in one branch only
         if isinstance(o, DataNode):
             res.append(o)
             continue
@@ -463,18 +465,17 @@ def pipeline_def(fn: Callable | None = None, *, enable_conditionals: bool = Fals
         if getattr(func, "_torch_dali_do_not_convert", False):
             raise ArgumentError(f"pipeline_def: '{getattr(func, '__name__', func)}' is marked @do_not_convert; "
                                 "a pipeline definition cannot be (mark the functions it calls instead)")
-        body = func
-        if enable_conditionals:
-            from ..conditionals import convert
-            body = convert(func)
-
         @functools.wraps(func)
         def make(*args: Any, **kwargs: Any) -> Pipeline:
             pipe_kw = {**pipeline_kwargs, **{k: kwargs.pop(k) for k in list(kwargs) if k in _PIPELINE_ARGS}}
-            kwargs.pop("enable_conditionals", None)
+            conditionals = bool(kwargs.pop("enable_conditionals", enable_conditionals))
+            body = func
+            if conditionals:
+                from ..conditionals import convert
+                body = convert(func)
             pipe = Pipeline(**pipe_kw)
             pipe._py_graph_fn = functools.partial(body, *args, **kwargs)
-            pipe._conditionals = bool(enable_conditionals)
+            pipe._conditionals = conditionals
             pipe._ensure_graph()  # traced now, as DALI does: errors in the definition surface here
             return pipe
         make._torch_dali_pipeline_def = True  # type: ignore[attr-defined]

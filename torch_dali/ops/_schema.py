@@ -105,12 +105,25 @@ def plain_number(v: Any) -> Any:
 def plain_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
     """Arguments as the registry reads them: NumPy scalars and `types.Constant` scalars as Python
     numbers (DALI code passes `seed=np.int64(3)`, `range=types.Constant(...)`)."""
+    from ..graph.node import DataNode
     for k, v in kwargs.items():
         if isinstance(v, types.ScalarConstant):
             kwargs[k] = v.value
         elif k == "seed":
             kwargs[k] = plain_number(v)
+        elif isinstance(v, DataNode):
+            kwargs[k] = adopted(v)
     return kwargs
+
+
+def adopted(x: Any) -> Any:
+    """A DataNode made outside the graph being traced (an op called outside any pipeline), copied
+    into it, so that the op about to use it comes after it; anything else as it is."""
+    from ..graph.node import DataNode, current_graph, tracing
+    if not isinstance(x, DataNode) or not tracing():
+        return x
+    graph = current_graph()
+    return x if graph.owns(x.node) else graph.adopt([x])[0]
 
 
 def plain_inputs(op: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
@@ -122,7 +135,9 @@ def plain_inputs(op: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> tu
 
     def node(v: Any, k: int) -> Any:
         if isinstance(v, DataNode):
-            return v
+            return adopted(v)
+        from ..conditionals import check_defined
+        check_defined(v)  # a variable an `if` on a DataNode set in one branch only
         if isinstance(v, types.ScalarConstant):
             return types.Constant(v.value, v.dtype, device=dev)
         try:

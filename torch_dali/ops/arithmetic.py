@@ -20,7 +20,7 @@ from ..tensor_list import TensorList
 from . import arith_kernels as K
 from ._operator import BatchContext, Operator
 from ._registry import call_op, lookup, register
-from ._schema import Arg, OpSchema
+from ._schema import Arg, OpSchema, adopted
 
 # names written by earlier versions (YAML) -> the operation
 _LEGACY = {"truediv": "fdiv", "floordiv": "div", "neg": "minus", "pos": "plus", "and": "bitand", "or": "bitor",
@@ -181,6 +181,8 @@ def expression(op: str, *operands: Any) -> Any:
                 f"`{type(x).__name__}` with nested DataNode(s); an op with several outputs returns a tuple: "
                 "pick one")
         if not isinstance(x, (DataNode, types.ScalarConstant)):
+            from ..conditionals import check_defined
+            check_defined(x)  # a variable an `if` on a DataNode set in one branch only
             try:
                 x = types.Constant(x)
             except (TypeError, ValueError) as e:
@@ -193,6 +195,7 @@ def expression(op: str, *operands: Any) -> Any:
             items.append(_const_text(x))
     if not nodes:
         raise ArgumentTypeError(f"operator `{name}` needs at least one DataNode operand, got only constants")
+    nodes = [adopted(n) for n in nodes]
     if any(n.device == "gpu" for n in nodes):
         nodes = [n.gpu() for n in nodes]
     return call_op(lookup("arithmetic"), tuple(nodes), {"op": op, "operands": items})
