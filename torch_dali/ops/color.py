@@ -36,7 +36,14 @@ class _ColorOp(Operator):
     _resolved = ""
 
     def connect(self, plan: Any) -> None:
-        self.in_layout = L.static_layout(plan, self.node.inputs[0])
+        self.in_layout, known = L.static_layout(plan, self.node.inputs[0])
+        if not known:  # learnt from each batch: run as a batch op, which sees the batch's layout
+            self.sample_wise = False
+
+    def run_batch(self, ctx: Any, inputs: list[Any], args: dict[str, list[Any]]) -> list[Any]:
+        if inputs and inputs[0].layout():
+            self.in_layout = inputs[0].layout()
+        return super().run_batch(ctx, inputs, args)
 
     def output_layout(self, index: int) -> str:
         return self._resolved or self.in_layout

@@ -387,6 +387,11 @@ class ExternalSource(Operator):
     def output_layout(self, index: int) -> str:
         return self.layouts[index] or ""
 
+    def layout_known(self, index: int) -> bool:
+        """Whether output `index`'s layout is known before data arrive (`layout=` was given); else
+        each batch fed says it (`feed_input(..., layout=)`)."""
+        return bool(self.layouts[index])
+
 
 def reset_sources(executor: Any) -> None:
     """`Pipeline.reset()`: after run() raised StopIteration, drops the stopped prefetch and starts a

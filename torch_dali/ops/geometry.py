@@ -56,7 +56,22 @@ class _ImageOp(Operator):
 
     def connect(self, plan: Any) -> None:
         if self.node.inputs:
-            self.in_layout = L.static_layout(plan, self.node.inputs[0])
+            self.in_layout, known = L.static_layout(plan, self.node.inputs[0])
+            if not known:  # learnt from each batch: run as a batch op, which sees the batch's layout
+                self.sample_wise = False
+
+    def note_layout(self, inputs: list[TensorList]) -> None:
+        """The batch's own layout, where it has one (data fed with `feed_input(..., layout=)`)."""
+        if inputs and inputs[0].layout():
+            self.in_layout = inputs[0].layout()
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        """Sample by sample on the pool's threads, with the batch's layout."""
+        self.note_layout(inputs)
+        n = len(inputs[0]) if inputs else ctx.batch_size
+        outs = ctx.map(lambda i: self.run_sample(ctx.sample(i), [x[i] for x in inputs],
+                                                 {k: v[i] for k, v in args.items()}), n)
+        return [TensorList(outs, self.output_layout(0))]
 
     def layout_of(self, x: torch.Tensor) -> str:
         lay = L.resolve(self.name, self.in_layout, x.dim(), self.layouts, self.layout_defaults)
@@ -186,8 +201,8 @@ class Crop(_ImageOp):
         if self.given("crop") and self.given("crop_h"):
             raise ArgumentError(f"{self.name}: give either `crop` or `crop_h`/`crop_w`, not both")
         crop = self.args.get("crop")
-        if crop is not None and not isinstance(crop, (int, float)) and len(crop) != 2:
-            raise ArgumentError(f"{self.name}: `crop` must be (height, width), got {crop!r}")
+        if crop is not None and not isinstance(crop, (int, float)) and len(crop) not in (2, 3):
+            raise ArgumentError(f"{self.name}: `crop` must be (height, width) or (depth, height, width), got {crop!r}")
         self.policy = _enum_value(self.args["out_of_bounds_policy"])
         self.dtype = _dtype(self.args["dtype"])
         fill = self.args["fill_values"]
@@ -197,9 +212,10 @@ class Crop(_ImageOp):
         crop = self.get(args, "crop")
         if crop is not None:
             crop = [crop, crop] if isinstance(crop, (int, float)) else list(crop)
-            if len(crop) != 2:
-                raise ArgumentError(f"{self.name}: `crop` must be (height, width), got {crop!r}")
-            ch, cw = crop
+            if len(crop) not in (2, 3):
+                raise ArgumentError(f"{self.name}: `crop` must be (height, width) or (depth, height, width), got "
+                                    f"{crop!r}")
+            ch, cw = crop[-2:]
         else:
             ch, cw = self.get(args, "crop_h"), self.get(args, "crop_w")
         in_h, in_w = int(img.shape[0]), int(img.shape[1])
@@ -231,9 +247,28 @@ class Crop(_ImageOp):
             return None
         return BS.crop_windows(in_hw, ch, cw, pos[0], pos[1], self.args["rounding"])
 
+    def crop_depth(self, x: torch.Tensor, lay: str, args: dict[str, Any]) -> torch.Tensor:
+        """The depth window of a volume (D; or F, when `crop_d` is given for a sequence), at
+        `crop_pos_z`; the height and width windows are cut afterwards."""
+        crop = self.get(args, "crop")
+        size = list(crop)[0] if isinstance(crop, (list, tuple)) and len(crop) == 3 else self.get(args, "crop_d")
+        axis = "D" if "D" in lay else "F" if (size and "F" in lay) else ""
+        if not axis or not size:
+            return x
+        n = int(x.shape[lay.index(axis)])
+        try:
+            z, _, d, _ = C.crop_window(n, 1, float(size), None, float(self.get(args, "crop_pos_z")), 0.5,
+                                       self.args["rounding"])
+        except ValueError as e:
+            raise ArgumentError(f"{self.name}: {e}") from None
+        z, _, d, _ = C.apply_policy((z, 0, d, 1), n, 1, self.policy)
+        return L.crop_axis(x, lay.index(axis), z, d, self.fill_values, lay.find("C"))
+
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        canon = self.canonical(inputs[0])
-        img = inputs[0] if canon is None else canon.hwk
+        lay = self.layout_of(inputs[0])
+        x = self.crop_depth(inputs[0], lay, args)
+        canon = None if lay in ("HWC", "HW") else L.Canonical(x, lay)
+        img = x if canon is None else canon.hwk
         fill = self.fill_values if canon is None else canon.per_k(self.fill_values)
         out = C.crop(img, self.window(img, args), fill)
         out = C.convert(out, self.dtype) if self.dtype is not None else out
@@ -254,6 +289,7 @@ class Flip(_ImageOp):
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         """On CUDA a dense batch flips in two launches, not one per sample."""
+        self.note_layout(inputs)
         tl = inputs[0]
         if self.device.type == "cuda" and self.hwc_input() and len(tl) and tl.is_dense_tensor() and tl[0].dim() == 3:
             n = len(tl)
@@ -296,6 +332,7 @@ class RandomResizedCrop(_ImageOp):
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         """On CUDA: the same windows as the CPU path, cut and resized in one launch into a dense batch."""
+        self.note_layout(inputs)
         tl = inputs[0]
         if self.hwc_input() and cuda_batch.rrc_ok(self, tl, args):
             imgs = tl.samples
@@ -331,7 +368,10 @@ def _filter_args() -> tuple[Arg, ...]:
 
 
 _CROP_ARGS = (
-    Arg("crop", "floats", None, "window size (height, width)", tensor=True),
+    Arg("crop", "floats", None, "window size (height, width), or (depth, height, width)", tensor=True),
+    Arg("crop_d", "float", 0.0, "window depth (volumes: layouts with D)", tensor=True, check=non_negative),
+    Arg("crop_pos_z", "float", 0.5, "relative depth window position, 0 front .. 1 back", tensor=True,
+        check=unit_interval),
     Arg("crop_h", "float", 0.0, "window height (with crop_w)", tensor=True, check=non_negative),
     Arg("crop_w", "float", 0.0, "window width (with crop_h)", tensor=True, check=non_negative),
     Arg("crop_pos_x", "float", 0.5, "relative horizontal window position, 0 left .. 1 right",

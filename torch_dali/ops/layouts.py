@@ -20,23 +20,25 @@ from ..errors import ArgumentError
 # what DALI 2.4 accepts per op (its schemas' supported layouts), and the default for an input with
 # no layout, by number of dimensions (DALI's choice; crop's 4-D default is DHWC, the others FHWC)
 FLIP = ("FDHWC", "FHWC", "DHWC", "HWC", "FCDHW", "FCHW", "CDHW", "CHW", "HW")
-CROP = ("HWC", "CHW", "FHWC", "FCHW", "CFHW", "HW")
+CROP = ("HWC", "CHW", "DHWC", "CDHW", "FHWC", "FCHW", "CFHW", "FDHWC", "FCDHW", "CFDHW", "HW")
 RESIZE = ("HWC", "FHWC", "CHW", "FCHW", "CFHW", "HW")
-RANDOM_RESIZED_CROP = ("HWC", "CHW", "FHWC", "FCHW", "CFHW", "HW")
+RANDOM_RESIZED_CROP = ("HWC", "CHW", "DHWC", "CDHW", "FHWC", "FCHW", "CFHW", "FDHWC", "FCDHW", "CFDHW", "HW")
 COLOR = ("HWC", "FHWC", "DHWC")
 DEFAULT = {2: "HW", 3: "HWC", 4: "FHWC", 5: "FDHWC"}
 DEFAULT_CROP = {2: "HW", 3: "HWC", 4: "DHWC", 5: "FDHWC"}
 
 
-def static_layout(plan: Any, data: Any, depth: int = 0) -> str:
+def static_layout(plan: Any, data: Any, depth: int = 0) -> tuple[str, bool]:
     """The layout the batch `data` (a DataNode) will have, from the ops' declared output layouts
-    (None: the layout of the op's first input)."""
+    (None: the layout of the op's first input), and whether that is known before it runs (an
+    external source without `layout=` learns it from the data fed: `layout_known` False)."""
     op = plan.op(data.node)
+    known = getattr(op, "layout_known", lambda index: True)(data.index)
     lay = op.output_layout(data.index)
-    if lay is not None:
-        return lay
+    if lay is not None or not known:
+        return lay or "", known
     if not data.node.inputs or depth > 200:
-        return ""
+        return "", True
     return static_layout(plan, data.node.inputs[0], depth + 1)
 
 
@@ -92,3 +94,39 @@ class Canonical:
         canon = "HW" + "".join(a for a in self.layout if a not in "HWC") + ("C" if "C" in self.layout else "")
         target = order or self.layout
         return out.permute([canon.index(a) for a in target]).contiguous()
+
+
+def crop_axis(x: torch.Tensor, axis: int, start: int, size: int, fill: Sequence[float], c_axis: int) -> torch.Tensor:
+    """`size` entries of `axis` from `start`; entries outside the input are `fill` (one value, or
+    one per channel along `c_axis`)."""
+    n = int(x.shape[axis])
+    if start >= 0 and start + size <= n:
+        return x.narrow(axis, start, size)
+    shape = list(x.shape)
+    shape[axis] = size
+    vals = list(fill) or [0.0]
+    out = torch.empty(shape, dtype=x.dtype, device=x.device)
+    if len(vals) == 1 or c_axis < 0:
+        out.fill_(vals[0])
+    else:
+        if len(vals) != shape[c_axis]:
+            raise ArgumentError(f"`fill_values` must have 1 or {shape[c_axis]} values, got {len(vals)}")
+        view = [1] * len(shape)
+        view[c_axis] = len(vals)
+        out.copy_(torch.tensor(vals, dtype=torch.float64).to(x.dtype).reshape(view).expand(shape))
+    lo, hi = max(0, start), min(n, start + size)
+    if hi > lo:
+        out.narrow(axis, lo - start, hi - lo).copy_(x.narrow(axis, lo, hi - lo))
+    return out
+
+
+def pad_channels(y: torch.Tensor, layout: str) -> torch.Tensor:
+    """Zero channels appended up to the next power of two (crop_mirror_normalize's pad_output)."""
+    c = layout.index("C")
+    n = int(y.shape[c])
+    target = 1 << max(0, (n - 1).bit_length())
+    if target == n:
+        return y
+    shape = list(y.shape)
+    shape[c] = target - n
+    return torch.cat([y, torch.zeros(shape, dtype=y.dtype, device=y.device)], dim=c)

@@ -38,29 +38,29 @@ class CropMirrorNormalize(Crop):
         return super().hwc_input() and self.layout in ("CHW", "HWC")
 
     def _other_layout(self, ctx: SampleContext, img: torch.Tensor, lay: str, args: dict[str, Any]) -> torch.Tensor:
-        """A layout other than HWC: the (H, W, K) view normalized as HWC, then put in the output
-        layout (which must be a permutation of the input's, as in DALI)."""
+        """A layout other than HWC: depth cut first, then the (H, W, K) view normalized as HWC, then
+        padded and put in the output layout (a permutation of the input's, as in DALI)."""
         if sorted(self.layout) != sorted(lay):
             raise ArgumentError(f'{self.name}: output_layout "{self.layout}" is not a permutation of the input '
                                 f'layout "{lay}"')
-        canon = L.Canonical(img, lay)
-        if self.args["pad_output"] and canon.frames > 1:
-            raise ArgumentError(f"{self.name}: `pad_output` is supported for single images, not {lay}")
+        canon = L.Canonical(self.crop_depth(img, lay, args), lay)
         k = int(canon.hwk.shape[2])
         try:
             mean = per_channel(canon.per_k(_as_list(self.get(args, "mean"))), k, "mean", img.device)
             std = per_channel(canon.per_k(_as_list(self.get(args, "std"))), k, "std", img.device)
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
-        common = {**self._common(), "layout": "HWC", "fill_values": canon.per_k(self.fill_values)}
+        common = {**self._common(), "layout": "HWC", "pad_output": False,
+                  "fill_values": canon.per_k(self.fill_values)}
         try:
             y = crop_mirror_normalize(canon.hwk, self.window(canon.hwk, args), bool(self.get(args, "mirror")),
                                       mean, std, **common)
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
+        y = canon.back(y)
         if self.args["pad_output"] and "C" in lay:
-            canon.rest_shape[-1] = int(y.shape[2])
-        return canon.back(y, self.layout)
+            y = L.pad_channels(y, lay)
+        return y.permute([lay.index(a) for a in self.layout]).contiguous()
 
     def stats(self, args: dict[str, Any], channels: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
         if "mean" not in args and "std" not in args and channels in self._const_stats:
@@ -117,6 +117,7 @@ class CropMirrorNormalize(Crop):
         return TensorList(out, self.layout)
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        self.note_layout(inputs)
         tl = inputs[0]
         fast = self._cuda_fast(tl, args)
         if fast is not None:
