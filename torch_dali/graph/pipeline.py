@@ -70,7 +70,10 @@ class Pipeline:
         self._built = False
         self._conditionals = False
         self._enable_checkpointing = bool(enable_checkpointing)
-        self._checkpoint_to_restore = checkpoint
+        self._restored: tuple[dict[str, Any], dict[str, int], Any] | None = None
+        if checkpoint is not None:
+            from ..checkpointing import loads
+            self._restored = loads(checkpoint)  # checked now: a bad checkpoint fails at construction
 
     # -- properties ----------------------------------------------------------------------------
     @property
@@ -193,10 +196,19 @@ class Pipeline:
         if self._batch_size < 1:
             raise ArgumentError("Pipeline: `batch_size` must be given (a positive integer) to build")
         self._ensure_graph()
+        if self._restored is not None:  # the seeds the checkpointed pipeline drew
+            for node in self._graph.nodes:  # type: ignore[union-attr]
+                if node.name in self._restored[1]:
+                    node.seed = self._restored[1][node.name]
         plan = Plan(self._graph, self._batch_size, self._num_threads,  # type: ignore[arg-type]
                     self._device_id, self._strict_device)
         self._executor = Executor(plan, self._prefetch_queue_depth, self._exec_async, self._exec_pipelined)
         self._built = True
+        if self._enable_checkpointing:
+            from ..ops.external_source import warn_unrestorable_sources
+            warn_unrestorable_sources(plan)
+        if self._restored is not None:
+            self.load_state_dict(self._restored[0])
 
     def _exec(self) -> Executor:
         if not self._built:
@@ -301,6 +313,33 @@ class Pipeline:
         if self._consumed_state.get("iteration", 0) == 0 and not self._consumed_state.get("ops"):
             return {"iteration": 0, "ops": self._exec().plan.state_dict()}
         return dict(self._consumed_state)
+
+    # -- DALI's checkpointing (torch_dali.checkpointing) ---------------------------------------
+    @property
+    def enable_checkpointing(self) -> bool:
+        return self._enable_checkpointing
+
+    @property
+    def is_restored_from_checkpoint(self) -> bool:
+        return self._restored is not None
+
+    @property
+    def iterator_data(self) -> Any:
+        """What a framework iterator saved with the checkpoint this pipeline was restored from."""
+        return self._restored[2] if self._restored is not None else None
+
+    def checkpoint(self, filename: str | None = None, *, iterator_data: Any = None) -> str:
+        """Where the pipeline stands after the last batch taken, as a string that
+        `Pipeline(..., checkpoint=...)` resumes from (also written to `filename`)."""
+        if not self._enable_checkpointing:
+            raise ArgumentError("checkpoint: checkpointing is disabled; make the pipeline with "
+                                "enable_checkpointing=True")
+        from ..checkpointing import dumps
+        text = dumps(self.state_dict(), {n.name: n.seed for n in self.graph.reachable()}, iterator_data)
+        if filename is not None:
+            with open(filename, "w", encoding="utf-8") as f:
+                f.write(text)
+        return text
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self._exec().restore(state)

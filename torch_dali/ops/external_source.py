@@ -384,6 +384,31 @@ class ExternalSource(Operator):
             self._it = self._factory()  # type: ignore[misc]
         self.exhausted = False
 
+    # -- state: the position of a callable source (its info arguments), for checkpoints --------
+    @property
+    def restorable(self) -> bool:
+        """Whether the source's position is this op's counters: a callable taking the iteration or
+        the sample info (iterables, iterators and argument-less callables keep state of their own)."""
+        if self.args["source"] is None:
+            return True
+        return self._call is not None and bool(_positional_params(self.args["source"]))
+
+    def state_dict(self) -> dict[str, Any]:
+        if self.args["source"] is None or not self.restorable:
+            return {}
+        return {"epoch": self.epoch, "iteration": self.iteration, "idx_in_epoch": self.idx_in_epoch,
+                "exhausted": self.exhausted}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if not state or not self.restorable:
+            return
+        for key in ("epoch", "iteration", "idx_in_epoch"):
+            v = state.get(key, 0)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ArgumentError(f"{self._where()}: the saved state has a bad `{key}`: {v!r}")
+            setattr(self, key, v)
+        self.exhausted = bool(state.get("exhausted", False))
+
     def output_layout(self, index: int) -> str:
         return self.layouts[index] or ""
 
@@ -391,6 +416,15 @@ class ExternalSource(Operator):
         """Whether output `index`'s layout is known before data arrive (`layout=` was given); else
         each batch fed says it (`feed_input(..., layout=)`)."""
         return bool(self.layouts[index])
+
+
+def warn_unrestorable_sources(plan: Any) -> None:
+    """With checkpointing on: a warning for each external source whose position a checkpoint
+    cannot hold."""
+    from ..checkpointing import warn_uncaptured
+    for op in plan.ops.values():
+        if isinstance(op, ExternalSource) and not op.restorable:
+            warn_uncaptured(op._where())
 
 
 def reset_sources(executor: Any) -> None:

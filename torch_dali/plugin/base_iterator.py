@@ -87,12 +87,47 @@ class BaseIterator:
         self._epoch_done = False
         self._ever_consumed = False
         self._first_batch: Any = None
+        self._checkpointing = self._pipes[0].enable_checkpointing
+        if any(p.enable_checkpointing != self._checkpointing for p in self._pipes):
+            raise ArgumentError(f"{name}: all pipelines must have the same `enable_checkpointing`")
+        restored = [p.is_restored_from_checkpoint for p in self._pipes]
+        if any(restored):
+            if not all(restored):
+                raise ArgumentError(f"{name}: some but not all pipelines were restored from a checkpoint")
+            data = [p.iterator_data for p in self._pipes]
+            if any(d != data[0] for d in data):
+                raise ArgumentError(f"{name}: the pipelines' checkpoints hold different iterator positions")
+            self._load_state(data[0])
+        self._initial_checkpoints = ([p.checkpoint(iterator_data=self._save_state()) for p in self._pipes]
+                                     if self._checkpointing else [])
         if prepare_first_batch:
             try:
                 self._first_batch = self._next_batch()
             except StopIteration:
                 raise PipelineError(f"{name}: the pipeline has no data (its first batch raised "
                                     "StopIteration)") from None
+
+    # -- checkpoints -----------------------------------------------------------------------------
+    def _save_state(self) -> dict[str, Any]:
+        return {"counter": self._counter, "epoch_done": self._epoch_done}
+
+    def _load_state(self, data: Any) -> None:
+        if data is None:
+            return
+        if not isinstance(data, dict) or not isinstance(data.get("counter"), int):
+            raise ArgumentError(f"{type(self).__name__}: the checkpoint's iterator position is malformed: {data!r}")
+        self._counter = int(data["counter"])
+        self._epoch_done = bool(data.get("epoch_done", False))
+
+    def checkpoints(self) -> list[str]:
+        """One checkpoint per pipeline, with this iterator's position: make the pipelines with
+        `checkpoint=` and a new iterator over them continues from here."""
+        if not self._checkpointing:
+            raise ArgumentError(f"{type(self).__name__}: checkpointing is disabled (the pipelines need "
+                                "enable_checkpointing=True)")
+        if not self._ever_consumed:
+            return list(self._initial_checkpoints)
+        return [p.checkpoint(iterator_data=self._save_state()) for p in self._pipes]
 
     # -- sizes ---------------------------------------------------------------------------------
     def _shard_size(self) -> int:
