@@ -50,12 +50,13 @@ class _Undefined:
         self.name, self.branch, self.kind = name, branch, kind
 
     def error(self) -> GraphError:
+        other = "else" if self.branch == "if" else "if"
         if self.kind == "return":
-            return GraphError("Encountered inconsistent outputs out of the `if/else` control flow statement on a "
-                              f"DataNode: the `{self.branch}` branch must also have a return statement")
-        return GraphError("Encountered inconsistent outputs out of the `if/else` control flow statement on a "
-                          f"DataNode. Variable '{self.name}' must also be initialized in the `{self.branch}` branch "
-                          "(or before the `if`)")
+            return GraphError(f"`if` on a DataNode: only the `{other}` branch returns; the `{self.branch}` branch "
+                              "must also have a return statement")
+        return GraphError(f"`if` on a DataNode: '{self.name}' is set in the `{other}` branch only and used "
+                          f"afterwards; '{self.name}' must also be initialized in the `{self.branch}` branch (or "
+                          "before the `if`)")
 
     def __getattr__(self, item: str) -> Any:
         raise self.error()
@@ -382,17 +383,16 @@ class _Rewrite(ast.NodeTransformer):
         if any(isinstance(j, (ast.Break, ast.Continue)) for j in jb + jo):
             return "`break` or `continue` in a branch"
         if jb and not jo:
-            return "Encountered inconsistent outputs out of the `if/else` control flow statement: the `else` " \
-                   "branch must also have a return statement"
+            return "only the `if` branch returns; the `else` branch must also have a return statement"
         if jo and not jb:
-            return "Encountered inconsistent outputs out of the `if/else` control flow statement: the `if` " \
-                   "branch must also have a return statement"
+            return "only the `else` branch returns; the `if` branch must also have a return statement"
         return "`return` other than as the last statement of both branches"
 
 
 def unsupported(what: str) -> GraphError:
-    return GraphError(f"`if` on a DataNode (enable_conditionals): {what} is not supported" if not
-                      what.startswith("Encountered") else what)
+    if what.startswith("only the"):
+        return GraphError(f"`if` on a DataNode: {what}")
+    return GraphError(f"`if` on a DataNode (enable_conditionals): {what} is not supported")
 
 
 # -- turning a function into its rewritten form ------------------------------------------------------

@@ -35,10 +35,11 @@ def _generate() -> None:
                 sys.modules[full] = sub
                 setattr(target, part, sub)
             target = sub
+        if schema.name == "external_source":  # DALI's signature: the source may be positional
+            from .ops.external_source import external_source
+            setattr(target, parts[-1], external_source)
+            continue
         setattr(target, parts[-1], _plain(make_function(schema), schema.display_name()))
 
 
 _generate()
-
-# DALI's signature: `fn.external_source(source=None, num_outputs=None, ...)`, positional allowed
-from .ops.external_source import external_source  # noqa: E402

@@ -245,7 +245,7 @@ class Pipeline:
         DALI does; otherwise nothing to do: readers move across epochs by themselves."""
         if self._executor is not None:
             from ..ops.external_source import reset_sources
-            reset_sources(self._executor)
+            reset_sources(self._executor, int(self._consumed_state.get("iteration", 0)))
 
     def feed_input(self, data_node: Any, data: Any, layout: str | None = None, cuda_stream: Any = None,
                    use_copy_kernel: bool = False) -> None:

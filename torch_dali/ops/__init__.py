@@ -51,6 +51,10 @@ def _plain_class(cls: type) -> type:
 def _generate() -> None:
     this = sys.modules[__name__]
     for schema in all_schemas():
+        if schema.name == "external_source":  # DALI's signature: the source may be positional
+            from .external_source import ExternalSourceClass
+            setattr(this, "ExternalSource", ExternalSourceClass)
+            continue
         cls = _plain_class(make_class(schema))
         parts = schema.name.split(".")
         if len(parts) > 1:
@@ -64,4 +68,3 @@ def _generate() -> None:
 _generate()
 
 from ..graph.node import DataNode as _DataNode  # noqa: E402,F401 - DALI's `from nvidia.dali.ops import _DataNode`
-from .external_source import ExternalSourceClass as ExternalSource  # noqa: E402 - `ops.ExternalSource(source)`

@@ -109,6 +109,8 @@ def plain_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
     for k, v in kwargs.items():
         if isinstance(v, types.ScalarConstant):
             kwargs[k] = v.value
+        elif isinstance(v, (list, tuple)) and any(isinstance(x, types.ScalarConstant) for x in v):
+            kwargs[k] = type(v)(x.value if isinstance(x, types.ScalarConstant) else x for x in v)
         elif k == "seed":
             kwargs[k] = plain_number(v)
         elif isinstance(v, DataNode):

@@ -50,6 +50,8 @@ class _ColorOp(Operator):
 
     def image(self, x: torch.Tensor) -> tuple[torch.Tensor, tuple[int, ...]]:
         """The sample as one HWC image (frames and depth stacked on H) and its own shape."""
+        if self.in_layout:  # a layout given: it is what is wrong first
+            self._resolved = L.resolve(self.name, self.in_layout, x.dim(), L.COLOR)
         self.check(x)
         self._resolved = L.resolve(self.name, self.in_layout, x.dim(), L.COLOR)
         return (x if x.dim() == 3 else x.reshape(-1, x.shape[-2], x.shape[-1])), tuple(x.shape)

@@ -28,9 +28,9 @@ class Select(Operator):
         flags = []
         for i, p in enumerate(pred.samples):
             if p.dim() != 0:
-                raise ArgumentError(f"{self.name}: Conditions inside `if` statements are restricted to scalar "
-                                    f"(0-d tensors) inputs, that are placed on CPU. Got a {p.dim()}-d input as a "
-                                    f"condition of the `if` statement (sample {i}, shape {list(p.shape)})")
+                raise ArgumentError(f"{self.name}: the condition of an `if` on a DataNode must be one scalar (a 0-d "
+                                    f"tensor) per sample, on the CPU; sample {i} is {p.dim()}-d, shape "
+                                    f"{list(p.shape)}")
             flags.append(bool(p.item()))
         out = [t if f else e for f, t, e in zip(flags, true.samples, false.samples)]
         dtypes = {x.dtype for x in out}

@@ -427,14 +427,15 @@ def warn_unrestorable_sources(plan: Any) -> None:
             warn_uncaptured(op._where())
 
 
-def reset_sources(executor: Any) -> None:
-    """`Pipeline.reset()`: after run() raised StopIteration, drops the stopped prefetch and starts a
-    new epoch of each external source (nothing happens otherwise, as in DALI)."""
+def reset_sources(executor: Any, consumed: int | None = None) -> None:
+    """`Pipeline.reset()`: once an external source ran out, drops the stopped prefetch and starts
+    a new epoch of each external source (nothing happens otherwise, as in DALI). `consumed`: the
+    batches the caller took; when the producer made no more than that, only the end is queued."""
     ops = [op for op in executor.plan.ops.values() if isinstance(op, ExternalSource)]
     if not any(op.exhausted for op in ops):
         return
     failed = getattr(executor, "_failed", None)
-    if executor.exec_async and not isinstance(failed, StopIteration):
+    if executor.exec_async and not isinstance(failed, StopIteration) and executor.iteration != consumed:
         return  # the consumer has not reached the end yet: batches before it are still queued
     executor.stop()
     for op in ops:

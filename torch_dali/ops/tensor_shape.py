@@ -27,7 +27,7 @@ def _fill_negative(op: str, dims: list[float], volume: int, what: str) -> list[i
     neg = [i for i, d in enumerate(dims) if d < 0]
     if len(neg) > 1:
         raise ArgumentError(f"{op}: `{what}` may have only one negative extent, got {dims}")
-    out = [int(round(d)) if i not in neg else -1 for i, d in enumerate(dims)]
+    out = [int(math.floor(d + 0.5)) if i not in neg else -1 for i, d in enumerate(dims)]  # DALI rounds half up
     if neg:
         known = math.prod(d for d in out if d >= 0)
         if known == 0 or volume % known:

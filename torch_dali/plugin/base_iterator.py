@@ -139,6 +139,8 @@ class BaseIterator:
         return (sid + 1) * n // shards - sid * n // shards
 
     def __len__(self) -> int:
+        if self._unknown_size:
+            return 0  # DALI's value where the epoch ends on StopIteration (its size is -1)
         size = self._shard_size()
         if self._policy == LastBatchPolicy.DROP:
             return size // self.batch_size
