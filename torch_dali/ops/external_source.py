@@ -508,7 +508,14 @@ def external_source(source: Any = None, num_outputs: Any = None, **kwargs: Any) 
     """`fn.external_source(source=None, num_outputs=None, ...)`: feeds the pipeline from Python
     (an iterable, a generator function or a callable), or from `pipe.feed_input()` without one."""
     from ._registry import call_op, lookup
-    return call_op(lookup("external_source"), (), _gather(source, num_outputs, kwargs))
+    return _as_list(call_op(lookup("external_source"), (), _gather(source, num_outputs, kwargs)), num_outputs)
+
+
+def _as_list(outs: Any, num_outputs: Any) -> Any:
+    """With `num_outputs` given, a list of outputs even for one (as DALI)."""
+    if num_outputs is None:
+        return outs
+    return list(outs) if isinstance(outs, (list, tuple)) else [outs]
 
 
 def _external_source_class() -> type:
@@ -527,7 +534,8 @@ def _external_source_class() -> type:
             if inputs:
                 raise ArgumentTypeError(f"ExternalSource takes no inputs, got {len(inputs)}; give the data as "
                                         "`source`")
-            return super().__call__(**_gather(source, None, kwargs))
+            merged = {**self._kwargs, **kwargs}
+            return _as_list(super().__call__(**_gather(source, None, kwargs)), merged.get("num_outputs"))
 
     ExternalSourceClass.__name__ = ExternalSourceClass.__qualname__ = "ExternalSource"
     return ExternalSourceClass

@@ -214,6 +214,10 @@ class BaseIterator:
                 p.reset()
             return
         size = self._shard_size()
+        if (self._policy == LastBatchPolicy.DROP and not self._epoch_done
+                and 0 < size - self._counter < self.batch_size):
+            self._run_all()  # DROP: the partial batch left in the epoch is taken and dropped first
+            self._counter += self.batch_size
         if self._counter < size and not self._epoch_done:
             if quiet:
                 return
