@@ -372,10 +372,11 @@ class ExternalSource(Operator):
 
     # -- epochs ---------------------------------------------------------------------------------
     def reset_source(self) -> None:
-        """After StopIteration: a new epoch. Callables and cycle='raise' iterables start over; other
-        iterables are asked for more again (an exhausted generator ends again at once; an iterator
-        that rewinds itself on StopIteration, as some do, goes on), as in DALI."""
-        if not self.exhausted:
+        """After a source of the pipeline ended (this one, or another: the epoch is the pipeline's):
+        a new epoch. Callables and cycle='raise' iterables start over; other iterables are asked for
+        more again (an exhausted generator ends again at once; an iterator that rewinds itself on
+        StopIteration, as some do, goes on), as in DALI."""
+        if self.args["source"] is None or self.cycle == "quiet":
             return
         self.epoch += 1
         self.iteration = 0
@@ -427,6 +428,13 @@ def warn_unrestorable_sources(plan: Any) -> None:
             warn_uncaptured(op._where())
 
 
+class UnknownSourceError(ArgumentError, KeyError):
+    """feed_input names no external source of the pipeline (a KeyError, as in DALI)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 def reset_sources(executor: Any, consumed: int | None = None) -> None:
     """`Pipeline.reset()`: once an external source ran out, drops the stopped prefetch and starts
     a new epoch of each external source (nothing happens otherwise, as in DALI). `consumed`: the
@@ -455,8 +463,9 @@ def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) 
               None)
     if op is None:
         sources = [n.name for n in executor.plan.nodes if isinstance(executor.plan.ops[n.id], ExternalSource)]
-        raise ArgumentError(f"feed_input: no external source named {name!r} in this pipeline; external "
-                            f"sources: {', '.join(sources) or 'none'}")
+        raise UnknownSourceError(f"feed_input: no external source named {name!r} in this pipeline (one whose output "
+                                 f"no pipeline output needs is not part of it); external sources: "
+                                 f"{', '.join(sources) or 'none'}")
     if not isinstance(op, ExternalSource):
         raise ArgumentError(f"feed_input: '{name}' is a {op.name}, not an external source")
     op.feed(data, layout)
@@ -497,6 +506,10 @@ register(OpSchema(
 
 def _gather(source: Any, num_outputs: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
     from ._schema import plain_kwargs
+    if inspect.isgenerator(source) and _CYCLES.get(kwargs.get("cycle"), "no") != "no" \
+            if isinstance(kwargs.get("cycle"), (bool, str, type(None))) else False:
+        raise ArgumentTypeError("ExternalSource: cannot cycle through a generator object (it cannot be started "
+                                "again); pass the generator function itself as `source`")
     if source is not None:
         kwargs["source"] = source
     if num_outputs is not None:
