@@ -428,6 +428,11 @@ class Pipeline:
 
 
 _current = threading.local()
+
+
+class OutputTypeError(GraphError, TypeError):
+    """A pipeline output that is neither a DataNode nor a constant (a TypeError, as in DALI)."""
+
 # DALI's Pipeline arguments accepted with no effect here (the executor is always dynamic; output
 # types and dimensions are checked by the ops that make them)
 _ACCEPTED = {"exec_dynamic", "output_dtype", "output_ndim", "experimental_exec_dynamic", "py_callback_pickler"}
@@ -460,8 +465,8 @@ def _as_nodes(outs: list[Any]) -> list[DataNode]:
         if isinstance(o, (bool, int, float, np.ndarray, np.generic)) or hasattr(o, "__array__"):
             res.append(types.Constant(o, device="cpu"))
         else:
-            raise GraphError(f"pipeline outputs must be DataNodes returned by ops (or constants), got "
-                             f"{type(o).__name__}")
+            raise OutputTypeError(f"pipeline outputs must be DataNodes returned by ops (or constants), got "
+                                  f"{type(o).__name__}")
     return res
 
 
@@ -517,6 +522,6 @@ def pipeline_def(fn: Callable | None = None, *, enable_conditionals: bool = Fals
             pipe._conditionals = conditionals
             pipe._ensure_graph()  # traced now, as DALI does: errors in the definition surface here
             return pipe
-        make._torch_dali_pipeline_def = True  # type: ignore[attr-defined]
+        make._is_pipeline_def = True  # type: ignore[attr-defined] - DALI's mark
         return make
     return decorate(fn) if fn is not None else decorate

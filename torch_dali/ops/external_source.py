@@ -163,6 +163,8 @@ class ExternalSource(Operator):
         a = self.args
         src = a["source"]
         self.k: int = a["num_outputs"] or 1
+        # with num_outputs given (even 1), each batch (or sample) is a tuple with one per output
+        self.split_outputs = a["num_outputs"] is not None
         self.batch: bool = bool(a["batch"])
         self.cycle: str = _CYCLES[a["cycle"]]
         self.parallel = bool(a["parallel"])
@@ -285,13 +287,13 @@ class ExternalSource(Operator):
         if any(s is ended for s in samples):
             raise self._end()
         self.idx_in_epoch += n
-        if self.k == 1:
+        if not self.split_outputs:
             return [samples]
         split = [self._split(s, f"sample {i}") for i, s in enumerate(samples)]
         return [[s[j] for s in split] for j in range(self.k)]
 
     def _split(self, raw: Any, what: str) -> list[Any]:
-        if self.k == 1:
+        if not self.split_outputs:
             return [raw]
         if not isinstance(raw, (tuple, list)) or len(raw) != self.k:
             raise DataError(f"{self._where()}: with num_outputs={self.k}, {what} must be a tuple of "
