@@ -79,3 +79,25 @@ def test_pipeline_def_traces_at_once_and_refuses_do_not_convert():
     with pytest.raises(ArgumentError, match="do_not_convert"):
         pipeline_def(helper)
     assert Pipeline(batch_size=1, device_id=types.CPU_ONLY_DEVICE_ID).device_id is None  # DALI's CPU-only id
+
+
+def test_declared_output_types_and_dimensions():
+    def make(**kw):
+        pipe = Pipeline(batch_size=1, num_threads=1, device_id=None, **kw)
+        pipe.set_outputs(types.Constant(np.zeros((2, 2), np.uint8), device="cpu"), fn.random.uniform())
+        return pipe
+    ok = make(output_dtype=[types.UINT8, None], output_ndim=[2, 0])
+    assert ok.output_dtype() == [types.UINT8, None] and ok.output_ndim() == [2, 0]
+    ok.run()
+    with pytest.raises(RuntimeError, match="Data type"):
+        make(output_dtype=types.UINT8).run()  # one value for all: the second output is FLOAT
+    with pytest.raises(RuntimeError, match="Number of dimensions"):
+        make(output_ndim=[2, 1]).run()
+    with pytest.raises(RuntimeError, match="Lengths"):
+        make(output_ndim=[2]).build()
+    with pytest.raises(ValueError, match="non-negative"):
+        make(output_ndim=-1)
+    with pytest.raises(TypeError, match="must be either"):
+        make(output_dtype=int)
+    with pytest.raises(ValueError, match="NO_TYPE"):
+        make(output_dtype=types.NO_TYPE)

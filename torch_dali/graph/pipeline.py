@@ -4,12 +4,9 @@ from __future__ import annotations
 import functools
 import inspect
 import os
-import operator
 import random as _pyrandom
-import threading
 from typing import Any, Callable
 
-import numpy as np
 
 from ..errors import ArgumentError, GraphError
 from ..executor.executor import Executor
@@ -17,10 +14,11 @@ from ..executor.plan import Batch, Plan
 from ..tensor_list import TensorList, user_view
 from ..types import CPU_ONLY_DEVICE_ID
 from .graph import Graph
-from .node import DataNode, pop_graph, push_graph
+from .dali_api import ACCEPTED, DaliAPI, as_nodes, integer
+from .node import DataNode
 
 
-class Pipeline:
+class Pipeline(DaliAPI):
     """A graph of ops and the machinery that runs it. Define it by subclassing (`define_graph`),
     with `with pipe: pipe.set_outputs(...)`, or with `@pipeline_def`."""
 
@@ -30,21 +28,22 @@ class Pipeline:
                  max_streams: int = -1, default_cuda_stream_priority: int = 0,
                  enable_memory_stats: bool = False, py_num_workers: int = 1,
                  py_start_method: str = "fork", strict_device: bool = False, enable_checkpointing: bool = False,
-                 checkpoint: Any = None, **kwargs: Any) -> None:
-        unknown = set(kwargs) - _ACCEPTED
+                 checkpoint: Any = None, output_dtype: Any = None, output_ndim: Any = None,
+                 **kwargs: Any) -> None:
+        unknown = set(kwargs) - ACCEPTED
         if unknown:
             raise ArgumentError(f"Pipeline: unknown argument(s) {', '.join(sorted(unknown))}")
-        batch_size = _integer("batch_size", batch_size, -1)
+        batch_size = integer("batch_size", batch_size, -1)
         if batch_size < 1 and batch_size != -1:
             raise ArgumentError(f"Pipeline: `batch_size` must be a positive integer, got {batch_size!r}")
-        num_threads = _integer("num_threads", num_threads, -1)
-        device_id = None if device_id is None else _integer("device_id", device_id, -1)
-        seed = _integer("seed", seed, -1)
+        num_threads = integer("num_threads", num_threads, -1)
+        device_id = None if device_id is None else integer("device_id", device_id, -1)
+        seed = integer("seed", seed, -1)
         if isinstance(prefetch_queue_depth, dict):
-            prefetch_queue_depth = {k: _integer(f"prefetch_queue_depth['{k}']", v, 2)
+            prefetch_queue_depth = {k: integer(f"prefetch_queue_depth['{k}']", v, 2)
                                     for k, v in prefetch_queue_depth.items()}
         else:
-            prefetch_queue_depth = _integer("prefetch_queue_depth", prefetch_queue_depth, 2)
+            prefetch_queue_depth = integer("prefetch_queue_depth", prefetch_queue_depth, 2)
         self._batch_size = batch_size
         self._num_threads = num_threads if num_threads and num_threads > 0 else (os.cpu_count() or 1)
         if device_id == CPU_ONLY_DEVICE_ID:
@@ -69,6 +68,7 @@ class Pipeline:
         self._py_graph_fn: Callable[[], Any] | None = None
         self._built = False
         self._conditionals = False
+        self._set_output_descs(output_dtype, output_ndim)
         self._enable_checkpointing = bool(enable_checkpointing)
         self._restored: tuple[dict[str, Any], dict[str, int], Any] | None = None
         if checkpoint is not None:
@@ -136,34 +136,6 @@ class Pipeline:
     def __exit__(self, *exc: Any) -> None:
         Pipeline.pop_current()
 
-    @staticmethod
-    def current() -> "Pipeline | None":
-        """The pipeline whose graph is being defined on this thread (`with pipe:`, define_graph,
-        a @pipeline_def function), or None."""
-        stack = getattr(_current, "stack", None)
-        return stack[-1] if stack else None
-
-    @staticmethod
-    def push_current(pipeline: "Pipeline") -> "Pipeline | None":
-        """Makes `pipeline` current (ops called now join its graph); returns the previous one."""
-        prev = Pipeline.current()
-        if pipeline._graph is None:
-            pipeline._graph = Graph(pipeline._seed)
-        if not hasattr(_current, "stack"):
-            _current.stack = []
-        _current.stack.append(pipeline)
-        push_graph(pipeline._graph)
-        return prev
-
-    @staticmethod
-    def pop_current() -> None:
-        """Undoes the last push_current()."""
-        stack = getattr(_current, "stack", None)
-        if not stack:
-            raise GraphError("Pipeline.pop_current: no pipeline is current")
-        stack.pop()
-        pop_graph()
-
     def set_outputs(self, *outputs: Any) -> None:
         """The pipeline's outputs: DataNodes (made inside `with pipe:` or outside any pipeline) or
         constants (NumPy arrays, numbers), which become constant outputs."""
@@ -173,7 +145,7 @@ class Pipeline:
             self._graph = Graph(self._seed)
         Pipeline.push_current(self)
         try:
-            outs = _as_nodes(_flatten_outputs(outputs))
+            outs = as_nodes(_flatten_outputs(outputs))
         finally:
             Pipeline.pop_current()
         self._graph.set_outputs(outs)
@@ -184,7 +156,7 @@ class Pipeline:
         Pipeline.push_current(self)
         try:
             outs = self._py_graph_fn() if self._py_graph_fn is not None else self.define_graph()
-            outs = _as_nodes(_flatten_outputs(outs if isinstance(outs, (tuple, list)) else (outs,)))
+            outs = as_nodes(_flatten_outputs(outs if isinstance(outs, (tuple, list)) else (outs,)))
         finally:
             Pipeline.pop_current()
         self._graph.set_outputs(outs)  # type: ignore[union-attr]
@@ -196,6 +168,7 @@ class Pipeline:
         if self._batch_size < 1:
             raise ArgumentError("Pipeline: `batch_size` must be given (a positive integer) to build")
         self._ensure_graph()
+        self._check_output_descs(len(self._graph.outputs))  # type: ignore[union-attr]
         if self._restored is not None:  # the seeds the checkpointed pipeline drew
             for node in self._graph.nodes:  # type: ignore[union-attr]
                 if node.name in self._restored[1]:
@@ -223,6 +196,7 @@ class Pipeline:
         batch = executor.next(timeout)
         self._last_batch = batch
         self._consumed_state = batch.state
+        self._verify_outputs(batch.outputs)
         return tuple(user_view(tl) for tl in batch.outputs)
 
     def outputs(self) -> tuple[TensorList, ...]:
@@ -314,33 +288,6 @@ class Pipeline:
             return {"iteration": 0, "ops": self._exec().plan.state_dict()}
         return dict(self._consumed_state)
 
-    # -- DALI's checkpointing (torch_dali.checkpointing) ---------------------------------------
-    @property
-    def enable_checkpointing(self) -> bool:
-        return self._enable_checkpointing
-
-    @property
-    def is_restored_from_checkpoint(self) -> bool:
-        return self._restored is not None
-
-    @property
-    def iterator_data(self) -> Any:
-        """What a framework iterator saved with the checkpoint this pipeline was restored from."""
-        return self._restored[2] if self._restored is not None else None
-
-    def checkpoint(self, filename: str | None = None, *, iterator_data: Any = None) -> str:
-        """Where the pipeline stands after the last batch taken, as a string that
-        `Pipeline(..., checkpoint=...)` resumes from (also written to `filename`)."""
-        if not self._enable_checkpointing:
-            raise ArgumentError("checkpoint: checkpointing is disabled; make the pipeline with "
-                                "enable_checkpointing=True")
-        from ..checkpointing import dumps
-        text = dumps(self.state_dict(), {n.name: n.seed for n in self.graph.reachable()}, iterator_data)
-        if filename is not None:
-            with open(filename, "w", encoding="utf-8") as f:
-                f.write(text)
-        return text
-
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self._exec().restore(state)
         self._consumed_state = dict(state)
@@ -427,49 +374,6 @@ class Pipeline:
             pass
 
 
-_current = threading.local()
-
-
-class OutputTypeError(GraphError, TypeError):
-    """A pipeline output that is neither a DataNode nor a constant (a TypeError, as in DALI)."""
-
-# DALI's Pipeline arguments accepted with no effect here (the executor is always dynamic; output
-# types and dimensions are checked by the ops that make them)
-_ACCEPTED = {"exec_dynamic", "output_dtype", "output_ndim", "experimental_exec_dynamic", "py_callback_pickler"}
-
-
-def _integer(name: str, v: Any, default: int) -> int:
-    """An integer Pipeline argument; NumPy integers are integers, None means the default."""
-    if v is None:
-        return default
-    if isinstance(v, bool):
-        raise ArgumentError(f"Pipeline: `{name}` must be an integer, got {v!r}")
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise ArgumentError(f"Pipeline: `{name}` must be an integer, got {v!r}") from None
-
-
-def _as_nodes(outs: list[Any]) -> list[DataNode]:
-    """Outputs that are constants (NumPy arrays, numbers) become constant nodes, as in DALI."""
-    from .. import types
-    res = []
-    from ..conditionals import check_defined
-    for o in outs:
-        check_defined(o)  # a variable an `if` on a DataNode set in one branch only
-        if isinstance(o, DataNode):
-            res.append(o)
-            continue
-        if isinstance(o, types.ScalarConstant):
-            o = np.asarray(o.value, dtype=types.to_numpy_type(o.dtype))
-        if isinstance(o, (bool, int, float, np.ndarray, np.generic)) or hasattr(o, "__array__"):
-            res.append(types.Constant(o, device="cpu"))
-        else:
-            raise OutputTypeError(f"pipeline outputs must be DataNodes returned by ops (or constants), got "
-                                  f"{type(o).__name__}")
-    return res
-
-
 def _flatten_outputs(outs: Any) -> list[DataNode]:
     flat: list[DataNode] = []
     for o in outs:
@@ -480,7 +384,7 @@ def _flatten_outputs(outs: Any) -> list[DataNode]:
     return flat
 
 
-_PIPELINE_ARGS = (set(inspect.signature(Pipeline.__init__).parameters) - {"self", "kwargs"}) | _ACCEPTED
+_PIPELINE_ARGS = (set(inspect.signature(Pipeline.__init__).parameters) - {"self", "kwargs"}) | ACCEPTED
 
 
 def do_not_convert(func: Callable) -> Callable:
