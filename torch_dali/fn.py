@@ -36,7 +36,7 @@ def _generate() -> None:
                 setattr(target, part, sub)
             target = sub
         if schema.name == "external_source":  # DALI's signature: the source may be positional
-            from .ops.external_source import external_source
+            from .ops.external_source_api import external_source
             setattr(target, parts[-1], external_source)
             continue
         setattr(target, parts[-1], _plain(make_function(schema), schema.display_name()))

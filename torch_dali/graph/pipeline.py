@@ -178,7 +178,7 @@ class Pipeline(DaliAPI):
         self._executor = Executor(plan, self._prefetch_queue_depth, self._exec_async, self._exec_pipelined)
         self._built = True
         if self._enable_checkpointing:
-            from ..ops.external_source import warn_unrestorable_sources
+            from ..ops.external_source_api import warn_unrestorable_sources
             warn_unrestorable_sources(plan)
         if self._restored is not None:
             self.load_state_dict(self._restored[0])
@@ -218,14 +218,14 @@ class Pipeline(DaliAPI):
         """After an external source ended (run() raised StopIteration), starts its next epoch as
         DALI does; otherwise nothing to do: readers move across epochs by themselves."""
         if self._executor is not None:
-            from ..ops.external_source import reset_sources
+            from ..ops.external_source_api import reset_sources
             reset_sources(self._executor, int(self._consumed_state.get("iteration", 0)))
 
     def feed_input(self, data_node: Any, data: Any, layout: str | None = None, cuda_stream: Any = None,
                    use_copy_kernel: bool = False) -> None:
         """Queues the next batch of the external source `data_node` (its name or DataNode); call it
         before each run(), e.g. in iter_setup(). A tuple of batches when it has num_outputs > 1."""
-        from ..ops.external_source import feed_input
+        from ..ops.external_source_api import feed_input
         feed_input(self, data_node, data, layout)
 
     # -- readers -------------------------------------------------------------------------------

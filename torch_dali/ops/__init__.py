@@ -52,7 +52,7 @@ def _generate() -> None:
     this = sys.modules[__name__]
     for schema in all_schemas():
         if schema.name == "external_source":  # DALI's signature: the source may be positional
-            from .external_source import ExternalSourceClass
+            from .external_source_api import ExternalSourceClass
             setattr(this, "ExternalSource", ExternalSourceClass)
             continue
         cls = _plain_class(make_class(schema))

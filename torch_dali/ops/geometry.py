@@ -248,21 +248,14 @@ class Crop(_ImageOp):
         return BS.crop_windows(in_hw, ch, cw, pos[0], pos[1], self.args["rounding"])
 
     def crop_depth(self, x: torch.Tensor, lay: str, args: dict[str, Any]) -> torch.Tensor:
-        """The depth window of a volume (D; or F, when `crop_d` is given for a sequence), at
-        `crop_pos_z`; the height and width windows are cut afterwards."""
+        """The depth window of a volume (see layouts.crop_depth)."""
         crop = self.get(args, "crop")
         size = list(crop)[0] if isinstance(crop, (list, tuple)) and len(crop) == 3 else self.get(args, "crop_d")
-        axis = "D" if "D" in lay else "F" if (size and "F" in lay) else ""
-        if not axis or not size:
-            return x
-        n = int(x.shape[lay.index(axis)])
         try:
-            z, _, d, _ = C.crop_window(n, 1, float(size), None, float(self.get(args, "crop_pos_z")), 0.5,
-                                       self.args["rounding"])
+            return L.crop_depth(x, lay, size, float(self.get(args, "crop_pos_z")), self.args["rounding"],
+                                self.policy, self.fill_values)
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
-        z, _, d, _ = C.apply_policy((z, 0, d, 1), n, 1, self.policy)
-        return L.crop_axis(x, lay.index(axis), z, d, self.fill_values, lay.find("C"))
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         lay = self.layout_of(inputs[0])

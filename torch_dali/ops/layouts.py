@@ -130,3 +130,18 @@ def pad_channels(y: torch.Tensor, layout: str) -> torch.Tensor:
     shape = list(y.shape)
     shape[c] = target - n
     return torch.cat([y, torch.zeros(shape, dtype=y.dtype, device=y.device)], dim=c)
+
+
+def crop_depth(x: torch.Tensor, layout: str, size: float | None, pos: float, rounding: str, policy: str,
+               fill: Sequence[float]) -> torch.Tensor:
+    """The depth window of a volume (D; or F, when a depth `size` is given for a sequence, as DALI
+    treats it), `size` long at relative position `pos`; the window leaving the volume follows the
+    out-of-bounds `policy`. Height and width are cut afterwards."""
+    from ..functional import crop as C
+    axis = "D" if "D" in layout else "F" if (size and "F" in layout) else ""
+    if not axis or not size:
+        return x
+    n = int(x.shape[layout.index(axis)])
+    z, _, d, _ = C.crop_window(n, 1, float(size), None, pos, 0.5, rounding)
+    z, _, d, _ = C.apply_policy((z, 0, d, 1), n, 1, policy)
+    return crop_axis(x, layout.index(axis), z, d, fill, layout.find("C"))
