@@ -122,5 +122,5 @@ class DALIRaggedIterator(DALIGenericIterator):
             values = torch.cat([s.reshape(-1, *s.shape[1:]) if s.dim() else s.reshape(1) for s in samples]) \
                 if samples else torch.empty(0)
             index = torch.tensor(rows, dtype=torch.long, device=values.device).reshape(-1, 2).T
-            res[name] = torch.sparse_coo_tensor(index, values)
+            res[name] = torch.sparse_coo_tensor(index, values, check_invariants=True)
         return res
