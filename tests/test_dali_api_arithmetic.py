@@ -58,6 +58,15 @@ def test_expressions_match_dali():
         np.testing.assert_allclose(a, np.array(values, dtype=a.dtype), rtol=1e-6, err_msg=str(k))
 
 
+def test_signed_with_unsigned_promotes_to_twice_the_unsigned_width():
+    def make():
+        i = types.Constant(np.array([-7, 7, 3], dtype=np.int32), device="cpu")
+        i8 = types.Constant(np.array([-7, 7, 3], dtype=np.int8), device="cpu")
+        return i + types.Constant(1, types.UINT32), i8 * np.uint8(200), i8 < types.Constant(3, types.UINT16)
+    got = [(str(np.asarray(o.at(0)).dtype), np.asarray(o.at(0)).tolist()) for o in _run(make)]
+    assert got == [("int64", [-6, 8, 4]), ("int16", [-1400, 1400, 600]), ("bool", [True, False, False])]  # DALI's
+
+
 def test_typed_constants_take_part_in_promotion():
     def make():
         x = types.Constant(np.array([1, 2], dtype=np.uint8), device="cpu")

@@ -83,3 +83,34 @@ def test_ragged_iterator_and_feed_ndarray():
     assert feed_ndarray(TensorCPU(arr), target) is target and target.tolist() == arr.tolist()
     with pytest.raises(ValueError, match="element types"):
         feed_ndarray(TensorCPU(arr), torch.empty(2, 3))
+
+
+@pytest.mark.parametrize("auto_reset", [True, False])
+def test_next_after_the_end(auto_reset):
+    """With auto_reset the iterator starts the next epoch itself: next() goes on without iter()."""
+    loader = DALIGenericIterator(_pipe(_Source(2, 1), 1), ["data"], auto_reset=auto_reset)
+    assert len(list(loader)) == 2
+    if auto_reset:
+        assert next(loader)[0]["data"].shape == (1, 3)
+    else:
+        with pytest.raises(StopIteration):
+            next(loader)
+
+
+def test_reset_starts_every_source_over():
+    """Two sources ending together (a list and a generator function, cycle='raise'): the one
+    that raised first and the other both start the next epoch (DALI's epochs are the pipeline's)."""
+    batches = [[np.float32([1.5])], [np.float32([2.5])]]
+
+    def gen():
+        yield from batches
+
+    pipe = Pipeline(batch_size=1, num_threads=1, device_id=None, prefetch_queue_depth=1)
+    pipe.set_outputs(fn.external_source(batches, cycle="raise"), fn.external_source(gen, cycle="raise"))
+    for _ in range(3):
+        for b in batches:
+            a, g = pipe.run()
+            assert a.at(0).tolist() == g.at(0).tolist() == b[0].tolist()
+        with pytest.raises(StopIteration):
+            pipe.run()
+        pipe.reset()
