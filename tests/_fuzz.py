@@ -34,7 +34,7 @@ import torch
 
 from torch_dali import types
 from torch_dali.errors import TorchDaliError
-from torch_dali.executor.rng import SampleRNG
+from torch_dali.rng import SampleRNG
 from torch_dali.functional import crop_window as CW
 from torch_dali.functional import decode as D
 from torch_dali.functional import headers

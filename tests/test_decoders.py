@@ -15,7 +15,7 @@ from PIL import Image, ImageOps
 
 from torch_dali import fn, pipeline_def, types
 from torch_dali.errors import ArgumentError, DataError, GraphError, PipelineError
-from torch_dali.executor.rng import SampleRNG
+from torch_dali.rng import SampleRNG
 from torch_dali.functional import decode as D
 from torch_dali.functional import nvjpeg
 from torch_dali.functional.crop_window import random_crop_window

@@ -182,7 +182,7 @@ def test_batch_crop_windows_equal_the_per_sample_draws():
     """The one-call (C) windows of a batch are the Python per-sample windows, fallbacks included."""
     import random
 
-    from torch_dali.executor.rng import SampleRNG
+    from torch_dali.rng import SampleRNG
     from torch_dali.functional import crop_window as CW
     rnd = random.Random(3)
     for _ in range(40):

@@ -12,7 +12,7 @@ from PIL import Image
 
 from torch_dali import _cbuild
 from torch_dali.errors import DataError
-from torch_dali.executor.rng import SampleRNG
+from torch_dali.rng import SampleRNG
 from torch_dali.functional import decode as D
 from torch_dali.functional import jpeg_roi as R
 from torch_dali.functional.crop_window import random_crop_window

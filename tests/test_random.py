@@ -157,7 +157,7 @@ def test_argument_errors(make, err, msg):
 
 
 def test_runs_on_explicit_torch_device_tensors():
-    from torch_dali.executor.rng import SampleRNG  # noqa: F401 - the op draws from it on any device
+    from torch_dali.rng import SampleRNG  # noqa: F401 - the op draws from it on any device
     u, = run(lambda: (fn.random.uniform(shape=(2, 2)),))
     assert isinstance(u[0], torch.Tensor) and u[0].device.type == "cpu"
 

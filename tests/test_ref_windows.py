@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from torch_dali import fn, pipeline_def, types
-from torch_dali.executor.rng import SampleRNG
+from torch_dali.rng import SampleRNG
 from torch_dali.functional import crop_window as CW
 
 from reference import cases as C

@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import _cbuild
-from ..executor.rng import SampleRNG
+from ..rng import SampleRNG
 
 _SRC = Path(__file__).resolve().parents[2] / "extensions" / "csrc" / "cpu" / "crop_windows.c"
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import torch
 
-from ..executor.rng import SampleRNG
+from ..rng import SampleRNG
 from ..tensor_list import TensorList
 
 if TYPE_CHECKING:

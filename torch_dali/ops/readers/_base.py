@@ -46,7 +46,7 @@ from typing import Any, Callable, Sequence
 import torch
 
 from ...errors import ArgumentError, DataError
-from ...executor.rng import permutation
+from ...rng import permutation
 from ...functional import host_io
 from ...skips import SkipLog, printable
 from ...tensor_list import TensorList
