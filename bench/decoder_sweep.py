@@ -65,7 +65,7 @@ def main() -> None:
         return
     from throughput import bench_data
     data = bench_data(args.data, args.images, args.subsampling)
-    from torch_dali import _extension
+    from torch_dali._native import extension as _extension
     _extension.load()  # built once here, not inside a timed child
     results = []
     for hw_load, hw_states, cuda_states, threshold, concurrent, lanes in CONFIGS:

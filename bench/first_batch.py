@@ -31,7 +31,7 @@ def main() -> None:
         import torch_dali  # noqa: F401
         res["import_s"] = round(time.perf_counter() - t0, 3)
         t = time.perf_counter()
-        from torch_dali import _extension
+        from torch_dali._native import extension as _extension
         _extension.load()
         res["extension_s"] = round(time.perf_counter() - t, 3)
         t = time.perf_counter()

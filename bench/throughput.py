@@ -184,7 +184,7 @@ def main():
 
     @section("extension_build")
     def build():
-        from torch_dali import _extension
+        from torch_dali._native import extension as _extension
         t0 = time.perf_counter()
         m = _extension.load()
         return {"loaded": m is not None, "status": _extension.status(), "build_s": round(time.perf_counter() - t0, 1)}

@@ -36,6 +36,7 @@ from torch_dali import types
 from torch_dali.errors import TorchDaliError
 from torch_dali.rng import SampleRNG
 from torch_dali.functional import crop_window as CW
+from torch_dali._native import helpers
 from torch_dali.functional import decode as D
 from torch_dali.functional import headers
 from torch_dali.functional import host_io as H
@@ -248,8 +249,8 @@ ASAN_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno
 
 def _use_sanitized_builds() -> None:
     """Loads the C helpers built with ASan + UBSan (the process runs with libasan preloaded)."""
-    from torch_dali import _cbuild
-    for lib in (H.LIB, R.LIB, CW.LIB):
+    from torch_dali._native import build as _cbuild
+    for lib in (H.LIB, R.LIB, helpers.CROP_WINDOWS):
         so = _cbuild.build(lib.src, lib.libs, lib.flags + ASAN_FLAGS)
         cdll = ctypes.CDLL(str(so))
         if lib.configure is not None:

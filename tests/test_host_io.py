@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from torch_dali import _cbuild
+from torch_dali._native import build as _cbuild
 from torch_dali.errors import DataError
 from torch_dali.functional import decode as D
 from torch_dali.functional import host_io as H
@@ -463,7 +463,7 @@ def test_read_files_grown_and_shrunk(monkeypatch: pytest.MonkeyPatch, tmp_path: 
             f.truncate(10)
         paths[3].write_bytes(b"")
 
-    monkeypatch.setattr(H.LIB, "lib", _RacingLib(H._load(), change))
+    monkeypatch.setattr(H.LIB, "lib", _RacingLib(H.LIB.load(), change))
     got = H.read_files([str(p) for p in paths])
     assert [g.numel() for g in got] == [1000, 1004, 10, 0]
     for g, p in zip(got, paths):

@@ -10,7 +10,7 @@ import pytest
 import torch
 from PIL import Image
 
-from torch_dali import _cbuild
+from torch_dali._native import build as _cbuild
 from torch_dali.errors import DataError
 from torch_dali.rng import SampleRNG
 from torch_dali.functional import decode as D

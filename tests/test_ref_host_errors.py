@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from torch_dali import _cbuild
+from torch_dali._native import build as _cbuild
 
 SHIM = r"""
 #define _GNU_SOURCE

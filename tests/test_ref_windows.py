@@ -18,6 +18,7 @@ import torch
 from torch_dali import fn, pipeline_def, types
 from torch_dali.rng import SampleRNG
 from torch_dali.functional import crop_window as CW
+from torch_dali._native import helpers
 
 from reference import cases as C
 from reference import numpy_resize as NR
@@ -48,7 +49,7 @@ def python_windows(name: str, seed: int = 5) -> np.ndarray:
 
 def c_windows(name: str, seed: int = 5) -> np.ndarray:
     (h, w), area, ratio = C.WINDOW_CASES[name]
-    assert CW._load() is not None, f"the C window helper did not build: {CW.LIB.reason}"
+    assert helpers.CROP_WINDOWS.load() is not None, f"the C window helper did not build: {helpers.CROP_WINDOWS.reason}"
     return CW.random_crop_window_array(seed, 0, [(h, w)] * C.WINDOW_DRAWS, area, ratio)
 
 
@@ -216,8 +217,8 @@ def test_array_fallback_equals_the_per_sample_windows(monkeypatch):
     (h, w), area, ratio = C.WINDOW_CASES["edges_20x30"]
     sizes = [(h, w), (400, 40), (7, 900), (300, 200)] * 50
     with_c = CW.random_crop_window_array(9, 4, sizes, area, ratio)
-    monkeypatch.setattr(CW.LIB, "lib", None)
-    monkeypatch.setattr(CW.LIB, "tried", True)
+    monkeypatch.setattr(helpers.CROP_WINDOWS, "lib", None)
+    monkeypatch.setattr(helpers.CROP_WINDOWS, "tried", True)
     fallback = CW.random_crop_window_array(9, 4, sizes, area, ratio)
     want = np.array([CW.random_crop_window(SampleRNG(9, 4, i), hh, ww, area, ratio) for i, (hh, ww) in enumerate(sizes)])
     assert fallback.dtype == np.int64 and fallback.shape == (len(sizes), 4)

@@ -8,7 +8,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from torch_dali import _extension
+from torch_dali._native import extension as _extension
 
 if not torch.cuda.is_available():
     pytest.skip("CUDA is not available: the extension's kernels need a GPU", allow_module_level=True)

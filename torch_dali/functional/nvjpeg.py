@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from .. import types
+from .._native import extension
 from .._knobs import env_int, mixed_lanes
 from .decode import _GRAY, _IMG, _RGB, GRAY, RGB, ImageInfo, _finish, apply_orientation, peek_image_info
 
@@ -49,8 +50,7 @@ def _decoder_config() -> tuple[int, int, int, int]:
 
 def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
     """Our nvJPEG extension's decoder for `device` (hardware engines + CUDA backend), or None."""
-    from .. import _extension
-    ext = _extension.load()
+    ext = extension.load()
     if ext is None or not getattr(ext, "has_nvjpeg", False):
         return None
     index = device.index if device.index is not None else torch.cuda.current_device()
@@ -110,8 +110,7 @@ def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
 def crop_views(images: list[torch.Tensor | None], windows: Any) -> list[torch.Tensor | None]:
     """images[i][y:y+h, x:x+w] for (n, 4) windows (y, x, h, w), as views; one extension call for
     the batch when it is loaded (slicing in Python costs two dispatcher calls per sample)."""
-    from .. import _extension
-    ext = _extension.load()
+    ext = extension.load()
     w = torch.as_tensor(windows, dtype=torch.int64)
     if ext is not None and hasattr(ext, "crop_views"):
         return ext.crop_views(images, w)
@@ -122,8 +121,7 @@ def crop_views(images: list[torch.Tensor | None], windows: Any) -> list[torch.Te
 def sample_sizes(samples: list[torch.Tensor]) -> Any:
     """(n, 2) int64 NumPy array of each sample's first two sizes (one extension call when loaded)."""
     import numpy as np
-    from .. import _extension
-    ext = _extension.load()
+    ext = extension.load()
     if ext is not None and hasattr(ext, "sample_sizes"):
         return ext.sample_sizes(samples).numpy()
     return np.array([t.shape[:2] for t in samples], dtype=np.int64).reshape(-1, 2)

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
+from .._native import extension
 from ..tensor_list import TensorList
 
 _INTERP = {"linear": 1, "triangular": 1, "nn": 2}  # the kernels' codes: DALI's filters (resample.h)
@@ -19,8 +20,7 @@ _OUT_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.uint8)
 
 def kernels() -> Any:
     """`torch.ops.torch_dali` when the extension is loaded, else None."""
-    from .. import _extension
-    return torch.ops.torch_dali if _extension.load() is not None else None
+    return extension.kernels()
 
 
 def _images_ok(tl: TensorList) -> bool:
@@ -30,8 +30,7 @@ def _images_ok(tl: TensorList) -> bool:
     s = tl.samples
     if not s:
         return False
-    from .. import _extension
-    ext = _extension.load()
+    ext = extension.load()
     if ext is not None and hasattr(ext, "cuda_image_channels"):  # one call for the batch
         return ext.cuda_image_channels(s) > 0
     t0 = s[0]
@@ -65,8 +64,7 @@ def image_sizes(tl: TensorList) -> np.ndarray:
     d = tl._dense
     if d is not None:
         return np.broadcast_to(np.array(d.shape[1:3], dtype=np.int64), (int(d.shape[0]), 2))
-    from .. import _extension
-    ext = _extension.load()
+    ext = extension.load()
     if ext is not None and hasattr(ext, "sample_sizes") and tl.samples:  # one call, not one per sample
         return ext.sample_sizes(tl.samples).numpy()
     return np.array([t.shape[:2] for t in tl.samples], dtype=np.int64).reshape(-1, 2)
