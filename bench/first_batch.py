@@ -35,7 +35,7 @@ def main() -> None:
         _extension.load()
         res["extension_s"] = round(time.perf_counter() - t, 3)
         t = time.perf_counter()
-        from torch_dali.functional import nvjpeg
+        from torch_dali.io import nvjpeg
         dec = nvjpeg._nvjpeg_decoder(torch.device("cuda", 0), 0.65 if kind != "fused" else 1.0)
         res["decoder_s"] = round(time.perf_counter() - t, 3)
         if dec is not None and hasattr(dec, "build_stats"):

@@ -68,7 +68,7 @@ def main() -> None:
     import torch
     from throughput import bench_data, train_pipe
 
-    from torch_dali.functional import nvjpeg
+    from torch_dali.io import nvjpeg
     data = bench_data(args.data, args.images, args.subsampling)
     pipe = train_pipe(data, 256, 0, 8)
     pipe.build()

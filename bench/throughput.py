@@ -227,7 +227,7 @@ def main():
     def td():
         r, first = rate(train_pipe(q90, args.batch_size, 0, 8), args.batches)
         mem = torch.cuda.max_memory_allocated() / 2**20
-        from torch_dali.functional import nvjpeg
+        from torch_dali.io import nvjpeg
         dec = next(iter(nvjpeg._NVJPEG.values()), None)  # per-phase host times of the last batch
         return {"images_per_s": round(r), "first_batch_s": round(first, 2), "max_gpu_mem_mib": round(mem),
                 "decoder_last_batch": dict(dec.last_stats) if dec is not None else None}

@@ -37,11 +37,11 @@ from torch_dali.errors import TorchDaliError
 from torch_dali.rng import SampleRNG
 from torch_dali.functional import crop_window as CW
 from torch_dali._native import helpers
-from torch_dali.functional import decode as D
-from torch_dali.functional import headers
-from torch_dali.functional import host_io as H
-from torch_dali.functional import jpeg_roi as R
-from torch_dali.recordio import RecordFile
+from torch_dali.io import decode as D
+from torch_dali.io import headers
+from torch_dali.io import host_io as H
+from torch_dali.io import jpeg_roi as R
+from torch_dali.io.recordio import RecordFile
 
 try:
     from tests._fuzz_inputs import (fix_png_crcs, guard, jpeg_seeds, mutate, mutate_png_pixels,

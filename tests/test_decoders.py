@@ -1,4 +1,4 @@
-"""decoders.image / decoders.image_random_crop and functional.decode.
+"""decoders.image / decoders.image_random_crop and io.decode.
 
 Expected values marked "DALI 2.4" were measured with NVIDIA DALI 2.4's CPU decoder on the same
 kind of synthetic images (DALI is not importable here)."""
@@ -16,8 +16,8 @@ from PIL import Image, ImageOps
 from torch_dali import fn, pipeline_def, types
 from torch_dali.errors import ArgumentError, DataError, GraphError, PipelineError
 from torch_dali.rng import SampleRNG
-from torch_dali.functional import decode as D
-from torch_dali.functional import nvjpeg
+from torch_dali.io import decode as D
+from torch_dali.io import nvjpeg
 from torch_dali.functional.crop_window import random_crop_window
 from torch_dali.ops._operator import BatchContext, Operator, SampleContext
 from torch_dali.ops._registry import register
@@ -367,7 +367,7 @@ def test_nvjpeg_decoder_falls_back_to_one_slot_then_to_torchvision():
     construction on every batch."""
     import warnings
 
-    from torch_dali.functional import nvjpeg
+    from torch_dali.io import nvjpeg
     made = []
 
     class OneSlotOnly:

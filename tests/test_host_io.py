@@ -1,4 +1,4 @@
-"""functional.host_io: the C batch reader and header parser answer exactly what the Python code does."""
+"""io.host_io: the C batch reader and header parser answer exactly what the Python code does."""
 from __future__ import annotations
 
 import ctypes
@@ -18,9 +18,9 @@ from PIL import Image
 
 from torch_dali._native import build as _cbuild
 from torch_dali.errors import DataError
-from torch_dali.functional import decode as D
-from torch_dali.functional import host_io as H
-from torch_dali.functional import jpeg_roi as R
+from torch_dali.io import decode as D
+from torch_dali.io import host_io as H
+from torch_dali.io import jpeg_roi as R
 from torch_dali.ops.readers._base import read_file_bytes
 
 PHOTOS = Path(D.__file__).resolve().parents[1] / "data" / "photos"
@@ -518,7 +518,7 @@ def test_mixed_decoder_gpu_candidates_follow_the_per_sample_rule(mode: str, max_
     from types import SimpleNamespace
 
     from torch_dali import fn, pipeline_def
-    from torch_dali.functional import nvjpeg
+    from torch_dali.io import nvjpeg
     from torch_dali.ops.decoders.image import ImageDecoder
 
     corpus = _corpus()

@@ -12,7 +12,7 @@ from torch.utils.data import DistributedSampler
 
 from torch_dali import fn, ops, pipeline_def
 from torch_dali.errors import ArgumentError, DataError, GraphError, PipelineError
-from torch_dali.recordio import write_recordio
+from torch_dali.io.recordio import write_recordio
 
 
 def _pipe(reader, bs=3, threads=2, pipe_seed=1, exec_async=True, **kw):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import torch_dali.functional.crop_window  # noqa: F401 - each of these makes its C helper
-import torch_dali.functional.host_io  # noqa: F401
-import torch_dali.functional.jpeg_roi  # noqa: F401
+import torch_dali.io.host_io  # noqa: F401
+import torch_dali.io.jpeg_roi  # noqa: F401
 from torch_dali._native import build as _cbuild
 
 HELPERS = list(_cbuild.LIBRARIES)

@@ -25,8 +25,8 @@ import torch
 
 from ... import types
 from ...errors import ArgumentError, DataError, GraphError
-from ...functional import decode as D
-from ...functional import host_io, nvjpeg
+from ...io import decode as D
+from ...io import host_io, nvjpeg
 from ...functional.crop_window import random_crop_window, random_crop_window_array
 from ...tensor_list import TensorList
 from .._operator import BatchContext, Operator, SampleContext

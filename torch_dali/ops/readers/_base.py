@@ -47,7 +47,7 @@ import torch
 
 from ...errors import ArgumentError, DataError
 from ...rng import permutation
-from ...functional import host_io
+from ...io import host_io
 from ...skips import SkipLog, printable
 from ...tensor_list import TensorList
 from .._operator import BatchContext, Operator

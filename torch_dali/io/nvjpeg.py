@@ -12,7 +12,8 @@ import torch
 from .. import types
 from .._native import extension
 from .._knobs import env_int, mixed_lanes
-from .decode import _GRAY, _IMG, _RGB, GRAY, RGB, ImageInfo, _finish, apply_orientation, peek_image_info
+from ..functional.image import GRAY, RGB, apply_orientation, to_hwc
+from .decode import TV_GRAY, TV_IMAGE_OPS, TV_RGB, ImageInfo, peek_image_info
 
 
 def gpu_decodable(info: ImageInfo) -> bool:
@@ -98,13 +99,13 @@ def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
             hwcs = dec.decode(datas, "gray" if output_type == GRAY else "rgb")  # CPU uint8 (schema)
         plain = output_type in (RGB, GRAY)  # the decoder's own output: upright images need nothing
         return [h if h is None or (o == 1 and plain) else
-                _finish(apply_orientation(h.permute(2, 0, 1), o), output_type, None)
+                to_hwc(apply_orientation(h.permute(2, 0, 1), o), output_type, None)
                 for h, o in zip(hwcs, orientations)]
-    if _IMG is None or not hasattr(_IMG, "decode_jpegs_cuda"):
+    if TV_IMAGE_OPS is None or not hasattr(TV_IMAGE_OPS, "decode_jpegs_cuda"):
         raise RuntimeError("torchvision has no GPU JPEG decoder")
-    mode = _GRAY if output_type == GRAY else _RGB
-    chws = _IMG.decode_jpegs_cuda([d.cpu().contiguous() for d in datas], mode, torch.device(device))
-    return [_finish(apply_orientation(c, o), output_type, None) for c, o in zip(chws, orientations)]
+    mode = TV_GRAY if output_type == GRAY else TV_RGB
+    chws = TV_IMAGE_OPS.decode_jpegs_cuda([d.cpu().contiguous() for d in datas], mode, torch.device(device))
+    return [to_hwc(apply_orientation(c, o), output_type, None) for c, o in zip(chws, orientations)]
 
 
 def crop_views(images: list[torch.Tensor | None], windows: Any) -> list[torch.Tensor | None]:
