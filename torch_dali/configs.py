@@ -207,5 +207,5 @@ def check(config: str | Path, allow_modules: Iterable[str] | None = None,
         doc = parse(read_file(path), str(path))
     except SerializationError as e:
         return [str(e)]
-    _, _, report = validate(doc, str(path), allow_list(allow_modules, allow_functions))
+    _, _, report = validate(doc, str(path), allow_list(allow_modules, allow_functions), make_pipeline=Pipeline)
     return report.problems

@@ -37,8 +37,8 @@ MUTANTS: dict[str, list[tuple[str, str, str]]] = {
          "        o[1] = randint(&r, 0, width - w > 0 ? width - w - 1 : 0);\n        o[2] = h;"),
     ],
     "yaml_ignores_op_seeds": [
-        ("torch_dali/serialization/yaml_io.py",
-         "name=name, seed=seed_v,", "name=name, seed=None,"),
+        ("torch_dali/serialization/validate.py",
+         "name=name, seed=seed, origin=", "name=name, seed=None, origin="),
     ],
     "cubic_a_minus_0.75": [
         ("torch_dali/functional/resize.py",

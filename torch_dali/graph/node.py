@@ -5,7 +5,7 @@ import os
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import GraphError
 
@@ -59,14 +59,12 @@ class DataNode:
         """Copies the batch to the GPU (DALI's `.gpu()`)."""
         if self.device == "gpu":
             return self
-        from .. import fn
-        return fn.copy(self, device="mixed")
+        return _copy_op(self, "mixed")
 
     def cpu(self) -> "DataNode":
         if self.device == "cpu":
             return self
-        from .. import fn
-        return fn.copy(self, device="cpu")
+        return _copy_op(self, "cpu")
 
     def __repr__(self) -> str:
         return f"DataNode(name={self.name!r}, device={self.device!r})"
@@ -113,3 +111,20 @@ def caller_origin() -> str:
             return f"{os.path.basename(path)}:{f.f_lineno}"
         f = f.f_back
     return ""
+
+
+# -- the copy op behind DataNode.gpu()/.cpu() ----------------------------------------------------------
+# Ops sit above this module (they add nodes to graphs), so the ops layer registers how a copy is
+# traced (`set_copy_op`, done by ops/_registry.py) instead of this module importing up into `fn`.
+
+def _no_copy_op(node: "DataNode", device: str) -> "DataNode":
+    raise GraphError("DataNode.gpu()/.cpu(): no copy op is registered (import torch_dali first)")
+
+
+_copy_op: Callable[["DataNode", str], "DataNode"] = _no_copy_op
+
+
+def set_copy_op(copy: Callable[["DataNode", str], "DataNode"]) -> None:
+    """Sets how `DataNode.gpu()` / `.cpu()` add their copy node (`copy(node, device)`)."""
+    global _copy_op
+    _copy_op = copy

@@ -304,7 +304,9 @@ class Pipeline:
     def deserialize(cls, serialized_pipeline: str | bytes | None = None, filename: str | None = None,
                     **overrides: Any) -> "Pipeline":
         from ..serialization.yaml_io import load_pipeline
-        return load_pipeline(serialized_pipeline, filename, overrides)
+        pipe, graph = load_pipeline(serialized_pipeline, filename, overrides, Pipeline)
+        pipe._graph = graph
+        return pipe
 
     def deserialize_and_build(self, serialized_pipeline: str | bytes, *, allow_modules: Any = None,
                               allow_functions: Any = None) -> None:
@@ -312,10 +314,10 @@ class Pipeline:
         threads, device and prefetch settings are kept where it was given them. Functions named in
         the YAML resolve as in `deserialize` (`allow_modules`, `allow_functions`)."""
         from ..serialization.callables import allow_list
-        from ..serialization.yaml_io import load_graph_into
+        from ..serialization.yaml_io import load_graph
         if self._built:
             raise GraphError("deserialize_and_build: this pipeline is already built")
-        load_graph_into(self, serialized_pipeline, allow=allow_list(allow_modules, allow_functions))
+        self._graph = load_graph(serialized_pipeline, self._seed, allow=allow_list(allow_modules, allow_functions))
         self.build()
 
     # -- teardown ------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ArgumentError, GraphError
-from ..graph.node import DataNode, caller_origin, current_graph
+from ..graph.node import DataNode, caller_origin, current_graph, set_copy_op
 from ._schema import COMMON_ARGS, OpSchema, validate_args
 
 _SCHEMAS: dict[str, OpSchema] = {}
@@ -94,6 +94,14 @@ def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
             node.explicit.add(arg.name)
     outs = node.outputs
     return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _copy(node: DataNode, device: str) -> DataNode:
+    """`node.gpu()` / `node.cpu()`: a `copy` node on `device` (what `fn.copy(node, device=...)` adds)."""
+    return call_op(lookup("copy"), (node,), {"device": device})
+
+
+set_copy_op(_copy)
 
 
 def make_function(schema: OpSchema):
