@@ -17,6 +17,7 @@ from .. import _knobs
 from ..errors import GraphError, PipelineError, TorchDaliError
 from ..graph.graph import Graph
 from ..graph.node import Node
+from ..ops import _dispatch
 from ..ops._operator import BatchContext, Operator, SampleContext, batch_args, parallel_map, sample_arg
 from ..tensor_list import TensorList
 
@@ -332,13 +333,13 @@ class Plan:
         ctx = BatchContext(node, iteration, bs, op.device, self.pool, sources, stream)
         if step.fused is not None:  # the consumer's outputs are what the step leaves
             last = step.nodes[1]
-            run: Any = partial(step.fused.run_fused, (ctx, BatchContext(last, iteration, bs, op.device,
+            run: Any = partial(_dispatch.run_batch, step.fused, (ctx, BatchContext(last, iteration, bs, op.device,
                                self.pool, sources, stream)), ins,
                                (args, {k: batch_args(values[(d.node.id, d.index)])
                                        for k, d in last.arg_inputs.items()}))
             node = last
         else:
-            run = partial(op.run_batch, ctx, ins, args)
+            run = partial(_dispatch.run_batch, op, ctx, ins, args)
         try:
             if stream is not None and op.device.type == "cuda":
                 with torch.cuda.stream(stream):

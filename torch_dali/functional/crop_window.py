@@ -1,7 +1,7 @@
 """Random crop windows (RandomResizedCrop / ImageDecoderRandomCrop), drawn from a SampleRNG.
 
-Shared by the CPU ops, the fused decoders and the CUDA kernels, so every path picks the same crop
-for the same seed.
+Shared by the CPU ops, the fused decoders and the CUDA kernels (through `ops.fast.windows`, which
+draws a batch in one C call), so every path picks the same crop for the same seed.
 """
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typing import Sequence
 
 import numpy as np
 
-from .._native import helpers
 from ..rng import SampleRNG
 
 
@@ -46,27 +45,14 @@ def random_crop_window(rng: SampleRNG, height: int, width: int,
     return rng.randint(0, height - h), rng.randint(0, width - w), h, w
 
 
-def random_crop_windows(seed: int, iteration: int, sizes: Sequence[tuple[int, int]],
-                        area: Sequence[float] = (0.08, 1.0),
-                        aspect_ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0),
-                        num_attempts: int = 10) -> list[tuple[int, int, int, int]]:
-    """`random_crop_window` for samples 0..n-1 of one iteration (`SampleRNG(seed, iteration, i)`,
-    sizes[i] = (height, width)), in one C call when built: the same windows, ~200x cheaper."""
-    return [tuple(r) for r in random_crop_window_array(seed, iteration, sizes, area, aspect_ratio,
-                                                       num_attempts).tolist()]  # type: ignore[misc]
-
-
 def random_crop_window_array(seed: int, iteration: int, sizes: Sequence[tuple[int, int]] | np.ndarray,
                              area: Sequence[float] = (0.08, 1.0),
                              aspect_ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0),
                              num_attempts: int = 10) -> np.ndarray:
-    """`random_crop_windows` as an (n, 4) int64 array of (y, x, h, w): what the batched GPU kernels
-    take, with no Python object per sample."""
+    """`random_crop_window` for samples 0..n-1 of one iteration (`SampleRNG(seed, iteration, i)`,
+    sizes[i] = (height, width)), as an (n, 4) int64 array of (y, x, h, w). The spec of the batched
+    draw; `ops.fast.windows` draws the same windows in one C call."""
     n = len(sizes)
-    out = helpers.crop_windows(seed, iteration, sizes, (float(area[0]), float(area[1])),
-                               (float(aspect_ratio[0]), float(aspect_ratio[1])), num_attempts)
-    if out is not None:
-        return out
     return np.array([random_crop_window(SampleRNG(seed, iteration, i), int(h), int(w), area, aspect_ratio,
                                         num_attempts) for i, (h, w) in enumerate(np.asarray(sizes).tolist())],
                     dtype=np.int64).reshape(n, 4)

@@ -11,10 +11,9 @@ from .. import types
 from ..errors import ArgumentError
 from ..functional import batch_sizes as BS
 from ..functional import crop as C
-from ..functional.crop_window import random_crop_window, random_crop_window_array
+from ..functional.crop_window import random_crop_window
 from ..functional.resize import output_size, resize
 from ..tensor_list import TensorList
-from . import _cuda_batch as cuda_batch
 from ._operator import BatchContext, Operator, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema, length, non_negative, one_of, positive, unit_interval
@@ -26,7 +25,7 @@ def _enum_value(v: Any) -> Any:
     return v.value if isinstance(v, enum.Enum) else v
 
 
-def _interp_name(v: Any) -> str | None:
+def interp_name(v: Any) -> str | None:
     """A DALI interpolation type (enum, name or int code) as a filter name: "linear", "nn"..."""
     if v is None:
         return None
@@ -113,28 +112,14 @@ class Resize(_ImageOp):
         img = inputs[0]
         self.check_image(img)
         out, flip_x, flip_y = self.target(img, args)
-        y = resize(img, out, _interp_name(self.get(args, "interp_type")), self.args["antialias"],
-                   _interp_name(self.get(args, "min_filter")), _interp_name(self.get(args, "mag_filter")),
+        y = resize(img, out, interp_name(self.get(args, "interp_type")), self.args["antialias"],
+                   interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
                    self.dtype)
         return C.flip(y, flip_x, flip_y)
 
-    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
-        """On CUDA: every sample in one launch of our resize kernel, when the arguments allow; one
-        output size for all gives a dense batch."""
-        tl = inputs[0]
-        if cuda_batch.resize_ok(self, tl):
-            sizes = self.target_sizes(cuda_batch.image_sizes(tl), args)
-            if sizes is not None:
-                interp = _interp_name(self.args["interp_type"]) or "linear"
-                if (sizes == sizes[0]).all():
-                    out = cuda_batch.resize_dense(tl.samples, sizes[0], self.args["antialias"], interp)
-                    return [TensorList(out, tl.layout())]
-                return [TensorList(cuda_batch.resize(tl.samples, sizes, self.args["antialias"], interp),
-                                   tl.layout())]
-        return super().run_batch(ctx, inputs, args)
-
     def fuse(self, consumer: Operator) -> Any:
-        """resize -> crop_mirror_normalize on CUDA runs as one kernel (ops/fused.py)."""
+        """resize -> crop_mirror_normalize on CUDA runs as one op pair (ops/fused.py), which has a
+        fused kernel."""
         from .fused import fuse_resize
         return fuse_resize(self, consumer)
 
@@ -208,14 +193,14 @@ class Flip(_ImageOp):
         return C.flip(inputs[0], bool(self.get(args, "horizontal")), bool(self.get(args, "vertical")))
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
-        """On CUDA a dense batch flips in two launches, not one per sample."""
+        """On CUDA a dense batch flips in two launches, not one per sample (the batched spec)."""
         tl = inputs[0]
         if self.device.type == "cuda" and len(tl) and tl.is_dense_tensor() and tl[0].dim() == 3:
             n = len(tl)
             h = [bool(v) for v in (args["horizontal"] if "horizontal" in args else [self.args["horizontal"]] * n)]
             v = [bool(x) for x in (args["vertical"] if "vertical" in args else [self.args["vertical"]] * n)]
             x = tl.as_tensor()
-            out = cuda_batch.flip_dense(x, h, v)
+            out = C.flip_batch(x, h, v)
             return [TensorList(out, tl.layout())]
         return super().run_batch(ctx, inputs, args)
 
@@ -247,25 +232,13 @@ class RandomResizedCrop(_ImageOp):
         return random_crop_window(ctx.rng, int(img.shape[0]), int(img.shape[1]), self.area, self.ratio,
                                   self.args["num_attempts"])
 
-    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
-        """On CUDA: the same windows as the CPU path, cut and resized in one launch into a dense batch."""
-        tl = inputs[0]
-        if cuda_batch.rrc_ok(self, tl, args):
-            imgs = tl.samples
-            sizes = np.array([tuple(im.shape) for im in imgs], dtype=np.int64)[:, :2]  # fastest way seen
-            wins = random_crop_window_array(self.node.seed, ctx.iteration, sizes, self.area, self.ratio,
-                                            self.args["num_attempts"])
-            out = cuda_batch.resized_crops(imgs, wins, self.size, self.args["antialias"])
-            return [TensorList(out, tl.layout())]
-        return super().run_batch(ctx, inputs, args)
-
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         img = inputs[0]
         self.check_image(img)
         y, x, h, w = self.window(ctx, img)
-        return resize(img[y:y + h, x:x + w], self.size, _interp_name(self.get(args, "interp_type")),
-                      self.args["antialias"], _interp_name(self.get(args, "min_filter")),
-                      _interp_name(self.get(args, "mag_filter")), self.dtype)
+        return resize(img[y:y + h, x:x + w], self.size, interp_name(self.get(args, "interp_type")),
+                      self.args["antialias"], interp_name(self.get(args, "min_filter")),
+                      interp_name(self.get(args, "mag_filter")), self.dtype)
 
 
 # -- schemas ----------------------------------------------------------------------------------------

@@ -27,11 +27,12 @@ from ... import types
 from ...errors import ArgumentError, DataError, GraphError
 from ...io import decode as D
 from ...io import host_io, nvjpeg
-from ...functional.crop_window import random_crop_window, random_crop_window_array
+from ...functional.crop_window import random_crop_window
 from ...tensor_list import TensorList
 from .._operator import BatchContext, Operator, SampleContext
 from .._registry import register
 from .._schema import Arg, OpSchema, non_negative, positive
+from ..fast.windows import random_crop_window_array
 from ..readers._base import ON_ERROR_ARG
 
 
