@@ -76,9 +76,8 @@ def main() -> None:
     for _ in range(20):
         pipe.run()
     sync()
-    ex = pipe._exec()
-    for v in ex._timing.values():
-        v[:] = [0.0, 0.0, 0.0, 0]
+    ex = pipe.executor
+    ex.reset_stage_stats()
     spy = None
     gil_path = str(Path(args.out).with_suffix("")) + "_gil.txt"
     if args.py_spy:

@@ -385,8 +385,8 @@ def main():
         pipe.build()
         for _ in range(3):
             pipe.run()
-        pipe._exec().stop()  # no producer thread racing the profiled calls
-        plan = pipe._exec().plan
+        pipe.executor.stop()  # no producer thread racing the profiled calls
+        plan = pipe.executor.plan
         torch.cuda.synchronize()
         stages = {"cpu_stage_ms": [], "device_stage_host_ms": [], "device_stage_gpu_ms": []}
         for k in range(6):  # each stage alone, in this thread: host ms, then the GPU's ms

@@ -534,7 +534,7 @@ def test_mixed_decoder_gpu_candidates_follow_the_per_sample_rule(mode: str, max_
         warnings.simplefilter("ignore", RuntimeWarning)
         pipe = p()
         pipe.build()
-    op = next(o for o in pipe._exec().plan.ops.values() if isinstance(o, ImageDecoder))
+    op = next(o for o in pipe.executor.plan.ops.values() if isinstance(o, ImageDecoder))
     want_idx, want_orient = [], []
     for i, d in enumerate(datas):
         try:

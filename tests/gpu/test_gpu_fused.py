@@ -47,7 +47,7 @@ def _pipe(root, kind, device_id=0, dtype=types.FLOAT, layout="CHW", interp=types
 
 def _run(pipe, n=3):
     pipe.build()
-    fused = any(s.fused is not None for s in pipe._exec().plan.steps)
+    fused = any(s.fused is not None for s in pipe.executor.plan.steps)
     out = [[t.as_tensor().cpu().clone() for t in pipe.run()] for _ in range(n)]
     pipe.shutdown()
     return out, fused

@@ -307,6 +307,20 @@ class Executor:
         self._hand_off(batch)
         return batch
 
+    @property
+    def failure(self) -> BaseException | None:
+        """The error that ended prefetching (StopIteration when a source ran out), as next() raised
+        it; None while batches are coming, after a stop or restore, and when batches are made on
+        demand (next() then raises the error itself)."""
+        return self._failed
+
+    def produce_on_demand(self) -> None:
+        """From now on each batch is produced when next() asks for it, not prefetched: a pipeline
+        fed with feed_input() gets its data before each run(). Nothing changes once prefetching
+        has started (a prefetched batch cannot be unmade)."""
+        if self.exec_async and self._thread is None:
+            self.exec_async = False
+
     def _check_usable(self) -> None:
         if self._forked_from is not None:
             raise PipelineError(
@@ -348,7 +362,7 @@ class Executor:
         consumer.wait_event(batch.event)
         for tl in batch.outputs:
             if tl.is_cuda:
-                for t in ([tl._dense] if tl._dense is not None else tl.samples):
+                for t in ([tl.dense] if tl.dense is not None else tl.samples):
                     t.record_stream(consumer)
 
     def stage_stats(self) -> dict[str, dict[str, float]]:
@@ -358,6 +372,11 @@ class Executor:
         return {name: {"wait_in_s": round(a, 4), "busy_s": round(b, 4), "wait_out_s": round(c, 4), "batches": int(n)}
                 for name, (a, b, c, n) in sorted(self._timing.items())}
 
+    def reset_stage_stats(self) -> None:
+        """Starts `stage_stats()` over (after a warm-up, say)."""
+        for v in self._timing.values():
+            v[:] = [0.0, 0.0, 0.0, 0]
+
     def memory_stats(self) -> dict[str, int]:
         """Batches ready for the consumer ("prefetched") and batches waiting between stages
         ("staged": with lanes, several more than the prefetch depth), with their bytes. Batches a
@@ -365,7 +384,7 @@ class Executor:
         def size(tls: list[TensorList]) -> tuple[int, int]:
             host = dev = 0
             for tl in tls:
-                for t in ([tl._dense] if tl._dense is not None else tl.samples):
+                for t in ([tl.dense] if tl.dense is not None else tl.samples):
                     n = t.numel() * t.element_size()
                     if t.is_cuda:
                         dev += n

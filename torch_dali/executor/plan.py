@@ -20,6 +20,7 @@ from ..graph.node import Node
 from ..ops import _dispatch
 from ..ops._operator import BatchContext, Operator, SampleContext, batch_args, parallel_map, sample_arg
 from ..tensor_list import TensorList
+from .timing import OpTimes
 
 
 @dataclass
@@ -141,6 +142,16 @@ class Plan:
                                        initializer=_worker_init) if num_threads > 1 else None
         # thread -> (the step it runs, since when): what a stop or a batch timeout reports as stuck
         self._running: dict[threading.Thread, tuple[list[Node], float]] = {}
+        self.op_times: OpTimes | None = None  # per-op seconds, once time_ops() is called
+
+    def time_ops(self, sync: bool = True) -> OpTimes:
+        """From now on records each op's time (`timing.OpTimes`). With `sync`, waits for the GPU
+        around each batch op (a profile of a plan run step by step: `torch-dali bench`); without,
+        host time only (what a running executor's ops cost its threads)."""
+        if self.op_times is None:
+            wait = (lambda: torch.cuda.synchronize(self.cuda)) if sync and self.cuda is not None else (lambda: None)
+            self.op_times = OpTimes((n.name for n in self.nodes), wait)
+        return self.op_times
 
     # -- the graph around an op (for `Operator.connect`) ------------------------------------------
     def consumers(self, node: Node) -> list[Node]:
@@ -321,8 +332,15 @@ class Plan:
 
     def _run_step(self, step: Step, part: Partial, stream: Any) -> None:
         values, sources, bs, iteration = part.values, part.sources, part.bs, part.iteration
+        times = self.op_times
         if step.sample_wise:
-            self._run_chain(step.nodes, values, iteration, bs, sources)
+            if times is None:
+                self._run_chain(step.nodes, values, iteration, bs, sources)
+            else:
+                before = times.sample_totals(n.name for n in step.nodes)
+                t0 = time.perf_counter()
+                self._run_chain(step.nodes, values, iteration, bs, sources)
+                times.add_chain(before, time.perf_counter() - t0)
             return
         node = step.nodes[0]
         op = self.ops[node.id]
@@ -341,18 +359,24 @@ class Plan:
         else:
             run = partial(_dispatch.run_batch, op, ctx, ins, args)
         try:
+            if times is not None:
+                times.sync()
+                t0 = time.perf_counter()
             if stream is not None and op.device.type == "cuda":
                 with torch.cuda.stream(stream):
                     outs = run()
             else:
                 outs = run()
+            if times is not None:
+                times.sync()
+                times.add_step(node.name, time.perf_counter() - t0)
         except PipelineError:
             raise
         except Exception as e:
             raise self._error(node, e, None, sources) from e
         if not node.inputs and outs:  # a source (reader, external source) sets the batch size
             bs = len(outs[0])
-            src = getattr(op, "last_sources", None)
+            src = op.last_sources
             if src and not sources:
                 sources = src  # may be lazy: names are formatted only when needed
         for k, tl in enumerate(outs):
@@ -368,6 +392,7 @@ class Plan:
         # Pipeline outputs made here are gathered into one dense batch by the workers themselves
         # (cache-hot, in parallel), instead of a torch.stack on the consumer's thread afterwards.
         sinks = [(n.id, k) for n in nodes for k in range(len(n.outputs)) if (n.id, k) in self._output_keys]
+        times = self.op_times
         dense: dict[tuple[int, int], torch.Tensor | None] = {}
 
         def get(key: tuple[int, int], i: int) -> torch.Tensor:
@@ -385,7 +410,12 @@ class Plan:
                 if slot is not None:
                     sctx.out = slot[i]
                 try:
-                    out = op.run_sample(sctx, ins, args)
+                    if times is None:
+                        out = op.run_sample(sctx, ins, args)
+                    else:
+                        t0 = time.perf_counter()
+                        out = op.run_sample(sctx, ins, args)
+                        times.add_sample(n.name, time.perf_counter() - t0)
                 except PipelineError:
                     raise
                 except Exception as e:
@@ -453,7 +483,7 @@ class Plan:
 
     def batch_info(self) -> dict[str, Any]:
         """Per reader, where the last batch stands in its epoch (`real` samples, `ended`)."""
-        return {n.name: dict(info) for n, op in self.readers() if (info := getattr(op, "batch_info", None))}
+        return {n.name: dict(info) for n, op in self.readers() if (info := op.batch_info)}
 
     def readers(self) -> list[tuple[Node, Operator]]:
         return [(n, self.ops[n.id]) for n in self.nodes if self.ops[n.id].epoch_size() is not None]

@@ -97,6 +97,17 @@ class Pipeline:
         return self._prefetch_queue_depth
 
     @property
+    def strict_device(self) -> bool:
+        """Whether GPU ops without CUDA are an error (else they run on the CPU, with a warning)."""
+        return self._strict_device
+
+    @property
+    def executor(self) -> Executor:
+        """What runs the built pipeline (builds it first): its `plan` (ops, steps, readers, per-op
+        timing), its stages, `stage_stats()` and `memory_stats()`; for tools and diagnostics."""
+        return self._exec()
+
+    @property
     def graph(self) -> Graph:
         self._ensure_graph()
         return self._graph  # type: ignore[return-value]
@@ -187,7 +198,7 @@ class Pipeline:
         """Queues the next batch of the external source `data_node` (its name or DataNode); call it
         before each run(), e.g. in iter_setup(). A tuple of batches when it has num_outputs > 1."""
         from ..ops.external_source import feed_input
-        feed_input(self, data_node, data, layout)
+        feed_input(self._exec(), data_node, data, layout)
 
     # -- readers -------------------------------------------------------------------------------
     def set_node_args(self, name: str, *, seed: int | None = None, **args: Any) -> None:
@@ -254,9 +265,11 @@ class Pipeline:
         self._consumed_state = dict(state)
 
     def skipped(self) -> list:
-        """Samples left out by readers and decoders with on_error="skip": (op, source, reason)."""
-        from ..skips import skipped
-        return skipped(self)
+        """Samples left out by readers and decoders with on_error="skip": (op, source, reason), in
+        plan order (builds the pipeline if needed). Readers log their own problems and those their
+        consumers' checks found, each under the name of the op that found it."""
+        plan = self._exec().plan
+        return [s for node in plan.nodes if (log := plan.op(node).skip_log) is not None for s in log.items()]
 
     # -- memory ----------------------------------------------------------------------------------
     def memory_stats(self) -> dict[str, int]:

@@ -45,7 +45,7 @@ from ..errors import ArgumentError, ArgumentTypeError, DataError, PipelineError
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator
 from ._registry import register
-from ._schema import Arg, OpSchema, _enum, positive
+from ._schema import Arg, OpSchema, enum_member, positive
 
 
 class SampleInfo(NamedTuple):
@@ -213,7 +213,7 @@ class ExternalSource(Operator):
         if d is None or isinstance(d, torch.dtype):
             return d
         try:
-            return types.to_torch_dtype(_enum(types.DALIDataType, d))
+            return types.to_torch_dtype(enum_member(types.DALIDataType, d))
         except (ValueError, KeyError, TypeError):
             raise ArgumentTypeError(f"{self.name}: `dtype` must be a data type such as types.FLOAT, "
                                     f"got {d!r}") from None
@@ -351,7 +351,7 @@ class ExternalSource(Operator):
     def _finish(self, tl: TensorList, k: int, where: str, layout: str | None) -> TensorList:
         dtype, ndim = self.dtypes[k], self.ndims[k]
         layout = layout if layout is not None else (self.layouts[k] or "")
-        dense = tl._dense
+        dense = tl.dense
         samples = [dense] if dense is not None else tl.samples
         for i, s in enumerate(samples):
             nd = s.dim() - (1 if dense is not None else 0)
@@ -394,23 +394,22 @@ def reset_sources(executor: Any) -> None:
     ops = [op for op in executor.plan.ops.values() if isinstance(op, ExternalSource)]
     if not any(op.exhausted for op in ops):
         return
-    failed = getattr(executor, "_failed", None)
-    if executor.exec_async and not isinstance(failed, StopIteration):
+    if executor.exec_async and not isinstance(executor.failure, StopIteration):
         return  # the consumer has not reached the end yet: batches before it are still queued
     executor.stop()
     for op in ops:
         op.reset_source()
 
 
-def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) -> None:
-    """`Pipeline.feed_input`: queues `data` for the external source named `data_node`.
+def feed_input(executor: Any, data_node: Any, data: Any, layout: str | None = None) -> None:
+    """`Pipeline.feed_input`: queues `data` for the external source named `data_node` of the
+    pipeline `executor` runs.
 
     A pipeline fed this way runs each iteration when run() asks for it (after iter_setup fed it)
     rather than prefetching ahead of the data.
     """
     from ..graph.node import DataNode
     name = data_node.node.name if isinstance(data_node, DataNode) else data_node
-    executor = pipe._exec()
     op = next((o for n, o in ((n, executor.plan.ops[n.id]) for n in executor.plan.nodes) if n.name == name),
               None)
     if op is None:
@@ -420,8 +419,7 @@ def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) 
     if not isinstance(op, ExternalSource):
         raise ArgumentError(f"feed_input: '{name}' is a {op.name}, not an external source")
     op.feed(data, layout)
-    if executor.exec_async and executor._thread is None:
-        executor.exec_async = False  # produce when run() asks, after the data for it was fed
+    executor.produce_on_demand()  # each batch after the data for it was fed
 
 
 register(OpSchema(

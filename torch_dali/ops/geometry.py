@@ -255,7 +255,7 @@ def _filter_args() -> tuple[Arg, ...]:
     )
 
 
-_CROP_ARGS = (
+CROP_ARGS = (
     Arg("crop", "floats", None, "window size (height, width)", tensor=True),
     Arg("crop_h", "float", 0.0, "window height (with crop_w)", tensor=True, check=non_negative),
     Arg("crop_w", "float", 0.0, "window width (with crop_h)", tensor=True, check=non_negative),
@@ -293,7 +293,7 @@ register(OpSchema(
 register(OpSchema(
     name="crop", impl=Crop, output_layout="HWC",
     doc="Crops HWC images at a relative position; windows leaving the image follow the policy.",
-    args=(*_CROP_ARGS, Arg("dtype", "dtype", None, "output type (default: the input's)",
+    args=(*CROP_ARGS, Arg("dtype", "dtype", None, "output type (default: the input's)",
                            aliases=("output_dtype",))),
 ))
 register(OpSchema(

@@ -13,7 +13,7 @@ from ..tensor_list import TensorList
 from ._operator import BatchContext, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema, one_of
-from .geometry import _CROP_ARGS, Crop
+from .geometry import CROP_ARGS, Crop
 
 
 class CropMirrorNormalize(Crop):
@@ -90,7 +90,7 @@ register(OpSchema(
     doc="Crops, optionally mirrors, normalizes ((x - mean) / std * scale + shift) and changes the "
         "layout of HWC images; by default to float CHW.",
     args=(
-        *_CROP_ARGS,
+        *CROP_ARGS,
         Arg("mirror", "int", 0, "1 mirrors the sample left-right", tensor=True),
         Arg("mean", "floats", (0.0,), "subtracted, one value or one per channel", tensor=True),
         Arg("std", "floats", (1.0,), "divides, one value or one per channel", tensor=True),

@@ -124,8 +124,8 @@ class ImageDecoder(Operator):
         if not self.skip:
             return
         src = self.node.inputs[0]
-        reader = plan.ops[src.node.id]
-        if src.index != 0 or not hasattr(reader, "add_check"):
+        reader = plan.op(src.node)
+        if src.index != 0 or not reader.takes_checks:
             raise GraphError(
                 f"{self.name}: on_error='skip' needs its encoded data straight from a reader's "
                 f"first output (readers.file, readers.mxnet, ...), so the reader can refill the "

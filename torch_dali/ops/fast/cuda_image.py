@@ -26,7 +26,7 @@ def kernels() -> Any:
 
 def images_ok(tl: TensorList) -> bool:
     """Whether a batch is what the kernels take: CUDA uint8 HWC images with 1, 3 or 4 channels."""
-    d = tl._dense
+    d = tl.dense
     if d is not None:  # one check for the whole batch
         return d.is_cuda and d.dtype == torch.uint8 and d.dim() == 4 and d.shape[0] > 0 and d.shape[3] in (1, 3, 4)
     s = tl.samples
@@ -44,7 +44,7 @@ def images_ok(tl: TensorList) -> bool:
 
 def image_sizes(tl: TensorList) -> np.ndarray:
     """(n, 2) int64 (height, width) of an HWC batch, one array (no tuple per sample for a dense one)."""
-    d = tl._dense
+    d = tl.dense
     if d is not None:
         return np.broadcast_to(np.array(d.shape[1:3], dtype=np.int64), (int(d.shape[0]), 2))
     ext = extension.load()
