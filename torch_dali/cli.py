@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 import warnings
 from pathlib import Path
+
+from . import _knobs
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -422,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as e:  # noqa: BLE001 - a runtime failure: one clear message, exit 1
         print(f"torch-dali {args.command}: failed: {type(e).__name__}: {e}", file=sys.stderr)
-        if os.environ.get("TORCH_DALI_TRACEBACK"):
+        if _knobs.get("TORCH_DALI_TRACEBACK"):
             raise
         return EXIT_FAIL
 

@@ -18,6 +18,8 @@ from typing import Any, Optional
 
 import torch
 
+from .. import _knobs
+
 _NAME = "torch_dali_ext"
 _SRC = Path(__file__).resolve().parent / "csrc"
 _SOURCES = ("bindings.cpp", "image_ops.cpp", "worker_pool.cpp", "nvjpeg_decoder.cpp",
@@ -80,7 +82,7 @@ def build_dir() -> str:
 
 
 def _unavailable_reason() -> Optional[str]:
-    if os.environ.get("TORCH_DALI_NO_EXT", "") not in ("", "0"):
+    if _knobs.get("TORCH_DALI_NO_EXT"):
         return "disabled by TORCH_DALI_NO_EXT"
     if not torch.cuda.is_available():
         return "CUDA is not available"
@@ -101,8 +103,7 @@ def _unavailable_reason() -> Optional[str]:
 
 
 def _build_dir() -> str:
-    base = os.environ.get("TORCH_DALI_EXT_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "torch_dali")
+    base = _knobs.cache_dir()
     tag = f"torch{torch.__version__}-cu{torch.version.cuda}-py{sys.version_info[0]}{sys.version_info[1]}"
     return os.path.join(base, "ext-" + tag.replace("+", "_"))
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from .._knobs import mixed_lanes
+from .. import _knobs
 from ..errors import PipelineError
 from ..tensor_list import TensorList
 from .plan import Plan
@@ -49,12 +49,8 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def stop_timeout_s() -> float:
-    """TORCH_DALI_STOP_TIMEOUT_S: how long stopping a pipeline waits for a running op (default 10)."""
-    try:
-        v = float(os.environ.get("TORCH_DALI_STOP_TIMEOUT_S", "10"))
-    except ValueError:
-        v = 10.0
-    return max(0.0, v)
+    """TORCH_DALI_STOP_TIMEOUT_S: how long stopping a pipeline waits for a running op."""
+    return _knobs.get("TORCH_DALI_STOP_TIMEOUT_S")
 
 
 def _add_times(tm: list[float], t0: float, t1: float, t2: float) -> None:
@@ -66,11 +62,7 @@ def _add_times(tm: list[float], t0: float, t1: float, t2: float) -> None:
 
 def _stall_dump_s() -> float:
     """TORCH_DALI_STALL_DUMP_S: seconds without a batch before the stacks are printed (0: never)."""
-    import os
-    try:
-        v = float(os.environ.get("TORCH_DALI_STALL_DUMP_S", "300"))
-    except ValueError:
-        v = 300.0
+    v = _knobs.get("TORCH_DALI_STALL_DUMP_S")
     return v if v > 0 else float("inf")
 
 
@@ -109,7 +101,7 @@ class Executor:
         # (threads, each with its own CUDA stream: batches decode at once), and the GPU stage with
         # it unless one of its ops needs batches one at a time (user Python functions, sources).
         self.staged = bool(exec_pipelined) and plan.has_device_stage
-        self.stages: list[Stage] = make_stages(plan, mixed_lanes())
+        self.stages: list[Stage] = make_stages(plan, _knobs.mixed_lanes())
         # after stage pos: room for as many batches as the wider side has lanes (the last one
         # feeds the consumer's queue, in order)
         widths = [st.lanes for st in self.stages] + [1]

@@ -85,7 +85,7 @@ _COMMON = (
 
 
 # Kept images are taken when used; this bounds what batches dropped by a stop leave behind. Up to
-# 2 * lanes + 1 batches sit between the reader and the mixed stage (_knobs.MIXED_LANES, at most 8).
+# 2 * lanes + 1 batches sit between the reader and the mixed stage (TORCH_DALI_MIXED_LANES, at most 8).
 _KEEP_GENERATIONS = 20
 
 
