@@ -14,10 +14,10 @@ import torch
 
 from .. import _knobs
 from ..errors import PipelineError
-from ..tensor_list import TensorList
 from .plan import Plan
 from .steps import Batch, Partial
 from .stage import Reorder, Stage, make_stages
+from .watch import add_times, dump_stall, stall_dump_s, stop_timeout_s, tensor_bytes
 
 _POLL_S = 0.1  # how often a waiting consumer checks for shutdown and Ctrl-C
 _LIVE: "weakref.WeakSet[Executor]" = weakref.WeakSet()
@@ -46,34 +46,6 @@ def _after_fork_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def stop_timeout_s() -> float:
-    """TORCH_DALI_STOP_TIMEOUT_S: how long stopping a pipeline waits for a running op."""
-    return _knobs.get("TORCH_DALI_STOP_TIMEOUT_S")
-
-
-def _add_times(tm: list[float], t0: float, t1: float, t2: float) -> None:
-    tm[0] += t1 - t0
-    tm[1] += t2 - t1
-    tm[2] += time.perf_counter() - t2
-    tm[3] += 1
-
-
-def _stall_dump_s() -> float:
-    """TORCH_DALI_STALL_DUMP_S: seconds without a batch before the stacks are printed (0: never)."""
-    v = _knobs.get("TORCH_DALI_STALL_DUMP_S")
-    return v if v > 0 else float("inf")
-
-
-def _dump_stall(waited: float) -> None:
-    """A pipeline that stops delivering should say where it is stuck, not hang silently: every
-    thread's stack to stderr, once per wait (the wait goes on; a slow first build is not an error)."""
-    import faulthandler
-    import sys
-    print(f"torch_dali: no batch for {waited:.0f} s; the threads are at (TORCH_DALI_STALL_DUMP_S "
-          "sets when this is printed):", file=sys.stderr, flush=True)
-    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
 
 
 class Executor:
@@ -201,7 +173,7 @@ class Executor:
             t2 = time.perf_counter()
             if not outbox.put(seq, item):
                 return
-            _add_times(tm, t0, t1, t2)
+            add_times(tm, t0, t1, t2)
             if isinstance(item, BaseException):
                 return
 
@@ -259,9 +231,9 @@ class Executor:
                         ops = self.plan.running_ops()
                         raise PipelineError(f"torch_dali: no batch within timeout={timeout:g} s; "
                                             + ("running: " + "; ".join(ops) if ops else "no op is running"))
-                    if not dumped and waited >= _stall_dump_s():
+                    if not dumped and waited >= stall_dump_s():
                         dumped = True
-                        _dump_stall(waited)
+                        dump_stall(waited)
             if isinstance(item, BaseException):
                 self._failed = item
                 self._join_producer()  # its stage threads too: a restart must not meet them again
@@ -344,21 +316,10 @@ class Executor:
         """Batches ready for the consumer ("prefetched") and batches waiting between stages
         ("staged": with lanes, several more than the prefetch depth), with their bytes. Batches a
         stage is working on right now are not counted."""
-        def size(tls: list[TensorList]) -> tuple[int, int]:
-            host = dev = 0
-            for tl in tls:
-                for t in ([tl.dense] if tl.dense is not None else tl.samples):
-                    n = t.numel() * t.element_size()
-                    if t.is_cuda:
-                        dev += n
-                    else:
-                        host += n
-            return host, dev
-
         batches = [b for b in list(self._queue.queue) if isinstance(b, Batch)]
-        host, dev = size([tl for b in batches for tl in b.outputs])
+        host, dev = tensor_bytes([tl for b in batches for tl in b.outputs])
         parts = [p for h in self._handoffs for p in h.items() if isinstance(p, Partial)]
-        s_host, s_dev = size([tl for p in parts for tl in p.values.values()])
+        s_host, s_dev = tensor_bytes([tl for p in parts for tl in p.values.values()])
         pool = self.plan.pool
         threads = (len(getattr(pool, "_threads", ())) if pool is not None else 0) + \
             (1 if self._thread is not None and self._thread.is_alive() else 0) + \
