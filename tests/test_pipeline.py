@@ -282,14 +282,14 @@ def test_a_stale_extension_build_lock_is_removed(tmp_path):
     import time
     import warnings
 
-    from torch_dali import _extension
+    from torch_dali._native import extension as _extension
     lock = tmp_path / "lock"
     lock.write_text("")
-    _extension._clear_stale_lock(str(tmp_path))
+    _extension.clear_stale_lock(str(tmp_path))
     assert lock.exists()  # fresh: a build may be running
-    old = time.time() - 2 * _extension._STALE_LOCK_S
+    old = time.time() - 2 * _extension.STALE_LOCK_S
     os.utime(lock, (old, old))
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        _extension._clear_stale_lock(str(tmp_path))
+        _extension.clear_stale_lock(str(tmp_path))
     assert not lock.exists() and any("build lock" in str(w.message) for w in seen)

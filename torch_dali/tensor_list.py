@@ -74,6 +74,12 @@ class TensorList:
     def is_cuda(self) -> bool:
         return self.device.type == "cuda"
 
+    @property
+    def dense(self) -> torch.Tensor | None:
+        """The one tensor backing the whole batch (batch dimension first) when there is one, else
+        None: a cheap test for the batched paths (unlike `as_tensor()`, it never stacks)."""
+        return self._dense
+
     # -- DALI's API ---------------------------------------------------------------------------
     def __len__(self) -> int:
         return int(self._dense.shape[0]) if self._dense is not None else len(self._samples or [])

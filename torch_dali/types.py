@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 import torch
@@ -336,12 +336,28 @@ def Constant(value: Any, dtype: DALIDataType | None = None, shape: Any = None, l
     if (device is None and not array and not isinstance(value, (list, tuple)) and not is_enum
             and scalar_shape and not kwargs and layout is None):
         return ScalarConstant(value, dtype)
-    from .ops.tensor_create import constant_node
-    return constant_node(value, dtype=dtype, shape=shape, layout=layout, device=device, **kwargs)
+    return _constant_node(value, dtype=dtype, shape=shape, layout=layout, device=device, **kwargs)
 
 
 def ConstantNode(device: str | None, value: Any, dtype: DALIDataType | None, shape: Any, layout: str | None,
                  **kwargs: Any) -> Any:
     """DALI's spelling of Constant(..., device=...) that always makes a node."""
-    from .ops.tensor_create import constant_node
-    return constant_node(value, dtype=dtype, shape=shape, layout=layout, device=device, **kwargs)
+    return _constant_node(value, dtype=dtype, shape=shape, layout=layout, device=device, **kwargs)
+
+
+# -- the node behind Constant(...) -------------------------------------------------------------------
+# A constant node is an op (`fn.constant`), and ops sit above this module: the ops layer registers
+# the maker (ops/tensor_create.py, on `import torch_dali`) instead of this module importing up.
+
+def _no_constant_node(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("types.Constant: no constant op is registered (import torch_dali first)")
+
+
+_constant_node: Callable[..., Any] = _no_constant_node
+
+
+def set_constant_node(maker: Callable[..., Any]) -> None:
+    """Sets what `Constant(...)` calls to make a constant node: `maker(value, dtype=, shape=,
+    layout=, device=, **kwargs)`."""
+    global _constant_node
+    _constant_node = maker

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import GraphError
-from ..executor.rng import derive_seed
+from ..rng import derive_seed
 from .node import DataNode, Node
 
 

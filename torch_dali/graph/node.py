@@ -5,7 +5,7 @@ import os
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import GraphError
 
@@ -66,22 +66,19 @@ class DataNode:
         """Copies the batch to the GPU (DALI's `.gpu()`)."""
         if self.device == "gpu":
             return self
-        from .. import fn
-        return fn.copy(self, device="mixed")
+        return _call_op("copy", (self,), {"device": "mixed"})
 
     def cpu(self) -> "DataNode":
         if self.device == "cpu":
             return self
-        from .. import fn
-        return fn.copy(self, device="cpu")
+        return _call_op("copy", (self,), {"device": "cpu"})
 
     def shape(self, *, dtype: Any = None, device: str = "cpu") -> "DataNode":
         """The run-time shape of each sample, as a new DataNode (1-D, INT64 unless `dtype`)."""
-        from .. import fn
         kw: dict[str, Any] = {"device": device}
         if dtype is not None:
             kw["dtype"] = dtype
-        return fn.shapes(self, **kw)
+        return _call_op("shapes", (self,), kw)
 
     def __repr__(self) -> str:
         return f"DataNode(name={self.name!r}, device={self.device!r})"
@@ -139,3 +136,20 @@ def caller_origin() -> str:
             return f"{os.path.basename(path)}:{f.f_lineno}"
         f = f.f_back
     return ""
+
+
+# -- the ops behind DataNode.gpu()/.cpu()/.shape() -------------------------------------------------------
+# Ops sit above this module (they add nodes to graphs), so the ops layer registers how an op is
+# traced (`set_op_caller`, done by ops/_registry.py) instead of this module importing up into `fn`.
+
+def _no_op_caller(op: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    raise GraphError(f"DataNode: no op caller is registered to add `{op}` (import torch_dali first)")
+
+
+_call_op: Callable[[str, tuple[Any, ...], dict[str, Any]], Any] = _no_op_caller
+
+
+def set_op_caller(caller: Callable[[str, tuple[Any, ...], dict[str, Any]], Any]) -> None:
+    """Sets how DataNode methods add an op node: `caller(op_name, inputs, kwargs)`, as `fn.<op>` would."""
+    global _call_op
+    _call_op = caller

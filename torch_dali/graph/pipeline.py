@@ -119,6 +119,17 @@ class Pipeline(DaliAPI):
         return self._prefetch_queue_depth
 
     @property
+    def strict_device(self) -> bool:
+        """Whether GPU ops without CUDA are an error (else they run on the CPU, with a warning)."""
+        return self._strict_device
+
+    @property
+    def executor(self) -> Executor:
+        """What runs the built pipeline (builds it first): its `plan` (ops, steps, readers, per-op
+        timing), its stages, `stage_stats()` and `memory_stats()`; for tools and diagnostics."""
+        return self._exec()
+
+    @property
     def graph(self) -> Graph:
         self._ensure_graph()
         return self._graph  # type: ignore[return-value]
@@ -293,9 +304,11 @@ class Pipeline(DaliAPI):
         self._consumed_state = dict(state)
 
     def skipped(self) -> list:
-        """Samples left out by readers and decoders with on_error="skip": (op, source, reason)."""
-        from ..skips import skipped
-        return skipped(self)
+        """Samples left out by readers and decoders with on_error="skip": (op, source, reason), in
+        plan order (builds the pipeline if needed). Readers log their own problems and those their
+        consumers' checks found, each under the name of the op that found it."""
+        plan = self._exec().plan
+        return [s for node in plan.nodes if (log := plan.op(node).skip_log) is not None for s in log.items()]
 
     # -- memory ----------------------------------------------------------------------------------
     def memory_stats(self) -> dict[str, int]:
@@ -343,7 +356,9 @@ class Pipeline(DaliAPI):
     def deserialize(cls, serialized_pipeline: str | bytes | None = None, filename: str | None = None,
                     **overrides: Any) -> "Pipeline":
         from ..serialization.yaml_io import load_pipeline
-        return load_pipeline(serialized_pipeline, filename, overrides)
+        pipe, graph = load_pipeline(serialized_pipeline, filename, overrides, Pipeline)
+        pipe._graph = graph
+        return pipe
 
     def deserialize_and_build(self, serialized_pipeline: str | bytes, *, allow_modules: Any = None,
                               allow_functions: Any = None) -> None:
@@ -351,10 +366,10 @@ class Pipeline(DaliAPI):
         threads, device and prefetch settings are kept where it was given them. Functions named in
         the YAML resolve as in `deserialize` (`allow_modules`, `allow_functions`)."""
         from ..serialization.callables import allow_list
-        from ..serialization.yaml_io import load_graph_into
+        from ..serialization.yaml_io import load_graph
         if self._built:
             raise GraphError("deserialize_and_build: this pipeline is already built")
-        load_graph_into(self, serialized_pipeline, allow=allow_list(allow_modules, allow_functions))
+        self._graph = load_graph(serialized_pipeline, self._seed, allow=allow_list(allow_modules, allow_functions))
         self.build()
 
     # -- teardown ------------------------------------------------------------------------------

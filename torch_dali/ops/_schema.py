@@ -168,7 +168,7 @@ def _as_list(v: Any) -> list:
     return [v]
 
 
-def _enum(cls: type[enum.Enum], v: Any) -> enum.Enum:
+def enum_member(cls: type[enum.Enum], v: Any) -> enum.Enum:
     if isinstance(v, cls):
         return v
     if isinstance(v, str):
@@ -236,13 +236,13 @@ def coerce(op: str, arg: Arg, v: Any) -> Any:
         elif kind == "dtype":
             if isinstance(v, torch.dtype):
                 v = types.from_torch_dtype(v)
-            out = _enum(types.DALIDataType, v)
+            out = enum_member(types.DALIDataType, v)
         elif kind == "image_type":
-            out = _enum(types.DALIImageType, v)
+            out = enum_member(types.DALIImageType, v)
         elif kind == "interp_type":
-            out = _enum(types.DALIInterpType, v)
+            out = enum_member(types.DALIInterpType, v)
         elif kind == "oob_policy":
-            out = _enum(types.OutOfBoundsPolicy, v)
+            out = enum_member(types.OutOfBoundsPolicy, v)
         elif kind == "callable":
             if not callable(v):
                 raise ValueError

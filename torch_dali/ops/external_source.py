@@ -45,7 +45,7 @@ from ..errors import ArgumentError, ArgumentTypeError, DataError, PipelineError
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator
 from ._registry import register
-from ._schema import Arg, OpSchema, _enum, positive
+from ._schema import Arg, OpSchema, enum_member, positive
 
 
 class SampleInfo(NamedTuple):
@@ -215,7 +215,7 @@ class ExternalSource(Operator):
         if d is None or isinstance(d, torch.dtype):
             return d
         try:
-            return types.to_torch_dtype(_enum(types.DALIDataType, d))
+            return types.to_torch_dtype(enum_member(types.DALIDataType, d))
         except (ValueError, KeyError, TypeError):
             raise ArgumentTypeError(f"{self.name}: `dtype` must be a data type such as types.FLOAT, "
                                     f"got {d!r}") from None
@@ -229,12 +229,12 @@ class ExternalSource(Operator):
         return [value] * self.k
 
     # -- getting data ---------------------------------------------------------------------------
-    def _where(self) -> str:
+    def where(self) -> str:
         return f"{self.name} '{self.node.name}'"
 
     def _end(self) -> SourceExhausted:
         self.exhausted = True
-        return SourceExhausted(f"{self._where()}: the source has no more data (pipe.reset() "
+        return SourceExhausted(f"{self.where()}: the source has no more data (pipe.reset() "
                                + ("starts it over)" if self.cycle == "raise" or self._call is not None
                                   else "asks the same iterator again; use cycle='raise' to start it over)"),
                                op=self.name, origin=self.node.origin)
@@ -250,7 +250,7 @@ class ExternalSource(Operator):
         try:
             return next(self._it)
         except StopIteration:
-            raise DataError(f"{self._where()}: the source is empty, so it cannot be cycled") from None
+            raise DataError(f"{self.where()}: the source is empty, so it cannot be cycled") from None
 
     def _from_source(self, ctx: BatchContext) -> list[Any]:
         """One iteration's raw data as k batches (lists of samples or dense arrays)."""
@@ -296,7 +296,7 @@ class ExternalSource(Operator):
         if not self.split_outputs:
             return [raw]
         if not isinstance(raw, (tuple, list)) or len(raw) != self.k:
-            raise DataError(f"{self._where()}: with num_outputs={self.k}, {what} must be a tuple of "
+            raise DataError(f"{self.where()}: with num_outputs={self.k}, {what} must be a tuple of "
                             f"{self.k} (one per output), got {_describe(raw)}")
         return list(raw)
 
@@ -308,13 +308,13 @@ class ExternalSource(Operator):
                 return item
             if self.args["repeat_last"] and self._last_fed is not None:
                 return self._last_fed
-        raise DataError(f"{self._where()}: no data was fed; call pipe.feed_input('{self.node.name}', batch) "
+        raise DataError(f"{self.where()}: no data was fed; call pipe.feed_input('{self.node.name}', batch) "
                         "before each pipe.run(), or give the external source a `source`")
 
     def feed(self, data: Any, layout: str | None = None) -> None:
         """Queues one batch (a tuple of k batches when num_outputs=k) for a later iteration."""
         if self.args["source"] is not None:
-            raise ArgumentError(f"{self._where()}: it has a `source`; feed_input is only for external "
+            raise ArgumentError(f"{self.where()}: it has a `source`; feed_input is only for external "
                                 "sources defined without one")
         raw = self._split(data, "the fed data")
         with self._lock:
@@ -333,7 +333,7 @@ class ExternalSource(Operator):
             raws = self._from_source(ctx)
         outs = []
         for k, raw in enumerate(raws):
-            where = self._where() + (f" output {k}" if self.k > 1 else "")
+            where = self.where() + (f" output {k}" if self.k > 1 else "")
             if self.batch or fed:
                 tl = to_batch(raw, where)
             else:
@@ -341,11 +341,11 @@ class ExternalSource(Operator):
             outs.append(self._finish(tl, k, where, layout_override))
         sizes = {len(t) for t in outs}
         if len(sizes) > 1:
-            raise DataError(f"{self._where()}: the outputs have different batch sizes {[len(t) for t in outs]}")
+            raise DataError(f"{self.where()}: the outputs have different batch sizes {[len(t) for t in outs]}")
         if not len(outs[0]):
-            raise DataError(f"{self._where()}: the source gave an empty batch")
+            raise DataError(f"{self.where()}: the source gave an empty batch")
         if len(outs[0]) > ctx.batch_size:
-            raise DataError(f"{self._where()}: the source gave a batch of {len(outs[0])} samples, more "
+            raise DataError(f"{self.where()}: the source gave a batch of {len(outs[0])} samples, more "
                             f"than the pipeline's batch_size={ctx.batch_size}")
         self.iteration += 1
         return outs
@@ -353,7 +353,7 @@ class ExternalSource(Operator):
     def _finish(self, tl: TensorList, k: int, where: str, layout: str | None) -> TensorList:
         dtype, ndim = self.dtypes[k], self.ndims[k]
         layout = layout if layout is not None else (self.layouts[k] or "")
-        dense = tl._dense
+        dense = tl.dense
         samples = [dense] if dense is not None else tl.samples
         for i, s in enumerate(samples):
             nd = s.dim() - (1 if dense is not None else 0)
@@ -408,7 +408,7 @@ class ExternalSource(Operator):
         for key in ("epoch", "iteration", "idx_in_epoch"):
             v = state.get(key, 0)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ArgumentError(f"{self._where()}: the saved state has a bad `{key}`: {v!r}")
+                raise ArgumentError(f"{self.where()}: the saved state has a bad `{key}`: {v!r}")
             setattr(self, key, v)
         self.exhausted = bool(state.get("exhausted", False))
 

@@ -17,7 +17,7 @@ def warn_unrestorable_sources(plan: Any) -> None:
     from ..checkpointing import warn_uncaptured
     for op in plan.ops.values():
         if isinstance(op, ExternalSource) and not op.restorable:
-            warn_uncaptured(op._where())
+            warn_uncaptured(op.where())
 
 
 class UnknownSourceError(ArgumentError, KeyError):
@@ -34,7 +34,7 @@ def reset_sources(executor: Any, consumed: int | None = None) -> None:
     ops = [op for op in executor.plan.ops.values() if isinstance(op, ExternalSource)]
     if not any(op.exhausted for op in ops):
         return
-    failed = getattr(executor, "_failed", None)
+    failed = executor.failure
     if executor.exec_async and not isinstance(failed, StopIteration) and executor.iteration != consumed:
         return  # the consumer has not reached the end yet: batches before it are still queued
     executor.stop()
@@ -50,7 +50,7 @@ def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) 
     """
     from ..graph.node import DataNode
     name = data_node.node.name if isinstance(data_node, DataNode) else data_node
-    executor = pipe._exec()
+    executor = pipe.executor
     op = next((o for n, o in ((n, executor.plan.ops[n.id]) for n in executor.plan.nodes) if n.name == name),
               None)
     if op is None:
@@ -61,8 +61,7 @@ def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) 
     if not isinstance(op, ExternalSource):
         raise ArgumentError(f"feed_input: '{name}' is a {op.name}, not an external source")
     op.feed(data, layout)
-    if executor.exec_async and executor._thread is None:
-        executor.exec_async = False  # produce when run() asks, after the data for it was fed
+    executor.produce_on_demand()  # each batch after the data for it was fed
 
 
 def _gather(source: Any, num_outputs: Any, kwargs: dict[str, Any]) -> dict[str, Any]:

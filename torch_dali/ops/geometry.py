@@ -15,10 +15,9 @@ from .. import types
 from ..errors import ArgumentError
 from ..functional import batch_sizes as BS
 from ..functional import crop as C
-from ..functional.crop_window import random_crop_window, random_crop_window_array
+from ..functional.crop_window import random_crop_window
 from ..functional.resize import output_size, resize
 from ..tensor_list import TensorList
-from . import _cuda_batch as cuda_batch
 from . import layouts as L
 from ._operator import BatchContext, Operator, SampleContext
 from ._registry import register
@@ -31,7 +30,7 @@ def _enum_value(v: Any) -> Any:
     return v.value if isinstance(v, enum.Enum) else v
 
 
-def _interp_name(v: Any) -> str | None:
+def interp_name(v: Any) -> str | None:
     """A DALI interpolation type (enum, name or int code) as a filter name: "linear", "nn"..."""
     if v is None:
         return None
@@ -158,29 +157,15 @@ class Resize(_ImageOp):
         canon = self.canonical(inputs[0])
         img = inputs[0] if canon is None else canon.hwk
         out, flip_x, flip_y = self.target(img, args)
-        y = resize(img, out, _interp_name(self.get(args, "interp_type")), self.args["antialias"],
-                   _interp_name(self.get(args, "min_filter")), _interp_name(self.get(args, "mag_filter")),
+        y = resize(img, out, interp_name(self.get(args, "interp_type")), self.args["antialias"],
+                   interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
                    self.dtype)
         y = C.flip(y, flip_x, flip_y)
         return y if canon is None else canon.back(y)
 
-    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
-        """On CUDA: every sample in one launch of our resize kernel, when the arguments allow; one
-        output size for all gives a dense batch."""
-        tl = inputs[0]
-        if self.hwc_input() and cuda_batch.resize_ok(self, tl):
-            sizes = self.target_sizes(cuda_batch.image_sizes(tl), args)
-            if sizes is not None:
-                interp = _interp_name(self.args["interp_type"]) or "linear"
-                if (sizes == sizes[0]).all():
-                    out = cuda_batch.resize_dense(tl.samples, sizes[0], self.args["antialias"], interp)
-                    return [TensorList(out, tl.layout())]
-                return [TensorList(cuda_batch.resize(tl.samples, sizes, self.args["antialias"], interp),
-                                   tl.layout())]
-        return super().run_batch(ctx, inputs, args)
-
     def fuse(self, consumer: Operator) -> Any:
-        """resize -> crop_mirror_normalize on CUDA runs as one kernel (ops/fused.py)."""
+        """resize -> crop_mirror_normalize on CUDA runs as one op pair (ops/fused.py), which has a
+        fused kernel."""
         from .fused import fuse_resize
         if not self.hwc_input() or not getattr(consumer, "hwc_input", lambda: False)():
             return None  # the fused kernel reads HWC images
@@ -281,7 +266,7 @@ class Flip(_ImageOp):
         return x.flip(dims) if dims else x
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
-        """On CUDA a dense batch flips in two launches, not one per sample."""
+        """On CUDA a dense batch flips in two launches, not one per sample (the batched spec)."""
         self.note_layout(inputs)
         tl = inputs[0]
         if self.device.type == "cuda" and self.hwc_input() and len(tl) and tl.is_dense_tensor() and tl[0].dim() == 3:
@@ -289,7 +274,7 @@ class Flip(_ImageOp):
             h = [bool(v) for v in (args["horizontal"] if "horizontal" in args else [self.args["horizontal"]] * n)]
             v = [bool(x) for x in (args["vertical"] if "vertical" in args else [self.args["vertical"]] * n)]
             x = tl.as_tensor()
-            out = cuda_batch.flip_dense(x, h, v)
+            out = C.flip_batch(x, h, v)
             return [TensorList(out, tl.layout())]
         return super().run_batch(ctx, inputs, args)
 
@@ -323,33 +308,20 @@ class RandomResizedCrop(_ImageOp):
         return random_crop_window(ctx.rng, int(img.shape[0]), int(img.shape[1]), self.area, self.ratio,
                                   self.args["num_attempts"])
 
-    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
-        """On CUDA: the same windows as the CPU path, cut and resized in one launch into a dense batch."""
-        self.note_layout(inputs)
-        tl = inputs[0]
-        if self.hwc_input() and cuda_batch.rrc_ok(self, tl, args):
-            imgs = tl.samples
-            sizes = np.array([tuple(im.shape) for im in imgs], dtype=np.int64)[:, :2]  # fastest way seen
-            wins = random_crop_window_array(self.node.seed, ctx.iteration, sizes, self.area, self.ratio,
-                                            self.args["num_attempts"])
-            out = cuda_batch.resized_crops(imgs, wins, self.size, self.args["antialias"])
-            return [TensorList(out, tl.layout())]
-        return super().run_batch(ctx, inputs, args)
-
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         canon = self.canonical(inputs[0])
         img = inputs[0] if canon is None else canon.hwk
         y, x, h, w = self.window(ctx, img)
         # the window is a region of interest, as in DALI: the filter reads the pixels past it
-        out = resize(img, self.size, _interp_name(self.get(args, "interp_type")), self.args["antialias"],
-                     _interp_name(self.get(args, "min_filter")), _interp_name(self.get(args, "mag_filter")),
+        out = resize(img, self.size, interp_name(self.get(args, "interp_type")), self.args["antialias"],
+                     interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
                      self.dtype, roi=(y, x, h, w))
         return out if canon is None else canon.back(out)
 
 
 # -- schemas ----------------------------------------------------------------------------------------
 
-def _filter_args() -> tuple[Arg, ...]:
+def filter_args() -> tuple[Arg, ...]:
     return (
         Arg("interp_type", "interp_type", types.INTERP_LINEAR, "resampling filter"),
         Arg("min_filter", "interp_type", None, "filter for shrinking dimensions (default: interp_type)"),
@@ -361,7 +333,7 @@ def _filter_args() -> tuple[Arg, ...]:
     )
 
 
-_CROP_ARGS = (
+CROP_ARGS = (
     Arg("crop", "floats", None, "window size (height, width), or (depth, height, width)", tensor=True),
     Arg("crop_d", "float", 0.0, "window depth (volumes: layouts with D)", tensor=True, check=non_negative),
     Arg("crop_pos_z", "float", 0.5, "relative depth window position, 0 front .. 1 back", tensor=True,
@@ -394,7 +366,7 @@ register(OpSchema(
         Arg("max_size", "floats", None, "upper limit of the output (height, width)", check=positive),
         Arg("mode", "str", "default", "how resize_x/resize_y/size are met",
             check=one_of(*_RESIZE_MODES)),
-        *_filter_args(),
+        *filter_args(),
         Arg("subpixel_scale", "bool", True, "accepted; the scale used is out_size / in_size"),
         Arg("image_type", "image_type", None, "legacy; accepted and ignored"),
     ),
@@ -403,7 +375,7 @@ register(OpSchema(
     name="crop", impl=Crop,
     doc="Crops images (HWC, CHW, HW, FHWC, FCHW, CFHW) at a relative position; windows leaving the image "
         "follow the policy.",
-    args=(*_CROP_ARGS, Arg("dtype", "dtype", None, "output type (default: the input's)",
+    args=(*CROP_ARGS, Arg("dtype", "dtype", None, "output type (default: the input's)",
                            aliases=("output_dtype",))),
 ))
 register(OpSchema(
@@ -424,6 +396,6 @@ register(OpSchema(
         Arg("random_aspect_ratio", "floats", (3.0 / 4.0, 4.0 / 3.0),
             "range of the window's width / height (drawn log-uniformly)", check=length(1, 2)),
         Arg("num_attempts", "int", 10, "tries before the clamped fallback window", check=positive),
-        *_filter_args(),
+        *filter_args(),
     ),
 ))

@@ -12,12 +12,11 @@ from .. import types
 from ..errors import ArgumentError
 from ..functional.normalize import crop_mirror_normalize, crop_mirror_normalize_batch, per_channel
 from ..tensor_list import TensorList
-from . import _cuda_batch as cuda_batch
 from . import layouts as L
 from ._operator import BatchContext, SampleContext
 from ._registry import register
-from ._schema import Arg, OpSchema
-from .geometry import _CROP_ARGS, Crop
+from ._schema import Arg, OpSchema, one_of
+from .geometry import CROP_ARGS, Crop
 
 
 class CropMirrorNormalize(Crop):
@@ -93,35 +92,14 @@ class CropMirrorNormalize(Crop):
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
 
-    def kernel_ok(self, args: dict[str, list[Any]]) -> bool:
-        """Whether our fused CUDA kernel can normalize (per-batch statistics, no scale/shift/pad)."""
-        return ("mean" not in args and "std" not in args and not self.args["pad_output"]
-                and self.dtype in cuda_batch._OUT_DTYPES and float(self.args["scale"]) == 1.0
-                and float(self.args["shift"]) == 0.0 and self.device.type == "cuda"
-                and cuda_batch.kernels() is not None)
-
     def mirror_flags(self, args: dict[str, list[Any]], n: int) -> list[Any]:
         return args["mirror"] if "mirror" in args else [self.args["mirror"]] * n
 
-    def _cuda_fast(self, tl: TensorList, args: dict[str, list[Any]]) -> TensorList | None:
-        """One launch of our fused kernel when every window lies inside its image and has one size."""
-        if not self.hwc_input() or not self.kernel_ok(args) or not cuda_batch._images_ok(tl):
-            return None
-        in_hw = cuda_batch.image_sizes(tl)
-        wins = self.windows_array(in_hw, args)
-        if wins is None or not one_size_inside(wins, in_hw):
-            return None
-        mean, std = self.stats({}, int(tl[0].shape[2]), torch.device("cpu"))
-        out = cuda_batch.crop_mirror_normalize(tl.samples, wins, self.mirror_flags(args, len(tl)), mean, std,
-                                               self.dtype, self.layout == "CHW")
-        return TensorList(out, self.layout)
-
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        """A dense batch of HWC images with one window size inside them: one batched gather
+        (`functional.normalize.crop_mirror_normalize_batch`); otherwise sample by sample."""
         self.note_layout(inputs)
         tl = inputs[0]
-        fast = self._cuda_fast(tl, args)
-        if fast is not None:
-            return [fast]
         if len(tl) == 0 or not tl.is_dense_tensor() or "mean" in args or "std" in args \
                 or tl[0].dim() != 3 or not self.hwc_input():
             return super().run_batch(ctx, inputs, args)
@@ -153,7 +131,7 @@ register(OpSchema(
     doc="Crops, optionally mirrors, normalizes ((x - mean) / std * scale + shift) and changes the "
         "layout of images (HWC, CHW, HW, FHWC, FCHW, CFHW); by default HWC to float CHW.",
     args=(
-        *_CROP_ARGS,
+        *CROP_ARGS,
         Arg("mirror", "int", 0, "1 mirrors the sample left-right", tensor=True),
         Arg("mean", "floats", (0.0,), "subtracted, one value or one per channel", tensor=True),
         Arg("std", "floats", (1.0,), "divides, one value or one per channel", tensor=True),

@@ -15,12 +15,12 @@ import torch
 
 from ..errors import ArgumentError
 from ..functional import crop as C
-from ..functional.resize import _max_sizes, output_size, resize
+from ..functional.resize import max_sizes, output_size, resize
 from ..tensor_list import TensorList
 from ._operator import BatchContext, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema, non_negative, one_of, unit_interval
-from .geometry import Resize, _filter_args, _interp_name
+from .geometry import Resize, filter_args, interp_name
 
 
 def float_size(in_h: int, in_w: int, args: dict[str, Any], out: tuple[int, int]) -> tuple[float, float]:
@@ -89,8 +89,8 @@ class ResizeCropMirror(Resize):
         # the rounded canvas keeps the scale and stays centred on the image (DALI's subpixel_scale)
         oy, ox = (in_h - out_h * sy) / 2, (in_w - out_w * sx) / 2
         roi = (oy + top * sy, ox + left * sx, h * sy, w * sx)
-        y = resize(img, (h, w), _interp_name(self.get(args, "interp_type")), self.args["antialias"],
-                   _interp_name(self.get(args, "min_filter")), _interp_name(self.get(args, "mag_filter")),
+        y = resize(img, (h, w), interp_name(self.get(args, "interp_type")), self.args["antialias"],
+                   interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
                    self.dtype, roi=roi)
         return C.flip(y, bool(self.get(args, "mirror")) != flip_x, flip_y)
 
@@ -132,5 +132,5 @@ register(OpSchema(
     name="resize_crop_mirror", impl=ResizeCropMirror, output_layout="HWC",
     legacy_names=("FastResizeCropMirror",),
     doc="resize, then crop, then (mirror=1) a horizontal flip, of HWC images, in one op.",
-    args=_RESIZE_ARGS + _CROP + _filter_args(),
+    args=_RESIZE_ARGS + _CROP + filter_args(),
 ))

@@ -227,3 +227,6 @@ def constant_node(value: Any, dtype: Any = None, shape: Any = None, layout: str 
         args["device"] = device
     args.update(kwargs)
     return call_op(lookup("constant"), (), args)
+
+
+types.set_constant_node(constant_node)

@@ -168,8 +168,8 @@ class Shapes(Operator):
     def run_batch(self, ctx: Any, inputs: list[Any], args: dict[str, list[Any]]) -> list[Any]:
         from ..tensor_list import TensorList
         tl = inputs[0]
-        if tl._dense is not None:
-            one = torch.tensor(tl._dense.shape[1:], dtype=torch.int64).to(self.dtype)
+        if tl.dense is not None:
+            one = torch.tensor(tl.dense.shape[1:], dtype=torch.int64).to(self.dtype)
             return [TensorList(one.unsqueeze(0).expand(len(tl), -1).clone(), "")]
         return [TensorList([torch.tensor(t.shape, dtype=torch.int64).to(self.dtype) for t in tl.samples], "")]
 

@@ -27,11 +27,11 @@ _DEFAULT_LAYOUT = {3: "HWC", 4: "FHWC"}  # what DALI assumes for a batch without
 _IN_TYPES = (torch.uint8, torch.int16, torch.int32, torch.float32)
 
 
-def _interp(v: Any) -> str:
+def interp_of(v: Any) -> str:
     return v.value if isinstance(v, types.DALIInterpType) else str(v)
 
 
-def _names(dts: Sequence[torch.dtype]) -> str:
+def dtype_names(dts: Sequence[torch.dtype]) -> str:
     return ", ".join(str(d).replace("torch.", "") for d in dts)
 
 
@@ -43,7 +43,7 @@ class _Warp(Operator):
     interps: tuple[str, ...] = ("nn", "linear")
 
     def setup(self) -> None:
-        self.interp = _interp(self.args["interp_type"])
+        self.interp = interp_of(self.args["interp_type"])
         if self.interp not in self.interps:
             raise ArgumentError(f"{self.name}: `interp_type` must be one of "
                                 f"{', '.join('INTERP_' + i.upper() for i in self.interps)}, got "
@@ -65,14 +65,14 @@ class _Warp(Operator):
 
     def out_dtype(self, x: torch.Tensor) -> torch.dtype:
         if x.dtype not in _IN_TYPES:
-            raise ArgumentTypeError(f"{self.name}: input type must be one of {_names(_IN_TYPES)}, "
+            raise ArgumentTypeError(f"{self.name}: input type must be one of {dtype_names(_IN_TYPES)}, "
                                     f"got {x.dtype}")
         out = x.dtype if self.dtype is None else self.dtype
         if out != x.dtype and out != torch.float32 and x.dtype != torch.float32:
             raise ArgumentTypeError(f"{self.name}: {x.dtype} input converts only to itself or "
                                     f"float32 (`dtype`), got {out}")
         if out not in _IN_TYPES:
-            raise ArgumentTypeError(f"{self.name}: `dtype` must be one of {_names(_IN_TYPES)}, got {out}")
+            raise ArgumentTypeError(f"{self.name}: `dtype` must be one of {dtype_names(_IN_TYPES)}, got {out}")
         return out
 
     def explicit_size(self, args: dict[str, list[Any]], i: int, ndim: int) -> list[int] | None:

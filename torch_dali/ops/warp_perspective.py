@@ -18,7 +18,7 @@ from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator
 from ._registry import register
 from ._schema import Arg, OpSchema
-from .warp import _interp, _names
+from .warp import interp_of, dtype_names
 
 _WP_LAYOUTS = ("HW", "HWC", "FHWC", "CHW", "FCHW")
 _WP_TYPES = (torch.uint8, torch.int16, torch.uint16, torch.float32)
@@ -32,7 +32,7 @@ class WarpPerspective(Operator):
     sample_wise = False
 
     def setup(self) -> None:
-        self.interp = _interp(self.args["interp_type"])
+        self.interp = interp_of(self.args["interp_type"])
         if self.interp not in ("nn", "linear", "cubic"):
             raise ArgumentError(f"{self.name}: `interp_type` must be INTERP_NN, INTERP_LINEAR or INTERP_CUBIC, "
                                 f"got {self.args['interp_type']!r}")
@@ -67,7 +67,7 @@ class WarpPerspective(Operator):
         plans = []
         for i, x in enumerate(tl):
             if x.dtype not in _WP_TYPES:
-                raise ArgumentTypeError(f"{self.name}: input type must be one of {_names(_WP_TYPES)}, got {x.dtype}")
+                raise ArgumentTypeError(f"{self.name}: input type must be one of {dtype_names(_WP_TYPES)}, got {x.dtype}")
             if x.dim() != len(layout):
                 raise ArgumentError(f"{self.name}: a {layout} sample must have {len(layout)} dimensions, got "
                                     f"shape {tuple(x.shape)}")

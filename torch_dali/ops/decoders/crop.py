@@ -1,7 +1,7 @@
 """decoders.image_crop, decoders.image_slice and peek_image_shape.
 
 The two decoders are `decoders.image` with a window: on the CPU the window is decoded alone where
-the JPEG allows it (`functional.decode.decode_image_crop`), with device='mixed' the whole image is
+the JPEG allows it (`io.decode.decode_image_crop`), with device='mixed' the whole image is
 decoded on the GPU and the window cut as a view. Windows follow `crop` (crop sizes truncated, the
 anchor rounded as `rounding` says) and `slice` (llround of start / end) exactly; a window leaving
 the image is refused, as DALI refuses it.
@@ -17,13 +17,13 @@ import torch
 from ... import types
 from ...errors import ArgumentError
 from ...functional import crop as C
-from ...functional import decode as D
+from ...io import decode as D
 from ...tensor_list import TensorList
 from .._operator import BatchContext, Operator, SampleContext
 from .._registry import register
 from .._schema import Arg, OpSchema, non_negative, one_of, unit_interval
 from ..slicing import named_window, positional_window
-from .image import _COMMON, _TUNING, ImageDecoder
+from .image import DECODER_ARGS, DECODER_TUNING_ARGS, ImageDecoder
 
 Window = tuple[int, int, int, int]
 
@@ -185,13 +185,13 @@ register(OpSchema(
     name="decoders.image_crop", impl=ImageDecoderCrop, devices=("cpu", "mixed"), input_devices="cpu",
     legacy_names=("ImageDecoderCrop",), output_layout="HWC",
     doc="Decodes and crops a fixed window (crop's rules); on the CPU only the window of a JPEG is decoded.",
-    args=_COMMON + _CROP_ARGS + _TUNING,
+    args=DECODER_ARGS + _CROP_ARGS + DECODER_TUNING_ARGS,
 ))
 register(OpSchema(
     name="decoders.image_slice", impl=ImageDecoderSlice, devices=("cpu", "mixed"), input_devices="cpu",
     legacy_names=("ImageDecoderSlice",), output_layout="HWC", min_inputs=1, max_inputs=3,
     doc="Decodes and cuts a window given as slice arguments (named, or anchor and shape inputs).",
-    args=_COMMON + _SLICE_ARGS + _TUNING,
+    args=DECODER_ARGS + _SLICE_ARGS + DECODER_TUNING_ARGS,
 ))
 register(OpSchema(
     name="peek_image_shape", impl=PeekImageShape, devices=("cpu",), legacy_names=("PeekImageShape",),

@@ -25,13 +25,14 @@ import torch
 
 from ... import types
 from ...errors import ArgumentError, DataError, GraphError
-from ...functional import decode as D
-from ...functional import host_io, nvjpeg
-from ...functional.crop_window import random_crop_window, random_crop_window_array
+from ...io import decode as D
+from ...io import host_io, nvjpeg
+from ...functional.crop_window import random_crop_window
 from ...tensor_list import TensorList
 from .._operator import BatchContext, Operator, SampleContext
 from .._registry import register
 from .._schema import Arg, OpSchema, non_negative, positive
+from ..fast.windows import random_crop_window_array
 from ..readers._base import ON_ERROR_ARG
 
 
@@ -45,7 +46,7 @@ def _image_type_ok(v: Any) -> str | None:
 
 # Arguments DALI 2.4 takes that tune nvJPEG / nvImageCodec memory and scheduling. Accepted so
 # DALI pipelines run unchanged; torch's caching allocator and torchvision's decoder ignore them.
-_TUNING = (
+DECODER_TUNING_ARGS = (
     Arg("affine", "bool", True, "DALI thread affinity; accepted, ignored"),
     Arg("device_memory_padding", "int", 16 * 1024 * 1024, "nvJPEG device padding; accepted, ignored"),
     Arg("device_memory_padding_jpeg2k", "int", 0, "accepted, ignored"),
@@ -71,7 +72,7 @@ _CACHE = (
     Arg("cache_threshold", "int", 0, "accepted, ignored"),
     Arg("cache_type", "str", "", "accepted, ignored"),
 )
-_COMMON = (
+DECODER_ARGS = (
     Arg("output_type", "image_type", types.RGB, "color space: types.RGB, BGR, GRAY, YCbCr (BT.601) "
         "or ANY_DATA (channels as stored)", check=_image_type_ok),
     Arg("dtype", "dtype", types.UINT8, "element type; values are scaled to its range (FLOAT: 0..1)",
@@ -84,7 +85,7 @@ _COMMON = (
 
 
 # Kept images are taken when used; this bounds what batches dropped by a stop leave behind. Up to
-# 2 * lanes + 1 batches sit between the reader and the mixed stage (_knobs.MIXED_LANES, at most 8).
+# 2 * lanes + 1 batches sit between the reader and the mixed stage (TORCH_DALI_MIXED_LANES, at most 8).
 _KEEP_GENERATIONS = 20
 
 
@@ -123,8 +124,8 @@ class ImageDecoder(Operator):
         if not self.skip:
             return
         src = self.node.inputs[0]
-        reader = plan.ops[src.node.id]
-        if src.index != 0 or not hasattr(reader, "add_check"):
+        reader = plan.op(src.node)
+        if src.index != 0 or not reader.takes_checks:
             raise GraphError(
                 f"{self.name}: on_error='skip' needs its encoded data straight from a reader's "
                 f"first output (readers.file, readers.mxnet, ...), so the reader can refill the "
@@ -298,18 +299,18 @@ register(OpSchema(
     legacy_names=("ImageDecoder", "nvJPEGDecoder", "HostDecoder"), output_layout="HWC",
     doc="Decodes JPEG, PNG, BMP, TIFF, ... to HWC images (uint8 by default); device='mixed' decodes "
         "on the GPU.",
-    args=_COMMON + _TUNING + _CACHE,
+    args=DECODER_ARGS + DECODER_TUNING_ARGS + _CACHE,
 ))
 register(OpSchema(
     name="decoders.image_random_crop", impl=ImageDecoderRandomCrop, devices=("cpu", "mixed"),
     input_devices="cpu", legacy_names=("ImageDecoderRandomCrop",), output_layout="HWC", random=True,
     doc="Decodes and crops a random window (RandomResizedCrop's window: area fraction and aspect "
         "ratio) out of each image.",
-    args=_COMMON + (
+    args=DECODER_ARGS + (
         Arg("random_area", "floats", (0.08, 1.0), "range of the crop's area fraction (one value: fixed)",
             check=non_negative),
         Arg("random_aspect_ratio", "floats", (3.0 / 4.0, 4.0 / 3.0), "range of the crop's width/height",
             check=non_negative),
         Arg("num_attempts", "int", 10, "draws before falling back to a centred crop", check=non_negative),
-    ) + _TUNING,
+    ) + DECODER_TUNING_ARGS,
 ))

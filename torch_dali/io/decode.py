@@ -20,7 +20,9 @@ import torch
 
 from .. import types
 from ..errors import DataError
+from ..functional.image import ANY, BGR, GRAY, RGB, YCBCR, apply_orientation, convert_range, to_hwc  # noqa: F401
 from . import headers as _headers
+from . import host_io
 from . import jpeg_roi as _jpeg_roi
 from . import png as _png
 from .headers import ImageInfo
@@ -29,16 +31,13 @@ from .headers import ImageInfo
 # (the Python wrappers add a deprecation warning per call in torchvision 0.29).
 try:
     import torchvision.io  # noqa: F401  (loads the `image` op library)
-    _IMG = torch.ops.image
-    _tv_decode_jpeg = _IMG.decode_jpeg
+    TV_IMAGE_OPS = torch.ops.image
+    _tv_decode_jpeg = TV_IMAGE_OPS.decode_jpeg
 except (ImportError, AttributeError, RuntimeError):  # pragma: no cover - PIL does everything
-    _IMG = None
+    TV_IMAGE_OPS = None
     _tv_decode_jpeg = None  # type: ignore[assignment]
-_GRAY, _RGB = 1, 3  # torchvision's ImageReadMode values
+TV_GRAY, TV_RGB = 1, 3  # torchvision's ImageReadMode values
 
-RGB, BGR, GRAY, YCBCR, ANY = (types.DALIImageType.RGB, types.DALIImageType.BGR,
-                              types.DALIImageType.GRAY, types.DALIImageType.YCbCr,
-                              types.DALIImageType.ANY_DATA)
 #: element types the decoders can produce (DALI 2.4 also accepts these; values are range-scaled)
 DECODE_DTYPES = (types.DALIDataType.UINT8, types.DALIDataType.UINT16, types.DALIDataType.INT16,
                  types.DALIDataType.FLOAT)
@@ -82,7 +81,6 @@ def peek_image_info(data: bytes | torch.Tensor | np.ndarray, source: str = "") -
 def peek_image_infos(datas: list[torch.Tensor], sources: list[str] | None = None) -> list[ImageInfo | None]:
     """`peek_image_info` for a batch; None where the header is unreadable. JPEG and PNG headers are
     parsed by one C call for the whole batch (`host_io`) when it is built, the rest here."""
-    from . import host_io  # here, not at the top: host_io imports this module
     infos = host_io.image_infos(datas) if host_io.available() else [None] * len(datas)
     for i, info in enumerate(infos):
         if info is None:
@@ -116,75 +114,6 @@ def peek_image_shape(data: bytes | torch.Tensor | np.ndarray,
     return h, w, output_channels(info, output_type)
 
 
-# -- pixel helpers (pure torch: CPU and CUDA) ------------------------------------------------------
-
-def apply_orientation(chw: torch.Tensor, orientation: int) -> torch.Tensor:
-    """Rectifies a CHW image stored with EXIF `orientation` (1..8)."""
-    if orientation == 2:
-        return chw.flip(2)
-    if orientation == 3:
-        return chw.flip(1, 2)
-    if orientation == 4:
-        return chw.flip(1)
-    if orientation == 5:
-        return chw.transpose(1, 2)
-    if orientation == 6:
-        return chw.transpose(1, 2).flip(2)
-    if orientation == 7:
-        return chw.transpose(1, 2).flip(1, 2)
-    if orientation == 8:
-        return chw.transpose(1, 2).flip(1)
-    return chw
-
-
-def rgb_to_ycbcr(chw: torch.Tensor) -> torch.Tensor:
-    """ITU-R BT.601 studio-swing YCbCr (Y in 16..235), as DALI; keeps the element type's range."""
-    peak = 65535.0 if chw.dtype == torch.uint16 else 255.0
-    x = chw.float() * (1.0 / peak)
-    r, g, b = x[0], x[1], x[2]
-    y = 16 / 255 + (65.481 * r + 128.553 * g + 24.966 * b) / 255
-    cb = 128 / 255 + (-37.797 * r - 74.203 * g + 112.0 * b) / 255
-    cr = 128 / 255 + (112.0 * r - 93.786 * g - 18.214 * b) / 255
-    out = torch.stack((y, cb, cr)).mul_(peak).round_().clamp_(0, peak)
-    return out.to(chw.dtype)
-
-
-def convert_range(hwc: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """Scales a uint8/uint16 image to `dtype`'s dynamic range (float: [0, 1]), as DALI's `dtype`."""
-    if hwc.dtype == dtype:
-        return hwc
-    peak = 65535.0 if hwc.dtype == torch.uint16 else 255.0
-    if dtype.is_floating_point:
-        return hwc.to(dtype) / peak
-    if hwc.dtype == torch.uint8 and dtype == torch.uint16:
-        return hwc.to(torch.int32).mul_(257).to(dtype)
-    top = float(torch.iinfo(dtype).max)
-    return (hwc.to(torch.float64) * (top / peak)).round_().to(dtype)
-
-
-def _finish(chw: torch.Tensor, output_type: types.DALIImageType,
-            window: tuple[int, int, int, int] | None) -> torch.Tensor:
-    """CHW as decoded (RGB, gray, or as stored for ANY_DATA) -> cropped, color-converted HWC.
-
-    torchvision's CHW output is a view of an HWC buffer, so the permute is free. On the CPU the one
-    copy is NumPy's: torch's intra-op threads inside the executor's sample threads measured up to
-    ~3x slower for this copy on 2 cores."""
-    if window is not None:
-        y, x, h, w = window
-        chw = chw[:, y:y + h, x:x + w]
-    if output_type == YCBCR:
-        chw = rgb_to_ycbcr(chw)
-    hwc = chw.permute(1, 2, 0)
-    if hwc.device.type == "cpu" and hwc.dtype in (torch.uint8, torch.uint16):
-        a = hwc.numpy()
-        if output_type == BGR:
-            a = a[..., ::-1]
-        return hwc if hwc.is_contiguous() and output_type != BGR else torch.from_numpy(np.ascontiguousarray(a))
-    if output_type == BGR:
-        hwc = hwc.flip(2)
-    return hwc.contiguous()
-
-
 # -- CPU decoding ----------------------------------------------------------------------------------
 
 #: default `max_pixels` of the decoders: 2**28 pixels (16384x16384), 768 MiB as RGB uint8
@@ -194,7 +123,7 @@ MAX_PIXELS = 1 << 28
 #: pass over every block of the image, and a scan can be a few bytes: 1,000 scans of a 4096x4096
 #: image fit in 68 kB and took 4.5 s to decode. libjpeg's standard progression writes 10 scans (6
 #: for gray); common encoders stay within a few dozen. Read at every check: assign
-#: `torch_dali.functional.decode.MAX_JPEG_SCANS` to change it for all decoders, or pass `max_scans`.
+#: `torch_dali.io.decode.MAX_JPEG_SCANS` to change it for all decoders, or pass `max_scans`.
 MAX_JPEG_SCANS: int | None = 100
 
 
@@ -219,7 +148,7 @@ def check_pixels(data: torch.Tensor, max_pixels: int | None, source: str = "",
     if scans is not None and info.format == "jpeg" and info.progressive \
             and _headers.jpeg_scans(_as_bytes(data), scans) > scans:
         raise DataError(f"{op}: {where} is a progressive JPEG of more than {scans} scans, the limit "
-                        "(torch_dali.functional.decode.MAX_JPEG_SCANS): each scan is a pass over "
+                        "(torch_dali.io.decode.MAX_JPEG_SCANS): each scan is a pass over "
                         "the whole image")
 
 
@@ -264,7 +193,7 @@ def from_chw(chw: torch.Tensor, output_type: types.DALIImageType = RGB,
              dtype: torch.dtype = torch.uint8,
              window: tuple[int, int, int, int] | None = None) -> torch.Tensor:
     """What `decode_image` (window None) or `decode_image_crop` returns, from `decode_chw`'s image."""
-    return convert_range(_finish(chw, output_type, window), dtype)
+    return convert_range(to_hwc(chw, output_type, window), dtype)
 
 
 def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
@@ -282,9 +211,9 @@ def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
             raise ValueError("the data is empty (0 bytes)")
         head = bytes(data[:8].tolist())
         if head[:2] == b"\xff\xd8" and _tv_decode_jpeg is not None:
-            mode = _GRAY if output_type == GRAY else _RGB
+            mode = TV_GRAY if output_type == GRAY else TV_RGB
             if output_type == ANY and _jpeg_info(_as_bytes(data)).channels == 1:
-                mode = _GRAY
+                mode = TV_GRAY
             return _tv_decode_jpeg(data, mode, adjust_orientation)
         if head == _png.SIGNATURE:  # never torchvision's decode_png: it SIGSEGVs on corrupt data
             b = _as_bytes(data)
@@ -337,7 +266,7 @@ def decode_image(data: torch.Tensor, output_type: types.DALIImageType = RGB,
     header declaring more than `max_pixels` pixels (None: no limit)."""
     # (jpeg_roi's whole-image decode measured no faster than torchvision's: 0.58 ms both)
     chw = _decode_chw(data, output_type, adjust_orientation, source, op, max_pixels)
-    return convert_range(_finish(chw, output_type, None), dtype)
+    return convert_range(to_hwc(chw, output_type, None), dtype)
 
 
 def decode_image_crop(data: torch.Tensor, window_fn: Callable[[int, int], tuple[int, int, int, int]],
@@ -355,9 +284,9 @@ def decode_image_crop(data: torch.Tensor, window_fn: Callable[[int, int], tuple[
         window = window_fn(info.height, info.width)  # drawn once: a fallback reuses it
         chw = _roi_decode(data, gray, window)
         if chw is not None:
-            return convert_range(_finish(chw, output_type, None), dtype)
+            return convert_range(to_hwc(chw, output_type, None), dtype)
         chw = _decode_chw(data, output_type, adjust_orientation, source, op)
-        return convert_range(_finish(chw, output_type, window), dtype)
+        return convert_range(to_hwc(chw, output_type, window), dtype)
     chw = _decode_chw(data, output_type, adjust_orientation, source, op, max_pixels)
     y, x, h, w = window_fn(int(chw.shape[1]), int(chw.shape[2]))
-    return convert_range(_finish(chw, output_type, (y, x, h, w)), dtype)
+    return convert_range(to_hwc(chw, output_type, (y, x, h, w)), dtype)

@@ -204,10 +204,13 @@ struct NvJpegDecoder::Job {
 };
 
 NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states,
-                             double hw_load, int64_t hybrid_huffman_threshold, int64_t num_slots)
+                             double hw_load, int64_t hybrid_huffman_threshold, int64_t num_slots,
+                             bool hw_concurrent, bool blocking_sync)
     : device_(static_cast<int>(device_index < 0 ? c10::cuda::current_device() : device_index)),
       hw_load_(hw_load),
-      hybrid_threshold_(hybrid_huffman_threshold) {
+      hybrid_threshold_(hybrid_huffman_threshold),
+      hw_concurrent_(hw_concurrent),
+      blocking_sync_(blocking_sync) {
   TORCH_CHECK(device_ < c10::cuda::device_count(), "NvJpegDecoder: device_index ", device_index,
               " out of range (", static_cast<int>(c10::cuda::device_count()), " CUDA devices)");
   TORCH_CHECK(num_hw_states >= 0 && num_hw_states <= 64, "NvJpegDecoder: num_hw_states must be in [0, 64], got ",
@@ -231,8 +234,6 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
     TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_HYBRID, &dec_hybrid_), "nvjpegDecoderCreate(HYBRID)");
     TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_GPU_HYBRID, &dec_gpu_),
               "nvjpegDecoderCreate(GPU_HYBRID)");
-    // Hardware states decode at the same time only when TORCH_DALI_NVJPEG_HW_CONCURRENT is set (decode_hw).
-    hw_concurrent_ = std::getenv("TORCH_DALI_NVJPEG_HW_CONCURRENT") != nullptr;
     if (num_hw_states == 0) {
       hw_status_ = "disabled (num_hw_states=0)";
     } else {
@@ -312,9 +313,8 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
     for (int b = 0; b < 2; ++b) {
       if (nvjpegBufferPinnedCreateV2(handle_, &g_pinned_alloc, &st->pinned[b]) != NVJPEG_STATUS_SUCCESS)
         TD_NVJPEG(nvjpegBufferPinnedCreate(handle_, nullptr, &st->pinned[b]), "nvjpegBufferPinnedCreate");
-      // TORCH_DALI_NVJPEG_BLOCKING_SYNC: the host waits for a pinned buffer asleep, not spinning
-      const unsigned flags = cudaEventDisableTiming |
-                             (std::getenv("TORCH_DALI_NVJPEG_BLOCKING_SYNC") ? cudaEventBlockingSync : 0u);
+      // blocking_sync (TORCH_DALI_NVJPEG_BLOCKING_SYNC): the host waits for a pinned buffer asleep, not spinning
+      const unsigned flags = cudaEventDisableTiming | (blocking_sync_ ? cudaEventBlockingSync : 0u);
       TD_CUDA(cudaEventCreateWithFlags(&st->pinned_free[b], flags), "cudaEventCreate");
       TD_NVJPEG(nvjpegJpegStreamCreate(handle_, &st->jstream[b]), "nvjpegJpegStreamCreate");
     }
@@ -612,8 +612,8 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
     lens[i] = jobs[i]->size;
     dests[i] = jobs[i]->dest;
   }
-  // One hardware batch at a time, across states and slots, unless TORCH_DALI_NVJPEG_HW_CONCURRENT
-  // is set. Concurrent batches from 2 states took ~25% less host time on an H200
+  // One hardware batch at a time, across states and slots, unless hw_concurrent
+  // (TORCH_DALI_NVJPEG_HW_CONCURRENT). Concurrent batches from 2 states took ~25% less host time on an H200
   // (bench/results/decoder_sweep_h200.json), but batches from 3, 6 or 8 states once hung inside
   // nvJPEG 13.0, and a 2-GPU run with 2 concurrent states per process hung once for an unknown
   // reason: opt-in until a soak test clears it. With several slots the engines still get no idle

@@ -21,12 +21,14 @@ import threading
 from pathlib import Path
 from typing import Callable, Sequence
 
+from .. import _knobs
+
 _FLAGS = ("-O2", "-shared", "-fPIC")
 
 
 def cache_dir() -> Path:
-    d = os.environ.get("TORCH_DALI_EXT_DIR")
-    return Path(d) if d else Path.home() / ".cache" / "torch_dali"
+    """TORCH_DALI_EXT_DIR, else ~/.cache/torch_dali."""
+    return Path(_knobs.cache_dir())
 
 
 class BuildError(RuntimeError):
@@ -119,7 +121,7 @@ class CLibrary:
         with self._lock:
             if not self.tried:
                 try:
-                    if self.disable_env and os.environ.get(self.disable_env):
+                    if self.disable_env and _knobs.get(self.disable_env):
                         raise RuntimeError(f"disabled by {self.disable_env}")
                     if not self.src.exists():
                         raise RuntimeError(f"source {self.src} not found")
@@ -141,7 +143,7 @@ def skip_reason(lib: CLibrary) -> str:
     compiler is here. Raises BuildError when a compiler works but `lib` did not build."""
     if lib.load() is not None:
         return ""
-    if lib.disable_env and os.environ.get(lib.disable_env):
+    if lib.disable_env and _knobs.get(lib.disable_env):
         return lib.reason
     ok, why = compiler_works()
     if not ok:

@@ -1,5 +1,5 @@
 /* Random-resized-crop windows for a whole batch in one call: the same draws, bit for bit, as
- * torch_dali/functional/crop_window.py's random_crop_window over executor/rng.py's SampleRNG.
+ * torch_dali/functional/crop_window.py's random_crop_window over rng.py's SampleRNG.
  * Same libm (exp, log, sqrt) as Python's math module, half-even rounding as Python's round(),
  * and the same order of floating-point operations; build with -ffp-contract=off (no fused
  * multiply-add) so nothing is rounded differently. */

@@ -1,6 +1,6 @@
 """The optional C++/CUDA extension (nvJPEG decoder + fused image kernels), JIT-built on first use.
 
-`load()` builds `extensions/csrc` once per process with torch.utils.cpp_extension and returns the
+`load()` builds `csrc/` (beside this file, shipped in the wheel) once per process with torch.utils.cpp_extension and returns the
 module, or None when it cannot (no CUDA, no compiler, `TORCH_DALI_NO_EXT=1`, build error): the
 pure-torch ops then run instead, and `load_error()` / `status()` say why. Importing torch_dali
 never builds or fails because of the extension.
@@ -18,8 +18,10 @@ from typing import Any, Optional
 
 import torch
 
+from .. import _knobs
+
 _NAME = "torch_dali_ext"
-_SRC = Path(__file__).resolve().parent.parent / "extensions" / "csrc"
+_SRC = Path(__file__).resolve().parent / "csrc"
 _SOURCES = ("bindings.cpp", "image_ops.cpp", "worker_pool.cpp", "nvjpeg_decoder.cpp",
             "cpu/image_kernels_cpu.cpp", "cuda/image_kernels.cu")
 
@@ -60,10 +62,15 @@ def available() -> bool:
     return load() is not None
 
 
+def kernels() -> Any:
+    """The extension's image ops (`torch.ops.torch_dali`) when it is loaded, else None."""
+    return torch.ops.torch_dali if load() is not None else None
+
+
 def status() -> str:
     """One line for diagnostics: built, not tried, or why not."""
     if not _tried:
-        return "torch_dali extension: not loaded yet (call torch_dali._extension.load())"
+        return "torch_dali extension: not loaded yet (call torch_dali._native.extension.load())"
     if _module is None:
         return f"torch_dali extension: unavailable ({_error})"
     nvjpeg = f"nvJPEG from {_nvjpeg[1]}" if _nvjpeg else "no nvJPEG (decoder not built)"
@@ -75,7 +82,7 @@ def build_dir() -> str:
 
 
 def _unavailable_reason() -> Optional[str]:
-    if os.environ.get("TORCH_DALI_NO_EXT", "") not in ("", "0"):
+    if _knobs.get("TORCH_DALI_NO_EXT"):
         return "disabled by TORCH_DALI_NO_EXT"
     if not torch.cuda.is_available():
         return "CUDA is not available"
@@ -96,8 +103,7 @@ def _unavailable_reason() -> Optional[str]:
 
 
 def _build_dir() -> str:
-    base = os.environ.get("TORCH_DALI_EXT_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "torch_dali")
+    base = _knobs.cache_dir()
     tag = f"torch{torch.__version__}-cu{torch.version.cuda}-py{sys.version_info[0]}{sys.version_info[1]}"
     return os.path.join(base, "ext-" + tag.replace("+", "_"))
 
@@ -191,10 +197,10 @@ def _arch_flags() -> list[str]:
     return flags
 
 
-_STALE_LOCK_S = 900  # a build takes ~1-2 min; a lock this old was left by a killed process
+STALE_LOCK_S = 900  # a build takes ~1-2 min; a lock this old was left by a killed process
 
 
-def _clear_stale_lock(path: str) -> None:
+def clear_stale_lock(path: str) -> None:
     """torch's JIT build guards the folder with a `lock` file that a killed build leaves behind;
     some torch versions then wait on it forever, silently. Remove one far older than a build."""
     import time
@@ -204,7 +210,7 @@ def _clear_stale_lock(path: str) -> None:
         age = time.time() - os.path.getmtime(lock)
     except OSError:
         return
-    if age > _STALE_LOCK_S:
+    if age > STALE_LOCK_S:
         warnings.warn(f"torch_dali: removing the extension build lock {lock}, left {age / 60:.0f} min ago "
                       "by a build that did not finish", RuntimeWarning, stacklevel=3)
         try:
@@ -241,7 +247,7 @@ def _build(verbose: bool) -> ModuleType:
     cuda_flags = ["-O3", "--ftz=true", "--prec-div=true", "--prec-sqrt=false", "--fmad=false", *_arch_flags()]
     path = _build_dir()
     os.makedirs(path, exist_ok=True)
-    _clear_stale_lock(path)
+    clear_stale_lock(path)
     module = cpp_extension.load(
         name=_NAME, sources=sources, extra_cflags=cflags, extra_cuda_cflags=cuda_flags,
         extra_ldflags=ldflags, extra_include_paths=includes, build_directory=path,

@@ -1,9 +1,9 @@
 """Region-of-interest JPEG decoding on the CPU: decode only the rows and columns a crop needs.
 
-A small C library over libjpeg(-turbo) (`extensions/csrc/cpu/jpeg_roi.c`: `jpeg_crop_scanline` for
+A small C library over libjpeg(-turbo) (`_native/csrc/cpu/jpeg_roi.c`: `jpeg_crop_scanline` for
 columns, `jpeg_skip_scanlines` for rows, libjpeg's default ISLOW IDCT and fancy upsampling), so the
 pixels equal the same window of a full decode. It is built on first use with the system C compiler
-(`cc -O2 -shared -fPIC ... -ljpeg`, see `torch_dali._cbuild`) into `$TORCH_DALI_EXT_DIR` (default
+(`cc -O2 -shared -fPIC ... -ljpeg`, see `torch_dali._native.build`) into `$TORCH_DALI_EXT_DIR` (default
 `~/.cache/torch_dali`), named by a hash of the source and flags, and loaded with ctypes: ctypes
 releases the GIL during the call, so the executor's threads decode in parallel. Without a compiler
 or libjpeg, `available()` is False, `unavailable_reason()` says why, and callers keep their
@@ -13,36 +13,23 @@ from __future__ import annotations
 
 import ctypes
 import struct
-from pathlib import Path
 
 import numpy as np
 import torch
 
-from .. import _cbuild
+from .._native import helpers
 from ..errors import DataError
 from . import headers
 
-_SRC = Path(__file__).resolve().parents[2] / "extensions" / "csrc" / "cpu" / "jpeg_roi.c"
 _OK, _ERROR, _UNSUPPORTED, _BAD_ARGS = 0, 1, 2, 3
 _MSG_LEN = 256
-
 
 
 class Unsupported(DataError):
     """The JPEG is valid but not for this decoder (CMYK / YCCK): use the full decoder."""
 
 
-def _signatures(lib: ctypes.CDLL) -> None:
-    c_p, c_int, c_size = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
-    c_ip = ctypes.POINTER(ctypes.c_int)
-    lib.tdj_header.argtypes = [c_p, c_size, c_ip, c_ip, c_ip, c_ip, c_ip, ctypes.c_char_p, c_int, c_int]
-    lib.tdj_header.restype = c_int
-    lib.tdj_decode_roi.argtypes = [c_p, c_size, c_int, c_int, c_int, c_int, c_int, c_p, c_size,
-                                   ctypes.c_char_p, c_int]
-    lib.tdj_decode_roi.restype = c_int
-
-
-LIB = _cbuild.CLibrary(_SRC, ["jpeg"], disable_env="TORCH_DALI_NO_JPEG_ROI", configure=_signatures)
+LIB = helpers.JPEG_ROI
 _load = LIB.load
 
 

@@ -1,9 +1,9 @@
 """Batched host work in one C call each: reading a batch of files, parsing a batch of image headers.
 
 Per-sample Python (open/fstat/readinto, struct-based header parsing) holds the GIL for ~10 µs a
-sample, which is what bounds the host side of a GPU pipeline. `extensions/csrc/cpu/host_io.c` does
+sample, which is what bounds the host side of a GPU pipeline. `_native/csrc/cpu/host_io.c` does
 the same work for a whole batch in one ctypes call, during which the GIL is released. It is built
-on first use by `torch_dali._cbuild`; without a compiler, or with `TORCH_DALI_NO_HOST_IO=1`,
+on first use (`torch_dali._native.helpers`); without a compiler, or with `TORCH_DALI_NO_HOST_IO=1`,
 `available()` is False and the same functions run in pure Python with identical results
 (`headers` is the Python parse the C one mirrors).
 """
@@ -14,34 +14,20 @@ import errno
 import itertools
 import os
 import stat
-from pathlib import Path
 from typing import Sequence
 
 import torch
 
-from .. import _cbuild
+from .._native import helpers
 from . import headers
 
-_SRC = Path(__file__).resolve().parents[2] / "extensions" / "csrc" / "cpu" / "host_io.c"
 _GREW = -1  # TD_GREW: the file holds more bytes than its stat said
 _FIELDS = 8  # int32s per header in td_image_infos' output
 _INT32_MAX = 2**31 - 1
 _PNG_SIG = b"\x89PNG\r\n\x1a\n"
 
 
-
-def _signatures(lib: ctypes.CDLL) -> None:
-    c_int, c_vp = ctypes.c_int, ctypes.c_void_p
-    paths, i64p = ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_int64)
-    intp = ctypes.POINTER(ctypes.c_int)
-    lib.td_file_sizes.argtypes = [paths, c_int, i64p, intp]
-    lib.td_read_files.argtypes = [paths, c_int, c_vp, i64p, i64p, i64p, intp]
-    lib.td_image_infos.argtypes = [ctypes.POINTER(c_vp), i64p, c_int, ctypes.POINTER(ctypes.c_int32)]
-    for f in (lib.td_file_sizes, lib.td_read_files, lib.td_image_infos):
-        f.restype = c_int
-
-
-LIB = _cbuild.CLibrary(_SRC, disable_env="TORCH_DALI_NO_HOST_IO", configure=_signatures)
+LIB = helpers.HOST_IO
 _load = LIB.load
 
 

@@ -1,6 +1,6 @@
 /* Region-of-interest JPEG decoding over the libjpeg(-turbo) API.
  *
- * Plain C (no Python, no torch): loaded with ctypes by torch_dali/functional/jpeg_roi.py, which
+ * Plain C (no Python, no torch): loaded with ctypes by torch_dali/io/jpeg_roi.py, which
  * builds it with `cc -O2 -shared -fPIC jpeg_roi.c -ljpeg`.
  *
  * tdj_decode_roi decodes only rows [y, y+h) and columns [x, x+w) of a JPEG held in memory into a

@@ -19,8 +19,8 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
-from .errors import DataError
-from .functional import host_io
+from ..errors import DataError
+from . import host_io
 
 MAGIC = 0xCED7230A
 _MAGIC_BYTES = struct.pack("<I", MAGIC)

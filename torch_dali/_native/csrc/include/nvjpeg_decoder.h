@@ -26,8 +26,11 @@ namespace torch_dali {
 
 class NvJpegDecoder {
  public:
+  // Every setting is an argument (Python passes torch_dali._knobs' values; nothing here reads the
+  // environment). hw_concurrent: hardware batches of different states may decode at the same time;
+  // blocking_sync: the host waits for a pinned buffer asleep instead of spinning.
   NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states, double hw_load,
-                int64_t hybrid_huffman_threshold, int64_t num_slots = 1);
+                int64_t hybrid_huffman_threshold, int64_t num_slots, bool hw_concurrent, bool blocking_sync);
   ~NvJpegDecoder();
   NvJpegDecoder(const NvJpegDecoder&) = delete;
   NvJpegDecoder& operator=(const NvJpegDecoder&) = delete;
@@ -47,6 +50,8 @@ class NvJpegDecoder {
   // (making one takes ~0.5 s; the first batch needs only one).
   int64_t num_slots() const { return ready_slots_.load(std::memory_order_acquire); }
   double hw_load() const { return hw_load_; }
+  bool hw_concurrent() const { return hw_concurrent_; }
+  bool blocking_sync() const { return blocking_sync_; }
   // Where the images of the last finished decode() went (hardware, hybrid, retried, left to the
   // CPU) and the host time of its phases.
   std::map<std::string, int64_t> last_stats() {
@@ -92,6 +97,7 @@ class NvJpegDecoder {
   size_t next_slot_ = 0;  // where a decode() waits when every slot is busy (round robin)
   std::mutex hw_mu_;  // one nvjpegDecodeBatched call at a time, across slots
   bool hw_concurrent_ = false;
+  bool blocking_sync_ = false;
   std::mutex stats_mu_;
   std::map<std::string, int64_t> stats_;
   std::map<std::string, int64_t> build_us_;

@@ -1,11 +1,11 @@
 /* Batched host-side helpers: whole-file reads and JPEG/PNG header parsing, one call per batch.
  *
  * Plain C99 + POSIX (no Python, no torch, no libjpeg): loaded with ctypes by
- * torch_dali/functional/host_io.py, which builds it with `cc -O2 -shared -fPIC host_io.c`. The
+ * torch_dali/io/host_io.py, which builds it with `cc -O2 -shared -fPIC host_io.c`. The
  * point is to do per-sample work of a whole batch in one foreign call, which ctypes makes without
  * the GIL, instead of several Python-level calls per sample.
  *
- * td_image_infos mirrors torch_dali/functional/headers.py (jpeg_info, png_info,
+ * td_image_infos mirrors torch_dali/io/headers.py (jpeg_info, png_info,
  * exif_orientation) branch by branch. It reports status 0 only where its answer is exactly
  * peek_image_info's; anything else (another format, data Python would reject, a value that does
  * not fit) is status 1, and Python decides. Every read is bounds-checked against the buffer

@@ -5,13 +5,16 @@ CPU decoding, header parsing and the pixel helpers shared with it live in `decod
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from .. import types
-from .._knobs import env_int, mixed_lanes
-from .decode import _GRAY, _IMG, _RGB, GRAY, RGB, ImageInfo, _finish, apply_orientation, peek_image_info
+from .._native import extension
+from .. import _knobs
+from ..functional.image import GRAY, RGB, apply_orientation, to_hwc
+from .decode import TV_GRAY, TV_IMAGE_OPS, TV_RGB, ImageInfo, peek_image_info
 
 
 def gpu_decodable(info: ImageInfo) -> bool:
@@ -20,57 +23,60 @@ def gpu_decodable(info: ImageInfo) -> bool:
         and info.bit_depth == 8
 
 
-_NVJPEG: dict[tuple[int, float, int, int, int, int], Any] = {}
+_NVJPEG: dict[tuple[Any, ...], Any] = {}
 _NVJPEG_LOCK = threading.Lock()
 
 
-# CUDA-backend decoder states next to the hardware engines: with hw_load 0.9 and 8 of them the
-# decoder reached ~30k img/s on an H200 for 256 ~500x375 JPEGs (bench/results/gpu_kernels.json).
-# Each state's host Huffman decoding runs on its own thread; TORCH_DALI_NVJPEG_CUDA_STATES tunes it.
-_CUDA_STATES = 8
-# One hardware state (batches one at a time). Two decoding concurrently
-# (TORCH_DALI_NVJPEG_HW_STATES=2 TORCH_DALI_NVJPEG_HW_CONCURRENT=1) measured +15% on an H200
-# (bench/results/decoder_sweep_h200.json) but are not the default: see decode_hw in the extension.
-_HW_STATES = 1
+@dataclass(frozen=True)
+class DecoderConfig:
+    """The nvJPEG decoder's settings, from the TORCH_DALI_NVJPEG_* knobs (torch_dali._knobs, which
+    says what each does and what was measured). The states are per slot; a slot is one batch in
+    flight, by default one per mixed-stage lane, so one batch's headers and CUDA-backend share run
+    while another holds the hardware engines. With hw_load 0.9 and 8 CUDA-backend states the decoder
+    reached ~30k img/s on an H200 for 256 ~500x375 JPEGs (bench/results/gpu_kernels.json); two
+    hardware states decoding concurrently measured +15% (bench/results/decoder_sweep_h200.json) but
+    are not the default (see decode_hw in the extension)."""
 
+    hw_states: int
+    cuda_states: int
+    huffman_threshold: int
+    slots: int
+    hw_concurrent: bool
+    blocking_sync: bool
 
-def _decoder_config() -> tuple[int, int, int, int]:
-    """(hardware states, CUDA-backend states, hybrid Huffman threshold, slots): tuning knobs
-    TORCH_DALI_NVJPEG_HW_STATES, TORCH_DALI_NVJPEG_CUDA_STATES, TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD
-    (images with more pixels do their Huffman decoding on the GPU; DALI's default 1000*1000),
-    TORCH_DALI_NVJPEG_SLOTS: independent state sets (the states above are per slot), one per batch
-    in flight, by default one per mixed-stage lane (_knobs.MIXED_LANES), so one batch's headers and
-    CUDA-backend share run while another holds the hardware engines."""
-    return (env_int("TORCH_DALI_NVJPEG_HW_STATES", _HW_STATES, 0),
-            env_int("TORCH_DALI_NVJPEG_CUDA_STATES", _CUDA_STATES, 1),
-            env_int("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD", 1000 * 1000, 0),
-            env_int("TORCH_DALI_NVJPEG_SLOTS", mixed_lanes(), 1, 8))
+    @classmethod
+    def from_knobs(cls) -> "DecoderConfig":
+        slots = _knobs.get("TORCH_DALI_NVJPEG_SLOTS")
+        return cls(_knobs.get("TORCH_DALI_NVJPEG_HW_STATES"), _knobs.get("TORCH_DALI_NVJPEG_CUDA_STATES"),
+                   _knobs.get("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD"),
+                   slots if slots is not None else _knobs.mixed_lanes(),
+                   _knobs.get("TORCH_DALI_NVJPEG_HW_CONCURRENT"), _knobs.get("TORCH_DALI_NVJPEG_BLOCKING_SYNC"))
 
 
 def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
     """Our nvJPEG extension's decoder for `device` (hardware engines + CUDA backend), or None."""
-    from .. import _extension
-    ext = _extension.load()
+    ext = extension.load()
     if ext is None or not getattr(ext, "has_nvjpeg", False):
         return None
     index = device.index if device.index is not None else torch.cuda.current_device()
-    hw_states, states, threshold, slots = _decoder_config()
-    key = (index, round(float(hw_load), 3), hw_states, states, threshold, slots)
+    config = DecoderConfig.from_knobs()
+    key = (index, round(float(hw_load), 3), config)
     with _NVJPEG_LOCK:
         if key not in _NVJPEG:
-            _NVJPEG[key] = _make_decoder(ext, index, hw_states, states, float(hw_load), threshold, slots)
+            _NVJPEG[key] = _make_decoder(ext, index, float(hw_load), config)
         return _NVJPEG[key]
 
 
-def _make_decoder(ext: Any, index: int, hw_states: int, states: int, hw_load: float, threshold: int,
-                  slots: int) -> Any:
+def _make_decoder(ext: Any, index: int, hw_load: float, config: DecoderConfig) -> Any:
     """The decoder, or with one slot when several cannot be made (each slot holds its own
     hardware handles), or None with one warning: torchvision's decoder then serves, rather than a
     failed construction on every batch."""
     import warnings
-    for n in dict.fromkeys((slots, 1)):
+    c = config
+    for n in dict.fromkeys((c.slots, 1)):
         try:
-            return ext.NvJpegDecoder(index, hw_states, states, hw_load, threshold, n)
+            return ext.NvJpegDecoder(index, c.hw_states, c.cuda_states, hw_load, c.huffman_threshold, n,
+                                     c.hw_concurrent, c.blocking_sync)
         except RuntimeError as e:
             err = e
     warnings.warn(f"torch_dali: our nvJPEG decoder could not be made on cuda:{index} ({err}); "
@@ -78,9 +84,10 @@ def _make_decoder(ext: Any, index: int, hw_states: int, states: int, hw_load: fl
     return None
 
 
-def prepare_decoder(device: torch.device, hw_load: float = 0.9) -> None:
-    """Makes the decoder `decode_jpeg_batch_cuda` will use (a build-time warm-up)."""
-    _nvjpeg_decoder(torch.device(device), hw_load)
+def prepare_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
+    """Makes the decoder `decode_jpeg_batch_cuda` will use (a build-time warm-up); returns it (None
+    when our extension's decoder is not available)."""
+    return _nvjpeg_decoder(torch.device(device), hw_load)
 
 
 def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
@@ -98,20 +105,19 @@ def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
             hwcs = dec.decode(datas, "gray" if output_type == GRAY else "rgb")  # CPU uint8 (schema)
         plain = output_type in (RGB, GRAY)  # the decoder's own output: upright images need nothing
         return [h if h is None or (o == 1 and plain) else
-                _finish(apply_orientation(h.permute(2, 0, 1), o), output_type, None)
+                to_hwc(apply_orientation(h.permute(2, 0, 1), o), output_type, None)
                 for h, o in zip(hwcs, orientations)]
-    if _IMG is None or not hasattr(_IMG, "decode_jpegs_cuda"):
+    if TV_IMAGE_OPS is None or not hasattr(TV_IMAGE_OPS, "decode_jpegs_cuda"):
         raise RuntimeError("torchvision has no GPU JPEG decoder")
-    mode = _GRAY if output_type == GRAY else _RGB
-    chws = _IMG.decode_jpegs_cuda([d.cpu().contiguous() for d in datas], mode, torch.device(device))
-    return [_finish(apply_orientation(c, o), output_type, None) for c, o in zip(chws, orientations)]
+    mode = TV_GRAY if output_type == GRAY else TV_RGB
+    chws = TV_IMAGE_OPS.decode_jpegs_cuda([d.cpu().contiguous() for d in datas], mode, torch.device(device))
+    return [to_hwc(apply_orientation(c, o), output_type, None) for c, o in zip(chws, orientations)]
 
 
 def crop_views(images: list[torch.Tensor | None], windows: Any) -> list[torch.Tensor | None]:
     """images[i][y:y+h, x:x+w] for (n, 4) windows (y, x, h, w), as views; one extension call for
     the batch when it is loaded (slicing in Python costs two dispatcher calls per sample)."""
-    from .. import _extension
-    ext = _extension.load()
+    ext = extension.load()
     w = torch.as_tensor(windows, dtype=torch.int64)
     if ext is not None and hasattr(ext, "crop_views"):
         return ext.crop_views(images, w)
@@ -122,8 +128,7 @@ def crop_views(images: list[torch.Tensor | None], windows: Any) -> list[torch.Te
 def sample_sizes(samples: list[torch.Tensor]) -> Any:
     """(n, 2) int64 NumPy array of each sample's first two sizes (one extension call when loaded)."""
     import numpy as np
-    from .. import _extension
-    ext = _extension.load()
+    ext = extension.load()
     if ext is not None and hasattr(ext, "sample_sizes"):
         return ext.sample_sizes(samples).numpy()
     return np.array([t.shape[:2] for t in samples], dtype=np.int64).reshape(-1, 2)

@@ -1,8 +1,9 @@
-"""Whole-batch CUDA paths for the image ops, through our extension's kernels (one launch a batch).
-
-Each `*_ok` says whether a batch can take the fast path; otherwise the op's pure-torch path runs
-(it is the spec: tests/gpu hold the kernels to it). Windows, sizes, mirror flags and statistics
-are small CPU tensors: the kernels upload them with the launch, no host synchronisation.
+"""The CUDA extension's batched image kernels, called on whole batches (one launch a batch): the
+glue between TensorLists and `torch.ops.torch_dali`. `image_kernels` registers them as the fast
+kernels of resize, random_resized_crop, crop_mirror_normalize and the fused resize ->
+crop_mirror_normalize pair (the op's pure-torch path is the spec: tests/gpu hold the kernels to it).
+Windows, sizes, mirror flags and statistics are small CPU tensors: the kernels upload them with
+the launch, no host synchronisation.
 """
 from __future__ import annotations
 
@@ -11,27 +12,27 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from ..tensor_list import TensorList
+from ..._native import extension
+from ...tensor_list import TensorList
 
-_INTERP = {"linear": 1, "triangular": 1, "nn": 2}  # the kernels' codes: DALI's filters (resample.h)
-_OUT_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.uint8)
+INTERP = {"linear": 1, "triangular": 1, "nn": 2}  # the kernels' codes: DALI's filters (resample.h)
+OUT_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.uint8)
 
 
 def kernels() -> Any:
     """`torch.ops.torch_dali` when the extension is loaded, else None."""
-    from .. import _extension
-    return torch.ops.torch_dali if _extension.load() is not None else None
+    return extension.kernels()
 
 
-def _images_ok(tl: TensorList) -> bool:
-    d = tl._dense
+def images_ok(tl: TensorList) -> bool:
+    """Whether a batch is what the kernels take: CUDA uint8 HWC images with 1, 3 or 4 channels."""
+    d = tl.dense
     if d is not None:  # one check for the whole batch
         return d.is_cuda and d.dtype == torch.uint8 and d.dim() == 4 and d.shape[0] > 0 and d.shape[3] in (1, 3, 4)
     s = tl.samples
     if not s:
         return False
-    from .. import _extension
-    ext = _extension.load()
+    ext = extension.load()
     if ext is not None and hasattr(ext, "cuda_image_channels"):  # one call for the batch
         return ext.cuda_image_channels(s) > 0
     t0 = s[0]
@@ -41,32 +42,12 @@ def _images_ok(tl: TensorList) -> bool:
     return len({(t.device, t.dtype, t.dim(), t.shape[2:]) for t in s}) == 1
 
 
-def _plain_filter(op: Any) -> bool:
-    names = ("interp_type", "min_filter", "mag_filter")
-    if any(n in op.node.arg_inputs for n in names):
-        return False
-    interp = getattr(op.args.get("interp_type"), "value", op.args.get("interp_type"))
-    return interp in _INTERP and op.args.get("min_filter") is None and op.args.get("mag_filter") is None
-
-
-def resize_ok(op: Any, tl: TensorList) -> bool:
-    return (op.device.type == "cuda" and _plain_filter(op) and op.dtype in (None, torch.uint8)
-            and _images_ok(tl) and kernels() is not None)
-
-
-def rrc_ok(op: Any, tl: TensorList, args: dict[str, list[Any]]) -> bool:
-    interp = getattr(op.args.get("interp_type"), "value", None)
-    return (op.device.type == "cuda" and interp == "linear" and _plain_filter(op)
-            and op.dtype in (None, torch.uint8) and _images_ok(tl) and kernels() is not None)
-
-
 def image_sizes(tl: TensorList) -> np.ndarray:
     """(n, 2) int64 (height, width) of an HWC batch, one array (no tuple per sample for a dense one)."""
-    d = tl._dense
+    d = tl.dense
     if d is not None:
         return np.broadcast_to(np.array(d.shape[1:3], dtype=np.int64), (int(d.shape[0]), 2))
-    from .. import _extension
-    ext = _extension.load()
+    ext = extension.load()
     if ext is not None and hasattr(ext, "sample_sizes") and tl.samples:  # one call, not one per sample
         return ext.sample_sizes(tl.samples).numpy()
     return np.array([t.shape[:2] for t in tl.samples], dtype=np.int64).reshape(-1, 2)
@@ -78,7 +59,7 @@ def _int_tensor(a: Sequence[Sequence[int]] | np.ndarray, dtype: torch.dtype = to
 
 def resize(images: list[torch.Tensor], sizes: Sequence[tuple[int, int]] | np.ndarray, antialias: bool,
            interp: str) -> list[torch.Tensor]:
-    return list(kernels().resize_batch(images, _int_tensor(sizes), bool(antialias), _INTERP[interp]))
+    return list(kernels().resize_batch(images, _int_tensor(sizes), bool(antialias), INTERP[interp]))
 
 
 def resize_crop_mirror_normalize(images: list[torch.Tensor], resized: np.ndarray, anchors: np.ndarray,
@@ -92,7 +73,7 @@ def resize_crop_mirror_normalize(images: list[torch.Tensor], resized: np.ndarray
     mir = mirror if isinstance(mirror, torch.Tensor) else torch.tensor([bool(m) for m in mirror], dtype=torch.bool)
     return kernels().resize_crop_mirror_normalize(
         images, _int_tensor(resized).reshape(n, 2), _int_tensor(anchors).reshape(n, 2), mir,
-        mean.float().cpu(), std.float().cpu(), int(out_hw[0]), int(out_hw[1]), _INTERP[interp],
+        mean.float().cpu(), std.float().cpu(), int(out_hw[0]), int(out_hw[1]), INTERP[interp],
         bool(antialias), bool(round_resized), dtype, bool(nchw))
 
 
@@ -134,17 +115,3 @@ def crop_mirror_normalize(images: list[torch.Tensor], wins: Sequence[tuple[int, 
     return kernels().resized_crop_mirror_normalize(
         images, win, torch.tensor(mirror, dtype=torch.bool), mean.float().cpu(),
         std.float().cpu(), h, w, False, dtype, bool(nchw))
-
-
-def flip_dense(x: torch.Tensor, horizontal: list[bool], vertical: list[bool]) -> torch.Tensor:
-    """Per-sample flips of a dense (N, H, W[, C]) batch in a few launches."""
-    out = x
-    for flags, dim in ((horizontal, 2), (vertical, 1)):
-        if not any(flags):
-            continue
-        if all(flags):
-            out = out.flip(dim)
-            continue
-        mask = torch.tensor(flags).to(x.device, non_blocking=True).view(-1, *([1] * (x.dim() - 1)))
-        out = torch.where(mask, out.flip(dim), out)
-    return out

@@ -81,10 +81,12 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
                             "hybrid CUDA decode for the rest. Outputs are CUDA uint8 HWC tensors ready on the "
                             "caller's current stream; non-JPEG or unsupported inputs give None.")
       // made without the GIL: a build-time warm-up thread makes it while the pipeline starts
-      .def(py::init<int64_t, int64_t, int64_t, double, int64_t, int64_t>(),
+      // defaults: torch_dali/_knobs.py's (tests/test_knobs.py checks they agree); Python passes all
+      .def(py::init<int64_t, int64_t, int64_t, double, int64_t, int64_t, bool, bool>(),
            py::call_guard<py::gil_scoped_release>(), py::arg("device_index") = -1,
-           py::arg("num_hw_states") = 1, py::arg("num_cuda_states") = 2, py::arg("hw_load") = 1.0,
-           py::arg("hybrid_huffman_threshold") = 1000 * 1000, py::arg("num_slots") = 1)
+           py::arg("num_hw_states") = 1, py::arg("num_cuda_states") = 8, py::arg("hw_load") = 0.9,
+           py::arg("hybrid_huffman_threshold") = 1000000, py::arg("num_slots") = 3,
+           py::arg("hw_concurrent") = false, py::arg("blocking_sync") = false)
       .def("decode", &NvJpegDecoder::decode, py::arg("data"), py::arg("output_format") = "rgb",
            py::call_guard<py::gil_scoped_release>(),
            "decode(list of 1-D uint8 CPU tensors, 'rgb'|'bgr'|'gray') -> list of CUDA HWC uint8 tensors or None")
@@ -95,6 +97,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       .def_property_readonly("num_cuda_states", &NvJpegDecoder::num_cuda_states)
       .def_property_readonly("num_slots", &NvJpegDecoder::num_slots)
       .def_property_readonly("hw_load", &NvJpegDecoder::hw_load)
+      .def_property_readonly("hw_concurrent", &NvJpegDecoder::hw_concurrent)
+      .def_property_readonly("blocking_sync", &NvJpegDecoder::blocking_sync)
       .def_property_readonly("build_stats", &NvJpegDecoder::build_stats,
                              "dict: host microseconds of construction (handles, first slot, other slots)")
       .def_property_readonly("last_stats",  // waits for a decode in flight: not with the GIL held
