@@ -535,7 +535,7 @@ def test_mixed_decoder_gpu_candidates_follow_the_per_sample_rule(mode: str, max_
         pipe = p()
         pipe.build()
     op = next(o for o in pipe.executor.plan.ops.values() if isinstance(o, ImageDecoder))
-    want_idx, want_orient = [], []
+    want_idx, want_orient, want_hw = [], [], []
     for i, d in enumerate(datas):
         try:
             info = D.peek_image_info(d)
@@ -544,9 +544,11 @@ def test_mixed_decoder_gpu_candidates_follow_the_per_sample_rule(mode: str, max_
         if nvjpeg.gpu_decodable(info) and info.height * info.width <= max_pixels:
             want_idx.append(i)
             want_orient.append(info.orientation)
-    idx, orient = op._gpu_candidates(datas, SimpleNamespace(sources=names))
+            want_hw.append([info.height, info.width])
+    idx, orient, hw = op._gpu_candidates(datas, SimpleNamespace(sources=names))
     assert [names[i] for i in idx] == [names[i] for i in want_idx]
     assert orient == want_orient
+    assert hw.tolist() == want_hw  # the stored sizes the ROI windows are drawn from
     assert 0 < len(idx) < len(names)
     assert any(o != 1 for o in orient)
     pipe.shutdown()

@@ -76,6 +76,9 @@ KNOBS: tuple[Knob, ...] = (
          "of its ops needs batches in order", 1, 8),
     Knob("TORCH_DALI_FUSION", "int", 1, "0 runs fusable op pairs (resize then crop_mirror_normalize on "
          "CUDA) one after the other instead of as one kernel: for measuring and tests", 0, 1),
+    Knob("TORCH_DALI_ROI_DECODE", "int", 1, "0 makes the mixed random-crop decoders decode whole images "
+         "and crop them, instead of decoding only each window (nvJPEG's ROI decode): for measuring and "
+         "tests", 0, 1),
     Knob("TORCH_DALI_STOP_TIMEOUT_S", "float", 10.0, "seconds stopping a pipeline (shutdown, Ctrl-C, "
          "exit) waits for the op running now; one that does not return is named and left behind", 0),
     Knob("TORCH_DALI_STALL_DUMP_S", "float", 300.0, "seconds without a batch before every thread's stack "

@@ -93,16 +93,23 @@ def prepare_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
 def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
                            output_type: types.DALIImageType = RGB,
                            orientations: list[int] | None = None,
-                           hw_load: float = 0.9) -> list[torch.Tensor | None]:
+                           hw_load: float = 0.9, rois: torch.Tensor | None = None) -> list[torch.Tensor | None]:
     """Decodes JPEGs on the GPU in one batch; HWC uint8 tensors on `device`, None where the GPU
     decoder declined an image (the caller decodes those on the CPU). Uses our nvJPEG extension
-    when it loads (hardware decode engines), else torchvision's batched nvJPEG decode."""
+    when it loads (hardware decode engines), else torchvision's batched nvJPEG decode.
+
+    `rois`: None or (n, 4) int64 windows (y, x, h, w) of upright images (orientation 1; h <= 0:
+    the whole image): those samples come back as just their window. Check `decodes_windows()`
+    first: only our extension decodes windows."""
     if orientations is None:
         orientations = [peek_image_info(d).orientation for d in datas]
     dec = _nvjpeg_decoder(torch.device(device), hw_load)
+    if rois is not None and dec is None:
+        raise RuntimeError("decode_jpeg_batch_cuda: windows need the extension's decoder")
     if dec is not None:
         with torch.cuda.device(device):
-            hwcs = dec.decode(datas, "gray" if output_type == GRAY else "rgb")  # CPU uint8 (schema)
+            fmt = "gray" if output_type == GRAY else "rgb"
+            hwcs = dec.decode(datas, fmt) if rois is None else dec.decode(datas, fmt, rois)
         plain = output_type in (RGB, GRAY)  # the decoder's own output: upright images need nothing
         return [h if h is None or (o == 1 and plain) else
                 to_hwc(apply_orientation(h.permute(2, 0, 1), o), output_type, None)
@@ -112,6 +119,12 @@ def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
     mode = TV_GRAY if output_type == GRAY else TV_RGB
     chws = TV_IMAGE_OPS.decode_jpegs_cuda([d.cpu().contiguous() for d in datas], mode, torch.device(device))
     return [to_hwc(apply_orientation(c, o), output_type, None) for c, o in zip(chws, orientations)]
+
+
+def decodes_windows(device: torch.device, hw_load: float = 0.9) -> bool:
+    """Whether `decode_jpeg_batch_cuda(..., rois=)` decodes windows here (our extension's decoder
+    loads; torchvision's decodes whole images only)."""
+    return _nvjpeg_decoder(torch.device(device), hw_load) is not None
 
 
 def crop_views(images: list[torch.Tensor | None], windows: Any) -> list[torch.Tensor | None]:

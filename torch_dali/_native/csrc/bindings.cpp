@@ -88,8 +88,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
            py::arg("hybrid_huffman_threshold") = 1000000, py::arg("num_slots") = 3,
            py::arg("hw_concurrent") = false, py::arg("blocking_sync") = false)
       .def("decode", &NvJpegDecoder::decode, py::arg("data"), py::arg("output_format") = "rgb",
-           py::call_guard<py::gil_scoped_release>(),
-           "decode(list of 1-D uint8 CPU tensors, 'rgb'|'bgr'|'gray') -> list of CUDA HWC uint8 tensors or None")
+           py::arg("rois") = std::nullopt, py::call_guard<py::gil_scoped_release>(),
+           "decode(list of 1-D uint8 CPU tensors, 'rgb'|'bgr'|'gray', rois=None | (n, 4) int64 (y, x, h, w)) "
+           "-> list of CUDA HWC uint8 tensors (each window's pixels where a window is given) or None")
       .def_property_readonly("hardware_available", &NvJpegDecoder::hardware_available)
       .def_property_readonly("hardware_status", &NvJpegDecoder::hardware_status)
       .def_property_readonly("device_index", &NvJpegDecoder::device_index)

@@ -167,6 +167,7 @@ struct NvJpegDecoder::HwState {
   bool used = false;
   bool failed = false;
   std::vector<Job*> jobs;
+  std::vector<nvjpegDecodeParams_t> params;  // per image of a batch with windows (grown on use)
 };
 
 struct NvJpegDecoder::CudaState {
@@ -195,6 +196,7 @@ struct NvJpegDecoder::Job {
   const uint8_t* data = nullptr;
   size_t size = 0;
   int width = 0, height = 0;
+  int roi_x = 0, roi_y = 0, roi_w = -1, roi_h = -1;  // the window decoded (w < 0: the whole image)
   bool decodable = false;   // a JPEG nvJPEG accepts (else: None, CPU fallback)
   bool hw_ok = false;       // the hardware batched decoder supports it
   bool unsupported = false; // rejected while decoding: None, CPU fallback
@@ -299,6 +301,9 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
     TD_NVJPEG(nvjpegSetDeviceMemoryPadding(kDevicePadding, st->handle), "nvjpegSetDeviceMemoryPadding(HW)");
     TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, st->handle), "nvjpegSetPinnedMemoryPadding(HW)");
     TD_NVJPEG(nvjpegJpegStateCreate(st->handle, &st->state), "nvjpegJpegStateCreate(HW)");
+    // Turns on the hardware decoder's memory pool (a token size: the pool grows with use); nvJPEG
+    // without the call allocates per batch. A failure only loses the pool.
+    nvjpegDecodeBatchedPreAllocate(st->handle, st->state, 1, 1, 1, NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI);
     TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
     TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
   }
@@ -387,6 +392,7 @@ void NvJpegDecoder::destroy_slot(Slot& sl_ref) noexcept {
     sl->pool.reset();  // joins the threads
     for (auto& st : sl->hw) {
       if (st->stream) cudaStreamSynchronize(st->stream);
+      for (auto p : st->params) nvjpegDecodeParamsDestroy(p);
       if (st->state) nvjpegJpegStateDestroy(st->state);
       if (st->handle) nvjpegDestroy(st->handle);
       if (st->done) cudaEventDestroy(st->done);
@@ -412,7 +418,8 @@ void NvJpegDecoder::destroy_slot(Slot& sl_ref) noexcept {
 }
 
 std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<at::Tensor>& data,
-                                                             const std::string& output_format) {
+                                                             const std::string& output_format,
+                                                             const std::optional<at::Tensor>& rois) {
   nvjpegOutputFormat_t fmt;
   int64_t channels;
   if (output_format == "rgb") {
@@ -435,6 +442,25 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
     inputs[i] = t.contiguous();
     jobs[i].data = inputs[i].data_ptr<uint8_t>();
     jobs[i].size = static_cast<size_t>(inputs[i].numel());
+  }
+  if (rois.has_value() && rois->defined()) {
+    const at::Tensor& r = *rois;
+    TORCH_CHECK(r.device().is_cpu() && r.scalar_type() == at::kLong && r.dim() == 2 && r.size(1) == 4 &&
+                    r.size(0) == static_cast<int64_t>(n),
+                "NvJpegDecoder.decode: rois must be an (n, 4) int64 CPU tensor of (y, x, h, w), n = ", n);
+    const at::Tensor rc = r.contiguous();
+    const int64_t* w = rc.data_ptr<int64_t>();
+    for (size_t i = 0; i < n; ++i, w += 4) {
+      if (w[2] <= 0) continue;  // the whole image
+      TORCH_CHECK(w[0] >= 0 && w[1] >= 0 && w[3] > 0 && w[2] <= INT32_MAX && w[3] <= INT32_MAX &&
+                      w[0] <= INT32_MAX && w[1] <= INT32_MAX,
+                  "NvJpegDecoder.decode: sample ", i, ": bad window (y, x, h, w) = (", w[0], ", ", w[1], ", ",
+                  w[2], ", ", w[3], ")");
+      jobs[i].roi_y = static_cast<int>(w[0]);
+      jobs[i].roi_x = static_cast<int>(w[1]);
+      jobs[i].roi_h = static_cast<int>(w[2]);
+      jobs[i].roi_w = static_cast<int>(w[3]);
+    }
   }
   std::vector<std::optional<at::Tensor>> results(n);
   if (n == 0) return results;
@@ -499,8 +525,16 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
       }
     }
   });
-  for (size_t i = 0; i < n; ++i)
-    TORCH_CHECK(jobs[i].error.empty(), "NvJpegDecoder.decode: sample ", i, ": ", jobs[i].error);
+  for (size_t i = 0; i < n; ++i) {
+    const Job& j = jobs[i];
+    TORCH_CHECK(j.error.empty(), "NvJpegDecoder.decode: sample ", i, ": ", j.error);
+    // compared in 64 bits: y + h cannot overflow
+    TORCH_CHECK(!j.decodable || j.roi_w < 0 ||
+                    (static_cast<int64_t>(j.roi_y) + j.roi_h <= j.height &&
+                     static_cast<int64_t>(j.roi_x) + j.roi_w <= j.width),
+                "NvJpegDecoder.decode: sample ", i, ": window (y, x, h, w) = (", j.roi_y, ", ", j.roi_x, ", ",
+                j.roi_h, ", ", j.roi_w, ") leaves the ", j.height, "x", j.width, " image");
+  }
 
   // Each output is allocated (torch's caching allocator) on the internal stream that writes it and
   // recorded for the caller's stream, which reads it. So the internal streams never wait for the
@@ -533,10 +567,11 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   auto allocate = [&](std::vector<Job*>& part, cudaStream_t stream) {
     c10::cuda::CUDAStreamGuard on(c10::cuda::getStreamFromExternal(stream, static_cast<c10::DeviceIndex>(device_)));
     for (Job* j : part) {
-      j->out = at::empty({j->height, j->width, channels}, opts);
+      const int h = j->roi_w < 0 ? j->height : j->roi_h, w = j->roi_w < 0 ? j->width : j->roi_w;
+      j->out = at::empty({h, w, channels}, opts);
       c10::cuda::CUDACachingAllocator::recordStream(j->out.storage().data_ptr(), caller);
       j->dest.channel[0] = j->out.data_ptr<uint8_t>();
-      j->dest.pitch[0] = static_cast<size_t>(j->width) * channels;
+      j->dest.pitch[0] = static_cast<size_t>(w) * channels;
     }
   };
   for (auto& st : hw_) allocate(st->jobs, st->stream);
@@ -628,8 +663,28 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
       st.fmt = fmt;
     }
   }
-  if (s == NVJPEG_STATUS_SUCCESS)
+  bool windows = false;
+  for (int i = 0; i < n; ++i) windows = windows || jobs[i]->roi_w >= 0;
+  if (s == NVJPEG_STATUS_SUCCESS && windows) {
+    // Each image's window in its own params (the whole image: 0, 0, -1, -1). A hardware that
+    // cannot decode windows fails the call, and the batch goes to the CUDA backend (phase 3).
+    while (st.params.size() < static_cast<size_t>(n)) {
+      nvjpegDecodeParams_t p = nullptr;
+      s = nvjpegDecodeParamsCreate(st.handle, &p);
+      if (s != NVJPEG_STATUS_SUCCESS) break;
+      st.params.push_back(p);
+    }
+    for (int i = 0; i < n && s == NVJPEG_STATUS_SUCCESS; ++i) {
+      const Job& j = *jobs[i];
+      s = j.roi_w < 0 ? nvjpegDecodeParamsSetROI(st.params[i], 0, 0, -1, -1)
+                      : nvjpegDecodeParamsSetROI(st.params[i], j.roi_x, j.roi_y, j.roi_w, j.roi_h);
+    }
+    if (s == NVJPEG_STATUS_SUCCESS)
+      s = nvjpegDecodeBatchedEx(st.handle, st.state, ptrs.data(), lens.data(), dests.data(), st.params.data(),
+                                st.stream);
+  } else if (s == NVJPEG_STATUS_SUCCESS) {
     s = nvjpegDecodeBatched(st.handle, st.state, ptrs.data(), lens.data(), dests.data(), st.stream);
+  }
   if (s != NVJPEG_STATUS_SUCCESS) {
     st.failed = true;
     st.batch = -1;  // re-initialise the state before its next batch
@@ -658,7 +713,10 @@ void NvJpegDecoder::decode_one(CudaState& st, Job& job, nvjpegOutputFormat_t, in
   // The host stage reuses this pinned buffer: wait until its previous upload has run.
   TD_CUDA(cudaEventSynchronize(st.pinned_free[slot]), "cudaEventSynchronize");
   nvjpegJpegStream_t js = st.jstream[slot];
-  nvjpegStatus_t s = nvjpegJpegStreamParse(handle_, job.data, job.size, 0, 0, js);
+  nvjpegStatus_t s = job.roi_w < 0 ? nvjpegDecodeParamsSetROI(st.params, 0, 0, -1, -1)
+                                   : nvjpegDecodeParamsSetROI(st.params, job.roi_x, job.roi_y, job.roi_w, job.roi_h);
+  if (s != NVJPEG_STATUS_SUCCESS) return fail("nvjpegDecodeParamsSetROI", s);
+  s = nvjpegJpegStreamParse(handle_, job.data, job.size, 0, 0, js);
   if (s != NVJPEG_STATUS_SUCCESS) return fail("nvjpegJpegStreamParse", s);
   nvjpegJpegDecoder_t dec = dec_hybrid_;
   nvjpegJpegState_t state = st.st_hybrid;

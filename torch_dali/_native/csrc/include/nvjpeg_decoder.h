@@ -37,9 +37,14 @@ class NvJpegDecoder {
 
   // Decodes encoded JPEGs (1-D uint8 CPU tensors) into CUDA uint8 HWC tensors, ready on the
   // caller's current stream. Non-JPEG or nvJPEG-unsupported inputs give std::nullopt;
-  // corrupt JPEGs raise an error naming the sample index.
+  // corrupt JPEGs raise an error naming the sample index. `rois`: undefined, or an (n, 4) int64
+  // CPU tensor of windows (y, x, h, w) in the stored image (a row with h <= 0: the whole image);
+  // a sample with a window is decoded to just that window (nvJPEG's ROI decode: the engines
+  // and kernels write only those pixels, so a random crop needs no full-size buffer). A window
+  // outside its image is an error naming the sample.
   std::vector<std::optional<at::Tensor>> decode(const std::vector<at::Tensor>& data,
-                                                const std::string& output_format);
+                                                const std::string& output_format,
+                                                const std::optional<at::Tensor>& rois);
 
   bool hardware_available() const { return hw_handle_ != nullptr; }
   std::string hardware_status() const { return hw_status_; }
