@@ -13,11 +13,17 @@ STAMP := $(VENV)/.installed
 MUTANTS ?=
 MUTATE_JOBS ?= 2
 
+# Set-up prints a line before each step; pip shows its progress (torch's CUDA build is ~6 GB:
+# README, "What set-up installs"; a CPU build: make test TORCH_SPEC="... --index-url .../whl/cpu").
 $(STAMP): pyproject.toml
+	@echo "== set-up 1/3: virtual environment $(VENV)"
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q $(TORCH_SPEC)
-	$(PY) -m pip install -q -e ".[test]"
+	@echo "== set-up 2/3: torch and torchvision: $(TORCH_SPEC) (the big step: README, \"What set-up installs\")"
+	$(PY) -m pip install $(TORCH_SPEC)
+	@echo "== set-up 3/3: torch_dali (editable) with its test tools"
+	$(PY) -m pip install -e ".[test]"
 	touch $(STAMP)
+	@echo "== set-up done"
 
 setup: $(STAMP)
 

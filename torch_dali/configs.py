@@ -1,6 +1,6 @@
-"""Ready pipelines as YAML (`configs/` at the repository root) and the helpers that run them unedited.
+"""Ready pipelines as YAML (shipped in the package: `torch_dali/data/configs/`) and the helpers that run them unedited.
 
-    pipe = torch_dali.configs.load("configs/imagenet_train.yaml", data="/data/train", batch_size=64,
+    pipe = torch_dali.configs.load("imagenet_train", data="/data/train", batch_size=64,
                                    overrides={"Reader.random_shuffle": False, "num_threads": 4})
 
 An override key is `NodeName.arg` (a node's name in the YAML, or its op when only one node has that

@@ -1,5 +1,6 @@
-"""The shipped configs (`configs/*.yaml`), defined in Python: each YAML file is the serialize()
-output of its definition here plus comments, and the tests check that they agree."""
+"""The shipped configs (`torch_dali/data/configs/*.yaml`, package data, so an installed wheel has
+them), defined in Python: each YAML file is the serialize() output of its definition here plus
+comments, and the tests check that they agree byte for byte."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,7 +8,7 @@ from typing import Any
 
 from .graph.pipeline import Pipeline
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+CONFIG_DIR = Path(__file__).resolve().parent / "data" / "configs"
 
 IMAGENET_MEAN = [123.675, 116.28, 103.53]
 IMAGENET_STD = [58.395, 57.12, 57.375]
@@ -75,7 +76,8 @@ def _torchvision_augment() -> Pipeline:
     return pipe()
 
 
-_RUN = "# Run:      torch-dali run configs/{name}.yaml --data {data} [--batches N] [--set Node.arg=value]\n"
+_RUN = ("# Run:      torch-dali run {name} --data {data} [--batches N] [--set Node.arg=value]\n"
+        "#           (a shipped config by name; a path runs an edited copy of this file)\n")
 SHIPPED: dict[str, tuple[Any, str]] = {
     "imagenet_train": (_imagenet_train, (
         "# ImageNet training: decode (nvJPEG when CUDA is there), random-resized-crop 224, random flip,\n"
@@ -95,8 +97,8 @@ SHIPPED: dict[str, tuple[Any, str]] = {
         + _RUN.format(name="torchvision_augment", data="/data/imagenet/train"))),
 }
 _FOOTER = ("# Paths under /path/to are placeholders: --data (or configs.load(data=...)) replaces them.\n"
-           "# Generated from the Python definitions in torch_dali/configs.py by write_shipped(); the tests\n"
-           "# check that file and definition agree.\n")
+           "# Generated from the Python definitions in torch_dali/shipped_configs.py by write_shipped();\n"
+           "# the tests check that file and definition agree.\n")
 _NOTES = {  # a comment above each op of that name
     "Reader": "the data: point it elsewhere with --data PATH or --set Reader.<arg>=<value>",
     "Decoder": "mixed: nvJPEG on the GPU when CUDA is available, else the CPU decoder",

@@ -5,7 +5,7 @@ The JPEG walk finds markers as libjpeg's `next_marker` does: bytes that are not 
 skipped (libjpeg warns "extraneous bytes before marker" and carries on), and so are fill 0xFF bytes
 and 0xFF00 pairs. The size read here is then the size libjpeg decodes: one stray 0x00 after SOI
 once made this parse give up while libjpeg went on to decode the declared 20000x20000 pixels.
-`extensions/csrc/cpu/host_io.c` mirrors `jpeg_info`, `png_info` and `exif_orientation` branch by
+`_native/csrc/cpu/host_io.c` mirrors `jpeg_info`, `png_info` and `exif_orientation` branch by
 branch (tests/test_host_io.py holds them to each other).
 """
 from __future__ import annotations

@@ -175,6 +175,15 @@ class Operator:
             return self.node.schema.output_layout or None
         return ""
 
+    def layout_known(self, index: int) -> bool:
+        """Whether output `index`'s layout is known at build, before any data (an external source
+        without `layout=` learns it from each batch fed)."""
+        return True
+
+    def hwc_input(self) -> bool:
+        """Whether this op's input batches are HWC images: the case the fused kernels read."""
+        return False
+
     # -- state (readers and other stateful ops) -------------------------------------------------
     def epoch_size(self) -> int | None:
         return None

@@ -84,7 +84,7 @@ class Arithmetic(Operator):
         first_dtype = self._dtype_of(inputs[0]) if inputs else torch.float32
         consts = {k: self._constant(v, dt, first_dtype) for k, (kind, v, dt) in enumerate(self.operands)
                   if kind == "const"}
-        if n and all(t._dense is not None for t in inputs):
+        if n and all(t.dense is not None for t in inputs):
             return [TensorList(self._dense(inputs, consts), layout)]
 
         def one(i: int) -> torch.Tensor:
@@ -94,17 +94,17 @@ class Arithmetic(Operator):
 
     @staticmethod
     def _dtype_of(tl: TensorList) -> torch.dtype:
-        return tl._dense.dtype if tl._dense is not None else (tl.samples[0].dtype if len(tl) else torch.float32)
+        return tl.dense.dtype if tl.dense is not None else (tl.samples[0].dtype if len(tl) else torch.float32)
 
     def _dense(self, inputs: list[TensorList], consts: dict[int, torch.Tensor]) -> torch.Tensor:
         """All inputs dense: one op over the whole batch (sample dims aligned on the right)."""
-        nd = max(t._dense.dim() - 1 for t in inputs)
+        nd = max(t.dense.dim() - 1 for t in inputs)
         xs = []
         for k, (kind, v, _) in enumerate(self.operands):
             if kind == "const":
                 xs.append(consts[k])
                 continue
-            d = inputs[v]._dense
+            d = inputs[v].dense
             extra = nd - (d.dim() - 1)
             xs.append(d.reshape(d.shape[0], *([1] * extra), *d.shape[1:]) if extra else d)
         return self._apply(xs, None)
@@ -124,7 +124,7 @@ class Arithmetic(Operator):
 
     def _out_layout(self, inputs: list[TensorList]) -> str:
         """The layout of the inputs with the most dimensions (checked compatible), or ""."""
-        dims = [(t._dense.dim() - 1) if t._dense is not None else (t.samples[0].dim() if len(t) else 0)
+        dims = [(t.dense.dim() - 1) if t.dense is not None else (t.samples[0].dim() if len(t) else 0)
                 for t in inputs]
         lays = [t.layout() for t in inputs]
         given = [lay for lay in lays if lay]

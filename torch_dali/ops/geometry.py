@@ -167,7 +167,7 @@ class Resize(_ImageOp):
         """resize -> crop_mirror_normalize on CUDA runs as one op pair (ops/fused.py), which has a
         fused kernel."""
         from .fused import fuse_resize
-        if not self.hwc_input() or not getattr(consumer, "hwc_input", lambda: False)():
+        if not self.hwc_input() or not consumer.hwc_input():
             return None  # the fused kernel reads HWC images
         return fuse_resize(self, consumer)
 

@@ -33,7 +33,7 @@ def static_layout(plan: Any, data: Any, depth: int = 0) -> tuple[str, bool]:
     (None: the layout of the op's first input), and whether that is known before it runs (an
     external source without `layout=` learns it from the data fed: `layout_known` False)."""
     op = plan.op(data.node)
-    known = getattr(op, "layout_known", lambda index: True)(data.index)
+    known = op.layout_known(data.index)
     lay = op.output_layout(data.index)
     if lay is not None or not known:
         return lay or "", known

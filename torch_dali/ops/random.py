@@ -32,19 +32,24 @@ class _RandomOp(Operator):
         # draw (the same values as the per-sample path), not a Python RNG and a tensor per sample.
         self.vectorised = (self.device.type == "cpu" and not self.node.inputs and not self.node.arg_inputs
                            and shape is None and self.args.get("values") is None
-                           and hasattr(self, "draw_batch"))
+                           and type(self).draw_batch is not _RandomOp.draw_batch)
         if self.vectorised:
             self.sample_wise = False
 
     def get(self, args: dict[str, Any], name: str) -> Any:
         return args[name] if name in args else self.args[name]
 
+    def draw_batch(self, u: torch.Tensor) -> torch.Tensor:
+        """The batch of scalars from each sample's first uniform draw `u` (n,), in one vectorised
+        call: ops whose one draw per sample is a function of that uniform override it."""
+        raise NotImplementedError(f"{self.name} draws sample by sample")
+
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         if not self.vectorised:
             return super().run_batch(ctx, inputs, args)
         # draw_batch (ops that have one): the batch of scalars from each sample's first uniform draw
         u = torch.from_numpy(first_uniforms(self.node.seed, ctx.iteration, ctx.batch_size))
-        return [TensorList(self.draw_batch(u), "")]  # type: ignore[attr-defined]
+        return [TensorList(self.draw_batch(u), "")]
 
     def _check_shape(self, shape: Any) -> tuple[int, ...]:
         dims = [shape] if isinstance(shape, (int, float)) else list(shape)
