@@ -8,6 +8,7 @@ import time
 import warnings
 
 import pytest
+import torch
 
 from torch_dali import fn, pipeline_def
 from torch_dali.executor.stage import Reorder, Stage
@@ -110,3 +111,8 @@ def test_stage_names_and_lanes_follow_the_plan(monkeypatch: pytest.MonkeyPatch, 
     ex = device().executor
     assert [(s.name, s.lanes) for s in ex.stages] == [("cpu", 1), ("mixed+gpu", 3)]
     assert ex.staged
+    want = [device().run()[0].as_tensor().clone() for _ in range(1)]
+    monkeypatch.setenv("TORCH_DALI_GPU_ON_LANES", "0")  # the GPU stage on its own thread, in order
+    pipe = device()
+    assert [(s.name, s.lanes) for s in pipe.executor.stages] == [("cpu", 1), ("mixed", 3), ("gpu", 1)]
+    assert all(torch.equal(pipe.run()[0].as_tensor(), w) for w in want)
