@@ -135,3 +135,56 @@ class ByteFile:
             self.close()
         except Exception:  # noqa: BLE001 - interpreter teardown
             pass
+
+
+class FilePool:
+    """The files a reader reads, opened on first use and kept open, at most `limit` at once: a file
+    is closed only when no thread is reading it (reference counts), so a descriptor is never closed
+    under a read."""
+
+    def __init__(self, what: str, use_mmap: bool, limit: int = 64) -> None:
+        self.what, self.use_mmap, self.limit = what, use_mmap, limit
+        self._lock = threading.Lock()
+        self._open: dict[str, ByteFile] = {}  # in least-recently-used order
+        self._users: dict[str, int] = {}
+
+    def read(self, path: str, offset: int, n: int) -> bytearray:
+        with self._lock:
+            f = self._open.pop(path, None)
+            if f is None:
+                f = ByteFile(path, self.what, self.use_mmap)
+            self._open[path] = f
+            self._users[path] = self._users.get(path, 0) + 1
+            self._evict()
+        try:
+            return f.read(offset, n)
+        finally:
+            with self._lock:
+                self._users[path] -= 1
+                self._evict()
+
+    def size(self, path: str) -> int:
+        with self._lock:
+            f = self._open.get(path)
+        if f is not None:
+            return f.size
+        f = ByteFile(path, self.what, False)
+        try:
+            return f.size
+        finally:
+            f.close()
+
+    def _evict(self) -> None:
+        for path in list(self._open):
+            if len(self._open) <= self.limit:
+                return
+            if not self._users.get(path):
+                self._open.pop(path).close()
+                self._users.pop(path, None)
+
+    def close(self) -> None:
+        with self._lock:
+            for f in self._open.values():
+                f.close()
+            self._open.clear()
+            self._users.clear()
