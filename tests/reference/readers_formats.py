@@ -131,7 +131,7 @@ def wds_index(path: str, index_path: str) -> int:
                 continue
             name = m.name
             dot = name.find(".", name.rfind("/") + 1)
-            base, ext = (name[:dot], name[dot + 1:]) if dot >= 0 else (name, "")
+            base, ext = name[:dot], name[dot + 1:]  # as wds2idx: no dot gives (name[:-1], name)
             if not base or base.endswith("/"):
                 continue
             entry = (ext, m.offset_data, m.size, name)
