@@ -2,9 +2,9 @@
 `roi_end` / `rel_roi_end` / `roi_shape` / `rel_roi_shape`, `roi_axes`, `out_of_bounds_policy`), and
 cutting them out of an array with padding.
 
-Rules checked against DALI 2.4's numpy reader: relative values are scaled by the extent in float32;
-the start and the end are rounded separately, half away from zero (a relative shape ends at
-round(start + shape)); an empty list is "not given"; axes default to all; an end before the start
+Rules checked against DALI 2.4's numpy reader: a relative value is scaled by the extent in float32
+(a relative start with a relative shape ends at (start + shape) * extent, one product in double);
+the start and the end are rounded separately, half away from zero; an empty list is "not given"; axes default to all; an end before the start
 is an error under every policy; "error" refuses a region leaving the array, "trim_to_shape" clips
 it to the array, "pad" fills the outside with `fill_value` (converted as DALI converts: rounded
 half away from zero and saturated for integers).
@@ -81,12 +81,18 @@ def window(shape: Sequence[int], args: dict[str, Any], where: str) -> list[tuple
             e_f = float(v["roi_end"][j])
         elif v["rel_roi_end"] is not None:
             e_f = _f32(_f32(v["rel_roi_end"][j]) * ext)
-        elif v["roi_shape"] is not None or v["rel_roi_shape"] is not None:
-            s_f = (float(v["roi_shape"][j]) if v["roi_shape"] is not None
-                   else _f32(_f32(v["rel_roi_shape"][j]) * ext))
-            if s_f < 0:
-                raise DataError(f"{where}: the ROI shape must be >= 0, got {s_f:g} on axis {ax}")
-            e_f = a_f + s_f if v["roi_shape"] is not None else _f32(a_f + s_f)
+        elif v["roi_shape"] is not None:
+            if float(v["roi_shape"][j]) < 0:
+                raise DataError(f"{where}: the ROI shape must be >= 0, got {v['roi_shape'][j]} on axis {ax}")
+            e_f = a_f + float(v["roi_shape"][j])
+        elif v["rel_roi_shape"] is not None:
+            rs = _f32(v["rel_roi_shape"][j])
+            if rs < 0:
+                raise DataError(f"{where}: the ROI shape must be >= 0, got {rs:g} on axis {ax}")
+            if v["rel_roi_start"] is not None:  # one product of the sum (DALI's rounding)
+                e_f = (_f32(v["rel_roi_start"][j]) + rs) * ext
+            else:
+                e_f = a_f + _f32(rs * ext)
         else:
             e_f = float(ext)
         a, e = round_half_away(a_f), round_half_away(e_f)
