@@ -109,8 +109,7 @@ def values(data: bytes | bytearray | memoryview, kind: int, lo: int, hi: int, wh
     """A feature's values: a list of bytes (BYTES) or a 1-D NumPy array (FLOAT, INT64)."""
     buf = memoryview(data)
     if kind == BYTES:
-        return [bytes(buf[a:b]) for n, wt, (a, b) in
-                ((n, wt, v) for n, wt, v in fields(buf, lo, hi, where)) if n == 1 and wt == 2]
+        return [bytes(buf[v[0]:v[1]]) for n, wt, v in fields(buf, lo, hi, where) if n == 1 and wt == 2]
     parts: list[np.ndarray] = []
     for num, wt, v in fields(buf, lo, hi, where):
         if num != 1:

@@ -45,7 +45,7 @@ class NumpyReader(MultiOutputReader):
                                 "`file_list` is given")
         self._paths: list[str] = []
         self._headers: dict[int, npy.NpyHeader] = {}
-        self._const_roi = {k: a[k] for k in _ROI_ARGS + ("roi_axes", "out_of_bounds_policy")}
+        self._const_roi = {k: a.get(k) for k in _ROI_ARGS + ("roi_axes", "out_of_bounds_policy")}
 
     def _describe_source(self) -> str:
         a = self.args
