@@ -17,7 +17,9 @@ from tests.reference import readers_formats as W
 def _pipe(bs=2, seed=5, **kw):
     @pipeline_def(batch_size=bs, num_threads=1, device_id=None, seed=seed)
     def p():
-        return tuple(fn.readers.webdataset(name="R", **kw))
+        out = fn.readers.webdataset(name="R", **kw)
+        # as DALI: one `ext` group gives one node, several give a list
+        return tuple(out) if isinstance(out, (list, tuple)) else out
     pipe = p()
     pipe.build()
     return pipe
@@ -79,8 +81,10 @@ def test_shuffle_buffer_is_a_bounded_read_ahead(tmp_path):
     e0, e1 = seen[:100], seen[100:]
     assert sorted(e0) == list(range(100)) and sorted(e1) == list(range(100))
     assert e0 != list(range(100)) and e0 != e1  # shuffled, and differently per epoch
-    # a sample leaves the buffer at most `fill` samples after the stream reached it
-    assert max(p - i for p, i in zip(range(100), e0)) <= 0 or all(i >= p - fill - 10 for p, i in enumerate(e0))
+    # the p-th sample out was read at most `fill` samples ahead: the stream never runs further
+    # ahead than the buffer (samples may linger in it, as in any shuffle buffer)
+    assert all(i <= p + fill - 1 for p, i in enumerate(e0))
+    assert max(i - p for p, i in enumerate(e0)) > fill // 2  # and it does use the buffer
     assert 0 < most <= fill + 2 * 10
     again = _pipe(bs=10, paths=paths, ext=["cls"], random_shuffle=True, initial_fill=fill)
     assert _keys(again, 10) == e0  # same seed, same order
