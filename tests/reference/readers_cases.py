@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import readers_formats as W
+from . import readers_lmdb
 
 TABLES = "readers_tables.npz"
 
@@ -90,6 +91,7 @@ def build(root: str) -> None:
     build_numpy(root)
     build_tfrecord(root)
     build_webdataset(root)
+    readers_lmdb.build(root)
 
 
 _NPY = "{root}/npy"
@@ -140,6 +142,24 @@ CASES: dict[str, tuple[str, dict[str, Any], int, int]] = {
     "wds_shard": ("webdataset", {**_WDS, "ext": ["cls", "jpg"], "num_shards": 4, "shard_id": 3,
                                  "pad_last_batch": True}, 3, 4),
     "wds_nommap": ("webdataset", {**_WDS_IDX, "ext": ["cls"], "dont_use_mmap": True}, 6, 4),
+    # LMDB (readers_lmdb.py; these need the lmdb package to write the databases)
+    "caffe": ("caffe", {"path": "{root}/lmdb/caffe_a"}, 8, 13),
+    "caffe_two_dbs": ("caffe", {"path": ["{root}/lmdb/caffe_b", "{root}/lmdb/caffe_a"]}, 16, 2),
+    "caffe_raw": ("caffe", {"path": "{root}/lmdb/caffe_raw"}, 4, 3),
+    "caffe_no_label": ("caffe", {"path": "{root}/lmdb/caffe_raw", "label_available": False}, 5, 2),
+    "caffe_no_image": ("caffe", {"path": "{root}/lmdb/caffe_a", "image_available": False}, 16, 7),
+    "caffe_shard": ("caffe", {"path": "{root}/lmdb/caffe_a", "num_shards": 3, "shard_id": 2,
+                              "pad_last_batch": True}, 9, 4),
+    "caffe_stick": ("caffe", {"path": "{root}/lmdb/caffe_raw", "num_shards": 2, "shard_id": 1,
+                              "stick_to_shard": True}, 4, 3),
+    "caffe_nommap_ahead_lazy": ("caffe", {"path": "{root}/lmdb/caffe_b", "dont_use_mmap": True,
+                                          "read_ahead": True, "lazy_init": True}, 4, 3),
+    "caffe2": ("caffe2", {"path": "{root}/lmdb/caffe2_a", "additional_inputs": 2, "bbox": True}, 5, 5),
+    "caffe2_one_more": ("caffe2", {"path": "{root}/lmdb/caffe2_a", "additional_inputs": 1}, 6, 4),
+    "caffe2_dense": ("caffe2", {"path": "{root}/lmdb/caffe2_dense", "label_type": 2}, 5, 3),
+    "caffe2_no_label": ("caffe2", {"path": "{root}/lmdb/caffe2_a", "label_type": 4}, 5, 3),
+    "caffe2_shard": ("caffe2", {"path": "{root}/lmdb/caffe2_a", "num_shards": 4, "shard_id": 3,
+                                "pad_last_batch": True}, 4, 3),
 }
 
 

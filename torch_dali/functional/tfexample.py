@@ -4,58 +4,18 @@ Example { Features features = 1 }; Features { map<string, Feature> feature = 1 }
 a message: key = 1, value = 2); Feature { oneof: BytesList bytes_list = 1, FloatList float_list
 = 2, Int64List int64_list = 3 }; each list's values are field 1, packed or not (both are read, as
 protobuf parsers must). Repeated messages merge and the last entry of a key wins, as in protobuf.
-Every length is checked against the bytes that hold it: malformed data is a DataError naming the
-record, never an over-read or an unbounded loop (each step consumes at least one byte).
+The wire format itself is read by `protowire`: malformed data is a DataError naming the record.
 """
 from __future__ import annotations
-
-import struct
 
 import numpy as np
 
 from ..errors import DataError
+from . import protowire as pw
+from .protowire import fields
 
 BYTES, FLOAT, INT64 = 1, 2, 3
 KIND_NAMES = {BYTES: "bytes", FLOAT: "float32", INT64: "int64"}
-
-
-def _varint(buf: memoryview, pos: int, end: int, where: str) -> tuple[int, int]:
-    result, shift = 0, 0
-    while True:
-        if pos >= end or shift > 63:
-            raise DataError(f"{where}: malformed protobuf (a varint runs past its field)")
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return result & ((1 << 64) - 1), pos
-        shift += 7
-
-
-def fields(buf: memoryview, start: int, end: int, where: str):
-    """(field number, wire type, value) for each field in buf[start:end]: the value is an int for
-    varints and fixed-width fields, a (start, end) span for length-delimited ones."""
-    pos = start
-    while pos < end:
-        key, pos = _varint(buf, pos, end, where)
-        num, wt = key >> 3, key & 7
-        if wt == 0:
-            v, pos = _varint(buf, pos, end, where)
-            yield num, wt, v
-        elif wt == 2:
-            n, pos = _varint(buf, pos, end, where)
-            if n > end - pos:
-                raise DataError(f"{where}: malformed protobuf (a field of {n} bytes runs past its message)")
-            yield num, wt, (pos, pos + n)
-            pos += n
-        elif wt in (1, 5):
-            w = 8 if wt == 1 else 4
-            if pos + w > end:
-                raise DataError(f"{where}: malformed protobuf (a fixed-width field is cut off)")
-            yield num, wt, (pos, pos + w)
-            pos += w
-        else:
-            raise DataError(f"{where}: malformed protobuf (wire type {wt}); not a tf.train.Example")
 
 
 def feature_spans(data: bytes | bytearray | memoryview, where: str) -> dict[str, tuple[int, int, int]]:
@@ -89,45 +49,13 @@ def feature_spans(data: bytes | bytearray | memoryview, where: str) -> dict[str,
     return out
 
 
-def _packed_varints(raw: np.ndarray, where: str) -> np.ndarray:
-    """int64 values of a run of varints, decoded with a few NumPy operations."""
-    if raw.size == 0:
-        return np.zeros(0, np.int64)
-    ends = np.flatnonzero(raw < 0x80)
-    if ends.size == 0 or ends[-1] != raw.size - 1:
-        raise DataError(f"{where}: malformed protobuf (a packed int64 list ends inside a varint)")
-    starts = np.concatenate(([0], ends[:-1] + 1))
-    if (ends - starts).max() > 9:
-        raise DataError(f"{where}: malformed protobuf (a varint longer than 10 bytes)")
-    group = np.repeat(np.arange(ends.size), ends - starts + 1)
-    shift = (np.arange(raw.size) - starts[group]).astype(np.uint64) * np.uint64(7)
-    parts = (raw & 0x7F).astype(np.uint64) << shift
-    return np.add.reduceat(parts, starts).view(np.int64)
-
-
 def values(data: bytes | bytearray | memoryview, kind: int, lo: int, hi: int, where: str):
     """A feature's values: a list of bytes (BYTES) or a 1-D NumPy array (FLOAT, INT64)."""
     buf = memoryview(data)
     if kind == BYTES:
-        return [bytes(buf[v[0]:v[1]]) for n, wt, v in fields(buf, lo, hi, where) if n == 1 and wt == 2]
-    parts: list[np.ndarray] = []
-    for num, wt, v in fields(buf, lo, hi, where):
-        if num != 1:
-            continue
-        if kind == FLOAT:
-            if wt == 2:
-                if (v[1] - v[0]) % 4:
-                    raise DataError(f"{where}: malformed protobuf (a packed float list of "
-                                    f"{v[1] - v[0]} bytes)")
-                parts.append(np.frombuffer(buf[v[0]:v[1]], "<f4"))
-            elif wt == 5:
-                parts.append(np.array(struct.unpack_from("<f", buf, v[0]), "<f4"))
-        else:
-            if wt == 2:
-                parts.append(_packed_varints(np.frombuffer(buf[v[0]:v[1]], np.uint8), where))
-            elif wt == 0:
-                parts.append(np.array([v], np.uint64).view(np.int64))
-    dtype = np.float32 if kind == FLOAT else np.int64
-    if not parts:
-        return np.zeros(0, dtype)
-    return np.concatenate(parts).astype(dtype, copy=False)
+        return [bytes(buf[v[0]:v[1]]) for n, wt, v in fields(buf, lo, hi, where) if n == 1 and wt == pw.LEN]
+    ok = (pw.LEN, pw.I32) if kind == FLOAT else (pw.LEN, pw.VARINT)
+    entries = [(wt, v) for n, wt, v in fields(buf, lo, hi, where) if n == 1 and wt in ok]
+    if kind == FLOAT:
+        return pw.repeated_fixed(buf, entries, "<f4", where).astype(np.float32, copy=False)
+    return pw.repeated_ints(buf, entries, where)

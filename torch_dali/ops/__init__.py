@@ -9,7 +9,7 @@ from . import _registry
 from ._registry import all_schemas, lookup, make_class  # noqa: F401
 
 # Each family module registers its schemas on import.
-_FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", "readers.file", "readers.mxnet", "readers.npy", "readers.tfrecord", "readers.webdataset",
+_FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", "readers.file", "readers.mxnet", "readers.npy", "readers.tfrecord", "readers.webdataset", "readers.caffe",
              "decoders.image", "python_function", "external_source")
 for _fam in _FAMILIES:
     try:

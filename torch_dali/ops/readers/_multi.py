@@ -47,6 +47,21 @@ class MultiOutputReader(ReaderBase):
         return super().run_batch(ctx, inputs, args)
 
 
+def check_uniform(what: str, output: int, samples: list[torch.Tensor]) -> None:
+    """A batch's samples of one output must share a type and a number of dimensions (as DALI's
+    TensorLists); a record that differs is a DataError saying which."""
+    if not samples:
+        return
+    d0, n0 = samples[0].dtype, samples[0].dim()
+    for i, s in enumerate(samples):
+        if s.dtype != d0 or s.dim() != n0:
+            raise DataError(
+                f"{what}: Inconsistent data in output {output}: sample {i} of the batch is {s.dim()}D "
+                f"{str(s.dtype).replace('torch.', '')}, sample 0 is {n0}D "
+                f"{str(d0).replace('torch.', '')}; a batch must have one type and one number of "
+                "dimensions")
+
+
 # -- naming files as DALI's numpy reader does ---------------------------------------------------------
 
 def list_tree(root: str, pattern: str, what: str) -> list[str]:

@@ -60,13 +60,23 @@ def open_stream(path: str, what: str) -> IO[bytes]:
     return open(fd, "rb", buffering=1 << 20)
 
 
+def advise_read_ahead(fd: int, mm: mmap.mmap | None) -> None:
+    """DALI's `read_ahead`: ask the kernel to start reading the whole file into the page cache
+    now (it returns at once; later reads then come from memory). A hint: where the platform has
+    no such call it is left out."""
+    if hasattr(os, "posix_fadvise"):
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+    if mm is not None and hasattr(mmap, "MADV_WILLNEED"):
+        mm.madvise(mmap.MADV_WILLNEED)
+
+
 class ByteFile:
     """One file opened for reading byte ranges from any thread. A file that shrank is a DataError
     naming it: the map is used only for ranges inside the size checked (fstat) just before, and
     copied out at once; only a shrink inside that window of microseconds could still fault, which
     `dont_use_mmap=True` (pread only) rules out."""
 
-    def __init__(self, path: str, what: str, use_mmap: bool = False) -> None:
+    def __init__(self, path: str, what: str, use_mmap: bool = False, read_ahead: bool = False) -> None:
         self.path = path
         self.what = what
         self._lock = threading.Lock()
@@ -85,6 +95,8 @@ class ByteFile:
         self.size = os.fstat(self._fd).st_size
         if use_mmap and self.size > 0:
             self._mm = mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ)
+        if read_ahead and self.size > 0:
+            advise_read_ahead(self._fd, self._mm)
 
     def _short(self, offset: int, n: int, got: int) -> DataError:
         return DataError(f"{self.what}: {printable(self.path)}: reading {n} bytes at byte {offset} "
@@ -142,8 +154,8 @@ class FilePool:
     is closed only when no thread is reading it (reference counts), so a descriptor is never closed
     under a read."""
 
-    def __init__(self, what: str, use_mmap: bool, limit: int = 64) -> None:
-        self.what, self.use_mmap, self.limit = what, use_mmap, limit
+    def __init__(self, what: str, use_mmap: bool, limit: int = 64, read_ahead: bool = False) -> None:
+        self.what, self.use_mmap, self.limit, self.read_ahead = what, use_mmap, limit, read_ahead
         self._lock = threading.Lock()
         self._open: dict[str, ByteFile] = {}  # in least-recently-used order
         self._users: dict[str, int] = {}
@@ -152,7 +164,7 @@ class FilePool:
         with self._lock:
             f = self._open.pop(path, None)
             if f is None:
-                f = ByteFile(path, self.what, self.use_mmap)
+                f = ByteFile(path, self.what, self.use_mmap, self.read_ahead)
             self._open[path] = f
             self._users[path] = self._users.get(path, 0) + 1
             self._evict()

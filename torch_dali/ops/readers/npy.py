@@ -27,7 +27,7 @@ from .._operator import BatchContext
 from .._registry import register
 from .._schema import Arg, OpSchema, one_of
 from ._base import READER_ARGS
-from ._multi import MultiOutputReader, name_files
+from ._multi import MultiOutputReader, check_uniform, name_files
 from ._storage import ByteFile
 
 _ROI_ARGS = ("roi_start", "rel_roi_start", "roi_end", "rel_roi_end", "roi_shape", "rel_roi_shape")
@@ -66,7 +66,8 @@ class NumpyReader(MultiOutputReader):
     def _read(self, index: int, roi_args: dict[str, Any] | None) -> torch.Tensor:
         path = self._paths[index]
         where = f"{self.name}: {printable(path)}"
-        f = ByteFile(path, self.name, use_mmap=not self.args["dont_use_mmap"])
+        f = ByteFile(path, self.name, use_mmap=not self.args["dont_use_mmap"],
+                     read_ahead=self.args["read_ahead"])
         try:
             h = self._headers.get(index)
             if h is None:
@@ -109,15 +110,7 @@ class NumpyReader(MultiOutputReader):
         return [self._column(0, ctx.map(one, len(indices)))]
 
     def _column(self, k: int, samples: list[torch.Tensor]) -> TensorList:
-        if samples:
-            d0, n0 = samples[0].dtype, samples[0].dim()
-            for i, s in enumerate(samples):
-                if s.dtype != d0 or s.dim() != n0:
-                    raise DataError(
-                        f"{self.name}: Inconsistent data: sample {i} of the batch is {s.dim()}D "
-                        f"{str(s.dtype).replace('torch.', '')}, sample 0 is {n0}D "
-                        f"{str(d0).replace('torch.', '')}; a batch must have one type and one "
-                        "number of dimensions")
+        check_uniform(self.name, k, samples)
         return TensorList(samples, "")
 
     @property
