@@ -10,6 +10,7 @@ import torch_dali.tfrecord as tfrecord
 from torch_dali import fn, pipeline_def, types
 from tests.reference import readers_cases as C
 from tests.reference import readers_tables as T
+from tests.reference.readers_tools import TOOL_OF
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +29,8 @@ def ours(case: str, root: str) -> dict[str, np.ndarray]:
 def test_reader_matches_dali(case, source, root):
     if C.CASES[case][0].startswith("caffe"):
         pytest.importorskip("lmdb", reason="the LMDB cases write their databases with the lmdb package")
+    if case in TOOL_OF:
+        pytest.importorskip(TOOL_OF[case], reason=f"{case} reads files written by {TOOL_OF[case]}")
     want = T.expected(source, case, root)
     got = ours(case, root)
     assert sorted(got) == sorted(want), case

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import readers_formats as W
-from . import readers_lmdb
+from . import readers_lmdb, readers_tools
 
 TABLES = "readers_tables.npz"
 
@@ -92,6 +92,7 @@ def build(root: str) -> None:
     build_tfrecord(root)
     build_webdataset(root)
     readers_lmdb.build(root)
+    readers_tools.build(root)
 
 
 _NPY = "{root}/npy"
@@ -142,6 +143,15 @@ CASES: dict[str, tuple[str, dict[str, Any], int, int]] = {
     "wds_shard": ("webdataset", {**_WDS, "ext": ["cls", "jpg"], "num_shards": 4, "shard_id": 3,
                                  "pad_last_batch": True}, 3, 4),
     "wds_nommap": ("webdataset", {**_WDS_IDX, "ext": ["cls"], "dont_use_mmap": True}, 6, 4),
+    # files written by the tfrecord and webdataset packages (readers_tools.py)
+    "tfrecord_pkg": ("tfrecord", {"path": ["{root}/tfr_pkg/p0.tfrecord", "{root}/tfr_pkg/p1.tfrecord"],
+                                  "index_path": ["{root}/tfr_pkg/p0.idx", "{root}/tfr_pkg/p1.idx"],
+                                  "features": {"image/encoded": ("fixed", [], "string", ""),
+                                               "label": ("fixed", [1], "int64", -1),
+                                               "bbox": ("var", [4], "float32", 0.0),
+                                               "ids": ("var", None, "int64", 0)}}, 5, 2),
+    "wds_pkg": ("webdataset", {"paths": ["{root}/wds_pkg/w0.tar", "{root}/wds_pkg/w1.tar"],
+                               "ext": ["jpg", "cls", "json"]}, 4, 2),
     # LMDB (readers_lmdb.py; these need the lmdb package to write the databases)
     "caffe": ("caffe", {"path": "{root}/lmdb/caffe_a"}, 8, 13),
     "caffe_two_dbs": ("caffe", {"path": ["{root}/lmdb/caffe_b", "{root}/lmdb/caffe_a"]}, 16, 2),

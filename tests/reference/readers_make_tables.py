@@ -3,7 +3,9 @@ readers_cases.py (written to a temporary folder, as the tests write them).
 
     /work/dali-venv/bin/python -m tests.reference.readers_make_tables     # from the repository root
 
-Needs a Python with `nvidia.dali` and NumPy; never imports torch_dali.
+Needs a Python with `nvidia.dali` and NumPy, and the tools that write some of the data (`lmdb`,
+`tfrecord`, `webdataset`: the cases of a missing one are left out of the tables); never imports
+torch_dali.
 """
 from __future__ import annotations
 
