@@ -218,8 +218,9 @@ class WebdatasetReader(MultiOutputReader):
                 raise DataError(f"{self.name}: shard {self.shard_id} holds no samples in epoch {epoch} "
                                 "(its tar files are empty)")
             return _Order(order)
-        if self.shuffle and not self.after_epoch:
-            rng = self._range(self.shard_id)
+        if self.shuffle and not self.after_epoch:  # DALI's: the shard's stream through the buffer
+            r, R = self.shard_id, self.num_shards
+            rng = self._range(r if self.stick else (r + epoch) % R)
             seq = list(rng)
             self._seqs[epoch] = seq
             pad_to = self._per_shard() if self.pad else 0
