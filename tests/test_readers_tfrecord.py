@@ -97,11 +97,14 @@ def test_mutated_records_are_errors_or_values(tmp_path):
         for _ in range(rng.randint(1, 4)):
             raw[rng.randrange(len(raw))] = rng.randrange(256)
         path, idx = str(tmp_path / "m.tfrecord"), str(tmp_path / "m.idx")
-        W.write_tfrecord(path, [bytes(raw)], idx)
+        W.write_tfrecord(path, [bytes(raw)], idx)  # rewritten: the last trial's pipeline is shut down
+        pipe = _pipe(path, idx)
         try:
-            _run(_pipe(path, idx))
+            _run(pipe)
         except PipelineError as e:
             assert "DataError" in str(e) and "m.tfrecord at byte 0" in str(e), (trial, str(e))
+        finally:
+            pipe.shutdown()
 
 
 def test_files_written_by_the_tfrecord_package(tmp_path):
@@ -152,3 +155,14 @@ def test_yaml_round_trip(tmp_path):
     for a, b in zip(_run(pipe), _run(again)):
         for x, y in zip(a, b):
             np.testing.assert_array_equal(x, y)
+
+
+def test_truncated_file(tmp_path):
+    ex = [{"img": ("bytes", [bytes(30)]), "label": ("int64", [i])} for i in range(4)]
+    path, idx = _write(tmp_path, ex)
+    raw = open(path, "rb").read()
+    for n in (0, 10, len(raw) // 2, len(raw) - 1):
+        with open(path, "wb") as f:
+            f.write(raw[:n])
+        with pytest.raises(DataError, match="does not fit the file"):
+            _pipe(path, idx)

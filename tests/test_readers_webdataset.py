@@ -172,3 +172,30 @@ def test_argument_errors(tmp_path):
         _pipe(paths=paths, ext=["cls", "nope"], missing_component_behavior="error")
     with pytest.raises(DataError, match="not a multiple"):
         _pipe(paths=paths, ext=["bin"], dtypes=["INT32"])
+
+
+def test_truncated_tars(tmp_path):
+    """A tar cut anywhere (inside a header, inside a member, between them): the samples wholly
+    inside it, or a DataError naming the file; with an index made before the cut, a DataError
+    for the components now past the end."""
+    full = _shards(tmp_path, [6])[0]
+    raw = open(full, "rb").read()
+    W.wds_index(full, str(tmp_path / "full.idx"))
+    with tarfile.open(full) as tf:
+        data_end = max(m.offset_data + m.size for m in tf)
+    for n in sorted({1, 100, 511, 512, 700, 1024, 1536, 2000, len(raw) // 2, len(raw) - 1024, len(raw) - 1}):
+        cut = tmp_path / f"cut{n}.tar"  # a new file each time: no pipeline reads one being rewritten
+        cut.write_bytes(raw[:n])
+        try:
+            pipe = _pipe(bs=1, paths=[str(cut)], ext=["cls", "bin"])
+        except DataError as e:
+            assert f"cut{n}.tar" in str(e)
+        else:
+            assert int(bytes(np.asarray(pipe.run()[0].at(0))).decode()) == 0
+            pipe.shutdown()
+        indexed = dict(paths=[str(cut)], index_paths=[str(tmp_path / "full.idx")], ext=["cls", "bin"])
+        if n < data_end:
+            with pytest.raises(DataError, match=f"outside the tar .*cut{n}.tar"):
+                _pipe(bs=1, **indexed)
+        else:  # only the end-of-archive blocks were cut
+            _pipe(bs=1, **indexed).shutdown()

@@ -162,7 +162,8 @@ class WebdatasetReader(MultiOutputReader):
                 for c in comps:
                     if c.offset + c.size > size:
                         raise DataError(f"{where}: component {c.name or c.ext!r} ({c.size} bytes at byte "
-                                        f"{c.offset}) lies outside the tar ({size} bytes)")
+                                        f"{c.offset}) lies outside the tar {printable(path)} ({size} "
+                                        "bytes): the tar is truncated or the index is not its own")
                     ext = c.ext if case else c.ext.lower()
                     for o, group in enumerate(self._exts):
                         if got[o] is None and ext in group:
