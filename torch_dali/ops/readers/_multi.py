@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import posixpath
 from typing import Any, Sequence
 
 import torch
 
 from ...errors import ArgumentError, DataError
-from ...functional import host_io
 from ...skips import printable
 from ...tensor_list import TensorList
 from .._operator import BatchContext
 from ._base import ReaderBase
+from ._storage import is_file, is_url, join, list_folder, local_path, read_small
 
 
 class MultiOutputReader(ReaderBase):
@@ -65,23 +66,24 @@ def check_uniform(what: str, output: int, samples: list[torch.Tensor]) -> None:
 # -- naming files as DALI's numpy reader does ---------------------------------------------------------
 
 def list_tree(root: str, pattern: str, what: str) -> list[str]:
-    """Files under `root` whose names match the glob `pattern` (case-sensitively): those directly
-    in `root` first, then those in each direct subfolder (sorted by name; hidden ones too), names
-    sorted within a folder; no deeper. DALI 2.4's numpy reader lists this way."""
-    if not os.path.isdir(root):
-        raise DataError(f"{what}: `file_root` {printable(root)} is not a folder (or does not exist)")
-    with os.scandir(root) as it:
-        entries = sorted(it, key=lambda e: e.name)
-    out = [e.path for e in entries if e.is_file() and fnmatch.fnmatchcase(e.name, pattern)]
-    for d in (e for e in entries if e.is_dir()):
-        with os.scandir(d.path) as it:
-            names = sorted(e.name for e in it if e.is_file() and fnmatch.fnmatchcase(e.name, pattern))
-        out += [os.path.join(d.path, n) for n in names]
+    """Files under `root` (a folder or a folder URL) whose names match the glob `pattern`
+    (case-sensitively): those directly in `root` first, then those in each direct subfolder
+    (sorted by name; hidden ones too), names sorted within a folder; no deeper. DALI 2.4's numpy
+    reader lists this way."""
+    files, dirs = list_folder(root, what)
+    match = lambda p: fnmatch.fnmatchcase(os.path.basename(p.rstrip("/")), pattern)  # noqa: E731
+    out = [f for f in files if match(f)]
+    for d in dirs:
+        out += [f for f in list_folder(d, what)[0] if match(f)]
     return out
 
 
 def outside(entry: str, base: str) -> bool:
-    """Whether a listed path leaves `base` (an absolute path elsewhere, or `..` climbing out)."""
+    """Whether a listed path leaves `base` (an absolute path or URL elsewhere, or `..` climbing out)."""
+    if is_url(base) or is_url(entry):
+        if is_url(entry):
+            return not entry.startswith(base.rstrip("/") + "/")
+        return entry.startswith("/") or posixpath.normpath(entry).split("/")[0] == ".."
     root = os.path.normpath(os.path.abspath(base))
     path = os.path.normpath(os.path.join(root, entry))
     return os.path.commonpath([root, path]) != root
@@ -90,12 +92,14 @@ def outside(entry: str, base: str) -> bool:
 def read_list_file(list_path: str, root: str | None, allow_outside: bool, what: str) -> list[str]:
     """The paths named by a text file, one per line (blank lines skipped), joined to `root` (else to
     the list's folder). A list is data: entries outside that folder are refused unless
-    `allow_outside` (DALI reads them)."""
-    try:
-        raw = bytes(host_io.read_file(list_path).numpy())  # never blocks on a FIFO
-    except OSError as e:
-        raise DataError(f"{what}: cannot read file_list {printable(list_path)}: {e.strerror or e}") from None
-    base = root if root is not None else os.path.dirname(os.path.abspath(list_path))
+    `allow_outside` (DALI reads them). The list and the paths may be URLs."""
+    raw = read_small(list_path, f"{what}: file_list")
+    if root is not None:
+        base = root
+    elif is_url(list_path):
+        base = list_path.rsplit("/", 1)[0]
+    else:
+        base = os.path.dirname(os.path.abspath(local_path(list_path)))
     out = []
     for no, line in enumerate(raw.decode("utf-8", "surrogateescape").splitlines(), 1):
         entry = line.strip()
@@ -106,12 +110,13 @@ def read_list_file(list_path: str, root: str | None, allow_outside: bool, what: 
                 f"{what}: file_list {list_path}, line {no}: {entry!r} is outside "
                 f"{'file_root' if root is not None else 'the list’s folder'} (entries are read only "
                 "inside it; allow_outside_root=True reads them anyway)"))
-        out.append(os.path.join(base, entry))
+        out.append(join(base, entry))
     return out
 
 
 def name_files(args: dict[str, Any], what: str, default_filter: str) -> list[str]:
-    """The files a reader with DALI's `file_root` / `files` / `file_list` / `file_filter` reads."""
+    """The files a reader with DALI's `file_root` / `files` / `file_list` / `file_filter` reads;
+    any of them may be URLs (read through fsspec)."""
     root, files, file_list = args["file_root"], args["files"], args["file_list"]
     if files is not None and file_list is not None:
         raise ArgumentError(f"{what}: `files` and `file_list` cannot be used together")
@@ -121,11 +126,11 @@ def name_files(args: dict[str, Any], what: str, default_filter: str) -> list[str
         paths = read_list_file(file_list, root, args.get("allow_outside_root", False), what)
     elif files is not None:
         names = [files] if isinstance(files, str) else list(files)
-        paths = [os.path.join(root, f) if root is not None else f for f in names]
+        paths = [join(root, f) if root is not None else f for f in names]
     else:
         return list_tree(root, args.get("file_filter") or default_filter, what)
     for p in paths:
-        if not os.path.isfile(p):
+        if not is_file(p, what):
             raise DataError(printable(f"{what}: file {p} does not exist (or is not a file)"))
     return paths
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import posixpath
 import re
 import threading
 from typing import IO, Any
@@ -42,8 +43,61 @@ def _fsspec(path: str, what: str) -> Any:
 
 
 def url_exists(path: str, what: str) -> bool:
-    fs, p = _fsspec(path, what).core.url_to_fs(path)
+    fs, p = _url_fs(path, what)
     return bool(fs.isfile(p))
+
+
+def _url_fs(path: str, what: str) -> tuple[Any, str]:
+    try:
+        return _fsspec(path, what).core.url_to_fs(path)
+    except (ImportError, ValueError) as e:  # no backend for the scheme, or a malformed URL
+        raise DataError(f"{what}: cannot open {path}: {e}") from None
+
+
+def is_file(path: str, what: str) -> bool:
+    """Whether `path` (local, or a URL) names a file."""
+    if is_url(path):
+        return url_exists(path, what)
+    return os.path.isfile(local_path(path))
+
+
+def join(base: str, entry: str) -> str:
+    """`entry` relative to the folder `base` (a local path or a URL)."""
+    if is_url(base):
+        return entry if is_url(entry) else base.rstrip("/") + "/" + entry
+    return os.path.join(local_path(base), entry)
+
+
+def list_folder(path: str, what: str) -> tuple[list[str], list[str]]:
+    """(files, subfolders) directly in a folder (local or a URL), as paths/URLs, each sorted by
+    name; a DataError when it is not a folder."""
+    if is_url(path):
+        fs, p = _url_fs(path, what)
+        try:
+            entries = fs.ls(p, detail=True)
+        except (OSError, ValueError) as e:
+            raise DataError(f"{what}: {path} is not a folder (or does not exist): {e}") from None
+        base = path.rstrip("/")
+        files = sorted(base + "/" + posixpath.basename(e["name"].rstrip("/")) for e in entries if e["type"] == "file")
+        dirs = sorted(base + "/" + posixpath.basename(e["name"].rstrip("/")) for e in entries if e["type"] == "directory")
+        return files, dirs
+    local = local_path(path)
+    if not os.path.isdir(local):
+        raise DataError(f"{what}: {printable(path)} is not a folder (or does not exist)")
+    with os.scandir(local) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    return [e.path for e in entries if e.is_file()], [e.path for e in entries if e.is_dir()]
+
+
+def read_small(path: str, what: str) -> bytes:
+    """A whole small file (a list, an index), local or remote; never blocks on a FIFO."""
+    if is_url(path):
+        with open_stream(path, what) as f:
+            return f.read()
+    try:
+        return bytes(host_io.read_file(local_path(path)).numpy())
+    except OSError as e:
+        raise DataError(f"{what}: cannot read {printable(path)}: {e.strerror or e}") from None
 
 
 def open_stream(path: str, what: str) -> IO[bytes]:
