@@ -14,11 +14,11 @@ import tempfile
 import numpy as np
 
 from torch_dali.errors import DataError
-from torch_dali.functional import caffe as C
-from torch_dali.functional import lmdb as L
-from torch_dali.functional import npy
-from torch_dali.functional import tarindex as T
-from torch_dali.functional import tfexample as X
+from torch_dali.io import caffe as C
+from torch_dali.io import lmdb as L
+from torch_dali.io import npy
+from torch_dali.io import tarindex as T
+from torch_dali.io import tfexample as X
 
 
 class Fail(AssertionError):

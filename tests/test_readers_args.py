@@ -13,7 +13,7 @@ import pytest
 import torch_dali.tfrecord as tfrec
 from torch_dali import fn, pipeline_def
 from torch_dali.errors import DataError, PipelineError
-from torch_dali.recordio import write_recordio
+from torch_dali.io.recordio import write_recordio
 from tests.reference import readers_formats as W
 from tests.reference import readers_lmdb as R
 

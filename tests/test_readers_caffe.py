@@ -12,8 +12,8 @@ import pytest
 
 from torch_dali import fn, pipeline_def
 from torch_dali.errors import ArgumentError, DataError, PipelineError
-from torch_dali.functional import caffe as C
-from torch_dali.functional import lmdb as L
+from torch_dali.io import caffe as C
+from torch_dali.io import lmdb as L
 from tests.reference import readers_lmdb as R
 
 lmdb = pytest.importorskip("lmdb")

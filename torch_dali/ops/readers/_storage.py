@@ -16,7 +16,7 @@ import threading
 from typing import IO, Any
 
 from ...errors import DataError
-from ...functional import host_io
+from ...io import host_io
 from ...skips import printable
 
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")

@@ -3,8 +3,8 @@
 `path` names one or more LMDB folders (each holding `data.mdb`; a path to the `.mdb` file itself,
 or an fsspec URL of either, works too). Their records are read in key order, the databases one
 after another, as DALI's LMDB loader does; each record's value is a caffe `Datum`
-(`torch_dali.functional.caffe.datum`) or a caffe2 `TensorProtos` (`caffe.caffe2`).
-The database is read by `torch_dali.functional.lmdb` (no liblmdb: a corrupt file is a DataError,
+(`torch_dali.io.caffe.datum`) or a caffe2 `TensorProtos` (`caffe.caffe2`).
+The database is read by `torch_dali.io.lmdb` (no liblmdb: a corrupt file is a DataError,
 never a crash). A record's source is "<path> at key <key>", as DALI names it.
 
 readers.caffe outputs (as DALI 2.4): the image, when `image_available` (an encoded image's bytes,
@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from ...errors import ArgumentError, DataError
-from ...functional import caffe, lmdb
+from ...io import caffe, lmdb
 from ...skips import printable
 from ...tensor_list import TensorList
 from .._registry import register

@@ -20,7 +20,8 @@ from typing import Any
 import torch
 
 from ...errors import ArgumentError, DataError
-from ...functional import npy, roi
+from ...functional import roi
+from ...io import npy
 from ...skips import printable
 from ...tensor_list import TensorList
 from .._operator import BatchContext

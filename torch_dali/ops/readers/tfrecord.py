@@ -4,7 +4,7 @@
 format ("offset size" a line, records read in the index's order). `fn.readers.tfrecord` returns
 a dict {feature name: output}, in the order of `features` (`torch_dali.tfrecord` makes them).
 Files may be fsspec URLs. The records are parsed here from the protobuf wire format
-(`torch_dali.functional.tfexample`); no TensorFlow. CRCs are not checked (DALI does not either);
+(`torch_dali.io.tfexample`); no TensorFlow. CRCs are not checked (DALI does not either);
 the framing's length and every protobuf length are.
 
 Outputs as DALI 2.4: int64 -> int64, float32 -> float32, string -> the bytes of the first value
@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from ...errors import ArgumentError, DataError
-from ...functional import tfexample as tfx
+from ...io import tfexample as tfx
 from ...skips import printable
 from ...tensor_list import TensorList
 from ...tfrecord import Feature

@@ -1,6 +1,6 @@
 """`readers.webdataset` (DALI's Webdataset reader): samples of tar shards, one output per `ext` group.
 
-As DALI 2.4: a sample is a run of consecutive files sharing a basename (`torch_dali.functional.
+As DALI 2.4: a sample is a run of consecutive files sharing a basename (`torch_dali.io.
 tarindex`); each `ext` entry is a set of extensions separated by ';' (e.g. "jpg;png"), and its
 output is the first component in the tar whose extension is in the set (a warning-free choice;
 DALI warns), as `dtypes` (default uint8; the size must divide) of shape (size // itemsize,).
@@ -33,8 +33,8 @@ import torch
 
 from ... import types
 from ...errors import ArgumentError, DataError
-from ...executor.rng import first_uniforms, hash_key, permutation
-from ...functional.tarindex import Component, parse_index, scan_tar
+from ...rng import first_uniforms, hash_key, permutation
+from ...io.tarindex import Component, parse_index, scan_tar
 from ...skips import printable
 from .._registry import register
 from .._schema import REQUIRED, Arg, OpSchema

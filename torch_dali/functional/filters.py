@@ -1,0 +1,172 @@
+"""Convolution filters on any tensor (CPU or CUDA): borders, 1-D correlation along an axis, DALI's
+Gaussian and Laplacian windows, and an N-D correlation with an anchor (fn.filter).
+
+Each tap is a product and a sum over the whole tensor (a batch of samples at once), in float32, so the CPU and CUDA results are the same bits and no cuDNN/TF32
+setting changes them. Borders (DALI's names):
+
+* reflect_101 (default)  dcb|abcdefgh|gfe     reflect_1001  cba|abcdefgh|hgf
+* wrap                   fgh|abcdefgh|abc     clamp         aaa|abcdefgh|hhh
+* constant               the fill value (0 unless given)
+Reflections repeat for windows wider than the axis; an axis of extent 1 repeats its one value.
+
+Window facts (DALI 2.4): a Gaussian of `sigma` has diameter 2 * ceil(3 * sigma) + 1; a diameter d
+alone gives sigma = ((d - 1) / 2 - 1) * 0.3 + 0.8; the window is exp(-x^2 / (2 sigma^2)) scaled to
+sum to 1, in float32. The Laplacian's smoothing window of size n is the binomial row n - 1, its
+derivative window of size n (>= 3) the binomial row n - 3 convolved with [1, -2, 1].
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+import torch
+
+BORDERS = ("reflect_101", "reflect_1001", "wrap", "clamp", "constant")
+
+
+def work_dtype(dtype: torch.dtype) -> torch.dtype:
+    """float32, whatever the data (DALI computes float64 data in float32 too)."""
+    return torch.float32
+
+
+def border_indices(n: int, lo: int, hi: int, border: str) -> torch.Tensor:
+    """Source index of each of the n + lo + hi positions of an axis padded by `lo` and `hi`; -1
+    where `constant` fills."""
+    i = torch.arange(-lo, n + hi, dtype=torch.int64)
+    if border == "constant":
+        return torch.where((i >= 0) & (i < n), i, torch.full_like(i, -1))
+    if border == "clamp" or n == 1:
+        return i.clamp(0, n - 1)
+    if border == "wrap":
+        return i.remainder(n)
+    if border == "reflect_101":
+        j = i.remainder(2 * n - 2)
+        return torch.where(j >= n, 2 * n - 2 - j, j)
+    if border == "reflect_1001":
+        j = i.remainder(2 * n)
+        return torch.where(j >= n, 2 * n - 1 - j, j)
+    raise ValueError(f"unknown border {border!r}; expected one of {', '.join(BORDERS)}")
+
+
+def pad_axis(x: torch.Tensor, axis: int, lo: int, hi: int, border: str,
+             fill: torch.Tensor | float = 0.0) -> torch.Tensor:
+    """`x` extended by `lo` and `hi` positions along `axis`, following `border`."""
+    if lo == 0 and hi == 0:
+        return x
+    n = int(x.shape[axis])
+    if border == "constant":
+        parts = []
+        for k in (lo, hi):
+            shape = list(x.shape)
+            shape[axis] = k
+            parts.append(torch.empty(shape, dtype=x.dtype, device=x.device).copy_(
+                torch.as_tensor(fill, dtype=x.dtype, device=x.device).expand(shape)))
+        return torch.cat([parts[0], x, parts[1]], dim=axis)
+    return x.index_select(axis, border_indices(n, lo, hi, border).to(x.device))
+
+
+def correlate1d(x: torch.Tensor, axis: int, weights: torch.Tensor, anchor: int | None = None,
+                border: str = "reflect_101", fill: torch.Tensor | float = 0.0) -> torch.Tensor:
+    """sum_j weights[j] * x[i - anchor + j] along `axis` (a correlation), `x` in its work type."""
+    k = int(weights.numel())
+    anchor = k // 2 if anchor is None else anchor
+    if k == 1 and anchor == 0:
+        return x * weights.to(x.device, x.dtype)[0]
+    n = int(x.shape[axis])
+    xp = pad_axis(x, axis, anchor, k - 1 - anchor, border, fill)
+    w = weights.to(x.device, x.dtype)
+    out = xp.narrow(axis, 0, n) * w[0]
+    for j in range(1, k):  # a product, then a sum: no fused multiply-add (DALI's CPU rounding)
+        out.add_(xp.narrow(axis, j, n) * w[j])
+    return out
+
+
+def correlate(x: torch.Tensor, axes: Sequence[int], kernel: torch.Tensor, anchor: Sequence[int],
+              border: str = "reflect_101", fill: torch.Tensor | float = 0.0, valid: bool = False) -> torch.Tensor:
+    """An N-D correlation of `x` over `axes` with `kernel` (one extent per axis) placed at `anchor`;
+    `valid` keeps only the positions where the kernel lies inside `x` (no border)."""
+    xp = x
+    if not valid:
+        for a, k, an in zip(axes, kernel.shape, anchor):
+            xp = pad_axis(xp, a, an, int(k) - 1 - an, border, fill)
+    sizes = [int(xp.shape[a]) - int(k) + 1 for a, k in zip(axes, kernel.shape)]
+    w = kernel.to(x.device, x.dtype).reshape(-1)
+    out: torch.Tensor | None = None
+    for flat, offs in enumerate(np.ndindex(*[int(k) for k in kernel.shape])):
+        view = xp
+        for a, o, s in zip(axes, offs, sizes):
+            view = view.narrow(a, int(o), s)
+        out = view * w[flat] if out is None else out.add_(view * w[flat])
+    assert out is not None
+    return out
+
+
+# -- windows --------------------------------------------------------------------------------------
+
+def sigma_to_diameter(sigma: float) -> int:
+    return 2 * int(math.ceil(np.float32(sigma) * np.float32(3))) + 1
+
+
+def diameter_to_sigma(diameter: int) -> float:
+    radius = (diameter - 1) // 2
+    return float(np.float32((radius - 1) * 0.3 + 0.8))
+
+
+def gaussian_window(sigma: float, size: int) -> torch.Tensor:
+    """DALI's Gaussian window (float32): symmetric, center 1 before scaling, sum 1."""
+    r = (size - 1) // 2
+    f32 = np.float32
+    exp_scale = f32(0.5) / (f32(sigma) * f32(sigma))
+    half = [f32(math.exp(-float(f32(x * x) * exp_scale))) for x in range(-r, 0)]
+    total = f32(0.0)
+    for v in half:
+        total = f32(total + v)
+    total = f32(f32(total * f32(2.0)) + f32(1.0))
+    scale = f32(f32(1.0) / total)
+    w = [f32(v * scale) for v in half]
+    return torch.tensor(w + [scale] + w[::-1], dtype=torch.float32)
+
+
+def smoothing_window(size: int) -> list[float]:
+    """Binomial row `size - 1`: [1], [1, 2, 1], [1, 4, 6, 4, 1], ..."""
+    return [float(math.comb(size - 1, k)) for k in range(size)]
+
+
+def derivative_window(size: int) -> list[float]:
+    """Second derivative of size `size` >= 3: the binomial row size - 3 convolved with [1, -2, 1]."""
+    s = smoothing_window(size - 2)
+    out = [0.0] * size
+    for i, v in enumerate(s):
+        out[i] += v
+        out[i + 1] -= 2 * v
+        out[i + 2] += v
+    return out
+
+
+def separable(x: torch.Tensor, axes: Sequence[int], windows: Sequence[torch.Tensor]) -> torch.Tensor:
+    """Correlates `x` (work type) with one window per axis, innermost axis first (reflect_101)."""
+    for a, w in sorted(zip(axes, windows), key=lambda aw: -aw[0]):
+        if w.numel() > 1:
+            x = correlate1d(x, a, w)
+    return x
+
+
+def gaussian_blur(x: torch.Tensor, axes: Sequence[int], sigmas: Sequence[float], sizes: Sequence[int]) -> torch.Tensor:
+    """Blurs `x` (work type) along `axes`; `sigmas`/`sizes` are final (one per axis)."""
+    return separable(x, axes, [gaussian_window(s, d) for s, d in zip(sigmas, sizes)])
+
+
+def laplacian(x: torch.Tensor, axes: Sequence[int], sizes: Sequence[Sequence[int]],
+              scales: Sequence[float]) -> torch.Tensor:
+    """sum_i scales[i] * d2x/daxis_i^2, each partial a separable correlation with the derivative
+    window (sizes[i][i]) along axis i and smoothing windows (sizes[i][j]) along the others."""
+    acc: torch.Tensor | None = None
+    for i, (row, sc) in enumerate(zip(sizes, scales)):
+        wins = [torch.tensor(derivative_window(d) if i == j else smoothing_window(d), dtype=torch.float64)
+                .to(torch.float32) for j, d in enumerate(row)]
+        part = separable(x, axes, wins)
+        term = part * torch.tensor(sc, dtype=torch.float32).to(x.dtype)
+        acc = term if acc is None else acc.add_(term)
+    assert acc is not None
+    return acc

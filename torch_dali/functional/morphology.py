@@ -1,0 +1,62 @@
+"""Median blur, dilation and erosion over the H and W axes of a tensor (CPU or CUDA), with the
+rules of DALI 2.4's CV-CUDA operators (which its tests hold to OpenCV's):
+
+* median_blur: the median of a window (odd sizes), the image's edge values repeated outside it;
+* dilate / erode: the maximum / minimum over a rectangle of mask_size placed at `anchor`, repeated
+  `iterations` times; a "constant" border never wins (OpenCV's default morphology border), the
+  others are replicate (clamp), reflect (reflect_1001), reflect_101 and wrap.
+Rectangles are separable, so dilation and erosion take a pass along W and a pass along H.
+"""
+from __future__ import annotations
+
+import torch
+
+from .filters import pad_axis
+
+MORPH_BORDERS = {"constant": "constant", "replicate": "clamp", "reflect": "reflect_1001",
+                 "reflect_101": "reflect_101", "wrap": "wrap"}
+
+
+def _extreme(dtype: torch.dtype, high: bool) -> float:
+    if dtype.is_floating_point:
+        return float("inf") if high else float("-inf")
+    info = torch.iinfo(dtype)
+    return float(info.max if high else info.min)
+
+
+def _pass(x: torch.Tensor, axis: int, size: int, anchor: int, border: str, dilate: bool,
+          dtype: torch.dtype) -> torch.Tensor:
+    if size == 1:
+        return x
+    n = int(x.shape[axis])
+    fill = _extreme(dtype, not dilate)  # a border value that never wins
+    xp = pad_axis(x, axis, anchor, size - 1 - anchor, MORPH_BORDERS[border], fill)
+    out = xp.narrow(axis, 0, n).clone()
+    for j in range(1, size):
+        s = xp.narrow(axis, j, n)
+        out = torch.maximum(out, s) if dilate else torch.minimum(out, s)
+    return out
+
+
+def morph(x: torch.Tensor, h_axis: int, w_axis: int, mask_hw: tuple[int, int], anchor_yx: tuple[int, int],
+          border: str, iterations: int, dilate: bool) -> torch.Tensor:
+    """Dilation (or erosion) of `x` over (h_axis, w_axis) with a rectangle of `mask_hw`."""
+    dtype = x.dtype
+    if x.device.type == "cpu" and dtype in (torch.uint16, torch.uint32):  # no CPU max/min kernels for these
+        x = x.to(torch.int64)
+    for _ in range(iterations):
+        x = _pass(x, w_axis, mask_hw[1], anchor_yx[1], border, dilate, dtype)
+        x = _pass(x, h_axis, mask_hw[0], anchor_yx[0], border, dilate, dtype)
+    return x.to(dtype)
+
+
+def median_blur(x: torch.Tensor, h_axis: int, w_axis: int, window_hw: tuple[int, int]) -> torch.Tensor:
+    """The median of each window_hw window (odd sizes) over (h_axis, w_axis); edges replicated."""
+    kh, kw = window_hw
+    h, w = int(x.shape[h_axis]), int(x.shape[w_axis])
+    xp = pad_axis(pad_axis(x, h_axis, kh // 2, kh // 2, "clamp"), w_axis, kw // 2, kw // 2, "clamp")
+    taps = [xp.narrow(h_axis, i, h).narrow(w_axis, j, w) for i in range(kh) for j in range(kw)]
+    stacked = torch.stack(taps, dim=0)
+    if not x.dtype.is_floating_point and x.device.type == "cpu" and x.dtype != torch.int64:
+        stacked = stacked.to(torch.int64)  # CPU sort kernels cover every integer type this way
+    return stacked.sort(dim=0).values[(kh * kw) // 2].to(x.dtype)

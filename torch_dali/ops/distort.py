@@ -1,0 +1,178 @@
+"""water, sphere, jitter and grid_mask on HWC images (CPU or CUDA; kernels in
+`functional.distort`). A dense batch is warped with one gather per tap for all its samples; the
+per-sample `mask` (0: leave the sample as it is) is applied to the batch afterwards."""
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import torch
+
+from .. import types
+from ..errors import ArgumentError, ArgumentTypeError
+from ..functional import distort as K
+from ..functional import jpeg_distortion as JD
+from ._registry import register
+from ._schema import Arg, OpSchema, positive
+from .layout_op import Args, LayoutOp, per_sample, scalar
+from .noise import sample_keys
+
+WARP_TYPES = (torch.uint8, torch.float32)
+
+
+def _interp(v: Any) -> str:
+    return str(v.value if isinstance(v, enum.Enum) else v)
+
+
+class _Displacement(LayoutOp):
+    """Shared: interpolation, types, the mask; subclasses give the source points."""
+
+    layouts: tuple[str, ...] = ("HWC",)
+    types: tuple[torch.dtype, ...] = WARP_TYPES
+
+    def setup(self) -> None:
+        interp = _interp(self.args.get("interp_type", types.INTERP_NN))
+        if interp not in ("nn", "linear"):
+            raise ArgumentError(f"{self.name}: Unsupported interpolation type, only NN and LINEAR are supported "
+                                f"for this operation, got {interp}")
+        self.linear = interp == "linear"
+
+    def points(self, x: torch.Tensor, keys: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        raise NotImplementedError
+
+    def run_one(self, index: int, seed: int, iteration: int, x: torch.Tensor, layout: str,
+                args: Args) -> torch.Tensor:
+        return self.warp(x.unsqueeze(0), {k: [v] for k, v in args.items()}, sample_keys(seed, iteration, [index]))[0]
+
+    def run_dense(self, x: torch.Tensor, layout: str, args: dict[str, list[Any]], seed: int,
+                  iteration: int) -> torch.Tensor:
+        return self.warp(x, args, sample_keys(seed, iteration, list(range(int(x.shape[0])))))
+
+    def warp(self, x: torch.Tensor, args: dict[str, list[Any]], keys: torch.Tensor) -> torch.Tensor:
+        if x.dtype not in self.types:
+            raise ArgumentTypeError(f"{self.name}: Unexpected input type {x.dtype}; it takes "
+                                    + ", ".join(str(t).replace("torch.", "") for t in self.types))
+        n = int(x.shape[0])
+        masks = [int(scalar(self.name, "mask", m)) for m in per_sample(args.get("mask"), n, self.args.get("mask"))]
+        if not any(masks):
+            return x.clone()
+        px, py = self.points(x, keys)
+        out = K.sample(x, px, py, self.linear, float(self.args.get("fill_value", 0.0)))
+        if all(masks):
+            return out
+        keep = torch.tensor(masks, dtype=torch.bool, device=x.device).reshape(n, 1, 1, 1)
+        return torch.where(keep, out, x)
+
+
+class Water(_Displacement):
+    def points(self, x: torch.Tensor, keys: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        a = self.args
+        return K.water_points(int(x.shape[1]), int(x.shape[2]), a["ampl_x"], a["ampl_y"], a["freq_x"], a["freq_y"],
+                              a["phase_x"], a["phase_y"], x.device)
+
+
+class Sphere(_Displacement):
+    def points(self, x: torch.Tensor, keys: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return K.sphere_points(int(x.shape[1]), int(x.shape[2]), x.device)
+
+
+class Jitter(_Displacement):
+    def setup(self) -> None:
+        super().setup()
+        self.linear = False  # the points are whole pixels: every interpolation reads them as they are
+        if int(self.args["nDegree"]) < 0:
+            raise ArgumentError(f"{self.name}: `nDegree` must be >= 0, got {self.args['nDegree']}")
+
+    def points(self, x: torch.Tensor, keys: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return K.jitter_points(keys, int(x.shape[1]), int(x.shape[2]), int(self.args["nDegree"]), x.device)
+
+
+class GridMask(LayoutOp):
+    layouts = ("HWC", "HW")
+
+    def run_one(self, index: int, seed: int, iteration: int, x: torch.Tensor, layout: str,
+                args: Args) -> torch.Tensor:
+        return self.run_dense(x.unsqueeze(0), layout, {k: [v] for k, v in args.items()}, seed, iteration)[0]
+
+    def run_dense(self, x: torch.Tensor, layout: str, args: dict[str, list[Any]], seed: int,
+                  iteration: int) -> torch.Tensor:
+        if x.dtype in (torch.float16, torch.bool):
+            raise ArgumentTypeError(f"{self.name}: Unsupported input type: {x.dtype}")
+        n = int(x.shape[0])
+        v = {k: torch.tensor([scalar(self.name, k, a) for a in per_sample(args.get(k), n, self.args.get(k))],
+                             dtype=torch.float64) for k in ("tile", "ratio", "angle", "shift_x", "shift_y")}
+        if bool((v["tile"] <= 0).any()):
+            raise ArgumentError(f"{self.name}: Tile argument must be positive, got {v['tile'].tolist()}")
+        v["tile"] = v["tile"].floor()  # an integer in DALI
+        img = x if layout == "HWC" else x.unsqueeze(-1)
+        out = K.grid_mask(img, v["tile"], v["ratio"], v["angle"], v["shift_x"], v["shift_y"])
+        return out if layout == "HWC" else out.squeeze(-1)
+
+
+_MASK = Arg("mask", "int", 1, "0 leaves the sample as it is, 1 applies the augmentation", tensor=True)
+_FILL = Arg("fill_value", "float", 0.0, "value of the points read from outside the image")
+_INTERP = Arg("interp_type", "interp_type", types.INTERP_NN, "INTERP_NN or INTERP_LINEAR")
+
+register(OpSchema(
+    name="water", impl=Water,
+    doc="Water ripples: the pixel (y, x) reads (x + ampl_x sin(freq_x y + phase_x), "
+        "y + ampl_y cos(freq_y x + phase_y)).",
+    args=(Arg("ampl_x", "float", 10.0, "wave amplitude along x"), Arg("ampl_y", "float", 10.0, "wave amplitude along y"),
+          Arg("freq_x", "float", 0.049087, "wave frequency along x"), Arg("freq_y", "float", 0.049087,
+                                                                          "wave frequency along y"),
+          Arg("phase_x", "float", 0.0, "wave phase along x"), Arg("phase_y", "float", 0.0, "wave phase along y"),
+          _FILL, _INTERP, _MASK),
+))
+register(OpSchema(
+    name="sphere", impl=Sphere, doc="A spherical bulge centered in the image.", args=(_FILL, _INTERP, _MASK),
+))
+register(OpSchema(
+    name="jitter", impl=Jitter, random=True,
+    doc="Moves each pixel by a random whole number of pixels in [-nDegree // 2, nDegree - nDegree // 2] "
+        "on each axis (clamped to the image); keyed per sample.",
+    args=(Arg("nDegree", "int", 2, "the size of the moves"), _FILL, _INTERP, _MASK),
+))
+register(OpSchema(
+    name="grid_mask", impl=GridMask,
+    doc="Zeroes squares of a (rotated, shifted) grid: tiles of `tile` pixels whose first `ratio` of each "
+        "side is black (https://arxiv.org/abs/2001.04086).",
+    args=(Arg("tile", "int", 100, "tile size in pixels", tensor=True, check=positive),
+          Arg("ratio", "float", 0.5, "black square side / tile side", tensor=True),
+          Arg("angle", "float", 0.0, "rotation of the grid in radians", tensor=True),
+          Arg("shift_x", "float", 0.0, "x shift, after rotation", tensor=True),
+          Arg("shift_y", "float", 0.0, "y shift, after rotation", tensor=True)),
+))
+
+
+# -- jpeg_compression_distortion ------------------------------------------------------------------
+
+class JpegCompressionDistortion(LayoutOp):
+    """uint8 RGB images or sequences; frames of a sequence share their sample's quality."""
+
+    layouts = ("HWC", "FHWC")
+
+    def run_one(self, index: int, seed: int, iteration: int, x: torch.Tensor, layout: str,
+                args: Args) -> torch.Tensor:
+        return self.run_dense(x.unsqueeze(0), layout, {k: [v] for k, v in args.items()}, seed, iteration)[0]
+
+    def run_dense(self, x: torch.Tensor, layout: str, args: dict[str, list[Any]], seed: int,
+                  iteration: int) -> torch.Tensor:
+        if x.dtype != torch.uint8 or int(x.shape[-1]) != 3:
+            raise ArgumentTypeError(f"{self.name}: expected uint8 RGB images (3 channels), got {x.dtype} with shape "
+                                    f"{tuple(x.shape[1:])}")
+        n = int(x.shape[0])
+        q = torch.tensor([int(scalar(self.name, "quality", v)) for v in
+                          per_sample(args.get("quality"), n, self.args.get("quality"))], dtype=torch.int64)
+        if layout == "FHWC":
+            frames = int(x.shape[1])
+            flat = x.reshape(n * frames, *x.shape[2:])
+            return JD.jpeg_distortion(flat, q.repeat_interleave(frames)).reshape(x.shape)
+        return JD.jpeg_distortion(x, q)
+
+
+register(OpSchema(
+    name="jpeg_compression_distortion", impl=JpegCompressionDistortion,
+    doc="JPEG compression artifacts at `quality` (1..100, clamped): 4:2:0 chroma, 8x8 DCT quantized with the "
+        "quality-scaled IJG tables, decoded back to RGB.",
+    args=(Arg("quality", "int", 50, "JPEG quality, 1 (worst) to 100 (best)", tensor=True),),
+))
