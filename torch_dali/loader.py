@@ -182,6 +182,8 @@ class DataLoader:
                     args.update(pad_last_batch=False, stick_to_shard=True)
                 else:
                     args["pad_last_batch"] = True
+                if node.op == "readers.webdataset" and "split_by_file" not in node.explicit:
+                    args["split_by_file"] = True  # tar shards go to ranks whole (split_by_node)
                 self.pipe.set_node_args(node.name, seed=self.seed, **args)
             if node.op == "crop_mirror_normalize":
                 args = {}
