@@ -32,7 +32,7 @@ class Graph:
         node = Node(id=idx, schema=schema, name=name, device=device, args=args, inputs=list(inputs),
                     arg_inputs=dict(arg_inputs), seed=int(seed), origin=origin)
         out_device = "gpu" if device in ("gpu", "mixed") else "cpu"
-        node.outputs = [DataNode(node, i, out_device) for i in range(schema.outputs_for(args))]
+        node.outputs = [DataNode(node, i, out_device) for i in range(schema.outputs_for(args, len(inputs)))]
         self.nodes.append(node)
         self._names.add(name)
         return node

@@ -11,7 +11,8 @@ from ._registry import all_schemas, lookup, make_class  # noqa: F401
 # Each family module registers its schemas on import.
 _FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", "readers.file", "readers.mxnet",
              "decoders.image", "python_function", "external_source",
-             "color_adjust", "filters", "noise", "normalization", "morphology", "histogram", "distort")
+             "color_adjust", "filters", "noise", "normalization", "morphology", "histogram", "distort",
+             "detection", "detection_crop", "readers.coco")
 for _fam in _FAMILIES:
     try:
         importlib.import_module(f"{__name__}.{_fam}")
