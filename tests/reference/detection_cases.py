@@ -153,8 +153,8 @@ CROP_BOXES = np.array([[0.1, 0.1, 0.3, 0.3], [0.5, 0.45, 0.9, 0.8], [0.3, 0.6, 0
 CROP_CASES: dict[str, dict[str, Any]] = {
     "default": dict(),
     "scaling": dict(scaling=[0.3, 1.0]),
-    "ssd": dict(scaling=[0.3, 1.0], aspect_ratio=[0.5, 2.0], thresholds=[0.1, 0.3, 0.5, 0.7, 0.9],
-                allow_no_crop=True, num_attempts=50),
+    "ssd": dict(scaling=[0.3, 1.0], aspect_ratio=[0.5, 2.0], thresholds=[0.1, 0.3, 0.5],
+                all_boxes_above_threshold=False, num_attempts=5),
     "no_nocrop": dict(scaling=[0.3, 1.0], allow_no_crop=False),
     "any_box": dict(scaling=[0.2, 0.6], aspect_ratio=[0.5, 2.0], thresholds=[0.2], allow_no_crop=False,
                     all_boxes_above_threshold=False, num_attempts=10),

@@ -150,7 +150,8 @@ def box_encoder_batch(boxes: torch.Tensor, labels: torch.Tensor, counts: torch.T
         sd = torch.tensor(stds, dtype=torch.float32, device=dev)
         bc, be, ac, ae = b_ctr * s, b_ext * s, a_ctr * s, a_ext * s
         ctr = ((bc - ac) / ae - m[:2]) / sd[:2]
-        ext = (torch.log(be / ae) - m[2:]) / sd[2:]
+        # log correctly rounded to float32 (as glibc's logf; torch's float32 log can be 1 ulp off)
+        ext = (torch.log((be / ae).double()).float() - m[2:]) / sd[2:]
         value = torch.cat([ctr, ext], -1)
     else:
         value = torch.cat([b_ctr, b_ext], -1)
