@@ -148,7 +148,9 @@ def _candidate(rng: Rng, p: CropParams, crop_shape: np.ndarray | None,
     """(rel lo, rel hi, output anchor, output shape) of one random window, or None (bad aspect)."""
     if crop_shape is not None:
         assert input_shape is not None
-        anchor = np.array([float(rng.randint(0, int(input_shape[d] - crop_shape[d]))) for d in range(p.ndim)])
+        # a window larger than the image gets an anchor in [input - crop, 0], as in DALI
+        room = [int(input_shape[d] - crop_shape[d]) for d in range(p.ndim)]
+        anchor = np.array([float(rng.randint(min(0, r), max(0, r))) for r in room])
         rel_lo = anchor / input_shape
         return rel_lo, rel_lo + crop_shape / input_shape, anchor, crop_shape.astype(np.float64)
     unit = input_shape if input_shape is not None else np.ones(p.ndim)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,13 +100,16 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def load_json(path: str, max_bytes: int = MAX_JSON_BYTES) -> Any:
+def load_json(path: str, max_bytes: int | None = None) -> Any:
     """The parsed file; DataError if it is missing, too large, not JSON, or nested too deep."""
-    try:
-        with open(path, "rb") as f:
-            if not os.path.isfile(path):
-                raise DataError(f"readers.coco: {path} is not a regular file")
-            size = os.fstat(f.fileno()).st_size
+    max_bytes = MAX_JSON_BYTES if max_bytes is None else max_bytes
+    try:  # O_NONBLOCK: a FIFO put in the file's place must not hang the open
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise DataError(f"readers.coco: the annotations file {path} is not a regular file")
+            size = st.st_size
             if size > max_bytes:
                 raise DataError(f"readers.coco: {path} is {size} bytes, more than the {max_bytes} an annotation "
                                 "file may have")
@@ -122,7 +126,7 @@ def load_json(path: str, max_bytes: int = MAX_JSON_BYTES) -> Any:
         raise DataError(f"readers.coco: {path} is not valid JSON: {e}") from None
 
 
-def parse(path: str, opts: CocoOptions, max_bytes: int = MAX_JSON_BYTES) -> list[CocoSample]:
+def parse(path: str, opts: CocoOptions, max_bytes: int | None = None) -> list[CocoSample]:
     """The samples of an annotation file, in DALI's order, with their objects."""
     d = _Doc(path)
     root = d.obj(load_json(path, max_bytes), "(top level)")

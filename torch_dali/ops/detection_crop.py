@@ -157,9 +157,8 @@ class RandomBBoxCrop(Operator):
             raise ArgumentError(f"{self.name}: {lo.shape[0]} boxes but labels of shape {tuple(labels_t.shape)}{src}")
         crop_shape = self._shape_arg(args, "crop_shape", i, ndim) if self.has_crop_shape else None
         input_shape = self._shape_arg(args, "input_shape", i, ndim) if self.has_input_shape else None
-        if crop_shape is not None and input_shape is not None and (crop_shape > input_shape).any():
-            raise ArgumentError(f"{self.name}: `crop_shape` {crop_shape.tolist()} exceeds `input_shape` "
-                                f"{input_shape.tolist()}{src}")
+        if input_shape is not None and (input_shape <= 0).any():
+            raise ArgumentError(f"{self.name}: `input_shape` must be positive, got {input_shape.tolist()}{src}")
         try:
             res = BC.find_crop(ctx.sample(i).rng, lo.astype(np.float64), hi.astype(np.float64), self.params(ndim),
                                crop_shape, input_shape)
