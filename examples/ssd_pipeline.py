@@ -75,13 +75,14 @@ def ssd_pipeline(file_root: str, annotations_file: str, anchors: list[float], ra
     jpegs, boxes, labels = fn.readers.coco(file_root=file_root, annotations_file=annotations_file, ltrb=True,
                                            ratio=True, skip_empty=True, shard_id=shard_id, num_shards=num_shards,
                                            random_shuffle=random_crop, name="Reader")
+    # random draws first: their seeds follow the node order, which then does not depend on the device
+    mirror: Any = fn.random.coin_flip(probability=0.5) if flip == "random" else int(flip == "always")
     anchor = shape = None
     if random_crop:
         anchor, shape, boxes, labels = fn.random_bbox_crop(
             boxes, labels, aspect_ratio=[0.5, 2.0], thresholds=[0, 0.1, 0.3, 0.5, 0.7, 0.9],
             scaling=[0.3, 1.0], bbox_layout="xyXY", allow_no_crop=True, num_attempts=50)
     images = decode_and_crop(jpegs, anchor, shape, device)
-    mirror: Any = fn.random.coin_flip(probability=0.5) if flip == "random" else int(flip == "always")
     boxes = fn.bb_flip(boxes, ltrb=True, horizontal=mirror)
     images = fn.resize(images, resize_x=size, resize_y=size)
     images = fn.crop_mirror_normalize(images, mirror=mirror, mean=MEAN, std=STD, dtype=types.FLOAT,
