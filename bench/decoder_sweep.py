@@ -41,7 +41,7 @@ def one(data: str, batches: int, hw_load: float) -> dict:
     import torch
     from throughput import rate, train_pipe
 
-    from torch_dali.functional import nvjpeg as D
+    from torch_dali.io import nvjpeg as D
     r, first = rate(train_pipe(data, 256, 0, 8, hw_load=hw_load), batches)
     dec = next(iter(D._NVJPEG.values()), None)
     return {"images_per_s": round(r), "first_batch_s": round(first, 2),
@@ -65,7 +65,7 @@ def main() -> None:
         return
     from throughput import bench_data
     data = bench_data(args.data, args.images, args.subsampling)
-    from torch_dali import _extension
+    from torch_dali._native import extension as _extension
     _extension.load()  # built once here, not inside a timed child
     results = []
     for hw_load, hw_states, cuda_states, threshold, concurrent, lanes in CONFIGS:

@@ -31,11 +31,11 @@ def main() -> None:
         import torch_dali  # noqa: F401
         res["import_s"] = round(time.perf_counter() - t0, 3)
         t = time.perf_counter()
-        from torch_dali import _extension
+        from torch_dali._native import extension as _extension
         _extension.load()
         res["extension_s"] = round(time.perf_counter() - t, 3)
         t = time.perf_counter()
-        from torch_dali.functional import nvjpeg
+        from torch_dali.io import nvjpeg
         dec = nvjpeg._nvjpeg_decoder(torch.device("cuda", 0), 0.65 if kind != "fused" else 1.0)
         res["decoder_s"] = round(time.perf_counter() - t, 3)
         if dec is not None and hasattr(dec, "build_stats"):

@@ -16,7 +16,7 @@ if [ -d /tmp/dali-site ]; then
   export LD_LIBRARY_PATH=/tmp/dali-site/nvidia/cu13/lib:${CUDA_HOME:-/usr/local/cuda}/lib64:${LD_LIBRARY_PATH:-}
 fi
 PIN=""; [ "$(nproc)" -gt 16 ] && PIN="taskset -c 0-15"
-nvidia-smi -L; python3 -c "import torch_dali._extension as e; e.load(); print(e.status())" 2>&1 | tail -1
+nvidia-smi -L; python3 -c "import torch_dali._native as n; print(n.status(load=True))" 2>&1 | tail -1
 if [[ " $STEPS " == *" tests "* ]]; then
   timeout 300 python3 -m pytest -q tests/gpu -p no:cacheprovider -p no:warnings 2>&1 | tail -8 | tee "$OUT/gpu_tests.txt"
   D=$(python3 -c "

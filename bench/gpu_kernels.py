@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from torch_dali import _extension  # noqa: E402
+from torch_dali._native import extension as _extension  # noqa: E402
 
 MEAN = torch.tensor([0.485, 0.456, 0.406]) * 255
 STD = torch.tensor([0.229, 0.224, 0.225]) * 255

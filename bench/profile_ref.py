@@ -1,6 +1,6 @@
 """Where a reference pipeline's time goes on the GPU machine (bench/reference_pipes.py kinds), read
 through DALIGenericIterator as users read it: images/s, per-op host milliseconds per batch (each
-op's run_batch timed on its stage thread), the staged executor's per-stage split, CPU seconds per
+op timed on its stage thread by `Plan.time_ops(sync=False)`), the staged executor's per-stage split, CPU seconds per
 thread group, GPU memory (device delta and torch's peak), and with --py-spy the Python stacks
 sampled while holding the GIL.
 
@@ -24,41 +24,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 
-def _wrap_ops(plan) -> dict[str, list[float]]:
-    """Times each op's run_batch (host seconds, calls); sample-wise CPU chains are timed as one."""
-    times: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
-    lock = threading.Lock()
-    for nid, op in plan.ops.items():
-        name = f"{op.node.schema.name}@{op.device.type}"
-        for meth in ("run_batch",):
-            orig = getattr(op, meth)
-
-            def timed(*a, _orig=orig, _name=name, **kw):
-                t = time.perf_counter()
-                try:
-                    return _orig(*a, **kw)
-                finally:
-                    dt = time.perf_counter() - t
-                    with lock:
-                        times[_name][0] += dt
-                        times[_name][1] += 1
-            setattr(op, meth, timed)
-    chain = plan._run_chain
-
-    def run_chain(nodes, *a, **kw):
-        t = time.perf_counter()
-        try:
-            return chain(nodes, *a, **kw)
-        finally:
-            dt = time.perf_counter() - t
-            with lock:
-                key = "cpu_chain:" + "+".join(n.schema.name for n in nodes)
-                times[key][0] += dt
-                times[key][1] += 1
-    plan._run_chain = run_chain
-    return times
-
-
 def profile(kind: str, data: str, seconds: float, spy: str, out_dir: Path) -> dict:
     import torch
     import reference_pipes as R
@@ -80,8 +45,8 @@ def profile(kind: str, data: str, seconds: float, spy: str, out_dir: Path) -> di
     next(iter(it))
     sync()
     ttfb = time.perf_counter() - t0
-    ex = pipe._exec()
-    times = _wrap_ops(ex.plan)
+    ex = pipe.executor
+    times = ex.plan.time_ops(sync=False)  # host time of each op on its stage thread (chains split)
 
     def batches():
         while True:
@@ -91,9 +56,8 @@ def profile(kind: str, data: str, seconds: float, spy: str, out_dir: Path) -> di
     for _ in range(15):
         next(gen)
     sync()
-    times.clear()
-    for v in ex._timing.values():
-        v[:] = [0.0, 0.0, 0.0, 0]
+    times.reset()
+    ex.reset_stage_stats()
     proc = None
     gil = out_dir / f"gil_{kind}.txt"
     if spy:
@@ -117,8 +81,7 @@ def profile(kind: str, data: str, seconds: float, spy: str, out_dir: Path) -> di
         "kind": kind, "images_per_s": round(n / wall), "first_batch_s": round(ttfb, 3),
         "gpu_mem_mib": round((free0 - torch.cuda.mem_get_info()[0]) / 2**20) if cuda else None,
         "torch_peak_mib": round(torch.cuda.max_memory_allocated() / 2**20) if cuda else None,
-        "op_host_ms_per_batch": {k: round(1000 * v[0] / nb, 2) for k, v in sorted(times.items(), key=lambda x: -x[1][0])},
-        "op_calls_per_batch": {k: round(v[1] / nb, 2) for k, v in times.items()},
+        "op_host_ms_per_batch": {k: round(1000 * v / nb, 2) for k, v in sorted(times.seconds.items(), key=lambda x: -x[1])},
         "stage_ms_per_batch": {k: {m[:-2]: round(1000 * v[m] / max(1, v["batches"]), 2)
                                    for m in ("wait_in_s", "busy_s", "wait_out_s")}
                                for k, v in ex.stage_stats().items()},

@@ -68,7 +68,7 @@ def main() -> None:
     import torch
     from throughput import bench_data, train_pipe
 
-    from torch_dali.functional import nvjpeg
+    from torch_dali.io import nvjpeg
     data = bench_data(args.data, args.images, args.subsampling)
     pipe = train_pipe(data, 256, 0, 8)
     pipe.build()
@@ -76,9 +76,8 @@ def main() -> None:
     for _ in range(20):
         pipe.run()
     sync()
-    ex = pipe._exec()
-    for v in ex._timing.values():
-        v[:] = [0.0, 0.0, 0.0, 0]
+    ex = pipe.executor
+    ex.reset_stage_stats()
     spy = None
     gil_path = str(Path(args.out).with_suffix("")) + "_gil.txt"
     if args.py_spy:

@@ -29,7 +29,7 @@ def main() -> None:
     import torch
     from throughput import rate, train_pipe
 
-    from torch_dali.functional import nvjpeg as D
+    from torch_dali.io import nvjpeg as D
     from torch_dali.sample_data import make_benchmark_folder
     data = os.path.join(tempfile.mkdtemp(), "q90")
     make_benchmark_folder(data, args.images, quality=90, subsampling="4:2:0")

@@ -184,7 +184,7 @@ def main():
 
     @section("extension_build")
     def build():
-        from torch_dali import _extension
+        from torch_dali._native import extension as _extension
         t0 = time.perf_counter()
         m = _extension.load()
         return {"loaded": m is not None, "status": _extension.status(), "build_s": round(time.perf_counter() - t0, 1)}
@@ -227,7 +227,7 @@ def main():
     def td():
         r, first = rate(train_pipe(q90, args.batch_size, 0, 8), args.batches)
         mem = torch.cuda.max_memory_allocated() / 2**20
-        from torch_dali.functional import nvjpeg
+        from torch_dali.io import nvjpeg
         dec = next(iter(nvjpeg._NVJPEG.values()), None)  # per-phase host times of the last batch
         return {"images_per_s": round(r), "first_batch_s": round(first, 2), "max_gpu_mem_mib": round(mem),
                 "decoder_last_batch": dict(dec.last_stats) if dec is not None else None}
@@ -385,8 +385,8 @@ def main():
         pipe.build()
         for _ in range(3):
             pipe.run()
-        pipe._exec().stop()  # no producer thread racing the profiled calls
-        plan = pipe._exec().plan
+        pipe.executor.stop()  # no producer thread racing the profiled calls
+        plan = pipe.executor.plan
         torch.cuda.synchronize()
         stages = {"cpu_stage_ms": [], "device_stage_host_ms": [], "device_stage_gpu_ms": []}
         for k in range(6):  # each stage alone, in this thread: host ms, then the GPU's ms

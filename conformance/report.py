@@ -146,8 +146,10 @@ def render(baseline: dict[str, Any], strict: dict[str, TaskResult], stand_in: di
                f"{tot['package']} | {tot['skip'] + tot['dali_fails'] + tot['excluded'] + tot['timeout'] + tot['crash']} | "
                f"{tot['ours_strict']} | {_pct(tot['ours_strict'], tot['counted'])} | {tot['ours']} | "
                f"{_pct(tot['ours'], tot['counted'])} |")
-    out += ["", "## Where we differ on purpose", "",
-            "None are recorded yet: every counted case torch_dali does not pass is a gap, not a choice.", ""]
+    on_purpose = REPO / "conformance" / "on_purpose.md"  # written by hand: the choices, with why
+    out += ["", "## Where we differ on purpose", ""]
+    out += ([on_purpose.read_text().strip(), ""] if on_purpose.exists() else
+            ["None are recorded yet: every counted case torch_dali does not pass is a gap, not a choice.", ""])
     strict_blockers = Counter()
     for s in scores.values():
         if s.strict_import_error and s.counted:

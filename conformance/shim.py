@@ -30,10 +30,8 @@ PREFIX = "nvidia.dali"
 # DALI module (relative to nvidia.dali) -> the torch_dali module (relative to torch_dali) that holds
 # the same public names.
 RENAMES: dict[str, str] = {
-    "tensors": "tensor_list",        # TensorCPU/TensorListCPU/TensorListGPU
-    "backend": "tensor_list",        # DALI re-exports the tensor list classes there
-    "backend_impl": "tensor_list",   # test_utils: `from nvidia.dali.backend_impl import TensorListCPU`
-    "data_node": "graph.node",       # DataNode
+    "backend_impl": "backend",       # test_utils: `from nvidia.dali.backend_impl import TensorListCPU`
+    "_conditionals": "conditionals",  # `from nvidia.dali import _conditionals`
 }
 
 
@@ -53,7 +51,7 @@ STAND_INS = {"plugin_manager": _stand_in_plugin_manager}
 
 
 def target_name(rel: str) -> str:
-    """`fn.readers` -> `torch_dali.fn.readers`; `backend_impl` -> `torch_dali.tensor_list`."""
+    """`fn.readers` -> `torch_dali.fn.readers`; `backend_impl` -> `torch_dali.backend`."""
     parts = rel.split(".")
     for k in range(len(parts), 0, -1):
         head = ".".join(parts[:k])

@@ -151,7 +151,7 @@ def run_case(case: Case, on_error: str, device: str = "cpu", batches: int | None
                 out.error, out.at_build = str(e), True
                 return out
             _do_damage(case)
-            plan = pipe._exec().plan
+            plan = pipe.executor.plan
             reader = next(op for node, op in plan.readers() if node.name == "R")
             for _ in range(batches):
                 try:

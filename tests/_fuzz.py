@@ -34,13 +34,15 @@ import torch
 
 from torch_dali import types
 from torch_dali.errors import TorchDaliError
-from torch_dali.executor.rng import SampleRNG
+from torch_dali.rng import SampleRNG
 from torch_dali.functional import crop_window as CW
-from torch_dali.functional import decode as D
-from torch_dali.functional import headers
-from torch_dali.functional import host_io as H
-from torch_dali.functional import jpeg_roi as R
-from torch_dali.recordio import RecordFile
+from torch_dali.ops.fast import windows as FW
+from torch_dali._native import helpers
+from torch_dali.io import decode as D
+from torch_dali.io import headers
+from torch_dali.io import host_io as H
+from torch_dali.io import jpeg_roi as R
+from torch_dali.io.recordio import RecordFile
 
 try:
     from tests._fuzz_inputs import (fix_png_crcs, guard, jpeg_seeds, mutate, mutate_png_pixels,
@@ -184,7 +186,7 @@ def target_crop_windows(data: bytes, rnd: random.Random) -> None:
     ratio = (r0, rnd.choice([r0, 4 / 3, r0 * rnd.uniform(1, 50)]))
     attempts = rnd.choice([0, 1, 10, 100])
     seed, it = rnd.getrandbits(64), rnd.getrandbits(32)
-    got = CW.random_crop_window_array(seed, it, sizes, area, ratio, attempts).tolist()
+    got = FW.random_crop_window_array(seed, it, sizes, area, ratio, attempts).tolist()
     for i, ((hh, ww), win) in enumerate(zip(sizes, got)):
         ref = list(CW.random_crop_window(SampleRNG(seed, it, i), hh, ww, area, ratio, attempts))
         _check(win == ref, f"C {win} != Python {ref} for {(hh, ww)} {area} {ratio} {attempts}")
@@ -248,8 +250,8 @@ ASAN_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno
 
 def _use_sanitized_builds() -> None:
     """Loads the C helpers built with ASan + UBSan (the process runs with libasan preloaded)."""
-    from torch_dali import _cbuild
-    for lib in (H.LIB, R.LIB, CW.LIB):
+    from torch_dali._native import build as _cbuild
+    for lib in (H.LIB, R.LIB, helpers.CROP_WINDOWS):
         so = _cbuild.build(lib.src, lib.libs, lib.flags + ASAN_FLAGS)
         cdll = ctypes.CDLL(str(so))
         if lib.configure is not None:

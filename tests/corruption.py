@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from torch_dali.recordio import read_index, write_recordio
+from torch_dali.io.recordio import read_index, write_recordio
 
 GOOD = 4  # good samples in every case's dataset
 H, W = 24, 32

@@ -135,7 +135,7 @@ def test_three_bad_among_twenty(tmp_path, shuffle):
             data, _ = fn.readers.file(file_root=root, name="R", random_shuffle=shuffle, on_error="skip")
             return (fn.decoders.image(data, on_error="skip"),)
         pipe = p()
-        reader = next(op for _, op in pipe._exec().plan.readers())
+        reader = next(op for _, op in pipe.executor.plan.readers())
         sources, sums = [], []
         for _ in range(9):  # 36 samples: two epochs of 17, and 2 more
             (imgs,) = pipe.run()
@@ -162,7 +162,7 @@ def test_pad_last_batch_pads_with_last_good(tmp_path):
         data, _ = fn.readers.file(file_root=root, name="R", pad_last_batch=True, on_error="skip")
         return (fn.decoders.image(data, on_error="skip"),)
     pipe = p()
-    reader = next(op for _, op in pipe._exec().plan.readers())
+    reader = next(op for _, op in pipe.executor.plan.readers())
     got = []
     for _ in range(6):
         pipe.run()
@@ -291,7 +291,7 @@ def test_skip_keeps_checked_images_for_the_staged_decoder(tmp_path, monkeypatch)
         return fn.decoders.image(jpegs, device="mixed", on_error="skip"), labels
     pipe = p()
     pipe.build()
-    assert pipe._exec().staged
+    assert pipe.executor.staged
     for _ in range(20):
         pipe.run()
     pipe.shutdown()

@@ -7,10 +7,11 @@ import random
 import numpy as np
 import pytest
 
-from torch_dali.executor.rng import SampleRNG
+from torch_dali.rng import SampleRNG
 from torch_dali.functional.batch_sizes import crop_windows, output_sizes
 from torch_dali.functional.crop import crop_window
-from torch_dali.functional.crop_window import random_crop_window, random_crop_window_array
+from torch_dali.functional.crop_window import random_crop_window
+from torch_dali.ops.fast.windows import random_crop_window_array
 from torch_dali.functional.resize import output_size
 
 

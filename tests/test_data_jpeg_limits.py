@@ -14,9 +14,9 @@ from PIL import Image
 
 from torch_dali import fn, pipeline_def, types
 from torch_dali.errors import DataError, PipelineError
-from torch_dali.functional import decode as D
-from torch_dali.functional import headers
-from torch_dali.functional import host_io as H
+from torch_dali.io import decode as D
+from torch_dali.io import headers
+from torch_dali.io import host_io as H
 
 try:
     from tests.corruption import huge_header_jpeg, image, many_scans_jpeg

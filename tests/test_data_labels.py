@@ -9,7 +9,7 @@ import pytest
 
 from torch_dali import fn, pipeline_def
 from torch_dali.errors import ArgumentError, DataError
-from torch_dali.recordio import read_index, write_recordio
+from torch_dali.io.recordio import read_index, write_recordio
 from torch_dali.skips import skipped
 
 try:

@@ -1,4 +1,4 @@
-"""PNG decoding (functional.png): corrupt files are DataErrors, never a crash (torchvision 0.29's
+"""PNG decoding (io.png): corrupt files are DataErrors, never a crash (torchvision 0.29's
 decode_png SIGSEGVs on them); valid files decode to torchvision's (libpng's) pixels, GRAY to DALI
 2.4's; libpng's per-image warnings are gone."""
 from __future__ import annotations
@@ -16,8 +16,8 @@ from PIL import Image
 
 from torch_dali import types
 from torch_dali.errors import DataError
-from torch_dali.functional import decode as D
-from torch_dali.functional import png as P
+from torch_dali.io import decode as D
+from torch_dali.io import png as P
 
 try:
     from tests._isolate import ROOT, Died, run_isolated
@@ -174,7 +174,7 @@ def test_libpng_warnings_are_not_printed(tmp_path):
     prof = bytearray(132)
     prof[36:40] = b"acsp"
     b = b[:33] + _chunk(b"iCCP", b"x\0\0" + zlib.compress(bytes(prof))) + b[33:]
-    script = ("import sys, torch\nfrom torch_dali.functional import decode as D\n"
+    script = ("import sys, torch\nfrom torch_dali.io import decode as D\n"
               f"b = torch.frombuffer(bytearray({b!r}), dtype=torch.uint8)\n"
               "for _ in range(3): assert D.decode_image(b).shape == (2, 4, 3)\n")
     r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,

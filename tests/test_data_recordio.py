@@ -9,7 +9,7 @@ import numpy as np
 
 from torch_dali import fn, pipeline_def
 from torch_dali.errors import DataError, PipelineError
-from torch_dali.recordio import RecordFile, read_index, write_recordio
+from torch_dali.io.recordio import RecordFile, read_index, write_recordio
 from torch_dali.skips import skipped
 
 try:

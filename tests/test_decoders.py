@@ -1,4 +1,4 @@
-"""decoders.image / decoders.image_random_crop and functional.decode.
+"""decoders.image / decoders.image_random_crop and io.decode.
 
 Expected values marked "DALI 2.4" were measured with NVIDIA DALI 2.4's CPU decoder on the same
 kind of synthetic images (DALI is not importable here)."""
@@ -15,9 +15,9 @@ from PIL import Image, ImageOps
 
 from torch_dali import fn, pipeline_def, types
 from torch_dali.errors import ArgumentError, DataError, GraphError, PipelineError
-from torch_dali.executor.rng import SampleRNG
-from torch_dali.functional import decode as D
-from torch_dali.functional import nvjpeg
+from torch_dali.rng import SampleRNG
+from torch_dali.io import decode as D
+from torch_dali.io import nvjpeg
 from torch_dali.functional.crop_window import random_crop_window
 from torch_dali.ops._operator import BatchContext, Operator, SampleContext
 from torch_dali.ops._registry import register
@@ -367,18 +367,21 @@ def test_nvjpeg_decoder_falls_back_to_one_slot_then_to_torchvision():
     construction on every batch."""
     import warnings
 
-    from torch_dali.functional import nvjpeg
+    from torch_dali.io import nvjpeg
     made = []
+
+    config = nvjpeg.DecoderConfig(1, 8, 10 ** 6, 3, hw_concurrent=False, blocking_sync=True)
 
     class OneSlotOnly:
         def NvJpegDecoder(self, *args):
-            made.append(args[-1])
-            if args[-1] > 1:
+            made.append(args)
+            if args[5] > 1:
                 raise RuntimeError("nvjpegCreateEx(HARDWARE) failed")
             return "decoder"
 
-    assert nvjpeg._make_decoder(OneSlotOnly(), 0, 1, 8, 0.9, 10 ** 6, 3) == "decoder"
-    assert made == [3, 1]
+    assert nvjpeg._make_decoder(OneSlotOnly(), 0, 0.9, config) == "decoder"
+    # every setting is passed (the extension reads no environment): slots 3, then 1
+    assert made == [(0, 1, 8, 0.9, 10 ** 6, 3, False, True), (0, 1, 8, 0.9, 10 ** 6, 1, False, True)]
 
     class Never:
         def NvJpegDecoder(self, *args):
@@ -386,5 +389,5 @@ def test_nvjpeg_decoder_falls_back_to_one_slot_then_to_torchvision():
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert nvjpeg._make_decoder(Never(), 0, 1, 8, 0.9, 10 ** 6, 1) is None
+        assert nvjpeg._make_decoder(Never(), 0, 0.9, config) is None
     assert len(caught) == 1 and "torchvision" in str(caught[0].message)

@@ -91,8 +91,8 @@ def test_staged_executor_matches_single_thread_and_resumes(root):
     warnings.simplefilter("ignore", RuntimeWarning)
     staged = _device_pipe(root, prefetch_queue_depth=3)
     staged.build()
-    assert staged._exec().staged
-    assert staged._exec().plan.stages == [0, 1, 2]  # reader/coins, decoder, resize/CMN
+    assert staged.executor.staged
+    assert [st.kind for st in staged.executor.plan.stages] == ["cpu", "mixed", "gpu"]  # reader/coins, decoder, resize/CMN
     ref = _batches(_device_pipe(root, exec_async=False, exec_pipelined=False), 4)
     got = []
     for _ in range(4):
@@ -154,7 +154,7 @@ def test_restore_after_an_error_meets_no_stale_stage_threads(tmp_path):
 
 @pytest.mark.parametrize("lanes", [1, 3])
 def test_mixed_lanes_keep_batch_order(root, monkeypatch, lanes):
-    """The mixed stage on several lanes (batch i on lane i % lanes) still delivers batches in
+    """The mixed stage on several lanes (each lane takes the next batch) still delivers batches in
     order, identical to the single-threaded run, and an error arrives in its place: every batch
     before the bad one first."""
     import os
@@ -163,9 +163,10 @@ def test_mixed_lanes_keep_batch_order(root, monkeypatch, lanes):
     monkeypatch.setenv("TORCH_DALI_MIXED_LANES", str(lanes))
     staged = _device_pipe(root, prefetch_queue_depth=2)
     staged.build()
-    ex = staged._exec()
+    ex = staged.executor
     # lanes > 1: the GPU stage (no order-sensitive op) runs on the mixed stage's lanes
-    assert (ex._groups, ex._widths) == (([[0], [1, 2]], [1, lanes]) if lanes > 1 else ([[0], [1], [2]], [1, 1, 1]))
+    assert [(st.name, st.lanes) for st in ex.stages] == (
+        [("cpu", 1), ("mixed+gpu", lanes)] if lanes > 1 else [("cpu", 1), ("mixed", 1), ("gpu", 1)])
     ref = _batches(_device_pipe(root, exec_async=False, exec_pipelined=False), 7)
     for k in range(7):
         outs = staged.run()
@@ -188,7 +189,7 @@ def test_mixed_lanes_keep_batch_order(root, monkeypatch, lanes):
 
     pipe = p()
     pipe.build()
-    assert pipe._exec()._widths[-1] == lanes
+    assert pipe.executor.stages[-1].lanes == lanes
     for k in range(3):
         assert pipe.run()[1].as_tensor().view(-1).tolist() == [2 * k, 2 * k + 1]
     with pytest.raises(Exception, match="bad"):
@@ -214,8 +215,8 @@ def test_gpu_stage_with_a_python_function_stays_off_the_lanes(root, monkeypatch)
 
     pipe = p()
     pipe.build()
-    ex = pipe._exec()
-    assert (ex._groups, ex._widths) == ([[0], [1], [2]], [1, 2, 1])
+    ex = pipe.executor
+    assert [(st.name, st.lanes) for st in ex.stages] == [("cpu", 1), ("mixed", 2), ("gpu", 1)]
     labels = [pipe.run()[1].as_tensor().view(-1).tolist() for _ in range(4)]
     ref = p()
     ref._exec_async = ref._exec_pipelined = False

@@ -1,4 +1,4 @@
-"""functional.host_io: the C batch reader and header parser answer exactly what the Python code does."""
+"""io.host_io: the C batch reader and header parser answer exactly what the Python code does."""
 from __future__ import annotations
 
 import ctypes
@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from torch_dali import _cbuild
+from torch_dali._native import build as _cbuild
 from torch_dali.errors import DataError
-from torch_dali.functional import decode as D
-from torch_dali.functional import host_io as H
-from torch_dali.functional import jpeg_roi as R
+from torch_dali.io import decode as D
+from torch_dali.io import host_io as H
+from torch_dali.io import jpeg_roi as R
 from torch_dali.ops.readers._base import read_file_bytes
 
 PHOTOS = Path(D.__file__).resolve().parents[1] / "data" / "photos"
@@ -463,7 +463,7 @@ def test_read_files_grown_and_shrunk(monkeypatch: pytest.MonkeyPatch, tmp_path: 
             f.truncate(10)
         paths[3].write_bytes(b"")
 
-    monkeypatch.setattr(H.LIB, "lib", _RacingLib(H._load(), change))
+    monkeypatch.setattr(H.LIB, "lib", _RacingLib(H.LIB.load(), change))
     got = H.read_files([str(p) for p in paths])
     assert [g.numel() for g in got] == [1000, 1004, 10, 0]
     for g, p in zip(got, paths):
@@ -518,7 +518,7 @@ def test_mixed_decoder_gpu_candidates_follow_the_per_sample_rule(mode: str, max_
     from types import SimpleNamespace
 
     from torch_dali import fn, pipeline_def
-    from torch_dali.functional import nvjpeg
+    from torch_dali.io import nvjpeg
     from torch_dali.ops.decoders.image import ImageDecoder
 
     corpus = _corpus()
@@ -534,8 +534,8 @@ def test_mixed_decoder_gpu_candidates_follow_the_per_sample_rule(mode: str, max_
         warnings.simplefilter("ignore", RuntimeWarning)
         pipe = p()
         pipe.build()
-    op = next(o for o in pipe._exec().plan.ops.values() if isinstance(o, ImageDecoder))
-    want_idx, want_orient = [], []
+    op = next(o for o in pipe.executor.plan.ops.values() if isinstance(o, ImageDecoder))
+    want_idx, want_orient, want_hw = [], [], []
     for i, d in enumerate(datas):
         try:
             info = D.peek_image_info(d)
@@ -544,9 +544,11 @@ def test_mixed_decoder_gpu_candidates_follow_the_per_sample_rule(mode: str, max_
         if nvjpeg.gpu_decodable(info) and info.height * info.width <= max_pixels:
             want_idx.append(i)
             want_orient.append(info.orientation)
-    idx, orient = op._gpu_candidates(datas, SimpleNamespace(sources=names))
+            want_hw.append([info.height, info.width])
+    idx, orient, hw = op._gpu_candidates(datas, SimpleNamespace(sources=names))
     assert [names[i] for i in idx] == [names[i] for i in want_idx]
     assert orient == want_orient
+    assert hw.tolist() == want_hw  # the stored sizes the ROI windows are drawn from
     assert 0 < len(idx) < len(names)
     assert any(o != 1 for o in orient)
     pipe.shutdown()

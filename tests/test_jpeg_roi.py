@@ -1,4 +1,4 @@
-"""functional.jpeg_roi: region decoding equals the crop of torchvision's full decode, exactly."""
+"""io.jpeg_roi: region decoding equals the crop of torchvision's full decode, exactly."""
 from __future__ import annotations
 
 import io
@@ -10,11 +10,11 @@ import pytest
 import torch
 from PIL import Image
 
-from torch_dali import _cbuild
+from torch_dali._native import build as _cbuild
 from torch_dali.errors import DataError
-from torch_dali.executor.rng import SampleRNG
-from torch_dali.functional import decode as D
-from torch_dali.functional import jpeg_roi as R
+from torch_dali.rng import SampleRNG
+from torch_dali.io import decode as D
+from torch_dali.io import jpeg_roi as R
 from torch_dali.functional.crop_window import random_crop_window
 
 try:

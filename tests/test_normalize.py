@@ -111,7 +111,7 @@ def test_same_output_with_one_and_two_threads():
 @pytest.mark.parametrize("kwargs,err,msg", [
     (dict(mean=[1.0, 2.0]), PipelineError, "mean"),
     (dict(std=[1.0, 2.0, 3.0, 4.0]), PipelineError, "std"),
-    (dict(output_layout="CWH"), ArgumentError, "output_layout"),
+    (dict(output_layout="CHX"), ArgumentError, "output_layout"),  # CWH is fine: a permutation of HWC (DALI)
     (dict(crop=(30, 4)), PipelineError, "out_of_bounds_policy"),
     (dict(crop=(4, 4), crop_pos_y=-0.1), ArgumentError, "crop_pos_y"),
     (dict(dtype="not-a-type"), ArgumentTypeError, "dtype"),

@@ -64,9 +64,11 @@ def test_without_auto_reset_needs_reset(files):
     first = list(it)
     assert len(first) == 3 and set(first[0][0]) == {"data", "label"}
     assert first[-1][0]["label"].shape[0] == 2
-    assert list(it) == []  # epoch over until reset()
+    with pytest.raises(StopIteration):  # epoch over: next() stops until reset()
+        next(it)
     it.reset()
     assert len(list(it)) == 3
+    assert len(list(it)) == 3  # a new `for` over a used iterator starts the next epoch, as in DALI
 
 
 def test_bad_arguments(files):
@@ -75,8 +77,8 @@ def test_bad_arguments(files):
         _, labels = fn.readers.file(files=files, name="R")
         return labels
 
-    with pytest.raises(ArgumentError, match="reader_name"):
-        DALIGenericIterator(p(), ["l"])
+    with pytest.raises(ArgumentError, match="single pipeline"):  # no size: one pipeline, ends on StopIteration
+        DALIGenericIterator([p(), p()], ["l"])
     with pytest.raises(ArgumentError, match="duplicate"):
         DALIGenericIterator(p(), ["l", "l"], reader_name="R")
     with pytest.raises(ArgumentError, match="outputs"):

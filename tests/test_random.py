@@ -157,7 +157,7 @@ def test_argument_errors(make, err, msg):
 
 
 def test_runs_on_explicit_torch_device_tensors():
-    from torch_dali.executor.rng import SampleRNG  # noqa: F401 - the op draws from it on any device
+    from torch_dali.rng import SampleRNG  # noqa: F401 - the op draws from it on any device
     u, = run(lambda: (fn.random.uniform(shape=(2, 2)),))
     assert isinstance(u[0], torch.Tensor) and u[0].device.type == "cpu"
 
@@ -177,11 +177,11 @@ def test_vectorised_scalar_draws_equal_the_per_sample_path(make):
         pipe.build()
         return pipe
     pipe = build(11)
-    op = next(o for o in pipe._exec().plan.ops.values() if hasattr(o, "vectorised"))
+    op = next(o for o in pipe.executor.plan.ops.values() if hasattr(o, "vectorised"))
     assert op.vectorised and not op.sample_wise
     got = [pipe.run()[0].as_tensor() for _ in range(3)]
     ref = build(11)
-    rop = next(o for o in ref._exec().plan.ops.values() if hasattr(o, "vectorised"))
+    rop = next(o for o in ref.executor.plan.ops.values() if hasattr(o, "vectorised"))
     rop.vectorised = False  # the per-sample path the vectorised one stands in for
     for k in range(3):
         want = torch.stack([rop.run_sample(SampleContext(rop.node.seed, k, i), [], {}) for i in range(37)])

@@ -12,7 +12,7 @@ from torch.utils.data import DistributedSampler
 
 from torch_dali import fn, ops, pipeline_def
 from torch_dali.errors import ArgumentError, DataError, GraphError, PipelineError
-from torch_dali.recordio import write_recordio
+from torch_dali.io.recordio import write_recordio
 
 
 def _pipe(reader, bs=3, threads=2, pipe_seed=1, exec_async=True, **kw):
@@ -281,7 +281,7 @@ def test_state_from_another_dataset_is_refused(flat):
 def test_last_sources_and_writable_buffers(flat):
     pipe = _pipe(fn.readers.file, bs=2, files=flat, exec_async=False)
     data, _ = pipe.run()
-    reader = pipe._exec().plan.readers()[0][1]
+    reader = pipe.executor.plan.readers()[0][1]
     assert reader.last_sources == flat[:2]
     t = data[0]
     assert isinstance(t, torch.Tensor) and t.dtype == torch.uint8 and t.dim() == 1
@@ -333,7 +333,7 @@ def test_mxnet_several_files(rec, tmp_path):
     pipe = _pipe(fn.readers.mxnet, bs=14, path=[rec[0], rec[0]], index_path=str(glob), exec_async=False)
     data, _ = pipe.run()
     assert [bytes(data.at(i)) for i in range(14)] == [p for _, p in ITEMS] * 2
-    reader = pipe._exec().plan.readers()[0][1]
+    reader = pipe.executor.plan.readers()[0][1]
     assert reader.last_sources[0] == f"{rec[0]}#record 0" and reader.last_sources[13] == f"{rec[0]}#record 13"
     # an addition: one .idx per file
     pipe = _pipe(fn.readers.mxnet, bs=14, path=[rec[0], rec[0]], index_path=[rec[1], rec[1]])

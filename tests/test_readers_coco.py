@@ -15,7 +15,7 @@ import pytest
 
 from torch_dali import fn, pipeline_def
 from torch_dali.errors import DataError, PipelineError
-from torch_dali.functional import coco as C
+from torch_dali.io import coco as C
 
 from reference import detection_cases as S
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from torch_dali.errors import DataError
-from torch_dali.recordio import (MAGIC, RecordFile, RecordIOWriter, build_index, encode_record,
+from torch_dali.io.recordio import (MAGIC, RecordFile, RecordIOWriter, build_index, encode_record,
                                  iter_records, pack, read_index, unpack, write_recordio)
 
 M = bytes.fromhex("0a23d7ce")  # the magic word 0xced7230a, little-endian

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from torch_dali import fn, pipeline_def
-from torch_dali.recordio import MAGIC, RecordFile, write_recordio
+from torch_dali.io.recordio import MAGIC, RecordFile, write_recordio
 
 
 def _items(n: int, seed: int = 0, multi_label_at: int | None = None, magic_at: int | None = None):

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from torch_dali import fn, pipeline_def
 from torch_dali.errors import TorchDaliError
-from torch_dali.recordio import encode_record, iter_records, pack, unpack
+from torch_dali.io.recordio import encode_record, iter_records, pack, unpack
 
 VALID = b"".join(encode_record(pack(float(i), bytes([i]) * (5 + i))) for i in range(4))
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from torch_dali import _cbuild
+from torch_dali._native import build as _cbuild
 
 SHIM = r"""
 #define _GNU_SOURCE
@@ -42,7 +42,7 @@ WRAP(open) WRAP(open64) WRAP_AT(openat) WRAP_AT(openat64)
 
 CHILD = r"""
 import errno, json, sys
-from torch_dali.functional import host_io as H
+from torch_dali.io import host_io as H
 from torch_dali import fn, pipeline_def
 ok, denied = sys.argv[1], sys.argv[2]
 got = H.read_files([ok, denied])

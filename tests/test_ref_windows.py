@@ -16,8 +16,10 @@ import pytest
 import torch
 
 from torch_dali import fn, pipeline_def, types
-from torch_dali.executor.rng import SampleRNG
+from torch_dali.rng import SampleRNG
 from torch_dali.functional import crop_window as CW
+from torch_dali.ops.fast import windows as FW
+from torch_dali._native import helpers
 
 from reference import cases as C
 from reference import numpy_resize as NR
@@ -48,8 +50,8 @@ def python_windows(name: str, seed: int = 5) -> np.ndarray:
 
 def c_windows(name: str, seed: int = 5) -> np.ndarray:
     (h, w), area, ratio = C.WINDOW_CASES[name]
-    assert CW._load() is not None, f"the C window helper did not build: {CW.LIB.reason}"
-    return CW.random_crop_window_array(seed, 0, [(h, w)] * C.WINDOW_DRAWS, area, ratio)
+    assert helpers.CROP_WINDOWS.load() is not None, f"the C window helper did not build: {helpers.CROP_WINDOWS.reason}"
+    return FW.random_crop_window_array(seed, 0, [(h, w)] * C.WINDOW_DRAWS, area, ratio)
 
 
 def op_windows(name: str, n: int = 300, seed: int = 3) -> np.ndarray:
@@ -207,16 +209,17 @@ def test_numpy_reference_resampler_matches_dali(name, source):
 
 
 def test_array_fallback_equals_the_per_sample_windows(monkeypatch):
-    """Without the C helper, random_crop_window_array draws each window in Python: the same windows
-    as random_crop_window (and so as the C batch), fallbacks included."""
+    """Without the C helper, the batched draw (ops.fast.windows) falls back to the spec's, each
+    window drawn in Python: the same windows as random_crop_window (and so as the C batch),
+    fallbacks included."""
     (h, w), area, ratio = C.WINDOW_CASES["edges_20x30"]
     sizes = [(h, w), (400, 40), (7, 900), (300, 200)] * 50
-    with_c = CW.random_crop_window_array(9, 4, sizes, area, ratio)
-    monkeypatch.setattr(CW.LIB, "lib", None)
-    monkeypatch.setattr(CW.LIB, "tried", True)
-    fallback = CW.random_crop_window_array(9, 4, sizes, area, ratio)
+    with_c = FW.random_crop_window_array(9, 4, sizes, area, ratio)
+    monkeypatch.setattr(helpers.CROP_WINDOWS, "lib", None)
+    monkeypatch.setattr(helpers.CROP_WINDOWS, "tried", True)
+    fallback = FW.random_crop_window_array(9, 4, sizes, area, ratio)
     want = np.array([CW.random_crop_window(SampleRNG(9, 4, i), hh, ww, area, ratio) for i, (hh, ww) in enumerate(sizes)])
     assert fallback.dtype == np.int64 and fallback.shape == (len(sizes), 4)
     np.testing.assert_array_equal(fallback, want)
     np.testing.assert_array_equal(with_c, want)
-    assert CW.random_crop_windows(9, 4, sizes[:3], area, ratio) == [tuple(r) for r in want[:3].tolist()]
+    assert CW.random_crop_window_array(9, 4, sizes[:3], area, ratio).tolist() == want[:3].tolist()

@@ -1,17 +1,20 @@
-"""Tuning knobs read from the environment (for measuring; the defaults are the measured best)."""
+"""Every tuning knob, in one table: the environment variables torch_dali reads (for measuring and
+for machines that need them; the defaults are the measured best).
+
+Nothing else in the package reads a `TORCH_DALI_*` variable (tests/test_knobs.py checks Python and
+C++): code asks `get(name)`, which reads the environment through this table when the value is
+used (building a pipeline, making the decoder, loading a library), so a bench or a test that sets a
+variable before it builds a pipeline gets it. A value that does not parse, or lies outside the
+knob's range, is clamped or falls back to the default, never an error. The C++ extension reads no
+environment: Python passes the values as constructor arguments. The README's table is generated
+from this one (`python -m torch_dali.docs knobs`); a test checks it is current.
+"""
 from __future__ import annotations
 
+import math
 import os
-
-
-def env_int(name: str, default: int, low: int, high: int | None = None) -> int:
-    """int(os.environ[name]) clamped to [low, high]; `default` when unset or not an integer."""
-    try:
-        v = max(low, int(os.environ.get(name, default)))
-    except ValueError:
-        return default
-    return v if high is None else min(high, v)
-
+from dataclasses import dataclass
+from typing import Any
 
 # Batches the mixed stage (the decoder) works on at once, each on its own thread and CUDA stream;
 # the GPU stage goes with them unless an op in it needs batches in order. On an H200 (16 cores,
@@ -20,12 +23,118 @@ def env_int(name: str, default: int, low: int, high: int | None = None) -> int:
 MIXED_LANES = 3
 
 
+@dataclass(frozen=True)
+class Knob:
+    """One environment variable: its kind (int, float, flag: 1 on, unset or 0 off; path), default,
+    range and what it does."""
+
+    name: str
+    kind: str
+    default: Any
+    doc: str
+    low: float | None = None
+    high: float | None = None
+
+    def parse(self, raw: str | None) -> Any:
+        """The value of the variable set to `raw` (None: unset)."""
+        if self.kind == "flag":
+            return raw is not None and raw.strip() not in ("", "0")
+        if raw is None or raw.strip() == "":
+            return self.default
+        if self.kind == "path":
+            return raw
+        try:
+            v: float = int(raw) if self.kind == "int" else float(raw)
+        except ValueError:
+            return self.default
+        if isinstance(v, float) and math.isnan(v):
+            return self.default
+        if self.low is not None:
+            v = max(self.low, v)  # type: ignore[assignment]
+        if self.high is not None:
+            v = min(self.high, v)  # type: ignore[assignment]
+        return int(v) if self.kind == "int" else float(v)
+
+    def range_text(self) -> str:
+        if self.kind == "flag":
+            return "0 or 1"
+        if self.kind == "path":
+            return "a folder"
+        lo = "" if self.low is None else f"{self.low:g}"
+        hi = "" if self.high is None else f"{self.high:g}"
+        return f"{lo}..{hi}" if hi else f">= {lo}"
+
+    def default_text(self) -> str:
+        if self.kind == "flag":
+            return "0"
+        return str(self.default) if self.default is not None else "(see text)"
+
+
+KNOBS: tuple[Knob, ...] = (
+    Knob("TORCH_DALI_MIXED_LANES", "int", MIXED_LANES, "batches the mixed stage (the decoder) works on at "
+         "once, each on its own thread and CUDA stream; the GPU stage runs on the same lanes unless one "
+         "of its ops needs batches in order", 1, 8),
+    Knob("TORCH_DALI_FUSION", "int", 1, "0 runs fusable op pairs (resize then crop_mirror_normalize on "
+         "CUDA) one after the other instead of as one kernel: for measuring and tests", 0, 1),
+    Knob("TORCH_DALI_ROI_DECODE", "int", 1, "0 makes the mixed random-crop decoders decode whole images "
+         "and crop them, instead of decoding only each window (nvJPEG's ROI decode): for measuring and "
+         "tests", 0, 1),
+    Knob("TORCH_DALI_STOP_TIMEOUT_S", "float", 10.0, "seconds stopping a pipeline (shutdown, Ctrl-C, "
+         "exit) waits for the op running now; one that does not return is named and left behind", 0),
+    Knob("TORCH_DALI_STALL_DUMP_S", "float", 300.0, "seconds without a batch before every thread's stack "
+         "is printed to stderr (0: never)", 0),
+    Knob("TORCH_DALI_NVJPEG_HW_STATES", "int", 1, "hardware JPEG decoder states per slot (0: no "
+         "hardware decoding); 2 with TORCH_DALI_NVJPEG_HW_CONCURRENT=1 measured +15% on an H200 but is "
+         "not the default", 0, 64),
+    Knob("TORCH_DALI_NVJPEG_CUDA_STATES", "int", 8, "CUDA-backend decoder states per slot, each with a "
+         "host thread for its Huffman decoding", 1, 64),
+    Knob("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD", "int", 1000 * 1000, "images with more pixels do their "
+         "Huffman decoding on the GPU (DALI's hybrid_huffman_threshold)", 0),
+    Knob("TORCH_DALI_NVJPEG_SLOTS", "int", None, "independent decoder state sets, one per batch in "
+         "flight (default: TORCH_DALI_MIXED_LANES)", 1, 8),
+    Knob("TORCH_DALI_NVJPEG_HW_CONCURRENT", "flag", False, "1 lets hardware batches of different "
+         "states decode at once (off: once hung inside nvJPEG)"),
+    Knob("TORCH_DALI_NVJPEG_BLOCKING_SYNC", "flag", False, "1 makes the decoder's host wait for a "
+         "pinned buffer asleep instead of spinning"),
+    Knob("TORCH_DALI_NO_EXT", "flag", False, "1 never builds or loads the C++/CUDA extension (the "
+         "pure-torch ops run)"),
+    Knob("TORCH_DALI_NO_HOST_IO", "flag", False, "1 never builds the C helpers for batched file reads, "
+         "header parsing and crop windows (Python does the same work)"),
+    Knob("TORCH_DALI_NO_JPEG_ROI", "flag", False, "1 never builds the libjpeg region decoder (random "
+         "crops decode the whole image)"),
+    Knob("TORCH_DALI_EXT_DIR", "path", None, "where native builds are cached (default "
+         "~/.cache/torch_dali)"),
+    Knob("TORCH_DALI_TRACEBACK", "flag", False, "1 makes torch-dali print the whole traceback of an "
+         "error, not just its message"),
+)
+_BY_NAME = {k.name: k for k in KNOBS}
+
+
+def get(name: str) -> Any:
+    """The knob `name`'s value now (read from the environment through the table)."""
+    try:
+        knob = _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"{name} is not a torch_dali knob; the knobs are: {', '.join(_BY_NAME)}") from None
+    return knob.parse(os.environ.get(name))
+
+
 def mixed_lanes() -> int:
-    """TORCH_DALI_MIXED_LANES, 1..8 (default MIXED_LANES)."""
-    return env_int("TORCH_DALI_MIXED_LANES", MIXED_LANES, 1, 8)
+    return get("TORCH_DALI_MIXED_LANES")
 
 
 def fusion() -> bool:
-    """TORCH_DALI_FUSION (1 by default; 0 runs fusable op pairs, such as resize followed by
-    crop_mirror_normalize on CUDA, one after the other: for measuring and for tests)."""
-    return env_int("TORCH_DALI_FUSION", 1, 0, 1) == 1
+    return get("TORCH_DALI_FUSION") == 1
+
+
+def cache_dir() -> str:
+    """TORCH_DALI_EXT_DIR, else ~/.cache/torch_dali."""
+    return get("TORCH_DALI_EXT_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "torch_dali")
+
+
+def markdown_table() -> str:
+    """The README's table of knobs."""
+    rows = ["| variable | default | range | what it does |", "| --- | --- | --- | --- |"]
+    for k in KNOBS:
+        rows.append(f"| `{k.name}` | {k.default_text()} | {k.range_text()} | {k.doc} |")
+    return "\n".join(rows) + "\n"

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 import warnings
 from pathlib import Path
+
+from . import _knobs
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -243,64 +244,6 @@ def cmd_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-class _OpTimer:
-    """Times each op of a Plan from the outside: batch ops by wrapping `run_batch`; a chain of
-    per-sample CPU ops as one step, split between its ops by their summed per-sample time."""
-
-    def __init__(self, plan) -> None:
-        import threading
-        import torch
-
-        self.plan = plan
-        self.seconds = {n.name: 0.0 for n in plan.nodes}
-        self._sample = {n.name: 0.0 for n in plan.nodes}
-        self._lock = threading.Lock()
-        self._sync = torch.cuda.synchronize if plan.cuda is not None else (lambda: None)
-        for step in plan.steps:
-            for node in step.nodes:
-                op = plan.ops[node.id]
-                if step.sample_wise:
-                    op.run_sample = self._per_sample(node.name, op.run_sample)
-                else:
-                    op.run_batch = self._per_batch(node.name, op.run_batch)
-        chain = plan._run_chain
-
-        def run_chain(nodes, *a, **kw):
-            before = {n.name: self._sample[n.name] for n in nodes}
-            t = time.perf_counter()
-            chain(nodes, *a, **kw)
-            wall = time.perf_counter() - t
-            spent = {n.name: self._sample[n.name] - before[n.name] for n in nodes}
-            total = sum(spent.values()) or 1.0
-            for name, s in spent.items():
-                self.seconds[name] += wall * s / total
-        plan._run_chain = run_chain
-
-    def _per_batch(self, name, fn):
-        def timed(*a, **kw):
-            self._sync()
-            t = time.perf_counter()
-            out = fn(*a, **kw)
-            self._sync()
-            self.seconds[name] += time.perf_counter() - t
-            return out
-        return timed
-
-    def _per_sample(self, name, fn):
-        def timed(*a, **kw):
-            t = time.perf_counter()
-            out = fn(*a, **kw)
-            dt = time.perf_counter() - t
-            with self._lock:
-                self._sample[name] += dt
-            return out
-        return timed
-
-    def reset(self) -> None:
-        for k in self.seconds:
-            self.seconds[k] = 0.0
-
-
 class _Progress:
     """Bench's phases on stderr: a line as each starts, the batch count as it goes (in place on a
     terminal, else a line every few seconds), and a closing line with batches and seconds."""
@@ -353,13 +296,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         rate = images / (time.perf_counter() - t0)
         progress.close()
         graph, bs, threads, device_id = pipe.graph, pipe.batch_size, pipe.num_threads, pipe.device_id
-        strict = pipe._strict_device
+        strict = pipe.strict_device
     finally:
         pipe.shutdown()
     # 2. per-op time: a plan of the same graph run step by step, synchronously, each op timed
     plan = Plan(graph, bs, threads, device_id, strict)
     try:
-        timer = _OpTimer(plan)
+        timer = plan.time_ops()
         plan.run(0)
         timer.reset()
         progress = _Progress("[2/2] per-op profile, each op run and timed on its own", n)
@@ -480,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as e:  # noqa: BLE001 - a runtime failure: one clear message, exit 1
         print(f"torch-dali {args.command}: failed: {type(e).__name__}: {e}", file=sys.stderr)
-        if os.environ.get("TORCH_DALI_TRACEBACK"):
+        if _knobs.get("TORCH_DALI_TRACEBACK"):
             raise
         return EXIT_FAIL
 

@@ -118,7 +118,7 @@ def set_arg(pipe: Pipeline, key: str, value: Any, allow_modules: Iterable[str] |
             allow_functions: Iterable[str] | None = None) -> None:
     """Sets one constant argument `NodeName.arg` of an unbuilt pipeline, checked by the op's schema;
     a function given as 'module:name' resolves as in a config file."""
-    if pipe._built:
+    if pipe.built:
         raise GraphError(f"cannot override {key}: the pipeline is already built")
     ref, _, arg_name = key.rpartition(".")
     node = find_node(pipe, ref)
@@ -207,5 +207,5 @@ def check(config: str | Path, allow_modules: Iterable[str] | None = None,
         doc = parse(read_file(path), str(path))
     except SerializationError as e:
         return [str(e)]
-    _, _, report = validate(doc, str(path), allow_list(allow_modules, allow_functions))
+    _, _, report = validate(doc, str(path), allow_list(allow_modules, allow_functions), make_pipeline=Pipeline)
     return report.problems

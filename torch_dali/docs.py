@@ -1,4 +1,5 @@
-"""The op reference, generated from the schemas (`python -m torch_dali.docs > docs/ops.md`)."""
+"""Generated documentation: the op reference from the schemas (`python -m torch_dali.docs >
+docs/ops.md`) and the README's table of knobs from `_knobs` (`python -m torch_dali.docs knobs`)."""
 from __future__ import annotations
 
 import sys
@@ -39,4 +40,5 @@ def ops_markdown(include_private: bool = False) -> str:
 
 
 if __name__ == "__main__":
-    sys.stdout.write(ops_markdown())
+    from ._knobs import markdown_table
+    sys.stdout.write(markdown_table() if sys.argv[1:] == ["knobs"] else ops_markdown())

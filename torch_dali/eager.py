@@ -115,8 +115,8 @@ def _call(schema: OpSchema, args: tuple[Any, ...], kwargs: dict[str, Any]) -> An
             tensor_args[k] = per
         else:
             const[k] = v
-    layouts = tuple((layout or d[2] or schema.output_layout or "") if d[0][0].dim() == 3 else (layout or d[2])
-                    for d in datas)
+    # 3-D samples without a layout are images, HWC (as DALI's image ops take them by default)
+    layouts = tuple((layout or d[2] or "HWC") if d[0][0].dim() == 3 else (layout or d[2]) for d in datas)
     device = _device_of([d[0] for d in datas])
     key = (schema.name, len(datas), n, str(device), layouts, repr(sorted(const.items())), tuple(sorted(tensor_args)),
            seed, num_threads, tuple((d[0][0].dtype, d[0][0].dim()) for d in datas))

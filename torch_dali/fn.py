@@ -4,8 +4,22 @@ from __future__ import annotations
 import sys
 from types import ModuleType
 
+import functools
+from typing import Any, Callable
+
 from . import ops as _ops  # noqa: F401 - registers every schema
 from .ops._registry import all_schemas, make_function
+from .ops._schema import plain_inputs, plain_kwargs
+
+
+def _plain(f: Callable[..., Any], op: str) -> Callable[..., Any]:
+    """The op function taking what DALI's takes: constants as inputs, NumPy scalars and
+    `types.Constant` as arguments."""
+    @functools.wraps(f)
+    def call(*inputs: Any, **kwargs: Any) -> Any:
+        kwargs = plain_kwargs(kwargs)
+        return f(*plain_inputs(op, inputs, kwargs), **kwargs)
+    return call
 
 
 def _generate() -> None:
@@ -21,7 +35,11 @@ def _generate() -> None:
                 sys.modules[full] = sub
                 setattr(target, part, sub)
             target = sub
-        setattr(target, parts[-1], make_function(schema))
+        if schema.name == "external_source":  # DALI's signature: the source may be positional
+            from .ops.external_source_api import external_source
+            setattr(target, parts[-1], external_source)
+            continue
+        setattr(target, parts[-1], _plain(make_function(schema), schema.display_name()))
 
 
 _generate()

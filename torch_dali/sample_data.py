@@ -64,7 +64,7 @@ def make_image_folder(root: str | os.PathLike, images_per_class: int = 16, seed:
 def make_recordio(rec_path: str | os.PathLike, idx_path: str | os.PathLike,
                   items: list[tuple[str, int]]) -> None:
     """An MXNet RecordIO file of the given (jpeg path, label) items, as im2rec writes it."""
-    from .recordio import write_recordio
+    from .io.recordio import write_recordio
     write_recordio(str(rec_path), str(idx_path),
                    ((float(label), Path(p).read_bytes()) for p, label in items))
 

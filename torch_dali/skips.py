@@ -50,14 +50,6 @@ def printable(text: str) -> str:
 
 
 def skipped(pipe: Any) -> list[Skip]:
-    """Every sample `pipe` left out so far (builds the pipeline if needed), in plan order.
-
-    Readers log their own problems and those their consumers' checks found (a decoder with
-    on_error="skip"), each under the name of the op that found it."""
-    plan = pipe._exec().plan
-    out: list[Skip] = []
-    for node in plan.nodes:
-        log = getattr(plan.ops[node.id], "skip_log", None)
-        if log is not None:
-            out += log.items()
-    return out
+    """Every sample `pipe` left out so far (builds the pipeline if needed), in plan order: what
+    `pipe.skipped()` gives."""
+    return pipe.skipped()

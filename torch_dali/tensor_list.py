@@ -1,12 +1,44 @@
-"""TensorList: one batch of one pipeline output, a torch tensor per sample (or one dense tensor)."""
+"""TensorList: one batch of one pipeline output, a torch tensor per sample (or one dense tensor).
+
+`TensorList` is what ops and the executor pass around (`tl[i]` is a torch tensor). What
+`Pipeline.run()` hands the user are DALI's classes, `TensorListCPU` / `TensorListGPU`: the same
+batch (no copy), whose samples (`out[i]`, `for t in out`) are `TensorCPU` / `TensorGPU`: torch
+tensors with DALI's `as_cpu()` and a callable `shape`. `as_tensor()` and `samples` give plain
+torch tensors on every class.
+"""
 from __future__ import annotations
 
+import ctypes
 from typing import Any, Sequence
 
 import numpy as np
 import torch
 
-from .errors import ArgumentError
+from . import types
+from .errors import ArgumentError, ArgumentTypeError
+
+
+def _from_user(x: Any, where: str) -> torch.Tensor:
+    """One array-like (NumPy, torch, DLPack, TensorCPU, scalar) as a torch tensor, sharing memory
+    where it can (read-only NumPy arrays are copied: torch tensors are writable)."""
+    if isinstance(x, torch.Tensor):
+        return x if type(x) is torch.Tensor else x.as_subclass(torch.Tensor)
+    if isinstance(x, np.ndarray):
+        if x.dtype == object:
+            raise ArgumentTypeError(f"{where}: got a NumPy array of Python objects; give numbers")
+        if not x.flags.writeable:
+            x = x.copy()
+        try:
+            return torch.from_numpy(x)
+        except (TypeError, ValueError):  # negative strides
+            return torch.from_numpy(np.ascontiguousarray(x).copy())
+    if isinstance(x, (bool, int, float, np.generic)):
+        return torch.from_numpy(np.asarray(x))
+    if hasattr(x, "__dlpack__"):
+        return torch.from_dlpack(x)
+    if hasattr(x, "__array__") or isinstance(x, (list, tuple)):
+        return _from_user(np.asarray(x), where)
+    raise ArgumentTypeError(f"{where}: cannot make a tensor out of {type(x).__name__}")
 
 
 class TensorList:
@@ -23,7 +55,7 @@ class TensorList:
         else:
             self._dense = None
             self._samples = list(samples)
-        self._layout = layout
+        self._layout = layout or ""
 
     # -- construction helpers -------------------------------------------------------------
     @property
@@ -42,11 +74,17 @@ class TensorList:
     def is_cuda(self) -> bool:
         return self.device.type == "cuda"
 
+    @property
+    def dense(self) -> torch.Tensor | None:
+        """The one tensor backing the whole batch (batch dimension first) when there is one, else
+        None: a cheap test for the batched paths (unlike `as_tensor()`, it never stacks)."""
+        return self._dense
+
     # -- DALI's API ---------------------------------------------------------------------------
     def __len__(self) -> int:
         return int(self._dense.shape[0]) if self._dense is not None else len(self._samples or [])
 
-    def __getitem__(self, i: int) -> torch.Tensor:
+    def __getitem__(self, i: int) -> Any:
         return self.samples[i]
 
     def __iter__(self):
@@ -64,8 +102,28 @@ class TensorList:
     def layout(self) -> str:
         return self._layout
 
+    def set_layout(self, layout: str | None) -> None:
+        layout = layout or ""
+        if layout and any(t.dim() != len(layout) for t in self.samples):
+            raise ArgumentError(f"set_layout: layout {layout!r} has {len(layout)} dimensions, the samples "
+                                f"have {sorted({t.dim() for t in self.samples})}")
+        self._layout = layout
+
     def shape(self) -> list[tuple[int, ...]]:
         return [tuple(t.shape) for t in self.samples]
+
+    @property
+    def dtype(self) -> types.DALIDataType:
+        """The element type, as DALI names it (`types.UINT8`)."""
+        if self._dense is not None:
+            return types.from_torch_dtype(self._dense.dtype)
+        return types.from_torch_dtype(self.samples[0].dtype) if self.samples else types.NO_TYPE
+
+    def ndim(self) -> int:
+        """Dimensions of a sample (DALI's `ndim()`)."""
+        if self._dense is not None:
+            return self._dense.dim() - 1
+        return self.samples[0].dim() if self.samples else 0
 
     def is_dense_tensor(self) -> bool:
         if self._dense is not None:
@@ -83,17 +141,28 @@ class TensorList:
             self._dense = torch.stack(self.samples) if self.samples else torch.empty(0)
         return self._dense
 
+    def as_reshaped_tensor(self, shape: Sequence[int]) -> torch.Tensor:
+        """The batch as one tensor of `shape` (its element count must match)."""
+        return self.as_tensor().reshape([int(s) for s in shape])
+
     def as_cpu(self) -> "TensorList":
         if self.device.type == "cpu":
             return self
-        if self._dense is not None:
-            return TensorList(self._dense.cpu(), self._layout)
-        return TensorList([t.cpu() for t in self.samples], self._layout)
+        data = self._dense.cpu() if self._dense is not None else [t.cpu() for t in self.samples]
+        return _cpu_class(type(self))(data, self._layout)
 
     asCPU = as_cpu  # DALI's legacy spelling
 
     def as_array(self) -> np.ndarray:
         return self.as_cpu().as_tensor().numpy()
+
+    def data_ptr(self) -> int:
+        """Address of the dense batch (DALI's `data_ptr()`; samples must share a shape)."""
+        return int(self.as_tensor().data_ptr())
+
+    def copy_to_external(self, ptr: Any, *args: Any, **kwargs: Any) -> None:
+        """Copies the dense batch to the memory at `ptr` (an int or a ctypes pointer)."""
+        _copy_to(self.as_tensor(), ptr)
 
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         return self.as_tensor().__dlpack__(*args, **kwargs)
@@ -106,5 +175,177 @@ class TensorList:
         return f"{kind}(batch={len(self)}, layout={self._layout!r}, shapes={self.shape()[:2]}...)"
 
 
-TensorListCPU = TensorList
-TensorListGPU = TensorList
+def _copy_to(t: torch.Tensor, ptr: Any) -> None:
+    if t.device.type != "cpu":
+        t = t.cpu()
+    t = t.contiguous()
+    address = ptr if isinstance(ptr, int) else ctypes.cast(ptr, ctypes.c_void_p).value
+    if not address:
+        raise ArgumentError("copy_to_external: the destination pointer is null")
+    ctypes.memmove(address, t.data_ptr(), t.numel() * t.element_size())
+
+
+# -- DALI's classes --------------------------------------------------------------------------------
+
+class _Shape(tuple):
+    """A sample's shape: a tuple (compares equal to torch.Size) that can also be called, as DALI's
+    `shape()` is (it then gives a list)."""
+
+    def __call__(self) -> list[int]:
+        return list(self)
+
+    def numel(self) -> int:
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+
+class TensorCPU(torch.Tensor):
+    """A sample as `out[i]` gives it: a torch tensor (views the batch, no copy) with DALI's
+    `as_cpu()`, `source_info()` and a callable `shape` (`t.shape()` is DALI's list, `t.shape` torch's).
+    torch's own `layout` and `dtype` attributes are kept; the batch's `layout()` is DALI's layout.
+    Results of torch ops on it are plain torch tensors."""
+
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    def __new__(cls, data: Any = None, layout: str | None = None) -> "TensorCPU":
+        t = torch.empty(0) if data is None else _from_user(data, cls.__name__)
+        return t.as_subclass(cls)
+
+    @property  # type: ignore[override]
+    def shape(self) -> _Shape:
+        return _Shape(torch.Tensor.shape.__get__(self))
+
+    def as_cpu(self) -> "TensorCPU":
+        return self if self.device.type == "cpu" else self.cpu().as_subclass(TensorCPU)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        t = self.as_subclass(torch.Tensor)
+        a = (t if t.dtype != torch.bfloat16 else t.float()).numpy()
+        if dtype is not None and a.dtype != dtype:
+            return a.astype(dtype)
+        return a.copy() if copy else a
+
+    def source_info(self) -> str:
+        return ""
+
+    def copy_to_external(self, ptr: Any, *args: Any, **kwargs: Any) -> None:
+        _copy_to(self, ptr)
+
+
+class TensorGPU(TensorCPU):
+    """A device sample as `out[i]` gives it; `as_cpu()` copies it to the host."""
+
+    def as_cpu(self) -> TensorCPU:
+        return self.cpu().as_subclass(TensorCPU)
+
+    def device_id(self) -> int:
+        return int(self.device.index or 0) if self.is_cuda else 0
+
+
+class _DaliTensorList(TensorList):
+    """What DALI's TensorListCPU and TensorListGPU share (they are unrelated classes in DALI, so
+    `isinstance(x, TensorListCPU)` does not hold for a device batch here either)."""
+
+    _sample_cls: type[TensorCPU] = TensorCPU
+
+    def __init__(self, data: Any, layout: str | None = None) -> None:
+        name = type(self).__name__
+        if isinstance(data, TensorList):
+            dense, samples = data._dense, data._samples
+            super().__init__(dense if dense is not None else list(samples or []), layout or data.layout())
+        elif isinstance(data, (list, tuple)):
+            super().__init__([_from_user(x, f"{name}, sample {i}") for i, x in enumerate(data)], layout or "")
+        else:
+            t = _from_user(data, name)
+            if t.dim() == 0:
+                raise ArgumentError(f"{name}: a batch needs a leading sample dimension, got a scalar")
+            super().__init__(t, layout or "")
+        self._place()
+        if self._layout and any(t.dim() != len(self._layout) for t in self.samples):
+            raise ArgumentError(f"{name}: layout {self._layout!r} has {len(self._layout)} dimensions, the "
+                                f"samples have {sorted({t.dim() for t in self.samples})}")
+
+    def _place(self) -> None:
+        """Moves the data to the class's device."""
+
+    def __getitem__(self, i: int) -> Any:
+        n = len(self)
+        if not isinstance(i, (int, np.integer)) or isinstance(i, bool):
+            raise TypeError(f"{type(self).__name__} indices must be integers, got {type(i).__name__}")
+        if not -n <= i < n:
+            raise IndexError(f"{type(self).__name__}: index {i} out of range for a batch of {n}")
+        return self.samples[int(i)].as_subclass(self._sample_cls)
+
+    def __iter__(self):
+        return (t.as_subclass(self._sample_cls) for t in self.samples)
+
+    @classmethod
+    def from_dlpack_list(cls, items: Sequence[Any], layout: str | None = None) -> "_DaliTensorList":
+        return cls([torch.from_dlpack(x) for x in items], layout)
+
+    def broadcast(self, n: int) -> "_DaliTensorList":
+        """A batch of `n` copies of this one-sample batch."""
+        if len(self) != 1:
+            raise ArgumentError(f"broadcast: needs a batch of one sample, got {len(self)}")
+        return type(self)([self.samples[0]] * int(n), self._layout)
+
+
+class TensorListCPU(_DaliTensorList):
+    """DALI's host batch: built from a NumPy array / torch tensor (first dimension = samples), or a
+    list of samples; `out[i]` is a TensorCPU."""
+
+    def _place(self) -> None:
+        if self._dense is not None and self._dense.device.type != "cpu":
+            self._dense = self._dense.cpu()
+        elif self._samples is not None and any(t.device.type != "cpu" for t in self._samples):
+            self._samples = [t.cpu() for t in self._samples]
+
+
+class TensorListGPU(_DaliTensorList):
+    """DALI's device batch; `out[i]` is a TensorGPU, `as_cpu()` copies it to the host. Without
+    CUDA the data stay where they are (torch_dali runs GPU ops on the CPU then)."""
+
+    _sample_cls = TensorGPU
+
+    def _place(self) -> None:
+        if not torch.cuda.is_available():
+            return
+        if self._dense is not None and not self._dense.is_cuda:
+            self._dense = self._dense.cuda()
+        elif self._samples is not None and any(not t.is_cuda for t in self._samples):
+            self._samples = [t.cuda() for t in self._samples]
+
+    def as_cpu(self) -> TensorListCPU:
+        if self._dense is not None:
+            data: Any = self._dense.cpu()
+        else:
+            data = [t.cpu() for t in self.samples]
+        return TensorListCPU(data, self._layout)
+
+    def device_id(self) -> int:
+        return int(self.device.index or 0) if self.is_cuda else 0
+
+
+def _cpu_class(cls: type) -> type:
+    return TensorListCPU if issubclass(cls, _DaliTensorList) else TensorList
+
+
+def user_view(tl: TensorList) -> TensorList:
+    """The batch as DALI's class for its device, sharing the data (what Pipeline.run() returns)."""
+    if isinstance(tl, _DaliTensorList):
+        return tl
+    cls = TensorListGPU if tl.is_cuda else TensorListCPU
+    out = cls.__new__(cls)
+    out._dense, out._samples, out._layout = tl._dense, tl._samples, tl._layout
+    return out
+
+
+def plain(tl: TensorList) -> TensorList:
+    """The batch as the executor's class (`tl[i]` a torch tensor), sharing the data."""
+    if type(tl) is TensorList:
+        return tl
+    out = TensorList.__new__(TensorList)
+    out._dense, out._samples, out._layout = tl._dense, tl._samples, tl._layout
+    return out

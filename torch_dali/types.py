@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import enum
+from typing import Any, Callable, NamedTuple
 
+import numpy as np
 import torch
 
 
@@ -22,6 +24,16 @@ class DALIDataType(enum.Enum):
     BFLOAT16 = "bfloat16"
     FLOAT = "float32"
     FLOAT64 = "float64"
+    # Not element types of tensors torch_dali makes; named so that DALI code that mentions them
+    # (`dtype=types.NO_TYPE` for "unset", enum-valued constants) imports and runs.
+    NO_TYPE = "no_type"
+    STRING = "string"
+    FEATURE = "feature"
+    IMAGE_TYPE = "image_type"
+    DATA_TYPE = "data_type"
+    INTERP_TYPE = "interp_type"
+    TENSOR_LAYOUT = "tensor_layout"
+    PYTHON_OBJECT = "python_object"
 
     def __repr__(self) -> str:
         return f"types.{self.name}"
@@ -71,8 +83,60 @@ INTERP_LANCZOS3, INTERP_TRIANGULAR, INTERP_GAUSSIAN = (DALIInterpType.INTERP_LAN
                                                        DALIInterpType.INTERP_TRIANGULAR,
                                                        DALIInterpType.INTERP_GAUSSIAN)
 
+NO_TYPE, STRING, FEATURE, PYTHON_OBJECT = (DALIDataType.NO_TYPE, DALIDataType.STRING, DALIDataType.FEATURE,
+                                           DALIDataType.PYTHON_OBJECT)
+IMAGE_TYPE, DATA_TYPE, INTERP_TYPE, TENSOR_LAYOUT = (DALIDataType.IMAGE_TYPE, DALIDataType.DATA_TYPE,
+                                                     DALIDataType.INTERP_TYPE, DALIDataType.TENSOR_LAYOUT)
+
+
+class TensorLayout(str):
+    """A layout such as "HWC": a string (DALI has a class of its own; a str subclass compares equal
+    to plain strings either way)."""
+
+    def __repr__(self) -> str:
+        return f"TensorLayout({str(self)!r})"
+
+
 # DALI's legacy layout constants (`types.NCHW`) are plain layout strings here.
-NCHW, NHWC = "CHW", "HWC"
+NCHW, NHWC, NFHWC, NFCHW, SAME = "CHW", "HWC", "FHWC", "FCHW", ""
+
+# `device_id` of a pipeline that runs only on the CPU (DALI's value; `None` means the same here).
+CPU_ONLY_DEVICE_ID = -99999
+
+
+class PipelineAPIType(enum.Enum):
+    """How a pipeline is driven (DALI's names); torch_dali drives every kind the same way."""
+
+    BASIC = 0
+    ITERATOR = 1
+    SCHEDULED = 2
+
+
+class CUDAStream:
+    """A raw CUDA stream handle, as DALI passes it around (`ptr`, 0 = the default stream)."""
+
+    def __init__(self, ptr: int = 0) -> None:
+        self._ptr = int(ptr)
+
+    @property
+    def ptr(self) -> int:
+        return self._ptr
+
+
+class SampleInfo(NamedTuple):
+    """What a per-sample external source callable is given."""
+
+    idx_in_epoch: int
+    idx_in_batch: int
+    iteration: int
+    epoch_idx: int
+
+
+class BatchInfo(NamedTuple):
+    """What a batch external source callable is given with `batch_info=True`."""
+
+    iteration: int
+    epoch_idx: int
 
 _TORCH = {
     DALIDataType.BOOL: torch.bool, DALIDataType.UINT8: torch.uint8, DALIDataType.UINT16: torch.uint16,
@@ -86,12 +150,16 @@ _FROM_TORCH = {v: k for k, v in _TORCH.items()}
 ENUMS: tuple[type[enum.Enum], ...] = (DALIDataType, DALIImageType, DALIInterpType, OutOfBoundsPolicy)
 
 
-def to_torch_dtype(dtype: DALIDataType | torch.dtype | str) -> torch.dtype:
-    """Accepts `types.FLOAT`, `torch.float32` or `"float32"`."""
+def to_torch_dtype(dtype: DALIDataType | torch.dtype | str | Any) -> torch.dtype:
+    """Accepts `types.FLOAT`, `torch.float32`, `"float32"` or a NumPy type (`np.float32`)."""
     if isinstance(dtype, torch.dtype):
         return dtype
     if isinstance(dtype, str):
         dtype = DALIDataType(dtype) if dtype in {d.value for d in DALIDataType} else DALIDataType[dtype]
+    elif not isinstance(dtype, DALIDataType):
+        dtype = to_dali_type(dtype)
+    if dtype not in _TORCH:
+        raise KeyError(f"{dtype!r} is not an element type of tensors")
     return _TORCH[dtype]
 
 
@@ -105,3 +173,191 @@ def enum_by_name(name: str) -> enum.Enum:
         if name in cls.__members__:
             return cls[name]
     raise KeyError(name)
+
+
+_NUMPY = {
+    DALIDataType.BOOL: np.bool_, DALIDataType.UINT8: np.uint8, DALIDataType.UINT16: np.uint16,
+    DALIDataType.UINT32: np.uint32, DALIDataType.UINT64: np.uint64, DALIDataType.INT8: np.int8,
+    DALIDataType.INT16: np.int16, DALIDataType.INT32: np.int32, DALIDataType.INT64: np.int64,
+    DALIDataType.FLOAT16: np.float16, DALIDataType.FLOAT: np.float32, DALIDataType.FLOAT64: np.float64,
+}
+_FROM_NUMPY = {np.dtype(v): k for k, v in _NUMPY.items()}
+
+
+def to_numpy_type(dali_type: DALIDataType) -> type:
+    """`types.FLOAT` -> `np.float32` (element types only)."""
+    if dali_type not in _NUMPY:
+        raise KeyError(f"{dali_type!r} has no NumPy type")
+    return _NUMPY[dali_type]
+
+
+def to_dali_type(framework_type: Any) -> DALIDataType:
+    """A NumPy type or dtype, a torch dtype or a type name (`"float32"`) -> DALIDataType."""
+    if isinstance(framework_type, DALIDataType):
+        return framework_type
+    if isinstance(framework_type, torch.dtype):
+        if framework_type not in _FROM_TORCH:
+            raise TypeError(f"{framework_type} has no DALI data type")
+        return _FROM_TORCH[framework_type]
+    name = framework_type
+    if isinstance(name, str) and name.startswith("torch."):
+        name = name[len("torch."):]
+    try:
+        dt = np.dtype(name)
+    except TypeError:
+        raise TypeError(f"{framework_type!r} could not be converted to a DALI data type") from None
+    if dt not in _FROM_NUMPY:
+        raise TypeError(f"{framework_type!r} could not be converted to a DALI data type")
+    return _FROM_NUMPY[dt]
+
+
+_INTS = {DALIDataType.UINT8, DALIDataType.UINT16, DALIDataType.UINT32, DALIDataType.UINT64, DALIDataType.INT8,
+         DALIDataType.INT16, DALIDataType.INT32, DALIDataType.INT64}
+_FLOATS = {DALIDataType.FLOAT16, DALIDataType.BFLOAT16, DALIDataType.FLOAT, DALIDataType.FLOAT64}
+
+
+class ScalarConstant:
+    """A typed scalar for arithmetic on DataNodes (`x * types.Constant(2, types.UINT8)`): the
+    type takes part in type promotion as a tensor of that type would. Python `bool`, `int` and
+    `float` count as BOOL, INT32 and FLOAT; NumPy scalars keep their own type."""
+
+    def __init__(self, value: Any, dtype: DALIDataType | None = None) -> None:
+        self.shape: list[int] = []
+        if hasattr(value, "dtype") and hasattr(value, "item"):  # NumPy scalar or 0-d array/tensor
+            own = to_dali_type(value.dtype)
+            value = value.item()
+            dtype = own if dtype is None else dtype
+        if isinstance(value, enum.Enum) or not isinstance(value, (bool, int, float)):
+            raise TypeError(f"types.Constant: a scalar must be a bool, int or float, got {type(value).__name__}")
+        if dtype is None:
+            dtype = (DALIDataType.BOOL if isinstance(value, bool) else
+                     DALIDataType.INT32 if isinstance(value, int) else DALIDataType.FLOAT)
+        dtype = to_dali_type(dtype) if not isinstance(dtype, DALIDataType) else dtype
+        if dtype == DALIDataType.BOOL:
+            value = bool(value)
+        elif dtype in _INTS:
+            value = int(value)
+        elif dtype in _FLOATS:
+            value = float(value)
+        else:
+            raise TypeError(f"types.Constant: a scalar cannot have type {dtype!r}")
+        self.value: bool | int | float = value
+        self.dtype: DALIDataType = dtype
+
+    def _as(self, dtype: DALIDataType) -> "ScalarConstant":
+        return ScalarConstant(self.value, dtype)
+
+    def bool(self) -> "ScalarConstant":
+        return self._as(DALIDataType.BOOL)
+
+    def int8(self) -> "ScalarConstant":
+        return self._as(DALIDataType.INT8)
+
+    def int16(self) -> "ScalarConstant":
+        return self._as(DALIDataType.INT16)
+
+    def int32(self) -> "ScalarConstant":
+        return self._as(DALIDataType.INT32)
+
+    def int64(self) -> "ScalarConstant":
+        return self._as(DALIDataType.INT64)
+
+    def uint8(self) -> "ScalarConstant":
+        return self._as(DALIDataType.UINT8)
+
+    def uint16(self) -> "ScalarConstant":
+        return self._as(DALIDataType.UINT16)
+
+    def uint32(self) -> "ScalarConstant":
+        return self._as(DALIDataType.UINT32)
+
+    def uint64(self) -> "ScalarConstant":
+        return self._as(DALIDataType.UINT64)
+
+    def float16(self) -> "ScalarConstant":
+        return self._as(DALIDataType.FLOAT16)
+
+    def float32(self) -> "ScalarConstant":
+        return self._as(DALIDataType.FLOAT)
+
+    def float64(self) -> "ScalarConstant":
+        return self._as(DALIDataType.FLOAT64)
+
+    def __eq__(self, other: Any) -> Any:
+        if isinstance(other, ScalarConstant):
+            return self.value == other.value and self.dtype == other.dtype
+        return NotImplemented  # a DataNode's reflected __eq__ makes the comparison node
+
+    def __ne__(self, other: Any) -> Any:
+        if isinstance(other, ScalarConstant):
+            return not (self.value == other.value and self.dtype == other.dtype)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.value, self.dtype))
+
+    def __bool__(self) -> bool:
+        if self.dtype in _FLOATS:
+            raise TypeError("types.Constant: a floating-point constant has no truth value; convert it "
+                            "with .bool() or .int32() first")
+        return bool(self.value)
+
+    def __int__(self) -> int:
+        if self.dtype in _FLOATS:
+            raise TypeError("types.Constant: convert a floating-point constant with .int32() (or "
+                            "another integer type) before int()")
+        return int(self.value)
+
+    def __float__(self) -> float:
+        if self.dtype not in _FLOATS:
+            raise TypeError("types.Constant: convert an integer constant with .float32() before float()")
+        return float(self.value)
+
+    def __str__(self) -> str:
+        return f"{self.value}:{self.dtype}"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def _is_array(value: Any) -> bool:
+    return isinstance(value, (np.ndarray, torch.Tensor))
+
+
+def Constant(value: Any, dtype: DALIDataType | None = None, shape: Any = None, layout: str | None = None,
+             device: str | None = None, **kwargs: Any) -> Any:
+    """A constant: a ScalarConstant when `value` is a scalar and nothing forces a tensor (a shape,
+    a layout, a device or any other argument); otherwise a node (`fn.constant`) that gives the
+    same tensor for every sample."""
+    scalar_shape = shape is None or (isinstance(shape, (list, tuple)) and len(shape) == 0)
+    is_enum = isinstance(value, enum.Enum) or dtype in (DALIDataType.DATA_TYPE, DALIDataType.IMAGE_TYPE,
+                                                       DALIDataType.INTERP_TYPE)
+    array = _is_array(value) and tuple(value.shape) != ()
+    if (device is None and not array and not isinstance(value, (list, tuple)) and not is_enum
+            and scalar_shape and not kwargs and layout is None):
+        return ScalarConstant(value, dtype)
+    return _constant_node(value, dtype=dtype, shape=shape, layout=layout, device=device, **kwargs)
+
+
+def ConstantNode(device: str | None, value: Any, dtype: DALIDataType | None, shape: Any, layout: str | None,
+                 **kwargs: Any) -> Any:
+    """DALI's spelling of Constant(..., device=...) that always makes a node."""
+    return _constant_node(value, dtype=dtype, shape=shape, layout=layout, device=device, **kwargs)
+
+
+# -- the node behind Constant(...) -------------------------------------------------------------------
+# A constant node is an op (`fn.constant`), and ops sit above this module: the ops layer registers
+# the maker (ops/tensor_create.py, on `import torch_dali`) instead of this module importing up.
+
+def _no_constant_node(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("types.Constant: no constant op is registered (import torch_dali first)")
+
+
+_constant_node: Callable[..., Any] = _no_constant_node
+
+
+def set_constant_node(maker: Callable[..., Any]) -> None:
+    """Sets what `Constant(...)` calls to make a constant node: `maker(value, dtype=, shape=,
+    layout=, device=, **kwargs)`."""
+    global _constant_node
+    _constant_node = maker

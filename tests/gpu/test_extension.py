@@ -8,7 +8,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from torch_dali import _extension
+from torch_dali._native import extension as _extension
 
 if not torch.cuda.is_available():
     pytest.skip("CUDA is not available: the extension's kernels need a GPU", allow_module_level=True)
@@ -170,7 +170,7 @@ CONFIGS = [(2, 2, 0.9), (0, 2, 0.0), (1, 1, 1.0), (4, 3, 0.5)]
 @pytest.fixture(scope="module", params=CONFIGS, ids=lambda c: f"hw{c[0]}-cuda{c[1]}-load{c[2]}")
 def decoder(request):
     hw, cu, load = request.param
-    return EXT.NvJpegDecoder(torch.cuda.current_device(), hw, cu, load)
+    return EXT.NvJpegDecoder(torch.cuda.current_device(), hw, cu, load, 1000 * 1000, 1)
 
 
 def _close(out: torch.Tensor, ref: torch.Tensor, what: str) -> None:
@@ -244,9 +244,23 @@ def test_decoder_argument_errors():
         EXT.NvJpegDecoder(0, 1, 0, 0.5)
     with pytest.raises(RuntimeError, match="hw_load"):
         EXT.NvJpegDecoder(0, 1, 1, 1.5)
-    dec = EXT.NvJpegDecoder(0, 1, 1, 0.5)
+    dec = EXT.NvJpegDecoder(0, 1, 1, 0.5, 1000 * 1000, 1)
     with pytest.raises(RuntimeError, match="sample 0"):
         dec.decode([torch.zeros(10, 2, dtype=torch.uint8)], "rgb")
+
+
+def test_decoder_settings_are_arguments(monkeypatch):
+    """hw_concurrent and blocking_sync are constructor arguments (the extension reads no
+    environment); torch_dali passes the TORCH_DALI_NVJPEG_* knobs through them."""
+    dec = EXT.NvJpegDecoder(0, 1, 1, 0.5, 1000 * 1000, 1, True, True)
+    assert dec.hw_concurrent and dec.blocking_sync
+    plain = EXT.NvJpegDecoder(0, 1, 1, 0.5, 1000 * 1000, 1)
+    assert not plain.hw_concurrent and not plain.blocking_sync
+    from torch_dali.io import nvjpeg
+    monkeypatch.setenv("TORCH_DALI_NVJPEG_HW_CONCURRENT", "1")
+    monkeypatch.setenv("TORCH_DALI_NVJPEG_CUDA_STATES", "3")
+    made = nvjpeg.prepare_decoder(torch.device("cuda", 0), 0.55)
+    assert made is not None and made.hw_concurrent and not made.blocking_sync and made.num_cuda_states == 3
 
 
 @pytest.mark.parametrize("slots", [2, 3])

@@ -47,7 +47,7 @@ def _pipe(root, kind, device_id=0, dtype=types.FLOAT, layout="CHW", interp=types
 
 def _run(pipe, n=3):
     pipe.build()
-    fused = any(s.fused is not None for s in pipe._exec().plan.steps)
+    fused = any(s.fused is not None for s in pipe.executor.plan.steps)
     out = [[t.as_tensor().cpu().clone() for t in pipe.run()] for _ in range(n)]
     pipe.shutdown()
     return out, fused
@@ -87,7 +87,7 @@ def test_gpu_pipelines_match_cpu(root, kind):
 
 
 def test_resize_to_one_size_is_dense_and_equals_per_sample_kernel(root):
-    from torch_dali.ops import _cuda_batch as cb
+    from torch_dali.ops.fast import cuda_image as cb
     imgs = [torch.randint(0, 256, (h, w, 3), dtype=torch.uint8, device="cuda")
             for h, w in [(50, 70), (33, 91), (120, 64)]]
     dense = cb.resize_dense(imgs, (40, 52), True, "linear")

@@ -23,7 +23,7 @@ MUTANTS: dict[str, list[tuple[str, str, str]]] = {
         ("torch_dali/functional/crop_window.py",
          "        w = int(round(math.sqrt(target * ratio)))\n        h = int(round(math.sqrt(target / ratio)))",
          "        w = int(round(math.sqrt(target / ratio)))\n        h = int(round(math.sqrt(target * ratio)))"),
-        ("extensions/csrc/cpu/crop_windows.c",
+        ("torch_dali/_native/csrc/cpu/crop_windows.c",
          "      const int64_t w = round_even(sqrt(target * ratio));\n      const int64_t h = round_even(sqrt(target / ratio));",
          "      const int64_t w = round_even(sqrt(target / ratio));\n      const int64_t h = round_even(sqrt(target * ratio));"),
     ],
@@ -31,14 +31,14 @@ MUTANTS: dict[str, list[tuple[str, str, str]]] = {
         ("torch_dali/functional/crop_window.py",
          "            y = rng.randint(0, height - h)\n            x = rng.randint(0, width - w)",
          "            y = rng.randint(0, max(0, height - h - 1))\n            x = rng.randint(0, max(0, width - w - 1))"),
-        ("extensions/csrc/cpu/crop_windows.c",
+        ("torch_dali/_native/csrc/cpu/crop_windows.c",
          "        o[0] = randint(&r, 0, height - h);\n        o[1] = randint(&r, 0, width - w);\n        o[2] = h;",
          "        o[0] = randint(&r, 0, height - h > 0 ? height - h - 1 : 0);\n"
          "        o[1] = randint(&r, 0, width - w > 0 ? width - w - 1 : 0);\n        o[2] = h;"),
     ],
     "yaml_ignores_op_seeds": [
-        ("torch_dali/serialization/yaml_io.py",
-         "name=name, seed=seed_v,", "name=name, seed=None,"),
+        ("torch_dali/serialization/validate.py",
+         "name=name, seed=seed, origin=", "name=name, seed=None, origin="),
     ],
     "cubic_a_minus_0.75": [
         ("torch_dali/functional/resize.py",

@@ -12,10 +12,12 @@ from typing import Any
 
 import torch
 
-from .._knobs import mixed_lanes
+from .. import _knobs
 from ..errors import PipelineError
-from ..tensor_list import TensorList
-from .plan import Batch, Partial, Plan
+from .plan import Plan
+from .steps import Batch, Partial
+from .stage import Reorder, Stage, make_stages
+from .watch import add_times, dump_stall, stall_dump_s, stop_timeout_s, tensor_bytes
 
 _POLL_S = 0.1  # how often a waiting consumer checks for shutdown and Ctrl-C
 _LIVE: "weakref.WeakSet[Executor]" = weakref.WeakSet()
@@ -46,45 +48,6 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def stop_timeout_s() -> float:
-    """TORCH_DALI_STOP_TIMEOUT_S: how long stopping a pipeline waits for a running op (default 10)."""
-    try:
-        v = float(os.environ.get("TORCH_DALI_STOP_TIMEOUT_S", "10"))
-    except ValueError:
-        v = 10.0
-    return max(0.0, v)
-
-
-_STAGE_NAMES = {0: "cpu", 1: "mixed", 2: "gpu"}
-
-
-def _add_times(tm: list[float], t0: float, t1: float, t2: float) -> None:
-    tm[0] += t1 - t0
-    tm[1] += t2 - t1
-    tm[2] += time.perf_counter() - t2
-    tm[3] += 1
-
-
-def _stall_dump_s() -> float:
-    """TORCH_DALI_STALL_DUMP_S: seconds without a batch before the stacks are printed (0: never)."""
-    import os
-    try:
-        v = float(os.environ.get("TORCH_DALI_STALL_DUMP_S", "300"))
-    except ValueError:
-        v = 300.0
-    return v if v > 0 else float("inf")
-
-
-def _dump_stall(waited: float) -> None:
-    """A pipeline that stops delivering should say where it is stuck, not hang silently: every
-    thread's stack to stderr, once per wait (the wait goes on; a slow first build is not an error)."""
-    import faulthandler
-    import sys
-    print(f"torch_dali: no batch for {waited:.0f} s; the threads are at (TORCH_DALI_STALL_DUMP_S "
-          "sets when this is printed):", file=sys.stderr, flush=True)
-    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
-
-
 class Executor:
     """The iteration counter, the prefetch queue and the resume state live here.
 
@@ -97,7 +60,6 @@ class Executor:
         self.plan = plan
         self.depth = max(1, prefetch_queue_depth)
         self.exec_async = exec_async
-        self.iteration = 0  # next iteration to produce
         self._queue: queue.Queue[Batch | BaseException] = queue.Queue(maxsize=self.depth)
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -107,44 +69,26 @@ class Executor:
         self._forked_from: int | None = None  # the parent's pid, in a child forked after a run
         self._abandoned: str | None = None  # why this executor gave up on a stuck op
         # exec_pipelined with device ops: the stages (CPU, mixed, GPU) run on threads of their own,
-        # handing batches on. The mixed stage runs on several lanes (batch i on lane i % lanes,
-        # each with its own thread and CUDA stream), and the GPU stage with it, on the same lane,
-        # unless one of its ops needs batches one at a time (user Python functions, sources).
+        # handing batches on in order (`stage.Reorder`). The mixed stage runs on several lanes
+        # (threads, each with its own CUDA stream: batches decode at once), and the GPU stage with
+        # it unless one of its ops needs batches one at a time (user Python functions, sources).
         self.staged = bool(exec_pipelined) and plan.has_device_stage
-        self._stages = list(plan.stages)
-        groups = [[k] for k in self._stages]
-        lanes = mixed_lanes()
-        if lanes > 1 and [1] in groups and [2] in groups and plan.lane_safe(2):
-            groups.remove([2])
-            groups[groups.index([1])] = [1, 2]
-        self._groups = groups
-        # the first group makes the batches (iteration counter, readers): always one thread
-        self._widths = [lanes if (1 in g and pos > 0) else 1 for pos, g in enumerate(groups)]
-        # after group pos: one queue per lane of the wider side (the last group's feed the
-        # consumer's queue, in order); batch i goes through queue i % len, so each stays in order
-        self._mids: list[list[queue.Queue[Partial | BaseException]]] = [
-            [queue.Queue(maxsize=1) for _ in range(max(self._widths[pos], self._widths[pos + 1]
-                                                       if pos + 1 < len(groups) else 1))]
-            for pos in range(len(groups))]
+        self.stages: list[Stage] = make_stages(plan, _knobs.mixed_lanes())
+        # after stage pos: room for as many batches as the wider side has lanes (the last one
+        # feeds the consumer's queue, in order)
+        widths = [st.lanes for st in self.stages] + [1]
+        self._handoffs = [Reorder(max(widths[pos], widths[pos + 1]), self._stop) for pos in range(len(self.stages))]
         self._stage_threads: list[threading.Thread] = []
         # per stage lane: seconds waiting for input, working, waiting to hand on; batches
         self._timing: dict[str, list[float]] = {}
         _LIVE.add(self)
 
-    # -- producing -----------------------------------------------------------------------------
-    def _run_group(self, pos: int, part: Partial, lane: int) -> Partial:
-        laned = self._widths[pos] > 1
-        for k in self._groups[pos]:
-            part = self.plan.run_stage(k, part, lane, laned)
-        return part
+    @property
+    def iteration(self) -> int:
+        """The next iteration the first stage makes."""
+        return self.stages[0].iteration
 
-    def _first_stage(self) -> Partial:
-        """The first stage (readers live there): its state snapshot is the resume point."""
-        it = self.iteration
-        part = self._run_group(0, self.plan.start(it), 0)
-        self.iteration = it + 1
-        part.state = {"iteration": self.iteration, "ops": self.plan.state_dict(), "info": self.plan.batch_info()}
-        return part
+    # -- producing -----------------------------------------------------------------------------
 
     def _finish(self, part: Partial) -> Batch:
         event = part.ready  # after the batch's last GPU work, on whichever stream ran it
@@ -154,9 +98,9 @@ class Executor:
         return Batch(self.plan.outputs(part), event, part.state, part.iteration)
 
     def _produce_one(self) -> Batch:
-        part = self._first_stage()
-        for pos in range(1, len(self._groups)):
-            part = self._run_group(pos, part, 0)
+        part = self.stages[0].next()
+        for stage in self.stages[1:]:
+            part = stage.next(part, 0)
         return self._finish(part)
 
     def _put(self, q: "queue.Queue[Any]", item: Any) -> None:
@@ -166,14 +110,6 @@ class Executor:
                 return
             except queue.Full:
                 continue
-
-    def _get(self, q: "queue.Queue[Any]") -> Any:
-        while not self._stop.is_set():
-            try:
-                return q.get(timeout=_POLL_S)
-            except queue.Empty:
-                continue
-        return None
 
     def _loop(self) -> None:
         try:
@@ -193,7 +129,7 @@ class Executor:
                     clean = clean and not t.is_alive()
                 self._stage_threads = []
             if self._close_on_exit and clean:  # never under a stage thread still in an op
-                self.plan.close()
+                self._close()
 
     def _produce_loop(self) -> None:
         while not self._stop.is_set():
@@ -206,56 +142,55 @@ class Executor:
                 return
 
     def _stage_loop(self, pos: int, lane: int = 0) -> None:
-        """One lane of stage group `pos` on its own thread: takes batches lane, lane + width, ...
-        from the group before (the first group makes them) and hands them to the next (the last
-        group, to the collector). An error is handed on too."""
+        """One lane of stage `pos` on its own thread: takes the next batch from the stage before
+        (the first stage makes it) and hands it on under its sequence number. An error is handed
+        on too, in its place."""
         if self.plan.cuda is not None:
             torch.cuda.set_device(self.plan.cuda)
-        seq = lane
-        name = "+".join(_STAGE_NAMES[k] for k in self._groups[pos])
-        tm = self._timing.setdefault(f"{name}.{lane}", [0.0, 0.0, 0.0, 0])
+        stage = self.stages[pos]
+        inbox = self._handoffs[pos - 1] if pos > 0 else None
+        outbox = self._handoffs[pos]
+        tm = self._timing.setdefault(f"{stage.name}.{lane}", [0.0, 0.0, 0.0, 0])
         while not self._stop.is_set():
             t0 = time.perf_counter()
             t1 = t0
-            if pos == 0:
+            if inbox is None:
+                seq = stage.iteration
                 try:
-                    item: Partial | BaseException = self._first_stage()
+                    item: Partial | BaseException = stage.next()
                 except BaseException as e:  # noqa: BLE001 - handed on, never lost
                     item = e
             else:
-                ins = self._mids[pos - 1]
-                got = self._get(ins[seq % len(ins)])
+                got = inbox.get()
                 if got is None:
                     return
+                seq, part = got
                 t1 = time.perf_counter()
                 try:
-                    item = got if isinstance(got, BaseException) else self._run_group(pos, got, lane)
+                    item = part if isinstance(part, BaseException) else stage.next(part, lane)
                 except BaseException as e:  # noqa: BLE001
                     item = e
             t2 = time.perf_counter()
-            outs = self._mids[pos]
-            self._put(outs[seq % len(outs)], item)
-            _add_times(tm, t0, t1, t2)
-            seq += self._widths[pos]
+            if not outbox.put(seq, item):
+                return
+            add_times(tm, t0, t1, t2)
             if isinstance(item, BaseException):
                 return
 
     def _pipelined_loop(self) -> None:
-        """exec_pipelined with device ops: every stage group on threads of its own (one per lane);
-        here the finished batches are taken in order and queued for the consumer. Batch i's GPU
-        ops, the decode of the next batches and the reading of later ones overlap."""
+        """exec_pipelined with device ops: every stage on threads of its own (one per lane); here
+        the finished batches are taken in order and queued for the consumer. Batch i's GPU ops,
+        the decode of the next batches and the reading of later ones overlap."""
         self._stage_threads = [threading.Thread(target=self._stage_loop, args=(pos, lane), daemon=True,
-                                                name=f"torch_dali-stage{self._groups[pos][0]}.{lane}")
-                               for pos in range(len(self._groups)) for lane in range(self._widths[pos])]
+                                                name=f"torch_dali-{stage.name}.{lane}")
+                               for pos, stage in enumerate(self.stages) for lane in range(stage.lanes)]
         for t in self._stage_threads:
             t.start()
-        ins = self._mids[-1]
-        seq = 0
         while not self._stop.is_set():
-            part = self._get(ins[seq % len(ins)])
-            seq += 1
-            if part is None:
+            got = self._handoffs[-1].get()
+            if got is None:
                 return
+            part = got[1]
             try:
                 item: Batch | BaseException = part if isinstance(part, BaseException) else self._finish(part)
             except BaseException as e:  # noqa: BLE001 - handed to the consumer, never lost
@@ -296,9 +231,9 @@ class Executor:
                         ops = self.plan.running_ops()
                         raise PipelineError(f"torch_dali: no batch within timeout={timeout:g} s; "
                                             + ("running: " + "; ".join(ops) if ops else "no op is running"))
-                    if not dumped and waited >= _stall_dump_s():
+                    if not dumped and waited >= stall_dump_s():
                         dumped = True
-                        _dump_stall(waited)
+                        dump_stall(waited)
             if isinstance(item, BaseException):
                 self._failed = item
                 self._join_producer()  # its stage threads too: a restart must not meet them again
@@ -306,6 +241,20 @@ class Executor:
             batch = item
         self._hand_off(batch)
         return batch
+
+    @property
+    def failure(self) -> BaseException | None:
+        """The error that ended prefetching (StopIteration when a source ran out), as next() raised
+        it; None while batches are coming, after a stop or restore, and when batches are made on
+        demand (next() then raises the error itself)."""
+        return self._failed
+
+    def produce_on_demand(self) -> None:
+        """From now on each batch is produced when next() asks for it, not prefetched: a pipeline
+        fed with feed_input() gets its data before each run(). Nothing changes once prefetching
+        has started (a prefetched batch cannot be unmade)."""
+        if self.exec_async and self._thread is None:
+            self.exec_async = False
 
     def _check_usable(self) -> None:
         if self._forked_from is not None:
@@ -348,7 +297,7 @@ class Executor:
         consumer.wait_event(batch.event)
         for tl in batch.outputs:
             if tl.is_cuda:
-                for t in ([tl._dense] if tl._dense is not None else tl.samples):
+                for t in ([tl.dense] if tl.dense is not None else tl.samples):
                     t.record_stream(consumer)
 
     def stage_stats(self) -> dict[str, dict[str, float]]:
@@ -358,25 +307,19 @@ class Executor:
         return {name: {"wait_in_s": round(a, 4), "busy_s": round(b, 4), "wait_out_s": round(c, 4), "batches": int(n)}
                 for name, (a, b, c, n) in sorted(self._timing.items())}
 
+    def reset_stage_stats(self) -> None:
+        """Starts `stage_stats()` over (after a warm-up, say)."""
+        for v in self._timing.values():
+            v[:] = [0.0, 0.0, 0.0, 0]
+
     def memory_stats(self) -> dict[str, int]:
         """Batches ready for the consumer ("prefetched") and batches waiting between stages
         ("staged": with lanes, several more than the prefetch depth), with their bytes. Batches a
         stage is working on right now are not counted."""
-        def size(tls: list[TensorList]) -> tuple[int, int]:
-            host = dev = 0
-            for tl in tls:
-                for t in ([tl._dense] if tl._dense is not None else tl.samples):
-                    n = t.numel() * t.element_size()
-                    if t.is_cuda:
-                        dev += n
-                    else:
-                        host += n
-            return host, dev
-
         batches = [b for b in list(self._queue.queue) if isinstance(b, Batch)]
-        host, dev = size([tl for b in batches for tl in b.outputs])
-        parts = [p for lanes in self._mids for q in lanes for p in list(q.queue) if isinstance(p, Partial)]
-        s_host, s_dev = size([tl for p in parts for tl in p.values.values()])
+        host, dev = tensor_bytes([tl for b in batches for tl in b.outputs])
+        parts = [p for h in self._handoffs for p in h.items() if isinstance(p, Partial)]
+        s_host, s_dev = tensor_bytes([tl for p in parts for tl in p.values.values()])
         pool = self.plan.pool
         threads = (len(getattr(pool, "_threads", ())) if pool is not None else 0) + \
             (1 if self._thread is not None and self._thread.is_alive() else 0) + \
@@ -428,9 +371,10 @@ class Executor:
         if self._abandoned is not None:
             return False
         self._thread = None
-        for q in (self._queue, *(q for lanes in self._mids for q in lanes)):
-            while not q.empty():
-                q.get_nowait()
+        while not self._queue.empty():
+            self._queue.get_nowait()
+        for h in self._handoffs:
+            h.restart(self.iteration)
         self._failed = None
         return True
 
@@ -443,8 +387,9 @@ class Executor:
         self._check_usable()
         if not self.stop(timeout=float("inf")):
             raise PipelineError(f"{self._abandoned}; build a new pipeline")
-        self.iteration = int(state.get("iteration", 0))
-        self.plan.load_state_dict(state.get("ops", {}))
+        self.stages[0].reset(state)
+        for h in self._handoffs:
+            h.restart(self.iteration)
 
     def shutdown(self, wait: bool = True) -> None:
         """Stops and frees threads. wait=False (from __del__, which the garbage collector may run
@@ -459,7 +404,13 @@ class Executor:
             self._stop.set()
             if thread is not None and thread.is_alive():
                 return  # the producer closes the plan as it exits
-            self.plan.close()  # idempotent: the producer may have closed it as it exited
+            self._close()  # idempotent: the producer may have closed it as it exited
             return
         if self.stop():
-            self.plan.close()
+            self._close()
+
+    def _close(self) -> None:
+        """Every stage's shutdown, then the plan's (its pool, streams' held data, any op left)."""
+        for stage in self.stages:
+            stage.shutdown()
+        self.plan.close()

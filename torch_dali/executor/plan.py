@@ -7,52 +7,19 @@ import traceback
 import warnings
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 import torch
 
-from .. import _knobs
 from ..errors import GraphError, PipelineError, TorchDaliError
 from ..graph.graph import Graph
 from ..graph.node import Node
+from ..ops import _dispatch
 from ..ops._operator import BatchContext, Operator, SampleContext, batch_args, parallel_map, sample_arg
 from ..tensor_list import TensorList
-
-
-@dataclass
-class Step:
-    """Either one batch op, or a chain of per-sample CPU ops run together for each sample."""
-
-    nodes: list[Node]
-    sample_wise: bool
-    # two batch ops run as one (`Operator.fuse`): nodes = [producer, consumer]
-    fused: Any = None
-
-
-@dataclass
-class Partial:
-    """One iteration between stages. `ready`: an event after the last stage's GPU work, recorded
-    on `ready_stream`; the next stage's stream waits on it when it is another stream."""
-
-    iteration: int
-    values: dict[tuple[int, int], TensorList]
-    sources: list[str]
-    bs: int
-    state: dict[str, Any] = field(default_factory=dict)
-    ready: Any = None
-    ready_stream: Any = None
-
-
-@dataclass
-class Batch:
-    """One iteration's outputs, the event guarding GPU data, and the state to resume after it."""
-
-    outputs: list[TensorList]
-    event: Any = None
-    state: dict[str, Any] = field(default_factory=dict)
-    iteration: int = 0
+from .steps import Batch, Partial, StageSpec, Step, find_fusions, plan_stages  # noqa: F401 - Batch: graph.pipeline
+from .timing import OpTimes
 
 
 _warned = False
@@ -128,8 +95,9 @@ class Plan:
                     self._consumers[d.node.id].append(n)
         for n in self.nodes:  # ops that work with a neighbour (decoders.image(on_error="skip"))
             self.ops[n.id].connect(self)
-        self._fusions = self._find_fusions()
-        self.steps = self._make_steps()
+        self._fusions = find_fusions(self.nodes, self.ops, self._consumers, self.is_output)
+        self.stages: list[StageSpec] = plan_stages(self.nodes, self.ops, self._fusions)
+        self.steps: list[Step] = [s for stage in self.stages for s in stage.steps]
         # one-time set-up (extension, decoder states) overlaps the first batch's reading
         preparing = [op for op in self.ops.values() if type(op).prepare is not Operator.prepare]
         if preparing:
@@ -140,6 +108,16 @@ class Plan:
                                        initializer=_worker_init) if num_threads > 1 else None
         # thread -> (the step it runs, since when): what a stop or a batch timeout reports as stuck
         self._running: dict[threading.Thread, tuple[list[Node], float]] = {}
+        self.op_times: OpTimes | None = None  # per-op seconds, once time_ops() is called
+
+    def time_ops(self, sync: bool = True) -> OpTimes:
+        """From now on records each op's time (`timing.OpTimes`). With `sync`, waits for the GPU
+        around each batch op (a profile of a plan run step by step: `torch-dali bench`); without,
+        host time only (what a running executor's ops cost its threads)."""
+        if self.op_times is None:
+            wait = (lambda: torch.cuda.synchronize(self.cuda)) if sync and self.cuda is not None else (lambda: None)
+            self.op_times = OpTimes((n.name for n in self.nodes), wait)
+        return self.op_times
 
     # -- the graph around an op (for `Operator.connect`) ------------------------------------------
     def consumers(self, node: Node) -> list[Node]:
@@ -153,121 +131,36 @@ class Plan:
     def op(self, node: Node) -> Operator:
         return self.ops[node.id]
 
-    def _find_fusions(self) -> dict[int, tuple[Node, Any]]:
-        """consumer id -> (producer, fused op): a batch op whose only reader is another batch op
-        on the same device, through its only data input, may run with it as one (`Operator.fuse`)."""
-        found: dict[int, tuple[Node, Any]] = {}
-        if not _knobs.fusion():
-            return found
-        for n in self.nodes:
-            cons = self._consumers[n.id]
-            if len(cons) != 1 or self.is_output(n) or len(n.outputs) != 1:
-                continue
-            c = cons[0]
-            if [d.node.id for d in c.inputs] != [n.id] or n.id in {d.node.id for d in c.arg_inputs.values()} \
-                    or c.device != n.device or c.id in found or n.id in found:
-                continue
-            fused = self.ops[n.id].fuse(self.ops[c.id])
-            if fused is not None:
-                found[c.id] = (n, fused)
-        return found
-
-    def _stage_order(self) -> list[list[Node]]:
-        """[CPU, mixed, GPU] node lists, DALI's three stages. CPU ops that depend on no GPU or mixed
-        op come first; then mixed ops (decoders: host work and uploads) fed only by those; then the
-        rest. With exec_pipelined each stage runs on its own thread, so the CPU work of batch i+2,
-        the decode of batch i+1 and the GPU ops of batch i overlap (decode and kernels release the GIL)."""
-        on_device: set[int] = set()
-        cpu: list[Node] = []
-        mixed: list[Node] = []
-        gpu: list[Node] = []
-        in_mixed: set[int] = set()
-        for n in self.nodes:
-            deps = [d.node.id for d in n.inputs] + [d.node.id for d in n.arg_inputs.values()]
-            if n.device == "cpu" and not any(d in on_device for d in deps):
-                cpu.append(n)
-                continue
-            on_device.add(n.id)
-            if n.device == "mixed" and all(d in in_mixed or d not in on_device for d in deps):
-                mixed.append(n)
-                in_mixed.add(n.id)
-            else:
-                gpu.append(n)
-        return [cpu, mixed, gpu]
-
-    def _make_steps(self) -> list[Step]:
-        steps: list[Step] = []
-        self.bounds = [0]  # steps[bounds[k]:bounds[k + 1]] is stage k
-        for nodes in self._stage_order():
-            steps += self._steps_of(nodes)
-            self.bounds.append(len(steps))
-        self.stages = [k for k in range(len(self.bounds) - 1) if self.bounds[k] < self.bounds[k + 1]]
-        if not self.stages:
-            self.stages = [0]
-        # per stage: whether any of its batch ops runs on CUDA (then a batch leaves with an event)
-        self._on_cuda = [any(self.ops[s.nodes[0].id].device.type == "cuda" for s in steps[a:b])
-                         for a, b in zip(self.bounds, self.bounds[1:])]
-        return steps
-
-    def _steps_of(self, nodes: list[Node]) -> list[Step]:
-        steps: list[Step] = []
-        chain: list[Node] = []
-        absorbed = {p.id for p, _ in self._fusions.values()}
-        for n in nodes:
-            op = self.ops[n.id]
-            if n.id in absorbed:  # runs in its consumer's fused step
-                continue
-            if n.id in self._fusions:
-                if chain:
-                    steps.append(Step(chain, True))
-                    chain = []
-                producer, fused = self._fusions[n.id]
-                steps.append(Step([producer, n], False, fused))
-                continue
-            if op.sample_wise and op.device.type == "cpu":
-                chain.append(n)
-                continue
-            if chain:
-                steps.append(Step(chain, True))
-                chain = []
-            steps.append(Step([n], False))
-        if chain:
-            steps.append(Step(chain, True))
-        return steps
-
     # -- running -------------------------------------------------------------------------------
     def run(self, iteration: int) -> list[TensorList]:
-        return self.run_device_stage(self.run_cpu_stage(iteration))
+        """One iteration, every stage one after another on this thread."""
+        part = self.start(iteration)
+        for stage in self.stages:
+            self.run_stage(stage, part)
+        return self.outputs(part)
 
     def start(self, iteration: int) -> Partial:
         return Partial(iteration, {}, [], self.batch_size)
 
-    def lane_safe(self, k: int) -> bool:
-        """Whether stage k may work on several batches at once (on the executor's lanes): none of
-        its ops is a source or needs batches one at a time, in order (user Python functions)."""
-        nodes = [n for s in self.steps[self.bounds[k]:self.bounds[k + 1]] for n in s.nodes]
-        return all(n.inputs and not self.ops[n.id].order_sensitive for n in nodes)
-
-    def stage_stream(self, k: int, lane: int = 0, laned: bool = False) -> Any:
-        """The CUDA stream stage k runs on (None without CUDA): the lane's own for the mixed stage
-        and for a GPU stage run on lanes (`laned`), else the pipeline's."""
-        if self.stream is None or not (k == 1 or laned):
+    def stage_stream(self, stage: StageSpec, lane: int = 0, laned: bool = False) -> Any:
+        """The CUDA stream `stage` runs on (None without CUDA): the lane's own for the mixed stage
+        and for a stage run on lanes (`laned`), else the pipeline's."""
+        if self.stream is None or not (stage.kind == "mixed" or laned):
             return self.stream
         if lane not in self._lane_streams:
             self._lane_streams[lane] = torch.cuda.Stream(self.cuda)
         return self._lane_streams[lane]
 
-    def run_stage(self, k: int, part: Partial, lane: int = 0, laned: bool = False) -> Partial:
-        """Runs stage k (0 CPU, 1 mixed, 2 GPU) of one iteration, on `lane`'s stream when the
-        stage runs on lanes (the mixed stage always has a stream of its own)."""
-        steps = self.steps[self.bounds[k]:self.bounds[k + 1]]
-        stream = self.stage_stream(k, lane, laned)
+    def run_stage(self, stage: StageSpec, part: Partial, lane: int = 0, laned: bool = False) -> Partial:
+        """Runs `stage` of one iteration, on `lane`'s stream when the stage runs on lanes (the
+        mixed stage always has a stream of its own)."""
+        stream = self.stage_stream(stage, lane, laned)
         held: list[TensorList] = []
         if stream is not None and part.ready is not None and part.ready_stream is not stream:
             stream.wait_event(part.ready)
             held = [tl for tl in part.values.values() if tl.is_cuda]
-        self._run_steps(steps, part, stream)
-        if stream is not None and (held or self._on_cuda[k]):
+        self._run_steps(stage.steps, part, stream)
+        if stream is not None and (held or stage.on_cuda):
             part.ready = torch.cuda.Event()
             part.ready.record(stream)
             part.ready_stream = stream
@@ -288,12 +181,18 @@ class Plan:
         return [part.values[(d.node.id, d.index)] for d in self.graph.outputs]
 
     def run_cpu_stage(self, iteration: int) -> Partial:
-        return self.run_stage(0, self.start(iteration))
+        """The CPU stage of one iteration (for profiling a stage on its own)."""
+        part = self.start(iteration)
+        for stage in self.stages:
+            if stage.kind == "cpu":
+                self.run_stage(stage, part)
+        return part
 
     def run_device_stage(self, part: Partial) -> list[TensorList]:
-        """The mixed and GPU stages, one after the other."""
-        for k in range(1, len(self.bounds) - 1):
-            self.run_stage(k, part)
+        """The mixed and GPU stages of an iteration the CPU stage began, one after the other."""
+        for stage in self.stages:
+            if stage.kind != "cpu":
+                self.run_stage(stage, part)
         return self.outputs(part)
 
     @property
@@ -320,8 +219,15 @@ class Plan:
 
     def _run_step(self, step: Step, part: Partial, stream: Any) -> None:
         values, sources, bs, iteration = part.values, part.sources, part.bs, part.iteration
+        times = self.op_times
         if step.sample_wise:
-            self._run_chain(step.nodes, values, iteration, bs, sources)
+            if times is None:
+                self._run_chain(step.nodes, values, iteration, bs, sources)
+            else:
+                before = times.sample_totals(n.name for n in step.nodes)
+                t0 = time.perf_counter()
+                self._run_chain(step.nodes, values, iteration, bs, sources)
+                times.add_chain(before, time.perf_counter() - t0)
             return
         node = step.nodes[0]
         op = self.ops[node.id]
@@ -332,26 +238,32 @@ class Plan:
         ctx = BatchContext(node, iteration, bs, op.device, self.pool, sources, stream)
         if step.fused is not None:  # the consumer's outputs are what the step leaves
             last = step.nodes[1]
-            run: Any = partial(step.fused.run_fused, (ctx, BatchContext(last, iteration, bs, op.device,
+            run: Any = partial(_dispatch.run_batch, step.fused, (ctx, BatchContext(last, iteration, bs, op.device,
                                self.pool, sources, stream)), ins,
                                (args, {k: batch_args(values[(d.node.id, d.index)])
                                        for k, d in last.arg_inputs.items()}))
             node = last
         else:
-            run = partial(op.run_batch, ctx, ins, args)
+            run = partial(_dispatch.run_batch, op, ctx, ins, args)
         try:
+            if times is not None:
+                times.sync()
+                t0 = time.perf_counter()
             if stream is not None and op.device.type == "cuda":
                 with torch.cuda.stream(stream):
                     outs = run()
             else:
                 outs = run()
+            if times is not None:
+                times.sync()
+                times.add_step(node.name, time.perf_counter() - t0)
         except PipelineError:
             raise
         except Exception as e:
             raise self._error(node, e, None, sources) from e
         if not node.inputs and outs:  # a source (reader, external source) sets the batch size
             bs = len(outs[0])
-            src = getattr(op, "last_sources", None)
+            src = op.last_sources
             if src and not sources:
                 sources = src  # may be lazy: names are formatted only when needed
         for k, tl in enumerate(outs):
@@ -367,6 +279,7 @@ class Plan:
         # Pipeline outputs made here are gathered into one dense batch by the workers themselves
         # (cache-hot, in parallel), instead of a torch.stack on the consumer's thread afterwards.
         sinks = [(n.id, k) for n in nodes for k in range(len(n.outputs)) if (n.id, k) in self._output_keys]
+        times = self.op_times
         dense: dict[tuple[int, int], torch.Tensor | None] = {}
 
         def get(key: tuple[int, int], i: int) -> torch.Tensor:
@@ -384,7 +297,12 @@ class Plan:
                 if slot is not None:
                     sctx.out = slot[i]
                 try:
-                    out = op.run_sample(sctx, ins, args)
+                    if times is None:
+                        out = op.run_sample(sctx, ins, args)
+                    else:
+                        t0 = time.perf_counter()
+                        out = op.run_sample(sctx, ins, args)
+                        times.add_sample(n.name, time.perf_counter() - t0)
                 except PipelineError:
                     raise
                 except Exception as e:
@@ -452,7 +370,7 @@ class Plan:
 
     def batch_info(self) -> dict[str, Any]:
         """Per reader, where the last batch stands in its epoch (`real` samples, `ended`)."""
-        return {n.name: dict(info) for n, op in self.readers() if (info := getattr(op, "batch_info", None))}
+        return {n.name: dict(info) for n, op in self.readers() if (info := op.batch_info)}
 
     def readers(self) -> list[tuple[Node, Operator]]:
         return [(n, self.ops[n.id]) for n in self.nodes if self.ops[n.id].epoch_size() is not None]

@@ -1,21 +1,16 @@
 """Random crop windows (RandomResizedCrop / ImageDecoderRandomCrop), drawn from a SampleRNG.
 
-Shared by the CPU ops, the fused decoders and the CUDA kernels, so every path picks the same crop
-for the same seed.
+Shared by the CPU ops, the fused decoders and the CUDA kernels (through `ops.fast.windows`, which
+draws a batch in one C call), so every path picks the same crop for the same seed.
 """
 from __future__ import annotations
 
-import ctypes
 import math
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
-from .. import _cbuild
-from ..executor.rng import SampleRNG
-
-_SRC = Path(__file__).resolve().parents[2] / "extensions" / "csrc" / "cpu" / "crop_windows.c"
+from ..rng import SampleRNG
 
 
 def random_crop_window(rng: SampleRNG, height: int, width: int,
@@ -50,46 +45,14 @@ def random_crop_window(rng: SampleRNG, height: int, width: int,
     return rng.randint(0, height - h), rng.randint(0, width - w), h, w
 
 
-def _signatures(lib: ctypes.CDLL) -> None:
-    d, vp = ctypes.c_double, ctypes.c_void_p
-    lib.td_crop_windows.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int, vp, vp, d, d, d, d,
-                                    ctypes.c_int, vp]
-    lib.td_crop_windows.restype = ctypes.c_int
-
-
-# `crop_windows.c`, built on first use; without it (no compiler, or TORCH_DALI_NO_HOST_IO=1) the
-# Python function above draws each window. No fused multiply-add: products round as Python's do.
-LIB = _cbuild.CLibrary(_SRC, ["m"], ["-ffp-contract=off"], disable_env="TORCH_DALI_NO_HOST_IO",
-                       configure=_signatures)
-_load = LIB.load
-
-
-def random_crop_windows(seed: int, iteration: int, sizes: Sequence[tuple[int, int]],
-                        area: Sequence[float] = (0.08, 1.0),
-                        aspect_ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0),
-                        num_attempts: int = 10) -> list[tuple[int, int, int, int]]:
-    """`random_crop_window` for samples 0..n-1 of one iteration (`SampleRNG(seed, iteration, i)`,
-    sizes[i] = (height, width)), in one C call when built: the same windows, ~200x cheaper."""
-    return [tuple(r) for r in random_crop_window_array(seed, iteration, sizes, area, aspect_ratio,
-                                                       num_attempts).tolist()]  # type: ignore[misc]
-
-
 def random_crop_window_array(seed: int, iteration: int, sizes: Sequence[tuple[int, int]] | np.ndarray,
                              area: Sequence[float] = (0.08, 1.0),
                              aspect_ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0),
                              num_attempts: int = 10) -> np.ndarray:
-    """`random_crop_windows` as an (n, 4) int64 array of (y, x, h, w): what the batched GPU kernels
-    take, with no Python object per sample."""
-    lib = _load()
+    """`random_crop_window` for samples 0..n-1 of one iteration (`SampleRNG(seed, iteration, i)`,
+    sizes[i] = (height, width)), as an (n, 4) int64 array of (y, x, h, w). The spec of the batched
+    draw; `ops.fast.windows` draws the same windows in one C call."""
     n = len(sizes)
-    if lib is not None and n:
-        hw = np.ascontiguousarray(np.asarray(sizes, dtype=np.int64).reshape(n, 2).T)
-        out = np.empty((n, 4), dtype=np.int64)
-        if lib.td_crop_windows(int(seed) & ((1 << 64) - 1), int(iteration) & ((1 << 64) - 1), n,
-                               hw[0].ctypes.data, hw[1].ctypes.data, float(area[0]), float(area[1]),
-                               float(aspect_ratio[0]), float(aspect_ratio[1]), int(num_attempts),
-                               out.ctypes.data) == 0:
-            return out
     return np.array([random_crop_window(SampleRNG(seed, iteration, i), int(h), int(w), area, aspect_ratio,
                                         num_attempts) for i, (h, w) in enumerate(np.asarray(sizes).tolist())],
                     dtype=np.int64).reshape(n, 4)

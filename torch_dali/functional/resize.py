@@ -34,7 +34,7 @@ Roi = tuple[float, float, float, float]  # (y, x, h, w) of the source window
 FILTERS = ("nn", "linear", "triangular", "gaussian", "cubic", "lanczos3")
 
 
-def _max_sizes(max_size: float | Sequence[float] | None) -> tuple[float, float] | None:
+def max_sizes(max_size: float | Sequence[float] | None) -> tuple[float, float] | None:
     if max_size is None:
         return None
     if isinstance(max_size, (int, float)):
@@ -65,7 +65,7 @@ def output_size(in_h: int, in_w: int, *, resize_x: float = 0.0, resize_y: float 
     else:
         req = [abs(f32(resize_y)), abs(f32(resize_x))]
     ins = (float(in_h), float(in_w))
-    caps = _max_sizes(max_size)
+    caps = max_sizes(max_size)
     given = [k for k in range(2) if req[k] > 0]
     if not given:
         return in_h, in_w

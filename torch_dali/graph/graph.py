@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import GraphError
-from ..executor.rng import derive_seed
+from ..rng import derive_seed
 from .node import DataNode, Node
 
 
@@ -17,6 +17,9 @@ class Graph:
         self.nodes: list[Node] = []
         self.outputs: list[DataNode] = []
         self._names: set[str] = set()
+        # nodes made outside this graph -> their copies here (the originals are kept alive so that
+        # their ids stay theirs)
+        self._copies: dict[int, tuple[Node, Node]] = {}
 
     def add_node(self, schema: Any, *, device: str, args: dict[str, Any], inputs: list[DataNode],
                  arg_inputs: dict[str, DataNode], name: str | None = None, seed: int | None = None,
@@ -27,15 +30,22 @@ class Graph:
         if name in self._names:
             raise GraphError(f"{schema.display_name()}: a node named '{name}' already exists in this "
                              "pipeline; names must be unique")
-        if seed is None or seed == -1:
+        seed_given = seed is not None and seed != -1
+        if not seed_given:
             seed = derive_seed(self.seed, idx)
         node = Node(id=idx, schema=schema, name=name, device=device, args=args, inputs=list(inputs),
-                    arg_inputs=dict(arg_inputs), seed=int(seed), origin=origin)
+                    arg_inputs=dict(arg_inputs), seed=int(seed), origin=origin, seed_given=seed_given)
         out_device = "gpu" if device in ("gpu", "mixed") else "cpu"
         node.outputs = [DataNode(node, i, out_device) for i in range(schema.outputs_for(args, len(inputs)))]
-        self.nodes.append(node)
-        self._names.add(name)
+        self._keep(node)
         return node
+
+    def _keep(self, node: Node) -> None:
+        self.nodes.append(node)
+        self._names.add(node.name)
+
+    def owns(self, node: Node) -> bool:
+        return node.id < len(self.nodes) and self.nodes[node.id] is node
 
     def set_outputs(self, outputs: list[DataNode]) -> None:
         for o in outputs:
@@ -43,7 +53,34 @@ class Graph:
                 raise GraphError(f"pipeline outputs must be DataNodes returned by ops, got {o!r}")
         if not outputs:
             raise GraphError("a pipeline needs at least one output")
-        self.outputs = list(outputs)
+        self.outputs = self.adopt(list(outputs))
+
+    def adopt(self, outs: list[DataNode]) -> list[DataNode]:
+        """`outs` with every node they depend on that was made outside this graph (ops called
+        outside any pipeline) copied in, in creation order, with seeds derived from this graph's
+        seed unless given."""
+        foreign: dict[int, Node] = {}
+        stack = [o.node for o in outs]
+        while stack:
+            n = stack.pop()
+            if self.owns(n) or id(n) in foreign or id(n) in self._copies:
+                continue
+            foreign[id(n)] = n
+            stack.extend(d.node for d in n.inputs)
+            stack.extend(d.node for d in n.arg_inputs.values())
+
+        def mapped(d: DataNode) -> DataNode:
+            c = self._copies.get(id(d.node))
+            return c[1].outputs[d.index] if c is not None else d
+
+        for n in sorted(foreign.values(), key=lambda n: n.id):
+            name = None if n.name.startswith("__") else n.name
+            c = self.add_node(n.schema, device=n.device, args=dict(n.args), inputs=[mapped(d) for d in n.inputs],
+                              arg_inputs={k: mapped(d) for k, d in n.arg_inputs.items()}, name=name,
+                              seed=n.seed if n.seed_given else None, origin=n.origin)
+            c.explicit = set(n.explicit)
+            self._copies[id(n)] = (n, c)
+        return [mapped(o) for o in outs]
 
     def reachable(self) -> list[Node]:
         """Nodes the outputs depend on, in creation (= topological) order."""
@@ -64,3 +101,28 @@ class Graph:
                 return n
         raise GraphError(f"no operator named '{name}' in this pipeline; names: "
                          + ", ".join(n.name for n in self.nodes))
+
+
+class FreeGraph(Graph):
+    """Where ops called outside any pipeline put their nodes. It keeps none of them (they live as
+    long as the DataNodes that reach them); a pipeline copies in those its outputs need."""
+
+    def __init__(self) -> None:
+        super().__init__(0)
+        self._count = 0
+
+    def add_node(self, schema: Any, **kw: Any) -> Node:
+        name = kw.get("name")
+        if name is None:
+            kw["name"] = f"__{schema.class_name}_free{self._count}"
+        return super().add_node(schema, **kw)
+
+    def _keep(self, node: Node) -> None:
+        node.id = self._count  # creation order, for the copy into a pipeline
+        self._count += 1
+
+    def owns(self, node: Node) -> bool:
+        return False
+
+    def set_outputs(self, outputs: list[DataNode]) -> None:
+        raise GraphError("outputs belong to a pipeline: call pipe.set_outputs(...)")

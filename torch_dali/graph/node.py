@@ -5,13 +5,17 @@ import os
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import GraphError
 
 if TYPE_CHECKING:
     from ..ops._schema import OpSchema
     from .graph import Graph
+
+
+class DataNodeTruthError(GraphError, TypeError):
+    """A DataNode was used where Python needs a bool (a TypeError, as in DALI)."""
 
 
 @dataclass(eq=False)
@@ -31,6 +35,9 @@ class Node:
     # constant arguments the user gave (in the call, the YAML or an override): written to YAML even
     # when they equal the default, so a saved config shows what was set
     explicit: set[str] = field(default_factory=set)
+    # whether `seed` was given by the user (else derived from the pipeline seed and the position,
+    # and derived again when a node made outside any pipeline joins one)
+    seed_given: bool = False
 
     @property
     def op(self) -> str:
@@ -59,22 +66,28 @@ class DataNode:
         """Copies the batch to the GPU (DALI's `.gpu()`)."""
         if self.device == "gpu":
             return self
-        from .. import fn
-        return fn.copy(self, device="mixed")
+        return _call_op("copy", (self,), {"device": "mixed"})
 
     def cpu(self) -> "DataNode":
         if self.device == "cpu":
             return self
-        from .. import fn
-        return fn.copy(self, device="cpu")
+        return _call_op("copy", (self,), {"device": "cpu"})
+
+    def shape(self, *, dtype: Any = None, device: str = "cpu") -> "DataNode":
+        """The run-time shape of each sample, as a new DataNode (1-D, INT64 unless `dtype`)."""
+        kw: dict[str, Any] = {"device": device}
+        if dtype is not None:
+            kw["dtype"] = dtype
+        return _call_op("shapes", (self,), kw)
 
     def __repr__(self) -> str:
         return f"DataNode(name={self.name!r}, device={self.device!r})"
 
     def __bool__(self) -> bool:
-        raise GraphError(
-            f"DataNode '{self.name}' is symbolic while the graph is traced: it has no truth value. "
-            "Use per-sample ops (e.g. fn.random.coin_flip as an argument) instead of Python `if`.")
+        raise DataNodeTruthError(
+            f"DataNode '{self.name}' is symbolic while the graph is traced: it has no truth value (an `if`, "
+            "`and`/`or`/`not`, `min()`/`max()` or bool() on it). For per-sample choices use "
+            "@pipeline_def(enable_conditionals=True) or per-sample ops; for a boolean tensor use fn.cast.")
 
 
 # -- tracing context: which graph `fn.x(...)` calls add nodes to -----------------------------------
@@ -83,12 +96,22 @@ _local = threading.local()
 
 
 def current_graph() -> "Graph":
+    """The graph being traced; outside any (no `with pipe:`, no define_graph), this thread's free
+    graph: ops called there make nodes that join a pipeline when it names them as outputs
+    (`pipe.set_outputs(...)`), as in DALI."""
     stack = getattr(_local, "stack", None)
-    if not stack:
-        raise GraphError(
-            "torch_dali ops must be called while a pipeline's graph is defined: inside "
-            "define_graph(), inside `with pipe:`, or inside a @pipeline_def function")
-    return stack[-1]
+    if stack:
+        return stack[-1]
+    free = getattr(_local, "free", None)
+    if free is None:
+        from .graph import FreeGraph
+        free = _local.free = FreeGraph()
+    return free
+
+
+def tracing() -> bool:
+    """Whether a pipeline's graph is being traced on this thread."""
+    return bool(getattr(_local, "stack", None))
 
 
 def push_graph(graph: "Graph") -> None:
@@ -113,3 +136,20 @@ def caller_origin() -> str:
             return f"{os.path.basename(path)}:{f.f_lineno}"
         f = f.f_back
     return ""
+
+
+# -- the ops behind DataNode.gpu()/.cpu()/.shape() -------------------------------------------------------
+# Ops sit above this module (they add nodes to graphs), so the ops layer registers how an op is
+# traced (`set_op_caller`, done by ops/_registry.py) instead of this module importing up into `fn`.
+
+def _no_op_caller(op: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    raise GraphError(f"DataNode: no op caller is registered to add `{op}` (import torch_dali first)")
+
+
+_call_op: Callable[[str, tuple[Any, ...], dict[str, Any]], Any] = _no_op_caller
+
+
+def set_op_caller(caller: Callable[[str, tuple[Any, ...], dict[str, Any]], Any]) -> None:
+    """Sets how DataNode methods add an op node: `caller(op_name, inputs, kwargs)`, as `fn.<op>` would."""
+    global _call_op
+    _call_op = caller

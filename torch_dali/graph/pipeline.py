@@ -7,15 +7,18 @@ import os
 import random as _pyrandom
 from typing import Any, Callable
 
+
 from ..errors import ArgumentError, GraphError
 from ..executor.executor import Executor
 from ..executor.plan import Batch, Plan
-from ..tensor_list import TensorList
+from ..tensor_list import TensorList, user_view
+from ..types import CPU_ONLY_DEVICE_ID
 from .graph import Graph
-from .node import DataNode, pop_graph, push_graph
+from .dali_api import ACCEPTED, DaliAPI, as_nodes, integer
+from .node import DataNode
 
 
-class Pipeline:
+class Pipeline(DaliAPI):
     """A graph of ops and the machinery that runs it. Define it by subclassing (`define_graph`),
     with `with pipe: pipe.set_outputs(...)`, or with `@pipeline_def`."""
 
@@ -24,15 +27,27 @@ class Pipeline:
                  exec_async: bool = True, bytes_per_sample: int = 0, set_affinity: bool = False,
                  max_streams: int = -1, default_cuda_stream_priority: int = 0,
                  enable_memory_stats: bool = False, py_num_workers: int = 1,
-                 py_start_method: str = "fork", strict_device: bool = False, **kwargs: Any) -> None:
-        unknown = set(kwargs) - {"exec_dynamic", "enable_checkpointing", "output_dtype", "output_ndim",
-                                 "experimental_exec_dynamic", "py_callback_pickler"}
+                 py_start_method: str = "fork", strict_device: bool = False, enable_checkpointing: bool = False,
+                 checkpoint: Any = None, output_dtype: Any = None, output_ndim: Any = None,
+                 **kwargs: Any) -> None:
+        unknown = set(kwargs) - ACCEPTED
         if unknown:
             raise ArgumentError(f"Pipeline: unknown argument(s) {', '.join(sorted(unknown))}")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or (batch_size < 1 and batch_size != -1):
+        batch_size = integer("batch_size", batch_size, -1)
+        if batch_size < 1 and batch_size != -1:
             raise ArgumentError(f"Pipeline: `batch_size` must be a positive integer, got {batch_size!r}")
+        num_threads = integer("num_threads", num_threads, -1)
+        device_id = None if device_id is None else integer("device_id", device_id, -1)
+        seed = integer("seed", seed, -1)
+        if isinstance(prefetch_queue_depth, dict):
+            prefetch_queue_depth = {k: integer(f"prefetch_queue_depth['{k}']", v, 2)
+                                    for k, v in prefetch_queue_depth.items()}
+        else:
+            prefetch_queue_depth = integer("prefetch_queue_depth", prefetch_queue_depth, 2)
         self._batch_size = batch_size
         self._num_threads = num_threads if num_threads and num_threads > 0 else (os.cpu_count() or 1)
+        if device_id == CPU_ONLY_DEVICE_ID:
+            device_id = None
         self._device_id = device_id
         self._seed_given = seed is not None and seed != -1
         self._seed = int(seed) if self._seed_given else _pyrandom.randrange(1 << 31)
@@ -52,6 +67,13 @@ class Pipeline:
         self._consumed_state: dict[str, Any] = {"iteration": 0, "ops": {}}
         self._py_graph_fn: Callable[[], Any] | None = None
         self._built = False
+        self._conditionals = False
+        self._set_output_descs(output_dtype, output_ndim)
+        self._enable_checkpointing = bool(enable_checkpointing)
+        self._restored: tuple[dict[str, Any], dict[str, int], Any] | None = None
+        if checkpoint is not None:
+            from ..checkpointing import loads
+            self._restored = loads(checkpoint)  # checked now: a bad checkpoint fails at construction
 
     # -- properties ----------------------------------------------------------------------------
     @property
@@ -97,6 +119,17 @@ class Pipeline:
         return self._prefetch_queue_depth
 
     @property
+    def strict_device(self) -> bool:
+        """Whether GPU ops without CUDA are an error (else they run on the CPU, with a warning)."""
+        return self._strict_device
+
+    @property
+    def executor(self) -> Executor:
+        """What runs the built pipeline (builds it first): its `plan` (ops, steps, readers, per-op
+        timing), its stages, `stage_stats()` and `memory_stats()`; for tools and diagnostics."""
+        return self._exec()
+
+    @property
     def graph(self) -> Graph:
         self._ensure_graph()
         return self._graph  # type: ignore[return-value]
@@ -108,30 +141,36 @@ class Pipeline:
                          "`with pipe: pipe.set_outputs(...)`, or use @pipeline_def")
 
     def __enter__(self) -> "Pipeline":
-        if self._graph is None:
-            self._graph = Graph(self._seed)
-        push_graph(self._graph)
+        Pipeline.push_current(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        pop_graph()
+        Pipeline.pop_current()
 
     def set_outputs(self, *outputs: Any) -> None:
+        """The pipeline's outputs: DataNodes (made inside `with pipe:` or outside any pipeline) or
+        constants (NumPy arrays, numbers), which become constant outputs."""
+        if self._built:
+            raise GraphError("set_outputs: the pipeline is already built")
         if self._graph is None:
-            raise GraphError("set_outputs must be called inside `with pipe:`")
-        self._graph.set_outputs(_flatten_outputs(outputs))
+            self._graph = Graph(self._seed)
+        Pipeline.push_current(self)
+        try:
+            outs = as_nodes(_flatten_outputs(outputs))
+        finally:
+            Pipeline.pop_current()
+        self._graph.set_outputs(outs)
 
     def _ensure_graph(self) -> None:
         if self._graph is not None and self._graph.outputs:
             return
-        if self._graph is None:
-            self._graph = Graph(self._seed)
-        push_graph(self._graph)
+        Pipeline.push_current(self)
         try:
             outs = self._py_graph_fn() if self._py_graph_fn is not None else self.define_graph()
+            outs = as_nodes(_flatten_outputs(outs if isinstance(outs, (tuple, list)) else (outs,)))
         finally:
-            pop_graph()
-        self._graph.set_outputs(_flatten_outputs(outs if isinstance(outs, (tuple, list)) else (outs,)))
+            Pipeline.pop_current()
+        self._graph.set_outputs(outs)  # type: ignore[union-attr]
 
     # -- running -------------------------------------------------------------------------------
     def build(self) -> None:
@@ -140,10 +179,20 @@ class Pipeline:
         if self._batch_size < 1:
             raise ArgumentError("Pipeline: `batch_size` must be given (a positive integer) to build")
         self._ensure_graph()
+        self._check_output_descs(len(self._graph.outputs))  # type: ignore[union-attr]
+        if self._restored is not None:  # the seeds the checkpointed pipeline drew
+            for node in self._graph.nodes:  # type: ignore[union-attr]
+                if node.name in self._restored[1]:
+                    node.seed = self._restored[1][node.name]
         plan = Plan(self._graph, self._batch_size, self._num_threads,  # type: ignore[arg-type]
                     self._device_id, self._strict_device)
         self._executor = Executor(plan, self._prefetch_queue_depth, self._exec_async, self._exec_pipelined)
         self._built = True
+        if self._enable_checkpointing:
+            from ..ops.external_source_api import warn_unrestorable_sources
+            warn_unrestorable_sources(plan)
+        if self._restored is not None:
+            self.load_state_dict(self._restored[0])
 
     def _exec(self) -> Executor:
         if not self._built:
@@ -158,7 +207,8 @@ class Pipeline:
         batch = executor.next(timeout)
         self._last_batch = batch
         self._consumed_state = batch.state
-        return tuple(batch.outputs)
+        self._verify_outputs(batch.outputs)
+        return tuple(user_view(tl) for tl in batch.outputs)
 
     def outputs(self) -> tuple[TensorList, ...]:
         return self.run()
@@ -179,14 +229,14 @@ class Pipeline:
         """After an external source ended (run() raised StopIteration), starts its next epoch as
         DALI does; otherwise nothing to do: readers move across epochs by themselves."""
         if self._executor is not None:
-            from ..ops.external_source import reset_sources
-            reset_sources(self._executor)
+            from ..ops.external_source_api import reset_sources
+            reset_sources(self._executor, int(self._consumed_state.get("iteration", 0)))
 
     def feed_input(self, data_node: Any, data: Any, layout: str | None = None, cuda_stream: Any = None,
                    use_copy_kernel: bool = False) -> None:
         """Queues the next batch of the external source `data_node` (its name or DataNode); call it
         before each run(), e.g. in iter_setup(). A tuple of batches when it has num_outputs > 1."""
-        from ..ops.external_source import feed_input
+        from ..ops.external_source_api import feed_input
         feed_input(self, data_node, data, layout)
 
     # -- readers -------------------------------------------------------------------------------
@@ -254,9 +304,11 @@ class Pipeline:
         self._consumed_state = dict(state)
 
     def skipped(self) -> list:
-        """Samples left out by readers and decoders with on_error="skip": (op, source, reason)."""
-        from ..skips import skipped
-        return skipped(self)
+        """Samples left out by readers and decoders with on_error="skip": (op, source, reason), in
+        plan order (builds the pipeline if needed). Readers log their own problems and those their
+        consumers' checks found, each under the name of the op that found it."""
+        plan = self._exec().plan
+        return [s for node in plan.nodes if (log := plan.op(node).skip_log) is not None for s in log.items()]
 
     # -- memory ----------------------------------------------------------------------------------
     def memory_stats(self) -> dict[str, int]:
@@ -304,7 +356,9 @@ class Pipeline:
     def deserialize(cls, serialized_pipeline: str | bytes | None = None, filename: str | None = None,
                     **overrides: Any) -> "Pipeline":
         from ..serialization.yaml_io import load_pipeline
-        return load_pipeline(serialized_pipeline, filename, overrides)
+        pipe, graph = load_pipeline(serialized_pipeline, filename, overrides, Pipeline)
+        pipe._graph = graph
+        return pipe
 
     def deserialize_and_build(self, serialized_pipeline: str | bytes, *, allow_modules: Any = None,
                               allow_functions: Any = None) -> None:
@@ -312,10 +366,10 @@ class Pipeline:
         threads, device and prefetch settings are kept where it was given them. Functions named in
         the YAML resolve as in `deserialize` (`allow_modules`, `allow_functions`)."""
         from ..serialization.callables import allow_list
-        from ..serialization.yaml_io import load_graph_into
+        from ..serialization.yaml_io import load_graph
         if self._built:
             raise GraphError("deserialize_and_build: this pipeline is already built")
-        load_graph_into(self, serialized_pipeline, allow=allow_list(allow_modules, allow_functions))
+        self._graph = load_graph(serialized_pipeline, self._seed, allow=allow_list(allow_modules, allow_functions))
         self.build()
 
     # -- teardown ------------------------------------------------------------------------------
@@ -345,22 +399,48 @@ def _flatten_outputs(outs: Any) -> list[DataNode]:
     return flat
 
 
-_PIPELINE_ARGS = set(inspect.signature(Pipeline.__init__).parameters) - {"self", "kwargs"}
+_PIPELINE_ARGS = (set(inspect.signature(Pipeline.__init__).parameters) - {"self", "kwargs"}) | ACCEPTED
 
 
-def pipeline_def(fn: Callable | None = None, **pipeline_kwargs: Any) -> Any:
+def do_not_convert(func: Callable) -> Callable:
+    """Marks a function that `enable_conditionals` must not rewrite: it is called as written (an
+    `if` on a DataNode inside it is an error). A pipeline definition itself cannot be marked."""
+    try:
+        func._torch_dali_do_not_convert = True  # type: ignore[attr-defined]
+        return func
+    except (AttributeError, TypeError):  # builtins, bound methods: wrap them
+        @functools.wraps(func)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return func(*args, **kwargs)
+        call._torch_dali_do_not_convert = True  # type: ignore[attr-defined]
+        return call
+
+
+def pipeline_def(fn: Callable | None = None, *, enable_conditionals: bool = False,
+                 **pipeline_kwargs: Any) -> Any:
     """Decorator: the function's body defines the graph; calling it returns a Pipeline.
 
     Pipeline arguments can be given to the decorator or at call time; the rest go to the function.
+    With `enable_conditionals=True`, `if`/`else` on DataNodes in the body route samples (see
+    `torch_dali.conditionals`).
     """
     def decorate(func: Callable) -> Callable[..., Pipeline]:
+        if getattr(func, "_torch_dali_do_not_convert", False):
+            raise ArgumentError(f"pipeline_def: '{getattr(func, '__name__', func)}' is marked @do_not_convert; "
+                                "a pipeline definition cannot be (mark the functions it calls instead)")
         @functools.wraps(func)
         def make(*args: Any, **kwargs: Any) -> Pipeline:
             pipe_kw = {**pipeline_kwargs, **{k: kwargs.pop(k) for k in list(kwargs) if k in _PIPELINE_ARGS}}
-            for k in ("enable_conditionals",):
-                kwargs.pop(k, None)
+            conditionals = bool(kwargs.pop("enable_conditionals", enable_conditionals))
+            body = func
+            if conditionals:
+                from ..conditionals import convert
+                body = convert(func)
             pipe = Pipeline(**pipe_kw)
-            pipe._py_graph_fn = functools.partial(func, *args, **kwargs)
+            pipe._py_graph_fn = functools.partial(body, *args, **kwargs)
+            pipe._conditionals = conditionals
+            pipe._ensure_graph()  # traced now, as DALI does: errors in the definition surface here
             return pipe
+        make._is_pipeline_def = True  # type: ignore[attr-defined] - DALI's mark
         return make
     return decorate(fn) if fn is not None else decorate

@@ -12,6 +12,10 @@ from ._registry import all_schemas, lookup, make_class  # noqa: F401
 _FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", "readers.file", "readers.mxnet",
              "decoders.image", "python_function", "external_source",
              "color_adjust", "filters", "noise", "normalization", "morphology", "histogram", "distort",
+             "warp", "transforms", "coords", "regions", "slicing", "crop_generators",
+             "decoders.crop", "resize_crop_mirror", "multi_paste", "remap",
+             "warp_perspective",
+             "tensor_create", "tensor_shape", "conditional",
              "detection", "detection_crop", "readers.coco")
 for _fam in _FAMILIES:
     try:
@@ -19,6 +23,7 @@ for _fam in _FAMILIES:
     except ModuleNotFoundError as e:  # a family not written yet must not break the rest
         if e.name != f"{__name__}.{_fam}":
             raise
+from .fast import image_kernels  # noqa: E402,F401 - registers the fast kernels with the dispatch
 
 
 def _namespace(path: str) -> ModuleType:
@@ -32,17 +37,41 @@ def _namespace(path: str) -> ModuleType:
     return mod
 
 
+def _plain_class(cls: type) -> type:
+    """The op class taking what DALI's takes: constants as inputs, NumPy scalars and
+    `types.Constant` as arguments, in the constructor and the call."""
+    from ._schema import plain_inputs, plain_kwargs
+    init, call = cls.__init__, cls.__call__
+
+    def __init__(self, *args, **kwargs):  # noqa: N807
+        init(self, *args, **plain_kwargs(kwargs))
+
+    def __call__(self, *inputs, **kwargs):  # noqa: N807
+        kwargs = plain_kwargs(kwargs)
+        return call(self, *plain_inputs(cls.__name__, inputs, {**getattr(self, "_kwargs", {}), **kwargs}),
+                    **kwargs)
+
+    cls.__init__, cls.__call__ = __init__, __call__  # type: ignore[method-assign]
+    return cls
+
+
 def _generate() -> None:
     this = sys.modules[__name__]
     for schema in all_schemas():
-        cls = make_class(schema)
+        if schema.name == "external_source":  # DALI's signature: the source may be positional
+            from .external_source_api import ExternalSourceClass
+            setattr(this, "ExternalSource", ExternalSourceClass)
+            continue
+        cls = _plain_class(make_class(schema))
         parts = schema.name.split(".")
         if len(parts) > 1:
             setattr(_namespace(parts[0]), schema.class_name, cls)
         else:
             setattr(this, schema.class_name, cls)
         for legacy in schema.legacy_names:
-            setattr(this, legacy, make_class(schema, legacy))
+            setattr(this, legacy, _plain_class(make_class(schema, legacy)))
 
 
 _generate()
+
+from ..graph.node import DataNode as _DataNode  # noqa: E402,F401 - DALI's `from nvidia.dali.ops import _DataNode`

@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence
 
 import torch
 
-from ..executor.rng import SampleRNG
+from ..rng import SampleRNG
 from ..tensor_list import TensorList
 
 if TYPE_CHECKING:
     from ..graph.node import Node
+    from ..skips import SkipLog
 
 
 class SampleContext:
@@ -78,7 +79,7 @@ def batch_args(tl: TensorList) -> list[Any]:
     """Each sample of an argument input as the Python value an op works with (`sample_arg`); one
     `tolist()` for a dense batch of scalars (a coin flip per sample) instead of a view and an
     `item()` per sample."""
-    dense = tl._dense
+    dense = tl.dense
     if dense is not None and dense.device.type == "cpu" and dense.dim() >= 1 and dense[0].numel() == 1:
         return dense.reshape(dense.shape[0]).tolist()
     return [sample_arg(t) for t in tl]
@@ -105,6 +106,17 @@ class Operator:
     # Takes samples whose rows are strided views (crops of larger images) on every path: an op
     # feeding only such ops may hand them views instead of copies.
     strided_input_ok: bool = False
+    # Checks its samples with its consumers' checks (`add_check`) and refills the batch with the
+    # following samples when one fails: readers, for decoders with on_error="skip".
+    takes_checks: ClassVar[bool] = False
+
+    # -- what a source op (no inputs) says about the batch it made last --------------------------------
+    #: the file or record of each sample (may be lazy), for error messages; empty if unknown
+    last_sources: Sequence[str] = ()
+    #: a reader's place in its epoch after its last batch: `real` samples, whether the epoch `ended`
+    batch_info: dict[str, Any] | None = None
+    #: samples left out with on_error="skip" (readers), listed by `Pipeline.skipped()`
+    skip_log: "SkipLog | None" = None
 
     def __init__(self, node: "Node", device: torch.device) -> None:
         self.node = node
@@ -139,7 +151,14 @@ class Operator:
 
     def connect(self, plan: Any) -> None:
         """At build, after every op exists: an op that works with its neighbours looks them up
-        (`plan.consumers`, `plan.is_output`)."""
+        (`plan.consumers`, `plan.is_output`, `plan.op`)."""
+
+    def add_check(self, op: str, check: Callable[[torch.Tensor, str], None],
+                  reset: Callable[[], None] | None = None) -> None:
+        """Runs `check(data, source)` (it raises for data the consumer `op` cannot use) on each
+        sample before it enters a batch, and `reset()` before each batch; only where
+        `takes_checks`."""
+        raise TypeError(f"{self.name} does not check its samples for its consumers")
 
     def prepare(self) -> None:
         """At build, on a background thread: slow one-time set-up (loading the extension, making

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ArgumentError, GraphError
-from ..graph.node import DataNode, caller_origin, current_graph
+from ..graph.node import DataNode, caller_origin, current_graph, set_op_caller
 from ._schema import COMMON_ARGS, OpSchema, validate_args
 
 _SCHEMAS: dict[str, OpSchema] = {}
@@ -94,6 +94,15 @@ def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
             node.explicit.add(arg.name)
     outs = node.outputs
     return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _call_by_name(op: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """What DataNode methods add (`node.gpu()`: a `copy` node on "mixed"; `node.shape()`: `shapes`),
+    as `fn.<op>(*inputs, **kwargs)` would."""
+    return call_op(lookup(op), inputs, kwargs)
+
+
+set_op_caller(_call_by_name)
 
 
 def make_function(schema: OpSchema):

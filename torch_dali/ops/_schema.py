@@ -6,6 +6,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import numpy as np
 import torch
 
 from .. import types
@@ -91,7 +92,74 @@ class OpSchema:
 # -- value checking --------------------------------------------------------------------------------
 
 def _is_num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    """Python and NumPy numbers (not bools)."""
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_flag(v: Any) -> bool:
+    return isinstance(v, (bool, np.bool_))
+
+
+def plain_number(v: Any) -> Any:
+    """NumPy scalars (and 0-d arrays) as Python numbers; anything else unchanged."""
+    if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
+        return v.item()
+    return v
+
+
+def plain_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Arguments as the registry reads them: NumPy scalars and `types.Constant` scalars as Python
+    numbers (DALI code passes `seed=np.int64(3)`, `range=types.Constant(...)`)."""
+    from ..graph.node import DataNode
+    for k, v in kwargs.items():
+        if isinstance(v, types.ScalarConstant):
+            kwargs[k] = v.value
+        elif isinstance(v, (list, tuple)) and any(isinstance(x, types.ScalarConstant) for x in v):
+            kwargs[k] = type(v)(x.value if isinstance(x, types.ScalarConstant) else x for x in v)
+        elif k == "seed":
+            kwargs[k] = plain_number(v)
+        elif isinstance(v, DataNode):
+            kwargs[k] = adopted(v)
+    return kwargs
+
+
+def adopted(x: Any) -> Any:
+    """A DataNode made outside the graph being traced (an op called outside any pipeline), copied
+    into it, so that the op about to use it comes after it; anything else as it is."""
+    from ..graph.node import DataNode, current_graph, tracing
+    if not isinstance(x, DataNode) or not tracing():
+        return x
+    graph = current_graph()
+    return x if graph.owns(x.node) else graph.adopt([x])[0]
+
+
+def plain_inputs(op: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """Positional inputs as DataNodes: constants (numbers, NumPy arrays, lists of numbers,
+    `types.Constant`) become constant nodes on the op's input device, as in DALI; lists that hold
+    DataNodes stay input sets."""
+    from ..graph.node import DataNode
+    dev = "gpu" if kwargs.get("device") == "gpu" else "cpu"
+
+    def node(v: Any, k: int) -> Any:
+        if isinstance(v, DataNode):
+            return adopted(v)
+        from ..conditionals import check_defined
+        check_defined(v)  # a variable an `if` on a DataNode set in one branch only
+        if isinstance(v, types.ScalarConstant):
+            return types.Constant(v.value, v.dtype, device=dev)
+        try:
+            return types.Constant(v, device=dev)
+        except (TypeError, ValueError, KeyError) as e:
+            raise ArgumentTypeError(f"{op}: input {k} must be a DataNode, a list of DataNodes (input sets) or a "
+                                    f"constant (number, NumPy array); got {type(v).__name__} ({e})") from None
+
+    out = []
+    for k, x in enumerate(inputs):
+        if isinstance(x, (list, tuple)) and any(isinstance(y, DataNode) for y in x):
+            out.append(type(x)(node(y, k) for y in x))
+        else:
+            out.append(node(x, k))
+    return tuple(out)
 
 
 def _as_list(v: Any) -> list:
@@ -105,7 +173,7 @@ def _as_list(v: Any) -> list:
     return [v]
 
 
-def _enum(cls: type[enum.Enum], v: Any) -> enum.Enum:
+def enum_member(cls: type[enum.Enum], v: Any) -> enum.Enum:
     if isinstance(v, cls):
         return v
     if isinstance(v, str):
@@ -132,17 +200,18 @@ _KIND_DOC = {
 def coerce(op: str, arg: Arg, v: Any) -> Any:
     """Checks and normalizes one constant argument value; raises naming the op and the argument."""
     kind = arg.kind
+    v = plain_number(v)
     try:
-        if kind == "int":
-            if isinstance(v, bool) or not (_is_num(v) and float(v).is_integer()):
+        if kind == "int":  # bools count as 0/1 (`mirror=False`), as DALI takes them
+            if not (_is_flag(v) or (_is_num(v) and float(v).is_integer())):
                 raise ValueError
             out: Any = int(v)
         elif kind == "float":
-            if not _is_num(v):
+            if not (_is_num(v) or _is_flag(v)):
                 raise ValueError
             out = float(v)
         elif kind == "bool":
-            if isinstance(v, bool) or (isinstance(v, int) and v in (0, 1)):
+            if _is_flag(v) or (_is_num(v) and v in (0, 1)):
                 out = bool(v)
             else:
                 raise ValueError
@@ -152,17 +221,17 @@ def coerce(op: str, arg: Arg, v: Any) -> Any:
             out = v
         elif kind in ("int_list", "ints"):
             items = _as_list(v)
-            if not all(_is_num(x) and float(x).is_integer() for x in items):
+            if not all(_is_flag(x) or (_is_num(x) and float(x).is_integer()) for x in items):
                 raise ValueError
             out = [int(x) for x in items]
-            if kind == "ints" and not isinstance(v, (list, tuple)) and len(out) == 1:
+            if kind == "ints" and not isinstance(v, (list, tuple, np.ndarray)) and len(out) == 1:
                 out = out[0]
         elif kind in ("float_list", "floats"):
             items = _as_list(v)
-            if not all(_is_num(x) for x in items):
+            if not all(_is_num(x) or _is_flag(x) for x in items):
                 raise ValueError
             out = [float(x) for x in items]
-            if kind == "floats" and _is_num(v):
+            if kind == "floats" and (_is_num(v) or _is_flag(v)):
                 out = out[0]
         elif kind in ("str_list", "strs"):
             items = [v] if isinstance(v, str) else _as_list(v)
@@ -172,13 +241,13 @@ def coerce(op: str, arg: Arg, v: Any) -> Any:
         elif kind == "dtype":
             if isinstance(v, torch.dtype):
                 v = types.from_torch_dtype(v)
-            out = _enum(types.DALIDataType, v)
+            out = enum_member(types.DALIDataType, v)
         elif kind == "image_type":
-            out = _enum(types.DALIImageType, v)
+            out = enum_member(types.DALIImageType, v)
         elif kind == "interp_type":
-            out = _enum(types.DALIInterpType, v)
+            out = enum_member(types.DALIInterpType, v)
         elif kind == "oob_policy":
-            out = _enum(types.OutOfBoundsPolicy, v)
+            out = enum_member(types.OutOfBoundsPolicy, v)
         elif kind == "callable":
             if not callable(v):
                 raise ValueError
@@ -248,8 +317,7 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
                     f"{op}: `{arg.name}` cannot be a per-sample input; give a constant value")
             tensor_args[arg.name] = value
             continue
-        if value is None and not arg.required and arg.default is None:
-            consts[arg.name] = None
+        if value is None and not arg.required:  # None means "not given", as in DALI
             continue
         consts[arg.name] = coerce(op, arg, value)
     for arg in schema.args:

@@ -1,90 +1,230 @@
-"""Arithmetic on DataNodes (`images / 255`, `labels - 1`, `a * b`, `-x`), as in DALI.
+"""Arithmetic on DataNodes (`images / 255`, `labels - 1`, `a < b`, `~mask`, `math.sqrt(x)`), as DALI.
 
-Each expression is an ordinary graph node (so it serializes), computed per sample with torch's
-elementwise ops on the op's device. Type promotion follows torch's rules (DALI's differ in corner
-cases such as uint8 + int32 constants; cast explicitly where the type matters).
+Each expression is one graph node (so it serializes): the operation and its operands, which are
+inputs (DataNodes) or typed scalar constants (Python numbers, NumPy scalars, `types.Constant`),
+folded into the node's arguments rather than made into constant nodes. Types, broadcasting and
+layouts follow DALI 2.4 (see `arith_kernels` for the types): samples broadcast NumPy-style; the
+output has the most dimensions of its inputs and the layout of the inputs that have that many (or
+none); any two layouts given must be equal or one a suffix of the other. All-dense batches run as
+one torch op per batch; others sample by sample on the pipeline's threads.
 """
 from __future__ import annotations
 
-import operator
 from typing import Any, Callable
 
 import torch
 
-from ..errors import ArgumentError
-from ._operator import Operator, SampleContext
+from .. import types
+from ..errors import ArgumentError, ArgumentTypeError
+from ..tensor_list import TensorList
+from . import arith_kernels as K
+from ._operator import BatchContext, Operator
 from ._registry import call_op, lookup, register
-from ._schema import Arg, OpSchema, one_of
+from ._schema import Arg, OpSchema, adopted
 
-_BINARY: dict[str, Callable[[Any, Any], Any]] = {
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": torch.true_divide,
-    "floordiv": torch.floor_divide, "mod": torch.remainder, "pow": torch.pow, "min": torch.minimum,
-    "max": torch.maximum, "eq": torch.eq, "ne": torch.ne, "lt": torch.lt, "le": torch.le, "gt": torch.gt,
-    "ge": torch.ge, "and": torch.bitwise_and, "or": torch.bitwise_or, "xor": torch.bitwise_xor,
-}
-_UNARY: dict[str, Callable[[Any], Any]] = {"neg": torch.neg, "pos": lambda x: x, "abs": torch.abs}
+# names written by earlier versions (YAML) -> the operation
+_LEGACY = {"truediv": "fdiv", "floordiv": "div", "neg": "minus", "pos": "plus", "and": "bitand", "or": "bitor",
+           "xor": "bitxor", "ne": "neq", "le": "leq", "ge": "geq"}
+
+
+def _parse_operand(op: str, s: str) -> tuple[str, Any, torch.dtype | None]:
+    """`in:0` -> ("in", 0, None); `const:int32:7` -> ("const", 7, torch.int32)."""
+    parts = s.split(":", 2)
+    try:
+        if parts[0] == "in" and len(parts) == 2:
+            return "in", int(parts[1]), None
+        if parts[0] == "const" and len(parts) == 3:
+            dt = types.to_torch_dtype(parts[1])
+            raw = parts[2]
+            value: Any = (raw == "True") if dt == torch.bool else float(raw) if K.kind(dt) == "f" else int(raw)
+            return "const", value, dt
+    except (ValueError, KeyError, TypeError):
+        pass
+    raise ArgumentError(f"{op}: bad operand {s!r} (expected 'in:N' or 'const:TYPE:VALUE')")
 
 
 class Arithmetic(Operator):
-    def setup(self) -> None:
-        self.name_of = self.args["op"]
-        self.scalar = self.args["scalar"]
-        self.reverse = self.args["reverse"]
-        n_in = len(self.node.inputs)
-        if self.name_of in _UNARY and (n_in != 1 or self.scalar is not None):
-            raise ArgumentError(f"{self.name}: `{self.name_of}` takes one input and no scalar")
-        if self.name_of in _BINARY and n_in + (self.scalar is not None) != 2:
-            raise ArgumentError(f"{self.name}: `{self.name_of}` takes two operands (inputs or a scalar)")
+    sample_wise = False
 
-    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        if self.name_of in _UNARY:
-            return _UNARY[self.name_of](inputs[0])
-        a = inputs[0]
-        if len(inputs) == 2:
-            return _BINARY[self.name_of](a, inputs[1])
-        s = self.scalar
-        s = int(s) if float(s).is_integer() and not a.is_floating_point() else s
-        return _BINARY[self.name_of](s, a) if self.reverse else _BINARY[self.name_of](a, s)
+    def setup(self) -> None:
+        a = self.args
+        self.op = _LEGACY.get(a["op"], a["op"])
+        n_in = len(self.node.inputs)
+        if a.get("operands"):
+            self.operands = [_parse_operand(self.name, s) for s in a["operands"]]
+        else:  # the form of earlier versions: inputs, then `scalar` (first with `reverse`)
+            self.operands = [("in", k, None) for k in range(n_in)]
+            if a.get("scalar") is not None:
+                s = a["scalar"]
+                const = ("const", s, None)  # typed against the input below
+                self.operands = [const] + self.operands if a.get("reverse") else self.operands + [const]
+        want = K.arity(self.op)
+        if len(self.operands) != want:
+            raise ArgumentError(f"{self.name}: `{K.display(self.op)}` takes {want} operand(s), got "
+                                f"{len(self.operands)}")
+        used = sorted(v for kind, v, _ in self.operands if kind == "in")
+        if used != list(range(n_in)):
+            raise ArgumentError(f"{self.name}: operands {a.get('operands')} do not use each of the {n_in} "
+                                "input(s) once")
+
+    def _constant(self, value: Any, dt: torch.dtype | None, like: torch.dtype) -> torch.Tensor:
+        if dt is None:  # a legacy scalar: an integer stays one with integer inputs
+            is_int = float(value).is_integer() and K.kind(like) != "f"
+            dt = torch.int32 if is_int else torch.float32
+            value = int(value) if is_int else float(value)
+        return K.constant_tensor(value, dt, self.device)
+
+    # -- one batch -------------------------------------------------------------------------------
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
+                  args: dict[str, list[Any]]) -> list[TensorList]:
+        n = len(inputs[0]) if inputs else ctx.batch_size
+        if any(len(t) != n for t in inputs):
+            raise ArgumentError(f"{self.name}: the inputs have different batch sizes {[len(t) for t in inputs]}")
+        layout = self._out_layout(inputs)
+        first_dtype = self._dtype_of(inputs[0]) if inputs else torch.float32
+        consts = {k: self._constant(v, dt, first_dtype) for k, (kind, v, dt) in enumerate(self.operands)
+                  if kind == "const"}
+        if n and all(t._dense is not None for t in inputs):
+            return [TensorList(self._dense(inputs, consts), layout)]
+
+        def one(i: int) -> torch.Tensor:
+            xs = [inputs[v][i] if kind == "in" else consts[k] for k, (kind, v, _) in enumerate(self.operands)]
+            return self._apply(xs, i)
+        return [TensorList(ctx.map(one, n), layout)]
+
+    @staticmethod
+    def _dtype_of(tl: TensorList) -> torch.dtype:
+        return tl._dense.dtype if tl._dense is not None else (tl.samples[0].dtype if len(tl) else torch.float32)
+
+    def _dense(self, inputs: list[TensorList], consts: dict[int, torch.Tensor]) -> torch.Tensor:
+        """All inputs dense: one op over the whole batch (sample dims aligned on the right)."""
+        nd = max(t._dense.dim() - 1 for t in inputs)
+        xs = []
+        for k, (kind, v, _) in enumerate(self.operands):
+            if kind == "const":
+                xs.append(consts[k])
+                continue
+            d = inputs[v]._dense
+            extra = nd - (d.dim() - 1)
+            xs.append(d.reshape(d.shape[0], *([1] * extra), *d.shape[1:]) if extra else d)
+        return self._apply(xs, None)
+
+    def _apply(self, xs: list[torch.Tensor], sample: int | None) -> torch.Tensor:
+        out = K.result_type(self.op, [x.dtype for x in xs])
+        try:
+            return K.compute(self.op, xs, out)
+        except RuntimeError as e:
+            if "must match the size" not in str(e) and "broadcast" not in str(e):
+                raise
+            shapes = " and ".join(str(list(x.shape[1:] if sample is None and x.dim() else x.shape))
+                                  for x in xs if x.dim())
+            where = f" (sample {sample})" if sample is not None else ""
+            raise ArgumentError(f"{self.name} `{K.display(self.op)}`: Can't broadcast shapes {shapes}{where}: "
+                                "extents must match or be 1, compared from the innermost") from None
+
+    def _out_layout(self, inputs: list[TensorList]) -> str:
+        """The layout of the inputs with the most dimensions (checked compatible), or ""."""
+        dims = [(t._dense.dim() - 1) if t._dense is not None else (t.samples[0].dim() if len(t) else 0)
+                for t in inputs]
+        lays = [t.layout() for t in inputs]
+        given = [lay for lay in lays if lay]
+        for i, a in enumerate(given):
+            for b in given[i + 1:]:
+                short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+                if not long_.endswith(short):
+                    raise ArgumentError(f"{self.name} `{K.display(self.op)}`: the input layouts {a!r} and {b!r} "
+                                        "do not match. They must be equal or one must be a suffix of the other")
+        top = max(dims) if dims else 0
+        at_top = {lay for lay, d in zip(lays, dims) if d == top and lay}
+        return at_top.pop() if at_top else ""
+
+    def output_layout(self, index: int) -> str | None:
+        return None
 
 
 register(OpSchema(
-    name="arithmetic", impl=Arithmetic, min_inputs=1, max_inputs=2, class_name_override="ArithmeticGenericOp",
-    doc="Elementwise arithmetic on one or two inputs (or an input and a scalar); what `a + b` makes.",
-    args=(Arg("op", "str", doc="operation", check=one_of(*_BINARY, *_UNARY)),
-          Arg("scalar", "float", None, doc="the constant operand, if any"),
-          Arg("reverse", "bool", False, doc="the scalar is the left operand"))))
+    name="arithmetic", impl=Arithmetic, min_inputs=1, max_inputs=3, class_name_override="ArithmeticGenericOp",
+    doc="Elementwise arithmetic, comparison, bitwise and math functions on inputs and typed scalar constants; "
+        "what `a + b`, `a < b` and `math.sqrt(a)` make.",
+    args=(Arg("op", "str", doc="the operation (add, sub, mul, div, fdiv, mod, pow, fpow, min, max, atan2, "
+                               "clamp, eq, neq, lt, leq, gt, geq, bitand, bitor, bitxor, lshift, rshift, "
+                               "plus, minus, bitnot, abs, sqrt, exp, ...)",
+              check=lambda v: None if _LEGACY.get(v, v) in K.ALL_OPS else "a known operation"),
+          Arg("operands", "str_list", None, doc="the operands in order: 'in:N' (input N) or "
+                                                "'const:TYPE:VALUE' (a typed scalar)"),
+          Arg("scalar", "float", None, doc="earlier form: a constant operand"),
+          Arg("reverse", "bool", False, doc="earlier form: the scalar is the left operand"))))
 
 
-def _binary(name: str, reverse: bool = False) -> Callable[[Any, Any], Any]:
+# -- building expressions from Python ---------------------------------------------------------------
+
+def _has_nested_node(v: Any) -> bool:
+    from ..graph.node import DataNode
+    return isinstance(v, (list, tuple)) and any(isinstance(x, DataNode) or _has_nested_node(x) for x in v)
+
+
+def _const_text(c: types.ScalarConstant) -> str:
+    return f"const:{types.to_torch_dtype(c.dtype)}:{c.value!r}".replace("torch.", "")
+
+
+def expression(op: str, *operands: Any) -> Any:
+    """The DataNode of `op` applied to operands (DataNodes, numbers, NumPy scalars or arrays,
+    types.Constant); on the GPU when any input is there."""
+    from ..graph.node import DataNode
+    name = K.display(op)
+    items: list[str] = []
+    nodes: list[DataNode] = []
+    for k, x in enumerate(operands):
+        if _has_nested_node(x):
+            raise ArgumentTypeError(
+                f"The input {k} of operator `{name}` must be a DataNode or a compatible constant. Got a "
+                f"`{type(x).__name__}` with nested DataNode(s); an op with several outputs returns a tuple: "
+                "pick one")
+        if not isinstance(x, (DataNode, types.ScalarConstant)):
+            from ..conditionals import check_defined
+            check_defined(x)  # a variable an `if` on a DataNode set in one branch only
+            try:
+                x = types.Constant(x)
+            except (TypeError, ValueError) as e:
+                raise ArgumentTypeError(f"input {k} of operator `{name}`: cannot use a {type(x).__name__} as an "
+                                        f"operand ({e})") from None
+        if isinstance(x, DataNode):
+            items.append(f"in:{len(nodes)}")
+            nodes.append(x)
+        else:
+            items.append(_const_text(x))
+    if not nodes:
+        raise ArgumentTypeError(f"operator `{name}` needs at least one DataNode operand, got only constants")
+    nodes = [adopted(n) for n in nodes]
+    if any(n.device == "gpu" for n in nodes):
+        nodes = [n.gpu() for n in nodes]
+    return call_op(lookup("arithmetic"), tuple(nodes), {"op": op, "operands": items})
+
+
+def _binary(op: str, reverse: bool = False) -> Callable[[Any, Any], Any]:
     def method(self: Any, other: Any) -> Any:
-        from ..graph.node import DataNode
-        schema = lookup("arithmetic")
-        if isinstance(other, DataNode):
-            ins = (other, self) if reverse else (self, other)
-            return call_op(schema, ins, {"op": name})
-        if isinstance(other, bool) or not isinstance(other, (int, float)):
-            return NotImplemented
-        return call_op(schema, (self,), {"op": name, "scalar": float(other), "reverse": reverse})
+        return expression(op, other, self) if reverse else expression(op, self, other)
     return method
 
 
-def _unary(name: str) -> Callable[[Any], Any]:
+def _unary(op: str) -> Callable[[Any], Any]:
     def method(self: Any) -> Any:
-        return call_op(lookup("arithmetic"), (self,), {"op": name})
+        return expression(op, self)
     return method
 
 
 def install(cls: type) -> None:
-    """Gives DataNode its operators."""
-    for py, name in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "truediv"),
-                     ("floordiv", "floordiv"), ("mod", "mod"), ("pow", "pow"), ("and", "and"),
-                     ("or", "or"), ("xor", "xor")):
-        setattr(cls, f"__{py}__", _binary(name))
-        setattr(cls, f"__r{py}__", _binary(name, reverse=True))
-    for py in ("neg", "pos", "abs"):
-        setattr(cls, f"__{py}__", _unary(py))
-    # Comparisons stay Python's identity tests: code (ours and users') keeps DataNodes in lists and
-    # dicts. Elementwise comparisons are `fn.arithmetic(a, b, op="lt")`.
+    """Gives DataNode its operators (comparisons included: they make BOOL nodes, as in DALI)."""
+    for py, op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "fdiv"), ("floordiv", "div"),
+                   ("mod", "mod"), ("pow", "pow"), ("and", "bitand"), ("or", "bitor"), ("xor", "bitxor"),
+                   ("lshift", "lshift"), ("rshift", "rshift")):
+        setattr(cls, f"__{py}__", _binary(op))
+        setattr(cls, f"__r{py}__", _binary(op, reverse=True))
+    for py, op in (("eq", "eq"), ("ne", "neq"), ("lt", "lt"), ("le", "leq"), ("gt", "gt"), ("ge", "geq")):
+        setattr(cls, f"__{py}__", _binary(op))
+    for py, op in (("neg", "minus"), ("pos", "plus"), ("abs", "abs"), ("invert", "bitnot")):
+        setattr(cls, f"__{py}__", _unary(op))
+    cls.__hash__ = object.__hash__  # type: ignore[assignment] - nodes stay usable as dict keys
 
 
 def _install() -> None:

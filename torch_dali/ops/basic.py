@@ -6,9 +6,9 @@ from typing import Any
 import torch
 
 from .. import types
-from ..functional.crop import convert
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator, SampleContext
+from .arith_kernels import cast_sat
 from ._registry import register
 from ._schema import Arg, OpSchema
 
@@ -18,8 +18,8 @@ class Cast(Operator):
         self.dtype = types.to_torch_dtype(self.args["dtype"])
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        # to integers: round half away from zero and saturate, as DALI's ConvertSat does
-        return convert(inputs[0], self.dtype)
+        # DALI's conversion: integers saturate, floats round half away from zero (arith_kernels)
+        return cast_sat(inputs[0], self.dtype)
 
 
 class Copy(Operator):

@@ -1,6 +1,8 @@
-"""Color ops on HWC images: brightness_contrast, hsv, color_twist (CPU or CUDA tensors).
+"""Color ops on channel-last images: brightness_contrast, hsv, color_twist (CPU or CUDA tensors).
 
-Formulas, defaults and supported types follow NVIDIA DALI 2.4; see `torch_dali.functional.color`."""
+Formulas, defaults, supported types and layouts (HWC, FHWC, DHWC; no layout means HWC) follow
+NVIDIA DALI 2.4; see `torch_dali.functional.color`. Channel-first inputs (CHW...) are refused by
+name: DALI refuses them too."""
 from __future__ import annotations
 
 from typing import Any
@@ -10,6 +12,7 @@ import torch
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import color as K
+from . import layouts as L
 from ._operator import Operator, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema
@@ -29,6 +32,29 @@ class _ColorOp(Operator):
     in_types: tuple[torch.dtype, ...] = _IN_TYPES
     out_types: tuple[torch.dtype, ...] = _OUT_TYPES
     rgb = False  # needs 3 channels
+    in_layout = ""  # the input's layout, known at build (connect)
+    _resolved = ""
+
+    def connect(self, plan: Any) -> None:
+        self.in_layout, known = L.static_layout(plan, self.node.inputs[0])
+        if not known:  # learnt from each batch: run as a batch op, which sees the batch's layout
+            self.sample_wise = False
+
+    def run_batch(self, ctx: Any, inputs: list[Any], args: dict[str, list[Any]]) -> list[Any]:
+        if inputs and inputs[0].layout():
+            self.in_layout = inputs[0].layout()
+        return super().run_batch(ctx, inputs, args)
+
+    def output_layout(self, index: int) -> str:
+        return self._resolved or self.in_layout
+
+    def image(self, x: torch.Tensor) -> tuple[torch.Tensor, tuple[int, ...]]:
+        """The sample as one HWC image (frames and depth stacked on H) and its own shape."""
+        if self.in_layout:  # a layout given: it is what is wrong first
+            self._resolved = L.resolve(self.name, self.in_layout, x.dim(), L.COLOR)
+        self.check(x)
+        self._resolved = L.resolve(self.name, self.in_layout, x.dim(), L.COLOR)
+        return (x if x.dim() == 3 else x.reshape(-1, x.shape[-2], x.shape[-1])), tuple(x.shape)
 
     def setup(self) -> None:
         dt = self.args.get("dtype")
@@ -49,39 +75,37 @@ class _ColorOp(Operator):
         if x.dtype not in self.in_types:
             raise ArgumentTypeError(f"{self.name}: input type must be one of {_names(self.in_types)}, "
                                     f"got {x.dtype}")
-        if self.rgb and (x.dim() != 3 or x.shape[-1] != 3):
-            raise ArgumentError(f"{self.name}: expected an HWC image with 3 channels, got shape "
+        if self.rgb and x.shape[-1] != 3:
+            raise ArgumentError(f"{self.name}: expected images with 3 channels (RGB), got shape "
                                 f"{tuple(x.shape)}")
 
 
 class BrightnessContrast(_ColorOp):
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        x = inputs[0]
-        self.check(x)
+        x, shape = self.image(inputs[0])
         center = args["contrast_center"] if "contrast_center" in args else self.args.get("contrast_center")
         return K.brightness_contrast(
             x, self.get(args, "brightness"), self.get(args, "brightness_shift"), self.get(args, "contrast"),
-            None if center is None else self.get({"contrast_center": center}, "contrast_center"), self.dtype)
+            None if center is None else self.get({"contrast_center": center}, "contrast_center"),
+            self.dtype).reshape(shape)
 
 
 class Hsv(_ColorOp):
     in_types, out_types, rgb = _MATRIX_IN_TYPES, _MATRIX_OUT_TYPES, True
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        x = inputs[0]
-        self.check(x)
+        x, shape = self.image(inputs[0])
         return K.hsv(x, self.get(args, "hue"), self.get(args, "saturation"), self.get(args, "value"),
-                     self.dtype)
+                     self.dtype).reshape(shape)
 
 
 class ColorTwist(_ColorOp):
     in_types, out_types, rgb = _MATRIX_IN_TYPES, _MATRIX_OUT_TYPES, True
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        x = inputs[0]
-        self.check(x)
+        x, shape = self.image(inputs[0])
         return K.color_twist(x, self.get(args, "brightness"), self.get(args, "contrast"),
-                             self.get(args, "hue"), self.get(args, "saturation"), self.dtype)
+                             self.get(args, "hue"), self.get(args, "saturation"), self.dtype).reshape(shape)
 
 
 def _a(name: str, default: Any, doc: str) -> Arg:

@@ -12,9 +12,9 @@ Behaviour checked against DALI 2.4:
   sample per call, the pipeline's batch size samples per iteration.
 * With `num_outputs=k` each batch (or sample) is a tuple of k, one per output.
 * End of data (the iterator ends, or the callable raises StopIteration): `pipe.run()` raises
-  StopIteration. `cycle=None/False/"no"`: an iterable stays ended, even after `pipe.reset()`;
-  callables start a new epoch after `reset()`. `cycle="raise"`: StopIteration, then `reset()`
-  starts the iterable over. `cycle="quiet"/True`: the data repeats with no StopIteration (a reset
+  StopIteration. `cycle=None/False/"no"`: after `pipe.reset()` the same iterator is asked again
+  (a generator stays ended; an iterator that rewinds itself goes on); callables start a new
+  epoch. `cycle="raise"`: StopIteration, then `reset()` starts the iterable over. `cycle="quiet"/True`: the data repeats with no StopIteration (a reset
   does not rewind it). A per-sample source that ends part-way through a batch drops that batch.
   A generator *object* cannot be cycled (DALI refuses it too).
 * Without `source`, batches come from `pipe.feed_input(name, batch)`, in the order fed.
@@ -45,7 +45,7 @@ from ..errors import ArgumentError, ArgumentTypeError, DataError, PipelineError
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator
 from ._registry import register
-from ._schema import Arg, OpSchema, _enum, positive
+from ._schema import Arg, OpSchema, enum_member, positive
 
 
 class SampleInfo(NamedTuple):
@@ -68,11 +68,11 @@ class SourceExhausted(PipelineError, StopIteration):
     """An external source reached the end of its data: `pipe.run()` raises this StopIteration."""
 
 
-_CYCLES = {None: "no", False: "no", "no": "no", True: "quiet", "quiet": "quiet", "raise": "raise"}
+CYCLES = {None: "no", False: "no", "no": "no", True: "quiet", "quiet": "quiet", "raise": "raise"}
 
 
 def _check_cycle(v: Any) -> str | None:
-    ok = any(v is k or (isinstance(k, str) and v == k) for k in _CYCLES)
+    ok = any(v is k or (isinstance(k, str) and v == k) for k in CYCLES)
     return None if ok else "one of None, False, True, 'no', 'quiet', 'raise'"
 
 
@@ -163,8 +163,10 @@ class ExternalSource(Operator):
         a = self.args
         src = a["source"]
         self.k: int = a["num_outputs"] or 1
+        # with num_outputs given (even 1), each batch (or sample) is a tuple with one per output
+        self.split_outputs = a["num_outputs"] is not None
         self.batch: bool = bool(a["batch"])
-        self.cycle: str = _CYCLES[a["cycle"]]
+        self.cycle: str = CYCLES[a["cycle"]]
         self.parallel = bool(a["parallel"])
         self.epoch = 0
         self.iteration = 0  # within the epoch
@@ -213,7 +215,7 @@ class ExternalSource(Operator):
         if d is None or isinstance(d, torch.dtype):
             return d
         try:
-            return types.to_torch_dtype(_enum(types.DALIDataType, d))
+            return types.to_torch_dtype(enum_member(types.DALIDataType, d))
         except (ValueError, KeyError, TypeError):
             raise ArgumentTypeError(f"{self.name}: `dtype` must be a data type such as types.FLOAT, "
                                     f"got {d!r}") from None
@@ -227,14 +229,14 @@ class ExternalSource(Operator):
         return [value] * self.k
 
     # -- getting data ---------------------------------------------------------------------------
-    def _where(self) -> str:
+    def where(self) -> str:
         return f"{self.name} '{self.node.name}'"
 
     def _end(self) -> SourceExhausted:
         self.exhausted = True
-        return SourceExhausted(f"{self._where()}: the source has no more data (pipe.reset() "
+        return SourceExhausted(f"{self.where()}: the source has no more data (pipe.reset() "
                                + ("starts it over)" if self.cycle == "raise" or self._call is not None
-                                  else "does not restart it; use cycle='raise' or 'quiet')"),
+                                  else "asks the same iterator again; use cycle='raise' to start it over)"),
                                op=self.name, origin=self.node.origin)
 
     def _next_item(self) -> Any:
@@ -248,7 +250,7 @@ class ExternalSource(Operator):
         try:
             return next(self._it)
         except StopIteration:
-            raise DataError(f"{self._where()}: the source is empty, so it cannot be cycled") from None
+            raise DataError(f"{self.where()}: the source is empty, so it cannot be cycled") from None
 
     def _from_source(self, ctx: BatchContext) -> list[Any]:
         """One iteration's raw data as k batches (lists of samples or dense arrays)."""
@@ -285,16 +287,16 @@ class ExternalSource(Operator):
         if any(s is ended for s in samples):
             raise self._end()
         self.idx_in_epoch += n
-        if self.k == 1:
+        if not self.split_outputs:
             return [samples]
         split = [self._split(s, f"sample {i}") for i, s in enumerate(samples)]
         return [[s[j] for s in split] for j in range(self.k)]
 
     def _split(self, raw: Any, what: str) -> list[Any]:
-        if self.k == 1:
+        if not self.split_outputs:
             return [raw]
         if not isinstance(raw, (tuple, list)) or len(raw) != self.k:
-            raise DataError(f"{self._where()}: with num_outputs={self.k}, {what} must be a tuple of "
+            raise DataError(f"{self.where()}: with num_outputs={self.k}, {what} must be a tuple of "
                             f"{self.k} (one per output), got {_describe(raw)}")
         return list(raw)
 
@@ -306,13 +308,13 @@ class ExternalSource(Operator):
                 return item
             if self.args["repeat_last"] and self._last_fed is not None:
                 return self._last_fed
-        raise DataError(f"{self._where()}: no data was fed; call pipe.feed_input('{self.node.name}', batch) "
+        raise DataError(f"{self.where()}: no data was fed; call pipe.feed_input('{self.node.name}', batch) "
                         "before each pipe.run(), or give the external source a `source`")
 
     def feed(self, data: Any, layout: str | None = None) -> None:
         """Queues one batch (a tuple of k batches when num_outputs=k) for a later iteration."""
         if self.args["source"] is not None:
-            raise ArgumentError(f"{self._where()}: it has a `source`; feed_input is only for external "
+            raise ArgumentError(f"{self.where()}: it has a `source`; feed_input is only for external "
                                 "sources defined without one")
         raw = self._split(data, "the fed data")
         with self._lock:
@@ -331,7 +333,7 @@ class ExternalSource(Operator):
             raws = self._from_source(ctx)
         outs = []
         for k, raw in enumerate(raws):
-            where = self._where() + (f" output {k}" if self.k > 1 else "")
+            where = self.where() + (f" output {k}" if self.k > 1 else "")
             if self.batch or fed:
                 tl = to_batch(raw, where)
             else:
@@ -339,11 +341,11 @@ class ExternalSource(Operator):
             outs.append(self._finish(tl, k, where, layout_override))
         sizes = {len(t) for t in outs}
         if len(sizes) > 1:
-            raise DataError(f"{self._where()}: the outputs have different batch sizes {[len(t) for t in outs]}")
+            raise DataError(f"{self.where()}: the outputs have different batch sizes {[len(t) for t in outs]}")
         if not len(outs[0]):
-            raise DataError(f"{self._where()}: the source gave an empty batch")
+            raise DataError(f"{self.where()}: the source gave an empty batch")
         if len(outs[0]) > ctx.batch_size:
-            raise DataError(f"{self._where()}: the source gave a batch of {len(outs[0])} samples, more "
+            raise DataError(f"{self.where()}: the source gave a batch of {len(outs[0])} samples, more "
                             f"than the pipeline's batch_size={ctx.batch_size}")
         self.iteration += 1
         return outs
@@ -351,7 +353,7 @@ class ExternalSource(Operator):
     def _finish(self, tl: TensorList, k: int, where: str, layout: str | None) -> TensorList:
         dtype, ndim = self.dtypes[k], self.ndims[k]
         layout = layout if layout is not None else (self.layouts[k] or "")
-        dense = tl._dense
+        dense = tl.dense
         samples = [dense] if dense is not None else tl.samples
         for i, s in enumerate(samples):
             nd = s.dim() - (1 if dense is not None else 0)
@@ -372,56 +374,51 @@ class ExternalSource(Operator):
 
     # -- epochs ---------------------------------------------------------------------------------
     def reset_source(self) -> None:
-        """After StopIteration: a new epoch. Iterables restart only with cycle='raise'."""
-        if not self.exhausted:
+        """After a source of the pipeline ended (this one, or another: the epoch is the pipeline's):
+        a new epoch. Callables and cycle='raise' iterables start over; other iterables are asked for
+        more again (an exhausted generator ends again at once; an iterator that rewinds itself on
+        StopIteration, as some do, goes on), as in DALI."""
+        if self.args["source"] is None or self.cycle == "quiet":
             return
         self.epoch += 1
         self.iteration = 0
         self.idx_in_epoch = 0
-        if self._call is not None:
-            self.exhausted = False
-        elif self.cycle == "raise":
+        if self.cycle == "raise" and self._call is None:
             self._it = self._factory()  # type: ignore[misc]
-            self.exhausted = False
+        self.exhausted = False
+
+    # -- state: the position of a callable source (its info arguments), for checkpoints --------
+    @property
+    def restorable(self) -> bool:
+        """Whether the source's position is this op's counters: a callable taking the iteration or
+        the sample info (iterables, iterators and argument-less callables keep state of their own)."""
+        if self.args["source"] is None:
+            return True
+        return self._call is not None and bool(_positional_params(self.args["source"]))
+
+    def state_dict(self) -> dict[str, Any]:
+        if self.args["source"] is None or not self.restorable:
+            return {}
+        return {"epoch": self.epoch, "iteration": self.iteration, "idx_in_epoch": self.idx_in_epoch,
+                "exhausted": self.exhausted}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if not state or not self.restorable:
+            return
+        for key in ("epoch", "iteration", "idx_in_epoch"):
+            v = state.get(key, 0)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ArgumentError(f"{self.where()}: the saved state has a bad `{key}`: {v!r}")
+            setattr(self, key, v)
+        self.exhausted = bool(state.get("exhausted", False))
 
     def output_layout(self, index: int) -> str:
         return self.layouts[index] or ""
 
-
-def reset_sources(executor: Any) -> None:
-    """`Pipeline.reset()`: after run() raised StopIteration, drops the stopped prefetch and starts a
-    new epoch of each external source (nothing happens otherwise, as in DALI)."""
-    ops = [op for op in executor.plan.ops.values() if isinstance(op, ExternalSource)]
-    if not any(op.exhausted for op in ops):
-        return
-    failed = getattr(executor, "_failed", None)
-    if executor.exec_async and not isinstance(failed, StopIteration):
-        return  # the consumer has not reached the end yet: batches before it are still queued
-    executor.stop()
-    for op in ops:
-        op.reset_source()
-
-
-def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) -> None:
-    """`Pipeline.feed_input`: queues `data` for the external source named `data_node`.
-
-    A pipeline fed this way runs each iteration when run() asks for it (after iter_setup fed it)
-    rather than prefetching ahead of the data.
-    """
-    from ..graph.node import DataNode
-    name = data_node.node.name if isinstance(data_node, DataNode) else data_node
-    executor = pipe._exec()
-    op = next((o for n, o in ((n, executor.plan.ops[n.id]) for n in executor.plan.nodes) if n.name == name),
-              None)
-    if op is None:
-        sources = [n.name for n in executor.plan.nodes if isinstance(executor.plan.ops[n.id], ExternalSource)]
-        raise ArgumentError(f"feed_input: no external source named {name!r} in this pipeline; external "
-                            f"sources: {', '.join(sources) or 'none'}")
-    if not isinstance(op, ExternalSource):
-        raise ArgumentError(f"feed_input: '{name}' is a {op.name}, not an external source")
-    op.feed(data, layout)
-    if executor.exec_async and executor._thread is None:
-        executor.exec_async = False  # produce when run() asks, after the data for it was fed
+    def layout_known(self, index: int) -> bool:
+        """Whether output `index`'s layout is known before data arrive (`layout=` was given); else
+        each batch fed says it (`feed_input(..., layout=)`)."""
+        return bool(self.layouts[index])
 
 
 register(OpSchema(

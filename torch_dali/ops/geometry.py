@@ -1,4 +1,8 @@
-"""Geometry ops: resize, crop, flip, random_resized_crop (HWC images, CPU or CUDA tensors)."""
+"""Geometry ops: resize, crop, flip, random_resized_crop (CPU or CUDA tensors).
+
+Images may be HWC, CHW, HW or sequences of them (FHWC, FCHW, CFHW; flip also volumes); the
+layout comes from the input (see `layouts`), an input without one is taken as DALI does (HWC for 3
+dimensions), and the output has the input's layout."""
 from __future__ import annotations
 
 import enum
@@ -11,10 +15,10 @@ from .. import types
 from ..errors import ArgumentError
 from ..functional import batch_sizes as BS
 from ..functional import crop as C
-from ..functional.crop_window import random_crop_window, random_crop_window_array
+from ..functional.crop_window import random_crop_window
 from ..functional.resize import output_size, resize
 from ..tensor_list import TensorList
-from . import _cuda_batch as cuda_batch
+from . import layouts as L
 from ._operator import BatchContext, Operator, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema, length, non_negative, one_of, positive, unit_interval
@@ -26,7 +30,7 @@ def _enum_value(v: Any) -> Any:
     return v.value if isinstance(v, enum.Enum) else v
 
 
-def _interp_name(v: Any) -> str | None:
+def interp_name(v: Any) -> str | None:
     """A DALI interpolation type (enum, name or int code) as a filter name: "linear", "nn"..."""
     if v is None:
         return None
@@ -41,9 +45,44 @@ def _dtype(v: Any) -> torch.dtype | None:
 
 
 class _ImageOp(Operator):
-    """Shared helpers: per-sample argument lookup and HWC input checks."""
+    """Shared helpers: per-sample argument lookup and the input's layout."""
 
     strided_input_ok = True  # torch ops and our kernels read strided rows
+    layouts: tuple[str, ...] = L.RESIZE
+    layout_defaults: dict[int, str] = L.DEFAULT
+    in_layout = ""  # the input's layout, known at build (connect)
+    _resolved = ""  # the layout the last sample was processed as
+
+    def connect(self, plan: Any) -> None:
+        if self.node.inputs:
+            self.in_layout, known = L.static_layout(plan, self.node.inputs[0])
+            if not known:  # learnt from each batch: run as a batch op, which sees the batch's layout
+                self.sample_wise = False
+
+    def note_layout(self, inputs: list[TensorList]) -> None:
+        """The batch's own layout, where it has one (data fed with `feed_input(..., layout=)`)."""
+        if inputs and inputs[0].layout():
+            self.in_layout = inputs[0].layout()
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        """Sample by sample on the pool's threads, with the batch's layout."""
+        self.note_layout(inputs)
+        n = len(inputs[0]) if inputs else ctx.batch_size
+        outs = ctx.map(lambda i: self.run_sample(ctx.sample(i), [x[i] for x in inputs],
+                                                 {k: v[i] for k, v in args.items()}), n)
+        return [TensorList(outs, self.output_layout(0))]
+
+    def layout_of(self, x: torch.Tensor) -> str:
+        lay = L.resolve(self.name, self.in_layout, x.dim(), self.layouts, self.layout_defaults)
+        self._resolved = lay
+        return lay
+
+    def hwc_input(self) -> bool:
+        """Whether the input is an HWC image (or has no layout: taken as one): the fast paths' case."""
+        return self.in_layout in ("", "HWC")
+
+    def output_layout(self, index: int) -> str:
+        return self._resolved or self.in_layout
 
     def get(self, args: dict[str, Any], name: str) -> Any:
         return args[name] if name in args else self.args[name]
@@ -59,6 +98,11 @@ class _ImageOp(Operator):
         if x.dim() not in (2, 3):
             raise ArgumentError(f"{self.name}: expected an HWC image (2 or 3 dimensions), got shape "
                                 f"{tuple(x.shape)}")
+
+    def canonical(self, x: torch.Tensor) -> L.Canonical | None:
+        """None for an HWC (or HW) image, which the kernels take as it is; else the (H, W, K) view."""
+        lay = self.layout_of(x)
+        return None if lay in ("HWC", "HW") else L.Canonical(x, lay)
 
 
 # -- resize -----------------------------------------------------------------------------------------
@@ -110,32 +154,21 @@ class Resize(_ImageOp):
                                **vals)
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        img = inputs[0]
-        self.check_image(img)
+        canon = self.canonical(inputs[0])
+        img = inputs[0] if canon is None else canon.hwk
         out, flip_x, flip_y = self.target(img, args)
-        y = resize(img, out, _interp_name(self.get(args, "interp_type")), self.args["antialias"],
-                   _interp_name(self.get(args, "min_filter")), _interp_name(self.get(args, "mag_filter")),
+        y = resize(img, out, interp_name(self.get(args, "interp_type")), self.args["antialias"],
+                   interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
                    self.dtype)
-        return C.flip(y, flip_x, flip_y)
-
-    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
-        """On CUDA: every sample in one launch of our resize kernel, when the arguments allow; one
-        output size for all gives a dense batch."""
-        tl = inputs[0]
-        if cuda_batch.resize_ok(self, tl):
-            sizes = self.target_sizes(cuda_batch.image_sizes(tl), args)
-            if sizes is not None:
-                interp = _interp_name(self.args["interp_type"]) or "linear"
-                if (sizes == sizes[0]).all():
-                    out = cuda_batch.resize_dense(tl.samples, sizes[0], self.args["antialias"], interp)
-                    return [TensorList(out, tl.layout())]
-                return [TensorList(cuda_batch.resize(tl.samples, sizes, self.args["antialias"], interp),
-                                   tl.layout())]
-        return super().run_batch(ctx, inputs, args)
+        y = C.flip(y, flip_x, flip_y)
+        return y if canon is None else canon.back(y)
 
     def fuse(self, consumer: Operator) -> Any:
-        """resize -> crop_mirror_normalize on CUDA runs as one kernel (ops/fused.py)."""
+        """resize -> crop_mirror_normalize on CUDA runs as one op pair (ops/fused.py), which has a
+        fused kernel."""
         from .fused import fuse_resize
+        if not self.hwc_input() or not getattr(consumer, "hwc_input", lambda: False)():
+            return None  # the fused kernel reads HWC images
         return fuse_resize(self, consumer)
 
 
@@ -144,24 +177,30 @@ class Resize(_ImageOp):
 class Crop(_ImageOp):
     """Cuts a window of `crop` = (height, width) at relative position (crop_pos_y, crop_pos_x)."""
 
+    layouts = L.CROP
+    layout_defaults = L.DEFAULT_CROP
+
     def setup(self) -> None:
         if self.given("crop_h") != self.given("crop_w"):
             raise ArgumentError(f"{self.name}: `crop_h` and `crop_w` must be given together")
         if self.given("crop") and self.given("crop_h"):
             raise ArgumentError(f"{self.name}: give either `crop` or `crop_h`/`crop_w`, not both")
         crop = self.args.get("crop")
-        if crop is not None and not isinstance(crop, (int, float)) and len(crop) != 2:
-            raise ArgumentError(f"{self.name}: `crop` must be (height, width), got {crop!r}")
+        if crop is not None and not isinstance(crop, (int, float)) and len(crop) not in (2, 3):
+            raise ArgumentError(f"{self.name}: `crop` must be (height, width) or (depth, height, width), got {crop!r}")
         self.policy = _enum_value(self.args["out_of_bounds_policy"])
         self.dtype = _dtype(self.args["dtype"])
+        fill = self.args["fill_values"]
+        self.fill_values = [float(fill)] if isinstance(fill, (int, float)) else list(fill or [0.0])
 
     def window(self, img: torch.Tensor, args: dict[str, Any]) -> C.Window:
         crop = self.get(args, "crop")
         if crop is not None:
             crop = [crop, crop] if isinstance(crop, (int, float)) else list(crop)
-            if len(crop) != 2:
-                raise ArgumentError(f"{self.name}: `crop` must be (height, width), got {crop!r}")
-            ch, cw = crop
+            if len(crop) not in (2, 3):
+                raise ArgumentError(f"{self.name}: `crop` must be (height, width) or (depth, height, width), got "
+                                    f"{crop!r}")
+            ch, cw = crop[-2:]
         else:
             ch, cw = self.get(args, "crop_h"), self.get(args, "crop_w")
         in_h, in_w = int(img.shape[0]), int(img.shape[1])
@@ -193,29 +232,49 @@ class Crop(_ImageOp):
             return None
         return BS.crop_windows(in_hw, ch, cw, pos[0], pos[1], self.args["rounding"])
 
+    def crop_depth(self, x: torch.Tensor, lay: str, args: dict[str, Any]) -> torch.Tensor:
+        """The depth window of a volume (see layouts.crop_depth)."""
+        crop = self.get(args, "crop")
+        size = list(crop)[0] if isinstance(crop, (list, tuple)) and len(crop) == 3 else self.get(args, "crop_d")
+        try:
+            return L.crop_depth(x, lay, size, float(self.get(args, "crop_pos_z")), self.args["rounding"],
+                                self.policy, self.fill_values)
+        except ValueError as e:
+            raise ArgumentError(f"{self.name}: {e}") from None
+
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        img = inputs[0]
-        self.check_image(img)
-        out = C.crop(img, self.window(img, args), self.args["fill_values"])
-        return C.convert(out, self.dtype) if self.dtype is not None else out
+        lay = self.layout_of(inputs[0])
+        x = self.crop_depth(inputs[0], lay, args)
+        canon = None if lay in ("HWC", "HW") else L.Canonical(x, lay)
+        img = x if canon is None else canon.hwk
+        fill = self.fill_values if canon is None else canon.per_k(self.fill_values)
+        out = C.crop(img, self.window(img, args), fill)
+        out = C.convert(out, self.dtype) if self.dtype is not None else out
+        return out if canon is None else canon.back(out)
 
 
 # -- flip -------------------------------------------------------------------------------------------
 
 class Flip(_ImageOp):
+    layouts = L.FLIP
+
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        self.check_image(inputs[0])
-        return C.flip(inputs[0], bool(self.get(args, "horizontal")), bool(self.get(args, "vertical")))
+        x = inputs[0]
+        lay = self.layout_of(x)
+        dims = [lay.index(axis) for axis, arg in (("W", "horizontal"), ("H", "vertical"), ("D", "depthwise"))
+                if axis in lay and bool(self.get(args, arg))]
+        return x.flip(dims) if dims else x
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
-        """On CUDA a dense batch flips in two launches, not one per sample."""
+        """On CUDA a dense batch flips in two launches, not one per sample (the batched spec)."""
+        self.note_layout(inputs)
         tl = inputs[0]
-        if self.device.type == "cuda" and len(tl) and tl.is_dense_tensor() and tl[0].dim() == 3:
+        if self.device.type == "cuda" and self.hwc_input() and len(tl) and tl.is_dense_tensor() and tl[0].dim() == 3:
             n = len(tl)
             h = [bool(v) for v in (args["horizontal"] if "horizontal" in args else [self.args["horizontal"]] * n)]
             v = [bool(x) for x in (args["vertical"] if "vertical" in args else [self.args["vertical"]] * n)]
             x = tl.as_tensor()
-            out = cuda_batch.flip_dense(x, h, v)
+            out = C.flip_batch(x, h, v)
             return [TensorList(out, tl.layout())]
         return super().run_batch(ctx, inputs, args)
 
@@ -224,6 +283,8 @@ class Flip(_ImageOp):
 
 class RandomResizedCrop(_ImageOp):
     """A random window (area and aspect ratio drawn as DALI does), resized to `size`."""
+
+    layouts = L.RANDOM_RESIZED_CROP
 
     def setup(self) -> None:
         size = self.args["size"]
@@ -247,31 +308,20 @@ class RandomResizedCrop(_ImageOp):
         return random_crop_window(ctx.rng, int(img.shape[0]), int(img.shape[1]), self.area, self.ratio,
                                   self.args["num_attempts"])
 
-    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
-        """On CUDA: the same windows as the CPU path, cut and resized in one launch into a dense batch."""
-        tl = inputs[0]
-        if cuda_batch.rrc_ok(self, tl, args):
-            imgs = tl.samples
-            sizes = np.array([tuple(im.shape) for im in imgs], dtype=np.int64)[:, :2]  # fastest way seen
-            wins = random_crop_window_array(self.node.seed, ctx.iteration, sizes, self.area, self.ratio,
-                                            self.args["num_attempts"])
-            out = cuda_batch.resized_crops(imgs, wins, self.size, self.args["antialias"])
-            return [TensorList(out, tl.layout())]
-        return super().run_batch(ctx, inputs, args)
-
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        img = inputs[0]
-        self.check_image(img)
+        canon = self.canonical(inputs[0])
+        img = inputs[0] if canon is None else canon.hwk
         y, x, h, w = self.window(ctx, img)
         # the window is a region of interest, as in DALI: the filter reads the pixels past it
-        return resize(img, self.size, _interp_name(self.get(args, "interp_type")), self.args["antialias"],
-                      _interp_name(self.get(args, "min_filter")), _interp_name(self.get(args, "mag_filter")),
-                      self.dtype, roi=(y, x, h, w))
+        out = resize(img, self.size, interp_name(self.get(args, "interp_type")), self.args["antialias"],
+                     interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
+                     self.dtype, roi=(y, x, h, w))
+        return out if canon is None else canon.back(out)
 
 
 # -- schemas ----------------------------------------------------------------------------------------
 
-def _filter_args() -> tuple[Arg, ...]:
+def filter_args() -> tuple[Arg, ...]:
     return (
         Arg("interp_type", "interp_type", types.INTERP_LINEAR, "resampling filter"),
         Arg("min_filter", "interp_type", None, "filter for shrinking dimensions (default: interp_type)"),
@@ -283,8 +333,11 @@ def _filter_args() -> tuple[Arg, ...]:
     )
 
 
-_CROP_ARGS = (
-    Arg("crop", "floats", None, "window size (height, width)", tensor=True),
+CROP_ARGS = (
+    Arg("crop", "floats", None, "window size (height, width), or (depth, height, width)", tensor=True),
+    Arg("crop_d", "float", 0.0, "window depth (volumes: layouts with D)", tensor=True, check=non_negative),
+    Arg("crop_pos_z", "float", 0.5, "relative depth window position, 0 front .. 1 back", tensor=True,
+        check=unit_interval),
     Arg("crop_h", "float", 0.0, "window height (with crop_w)", tensor=True, check=non_negative),
     Arg("crop_w", "float", 0.0, "window width (with crop_h)", tensor=True, check=non_negative),
     Arg("crop_pos_x", "float", 0.5, "relative horizontal window position, 0 left .. 1 right",
@@ -300,8 +353,8 @@ _CROP_ARGS = (
 )
 
 register(OpSchema(
-    name="resize", impl=Resize, output_layout="HWC",
-    doc="Resizes HWC images; output size rules and rounding follow DALI.",
+    name="resize", impl=Resize,
+    doc="Resizes images (HWC, CHW, HW, FHWC, FCHW, CFHW); output size rules and rounding follow DALI.",
     args=(
         Arg("resize_x", "float", 0.0, "output width (negative flips)", tensor=True),
         Arg("resize_y", "float", 0.0, "output height (negative flips)", tensor=True),
@@ -313,27 +366,28 @@ register(OpSchema(
         Arg("max_size", "floats", None, "upper limit of the output (height, width)", check=positive),
         Arg("mode", "str", "default", "how resize_x/resize_y/size are met",
             check=one_of(*_RESIZE_MODES)),
-        *_filter_args(),
+        *filter_args(),
         Arg("subpixel_scale", "bool", True, "accepted; the scale used is out_size / in_size"),
         Arg("image_type", "image_type", None, "legacy; accepted and ignored"),
     ),
 ))
 register(OpSchema(
-    name="crop", impl=Crop, output_layout="HWC",
-    doc="Crops HWC images at a relative position; windows leaving the image follow the policy.",
-    args=(*_CROP_ARGS, Arg("dtype", "dtype", None, "output type (default: the input's)",
+    name="crop", impl=Crop,
+    doc="Crops images (HWC, CHW, HW, FHWC, FCHW, CFHW) at a relative position; windows leaving the image "
+        "follow the policy.",
+    args=(*CROP_ARGS, Arg("dtype", "dtype", None, "output type (default: the input's)",
                            aliases=("output_dtype",))),
 ))
 register(OpSchema(
-    name="flip", impl=Flip, output_layout="HWC", doc="Mirrors HWC images (per-sample flags).",
+    name="flip", impl=Flip, doc="Mirrors images, sequences and volumes along W, H and D (per-sample flags).",
     args=(
         Arg("horizontal", "int", 1, "1 flips left-right", tensor=True),
         Arg("vertical", "int", 0, "1 flips upside down", tensor=True),
-        Arg("depthwise", "int", 0, "accepted for compatibility (volumes only)", tensor=True),
+        Arg("depthwise", "int", 0, "1 flips volumes front to back (layouts with D)", tensor=True),
     ),
 ))
 register(OpSchema(
-    name="random_resized_crop", impl=RandomResizedCrop, output_layout="HWC", random=True,
+    name="random_resized_crop", impl=RandomResizedCrop, random=True,
     doc="Crops a random area / aspect-ratio window and resizes it to `size` (height, width).",
     args=(
         Arg("size", "ints", doc="output (height, width)", check=positive),
@@ -342,6 +396,6 @@ register(OpSchema(
         Arg("random_aspect_ratio", "floats", (3.0 / 4.0, 4.0 / 3.0),
             "range of the window's width / height (drawn log-uniformly)", check=length(1, 2)),
         Arg("num_attempts", "int", 10, "tries before the clamped fallback window", check=positive),
-        *_filter_args(),
+        *filter_args(),
     ),
 ))

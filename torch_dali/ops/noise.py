@@ -13,7 +13,7 @@ from typing import Any
 import torch
 
 from ..errors import ArgumentError, ArgumentTypeError
-from ..executor.rng import SampleRNG
+from ..rng import SampleRNG
 from ..functional import noise as K
 from ._registry import register
 from ._schema import Arg, OpSchema, non_negative, unit_interval

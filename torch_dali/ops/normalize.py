@@ -1,4 +1,6 @@
-"""crop_mirror_normalize: crop, optional mirror, (x - mean) / std * scale + shift, HWC -> CHW."""
+"""crop_mirror_normalize: crop, optional mirror, (x - mean) / std * scale + shift, and a new layout
+(any permutation of the input's: HWC -> CHW by default). Inputs may be HWC, CHW, HW or sequences
+(FHWC, FCHW, CFHW); mean and std are per channel (C)."""
 from __future__ import annotations
 
 from typing import Any
@@ -10,15 +12,18 @@ from .. import types
 from ..errors import ArgumentError
 from ..functional.normalize import crop_mirror_normalize, crop_mirror_normalize_batch, per_channel
 from ..tensor_list import TensorList
-from . import _cuda_batch as cuda_batch
+from . import layouts as L
 from ._operator import BatchContext, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema, one_of
-from .geometry import _CROP_ARGS, Crop
+from .geometry import CROP_ARGS, Crop
 
 
 class CropMirrorNormalize(Crop):
     """Per-sample on CPU threads; on CUDA a dense batch goes through one batched gather."""
+
+    layouts = L.CROP
+    layout_defaults = L.DEFAULT
 
     def setup(self) -> None:
         super().setup()
@@ -27,6 +32,34 @@ class CropMirrorNormalize(Crop):
 
     def output_layout(self, index: int) -> str:
         return self.layout
+
+    def hwc_input(self) -> bool:
+        return super().hwc_input() and self.layout in ("CHW", "HWC")
+
+    def _other_layout(self, ctx: SampleContext, img: torch.Tensor, lay: str, args: dict[str, Any]) -> torch.Tensor:
+        """A layout other than HWC: depth cut first, then the (H, W, K) view normalized as HWC, then
+        padded and put in the output layout (a permutation of the input's, as in DALI)."""
+        if sorted(self.layout) != sorted(lay):
+            raise ArgumentError(f'{self.name}: output_layout "{self.layout}" is not a permutation of the input '
+                                f'layout "{lay}"')
+        canon = L.Canonical(self.crop_depth(img, lay, args), lay)
+        k = int(canon.hwk.shape[2])
+        try:
+            mean = per_channel(canon.per_k(_as_list(self.get(args, "mean"))), k, "mean", img.device)
+            std = per_channel(canon.per_k(_as_list(self.get(args, "std"))), k, "std", img.device)
+        except ValueError as e:
+            raise ArgumentError(f"{self.name}: {e}") from None
+        common = {**self._common(), "layout": "HWC", "pad_output": False,
+                  "fill_values": canon.per_k(self.fill_values)}
+        try:
+            y = crop_mirror_normalize(canon.hwk, self.window(canon.hwk, args), bool(self.get(args, "mirror")),
+                                      mean, std, **common)
+        except ValueError as e:
+            raise ArgumentError(f"{self.name}: {e}") from None
+        y = canon.back(y)
+        if self.args["pad_output"] and "C" in lay:
+            y = L.pad_channels(y, lay)
+        return y.permute([lay.index(a) for a in self.layout]).contiguous()
 
     def stats(self, args: dict[str, Any], channels: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
         if "mean" not in args and "std" not in args and channels in self._const_stats:
@@ -44,11 +77,13 @@ class CropMirrorNormalize(Crop):
     def _common(self) -> dict[str, Any]:
         return dict(scale=float(self.args["scale"]), shift=float(self.args["shift"]), dtype=self.dtype,
                     layout=self.layout, pad_output=bool(self.args["pad_output"]),
-                    fill_values=self.args["fill_values"])
+                    fill_values=self.fill_values)
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         img = inputs[0]
-        self.check_image(img)
+        lay = self.layout_of(img)
+        if lay not in ("HWC", "HW") or self.layout not in ("CHW", "HWC"):
+            return self._other_layout(ctx, img, lay, args)
         channels = int(img.shape[2]) if img.dim() == 3 else 1
         mean, std = self.stats(args, channels, img.device)
         try:
@@ -57,36 +92,16 @@ class CropMirrorNormalize(Crop):
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
 
-    def kernel_ok(self, args: dict[str, list[Any]]) -> bool:
-        """Whether our fused CUDA kernel can normalize (per-batch statistics, no scale/shift/pad)."""
-        return ("mean" not in args and "std" not in args and not self.args["pad_output"]
-                and self.dtype in cuda_batch._OUT_DTYPES and float(self.args["scale"]) == 1.0
-                and float(self.args["shift"]) == 0.0 and self.device.type == "cuda"
-                and cuda_batch.kernels() is not None)
-
     def mirror_flags(self, args: dict[str, list[Any]], n: int) -> list[Any]:
         return args["mirror"] if "mirror" in args else [self.args["mirror"]] * n
 
-    def _cuda_fast(self, tl: TensorList, args: dict[str, list[Any]]) -> TensorList | None:
-        """One launch of our fused kernel when every window lies inside its image and has one size."""
-        if not self.kernel_ok(args) or not cuda_batch._images_ok(tl):
-            return None
-        in_hw = cuda_batch.image_sizes(tl)
-        wins = self.windows_array(in_hw, args)
-        if wins is None or not one_size_inside(wins, in_hw):
-            return None
-        mean, std = self.stats({}, int(tl[0].shape[2]), torch.device("cpu"))
-        out = cuda_batch.crop_mirror_normalize(tl.samples, wins, self.mirror_flags(args, len(tl)), mean, std,
-                                               self.dtype, self.layout == "CHW")
-        return TensorList(out, self.layout)
-
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        """A dense batch of HWC images with one window size inside them: one batched gather
+        (`functional.normalize.crop_mirror_normalize_batch`); otherwise sample by sample."""
+        self.note_layout(inputs)
         tl = inputs[0]
-        fast = self._cuda_fast(tl, args)
-        if fast is not None:
-            return [fast]
         if len(tl) == 0 or not tl.is_dense_tensor() or "mean" in args or "std" in args \
-                or tl[0].dim() != 3:
+                or tl[0].dim() != 3 or not self.hwc_input():
             return super().run_batch(ctx, inputs, args)
         imgs = tl.as_tensor()
         in_hw = np.broadcast_to(np.array(imgs.shape[1:3], dtype=np.int64), (len(tl), 2))
@@ -101,6 +116,10 @@ class CropMirrorNormalize(Crop):
         return [TensorList(out, self.layout)]
 
 
+def _as_list(v: Any) -> list[float]:
+    return [float(x) for x in v] if isinstance(v, (list, tuple)) else [float(v)]
+
+
 def one_size_inside(wins: np.ndarray, in_hw: np.ndarray) -> bool:
     """Whether windows (n, 4) all have one size and lie inside their (n, 2) images."""
     return bool((wins[:, 2:] == wins[0, 2:]).all() and (wins[:, :2] >= 0).all()
@@ -110,16 +129,18 @@ def one_size_inside(wins: np.ndarray, in_hw: np.ndarray) -> bool:
 register(OpSchema(
     name="crop_mirror_normalize", impl=CropMirrorNormalize, output_layout="CHW",
     doc="Crops, optionally mirrors, normalizes ((x - mean) / std * scale + shift) and changes the "
-        "layout of HWC images; by default to float CHW.",
+        "layout of images (HWC, CHW, HW, FHWC, FCHW, CFHW); by default HWC to float CHW.",
     args=(
-        *_CROP_ARGS,
+        *CROP_ARGS,
         Arg("mirror", "int", 0, "1 mirrors the sample left-right", tensor=True),
         Arg("mean", "floats", (0.0,), "subtracted, one value or one per channel", tensor=True),
         Arg("std", "floats", (1.0,), "divides, one value or one per channel", tensor=True),
         Arg("scale", "float", 1.0, "multiplies the normalized value"),
         Arg("shift", "float", 0.0, "added last"),
         Arg("dtype", "dtype", types.FLOAT, "output type", aliases=("output_dtype",)),
-        Arg("output_layout", "layout", "CHW", "CHW or HWC", check=one_of("CHW", "HWC")),
+        Arg("output_layout", "layout", "CHW", "the output layout: a permutation of the input's (CHW, HWC, "
+            "FCHW...)", check=lambda v: None if set(v) <= set("FDHWC") and len(set(v)) == len(v) else
+            "distinct axes among F, D, H, W, C"),
         Arg("pad_output", "bool", False, "pad channels with zeros to the next power of two"),
     ),
 ))

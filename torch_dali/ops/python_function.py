@@ -24,7 +24,7 @@ import torch
 import torch.utils.dlpack
 
 from ..errors import PipelineError
-from ..executor.rng import hash_key
+from ..rng import hash_key
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator
 from ._registry import register

@@ -13,7 +13,7 @@ import torch
 
 from .. import types
 from ..errors import ArgumentError
-from ..executor.rng import first_uniforms
+from ..rng import first_uniforms
 from ..functional.crop import convert, round_half_away
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator, SampleContext

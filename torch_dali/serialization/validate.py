@@ -3,13 +3,14 @@
 It goes on after a problem where it can (each setting, each op, each argument, each reference) and
 reports every one as `FILE line N: message`; a Graph (and a Pipeline) is made only when there are
 none. `Pipeline.deserialize`, `deserialize_and_build`, `configs.load` and `configs.check` all come
-through `validate()`, so what loads and what `torch-dali validate` calls OK are the same.
+through `validate()`, so what loads and what `torch-dali validate` calls OK are the same. The
+pipeline layer sits above this one: its callers hand in how a Pipeline is made (`make_pipeline`).
 """
 from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Callable
 
 from ..errors import SerializationError, TorchDaliError
 from ..graph.graph import Graph
@@ -18,9 +19,6 @@ from ..ops._registry import all_schemas, lookup
 from ..ops._schema import COMMON_ARGS, OpSchema, coerce
 from .callables import Allow, resolve_function
 from .document import Mapping, plain
-
-if TYPE_CHECKING:
-    from ..graph.pipeline import Pipeline
 
 VERSION = 1
 TOP_KEYS = ("torch_dali_pipeline", "pipeline", "ops", "outputs")
@@ -91,10 +89,9 @@ def _settings(doc: Mapping, r: Report) -> tuple[dict[str, Any], int]:
     return {k: plain(v) for k, v in params.items() if k in PIPELINE_KEYS}, params.line
 
 
-def _make_pipeline(params: dict[str, Any], line: int, r: Report) -> "Pipeline | None":
-    from ..graph.pipeline import Pipeline
+def _make_pipeline(make: Callable[..., Any], params: dict[str, Any], line: int, r: Report) -> Any:
     try:
-        return Pipeline(**params)
+        return make(**params)
     except (TorchDaliError, TypeError, ValueError) as e:
         r.bad(line, f"`pipeline`: {e}")
         return None
@@ -290,18 +287,25 @@ class _Ops:
         return out if ok else None
 
 
-def validate(doc: Any, source: str, allow: Allow | None = None, *, pipe: "Pipeline | None" = None,
-             overrides: dict[str, Any] | None = None) -> tuple["Pipeline | None", Graph | None, Report]:
-    """Checks a parsed document. Without `pipe`, makes the Pipeline from the document's settings
-    and `overrides`; with it, checks the settings but builds the graph for `pipe` (its seed).
-    Returns (pipeline, graph, report); both are None unless the report is empty."""
+def validate(doc: Any, source: str, allow: Allow | None = None, *,
+             make_pipeline: Callable[..., Any] | None = None, seed: int | None = None,
+             overrides: dict[str, Any] | None = None) -> tuple[Any, Graph | None, Report]:
+    """Checks a parsed document. With `make_pipeline` (the Pipeline class), makes the pipeline from
+    the document's settings and `overrides` (a setting it refuses is a problem at the `pipeline`
+    line) and builds the graph with its seed; with `seed` instead, checks the settings' names and
+    builds the graph for an existing pipeline of that seed (no pipeline is made: None).
+    Returns (pipeline, graph, report); graph and pipeline are None unless the report is empty."""
+    if (make_pipeline is None) == (seed is None):
+        raise TypeError("validate: give exactly one of `make_pipeline` or `seed`")
     r = Report(source)
     if not _header(doc, r):
         return None, None, r
     params, line = _settings(doc, r)
-    if pipe is None and not r.problems:
-        pipe = _make_pipeline({**params, **(overrides or {})}, line, r)
-    seed = pipe.seed if pipe is not None else 0
+    pipe = None
+    if make_pipeline is not None and not r.problems:
+        pipe = _make_pipeline(make_pipeline, {**params, **(overrides or {})}, line, r)
+    if seed is None:
+        seed = pipe.seed if pipe is not None else 0
     graph = _Ops(doc, seed, r, allow).run()
     if r.problems:
         return None, None, r

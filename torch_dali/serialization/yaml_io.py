@@ -17,7 +17,7 @@ was set explicitly (in the op call, the YAML read, or an override), even to its 
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Any
+from typing import Any, Callable, Protocol
 
 import yaml
 
@@ -28,8 +28,26 @@ from .callables import Allow, allow_list, function_ref
 from .document import parse, read_file
 from .validate import PIPELINE_KEYS, PYTHON_ONLY, VERSION, validate  # noqa: F401 - PIPELINE_KEYS: configs
 
-if TYPE_CHECKING:
-    from ..graph.pipeline import Pipeline
+
+class Serializable(Protocol):
+    """What `dump_pipeline` reads of a pipeline: its settings and its traced graph."""
+
+    @property
+    def batch_size(self) -> int: ...
+    @property
+    def num_threads(self) -> int: ...
+    @property
+    def device_id(self) -> int | None: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def prefetch_queue_depth(self) -> int: ...
+    @property
+    def exec_async(self) -> bool: ...
+    @property
+    def exec_pipelined(self) -> bool: ...
+    @property
+    def graph(self) -> Graph: ...
 
 
 # -- writing ---------------------------------------------------------------------------------------
@@ -68,6 +86,8 @@ def graph_to_dict(graph: Graph, pipeline: dict[str, Any]) -> dict[str, Any]:
         where = f"{schema.display_name()} '{node.name}'"
         args = {}
         for a in schema.args:
+            if a.name in node.arg_inputs:  # fed per sample (even a required argument): under arg_inputs
+                continue
             v = node.args.get(a.name, a.default)
             if (schema.name, a.name) in PYTHON_ONLY:
                 raise SerializationError(f"{where} argument `{a.name}`: a {type(v).__name__} cannot be written "
@@ -98,7 +118,7 @@ def _flow_short_lists(dumper: yaml.SafeDumper, data: list) -> yaml.Node:
 _Dumper.add_representer(list, _flow_short_lists)
 
 
-def dump_pipeline(pipe: "Pipeline") -> str:
+def dump_pipeline(pipe: Serializable) -> str:
     params = {"batch_size": pipe.batch_size, "num_threads": pipe.num_threads, "device_id": pipe.device_id,
               "seed": pipe.seed, "prefetch_queue_depth": pipe.prefetch_queue_depth,
               "exec_async": pipe.exec_async, "exec_pipelined": pipe.exec_pipelined}
@@ -108,16 +128,21 @@ def dump_pipeline(pipe: "Pipeline") -> str:
 
 # -- reading: one validator (validate.py) behind every loader -------------------------------------
 
-def load_graph_into(pipe: "Pipeline", text: str | bytes, source: str = "serialized pipeline",
-                    allow: Allow | None = None) -> None:
+def load_graph(text: str | bytes, seed: int, source: str = "serialized pipeline",
+               allow: Allow | None = None) -> Graph:
+    """The graph of a serialized pipeline, for an existing pipeline of seed `seed`
+    (`deserialize_and_build`): the document's settings are checked, not applied."""
     doc = parse(text, source)
-    _, graph, report = validate(doc, source, allow, pipe=pipe)
+    _, graph, report = validate(doc, source, allow, seed=seed)
     if graph is None:
         raise report.error()
-    pipe._graph = graph
+    return graph
 
 
-def load_pipeline(text: str | bytes | None, filename: str | None, overrides: dict[str, Any]) -> "Pipeline":
+def load_pipeline(text: str | bytes | None, filename: str | None, overrides: dict[str, Any],
+                  make_pipeline: Callable[..., Any]) -> tuple[Any, Graph]:
+    """(pipeline, graph) of a serialized pipeline: `make_pipeline(**settings)` (the Pipeline class)
+    makes the pipeline from the document's settings and `overrides`; the caller gives it the graph."""
     if (text is None) == (filename is None):
         raise SerializationError("Pipeline.deserialize: give exactly one of `serialized_pipeline` or `filename`")
     source = "serialized pipeline"
@@ -126,8 +151,7 @@ def load_pipeline(text: str | bytes | None, filename: str | None, overrides: dic
         text = read_file(filename)
     allow = allow_list(overrides.pop("allow_modules", None), overrides.pop("allow_functions", None))
     doc = parse(text, source)  # type: ignore[arg-type]
-    pipe, graph, report = validate(doc, source, allow, overrides=overrides)
+    pipe, graph, report = validate(doc, source, allow, make_pipeline=make_pipeline, overrides=overrides)
     if pipe is None or graph is None:
         raise report.error()
-    pipe._graph = graph
-    return pipe
+    return pipe, graph

@@ -25,13 +25,15 @@ import torch
 
 from ... import types
 from ...errors import ArgumentError, DataError, GraphError
-from ...functional import decode as D
-from ...functional import host_io, nvjpeg
-from ...functional.crop_window import random_crop_window, random_crop_window_array
+from ...io import decode as D
+from ... import _knobs
+from ...io import host_io, nvjpeg
+from ...functional.crop_window import random_crop_window
 from ...tensor_list import TensorList
 from .._operator import BatchContext, Operator, SampleContext
 from .._registry import register
 from .._schema import Arg, OpSchema, non_negative, positive
+from ..fast.windows import random_crop_window_array
 from ..readers._base import ON_ERROR_ARG
 
 
@@ -45,7 +47,7 @@ def _image_type_ok(v: Any) -> str | None:
 
 # Arguments DALI 2.4 takes that tune nvJPEG / nvImageCodec memory and scheduling. Accepted so
 # DALI pipelines run unchanged; torch's caching allocator and torchvision's decoder ignore them.
-_TUNING = (
+DECODER_TUNING_ARGS = (
     Arg("affine", "bool", True, "DALI thread affinity; accepted, ignored"),
     Arg("device_memory_padding", "int", 16 * 1024 * 1024, "nvJPEG device padding; accepted, ignored"),
     Arg("device_memory_padding_jpeg2k", "int", 0, "accepted, ignored"),
@@ -71,7 +73,7 @@ _CACHE = (
     Arg("cache_threshold", "int", 0, "accepted, ignored"),
     Arg("cache_type", "str", "", "accepted, ignored"),
 )
-_COMMON = (
+DECODER_ARGS = (
     Arg("output_type", "image_type", types.RGB, "color space: types.RGB, BGR, GRAY, YCbCr (BT.601) "
         "or ANY_DATA (channels as stored)", check=_image_type_ok),
     Arg("dtype", "dtype", types.UINT8, "element type; values are scaled to its range (FLOAT: 0..1)",
@@ -84,7 +86,7 @@ _COMMON = (
 
 
 # Kept images are taken when used; this bounds what batches dropped by a stop leave behind. Up to
-# 2 * lanes + 1 batches sit between the reader and the mixed stage (_knobs.MIXED_LANES, at most 8).
+# 2 * lanes + 1 batches sit between the reader and the mixed stage (TORCH_DALI_MIXED_LANES, at most 8).
 _KEEP_GENERATIONS = 20
 
 
@@ -123,8 +125,8 @@ class ImageDecoder(Operator):
         if not self.skip:
             return
         src = self.node.inputs[0]
-        reader = plan.ops[src.node.id]
-        if src.index != 0 or not hasattr(reader, "add_check"):
+        reader = plan.op(src.node)
+        if src.index != 0 or not reader.takes_checks:
             raise GraphError(
                 f"{self.name}: on_error='skip' needs its encoded data straight from a reader's "
                 f"first output (readers.file, readers.mxnet, ...), so the reader can refill the "
@@ -181,29 +183,46 @@ class ImageDecoder(Operator):
             return super().run_batch(ctx, inputs, args)
         datas = list(inputs[0])
         n = len(datas)
-        gpu_idx, orientations = self._gpu_candidates(datas, ctx)
+        gpu_idx, orientations, hw = self._gpu_candidates(datas, ctx)
         out: list[torch.Tensor | None] = [None] * n
         if gpu_idx:
+            hw_load = float(self.args["hw_decoder_load"])
+            wins = rois = None
+            if self.crops and _knobs.get("TORCH_DALI_ROI_DECODE") == 1 and nvjpeg.decodes_windows(self.device, hw_load):
+                # Windows from the headers' sizes, before decoding: upright images are decoded to
+                # just their window (no full-size buffer); the others are cropped after decoding
+                sizes = np.ones((n, 2), dtype=np.int64)
+                turned = np.isin(np.asarray(orientations, dtype=np.int64), (5, 6, 7, 8))
+                sizes[gpu_idx] = np.where(turned[:, None], hw[:, ::-1], hw)  # the upright image's size
+                wins = self.gpu_windows(ctx, sizes)
+                if wins is not None:
+                    sel = wins[gpu_idx].copy()
+                    sel[np.asarray(orientations, dtype=np.int64) != 1, 2] = -1
+                    rois = torch.from_numpy(np.ascontiguousarray(sel, dtype=np.int64))
             try:
                 decoded = nvjpeg.decode_jpeg_batch_cuda(
                     [datas[i] for i in gpu_idx], self.device, self.output_type, orientations,
-                    hw_load=float(self.args["hw_decoder_load"]))
+                    hw_load=hw_load, rois=rois)
             except RuntimeError:  # the GPU decoder rejected something: decode those on the CPU
                 decoded = None
             if decoded is not None:
                 # declined by the GPU decoder (None): the CPU path below takes it
                 done = [(i, img) for i, img in zip(gpu_idx, decoded) if img is not None]
-                wins = None
-                if self.crops and done:
+                if rois is not None:  # only the rotated ones are still whole
+                    whole = {i for i, r in zip(gpu_idx, rois[:, 2].tolist()) if r <= 0}
+                    if whole:
+                        done = [(i, img[wins[i, 0]:wins[i, 0] + wins[i, 2], wins[i, 1]:wins[i, 1] + wins[i, 3]]
+                                 if i in whole else img) for i, img in done]
+                elif self.crops and done:
                     sizes = np.ones((n, 2), dtype=np.int64)
                     sizes[[i for i, _ in done]] = nvjpeg.sample_sizes([img for _, img in done])
                     wins = self.gpu_windows(ctx, sizes)
-                if wins is not None:  # crops as views, made in one call
-                    full: list[torch.Tensor | None] = [None] * n
-                    for i, img in done:
-                        full[i] = img
-                    crops = nvjpeg.crop_views(full, wins)
-                    done = [(i, crops[i] if self._views_ok else crops[i].contiguous()) for i, _ in done]
+                    if wins is not None:  # crops as views, made in one call
+                        full: list[torch.Tensor | None] = [None] * n
+                        for i, img in done:
+                            full[i] = img
+                        crops = nvjpeg.crop_views(full, wins)
+                        done = [(i, crops[i] if self._views_ok else crops[i].contiguous()) for i, _ in done]
                 same = self.dtype == torch.uint8
                 for i, img in done:
                     out[i] = img if same else D.convert_range(img, self.dtype)
@@ -217,19 +236,20 @@ class ImageDecoder(Operator):
             out[i] = img.pin_memory().to(self.device, non_blocking=True)
         return [TensorList(out, "HWC")]  # type: ignore[arg-type]
 
-    def _gpu_candidates(self, datas: list[torch.Tensor], ctx: BatchContext) -> tuple[list[int], list[int]]:
+    def _gpu_candidates(self, datas: list[torch.Tensor], ctx: BatchContext) -> tuple[list[int], list[int], np.ndarray]:
         """(samples the batched GPU decoder takes: baseline 8-bit gray/colour JPEGs within
-        max_pixels; their EXIF orientations). Unreadable headers go to the CPU decoder, which
+        max_pixels; their EXIF orientations; their stored (height, width), (m, 2)). Unreadable headers go to the CPU decoder, which
         reports them naming the file. Headers come from one C call as a table (no Python object
         per sample: this ran under the GIL for every batch)."""
         if self.output_type == types.ANY_DATA:
-            return [], []
+            return [], [], np.zeros((0, 2), dtype=np.int64)
         table = host_io.image_info_table(datas) if host_io.available() else None
         if table is None:
             infos = D.peek_image_infos(datas, ctx.sources)
             idx = [i for i, info in enumerate(infos) if info is not None and nvjpeg.gpu_decodable(info)
                    and info.height * info.width <= self.max_pixels]
             orients = [infos[i].orientation for i in idx]  # type: ignore[union-attr]
+            hw = np.array([(infos[i].height, infos[i].width) for i in idx], dtype=np.int64)  # type: ignore[union-attr]
         else:
             failed, fmt, h, w, c, orient, prog, depth = table.unbind(1)
             ok = (failed == 0) & (fmt == 1) & (prog == 0) & ((c == 1) | (c == 3)) & (depth == 8) \
@@ -242,14 +262,17 @@ class ImageDecoder(Operator):
                 if nvjpeg.gpu_decodable(info) and info.height * info.width <= self.max_pixels:
                     ok[i] = True
                     orient[i] = info.orientation
+                    h[i], w[i] = info.height, info.width
             idx = ok.nonzero().flatten().tolist()
             orients = orient[idx].tolist() if idx else []
+            hw = torch.stack([h[idx], w[idx]], 1).numpy().astype(np.int64) if idx else np.zeros((0, 2), np.int64)
+        hw = hw.reshape(-1, 2)
         if self._decoded:  # images the reader's check already decoded (on_error="skip")
             keep = [k for k, i in enumerate(idx) if self._kept(datas[i]) is None]
-            idx, orients = [idx[k] for k in keep], [orients[k] for k in keep]
+            idx, orients, hw = [idx[k] for k in keep], [orients[k] for k in keep], hw[keep]
         if not self.adjust:
             orients = [1] * len(idx)
-        return idx, orients
+        return idx, orients, hw
 
     def output_layout(self, index: int) -> str:
         return "HWC"
@@ -298,18 +321,18 @@ register(OpSchema(
     legacy_names=("ImageDecoder", "nvJPEGDecoder", "HostDecoder"), output_layout="HWC",
     doc="Decodes JPEG, PNG, BMP, TIFF, ... to HWC images (uint8 by default); device='mixed' decodes "
         "on the GPU.",
-    args=_COMMON + _TUNING + _CACHE,
+    args=DECODER_ARGS + DECODER_TUNING_ARGS + _CACHE,
 ))
 register(OpSchema(
     name="decoders.image_random_crop", impl=ImageDecoderRandomCrop, devices=("cpu", "mixed"),
     input_devices="cpu", legacy_names=("ImageDecoderRandomCrop",), output_layout="HWC", random=True,
     doc="Decodes and crops a random window (RandomResizedCrop's window: area fraction and aspect "
         "ratio) out of each image.",
-    args=_COMMON + (
+    args=DECODER_ARGS + (
         Arg("random_area", "floats", (0.08, 1.0), "range of the crop's area fraction (one value: fixed)",
             check=non_negative),
         Arg("random_aspect_ratio", "floats", (3.0 / 4.0, 4.0 / 3.0), "range of the crop's width/height",
             check=non_negative),
         Arg("num_attempts", "int", 10, "draws before falling back to a centred crop", check=non_negative),
-    ) + _TUNING,
+    ) + DECODER_TUNING_ARGS,
 ))

@@ -46,8 +46,8 @@ from typing import Any, Callable, Sequence
 import torch
 
 from ...errors import ArgumentError, DataError
-from ...executor.rng import permutation
-from ...functional import host_io
+from ...rng import permutation
+from ...io import host_io
 from ...skips import SkipLog, printable
 from ...tensor_list import TensorList
 from .._operator import BatchContext, Operator
@@ -158,6 +158,7 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
     Subclasses provide `_list`, `_load` and `_source`."""
 
     sample_wise = False
+    takes_checks = True
     classes: list[str] | None = None  # class names by label, where the reader knows them
 
     def setup(self) -> None:
@@ -176,8 +177,8 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
         self._check_args()
         self.epoch = 0
         self.position = 0
-        self.batch_info: dict[str, Any] = {"real": 0, "ended": False}
-        self.last_sources: Sequence[str] = []
+        self.batch_info = {"real": 0, "ended": False}
+        self.last_sources = []
         self._n: int | None = None
         self._order_cache: tuple[int, _EpochOrder] | None = None
         self.skip: bool = a.get("on_error", "raise") == "skip"

@@ -5,7 +5,7 @@ h], or [l, t, r, b] with `ltrb`; relative with `ratio`), labels (int32, (n,)), t
 `polygon_masks` polygons (int32, (p, 3): object, first vertex, end vertex) and vertices (float32,
 (v, 2)), or with `pixelwise_masks` a mask (int32, (H, W, 1), HWC: each pixel the label of the object
 covering it), then with `image_ids` the image id (int32, (1,)). The annotation file is parsed by
-torch_dali.functional.coco (untrusted input: bounded, checked field by field).
+torch_dali.io.coco (untrusted input: bounded, checked field by field).
 
 Images are read from `file_root`/file_name; a file_name leading outside `file_root` (absolute, or
 `..`) is refused unless `allow_outside_root=True` (an addition; DALI reads it). Sharding, shuffling
@@ -19,7 +19,7 @@ from typing import Any
 import torch
 
 from ...errors import ArgumentError, DataError
-from ...functional import coco as C
+from ...io import coco as C
 from ...tensor_list import TensorList
 from .._operator import BatchContext
 from .._registry import register
@@ -81,7 +81,7 @@ class CocoReader(ReaderBase):
         return self._path(index)
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
-        if self.skip or self._checks:  # the base's skipping path yields (data, index) pairs
+        if self.may_skip:  # the base's skipping path yields (data, index) pairs
             data, idx = super().run_batch(ctx, inputs, args)
             indices = [int(t) for t in idx]
             return self._assemble(indices, [(d, None) for d in data])
@@ -101,7 +101,7 @@ class CocoReader(ReaderBase):
                 polys.append(p)
             outs += [TensorList(polys), TensorList([torch.from_numpy(s.vertices) for s in samples])]
         if self.pixelwise:
-            from ...functional.coco_masks import pixelwise_mask
+            from ...io.coco_masks import pixelwise_mask
             outs.append(TensorList([pixelwise_mask(s) for s in samples], "HWC"))
         if self.args["image_ids"]:
             outs.append(TensorList([torch.tensor([s.image_id], dtype=torch.int32) for s in samples]))

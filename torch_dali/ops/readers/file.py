@@ -30,7 +30,7 @@ import re
 import torch
 
 from ...errors import ArgumentError, DataError
-from ...functional import host_io
+from ...io import host_io
 from ...tensor_list import TensorList
 from .._operator import BatchContext
 from .._registry import register

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from ...errors import ArgumentError, DataError
-from ...recordio import RecordFile, read_index, unpack
+from ...io.recordio import RecordFile, read_index, unpack
 from .._registry import register
 from .._schema import Arg, OpSchema
 from ._base import ON_ERROR_ARG, READER_ARGS, ReaderBase

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# One device call: build the extension, run the GPU tests, then A/B the mixed random-crop decoder's
+# window (ROI) decode and the lanes on DALI's ResNet-50 recipe ("fused") and validation ("val"):
+# images/s and GPU memory, each in its own process (bench/profile_ref.py), into $OUT.
+#   OUT=$OUT bash bench/gpu_session.sh [tests|ab|all]
+set -u
+STEP=${1:-all}
+export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
+OUT=${OUT:-/tmp/gpu_session}; mkdir -p "$OUT"
+H=.refbench
+[ -d /tmp/ref420 ] || JPEG444= python3 $H/bench_anchors.py gen /tmp/ref420 8192 | grep dataset
+t0=$(date +%s)
+python3 -c "from torch_dali._native import extension as e; import time; t=time.time(); m=e.load(); print('extension', m is not None, round(time.time()-t,1), 's')" 2>&1 | tail -3
+if [ "$STEP" = tests ] || [ "$STEP" = all ]; then
+  timeout 330 python3 -m pytest -q -p no:cacheprovider tests/gpu -x -q 2>&1 | tail -40 > "$OUT/gpu_tests.txt"
+  tail -15 "$OUT/gpu_tests.txt"
+fi
+echo "after tests: $(( $(date +%s) - t0 )) s"
+if [ "$STEP" = ab ] || [ "$STEP" = all ]; then
+  for cfg in "ROI=1" "ROI=0" "ROI=1 LANES=2" "ROI=1 LANES=1"; do
+    roi=${cfg#ROI=}; roi=${roi%% *}; lanes=3; case "$cfg" in *LANES=*) lanes=${cfg##*LANES=};; esac
+    TORCH_DALI_ROI_DECODE=$roi TORCH_DALI_MIXED_LANES=$lanes timeout 90 python3 bench/profile_ref.py \
+      --kinds fused,val --data /tmp/ref420 --seconds 5 --out "$OUT/ab.json" 2>&1 | python3 -c "
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line) if line.startswith('{') else None
+    if r is None: continue
+    print('== $cfg', r['kind'], 'img/s', r.get('images_per_s'), 'mem MiB', r.get('gpu_mem_mib'), 'torch peak MiB',
+          r.get('torch_peak_mib'), 'first', r.get('first_batch_s'), 'staged', (r.get('memory_stats') or {}), r.get('error', '')[-600:])
+" | tee -a "$OUT/ab.txt"
+  done
+fi
+echo "total: $(( $(date +%s) - t0 )) s"

@@ -1,0 +1,66 @@
+"""Regenerates tests/reference/geometry_tables.npz from NVIDIA DALI's CPU backend.
+
+    /work/dali-venv/bin/python -m tests.reference.geometry_make_tables      # from the repository root
+
+Each case of geometry_cases.py runs through DALI; its outputs are stored per sample
+(`name/output/sample`), or, when DALI refuses the case, its error's first line (`name/error`).
+Needs a Python with `nvidia.dali`; never imports torch_dali.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from . import geometry_cases as G
+
+
+def run_dali(case: G.Case) -> list[list[np.ndarray]]:
+    from nvidia.dali import fn, pipeline_def, types
+    return G.run_case(case, fn, pipeline_def, types)
+
+
+def _reason(text: str) -> str:
+    """The line of DALI's error that says what is wrong (after "encountered:")."""
+    lines = [ln.strip() for ln in text.splitlines()]
+    if "encountered:" in lines:
+        lines = lines[lines.index("encountered:") + 1:]
+    return next((ln for ln in lines if ln), "")[:400]
+
+
+def build() -> dict[str, np.ndarray]:
+    t: dict[str, np.ndarray] = {}
+    for name, case in G.CASES.items():
+        try:
+            outs = run_dali(case)
+        except Exception as e:  # DALI refuses: the tests check torch_dali refuses too
+            msg = _reason(str(e)) or type(e).__name__
+            t[f"{name}/error"] = np.frombuffer(msg.encode(), np.uint8)
+            continue
+        for k, samples in enumerate(outs):
+            if name.startswith("dist/"):  # many small draws: one stacked array per output
+                t[f"{name}/{k}/stack"] = np.stack(samples)
+                continue
+            for i, a in enumerate(samples):
+                t[f"{name}/{k}/{i}"] = a
+    return t
+
+
+def main() -> None:
+    import nvidia.dali
+    out = Path(__file__).with_name(G.TABLES)
+    tables = build()
+    meta = {"dali": nvidia.dali.__version__, "numpy": np.__version__, "python": sys.version.split()[0],
+            "date": datetime.date.today().isoformat(),
+            "command": "/work/dali-venv/bin/python -m tests.reference.geometry_make_tables"}
+    tables["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+    np.savez_compressed(out, **tables)
+    errors = sorted(k[:-6] for k in tables if k.endswith("/error"))
+    print(f"wrote {out} ({out.stat().st_size} bytes, {len(tables)} arrays); refused by DALI: {errors}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""DALI's checkpointing API over state_dict: a restored pipeline (or iterator) gives the batches
+the original gives next; checkpoints are read as untrusted input."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from torch_dali import fn, pipeline_def
+from torch_dali.errors import ArgumentError, SerializationError
+from torch_dali.plugin.pytorch import DALIGenericIterator
+
+
+def _source(info):
+    if info.iteration >= 3:
+        raise StopIteration
+    return [np.asarray([info.epoch_idx, info.iteration, i]) for i in range(2)]
+
+
+@pipeline_def(batch_size=2, num_threads=2, device_id=None, enable_checkpointing=True)
+def _pipe():
+    return fn.external_source(source=_source, batch=True, batch_info=True), fn.random.uniform(range=[0, 1])
+
+
+def _step(p):
+    try:
+        return p.run()
+    except StopIteration:
+        p.reset()
+        return p.run()
+
+
+@pytest.mark.parametrize("warmup", [0, 2, 4])
+def test_restored_pipeline_continues(warmup, tmp_path):
+    p1 = _pipe()  # no seed: the restored pipeline must use the one drawn here
+    for _ in range(warmup):
+        _step(p1)
+    path = tmp_path / "cpt.json"
+    p2 = _pipe(checkpoint=p1.checkpoint(filename=str(path)))
+    assert p2.is_restored_from_checkpoint and path.read_text() == p1.checkpoint()
+    for _ in range(7):
+        a, b = _step(p1), _step(p2)
+        for x, y in zip(a, b):
+            assert np.array_equal(x.as_array(), y.as_array())
+
+
+def test_iterator_checkpoints():
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None, enable_checkpointing=True)
+    def p():
+        return fn.random.uniform()
+
+    it = DALIGenericIterator(p(), ["x"], size=100)
+    before = it.checkpoints()  # before any batch was taken: where it started
+    for _ in range(3):
+        next(it)
+    it2 = DALIGenericIterator(p(checkpoint=it.checkpoints()[0]), ["x"], size=100)
+    it3 = DALIGenericIterator(p(checkpoint=it2.checkpoints()[0]), ["x"], size=100)
+    fresh = DALIGenericIterator(p(checkpoint=before[0]), ["x"], size=100)
+    assert float(next(fresh)[0]["x"]) == float(next(DALIGenericIterator(p(checkpoint=before[0]), ["x"],
+                                                                         size=100))[0]["x"])
+    for _ in range(4):
+        assert float(next(it)[0]["x"]) == float(next(it2)[0]["x"]) == float(next(it3)[0]["x"])
+
+
+def test_checkpoint_errors():
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def plain():
+        return fn.random.uniform()
+    with pytest.raises(ArgumentError, match="enable_checkpointing"):
+        plain().checkpoint()
+    for bad in ("not json", '{"torch_dali_checkpoint": 9, "state": {}}', '{"torch_dali_checkpoint": 1, "state": 3}',
+                b"\xff\xfe", '{"torch_dali_checkpoint": 1, "state": {}, "seeds": {"a": "x"}}'):
+        with pytest.raises(SerializationError):
+            _pipe(checkpoint=bad)
+
+
+def test_sources_whose_state_cannot_be_captured_warn():
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None, enable_checkpointing=True)
+    def p(src):
+        return fn.external_source(source=src, batch=False)
+
+    for src in (iter([np.array(1)]), [np.array(1)], lambda: np.array(42)):
+        with pytest.warns(RuntimeWarning, match="does not capture the state"):
+            p(src).build()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p(lambda info: np.array(info.idx_in_epoch)).build()

@@ -1,0 +1,103 @@
+"""Defining pipelines as DALI code does: ops called outside any pipeline then named by
+`pipe.set_outputs(...)`, `Pipeline.current()`, constants as outputs, pipeline_def tracing at once,
+and nodes made outside used inside."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from torch_dali import fn, pipeline_def, types
+from torch_dali.errors import ArgumentError
+from torch_dali.pipeline import DataNode, Pipeline, do_not_convert
+
+
+def test_ops_outside_any_pipeline_join_the_one_naming_them():
+    a = fn.random.uniform(range=[0, 1], shape=[2])  # no pipeline yet: DALI allows this
+    b = a * 10
+    assert isinstance(b, DataNode)
+    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None, seed=3)
+    pipe.set_outputs(a, b)  # outside `with pipe:`
+    x, y = pipe.run()
+    np.testing.assert_allclose(np.asarray(y.at(0)), np.asarray(x.at(0)) * 10, rtol=1e-6)
+    other = Pipeline(batch_size=2, num_threads=1, device_id=None, seed=3)
+    other.set_outputs(a, b)  # the same nodes in a second pipeline: copied, same seed -> same data
+    x2, _ = other.run()
+    assert np.array_equal(np.asarray(x.at(0)), np.asarray(x2.at(0)))
+
+
+def test_free_nodes_used_inside_a_pipeline_definition():
+    src = fn.external_source(name="input_0")
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def p(x):
+        return x + 1
+
+    pipe = p(src)
+    pipe.feed_input("input_0", [np.int32([1]), np.int32([2])])
+    (out,) = pipe.run()
+    assert [o.tolist() for o in out.as_tensor()] == [[2], [3]]
+
+
+def test_pipeline_current():
+    pipe = Pipeline(batch_size=1, num_threads=1, device_id=None)
+    assert Pipeline.current() is None
+    with pipe:
+        assert Pipeline.current() is pipe
+        seen = []
+
+        @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+        def inner():
+            seen.append(Pipeline.current())
+            return fn.random.uniform()
+
+        made = inner()
+        assert seen == [made] and Pipeline.current() is pipe
+        pipe.set_outputs(fn.random.uniform())
+    assert Pipeline.current() is None
+
+
+def test_constants_as_outputs():
+    pipe = Pipeline(batch_size=1, num_threads=1, device_id=None)
+    kinds = [bool, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.float32]
+    pipe.set_outputs(np.array([[1, 2], [3, 4]]), 10, *[t(42) for t in kinds])
+    a, b, *rest = pipe.run()
+    assert a.at(0).tolist() == [[1, 2], [3, 4]] and b.at(0) == 10
+    for t, o in zip(kinds, rest):
+        assert o.at(0) == t(42) and o.at(0).dtype == t
+
+
+def test_pipeline_def_traces_at_once_and_refuses_do_not_convert():
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def broken():
+        return fn.random.uniform() + [fn.random.uniform()]
+    with pytest.raises(TypeError, match="nested DataNode"):
+        broken()  # DALI reports definition errors when the pipeline is made
+
+    @do_not_convert
+    def helper():
+        return fn.random.uniform()
+    with pytest.raises(ArgumentError, match="do_not_convert"):
+        pipeline_def(helper)
+    assert Pipeline(batch_size=1, device_id=types.CPU_ONLY_DEVICE_ID).device_id is None  # DALI's CPU-only id
+
+
+def test_declared_output_types_and_dimensions():
+    def make(**kw):
+        pipe = Pipeline(batch_size=1, num_threads=1, device_id=None, **kw)
+        pipe.set_outputs(types.Constant(np.zeros((2, 2), np.uint8), device="cpu"), fn.random.uniform())
+        return pipe
+    ok = make(output_dtype=[types.UINT8, None], output_ndim=[2, 0])
+    assert ok.output_dtype() == [types.UINT8, None] and ok.output_ndim() == [2, 0]
+    ok.run()
+    with pytest.raises(RuntimeError, match="Data type"):
+        make(output_dtype=types.UINT8).run()  # one value for all: the second output is FLOAT
+    with pytest.raises(RuntimeError, match="Number of dimensions"):
+        make(output_ndim=[2, 1]).run()
+    with pytest.raises(RuntimeError, match="Lengths"):
+        make(output_ndim=[2]).build()
+    with pytest.raises(ValueError, match="non-negative"):
+        make(output_ndim=-1)
+    with pytest.raises(TypeError, match="must be either"):
+        make(output_dtype=int)
+    with pytest.raises(ValueError, match="NO_TYPE"):
+        make(output_dtype=types.NO_TYPE)

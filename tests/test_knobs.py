@@ -1,0 +1,93 @@
+"""Every knob in one table (torch_dali/_knobs.py), read only through it; the C++ extension takes
+the values as arguments with the same defaults; the README's table is generated from it."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from torch_dali import _knobs
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "torch_dali"
+SOURCES = [p for ext in ("py", "c", "cpp", "cu", "h") for p in PKG.rglob(f"*.{ext}")]
+
+
+def test_readme_table_is_current() -> None:
+    text = (ROOT / "README.md").read_text()
+    table = text.split("<!-- knobs-table -->\n", 1)[1].split("<!-- /knobs-table -->", 1)[0]
+    assert table == _knobs.markdown_table(), "regenerate: python -m torch_dali.docs knobs"
+
+
+def test_only_the_table_reads_the_environment() -> None:
+    """No other module reads a TORCH_DALI_* variable: Python (os.environ, os.getenv) or C (getenv)."""
+    reads = re.compile(r"(environ|getenv)\W+[^\n]*TORCH_DALI_|TORCH_DALI_\w+\W+[^\n]*environ")
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in SOURCES if p.name != "_knobs.py"
+             for n, line in enumerate(p.read_text(errors="replace").splitlines(), 1)
+             if reads.search(line) or ("getenv" in line and p.suffix != ".py")]
+    assert found == []
+
+
+def test_every_variable_named_in_the_package_is_in_the_table() -> None:
+    names = {m for p in SOURCES for m in re.findall(r"TORCH_DALI_[A-Z0-9_]*[A-Z0-9]", p.read_text(errors="replace"))}
+    names -= {"TORCH_DALI_WITH_NVJPEG"}  # a compile-time macro of the extension, not a variable
+    names -= {n for n in names if n.startswith("TORCH_DALI_NVJPEG") and n not in {k.name for k in _knobs.KNOBS}
+              and any(k.name.startswith(n) for k in _knobs.KNOBS)}  # prose naming the family
+    assert names <= {k.name for k in _knobs.KNOBS}, names - {k.name for k in _knobs.KNOBS}
+
+
+def test_extension_defaults_are_the_tables() -> None:
+    """The nvJPEG decoder binding's defaults equal the table's (and the decoders' hw_decoder_load)."""
+    from torch_dali.ops._registry import lookup
+    text = (PKG / "_native" / "csrc" / "bindings.cpp").read_text()
+    defaults = dict(re.findall(r'py::arg\("(\w+)"\) = ([\w.]+)', text))
+    want = {
+        "num_hw_states": _knobs.get("TORCH_DALI_NVJPEG_HW_STATES"),
+        "num_cuda_states": _knobs.get("TORCH_DALI_NVJPEG_CUDA_STATES"),
+        "hybrid_huffman_threshold": _knobs.get("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD"),
+        "num_slots": _knobs.MIXED_LANES,  # slots default to the lanes
+        "hw_concurrent": False,
+        "blocking_sync": False,
+        "hw_load": lookup("decoders.image").arg("hw_decoder_load").default,
+    }
+    parsed = {k: (v == "true") if v in ("true", "false") else float(v) for k, v in defaults.items() if k in want}
+    assert parsed == {k: float(v) if not isinstance(v, bool) else v for k, v in want.items()}
+
+
+@pytest.mark.parametrize("raw,value", [(None, 3), ("", 3), ("2", 2), ("0", 1), ("99", 8), ("two", 3), ("2.5", 3)])
+def test_int_knobs_clamp_or_fall_back(monkeypatch: pytest.MonkeyPatch, raw: str | None, value: int) -> None:
+    if raw is None:
+        monkeypatch.delenv("TORCH_DALI_MIXED_LANES", raising=False)
+    else:
+        monkeypatch.setenv("TORCH_DALI_MIXED_LANES", raw)
+    assert _knobs.mixed_lanes() == value
+
+
+@pytest.mark.parametrize("raw,value", [(None, False), ("", False), ("0", False), ("1", True), ("yes", True)])
+def test_flags(monkeypatch: pytest.MonkeyPatch, raw: str | None, value: bool) -> None:
+    if raw is None:
+        monkeypatch.delenv("TORCH_DALI_NO_EXT", raising=False)
+    else:
+        monkeypatch.setenv("TORCH_DALI_NO_EXT", raw)
+    assert _knobs.get("TORCH_DALI_NO_EXT") is value
+
+
+def test_float_knobs_and_unknown_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TORCH_DALI_STOP_TIMEOUT_S", "-4")
+    assert _knobs.get("TORCH_DALI_STOP_TIMEOUT_S") == 0.0
+    monkeypatch.setenv("TORCH_DALI_STOP_TIMEOUT_S", "nan")
+    assert _knobs.get("TORCH_DALI_STOP_TIMEOUT_S") == 10.0
+    with pytest.raises(KeyError, match="not a torch_dali knob"):
+        _knobs.get("TORCH_DALI_NOPE")
+
+
+def test_decoder_config_comes_from_the_knobs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from torch_dali.io.nvjpeg import DecoderConfig
+    monkeypatch.setenv("TORCH_DALI_MIXED_LANES", "2")
+    monkeypatch.setenv("TORCH_DALI_NVJPEG_BLOCKING_SYNC", "1")
+    c = DecoderConfig.from_knobs()
+    assert (c.hw_states, c.cuda_states, c.huffman_threshold, c.slots, c.hw_concurrent, c.blocking_sync) \
+        == (1, 8, 1000 * 1000, 2, False, True)
+    monkeypatch.setenv("TORCH_DALI_NVJPEG_SLOTS", "5")
+    assert DecoderConfig.from_knobs().slots == 5

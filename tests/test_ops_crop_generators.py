@@ -1,0 +1,96 @@
+"""roi_random_crop and random_crop_generator against DALI 2.4's CPU backend, as distributions
+(DALI_DRAWS draws a case; tables in tests/reference/geometry_tables.npz, "live" runs DALI now):
+
+- roi_random_crop: each coordinate is uniform over an integer range fixed by the ROI, the crop and
+  the bounds; ours and DALI's must take exactly the same set of values (every value in the range
+  is seen with 1500 draws over ranges of at most 41 values) and pass a KS test (D <= 0.1; with
+  1500 draws a side that bound is exceeded with probability below 1e-5 when they agree);
+- random_crop_generator: KS on the window's log aspect ratio, area fraction and relative position
+  (as tests/test_ref_windows.py does for random_resized_crop);
+- the argument errors DALI raises at run time are raised, with DALI's wording.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from reference import geometry_cases as G
+from reference.geometry_tables import SOURCES, check_refused, dali, ours
+
+KS_BOUND = 0.1
+
+
+def ks(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = np.sort(a), np.sort(b)
+    grid = np.concatenate([a, b])
+    return float(np.abs(np.searchsorted(a, grid, "right") / a.size - np.searchsorted(b, grid, "right") / b.size).max())
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("name", ["dist/roi_holds", "dist/roi_unbounded", "dist/roi_input"])
+def test_roi_random_crop_distribution(name, source):
+    want = np.stack(dali(source, name)[0])
+    got = np.stack(ours(name)[0])
+    assert got.dtype == want.dtype == np.int64 and got.shape == want.shape
+    for d in range(want.shape[1]):
+        assert set(got[:, d].tolist()) == set(want[:, d].tolist()), d
+        if np.ptp(want[:, d]) > 0:
+            assert ks(got[:, d], want[:, d]) <= KS_BOUND
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("name", ["dist/crop_generator", "dist/crop_generator_wide"])
+def test_random_crop_generator_distribution(name, source):
+    want, got = dali(source, name), ours(name)
+    h, w = 200, 300
+    stats = []
+    for outs in (got, want):
+        anchor, shape = np.stack(outs[0]).astype(np.float64), np.stack(outs[1]).astype(np.float64)
+        assert outs[0][0].dtype == np.int32 and outs[1][0].dtype == np.int32
+        assert (anchor >= 0).all() and (anchor + shape <= [h, w]).all() and (shape > 0).all()
+        free = np.array([h, w]) - shape
+        stats.append({"log_aspect": np.log(shape[:, 1] / shape[:, 0]), "area": shape.prod(1) / (h * w),
+                      "rel_y": anchor[free[:, 0] > 0, 0] / free[free[:, 0] > 0, 0],
+                      "rel_x": anchor[free[:, 1] > 0, 1] / free[free[:, 1] > 0, 1]})
+    for k in stats[0]:
+        if stats[0][k].size > 50 and stats[1][k].size > 50:
+            assert ks(stats[0][k], stats[1][k]) <= KS_BOUND, k
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("name", [k for k in G.CASES if k.startswith(("roi_random_crop/", "random_crop_generator/"))])
+def test_errors_as_dali(name, source):
+    want = dali(source, name)
+    assert isinstance(want, str)
+    check_refused(name, want)
+    if name.startswith("roi_random_crop/"):  # DALI's message, which its own tests match
+        from torch_dali.errors import TorchDaliError
+        with pytest.raises(TorchDaliError) as e:
+            ours(name)
+        key = want.split("failed: ")[-1].split(" Got")[0].strip()
+        assert key in str(e.value), (key, str(e.value))
+
+
+def test_same_seed_same_windows_and_crop_generator_matches_random_resized_crop():
+    """Same seed -> same windows; random_crop_generator draws what random_resized_crop cuts."""
+    import torch
+    from torch_dali import fn, pipeline_def
+    from torch_dali.executor.rng import SampleRNG
+    from torch_dali.functional.crop_window import random_crop_window
+
+    def run():
+        @pipeline_def(batch_size=8, num_threads=2, device_id=None, seed=77)
+        def p():
+            s = fn.external_source(source=lambda: [torch.tensor([50, 80, 3])] * 8, batch=True)
+            return fn.random_crop_generator(s, seed=5), fn.roi_random_crop(crop_shape=[4, 4], roi_start=[0, 0],
+                                                                           roi_shape=[20, 30], seed=6)
+        pipe = p()
+        pipe.build()
+        return [[np.asarray(t.at(i)) for i in range(8)] for t in pipe.run()]
+    a, b = run(), run()
+    for x, y in zip(a, b):
+        for u, v in zip(x, y):
+            np.testing.assert_array_equal(u, v)
+    for i in range(8):
+        y0, x0, hh, ww = random_crop_window(SampleRNG(5, 0, i), 50, 80)
+        assert a[0][i].tolist() == [y0, x0] and a[1][i].tolist() == [hh, ww]

@@ -1,0 +1,82 @@
+"""No module of torch_dali reads another's private names (DESIGN.md, "Seams"): a name with a
+leading underscore (`_dense`, `_failed`, `_run_chain`) belongs to the module that defines it; what
+another module needs becomes public. Underscored modules (`ops._registry`, `_native`) are internal
+to the package (not user API) and may be imported inside it."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parent.parent / "torch_dali"
+# conventions of the standard library, not private state: namedtuple's API, the frame getter
+# and torch's own opt-out for Tensor subclasses (`__torch_function__ = torch._C._disabled_...`)
+ALLOWED = {"_replace", "_asdict", "_fields", "_make", "_getframe", "_C", "_disabled_torch_function_impl"}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _defined(tree: ast.AST) -> set[str]:
+    """Private names this module defines: functions, classes, assigned names and attributes."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            out.add(node.attr)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out.add(node.target.id)
+    return {n for n in out if _private(n)}
+
+
+def _is_module(path: Path, node: ast.ImportFrom, name: str) -> bool:
+    """Whether `from <node.module> import name` names a module or package of torch_dali."""
+    base = path.parent
+    for _ in range(max(node.level - 1, 0)):
+        base = base.parent
+    if node.level == 0:
+        parts = (node.module or "").split(".")
+        if parts[0] != "torch_dali":
+            return False
+        base = PKG.parent
+    for part in (node.module or "").split(".") if node.module else []:
+        base = base / part
+    return (base / f"{name}.py").exists() or (base / name / "__init__.py").exists()
+
+
+def violations() -> list[str]:
+    found: list[str] = []
+    for path in sorted(PKG.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        own = _defined(tree)
+        rel = path.relative_to(PKG.parent)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and _private(node.attr) and node.attr not in ALLOWED:
+                if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                    continue
+                if node.attr not in own:
+                    found.append(f"{rel}:{node.lineno}: reads {ast.unparse(node.value)}.{node.attr}")
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    if _private(alias.name) and not _is_module(path, node, alias.name):
+                        found.append(f"{rel}:{node.lineno}: imports {alias.name} from {node.module}")
+    return found
+
+
+def test_no_module_reads_another_modules_private_names() -> None:
+    assert violations() == []
+
+
+def test_the_check_finds_a_private_read(tmp_path: Path) -> None:
+    """The checker itself: a read of another module's `_name` is found, the module's own is not."""
+    code = "import x\nclass A:\n    def f(self, tl):\n        self._a = 1\n        return tl._dense, self._a\n"
+    tree = ast.parse(code)
+    own = _defined(tree)
+    reads = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and _private(n.attr)
+             and not (isinstance(n.value, ast.Name) and n.value.id == "self") and n.attr not in own]
+    assert reads == ["_dense"]

@@ -1,0 +1,112 @@
+"""The executor's stages: one contract (reset, next, get_state, shutdown) and the ordered hand-off
+between them (sequence numbers through a reorder buffer)."""
+from __future__ import annotations
+
+import random
+import threading
+import time
+import warnings
+
+import pytest
+
+from torch_dali import fn, pipeline_def
+from torch_dali.executor.stage import Reorder, Stage
+
+
+def test_reorder_gives_batches_in_sequence_whatever_order_lanes_finish() -> None:
+    stop = threading.Event()
+    box = Reorder(4, stop)
+    got: list[int] = []
+    rnd = random.Random(0)
+    delays = [rnd.random() * 0.01 for _ in range(40)]
+    todo = list(range(40))
+    lock = threading.Lock()
+
+    def lane() -> None:
+        while True:
+            with lock:
+                if not todo:
+                    return
+                seq = todo.pop(0)
+            time.sleep(delays[seq])  # lanes finish out of order
+            assert box.put(seq, f"batch{seq}")
+
+    lanes = [threading.Thread(target=lane) for _ in range(4)]
+    for t in lanes:
+        t.start()
+    for _ in range(40):
+        r = box.get()
+        assert r is not None
+        got.append(r[0])
+        assert r[1] == f"batch{r[0]}"
+    for t in lanes:
+        t.join()
+    assert got == list(range(40))
+
+
+def test_reorder_holds_back_a_lane_that_runs_ahead_and_stops() -> None:
+    stop = threading.Event()
+    box = Reorder(2, stop)
+    assert box.put(1, "b1")  # within capacity of the next expected (0)
+    done = threading.Event()
+
+    def ahead() -> None:
+        box.put(2, "b2")  # two ahead of 0: waits until 0 is taken
+        done.set()
+
+    t = threading.Thread(target=ahead)
+    t.start()
+    time.sleep(0.3)
+    assert not done.is_set() and len(box.items()) == 1
+    box.put(0, "b0")
+    assert box.get() == (0, "b0")
+    assert done.wait(5)
+    assert box.get() == (1, "b1") and box.get() == (2, "b2")
+    stop.set()
+    assert box.get() is None  # nothing more will come: a waiting consumer ends
+    assert box.put(9, "late") is False
+    t.join()
+    box.restart(5)
+    stop.clear()
+    assert box.items() == [] and box.put(5, "b5") and box.get() == (5, "b5")
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=4)
+def _counter():
+    return fn.random.uniform(range=(0, 1), shape=(3,), name="U"), fn.random.coin_flip(name="C")
+
+
+def test_stage_contract_next_get_state_reset() -> None:
+    warnings.simplefilter("ignore", RuntimeWarning)
+    pipe = _counter()
+    ex = pipe.executor
+    source = ex.stages[0]
+    assert isinstance(source, Stage) and source.source and source.iteration == 0
+    first = source.next()
+    assert first.iteration == 0 and source.iteration == 1
+    assert source.get_state()["iteration"] == 1 and first.state["iteration"] == 1
+    second = ex.plan.outputs(source.next())
+    source.reset(first.state)
+    again = ex.plan.outputs(source.next())
+    assert all(a.as_tensor().equal(b.as_tensor()) for a, b in zip(second, again))  # resumed at batch 1
+    source.reset()
+    assert source.iteration == 0
+    source.shutdown()
+    pipe.shutdown()
+
+
+def test_stage_names_and_lanes_follow_the_plan(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """The mixed stage gets the lanes and the GPU stage joins it; a CPU-only plan is one stage."""
+    warnings.simplefilter("ignore", RuntimeWarning)
+    monkeypatch.setenv("TORCH_DALI_MIXED_LANES", "3")
+    assert [(s.name, s.lanes) for s in _counter().executor.stages] == [("cpu", 1)]
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=0, seed=4)
+    def device():
+        x = fn.random.uniform(range=(0, 1), shape=(4,))
+        y = fn.copy(x, device="mixed")
+        return fn.copy(y, device="gpu")
+
+    ex = device().executor
+    assert [(s.name, s.lanes) for s in ex.stages] == [("cpu", 1), ("mixed+gpu", 3)]
+    assert ex.staged

@@ -1,0 +1,111 @@
+// Batched JPEG decoder on nvJPEG: the hardware JPEG engines (batched API) take the share
+// `hw_load` of the images they support; everything else goes through the decoupled
+// hybrid/GPU-hybrid API. Every state owns a CUDA stream and a host thread (hardware states also
+// their own handle; their nvjpegDecodeBatched calls are serialised, see decode_hw).
+// The states come in `num_slots` independent sets, so that many decode() calls (one per batch,
+// from different threads) run at once: one batch parses headers and runs its CUDA-backend share
+// while another keeps the hardware engines busy.
+#pragma once
+#include <ATen/ATen.h>
+#include <cuda_runtime_api.h>
+#include <nvjpeg.h>
+
+#include <array>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "worker_pool.h"
+
+namespace torch_dali {
+
+class NvJpegDecoder {
+ public:
+  // Every setting is an argument (Python passes torch_dali._knobs' values; nothing here reads the
+  // environment). hw_concurrent: hardware batches of different states may decode at the same time;
+  // blocking_sync: the host waits for a pinned buffer asleep instead of spinning.
+  NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states, double hw_load,
+                int64_t hybrid_huffman_threshold, int64_t num_slots, bool hw_concurrent, bool blocking_sync);
+  ~NvJpegDecoder();
+  NvJpegDecoder(const NvJpegDecoder&) = delete;
+  NvJpegDecoder& operator=(const NvJpegDecoder&) = delete;
+
+  // Decodes encoded JPEGs (1-D uint8 CPU tensors) into CUDA uint8 HWC tensors, ready on the
+  // caller's current stream. Non-JPEG or nvJPEG-unsupported inputs give std::nullopt;
+  // corrupt JPEGs raise an error naming the sample index. `rois`: undefined, or an (n, 4) int64
+  // CPU tensor of windows (y, x, h, w) in the stored image (a row with h <= 0: the whole image);
+  // a sample with a window is decoded to just that window (nvJPEG's ROI decode: the engines
+  // and kernels write only those pixels, so a random crop needs no full-size buffer). A window
+  // outside its image is an error naming the sample.
+  std::vector<std::optional<at::Tensor>> decode(const std::vector<at::Tensor>& data,
+                                                const std::string& output_format,
+                                                const std::optional<at::Tensor>& rois);
+
+  bool hardware_available() const { return hw_handle_ != nullptr; }
+  std::string hardware_status() const { return hw_status_; }
+  int64_t device_index() const { return device_; }
+  int64_t num_hw_states() const;    // per slot
+  int64_t num_cuda_states() const;  // per slot
+  // Slots ready now: the first is made by the constructor, the rest on a background thread
+  // (making one takes ~0.5 s; the first batch needs only one).
+  int64_t num_slots() const { return ready_slots_.load(std::memory_order_acquire); }
+  double hw_load() const { return hw_load_; }
+  bool hw_concurrent() const { return hw_concurrent_; }
+  bool blocking_sync() const { return blocking_sync_; }
+  // Where the images of the last finished decode() went (hardware, hybrid, retried, left to the
+  // CPU) and the host time of its phases.
+  std::map<std::string, int64_t> last_stats() {
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    return stats_;
+  }
+  // Host time of construction: the shared handles, the first slot, the slots made after it.
+  std::map<std::string, int64_t> build_stats() {
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    return build_us_;
+  }
+
+ private:
+  struct HwState;
+  struct CudaState;
+  struct Job;
+  struct Slot;
+
+  std::unique_ptr<Slot> make_slot(int64_t num_hw_states, int64_t num_cuda_states);
+  void fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states);
+  static void destroy_slot(Slot& sl) noexcept;
+  Slot& acquire(std::unique_lock<std::mutex>& lock);
+  void decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt);
+  void decode_cuda(CudaState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
+                   const std::vector<cudaEvent_t>& waits);
+  void decode_one(CudaState& st, Job& job, nvjpegOutputFormat_t fmt, int slot);
+  void destroy() noexcept;
+
+  int device_;
+  double hw_load_;
+  int64_t hybrid_threshold_;
+  nvjpegHandle_t handle_ = nullptr;     // decoupled API (hybrid / GPU-hybrid decoders)
+  nvjpegHandle_t hw_handle_ = nullptr;  // hardware backend, batched API
+  nvjpegJpegDecoder_t dec_hybrid_ = nullptr;
+  nvjpegJpegDecoder_t dec_gpu_ = nullptr;
+  std::string hw_status_;
+  static constexpr int kMaxSlots = 8;
+  std::array<std::unique_ptr<Slot>, kMaxSlots> slots_;
+  std::atomic<int> ready_slots_{0};  // slots_[0, ready) are made; the filler thread adds the rest
+  std::atomic<bool> stopping_{false};
+  std::thread filler_;
+  std::mutex next_mu_;
+  size_t next_slot_ = 0;  // where a decode() waits when every slot is busy (round robin)
+  std::mutex hw_mu_;  // one nvjpegDecodeBatched call at a time, across slots
+  bool hw_concurrent_ = false;
+  bool blocking_sync_ = false;
+  std::mutex stats_mu_;
+  std::map<std::string, int64_t> stats_;
+  std::map<std::string, int64_t> build_us_;
+};
+
+}  // namespace torch_dali

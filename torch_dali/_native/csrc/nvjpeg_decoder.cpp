@@ -1,0 +1,742 @@
+// nvJPEG batched decoder: see include/nvjpeg_decoder.h for the split between backends.
+// decode() runs in three phases on the worker threads: (1) parse headers, (2) decode on the
+// hardware and hybrid states in parallel, (3) re-decode any hardware batch that failed on the
+// hybrid path, which also pins a corrupt image to its index. The caller's stream then waits on
+// each used state's event: the host never waits for the GPU in steady state.
+#include "include/nvjpeg_decoder.h"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAGuard.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <chrono>
+#include <numeric>
+#include <pthread.h>
+#include <string>
+
+namespace torch_dali {
+namespace {
+
+const char* status_name(nvjpegStatus_t s) {
+  switch (s) {
+    case NVJPEG_STATUS_SUCCESS: return "SUCCESS";
+    case NVJPEG_STATUS_NOT_INITIALIZED: return "NOT_INITIALIZED";
+    case NVJPEG_STATUS_INVALID_PARAMETER: return "INVALID_PARAMETER";
+    case NVJPEG_STATUS_BAD_JPEG: return "BAD_JPEG";
+    case NVJPEG_STATUS_JPEG_NOT_SUPPORTED: return "JPEG_NOT_SUPPORTED";
+    case NVJPEG_STATUS_ALLOCATOR_FAILURE: return "ALLOCATOR_FAILURE";
+    case NVJPEG_STATUS_EXECUTION_FAILED: return "EXECUTION_FAILED";
+    case NVJPEG_STATUS_ARCH_MISMATCH: return "ARCH_MISMATCH";
+    case NVJPEG_STATUS_INTERNAL_ERROR: return "INTERNAL_ERROR";
+    case NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED: return "IMPLEMENTATION_NOT_SUPPORTED";
+    case NVJPEG_STATUS_INCOMPLETE_BITSTREAM: return "INCOMPLETE_BITSTREAM";
+    default: return "UNKNOWN_STATUS";
+  }
+}
+
+// The frame header of a baseline JPEG, read here: nvjpegGetImageInfo serialises on its handle
+// (~3 ms for 256 images however many threads ask). ok: SOF0, 8-bit, 3 components in 4:4:4, 4:2:2
+// or 4:2:0 (what the hardware engines take); anything else goes through nvJPEG's own parsing and
+// support check.
+struct Frame {
+  bool ok = false;
+  int width = 0, height = 0, comps = 0;
+  nvjpegChromaSubsampling_t css = NVJPEG_CSS_UNKNOWN;
+};
+
+Frame baseline_frame(const uint8_t* d, size_t n) {
+  Frame f;
+  size_t pos = 2;
+  while (pos + 4 <= n) {
+    if (d[pos] != 0xFF) return f;
+    const uint8_t m = d[pos + 1];
+    if (m == 0xFF) { ++pos; continue; }
+    if (m == 0x01 || m == 0xD8 || (m >= 0xD0 && m <= 0xD7)) { pos += 2; continue; }
+    const size_t len = (static_cast<size_t>(d[pos + 2]) << 8) | d[pos + 3];
+    if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
+      if (m != 0xC0 || pos + 2 + len > n || len < 8) return f;  // SOF0: baseline only
+      const uint8_t* b = d + pos + 4;
+      const int comps = b[5];
+      if (b[0] != 8 || comps != 3 || len < 8u + 3u * comps) return f;  // gray: nvJPEG's own check
+      f.height = (b[1] << 8) | b[2];
+      f.width = (b[3] << 8) | b[4];
+      f.comps = comps;
+      if (f.width <= 0 || f.height <= 0) return f;
+      const int h0 = b[7] >> 4, v0 = b[7] & 15, h1 = b[10] >> 4, v1 = b[10] & 15, h2 = b[13] >> 4,
+                v2 = b[13] & 15;
+      if (h1 != 1 || v1 != 1 || h2 != 1 || v2 != 1) return f;
+      if (h0 == 1 && v0 == 1) f.css = NVJPEG_CSS_444;
+      else if (h0 == 2 && v0 == 1) f.css = NVJPEG_CSS_422;
+      else if (h0 == 2 && v0 == 2) f.css = NVJPEG_CSS_420;
+      else return f;
+      f.ok = true;
+      return f;
+    }
+    if (m == 0xDA || m == 0xD9) return f;
+    pos += 2 + len;
+  }
+  return f;
+}
+
+bool is_unsupported(nvjpegStatus_t s) {
+  return s == NVJPEG_STATUS_JPEG_NOT_SUPPORTED || s == NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED;
+}
+
+#define TD_NVJPEG(expr, what)                                                                   \
+  do {                                                                                          \
+    const nvjpegStatus_t s_ = (expr);                                                           \
+    TORCH_CHECK(s_ == NVJPEG_STATUS_SUCCESS, "NvJpegDecoder: ", what, " failed: ", status_name(s_)); \
+  } while (0)
+
+#define TD_CUDA(expr, what)                                                                     \
+  do {                                                                                          \
+    const cudaError_t e_ = (expr);                                                              \
+    TORCH_CHECK(e_ == cudaSuccess, "NvJpegDecoder: ", what, " failed: ", cudaGetErrorString(e_)); \
+  } while (0)
+
+// nvJPEG scratch memory comes from torch's caching allocator, stream-ordered: growing a buffer
+// never calls cudaMalloc/cudaFree (which synchronise the device).
+int torch_dev_malloc(void*, void** ptr, size_t size, cudaStream_t stream) {
+  try {
+    *ptr = c10::cuda::CUDACachingAllocator::raw_alloc_with_stream(size, stream);
+    return 0;
+  } catch (...) {
+    return 1;
+  }
+}
+int torch_dev_free(void*, void* ptr, size_t, cudaStream_t) {
+  try {
+    c10::cuda::CUDACachingAllocator::raw_delete(ptr);
+    return 0;
+  } catch (...) {
+    return 1;
+  }
+}
+int pinned_malloc(void*, void** ptr, size_t size, cudaStream_t) {
+  return cudaHostAlloc(ptr, size, cudaHostAllocDefault) == cudaSuccess ? 0 : 1;
+}
+int pinned_free(void*, void* ptr, size_t, cudaStream_t) { return cudaFreeHost(ptr) == cudaSuccess ? 0 : 1; }
+
+nvjpegDevAllocatorV2_t g_dev_alloc{torch_dev_malloc, torch_dev_free, nullptr};
+nvjpegPinnedAllocatorV2_t g_pinned_alloc{pinned_malloc, pinned_free, nullptr};
+
+nvjpegStatus_t create_handle(nvjpegBackend_t backend, nvjpegHandle_t* handle) {
+  // Interpolated chroma upsampling (closer to libjpeg-turbo / PIL) where the library has it.
+  const unsigned flag_sets[2] = {NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION, NVJPEG_FLAGS_DEFAULT};
+  nvjpegStatus_t s = NVJPEG_STATUS_NOT_INITIALIZED;
+  for (unsigned flags : flag_sets) {
+    s = nvjpegCreateExV2(backend, &g_dev_alloc, &g_pinned_alloc, flags, handle);
+    if (s == NVJPEG_STATUS_SUCCESS) return s;
+    *handle = nullptr;  // older libraries: default allocators
+    s = nvjpegCreateEx(backend, nullptr, nullptr, flags, handle);
+    if (s == NVJPEG_STATUS_SUCCESS) return s;
+    *handle = nullptr;
+  }
+  return s;
+}
+
+constexpr size_t kDevicePadding = 16 << 20;  // fewer re-allocations as image sizes vary
+constexpr size_t kPinnedPadding = 8 << 20;
+
+// Greedy largest-first split of jobs over `parts` lists, balancing encoded bytes.
+template <typename JobPtr>
+std::vector<std::vector<JobPtr>> balance(std::vector<JobPtr> jobs, size_t parts) {
+  std::vector<std::vector<JobPtr>> out(parts);
+  std::vector<size_t> load(parts, 0);
+  std::sort(jobs.begin(), jobs.end(), [](JobPtr a, JobPtr b) { return a->size > b->size; });
+  for (JobPtr j : jobs) {
+    const size_t k = std::min_element(load.begin(), load.end()) - load.begin();
+    out[k].push_back(j);
+    load[k] += j->size;
+  }
+  return out;
+}
+
+}  // namespace
+
+struct NvJpegDecoder::HwState {
+  nvjpegHandle_t handle = nullptr;  // own handle: states sharing one handle stalled each other
+  nvjpegJpegState_t state = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t done = nullptr;
+  int batch = -1;  // batch size / format the state was initialised for
+  nvjpegOutputFormat_t fmt = NVJPEG_OUTPUT_UNCHANGED;
+  bool used = false;
+  bool failed = false;
+  std::vector<Job*> jobs;
+  std::vector<nvjpegDecodeParams_t> params;  // per image of a batch with windows (grown on use)
+};
+
+struct NvJpegDecoder::CudaState {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t done = nullptr;
+  nvjpegJpegState_t st_hybrid = nullptr;  // CPU Huffman decode
+  nvjpegJpegState_t st_gpu = nullptr;     // GPU Huffman decode, for large images
+  nvjpegBufferPinned_t pinned[2] = {nullptr, nullptr};  // double-buffered host stage
+  cudaEvent_t pinned_free[2] = {nullptr, nullptr};
+  nvjpegJpegStream_t jstream[2] = {nullptr, nullptr};
+  nvjpegBufferDevice_t device_buf = nullptr;
+  nvjpegDecodeParams_t params = nullptr;
+  bool used = false;
+};
+
+// One independent set of states with their threads: a decode() holds one slot throughout.
+struct NvJpegDecoder::Slot {
+  std::mutex mu;
+  std::vector<std::unique_ptr<HwState>> hw;
+  std::vector<std::unique_ptr<CudaState>> cu;
+  std::vector<nvjpegJpegStream_t> parse_streams;  // one per worker thread, for header parsing
+  std::unique_ptr<WorkerPool> pool;
+};
+
+struct NvJpegDecoder::Job {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  int width = 0, height = 0;
+  int roi_x = 0, roi_y = 0, roi_w = -1, roi_h = -1;  // the window decoded (w < 0: the whole image)
+  bool decodable = false;   // a JPEG nvJPEG accepts (else: None, CPU fallback)
+  bool hw_ok = false;       // the hardware batched decoder supports it
+  bool unsupported = false; // rejected while decoding: None, CPU fallback
+  std::string error;        // corrupt data
+  at::Tensor out;
+  nvjpegImage_t dest{};
+};
+
+NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states,
+                             double hw_load, int64_t hybrid_huffman_threshold, int64_t num_slots,
+                             bool hw_concurrent, bool blocking_sync)
+    : device_(static_cast<int>(device_index < 0 ? c10::cuda::current_device() : device_index)),
+      hw_load_(hw_load),
+      hybrid_threshold_(hybrid_huffman_threshold),
+      hw_concurrent_(hw_concurrent),
+      blocking_sync_(blocking_sync) {
+  TORCH_CHECK(device_ < c10::cuda::device_count(), "NvJpegDecoder: device_index ", device_index,
+              " out of range (", static_cast<int>(c10::cuda::device_count()), " CUDA devices)");
+  TORCH_CHECK(num_hw_states >= 0 && num_hw_states <= 64, "NvJpegDecoder: num_hw_states must be in [0, 64], got ",
+              num_hw_states);
+  TORCH_CHECK(num_cuda_states >= 1 && num_cuda_states <= 64,
+              "NvJpegDecoder: num_cuda_states must be in [1, 64], got ", num_cuda_states);
+  TORCH_CHECK(hw_load >= 0.0 && hw_load <= 1.0, "NvJpegDecoder: hw_load must be in [0, 1], got ", hw_load);
+  TORCH_CHECK(num_slots >= 1 && num_slots <= 8, "NvJpegDecoder: num_slots must be in [1, 8], got ", num_slots);
+  c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device_));
+  using clock = std::chrono::steady_clock;
+  auto lap = [t = clock::now(), this](const char* what) mutable {  // construction time per part (µs)
+    const auto now = clock::now();
+    std::lock_guard<std::mutex> g(stats_mu_);
+    build_us_[what] = std::chrono::duration_cast<std::chrono::microseconds>(now - t).count();
+    t = now;
+  };
+  try {
+    TD_NVJPEG(create_handle(NVJPEG_BACKEND_DEFAULT, &handle_), "nvjpegCreateEx(DEFAULT)");
+    TD_NVJPEG(nvjpegSetDeviceMemoryPadding(kDevicePadding, handle_), "nvjpegSetDeviceMemoryPadding");
+    TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, handle_), "nvjpegSetPinnedMemoryPadding");
+    TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_HYBRID, &dec_hybrid_), "nvjpegDecoderCreate(HYBRID)");
+    TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_GPU_HYBRID, &dec_gpu_),
+              "nvjpegDecoderCreate(GPU_HYBRID)");
+    if (num_hw_states == 0) {
+      hw_status_ = "disabled (num_hw_states=0)";
+    } else {
+      const nvjpegStatus_t s = create_handle(NVJPEG_BACKEND_HARDWARE, &hw_handle_);
+      if (s != NVJPEG_STATUS_SUCCESS) {
+        hw_status_ = std::string("unavailable (nvjpegCreateEx(HARDWARE): ") + status_name(s) + ")";
+      } else {
+        hw_status_ = "ok";
+        TD_NVJPEG(nvjpegSetDeviceMemoryPadding(kDevicePadding, hw_handle_), "nvjpegSetDeviceMemoryPadding(HW)");
+        TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, hw_handle_), "nvjpegSetPinnedMemoryPadding(HW)");
+      }
+    }
+    lap("handles_us");
+    const int64_t hw_states = hw_handle_ ? num_hw_states : 0;
+    slots_[0] = make_slot(hw_states, num_cuda_states);
+    ready_slots_.store(1, std::memory_order_release);
+    lap("first_slot_us");
+    if (num_slots > 1) {
+      // The other slots are made while the first batches decode. A slot that cannot be made
+      // leaves the decoder with fewer (decode() takes whichever are ready).
+      filler_ = std::thread([this, hw_states, num_cuda_states, num_slots] {
+        try {
+          c10::cuda::CUDAGuard g(static_cast<c10::DeviceIndex>(device_));
+          const auto t = std::chrono::steady_clock::now();
+          for (int64_t k = 1; k < num_slots && !stopping_.load(); ++k) {
+            slots_[k] = make_slot(hw_states, num_cuda_states);
+            ready_slots_.store(static_cast<int>(k + 1), std::memory_order_release);
+          }
+          std::lock_guard<std::mutex> sg(stats_mu_);
+          build_us_["other_slots_us"] = std::chrono::duration_cast<std::chrono::microseconds>(
+              std::chrono::steady_clock::now() - t).count();
+        } catch (...) {
+        }
+      });
+    }
+  } catch (...) {
+    destroy();
+    throw;
+  }
+}
+
+// Made whole or not at all: what a failure leaves half made is freed before the error goes on.
+std::unique_ptr<NvJpegDecoder::Slot> NvJpegDecoder::make_slot(int64_t num_hw_states, int64_t num_cuda_states) {
+  auto owned = std::make_unique<Slot>();
+  try {
+    fill_slot(*owned, num_hw_states, num_cuda_states);
+  } catch (...) {
+    destroy_slot(*owned);
+    throw;
+  }
+  return owned;
+}
+
+void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states) {
+  // No hardware batch decodes while hardware handles are made (the filler thread makes slots
+  // while batches decode; concurrent hardware calls have hung nvJPEG before)
+  std::unique_lock<std::mutex> hw_lock(hw_mu_, std::defer_lock);
+  if (num_hw_states > 0) hw_lock.lock();
+  for (int64_t i = 0; i < num_hw_states; ++i) {
+    sl.hw.push_back(std::make_unique<HwState>());
+    HwState* st = sl.hw.back().get();
+    TD_NVJPEG(create_handle(NVJPEG_BACKEND_HARDWARE, &st->handle), "nvjpegCreateEx(HARDWARE)");
+    TD_NVJPEG(nvjpegSetDeviceMemoryPadding(kDevicePadding, st->handle), "nvjpegSetDeviceMemoryPadding(HW)");
+    TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, st->handle), "nvjpegSetPinnedMemoryPadding(HW)");
+    TD_NVJPEG(nvjpegJpegStateCreate(st->handle, &st->state), "nvjpegJpegStateCreate(HW)");
+    // Turns on the hardware decoder's memory pool (a token size: the pool grows with use); nvJPEG
+    // without the call allocates per batch. A failure only loses the pool.
+    nvjpegDecodeBatchedPreAllocate(st->handle, st->state, 1, 1, 1, NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI);
+    TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
+  }
+  if (hw_lock.owns_lock()) hw_lock.unlock();
+  for (int64_t i = 0; i < num_cuda_states; ++i) {
+    sl.cu.push_back(std::make_unique<CudaState>());
+    CudaState* st = sl.cu.back().get();
+    TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
+    TD_NVJPEG(nvjpegDecoderStateCreate(handle_, dec_hybrid_, &st->st_hybrid), "nvjpegDecoderStateCreate(HYBRID)");
+    TD_NVJPEG(nvjpegDecoderStateCreate(handle_, dec_gpu_, &st->st_gpu), "nvjpegDecoderStateCreate(GPU_HYBRID)");
+    for (int b = 0; b < 2; ++b) {
+      if (nvjpegBufferPinnedCreateV2(handle_, &g_pinned_alloc, &st->pinned[b]) != NVJPEG_STATUS_SUCCESS)
+        TD_NVJPEG(nvjpegBufferPinnedCreate(handle_, nullptr, &st->pinned[b]), "nvjpegBufferPinnedCreate");
+      // blocking_sync (TORCH_DALI_NVJPEG_BLOCKING_SYNC): the host waits for a pinned buffer asleep, not spinning
+      const unsigned flags = cudaEventDisableTiming | (blocking_sync_ ? cudaEventBlockingSync : 0u);
+      TD_CUDA(cudaEventCreateWithFlags(&st->pinned_free[b], flags), "cudaEventCreate");
+      TD_NVJPEG(nvjpegJpegStreamCreate(handle_, &st->jstream[b]), "nvjpegJpegStreamCreate");
+    }
+    if (nvjpegBufferDeviceCreateV2(handle_, &g_dev_alloc, &st->device_buf) != NVJPEG_STATUS_SUCCESS)
+      TD_NVJPEG(nvjpegBufferDeviceCreate(handle_, nullptr, &st->device_buf), "nvjpegBufferDeviceCreate");
+    TD_NVJPEG(nvjpegStateAttachDeviceBuffer(st->st_hybrid, st->device_buf), "nvjpegStateAttachDeviceBuffer");
+    TD_NVJPEG(nvjpegStateAttachDeviceBuffer(st->st_gpu, st->device_buf), "nvjpegStateAttachDeviceBuffer");
+    TD_NVJPEG(nvjpegDecodeParamsCreate(handle_, &st->params), "nvjpegDecodeParamsCreate");
+  }
+  const size_t threads = sl.hw.size() + sl.cu.size();
+  nvjpegHandle_t parse_handle = hw_handle_ ? hw_handle_ : handle_;
+  sl.parse_streams.assign(threads, nullptr);
+  for (auto& js : sl.parse_streams) TD_NVJPEG(nvjpegJpegStreamCreate(parse_handle, &js), "nvjpegJpegStreamCreate");
+  const int dev = device_;
+  sl.pool = std::make_unique<WorkerPool>(static_cast<int>(threads), [dev] {
+    pthread_setname_np(pthread_self(), "td-nvjpeg");  // named in top -H and profiles
+    TD_CUDA(cudaSetDevice(dev), "cudaSetDevice in a decoder thread");
+  });
+}
+
+int64_t NvJpegDecoder::num_hw_states() const {
+  return num_slots() == 0 ? 0 : static_cast<int64_t>(slots_[0]->hw.size());
+}
+int64_t NvJpegDecoder::num_cuda_states() const {
+  return num_slots() == 0 ? 0 : static_cast<int64_t>(slots_[0]->cu.size());
+}
+
+// A free slot if there is one, else the next in turn (waiting for it); only slots made so far.
+NvJpegDecoder::Slot& NvJpegDecoder::acquire(std::unique_lock<std::mutex>& lock) {
+  const int ready = ready_slots_.load(std::memory_order_acquire);
+  TORCH_CHECK(ready > 0, "NvJpegDecoder: the decoder has no state (it was destroyed)");
+  for (int k = 0; k < ready; ++k) {
+    std::unique_lock<std::mutex> l(slots_[k]->mu, std::try_to_lock);
+    if (l.owns_lock()) {
+      lock = std::move(l);
+      return *slots_[k];
+    }
+  }
+  size_t k;
+  {
+    std::lock_guard<std::mutex> g(next_mu_);
+    k = next_slot_++ % static_cast<size_t>(ready);
+  }
+  lock = std::unique_lock<std::mutex>(slots_[k]->mu);
+  return *slots_[k];
+}
+
+NvJpegDecoder::~NvJpegDecoder() { destroy(); }
+
+void NvJpegDecoder::destroy() noexcept {
+  // Errors are ignored here: at interpreter exit the CUDA context may already be gone.
+  stopping_.store(true);
+  if (filler_.joinable()) filler_.join();  // at most the slot it is making
+  const int ready = ready_slots_.exchange(0);
+  for (int k = 0; k < ready; ++k) {
+    if (slots_[k]) destroy_slot(*slots_[k]);
+    slots_[k].reset();
+  }
+  if (dec_gpu_) nvjpegDecoderDestroy(dec_gpu_);
+  if (dec_hybrid_) nvjpegDecoderDestroy(dec_hybrid_);
+  dec_gpu_ = dec_hybrid_ = nullptr;
+  if (hw_handle_) nvjpegDestroy(hw_handle_);
+  if (handle_) nvjpegDestroy(handle_);
+  hw_handle_ = handle_ = nullptr;
+}
+
+void NvJpegDecoder::destroy_slot(Slot& sl_ref) noexcept {
+  Slot* sl = &sl_ref;
+  {
+    sl->pool.reset();  // joins the threads
+    for (auto& st : sl->hw) {
+      if (st->stream) cudaStreamSynchronize(st->stream);
+      for (auto p : st->params) nvjpegDecodeParamsDestroy(p);
+      if (st->state) nvjpegJpegStateDestroy(st->state);
+      if (st->handle) nvjpegDestroy(st->handle);
+      if (st->done) cudaEventDestroy(st->done);
+      if (st->stream) cudaStreamDestroy(st->stream);
+    }
+    for (auto& st : sl->cu) {
+      if (st->stream) cudaStreamSynchronize(st->stream);
+      if (st->params) nvjpegDecodeParamsDestroy(st->params);
+      if (st->st_hybrid) nvjpegJpegStateDestroy(st->st_hybrid);
+      if (st->st_gpu) nvjpegJpegStateDestroy(st->st_gpu);
+      for (int b = 0; b < 2; ++b) {
+        if (st->jstream[b]) nvjpegJpegStreamDestroy(st->jstream[b]);
+        if (st->pinned[b]) nvjpegBufferPinnedDestroy(st->pinned[b]);
+        if (st->pinned_free[b]) cudaEventDestroy(st->pinned_free[b]);
+      }
+      if (st->device_buf) nvjpegBufferDeviceDestroy(st->device_buf);
+      if (st->done) cudaEventDestroy(st->done);
+      if (st->stream) cudaStreamDestroy(st->stream);
+    }
+    for (auto js : sl->parse_streams)
+      if (js) nvjpegJpegStreamDestroy(js);
+  }
+}
+
+std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<at::Tensor>& data,
+                                                             const std::string& output_format,
+                                                             const std::optional<at::Tensor>& rois) {
+  nvjpegOutputFormat_t fmt;
+  int64_t channels;
+  if (output_format == "rgb") {
+    fmt = NVJPEG_OUTPUT_RGBI; channels = 3;
+  } else if (output_format == "bgr") {
+    fmt = NVJPEG_OUTPUT_BGRI; channels = 3;
+  } else if (output_format == "gray") {
+    fmt = NVJPEG_OUTPUT_Y; channels = 1;
+  } else {
+    TORCH_CHECK(false, "NvJpegDecoder.decode: output_format must be 'rgb', 'bgr' or 'gray', got '",
+                output_format, "'");
+  }
+  const size_t n = data.size();
+  std::vector<Job> jobs(n);
+  std::vector<at::Tensor> inputs(n);  // contiguous views/copies of the encoded data
+  for (size_t i = 0; i < n; ++i) {
+    const at::Tensor& t = data[i];
+    TORCH_CHECK(t.defined() && t.device().is_cpu() && t.scalar_type() == at::kByte && t.dim() == 1,
+                "NvJpegDecoder.decode: sample ", i, " must be a 1-D uint8 CPU tensor of encoded bytes");
+    inputs[i] = t.contiguous();
+    jobs[i].data = inputs[i].data_ptr<uint8_t>();
+    jobs[i].size = static_cast<size_t>(inputs[i].numel());
+  }
+  if (rois.has_value() && rois->defined()) {
+    const at::Tensor& r = *rois;
+    TORCH_CHECK(r.device().is_cpu() && r.scalar_type() == at::kLong && r.dim() == 2 && r.size(1) == 4 &&
+                    r.size(0) == static_cast<int64_t>(n),
+                "NvJpegDecoder.decode: rois must be an (n, 4) int64 CPU tensor of (y, x, h, w), n = ", n);
+    const at::Tensor rc = r.contiguous();
+    const int64_t* w = rc.data_ptr<int64_t>();
+    for (size_t i = 0; i < n; ++i, w += 4) {
+      if (w[2] <= 0) continue;  // the whole image
+      TORCH_CHECK(w[0] >= 0 && w[1] >= 0 && w[3] > 0 && w[2] <= INT32_MAX && w[3] <= INT32_MAX &&
+                      w[0] <= INT32_MAX && w[1] <= INT32_MAX,
+                  "NvJpegDecoder.decode: sample ", i, ": bad window (y, x, h, w) = (", w[0], ", ", w[1], ", ",
+                  w[2], ", ", w[3], ")");
+      jobs[i].roi_y = static_cast<int>(w[0]);
+      jobs[i].roi_x = static_cast<int>(w[1]);
+      jobs[i].roi_h = static_cast<int>(w[2]);
+      jobs[i].roi_w = static_cast<int>(w[3]);
+    }
+  }
+  std::vector<std::optional<at::Tensor>> results(n);
+  if (n == 0) return results;
+
+  std::unique_lock<std::mutex> lock;
+  Slot& sl = acquire(lock);
+  auto& hw_ = sl.hw;
+  auto& cu_ = sl.cu;
+  c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device_));
+  const int threads = sl.pool->size();
+  const size_t num_hw = hw_.size();
+  // Host time of each phase (µs), reported in last_stats: what bounds a batch's decode.
+  using clock = std::chrono::steady_clock;
+  auto us = [](clock::time_point a, clock::time_point b) {
+    return static_cast<int64_t>(std::chrono::duration_cast<std::chrono::microseconds>(b - a).count());
+  };
+  const auto t0 = clock::now();
+  std::atomic<int64_t> hw_us{0}, cuda_us{0};
+  auto raise_to = [](std::atomic<int64_t>& a, int64_t v) {
+    int64_t cur = a.load();
+    while (v > cur && !a.compare_exchange_weak(cur, v)) {
+    }
+  };
+
+  // Phase 1: headers -> sizes and hardware support.
+  sl.pool->run([&](int tid) {
+    for (size_t i = tid; i < n; i += threads) {
+      Job& j = jobs[i];
+      if (j.size < 4 || j.data[0] != 0xFF || j.data[1] != 0xD8) continue;  // not a JPEG
+      const Frame f = baseline_frame(j.data, j.size);
+      if (f.ok) {  // the common case: no nvJPEG parsing; the hardware takes it
+        j.width = f.width;
+        j.height = f.height;
+        j.decodable = true;
+        j.hw_ok = hw_handle_ && !hw_.empty();
+        continue;
+      }
+      int comps = 0;
+      nvjpegChromaSubsampling_t css;
+      int widths[NVJPEG_MAX_COMPONENT] = {0}, heights[NVJPEG_MAX_COMPONENT] = {0};
+      const nvjpegStatus_t s = nvjpegGetImageInfo(handle_, j.data, j.size, &comps, &css, widths, heights);
+      if (is_unsupported(s)) continue;
+      if (s != NVJPEG_STATUS_SUCCESS) {
+        j.error = std::string("nvjpegGetImageInfo failed: ") + status_name(s) + " (corrupt or truncated JPEG)";
+        continue;
+      }
+      if (comps != 1 && comps != 3) continue;  // CMYK/YCCK: left to the CPU decoder
+      if (widths[0] <= 0 || heights[0] <= 0) {
+        j.error = "JPEG header has invalid dimensions";
+        continue;
+      }
+      j.width = widths[0];
+      j.height = heights[0];
+      j.decodable = true;
+      // Other layouts: nvJPEG's exact check of what the hardware takes. A batch the hardware still
+      // rejects is decoded again on the CUDA backend (phase 3): slower, never wrong.
+      if (hw_handle_ && !hw_.empty() &&
+          nvjpegJpegStreamParseHeader(hw_handle_, j.data, j.size, sl.parse_streams[tid]) == NVJPEG_STATUS_SUCCESS) {
+        int supported = 1;  // nvJPEG reports 0 for "supported"
+        j.hw_ok = nvjpegDecodeBatchedSupported(hw_handle_, sl.parse_streams[tid], &supported) ==
+                      NVJPEG_STATUS_SUCCESS && supported == 0;
+      }
+    }
+  });
+  for (size_t i = 0; i < n; ++i) {
+    const Job& j = jobs[i];
+    TORCH_CHECK(j.error.empty(), "NvJpegDecoder.decode: sample ", i, ": ", j.error);
+    // compared in 64 bits: y + h cannot overflow
+    TORCH_CHECK(!j.decodable || j.roi_w < 0 ||
+                    (static_cast<int64_t>(j.roi_y) + j.roi_h <= j.height &&
+                     static_cast<int64_t>(j.roi_x) + j.roi_w <= j.width),
+                "NvJpegDecoder.decode: sample ", i, ": window (y, x, h, w) = (", j.roi_y, ", ", j.roi_x, ", ",
+                j.roi_h, ", ", j.roi_w, ") leaves the ", j.height, "x", j.width, " image");
+  }
+
+  // Each output is allocated (torch's caching allocator) on the internal stream that writes it and
+  // recorded for the caller's stream, which reads it. So the internal streams never wait for the
+  // caller's stream: a batch's decode does not queue behind the previous batches' GPU work, and
+  // the host never blocks on it (a block freed on the caller's stream is not handed out again
+  // before the work queued there when it was freed has run).
+  auto caller = at::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_));
+  const auto opts = at::TensorOptions().dtype(at::kByte).device(at::kCUDA, static_cast<c10::DeviceIndex>(device_));
+  std::vector<Job*> hw_jobs, cuda_jobs;
+  double acc = 0.0;
+  for (auto& j : jobs) {
+    if (!j.decodable) continue;
+    if (j.hw_ok && num_hw > 0) {
+      acc += hw_load_;  // spreads the hardware share evenly through the batch
+      if (acc >= 1.0 - 1e-9) {
+        acc -= 1.0;
+        hw_jobs.push_back(&j);
+        continue;
+      }
+    }
+    cuda_jobs.push_back(&j);
+  }
+  for (size_t k = 0; k < num_hw; ++k) {
+    const size_t b = hw_jobs.size() * k / num_hw, e = hw_jobs.size() * (k + 1) / num_hw;
+    hw_[k]->jobs.assign(hw_jobs.begin() + b, hw_jobs.begin() + e);
+    hw_[k]->used = hw_[k]->failed = false;
+  }
+  for (auto& st : cu_) st->used = false;
+  auto cuda_parts = balance(cuda_jobs, cu_.size());
+  auto allocate = [&](std::vector<Job*>& part, cudaStream_t stream) {
+    c10::cuda::CUDAStreamGuard on(c10::cuda::getStreamFromExternal(stream, static_cast<c10::DeviceIndex>(device_)));
+    for (Job* j : part) {
+      const int h = j->roi_w < 0 ? j->height : j->roi_h, w = j->roi_w < 0 ? j->width : j->roi_w;
+      j->out = at::empty({h, w, channels}, opts);
+      c10::cuda::CUDACachingAllocator::recordStream(j->out.storage().data_ptr(), caller);
+      j->dest.channel[0] = j->out.data_ptr<uint8_t>();
+      j->dest.pitch[0] = static_cast<size_t>(w) * channels;
+    }
+  };
+  for (auto& st : hw_) allocate(st->jobs, st->stream);
+  for (size_t k = 0; k < cu_.size(); ++k) allocate(cuda_parts[k], cu_[k]->stream);
+  const std::vector<cudaEvent_t> no_waits;
+
+  // Phase 2: hardware and hybrid states in parallel.
+  const auto t1 = clock::now();
+  sl.pool->run([&](int tid) {
+    const auto a = clock::now();
+    if (static_cast<size_t>(tid) < num_hw) {
+      if (!hw_[tid]->jobs.empty()) decode_hw(*hw_[tid], hw_[tid]->jobs, fmt);
+      raise_to(hw_us, us(a, clock::now()));
+    } else if (!cuda_parts[tid - num_hw].empty()) {
+      decode_cuda(*cu_[tid - num_hw], cuda_parts[tid - num_hw], fmt, no_waits);
+      raise_to(cuda_us, us(a, clock::now()));
+    }
+  });
+  const auto t2 = clock::now();
+
+  // Phase 3: batches the hardware rejected go through the hybrid path (after the failed
+  // hardware work, which may have written part of their outputs).
+  std::vector<Job*> retry;
+  std::vector<cudaEvent_t> retry_waits;
+  for (auto& st : hw_) {
+    if (!st->failed) continue;
+    retry.insert(retry.end(), st->jobs.begin(), st->jobs.end());
+    retry_waits.push_back(st->done);
+  }
+  if (!retry.empty()) {
+    auto parts = balance(retry, cu_.size());
+    sl.pool->run([&](int tid) {
+      if (static_cast<size_t>(tid) >= num_hw && !parts[tid - num_hw].empty())
+        decode_cuda(*cu_[tid - num_hw], parts[tid - num_hw], fmt, retry_waits);
+    });
+  }
+
+  for (auto& st : hw_)
+    if (st->used) TD_CUDA(cudaStreamWaitEvent(caller.stream(), st->done, 0), "cudaStreamWaitEvent");
+  for (auto& st : cu_)
+    if (st->used) TD_CUDA(cudaStreamWaitEvent(caller.stream(), st->done, 0), "cudaStreamWaitEvent");
+  for (auto& st : hw_) st->jobs.clear();
+
+  int64_t skipped = 0;
+  for (size_t i = 0; i < n; ++i) {
+    TORCH_CHECK(jobs[i].error.empty(), "NvJpegDecoder.decode: sample ", i, ": ", jobs[i].error);
+    if (jobs[i].decodable && !jobs[i].unsupported)
+      results[i] = std::move(jobs[i].out);
+    else
+      ++skipped;
+  }
+  std::lock_guard<std::mutex> stats_lock(stats_mu_);
+  stats_ = {{"hardware", static_cast<int64_t>(hw_jobs.size())},
+            {"hybrid", static_cast<int64_t>(cuda_jobs.size())},
+            {"hardware_retried", static_cast<int64_t>(retry.size())},
+            {"not_decoded", skipped},
+            {"headers_us", us(t0, t1)},
+            {"decode_us", us(t1, t2)},
+            {"hardware_us", hw_us.load()},
+            {"hybrid_us", cuda_us.load()},
+            {"total_us", us(t0, clock::now())}};
+  return results;
+}
+
+void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt) {
+  st.used = true;
+  const int n = static_cast<int>(jobs.size());
+  std::vector<const unsigned char*> ptrs(n);
+  std::vector<size_t> lens(n);
+  std::vector<nvjpegImage_t> dests(n);
+  for (int i = 0; i < n; ++i) {
+    ptrs[i] = jobs[i]->data;
+    lens[i] = jobs[i]->size;
+    dests[i] = jobs[i]->dest;
+  }
+  // One hardware batch at a time, across states and slots, unless hw_concurrent
+  // (TORCH_DALI_NVJPEG_HW_CONCURRENT). Concurrent batches from 2 states took ~25% less host time on an H200
+  // (bench/results/decoder_sweep_h200.json), but batches from 3, 6 or 8 states once hung inside
+  // nvJPEG 13.0, and a 2-GPU run with 2 concurrent states per process hung once for an unknown
+  // reason: opt-in until a soak test clears it. With several slots the engines still get no idle
+  // gap: the next batch's headers and CUDA-backend share run while this one holds the lock.
+  std::unique_lock<std::mutex> hw_lock(hw_mu_, std::defer_lock);
+  if (!hw_concurrent_) hw_lock.lock();
+  nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
+  if (st.batch != n || st.fmt != fmt) {
+    s = nvjpegDecodeBatchedInitialize(st.handle, st.state, n, 1, fmt);
+    if (s == NVJPEG_STATUS_SUCCESS) {
+      st.batch = n;
+      st.fmt = fmt;
+    }
+  }
+  bool windows = false;
+  for (int i = 0; i < n; ++i) windows = windows || jobs[i]->roi_w >= 0;
+  if (s == NVJPEG_STATUS_SUCCESS && windows) {
+    // Each image's window in its own params (the whole image: 0, 0, -1, -1). A hardware that
+    // cannot decode windows fails the call, and the batch goes to the CUDA backend (phase 3).
+    while (st.params.size() < static_cast<size_t>(n)) {
+      nvjpegDecodeParams_t p = nullptr;
+      s = nvjpegDecodeParamsCreate(st.handle, &p);
+      if (s != NVJPEG_STATUS_SUCCESS) break;
+      st.params.push_back(p);
+    }
+    for (int i = 0; i < n && s == NVJPEG_STATUS_SUCCESS; ++i) {
+      const Job& j = *jobs[i];
+      s = j.roi_w < 0 ? nvjpegDecodeParamsSetROI(st.params[i], 0, 0, -1, -1)
+                      : nvjpegDecodeParamsSetROI(st.params[i], j.roi_x, j.roi_y, j.roi_w, j.roi_h);
+    }
+    if (s == NVJPEG_STATUS_SUCCESS)
+      s = nvjpegDecodeBatchedEx(st.handle, st.state, ptrs.data(), lens.data(), dests.data(), st.params.data(),
+                                st.stream);
+  } else if (s == NVJPEG_STATUS_SUCCESS) {
+    s = nvjpegDecodeBatched(st.handle, st.state, ptrs.data(), lens.data(), dests.data(), st.stream);
+  }
+  if (s != NVJPEG_STATUS_SUCCESS) {
+    st.failed = true;
+    st.batch = -1;  // re-initialise the state before its next batch
+  }
+  TD_CUDA(cudaEventRecord(st.done, st.stream), "cudaEventRecord");
+}
+
+void NvJpegDecoder::decode_cuda(CudaState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
+                                const std::vector<cudaEvent_t>& waits) {
+  st.used = true;
+  for (cudaEvent_t e : waits) TD_CUDA(cudaStreamWaitEvent(st.stream, e, 0), "cudaStreamWaitEvent");
+  TD_NVJPEG(nvjpegDecodeParamsSetOutputFormat(st.params, fmt), "nvjpegDecodeParamsSetOutputFormat");
+  for (size_t k = 0; k < jobs.size(); ++k) decode_one(st, *jobs[k], fmt, static_cast<int>(k & 1));
+  TD_CUDA(cudaEventRecord(st.done, st.stream), "cudaEventRecord");
+}
+
+void NvJpegDecoder::decode_one(CudaState& st, Job& job, nvjpegOutputFormat_t, int slot) {
+  auto fail = [&job](const char* what, nvjpegStatus_t s) {
+    if (is_unsupported(s))
+      job.unsupported = true;
+    else
+      job.error = std::string(what) + " failed: " + status_name(s) + " (corrupt or truncated JPEG)";
+  };
+  job.unsupported = false;
+  job.error.clear();
+  // The host stage reuses this pinned buffer: wait until its previous upload has run.
+  TD_CUDA(cudaEventSynchronize(st.pinned_free[slot]), "cudaEventSynchronize");
+  nvjpegJpegStream_t js = st.jstream[slot];
+  nvjpegStatus_t s = job.roi_w < 0 ? nvjpegDecodeParamsSetROI(st.params, 0, 0, -1, -1)
+                                   : nvjpegDecodeParamsSetROI(st.params, job.roi_x, job.roi_y, job.roi_w, job.roi_h);
+  if (s != NVJPEG_STATUS_SUCCESS) return fail("nvjpegDecodeParamsSetROI", s);
+  s = nvjpegJpegStreamParse(handle_, job.data, job.size, 0, 0, js);
+  if (s != NVJPEG_STATUS_SUCCESS) return fail("nvjpegJpegStreamParse", s);
+  nvjpegJpegDecoder_t dec = dec_hybrid_;
+  nvjpegJpegState_t state = st.st_hybrid;
+  if (static_cast<int64_t>(job.width) * job.height > hybrid_threshold_) {
+    int supported = 1;
+    if (nvjpegDecoderJpegSupported(dec_gpu_, js, st.params, &supported) == NVJPEG_STATUS_SUCCESS &&
+        supported == 0) {
+      dec = dec_gpu_;
+      state = st.st_gpu;
+    }
+  }
+  s = nvjpegStateAttachPinnedBuffer(state, st.pinned[slot]);
+  if (s != NVJPEG_STATUS_SUCCESS) return fail("nvjpegStateAttachPinnedBuffer", s);
+  s = nvjpegDecodeJpegHost(handle_, dec, state, st.params, js);
+  if (s != NVJPEG_STATUS_SUCCESS) return fail("nvjpegDecodeJpegHost", s);
+  s = nvjpegDecodeJpegTransferToDevice(handle_, dec, state, js, st.stream);
+  if (s != NVJPEG_STATUS_SUCCESS) return fail("nvjpegDecodeJpegTransferToDevice", s);
+  s = nvjpegDecodeJpegDevice(handle_, dec, state, &job.dest, st.stream);
+  TD_CUDA(cudaEventRecord(st.pinned_free[slot], st.stream), "cudaEventRecord");
+  if (s != NVJPEG_STATUS_SUCCESS) return fail("nvjpegDecodeJpegDevice", s);
+}
+
+}  // namespace torch_dali

@@ -1,0 +1,294 @@
+"""The optional C++/CUDA extension (nvJPEG decoder + fused image kernels), JIT-built on first use.
+
+`load()` builds `csrc/` (beside this file, shipped in the wheel) once per process with torch.utils.cpp_extension and returns the
+module, or None when it cannot (no CUDA, no compiler, `TORCH_DALI_NO_EXT=1`, build error): the
+pure-torch ops then run instead, and `load_error()` / `status()` say why. Importing torch_dali
+never builds or fails because of the extension.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import sys
+import threading
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Optional
+
+import torch
+
+from .. import _knobs
+
+_NAME = "torch_dali_ext"
+_SRC = Path(__file__).resolve().parent / "csrc"
+_SOURCES = ("bindings.cpp", "image_ops.cpp", "worker_pool.cpp", "nvjpeg_decoder.cpp",
+            "cpu/image_kernels_cpu.cpp", "cuda/image_kernels.cu")
+
+_lock = threading.Lock()
+_tried = False
+_module: Optional[ModuleType] = None
+_error: Optional[str] = None
+_nvjpeg: Optional[tuple[str, str]] = None
+_fakes_registered = False
+
+
+def load(verbose: bool = False) -> Optional[ModuleType]:
+    """Builds (first call only) and returns the extension module, or None if unavailable."""
+    global _tried, _module, _error
+    with _lock:
+        if _tried:
+            return _module
+        _tried = True
+        try:
+            reason = _unavailable_reason()
+            if reason is not None:
+                _error = reason
+                return None
+            _module = _load_built() or _build(verbose)
+            _register_fakes()
+        except Exception as exc:  # a failed build must never break torch_dali
+            _module = None
+            _error = f"build failed: {type(exc).__name__}: {exc}"
+        return _module
+
+
+def load_error() -> Optional[str]:
+    """Why `load()` returned None (None if it succeeded or was not called yet)."""
+    return _error
+
+
+def available() -> bool:
+    return load() is not None
+
+
+def kernels() -> Any:
+    """The extension's image ops (`torch.ops.torch_dali`) when it is loaded, else None."""
+    return torch.ops.torch_dali if load() is not None else None
+
+
+def status() -> str:
+    """One line for diagnostics: built, not tried, or why not."""
+    if not _tried:
+        return "torch_dali extension: not loaded yet (call torch_dali._native.extension.load())"
+    if _module is None:
+        return f"torch_dali extension: unavailable ({_error})"
+    nvjpeg = f"nvJPEG from {_nvjpeg[1]}" if _nvjpeg else "no nvJPEG (decoder not built)"
+    return f"torch_dali extension: loaded from {_build_dir()} ({nvjpeg})"
+
+
+def build_dir() -> str:
+    return _build_dir()
+
+
+def _unavailable_reason() -> Optional[str]:
+    if _knobs.get("TORCH_DALI_NO_EXT"):
+        return "disabled by TORCH_DALI_NO_EXT"
+    if not torch.cuda.is_available():
+        return "CUDA is not available"
+    if torch.version.cuda is None:
+        return "torch was built without CUDA"
+    if not all((_SRC / s).is_file() for s in _SOURCES):
+        return f"extension sources not found under {_SRC}"
+    if _built_key() is not None:  # built before from these sources: no toolchain needed
+        return None
+    from torch.utils import cpp_extension
+    if cpp_extension.CUDA_HOME is None:
+        return "CUDA toolkit not found (set CUDA_HOME)"
+    if not cpp_extension.is_ninja_available():
+        return "ninja is not installed"
+    if shutil.which(os.environ.get("CXX", "c++")) is None:
+        return "no C++ compiler on PATH"
+    return None
+
+
+def _build_dir() -> str:
+    base = _knobs.cache_dir()
+    tag = f"torch{torch.__version__}-cu{torch.version.cuda}-py{sys.version_info[0]}{sys.version_info[1]}"
+    return os.path.join(base, "ext-" + tag.replace("+", "_"))
+
+
+def _source_key() -> str:
+    """What the build depends on: sources, headers, torch and CUDA versions, the compiler flags."""
+    import hashlib
+    h = hashlib.sha256(f"{torch.__version__}|{torch.version.cuda}|{sys.version_info[:2]}|{_arch_flags()}"
+                       .encode())
+    for f in sorted(p for p in _SRC.rglob("*") if p.suffix in (".cpp", ".cu", ".h", ".c")):
+        h.update(str(f.relative_to(_SRC)).encode())
+        h.update(f.read_bytes())
+    h.update(Path(__file__).read_bytes())  # the flags below
+    return h.hexdigest()
+
+
+def _built_key() -> Optional[str]:
+    """The key of a finished build of the current sources in the build folder, or None."""
+    path = _build_dir()
+    try:
+        stamp = Path(path, "built.key").read_text().strip()
+    except OSError:
+        return None
+    if not os.path.isfile(os.path.join(path, _NAME + ".so")) or stamp != _source_key():
+        return None
+    return stamp
+
+
+def _load_built() -> Optional[ModuleType]:
+    """The module of a finished build of the current sources, imported directly: torch's JIT
+    loader re-hashes and runs ninja on every load (~0.3-0.4 s of the first batch)."""
+    global _nvjpeg
+    if _built_key() is None:
+        return None
+    import importlib.machinery
+    import importlib.util
+    so = os.path.join(_build_dir(), _NAME + ".so")
+    loader = importlib.machinery.ExtensionFileLoader(_NAME, so)
+    spec = importlib.util.spec_from_file_location(_NAME, so, loader=loader)
+    if spec is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    from torch.utils import cpp_extension
+    _nvjpeg = _find_nvjpeg(cpp_extension.CUDA_HOME) if cpp_extension.CUDA_HOME else None
+    return module
+
+
+def _find_nvjpeg(cuda_home: str) -> Optional[tuple[str, str]]:
+    """(include dir, library file) of nvJPEG: $CUDA_HOME first, then the nvidia wheels."""
+    roots = [(os.path.join(cuda_home, "include"), [os.path.join(cuda_home, d) for d in
+                                                   ("lib64", "lib", "targets/x86_64-linux/lib",
+                                                    "targets/sbsa-linux/lib")])]
+    for site in sys.path:
+        for sub in ("nvidia/cu13", "nvidia/nvjpeg"):
+            root = os.path.join(site, sub)
+            roots.append((os.path.join(root, "include"), [os.path.join(root, "lib")]))
+    for inc, libdirs in roots:
+        if not os.path.isfile(os.path.join(inc, "nvjpeg.h")):
+            continue
+        for libdir in libdirs:
+            libs = sorted(glob.glob(os.path.join(libdir, "libnvjpeg.so*")), key=len)
+            if libs:
+                return inc, libs[0]
+    return None
+
+
+def _loaded_libstdcxx() -> Optional[str]:
+    """Path of the shared libstdc++ mapped into this process (torch loads it), if any."""
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split()[-1]
+                if os.path.basename(path).startswith("libstdc++.so") and os.path.isfile(path):
+                    return path
+    except OSError:
+        pass
+    return None
+
+
+def _arch_flags() -> list[str]:
+    """SASS for sm_90 (H100/H200) and the current GPU, plus PTX so newer GPUs can JIT it."""
+    archs = {(9, 0)}
+    try:
+        archs.add(torch.cuda.get_device_capability())
+    except Exception:
+        pass
+    flags = [f"-gencode=arch=compute_{a}{b},code=sm_{a}{b}" for a, b in sorted(archs)]
+    hi = max(archs)
+    flags.append(f"-gencode=arch=compute_{hi[0]}{hi[1]},code=compute_{hi[0]}{hi[1]}")
+    return flags
+
+
+STALE_LOCK_S = 900  # a build takes ~1-2 min; a lock this old was left by a killed process
+
+
+def clear_stale_lock(path: str) -> None:
+    """torch's JIT build guards the folder with a `lock` file that a killed build leaves behind;
+    some torch versions then wait on it forever, silently. Remove one far older than a build."""
+    import time
+    import warnings
+    lock = os.path.join(path, "lock")
+    try:
+        age = time.time() - os.path.getmtime(lock)
+    except OSError:
+        return
+    if age > STALE_LOCK_S:
+        warnings.warn(f"torch_dali: removing the extension build lock {lock}, left {age / 60:.0f} min ago "
+                      "by a build that did not finish", RuntimeWarning, stacklevel=3)
+        try:
+            os.unlink(lock)
+        except OSError:
+            pass
+
+
+def _build(verbose: bool) -> ModuleType:
+    global _nvjpeg
+    from torch.utils import cpp_extension
+    cuda_home = cpp_extension.CUDA_HOME
+    if cuda_home is None:
+        raise RuntimeError("CUDA toolkit not found")
+    sources = [str(_SRC / s) for s in _SOURCES]
+    cflags = ["-O3"]
+    # Link the libstdc++ this process already uses, by path and first: a toolchain whose search
+    # path holds only libstdc++.a (the GPU image's /opt/gcc g++) gives the module a private static
+    # copy whose iostreams crash when TORCH_CHECK formats a message.
+    ldflags: list[str] = [_loaded_libstdcxx() or "-lstdc++"]
+    includes = [str(_SRC)]
+    _nvjpeg = _find_nvjpeg(cuda_home)
+    if _nvjpeg is not None:
+        inc, lib = _nvjpeg
+        cflags.append("-DTORCH_DALI_WITH_NVJPEG")
+        includes.append(inc)
+        libdir = os.path.dirname(lib)
+        ldflags += [lib, f"-Wl,-rpath,{libdir}"]
+    else:
+        sources.remove(str(_SRC / "nvjpeg_decoder.cpp"))
+    # No fused multiply-adds and IEEE division: contractions differ between kernels (the fused
+    # resize+crop kernel must give resize_batch's bits: a rounding at .5 flips), and an approximate
+    # in/out scale moves DALI's tap positions off the spec's at exact boundaries (whole rows differ)
+    cuda_flags = ["-O3", "--ftz=true", "--prec-div=true", "--prec-sqrt=false", "--fmad=false", *_arch_flags()]
+    path = _build_dir()
+    os.makedirs(path, exist_ok=True)
+    clear_stale_lock(path)
+    module = cpp_extension.load(
+        name=_NAME, sources=sources, extra_cflags=cflags, extra_cuda_cflags=cuda_flags,
+        extra_ldflags=ldflags, extra_include_paths=includes, build_directory=path,
+        with_cuda=True, verbose=verbose)
+    Path(path, "built.key").write_text(_source_key())
+    return module
+
+
+def _register_fakes() -> None:
+    """Shape functions so torch.compile / opcheck can trace the ops without running them."""
+    global _fakes_registered
+    if _fakes_registered:
+        return
+    _fakes_registered = True
+
+    @torch.library.register_fake("torch_dali::resized_crop_mirror_normalize")
+    def _rcmn_fake(images: list[torch.Tensor], windows: torch.Tensor, mirror: torch.Tensor,
+                   mean: torch.Tensor, std: torch.Tensor, out_h: int, out_w: int,
+                   antialias: bool, dtype: torch.dtype, nchw: bool) -> torch.Tensor:
+        if len(images) == 0:
+            raise ValueError("torch_dali::resized_crop_mirror_normalize: `images` is empty")
+        c = images[0].shape[2]
+        shape = (len(images), c, out_h, out_w) if nchw else (len(images), out_h, out_w, c)
+        return images[0].new_empty(shape, dtype=dtype)
+
+    @torch.library.register_fake("torch_dali::resize_crop_mirror_normalize")
+    def _rscmn_fake(images: list[torch.Tensor], resized: torch.Tensor, anchors: torch.Tensor,
+                    mirror: torch.Tensor, mean: torch.Tensor, std: torch.Tensor, out_h: int, out_w: int,
+                    interp: int, antialias: bool, round_resized: bool, dtype: torch.dtype,
+                    nchw: bool) -> torch.Tensor:
+        if len(images) == 0:
+            raise ValueError("torch_dali::resize_crop_mirror_normalize: `images` is empty")
+        c = images[0].shape[2]
+        shape = (len(images), c, out_h, out_w) if nchw else (len(images), out_h, out_w, c)
+        return images[0].new_empty(shape, dtype=dtype)
+
+    @torch.library.register_fake("torch_dali::resize_batch")
+    def _resize_fake(images: list[torch.Tensor], sizes: torch.Tensor, antialias: bool,
+                     interp: int) -> list[torch.Tensor]:
+        if len(images) == 0:
+            raise ValueError("torch_dali::resize_batch: `images` is empty")
+        ctx: Any = torch.library.get_ctx()
+        return [img.new_empty((ctx.new_dynamic_size(), ctx.new_dynamic_size(), img.shape[2]))
+                for img in images]

@@ -1,0 +1,288 @@
+"""`enable_conditionals=True`: `if`/`else`, `and`, `or`, `not` and `x if c else y` on DataNodes
+inside a pipeline definition, as DALI's conditionals give them.
+
+As DALI does, the definition's source is rewritten (Python's `ast`) before it runs; functions it
+calls are rewritten too, unless marked `@do_not_convert` or from libraries. An `if` whose
+condition is not a DataNode runs as written. An `if` on a DataNode (one scalar per sample, any
+type; nonzero is true) traces both branches, then every variable (or attribute such as
+`obj.a`) either branch assigns becomes one node: per sample, the value of the branch that sample
+takes. Constants (NumPy values, numbers) assigned in a branch become constant nodes. A variable
+set in only one branch (and not before) is an error where it is used; so is a `return` in only
+one branch. Nested `if`s, `elif` chains and `if`s in helper functions work the same way.
+
+How this differs from DALI, on purpose: DALI splits the batch and runs each branch's operators on
+only the samples that take it. Here both branches run on the whole batch and the merge picks each
+sample's value; outputs are the same for operators that work sample by sample (all of
+torch_dali's), but a branch's operators also see the samples that do not take it (an error they
+raise there, such as an integer division by zero, is raised), and the work of both branches is
+done. Batch-level operators inside a branch (a batch permutation) see the whole batch.
+
+Not supported (a clear error when the condition is a DataNode): `return`, `break` or `continue`
+in only one branch or not as a branch's last statement, assignments to subscripts (`d[k] = ...`)
+in a branch, `while` on a DataNode.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+import textwrap
+import types as pytypes
+import weakref
+from typing import Any, Callable
+
+from .errors import ArgumentError, ArgumentTypeError, GraphError
+from .conditionals_rewrite import HELPERS as _GLOBAL
+from .conditionals_rewrite import Rewrite
+from .graph.node import DataNode
+
+_SKIP_MODULES = ("torch_dali", "numpy", "torch", "builtins", "nvidia", "functools", "itertools", "typing",
+                 "collections", "math", "operator", "abc", "enum", "scipy", "cv2", "PIL")
+_cache: "weakref.WeakKeyDictionary[Any, Callable]" = weakref.WeakKeyDictionary()
+
+
+class _Undefined:
+    """A variable an `if` on a DataNode set in only one branch: any use of it is an error."""
+
+    __slots__ = ("name", "branch", "kind")
+
+    def __init__(self, name: str, branch: str, kind: str = "variable") -> None:
+        self.name, self.branch, self.kind = name, branch, kind
+
+    def error(self) -> GraphError:
+        other = "else" if self.branch == "if" else "if"
+        if self.kind == "return":
+            return GraphError(f"`if` on a DataNode: only the `{other}` branch returns; the `{self.branch}` branch "
+                              "must also have a return statement")
+        return GraphError(f"`if` on a DataNode: '{self.name}' is set in the `{other}` branch only and used "
+                          f"afterwards; '{self.name}' must also be initialized in the `{self.branch}` branch (or "
+                          "before the `if`)")
+
+    def __getattr__(self, item: str) -> Any:
+        raise self.error()
+
+    def __bool__(self) -> bool:
+        raise self.error()
+
+    def __repr__(self) -> str:
+        return f"<'{self.name}': set in one branch only>"
+
+
+UNDEFINED: Any = object()  # "not assigned" while a branch is traced
+
+
+def check_defined(value: Any) -> Any:
+    """Raises the error of a variable set in one branch only (used on pipeline outputs)."""
+    if isinstance(value, _Undefined):
+        raise value.error()
+    return value
+
+
+# -- runtime helpers the rewritten code calls ------------------------------------------------------
+
+def is_node(v: Any) -> bool:
+    return isinstance(v, DataNode)
+
+
+def predicate(p: DataNode) -> DataNode:
+    if p.device != "cpu":
+        raise ArgumentError("the condition of an `if` on a DataNode must be on the CPU (a scalar per sample); "
+                            "move it with .cpu() or compute it from CPU data")
+    return p
+
+
+def _as_node(v: Any, name: str) -> DataNode:
+    from . import types
+    if isinstance(v, DataNode):
+        return v
+    if isinstance(v, _Undefined):
+        raise v.error()
+    try:
+        if isinstance(v, types.ScalarConstant):
+            return types.Constant(v.value, v.dtype, device="cpu")
+        return types.Constant(v, device="cpu")
+    except (TypeError, ValueError) as e:
+        raise ArgumentTypeError(f"`if` on a DataNode: '{name}' gets a {type(v).__name__} in one branch; branch "
+                                f"values must be DataNodes or constants (numbers, NumPy arrays) ({e})") from None
+
+
+def merge(pred: DataNode, names: list[str], before: list[Any], true: list[Any], false: list[Any]) -> list[Any]:
+    """The value of each variable after an `if` on `pred`: per sample, its branch's."""
+    from .ops._registry import call_op, lookup
+    out = []
+    for name, b, t, f in zip(names, before, true, false):
+        if t is UNDEFINED and f is UNDEFINED:
+            out.append(b)
+        elif t is UNDEFINED or f is UNDEFINED:
+            out.append(_Undefined(name, "if" if t is UNDEFINED else "else",
+                                  "return" if name == "<return value>" else "variable"))
+        elif t is f:
+            out.append(t)
+        elif isinstance(t, _Undefined) or isinstance(f, _Undefined):
+            out.append(t if isinstance(t, _Undefined) else f)
+        else:
+            from .ops._schema import adopted
+            tn, fn_ = adopted(_as_node(t, name)), adopted(_as_node(f, name))
+            pred = adopted(pred)
+            if tn.device != fn_.device:
+                tn, fn_ = tn.gpu(), fn_.gpu()
+            out.append(call_op(lookup("_conditional.select"), (tn, fn_, pred), {}))
+    return out
+
+
+def get(getter: Callable[[], Any]) -> Any:
+    """The current value of a variable, or UNDEFINED if it has none yet."""
+    try:
+        return getter()
+    except (NameError, AttributeError):
+        return UNDEFINED
+
+
+def _bool_node(v: DataNode) -> DataNode:
+    from .ops.arithmetic import expression
+    return expression("neq", v, False)
+
+
+def not_(v: Any) -> Any:
+    return expression_not(v) if isinstance(v, DataNode) else not v
+
+
+def expression_not(v: DataNode) -> DataNode:
+    from .ops.arithmetic import expression
+    return expression("eq", v, False)
+
+
+def and_(*thunks: Callable[[], Any]) -> Any:
+    """`a and b and ...`: Python's for Python values; per sample for DataNodes (BOOL)."""
+    value = thunks[0]()
+    for nxt in thunks[1:]:
+        if isinstance(value, DataNode):
+            other = nxt()
+            value = _logic("bitand", value, other)
+        elif not value:
+            return value
+        else:
+            value = nxt()
+    return value
+
+
+def or_(*thunks: Callable[[], Any]) -> Any:
+    value = thunks[0]()
+    for nxt in thunks[1:]:
+        if isinstance(value, DataNode):
+            value = _logic("bitor", value, nxt())
+        elif value:
+            return value
+        else:
+            value = nxt()
+    return value
+
+
+def _logic(op: str, a: DataNode, b: Any) -> DataNode:
+    from .ops.arithmetic import expression
+    b = _bool_node(b) if isinstance(b, DataNode) else bool(b)
+    return expression(op, _bool_node(a), b)
+
+
+def ifexp(cond: Any, when_true: Callable[[], Any], when_false: Callable[[], Any]) -> Any:
+    if not isinstance(cond, DataNode):
+        return when_true() if cond else when_false()
+    return merge(predicate(cond), ["<expression>"], [UNDEFINED], [when_true()], [when_false()])[0]
+
+
+def converted(f: Any) -> Any:
+    """`f` as called from rewritten code: user functions rewritten too, the rest as they are."""
+    if isinstance(f, pytypes.MethodType) and isinstance(f.__func__, pytypes.FunctionType):
+        g = converted(f.__func__)
+        return f if g is f.__func__ else pytypes.MethodType(g, f.__self__)
+    if not isinstance(f, pytypes.FunctionType):
+        return f
+    mod = getattr(f, "__module__", "") or ""
+    if mod.split(".")[0] in _SKIP_MODULES or getattr(f, "_torch_dali_do_not_convert", False):
+        return f
+    return convert(f, strict=False)
+
+
+def unsupported(what: str) -> GraphError:
+    if what.startswith("only the"):
+        return GraphError(f"`if` on a DataNode: {what}")
+    return GraphError(f"`if` on a DataNode (enable_conditionals): {what} is not supported")
+
+
+# -- turning a function into its rewritten form ------------------------------------------------------
+
+def _source_node(func: Any) -> tuple[ast.AST, int]:
+    lines, start = inspect.getsourcelines(func)
+    src = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        tree = ast.parse("(" + src.strip().rstrip(",") + "\n)")  # a lambda in the middle of a call
+    name = func.__name__
+    want = list(func.__code__.co_varnames[:func.__code__.co_argcount])
+    for node in ast.walk(tree):
+        if name == "<lambda>" and isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == want:
+            return node, start
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node, start
+    raise ValueError(f"cannot find the source of {name}")
+
+
+def convert(func: Callable, strict: bool = True) -> Callable:
+    """`func` with `if`/`and`/`or`/`not` rewritten for DataNodes (see the module's doc). With
+    `strict=False` a function whose source cannot be read is returned as it is."""
+    if getattr(func, "_torch_dali_converted", False):
+        return func
+    target = func
+    try:
+        return _cache[target]
+    except (KeyError, TypeError):
+        pass
+    try:
+        node, start = _source_node(func)
+    except (OSError, TypeError, ValueError, SyntaxError) as e:
+        if strict:
+            raise GraphError(f"enable_conditionals: cannot read the source of {getattr(func, '__name__', func)!r} "
+                             f"to rewrite its `if` statements ({e})") from None
+        return func
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        node.decorator_list = []
+    node = Rewrite().visit(node)
+    freevars = list(func.__code__.co_freevars)
+    inner: ast.stmt = node if not isinstance(node, ast.Lambda) else ast.Assign(
+        targets=[ast.Name("__tdc_lambda", ast.Store())], value=node)
+    result = node.name if not isinstance(node, ast.Lambda) else "__tdc_lambda"
+    factory = ast.FunctionDef(
+        name="__tdc_factory",
+        args=ast.arguments(posonlyargs=[], args=[ast.arg(v) for v in freevars], kwonlyargs=[], kw_defaults=[],
+                           defaults=[]),
+        body=[inner, ast.Return(ast.Name(result, ast.Load()))], decorator_list=[], returns=None)
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    ast.increment_lineno(module, start - 1)
+    code = compile(module, func.__code__.co_filename, "exec")
+    glob = func.__globals__
+    glob.setdefault(_GLOBAL, sys.modules[__name__])
+    ns: dict[str, Any] = {}
+    exec(code, glob, ns)  # noqa: S102 - the user's own function, rewritten
+    cells = dict(zip(freevars, func.__closure__ or ()))
+    made = ns["__tdc_factory"](*[_cell_value(cells[v]) for v in freevars])
+    closure = tuple(cells[v] for v in made.__code__.co_freevars) if all(
+        v in cells for v in made.__code__.co_freevars) else made.__closure__
+    new = pytypes.FunctionType(made.__code__, glob, func.__name__, func.__defaults__, closure)
+    new.__kwdefaults__ = func.__kwdefaults__
+    new.__dict__.update(func.__dict__)
+    new.__qualname__, new.__doc__, new.__module__ = func.__qualname__, func.__doc__, func.__module__
+    new._torch_dali_converted = True  # type: ignore[attr-defined]
+    try:
+        _cache[target] = new
+    except TypeError:
+        pass
+    return new
+
+
+def _cell_value(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell (a name defined later in the enclosing function)
+        return None

@@ -1,0 +1,197 @@
+"""The source rewrite behind `enable_conditionals` (see `torch_dali.conditionals`): `if`
+statements, `and`/`or`/`not`, conditional expressions and calls become calls of the runtime
+helpers in `torch_dali.conditionals`, reached through one global name of the rewritten function.
+An `if` keeps its plain Python form for conditions that are not DataNodes."""
+from __future__ import annotations
+
+import ast
+import copy
+
+#: the global name under which rewritten code reaches torch_dali.conditionals
+HELPERS = "__torch_dali_conditionals__"
+
+
+class _Stores(ast.NodeVisitor):
+    """Names and attribute targets a block assigns (not inside nested functions or classes)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.bad: list[str] = []
+
+    def _add(self, s: str) -> None:
+        if s not in self.names:
+            self.names.append(s)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Store):
+            self._add(node.id)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if isinstance(node.ctx, ast.Store):
+            self._add(ast.unparse(node))
+        else:
+            self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if isinstance(node.ctx, ast.Store):
+            self.bad.append(ast.unparse(node))
+        self.generic_visit(node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._add(node.name)
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self._add(node.name)
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        pass
+
+    def visit_ListComp(self, node: ast.AST) -> None:
+        pass
+
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp  # type: ignore[assignment]
+
+
+def _expr(src: str) -> ast.expr:
+    return ast.parse(src, mode="eval").body
+
+
+def _call(name: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(func=ast.Attribute(value=ast.Name(HELPERS, ast.Load()), attr=name, ctx=ast.Load()),
+                    args=list(args), keywords=[])
+
+
+def _thunk(e: ast.expr) -> ast.Lambda:
+    return ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+                      body=e)
+
+
+def _jumps(block: list[ast.stmt]) -> list[ast.stmt]:
+    """return/break/continue statements of a block, outside nested functions and loops' own."""
+    found: list[ast.stmt] = []
+
+    def walk(stmts: list[ast.stmt], in_loop: bool) -> None:
+        for s in stmts:
+            if isinstance(s, ast.Return) or (isinstance(s, (ast.Break, ast.Continue)) and not in_loop):
+                found.append(s)
+            elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            else:
+                loop = isinstance(s, (ast.For, ast.While, ast.AsyncFor))
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    sub = getattr(s, field, None)
+                    if isinstance(sub, list):
+                        inner = [h for x in sub for h in (x.body if isinstance(x, ast.ExceptHandler) else [x])]
+                        walk(inner, in_loop or loop)
+    walk(block, False)
+    return found
+
+
+class Rewrite(ast.NodeTransformer):
+    """Rewrites one function's body (a fresh instance per function)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
+        self.generic_visit(node)
+        return ast.copy_location(_call("and_" if isinstance(node.op, ast.And) else "or_",
+                                       *[_thunk(v) for v in node.values]), node)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return ast.copy_location(_call("not_", node.operand), node)
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+        self.generic_visit(node)
+        return ast.copy_location(_call("ifexp", node.test, _thunk(node.body), _thunk(node.orelse)), node)
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        node.func = ast.copy_location(_call("converted", node.func), node.func)
+        return node
+
+    def visit_If(self, node: ast.If) -> list[ast.stmt]:
+        self.generic_visit(node)
+        k = self.n = self.n + 1
+        p, snap = f"__tdc_p{k}", f"__tdc_s{k}"
+        body, orelse = node.body, node.orelse or [ast.Pass()]
+        ret = f"__tdc_r{k}"
+        problem = self._problem(body, orelse)
+        returns = problem is None and self._both_return(body, orelse)
+        stores = _Stores()
+        for s in body + orelse:
+            stores.visit(s)
+        if stores.bad and problem is None:
+            problem = f"assignments to {', '.join(stores.bad)} (subscripts) in a branch"
+        names = [n for n in stores.names if not n.startswith("__tdc_")]
+        if returns:
+            body = body[:-1] + [ast.Assign(targets=[ast.Name(ret, ast.Store())], value=body[-1].value or
+                                           ast.Constant(None))]
+            orelse = orelse[:-1] + [ast.Assign(targets=[ast.Name(ret, ast.Store())], value=orelse[-1].value or
+                                               ast.Constant(None))]
+            names.append(ret)
+        def getters() -> ast.List:
+            return ast.List(elts=[_call("get", _thunk(_expr(n))) for n in names], ctx=ast.Load())
+
+        def restore() -> list[ast.stmt]:
+            return [ast.Assign(targets=[self._target(n)], value=_expr(f"{snap}[{i}]")) for i, n in enumerate(names)]
+
+        node_path: list[ast.stmt]
+        if problem is not None:
+            node_path = [ast.Raise(exc=_call("unsupported", ast.Constant(problem)))]
+        else:
+            labels = ast.List(elts=[ast.Constant(n if n != ret else "<return value>") for n in names], ctx=ast.Load())
+            merged = ast.Assign(
+                targets=[ast.Tuple(elts=[self._target(n) for n in names], ctx=ast.Store())] if names else
+                [ast.Name(f"__tdc_m{k}", ast.Store())],
+                value=_call("merge", ast.Name(p, ast.Load()), labels, ast.Name(snap, ast.Load()),
+                            ast.Name(f"__tdc_t{k}", ast.Load()), getters()))
+            node_path = [
+                ast.Assign(targets=[ast.Name(p, ast.Store())], value=_call("predicate", ast.Name(p, ast.Load()))),
+                ast.Assign(targets=[ast.Name(snap, ast.Store())], value=getters()),
+                *copy.deepcopy(body),
+                ast.Assign(targets=[ast.Name(f"__tdc_t{k}", ast.Store())], value=getters()),
+                *restore(),
+                *copy.deepcopy(orelse),
+                merged,
+            ]
+            if returns:
+                node_path.append(ast.Return(value=_call("check_defined", ast.Name(ret, ast.Load()))))
+        plain = ast.If(test=ast.Name(p, ast.Load()), body=node.body, orelse=node.orelse)
+        out = [ast.Assign(targets=[ast.Name(p, ast.Store())], value=node.test),
+               ast.If(test=_call("is_node", ast.Name(p, ast.Load())), body=node_path, orelse=[plain])]
+        return [ast.fix_missing_locations(ast.copy_location(s, node)) for s in out]
+
+    @staticmethod
+    def _target(n: str) -> ast.expr:
+        e = _expr(n)
+        for sub in ast.walk(e):
+            if hasattr(sub, "ctx"):
+                sub.ctx = ast.Load()
+        e.ctx = ast.Store()  # type: ignore[attr-defined]
+        return e
+
+    @staticmethod
+    def _both_return(body: list[ast.stmt], orelse: list[ast.stmt]) -> bool:
+        return isinstance(body[-1], ast.Return) and isinstance(orelse[-1], ast.Return)
+
+    def _problem(self, body: list[ast.stmt], orelse: list[ast.stmt]) -> str | None:
+        jb, jo = _jumps(body), _jumps(orelse)
+        if not jb and not jo:
+            return None
+        last_ok = (isinstance(body[-1], ast.Return) and isinstance(orelse[-1], ast.Return)
+                   and jb == [body[-1]] and jo == [orelse[-1]])
+        if last_ok:
+            return None
+        if any(isinstance(j, (ast.Break, ast.Continue)) for j in jb + jo):
+            return "`break` or `continue` in a branch"
+        if jb and not jo:
+            return "only the `if` branch returns; the `else` branch must also have a return statement"
+        if jo and not jb:
+            return "only the `else` branch returns; the `if` branch must also have a return statement"
+        return "`return` other than as the last statement of both branches"

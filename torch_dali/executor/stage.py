@@ -1,0 +1,132 @@
+"""Stages: what the executor runs on its threads, one contract for all, and the ordered hand-off
+between them.
+
+A `Stage` is one or more of the plan's stages (cpu, mixed, gpu) run one after another for a batch.
+Every stage has the same contract: `reset(state)` (where the next batch starts), `next(part, lane)`
+(the next batch through it: the first stage makes one from nothing), `get_state()` (where the
+stages stand after the last batch made: the resume point) and `shutdown()` (closes its ops).
+A stage runs on `lanes` threads at once (the mixed stage, and the GPU stage with it when none of
+its ops needs batches in order), each lane with its own CUDA stream.
+
+Batches are numbered by iteration and handed from a stage to the next through a `Reorder`
+buffer: lanes finish out of order, the next stage takes them strictly in sequence.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .plan import Plan
+from .steps import Partial, StageSpec
+
+_POLL_S = 0.1  # how often a waiting thread checks for a stop
+
+
+class Stage:
+    """One executor stage: `specs` (the plan's stages it runs in order) on `lanes` threads."""
+
+    def __init__(self, plan: Plan, specs: list[StageSpec], lanes: int = 1, source: bool = False) -> None:
+        self.plan = plan
+        self.specs = specs
+        self.lanes = lanes
+        self.source = source  # the first stage: makes the batches, holds the iteration counter
+        self.name = "+".join(s.kind for s in specs)
+        self.iteration = 0  # the sequence number of the next batch the first stage makes
+
+    def reset(self, state: dict[str, Any] | None = None) -> None:
+        """The first stage: the next batch is `state["iteration"]`, the ops as in `state["ops"]`
+        (None: from the start). Other stages hold no state between batches."""
+        if self.source:
+            state = state or {}
+            self.iteration = int(state.get("iteration", 0))
+            self.plan.load_state_dict(state.get("ops", {}))
+
+    def next(self, part: Partial | None = None, lane: int = 0) -> Partial:
+        """Runs one batch through this stage on `lane`: the first stage makes the next batch (and
+        records the resume state after it in `part.state`), the others continue `part`."""
+        if self.source:
+            it = self.iteration
+            part = self.plan.start(it)
+        assert part is not None, "only the first stage makes batches"
+        laned = self.lanes > 1
+        for spec in self.specs:
+            part = self.plan.run_stage(spec, part, lane, laned)
+        if self.source:
+            self.iteration = it + 1
+            part.state = self.get_state()
+        return part
+
+    def get_state(self) -> dict[str, Any]:
+        """The first stage: where the pipeline stands after the last batch it made (the next
+        iteration, the ops' states, each reader's place in its epoch); others: {}."""
+        if not self.source:
+            return {}
+        return {"iteration": self.iteration, "ops": self.plan.state_dict(), "info": self.plan.batch_info()}
+
+    def shutdown(self) -> None:
+        """Closes the ops of this stage (idempotent: the plan closes every op again at the end)."""
+        for spec in self.specs:
+            for node in spec.nodes:
+                self.plan.op(node).close()
+
+
+def make_stages(plan: Plan, lanes: int) -> list[Stage]:
+    """The plan's stages as executor stages. The first makes the batches (iteration counter,
+    readers): one thread. The mixed stage runs on `lanes` lanes, and the GPU stage joins it on the
+    same lane (no hand-off) unless one of its ops needs batches in order."""
+    groups = [[s] for s in plan.stages]
+    kinds = [s.kind for s in plan.stages]
+    if lanes > 1 and "mixed" in kinds and "gpu" in kinds:
+        gpu = plan.stages[kinds.index("gpu")]
+        if gpu.order_free:
+            groups = [g for g in groups if g[0] is not gpu]
+            groups[kinds.index("mixed")].append(gpu)
+    return [Stage(plan, g, lanes if (pos > 0 and g[0].kind == "mixed") else 1, source=pos == 0)
+            for pos, g in enumerate(groups)]
+
+
+class Reorder:
+    """Batches between two stages, in sequence order: `put(seq, item)` from any lane (it waits
+    while `seq` is `capacity` or more ahead of the next one to be taken: lanes cannot run away);
+    `get()` gives (seq, item) for the next sequence number, waiting for it. Waits end when `stop`
+    is set (put gives False, get None)."""
+
+    def __init__(self, capacity: int, stop: threading.Event) -> None:
+        self.capacity = max(1, capacity)
+        self._stop = stop
+        self._cond = threading.Condition()
+        self._items: dict[int, Any] = {}
+        self._next = 0
+
+    def put(self, seq: int, item: Any) -> bool:
+        with self._cond:
+            while seq >= self._next + self.capacity:
+                if self._stop.is_set():
+                    return False
+                self._cond.wait(_POLL_S)
+            self._items[seq] = item
+            self._cond.notify_all()
+            return True
+
+    def get(self) -> tuple[int, Any] | None:
+        with self._cond:
+            while self._next not in self._items:
+                if self._stop.is_set():
+                    return None
+                self._cond.wait(_POLL_S)
+            seq = self._next
+            self._next += 1
+            self._cond.notify_all()
+            return seq, self._items.pop(seq)
+
+    def items(self) -> list[Any]:
+        """What waits here now (for memory statistics)."""
+        with self._cond:
+            return list(self._items.values())
+
+    def restart(self, seq: int) -> None:
+        """Drops what waits here; the next batch is `seq` (after a stop, with no thread running)."""
+        with self._cond:
+            self._items.clear()
+            self._next = seq
+            self._cond.notify_all()

@@ -1,0 +1,49 @@
+"""What the executor measures and reports about itself: how long a stop waits, when a stalled
+pipeline prints its threads, per-stage timing, the bytes batches hold."""
+from __future__ import annotations
+
+import faulthandler
+import sys
+import time
+
+from .. import _knobs
+from ..tensor_list import TensorList
+
+
+def stop_timeout_s() -> float:
+    """TORCH_DALI_STOP_TIMEOUT_S: how long stopping a pipeline waits for a running op."""
+    return _knobs.get("TORCH_DALI_STOP_TIMEOUT_S")
+
+
+def add_times(tm: list[float], t0: float, t1: float, t2: float) -> None:
+    tm[0] += t1 - t0
+    tm[1] += t2 - t1
+    tm[2] += time.perf_counter() - t2
+    tm[3] += 1
+
+
+def stall_dump_s() -> float:
+    """TORCH_DALI_STALL_DUMP_S: seconds without a batch before the stacks are printed (0: never)."""
+    v = _knobs.get("TORCH_DALI_STALL_DUMP_S")
+    return v if v > 0 else float("inf")
+
+
+def dump_stall(waited: float) -> None:
+    """A pipeline that stops delivering should say where it is stuck, not hang silently: every
+    thread's stack to stderr, once per wait (the wait goes on; a slow first build is not an error)."""
+    print(f"torch_dali: no batch for {waited:.0f} s; the threads are at (TORCH_DALI_STALL_DUMP_S "
+          "sets when this is printed):", file=sys.stderr, flush=True)
+    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+
+
+def tensor_bytes(tls: list[TensorList]) -> tuple[int, int]:
+    """(host, device) bytes held by these batches."""
+    host = dev = 0
+    for tl in tls:
+        for t in ([tl.dense] if tl.dense is not None else tl.samples):
+            n = t.numel() * t.element_size()
+            if t.is_cuda:
+                dev += n
+            else:
+                host += n
+    return host, dev

@@ -1,0 +1,163 @@
+"""Affine matrices as DALI builds them: rotation canvases, rotate's mapping, inversion, and the
+`transforms.*` family's matrices. Small float math on the host (NumPy), one matrix per sample.
+
+Vectors are (x, y[, z]): x is the last spatial dimension. A 2D affine transform is a (2, 3)
+matrix [A | t] applied as A @ p + t; 3D is (3, 4).
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+F32 = np.float32
+
+
+def deg2rad(deg: float) -> np.float32:
+    """Degrees to radians in float32 (DALI keeps angles as float)."""
+    return F32(deg) * F32(math.pi / 180.0)
+
+
+def homogeneous(m: np.ndarray) -> np.ndarray:
+    """(n, n + 1) -> (n + 1, n + 1) with the last row (0, .., 0, 1)."""
+    n = m.shape[0]
+    out = np.eye(n + 1, dtype=m.dtype)
+    out[:n] = m
+    return out
+
+
+def translation_matrix(offset: Sequence[float]) -> np.ndarray:
+    n = len(offset)
+    m = np.eye(n + 1, dtype=np.float64)
+    m[:n, n] = offset
+    return m
+
+
+def rotation2d(rad: float) -> np.ndarray:
+    """Counter-clockwise in (x, y) with y up; with y down (images) it turns clockwise."""
+    c, s = math.cos(rad), math.sin(rad)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def rotation3d(axis: Sequence[float], rad: float) -> np.ndarray:
+    """A right-handed rotation by `rad` about `axis` (normalised; a zero axis gives NaNs, as in
+    DALI's transforms.rotation)."""
+    a = np.asarray(axis, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u, v, w = a / np.linalg.norm(a)
+    c, s = math.cos(rad), math.sin(rad)
+    r = np.array([
+        [u * u + (v * v + w * w) * c, u * v * (1 - c) - w * s, u * w * (1 - c) + v * s],
+        [u * v * (1 - c) + w * s, v * v + (u * u + w * w) * c, v * w * (1 - c) - u * s],
+        [u * w * (1 - c) - v * s, v * w * (1 - c) + u * s, w * w + (u * u + v * v) * c]])
+    m = np.eye(4)
+    m[:3, :3] = r
+    return m
+
+
+def rotated_canvas(in_size: Sequence[int], rad: float,
+                   axis: Sequence[float] | None = None) -> tuple[list[int], list[int]]:
+    """(size, parity) in (x, y[, z]) order: the smallest canvas holding the rotated image (a
+    0.01 slack before rounding up), and per axis the parity DALI keeps, that of the input axis
+    contributing most (so small rotations do not shift the centre by half a pixel)."""
+    eps = 1e-2
+    if axis is None:
+        w, h = int(in_size[0]), int(in_size[1])
+        ac, as_ = abs(math.cos(rad)), abs(math.sin(rad))
+        size = [math.ceil(ac * w + as_ * h - eps), math.ceil(ac * h + as_ * w - eps)]
+        parity = [w % 2, h % 2] if as_ <= ac else [h % 2, w % 2]
+        return size, parity
+    absm = np.abs(rotation3d(axis, rad)[:3, :3]).astype(F32)
+    vin = np.asarray(in_size, dtype=F32)
+    size = [int(math.ceil(float(v))) for v in (absm @ vin - F32(eps))]
+    dominant = [int(np.argmax(absm[i])) for i in range(3)]  # first of equal maxima, as DALI
+    return size, [int(in_size[d]) % 2 for d in dominant]
+
+
+def fix_parity(size: list[int], parities: list[list[int]]) -> list[int]:
+    """Rounds each extent up by one where its parity disagrees with the majority of `parities`
+    (one per frame; the frames of a sequence share one canvas)."""
+    n = len(parities)
+    out = []
+    for d, s in enumerate(size):
+        want = 1 if 2 * sum(p[d] for p in parities) > n else 0
+        out.append(s + 1 if s % 2 != want else s)
+    return out
+
+
+def rotate_matrix(in_size: Sequence[int], out_size: Sequence[int], rad: float,
+                  axis: Sequence[float] | None = None) -> np.ndarray:
+    """Destination-to-source mapping of rotate: the output centre goes to the input centre and
+    the image turns by `rad` (counter-clockwise on screen for 2D, about `axis` for 3D)."""
+    t_in = translation_matrix([0.5 * s for s in in_size])
+    t_out = translation_matrix([-0.5 * s for s in out_size])
+    r = rotation2d(rad) if axis is None else rotation3d(axis, -rad)
+    m = t_in @ r @ t_out
+    return m[:-1].astype(F32)
+
+
+def invert_affine(m: np.ndarray) -> np.ndarray:
+    """Inverse of an (n, n + 1) affine matrix; raises for a singular one."""
+    full = homogeneous(np.asarray(m, dtype=np.float64))
+    if abs(np.linalg.det(full)) < 1e-30:
+        raise ValueError("the affine matrix is singular and cannot be inverted")
+    return np.linalg.inv(full)[:-1].astype(F32)
+
+
+# -- the transforms.* family: homogeneous (ndim + 1, ndim + 1) float64 matrices -------------------------
+
+def about(m: np.ndarray, center: Sequence[float] | None) -> np.ndarray:
+    """`m` applied about `center` instead of the origin: T(c) @ m @ T(-c)."""
+    if center is None:
+        return m
+    n = m.shape[0] - 1
+    c = np.asarray(center, dtype=np.float64)
+    out = m.copy()
+    out[:n, n] = c - m[:n, :n] @ c
+    return out
+
+
+def translation(offset: Sequence[float]) -> np.ndarray:
+    return translation_matrix([float(v) for v in offset])
+
+
+def scale(factors: Sequence[float], center: Sequence[float] | None = None) -> np.ndarray:
+    m = np.diag([*map(float, factors), 1.0])
+    return about(m, center)
+
+
+def rotation(angle_deg: float, axis: Sequence[float] | None = None,
+             center: Sequence[float] | None = None) -> np.ndarray:
+    """2D: counter-clockwise for y up; 3D: right-handed about `axis`."""
+    rad = float(deg2rad(angle_deg))
+    m = rotation2d(rad) if axis is None else rotation3d(axis, rad)
+    return about(m, center)
+
+
+def shear(factors: np.ndarray, center: Sequence[float] | None = None) -> np.ndarray:
+    """`factors` (ndim, ndim - 1): row i holds the shear of axis i along each other axis, in
+    order (2D: (sx, sy); 3D: (sxy, sxz), (syx, syz), (szx, szy))."""
+    n = factors.shape[0]
+    m = np.eye(n + 1)
+    for i in range(n):
+        others = [j for j in range(n) if j != i]
+        for k, j in enumerate(others):
+            m[i, j] = float(factors[i, k])
+    return about(m, center)
+
+
+def crop(from_start: Sequence[float], from_end: Sequence[float], to_start: Sequence[float],
+         to_end: Sequence[float], absolute: bool = False) -> np.ndarray:
+    """Maps the box [from_start, from_end] onto [to_start, to_end], axis by axis."""
+    fs, fe, ts, te = (np.asarray(v, dtype=np.float64) for v in (from_start, from_end, to_start, to_end))
+    if absolute:
+        fs, fe = np.minimum(fs, fe), np.maximum(fs, fe)
+        ts, te = np.minimum(ts, te), np.maximum(ts, te)
+    n = len(fs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = (te - ts) / (fe - fs)
+    m = np.eye(n + 1)
+    m[np.arange(n), np.arange(n)] = s
+    m[:n, n] = ts - s * fs
+    return m

@@ -1,0 +1,217 @@
+"""Pure-torch resampling for the warp family (rotate, warp_affine, warp_perspective, remap).
+
+Conventions (DALI 2.4's, checked against its CPU backend):
+- coordinates are (x, y[, z]) with the origin at the corner of the first pixel: pixel i spans
+  [i, i + 1) and its centre is i + 0.5; an output pixel's centre is mapped to the source;
+- "nn" takes the pixel that contains the source point (floor);
+- "linear" interpolates the 2 (4, 8) pixels around it in float32: along x, then y, then z;
+- a tap outside the image takes `fill` (converted to the input type, saturating) or, without a
+  fill, the nearest border pixel (coordinates clamped);
+- the result is converted to the output type rounding half away from zero and saturating.
+
+Everything is batched: images (N, *spatial, C) and per-sample coordinates (N, *out, ndim) run as
+a few gathers, one launch sequence for the whole batch on the GPU.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+
+from .crop import convert
+
+INTERPS = ("nn", "linear", "cubic")
+
+
+def fill_values(fill: float | Sequence[float] | None, channels: int, dtype: torch.dtype,
+                device: torch.device, out_dtype: torch.dtype | None = None) -> torch.Tensor | None:
+    """The fill per channel in the input's type `dtype`; DALI keeps the fill in the output type
+    (`out_dtype`) first, so both conversions saturate and round (a fill of 300 is 255 for a float
+    image warped to uint8)."""
+    if fill is None:
+        return None
+    vals = [float(fill)] if isinstance(fill, (int, float)) else [float(v) for v in fill]
+    if not vals:
+        return None
+    if len(vals) == 1:
+        vals = vals * channels
+    if len(vals) != channels:
+        raise ValueError(f"`fill_value` must have 1 or {channels} values, got {len(vals)}")
+    t = torch.tensor(vals, dtype=torch.float64, device=device)
+    if out_dtype is not None:
+        t = convert(t, out_dtype)
+    return convert(t, dtype)
+
+
+def border_index(i: torch.Tensor, size: int, border: str) -> torch.Tensor:
+    """Integer coordinates mapped into [0, size) by a border mode (OpenCV's names, as DALI's
+    warp_perspective): replicate (clamp), reflect (..1 0 | 0 1..), reflect_101 (..2 1 | 0 1..),
+    wrap (periodic). "constant" clamps here; the caller masks those taps."""
+    if border in ("constant", "replicate"):
+        return i.clamp(0, size - 1)
+    if border == "reflect":
+        m = torch.remainder(i, 2 * size)
+        return torch.where(m < size, m, 2 * size - 1 - m)
+    if border == "reflect_101":
+        if size == 1:
+            return torch.zeros_like(i)
+        m = torch.remainder(i, 2 * size - 2)
+        return torch.where(m < size, m, 2 * size - 2 - m)
+    if border == "wrap":
+        return torch.remainder(i, size)
+    raise ValueError(f"unknown border mode {border!r}")
+
+
+def _gather(flat: torch.Tensor, idx: list[torch.Tensor], spatial: Sequence[int],
+            fill: torch.Tensor | None, border: str = "constant") -> torch.Tensor:
+    """flat (N*P, C) sampled at integer coords idx (x, y[, z]), each (N, M): -> (N, M, C).
+    Outside the image: `fill` with the "constant" border (or the clamped pixel without a fill),
+    else the pixel the border mode points at."""
+    n, m = idx[0].shape
+    inside = None
+    lin = torch.zeros_like(idx[0])
+    stride = 1
+    masked = fill is not None and border == "constant"
+    # spatial is (.., H, W): x indexes the last spatial dim
+    for d, i in enumerate(idx):
+        size = int(spatial[len(spatial) - 1 - d])
+        if masked:
+            ok = (i >= 0) & (i < size)
+            inside = ok if inside is None else inside & ok
+        i = border_index(i, size, border)
+        lin = lin + i * stride
+        stride *= size
+    base = torch.arange(n, device=lin.device, dtype=lin.dtype).unsqueeze(1) * stride
+    out = flat.index_select(0, (lin + base).reshape(-1)).reshape(n, m, -1)
+    if inside is not None:
+        out = torch.where(inside.unsqueeze(-1), out, fill.to(out.dtype))
+    return out
+
+
+def _cubic_weights(t: torch.Tensor, a: float = -0.75) -> list[torch.Tensor]:
+    """Weights of the taps at -1, 0, 1, 2 around a point t in [0, 1) past tap 0 (Keys' cubic
+    with OpenCV's a = -0.75, the last weight making the sum 1)."""
+    x0 = t + 1
+    w0 = ((a * x0 - 5 * a) * x0 + 8 * a) * x0 - 4 * a
+    w1 = ((a + 2) * t - (a + 3)) * t * t + 1
+    u = 1 - t
+    w2 = ((a + 2) * u - (a + 3)) * u * u + 1
+    return [w0, w1, w2, 1 - w0 - w1 - w2]
+
+
+def sample(images: torch.Tensor, coords: torch.Tensor, interp: str = "linear",
+           fill: torch.Tensor | None = None, out_dtype: torch.dtype | None = None,
+           border: str = "constant", centred: bool = False, weight_bits: int | None = None) -> torch.Tensor:
+    """Samples images (N, *spatial, C) at coords (N, *out, ndim) given as (x, y[, z]), with the
+    origin at the first pixel's corner, or at its centre with `centred` (pixel i at i: OpenCV's).
+
+    `fill`: per-channel values in the input's type (`fill_values`) for the "constant" border, or
+    None to clamp there; other borders: `border_index`. "cubic" is 2D only. Returns
+    (N, *out, C) in `out_dtype` (default: the input's). `weight_bits` rounds the linear weights
+    to multiples of 2**-bits (OpenCV's fixed-point tables: DALI's warp_perspective does it for
+    int16)."""
+    if interp not in INTERPS:
+        raise ValueError(f"interpolation must be one of {INTERPS}, got {interp!r}")
+    n = int(images.shape[0])
+    spatial = tuple(int(s) for s in images.shape[1:-1])
+    c = int(images.shape[-1])
+    ndim = len(spatial)
+    out_spatial = tuple(coords.shape[1:-1])
+    out_dtype = images.dtype if out_dtype is None else out_dtype
+    if images.numel() == 0 or coords[..., 0].numel() == 0:
+        if images.numel() == 0 and coords[..., 0].numel() != 0 and fill is None:
+            raise ValueError("cannot sample an empty image without a fill value")
+        shape = (n, *out_spatial, c)
+        if fill is not None and coords[..., 0].numel():
+            return convert(fill.to(torch.float32), out_dtype).expand(shape).clone()
+        return torch.zeros(shape, dtype=out_dtype, device=images.device)
+    flat = images.reshape(n * int(torch.tensor(spatial).prod()), c)
+    pts = coords.reshape(n, -1, ndim).to(torch.float32)
+    if interp == "nn":
+        idx = [torch.floor(pts[..., d] + 0.5 if centred else pts[..., d]).to(torch.int64) for d in range(ndim)]
+        out = _gather(flat, idx, spatial, fill, border)
+        return convert(out, out_dtype).reshape(n, *out_spatial, c) if out.dtype != out_dtype \
+            else out.reshape(n, *out_spatial, c)
+    if not centred:
+        pts = pts - 0.5
+    base = torch.floor(pts)
+    q = pts - base  # weight of the upper tap, per axis
+    if weight_bits is not None and interp == "linear":
+        q = torch.round(q * float(2 ** weight_bits)) / float(2 ** weight_bits)
+    i0 = base.to(torch.int64)
+    if interp == "cubic":
+        if ndim != 2:
+            raise ValueError("cubic interpolation is 2D only")
+        wx, wy = _cubic_weights(q[..., 0].unsqueeze(-1)), _cubic_weights(q[..., 1].unsqueeze(-1))
+        rows = []
+        for j in range(4):
+            acc = None
+            for k in range(4):
+                tap = _gather(flat, [i0[..., 0] + (k - 1), i0[..., 1] + (j - 1)], spatial, fill,
+                              border).to(torch.float32) * wx[k]
+                acc = tap if acc is None else acc + tap
+            rows.append(acc)
+        out = rows[0] * wy[0] + rows[1] * wy[1] + rows[2] * wy[2] + rows[3] * wy[3]
+        return convert(out, out_dtype).reshape(n, *out_spatial, c)
+    # the 2**ndim taps, x fastest: (x0,y0), (x1,y0), (x0,y1), (x1,y1), then z+1
+    taps = []
+    for k in range(2 ** ndim):
+        idx = [i0[..., d] + ((k >> d) & 1) for d in range(ndim)]
+        taps.append(_gather(flat, idx, spatial, fill, border).to(torch.float32))
+    for d in range(ndim):  # lerp along x, then y, then z
+        w = q[..., d].unsqueeze(-1)
+        if d == 0:  # DALI: s0 = s00 * px + s01 * qx
+            taps = [taps[j] * (1 - w) + taps[j + 1] * w for j in range(0, len(taps), 2)]
+        else:  # s = s0 + (s1 - s0) * qy
+            taps = [taps[j] + (taps[j + 1] - taps[j]) * w for j in range(0, len(taps), 2)]
+    return convert(taps[0], out_dtype).reshape(n, *out_spatial, c)
+
+
+def pixel_centres(out_spatial: Sequence[int], device: torch.device) -> torch.Tensor:
+    """(*out, ndim + 1) homogeneous (x, y[, z], 1) coordinates of the output pixel centres."""
+    axes = [torch.arange(int(s), device=device, dtype=torch.float32) + 0.5 for s in out_spatial]
+    grids = torch.meshgrid(*axes, indexing="ij") if axes else []
+    xyz = list(reversed(grids))  # last spatial dim is x
+    return torch.stack(xyz + [torch.ones_like(xyz[0])], dim=-1)
+
+
+def _apply(matrices: torch.Tensor, p: torch.Tensor, rows: int) -> list[torch.Tensor]:
+    """Rows of M @ p for (N, r, k) matrices and (*out, k) points, as elementwise float32 products
+    summed left to right: the same bits on the CPU and on CUDA (no matmul reduction order, no
+    TF32), and DALI's order."""
+    n, k = matrices.shape[0], matrices.shape[-1]
+    m = matrices.to(torch.float32).reshape(n, rows, k, *([1] * (p.dim() - 1)))
+    out = []
+    for j in range(rows):
+        acc = m[:, j, 0] * p[..., 0]
+        for i in range(1, k):
+            acc = acc + m[:, j, i] * p[..., i]
+        out.append(acc)
+    return out
+
+
+def affine_coords(matrices: torch.Tensor, out_spatial: Sequence[int]) -> torch.Tensor:
+    """Source coordinates M @ (p + 0.5, 1) of each output pixel: matrices (N, nd, nd + 1)
+    -> (N, *out, nd)."""
+    p = pixel_centres(out_spatial, matrices.device)
+    return torch.stack(_apply(matrices, p, matrices.shape[1]), dim=-1)
+
+
+def perspective_coords(matrices: torch.Tensor, out_spatial: Sequence[int],
+                       centre_origin: bool = False) -> torch.Tensor:
+    """Source coordinates of each output pixel under 3x3 homographies (N, 3, 3): the divided
+    (x, y); with `centre_origin` the matrix maps centred coordinates (pixel i at i) and so do
+    the results (sample them with centred=True)."""
+    p = pixel_centres(out_spatial, matrices.device)
+    if centre_origin:
+        p = p - torch.tensor([0.5, 0.5, 0.0], device=p.device)
+    x, y, z = _apply(matrices, p, 3)
+    return torch.stack([x / z, y / z], dim=-1)
+
+
+def warp(images: torch.Tensor, coords: torch.Tensor, interp: str, fill: float | Sequence[float] | None,
+         out_dtype: torch.dtype | None = None, border: str = "constant", centred: bool = False,
+         weight_bits: int | None = None) -> torch.Tensor:
+    """`sample` with the fill given as numbers (one, or one per channel)."""
+    f = fill_values(fill, int(images.shape[-1]), images.dtype, images.device, out_dtype)
+    return sample(images, coords, interp, f, out_dtype, border, centred, weight_bits)

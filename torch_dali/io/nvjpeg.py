@@ -1,0 +1,147 @@
+"""Batched JPEG decoding on the GPU (the spec's `decoders.image(device="mixed")` path): our nvJPEG
+extension (hardware JPEG engines + CUDA backend) when it loads, else torchvision's batched nvJPEG.
+CPU decoding, header parsing and the pixel helpers shared with it live in `decode`.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from .. import types
+from .._native import extension
+from .. import _knobs
+from ..functional.image import GRAY, RGB, apply_orientation, to_hwc
+from .decode import TV_GRAY, TV_IMAGE_OPS, TV_RGB, ImageInfo, peek_image_info
+
+
+def gpu_decodable(info: ImageInfo) -> bool:
+    """Whether the batched GPU JPEG path takes this image (baseline JPEG, gray or YCbCr/RGB)."""
+    return info.format == "jpeg" and not info.progressive and info.channels in (1, 3) \
+        and info.bit_depth == 8
+
+
+_NVJPEG: dict[tuple[Any, ...], Any] = {}
+_NVJPEG_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class DecoderConfig:
+    """The nvJPEG decoder's settings, from the TORCH_DALI_NVJPEG_* knobs (torch_dali._knobs, which
+    says what each does and what was measured). The states are per slot; a slot is one batch in
+    flight, by default one per mixed-stage lane, so one batch's headers and CUDA-backend share run
+    while another holds the hardware engines. With hw_load 0.9 and 8 CUDA-backend states the decoder
+    reached ~30k img/s on an H200 for 256 ~500x375 JPEGs (bench/results/gpu_kernels.json); two
+    hardware states decoding concurrently measured +15% (bench/results/decoder_sweep_h200.json) but
+    are not the default (see decode_hw in the extension)."""
+
+    hw_states: int
+    cuda_states: int
+    huffman_threshold: int
+    slots: int
+    hw_concurrent: bool
+    blocking_sync: bool
+
+    @classmethod
+    def from_knobs(cls) -> "DecoderConfig":
+        slots = _knobs.get("TORCH_DALI_NVJPEG_SLOTS")
+        return cls(_knobs.get("TORCH_DALI_NVJPEG_HW_STATES"), _knobs.get("TORCH_DALI_NVJPEG_CUDA_STATES"),
+                   _knobs.get("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD"),
+                   slots if slots is not None else _knobs.mixed_lanes(),
+                   _knobs.get("TORCH_DALI_NVJPEG_HW_CONCURRENT"), _knobs.get("TORCH_DALI_NVJPEG_BLOCKING_SYNC"))
+
+
+def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
+    """Our nvJPEG extension's decoder for `device` (hardware engines + CUDA backend), or None."""
+    ext = extension.load()
+    if ext is None or not getattr(ext, "has_nvjpeg", False):
+        return None
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    config = DecoderConfig.from_knobs()
+    key = (index, round(float(hw_load), 3), config)
+    with _NVJPEG_LOCK:
+        if key not in _NVJPEG:
+            _NVJPEG[key] = _make_decoder(ext, index, float(hw_load), config)
+        return _NVJPEG[key]
+
+
+def _make_decoder(ext: Any, index: int, hw_load: float, config: DecoderConfig) -> Any:
+    """The decoder, or with one slot when several cannot be made (each slot holds its own
+    hardware handles), or None with one warning: torchvision's decoder then serves, rather than a
+    failed construction on every batch."""
+    import warnings
+    c = config
+    for n in dict.fromkeys((c.slots, 1)):
+        try:
+            return ext.NvJpegDecoder(index, c.hw_states, c.cuda_states, hw_load, c.huffman_threshold, n,
+                                     c.hw_concurrent, c.blocking_sync)
+        except RuntimeError as e:
+            err = e
+    warnings.warn(f"torch_dali: our nvJPEG decoder could not be made on cuda:{index} ({err}); "
+                  "decoding with torchvision's", RuntimeWarning, stacklevel=3)
+    return None
+
+
+def prepare_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
+    """Makes the decoder `decode_jpeg_batch_cuda` will use (a build-time warm-up); returns it (None
+    when our extension's decoder is not available)."""
+    return _nvjpeg_decoder(torch.device(device), hw_load)
+
+
+def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
+                           output_type: types.DALIImageType = RGB,
+                           orientations: list[int] | None = None,
+                           hw_load: float = 0.9, rois: torch.Tensor | None = None) -> list[torch.Tensor | None]:
+    """Decodes JPEGs on the GPU in one batch; HWC uint8 tensors on `device`, None where the GPU
+    decoder declined an image (the caller decodes those on the CPU). Uses our nvJPEG extension
+    when it loads (hardware decode engines), else torchvision's batched nvJPEG decode.
+
+    `rois`: None or (n, 4) int64 windows (y, x, h, w) of upright images (orientation 1; h <= 0:
+    the whole image): those samples come back as just their window. Check `decodes_windows()`
+    first: only our extension decodes windows."""
+    if orientations is None:
+        orientations = [peek_image_info(d).orientation for d in datas]
+    dec = _nvjpeg_decoder(torch.device(device), hw_load)
+    if rois is not None and dec is None:
+        raise RuntimeError("decode_jpeg_batch_cuda: windows need the extension's decoder")
+    if dec is not None:
+        with torch.cuda.device(device):
+            fmt = "gray" if output_type == GRAY else "rgb"
+            hwcs = dec.decode(datas, fmt) if rois is None else dec.decode(datas, fmt, rois)
+        plain = output_type in (RGB, GRAY)  # the decoder's own output: upright images need nothing
+        return [h if h is None or (o == 1 and plain) else
+                to_hwc(apply_orientation(h.permute(2, 0, 1), o), output_type, None)
+                for h, o in zip(hwcs, orientations)]
+    if TV_IMAGE_OPS is None or not hasattr(TV_IMAGE_OPS, "decode_jpegs_cuda"):
+        raise RuntimeError("torchvision has no GPU JPEG decoder")
+    mode = TV_GRAY if output_type == GRAY else TV_RGB
+    chws = TV_IMAGE_OPS.decode_jpegs_cuda([d.cpu().contiguous() for d in datas], mode, torch.device(device))
+    return [to_hwc(apply_orientation(c, o), output_type, None) for c, o in zip(chws, orientations)]
+
+
+def decodes_windows(device: torch.device, hw_load: float = 0.9) -> bool:
+    """Whether `decode_jpeg_batch_cuda(..., rois=)` decodes windows here (our extension's decoder
+    loads; torchvision's decodes whole images only)."""
+    return _nvjpeg_decoder(torch.device(device), hw_load) is not None
+
+
+def crop_views(images: list[torch.Tensor | None], windows: Any) -> list[torch.Tensor | None]:
+    """images[i][y:y+h, x:x+w] for (n, 4) windows (y, x, h, w), as views; one extension call for
+    the batch when it is loaded (slicing in Python costs two dispatcher calls per sample)."""
+    ext = extension.load()
+    w = torch.as_tensor(windows, dtype=torch.int64)
+    if ext is not None and hasattr(ext, "crop_views"):
+        return ext.crop_views(images, w)
+    rows = w.tolist()
+    return [None if im is None else im[r[0]:r[0] + r[2], r[1]:r[1] + r[3]] for im, r in zip(images, rows)]
+
+
+def sample_sizes(samples: list[torch.Tensor]) -> Any:
+    """(n, 2) int64 NumPy array of each sample's first two sizes (one extension call when loaded)."""
+    import numpy as np
+    ext = extension.load()
+    if ext is not None and hasattr(ext, "sample_sizes"):
+        return ext.sample_sizes(samples).numpy()
+    return np.array([t.shape[:2] for t in samples], dtype=np.int64).reshape(-1, 2)

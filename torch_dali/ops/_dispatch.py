@@ -1,0 +1,58 @@
+"""Which kernel runs a batch, decided here for every op.
+
+An op's own `run_batch` (for per-sample ops: `run_sample`, sample by sample) is its spec kernel:
+pure torch, any device, what the tests hold every other path to. A fast kernel (native code:
+the CUDA extension's batched kernels, in `ops/fast/`) is registered for an op class with
+`register_fast`. For each batch, `run_batch` asks the op's fast kernels, in registration order,
+whether they `supports` the batch (cheap checks: device, dtypes, arguments, the extension loaded)
+and runs the first that does; a kernel may still decline once it has looked at the data (`run`
+returns None: a window outside its image, a negative size asking for a flip), and then the next
+one, or the spec, runs. No op chooses a native path itself (tests/test_layers.py checks that op
+modules do not import native code).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..tensor_list import TensorList
+
+
+class FastKernel:
+    """A faster implementation of one op (or fused op pair) for the batches it `supports`: the same
+    result as the op's spec kernel (tests/gpu hold each to it)."""
+
+    #: what it is, for diagnostics ("resize_batch (CUDA extension)")
+    name: str = ""
+
+    def supports(self, op: Any, inputs: Sequence[TensorList], args: Any) -> bool:
+        """Whether this kernel can run this batch (cheap: nothing is computed that `run` needs)."""
+        raise NotImplementedError
+
+    def run(self, op: Any, ctx: Any, inputs: Sequence[TensorList], args: Any) -> list[TensorList] | None:
+        """The op's outputs, or None when the data turn out not to suit it (the spec runs)."""
+        raise NotImplementedError
+
+
+_FAST: dict[type, list[FastKernel]] = {}
+
+
+def register_fast(op_class: type, kernel: FastKernel) -> None:
+    """Adds `kernel` to the fast kernels tried for batches of `op_class` (exactly that class:
+    a subclass computes something else)."""
+    _FAST.setdefault(op_class, []).append(kernel)
+
+
+def fast_kernels(op: Any) -> list[FastKernel]:
+    """The fast kernels registered for `op`'s class, in the order they are tried."""
+    return list(_FAST.get(type(op), ()))
+
+
+def run_batch(op: Any, ctx: Any, inputs: Sequence[TensorList], args: Any) -> list[TensorList]:
+    """Runs one batch of `op`: the first registered fast kernel that supports it, else the spec
+    (`op.run_batch`). For a fused pair (`Operator.fuse`), `ctx` and `args` are per-op pairs."""
+    for kernel in _FAST.get(type(op), ()):
+        if kernel.supports(op, inputs, args):
+            out = kernel.run(op, ctx, inputs, args)
+            if out is not None:
+                return out
+    return op.run_batch(ctx, inputs, args)

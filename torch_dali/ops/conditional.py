@@ -1,0 +1,60 @@
+"""`_conditional.select`: what `enable_conditionals` makes where the branches of an `if` on a
+DataNode meet: sample i of the output is sample i of the `if` branch's value where the predicate
+of sample i is true, else of the `else` branch's value. Both values are full batches (see
+`torch_dali.conditionals` for why); the predicate is one scalar per sample on the CPU, of any
+type (nonzero is true)."""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ..errors import ArgumentError, ArgumentTypeError
+from ..tensor_list import TensorList
+from ._operator import BatchContext, Operator
+from ._registry import register
+from ._schema import OpSchema
+
+
+class Select(Operator):
+    sample_wise = False
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        true, false, pred = inputs
+        n = len(pred)
+        if len(true) != n or len(false) != n:
+            raise ArgumentError(f"{self.name}: the branches and the predicate have different batch sizes "
+                                f"({len(true)}, {len(false)}, {n})")
+        flags = []
+        for i, p in enumerate(pred.samples):
+            if p.dim() != 0:
+                raise ArgumentError(f"{self.name}: the condition of an `if` on a DataNode must be one scalar (a 0-d "
+                                    f"tensor) per sample, on the CPU; sample {i} is {p.dim()}-d, shape "
+                                    f"{list(p.shape)}")
+            flags.append(bool(p.item()))
+        out = [t if f else e for f, t, e in zip(flags, true.samples, false.samples)]
+        dtypes = {x.dtype for x in out}
+        if len(dtypes) > 1:
+            raise ArgumentTypeError(f"{self.name}: the `if` and `else` branches give a variable different "
+                                    f"element types ({', '.join(sorted(str(d) for d in dtypes))}); cast one")
+        ndims = {x.dim() for x in out}
+        if len(ndims) > 1:
+            raise ArgumentError(f"{self.name}: the `if` and `else` branches give a variable different numbers of "
+                                f"dimensions ({sorted(ndims)})")
+        layout = next((t.layout() for t in (true, false) if t.layout()), "")
+        if true.layout() and false.layout() and true.layout() != false.layout() and len(set(flags)) > 1:
+            raise ArgumentError(f"{self.name}: the branches give different layouts ({true.layout()!r}, "
+                                f"{false.layout()!r})")
+        if out and all(x.shape == out[0].shape for x in out) and out[0].device.type == "cpu":
+            return [TensorList(torch.stack(out), layout)]
+        return [TensorList(out, layout)]
+
+    def output_layout(self, index: int) -> str | None:
+        return None
+
+
+register(OpSchema(
+    name="_conditional.select", impl=Select, min_inputs=3, max_inputs=3, devices=("cpu", "gpu"),
+    input_devices="any", class_name_override="Select",
+    doc="Per sample, the first input where the third (the predicate, a CPU scalar) is true, else the second: "
+        "where the branches of an `if` on a DataNode meet (enable_conditionals)."))

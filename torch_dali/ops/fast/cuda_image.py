@@ -1,0 +1,117 @@
+"""The CUDA extension's batched image kernels, called on whole batches (one launch a batch): the
+glue between TensorLists and `torch.ops.torch_dali`. `image_kernels` registers them as the fast
+kernels of resize, random_resized_crop, crop_mirror_normalize and the fused resize ->
+crop_mirror_normalize pair (the op's pure-torch path is the spec: tests/gpu hold the kernels to it).
+Windows, sizes, mirror flags and statistics are small CPU tensors: the kernels upload them with
+the launch, no host synchronisation.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from ..._native import extension
+from ...tensor_list import TensorList
+
+INTERP = {"linear": 1, "triangular": 1, "nn": 2}  # the kernels' codes: DALI's filters (resample.h)
+OUT_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.uint8)
+
+
+def kernels() -> Any:
+    """`torch.ops.torch_dali` when the extension is loaded, else None."""
+    return extension.kernels()
+
+
+def images_ok(tl: TensorList) -> bool:
+    """Whether a batch is what the kernels take: CUDA uint8 HWC images with 1, 3 or 4 channels."""
+    d = tl.dense
+    if d is not None:  # one check for the whole batch
+        return d.is_cuda and d.dtype == torch.uint8 and d.dim() == 4 and d.shape[0] > 0 and d.shape[3] in (1, 3, 4)
+    s = tl.samples
+    if not s:
+        return False
+    ext = extension.load()
+    if ext is not None and hasattr(ext, "cuda_image_channels"):  # one call for the batch
+        return ext.cuda_image_channels(s) > 0
+    t0 = s[0]
+    if not (t0.is_cuda and t0.dtype == torch.uint8 and t0.dim() == 3 and t0.shape[2] in (1, 3, 4)):
+        return False
+    # the rest like the first, in one pass
+    return len({(t.device, t.dtype, t.dim(), t.shape[2:]) for t in s}) == 1
+
+
+def image_sizes(tl: TensorList) -> np.ndarray:
+    """(n, 2) int64 (height, width) of an HWC batch, one array (no tuple per sample for a dense one)."""
+    d = tl.dense
+    if d is not None:
+        return np.broadcast_to(np.array(d.shape[1:3], dtype=np.int64), (int(d.shape[0]), 2))
+    ext = extension.load()
+    if ext is not None and hasattr(ext, "sample_sizes") and tl.samples:  # one call, not one per sample
+        return ext.sample_sizes(tl.samples).numpy()
+    return np.array([t.shape[:2] for t in tl.samples], dtype=np.int64).reshape(-1, 2)
+
+
+def _int_tensor(a: Sequence[Sequence[int]] | np.ndarray, dtype: torch.dtype = torch.int64) -> torch.Tensor:
+    return torch.from_numpy(np.ascontiguousarray(a, dtype=np.int64)).to(dtype)
+
+
+def resize(images: list[torch.Tensor], sizes: Sequence[tuple[int, int]] | np.ndarray, antialias: bool,
+           interp: str) -> list[torch.Tensor]:
+    return list(kernels().resize_batch(images, _int_tensor(sizes), bool(antialias), INTERP[interp]))
+
+
+def resize_crop_mirror_normalize(images: list[torch.Tensor], resized: np.ndarray, anchors: np.ndarray,
+                                 out_hw: tuple[int, int], mirror: Sequence[bool] | torch.Tensor,
+                                 mean: torch.Tensor, std: torch.Tensor, interp: str, antialias: bool,
+                                 dtype: torch.dtype, nchw: bool, round_resized: bool = True) -> torch.Tensor:
+    """Dense batch: each image resized to resized[i] = (h, w) (rounded to uint8 as resize stores
+    it, with `round_resized`), the out_hw crop at anchors[i] = (y, x) of that, mirrored, normalized:
+    resize followed by crop_mirror_normalize, in one launch and without the resized images."""
+    n = len(images)
+    mir = mirror if isinstance(mirror, torch.Tensor) else torch.tensor([bool(m) for m in mirror], dtype=torch.bool)
+    return kernels().resize_crop_mirror_normalize(
+        images, _int_tensor(resized).reshape(n, 2), _int_tensor(anchors).reshape(n, 2), mir,
+        mean.float().cpu(), std.float().cpu(), int(out_hw[0]), int(out_hw[1]), INTERP[interp],
+        bool(antialias), bool(round_resized), dtype, bool(nchw))
+
+
+def resize_dense(images: list[torch.Tensor], size: Sequence[int] | np.ndarray, antialias: bool,
+                 interp: str) -> torch.Tensor:
+    """(N, h, w, C) uint8: every image resized to one size (what resize_batch gives, stacked)."""
+    n, c = len(images), int(images[0].shape[2])
+    h, w = int(size[0]), int(size[1])
+    return resize_crop_mirror_normalize(
+        images, np.broadcast_to(np.array([h, w]), (n, 2)), np.zeros((n, 2), dtype=np.int64), (h, w),
+        torch.zeros(n, dtype=torch.bool), torch.zeros(c), torch.ones(c), interp, antialias, torch.uint8, False)
+
+
+def _windows(wins: Sequence[tuple[int, int, int, int]] | np.ndarray | torch.Tensor) -> torch.Tensor:
+    """(n, 4) int32 (y, x, h, w); arrays convert in one step (a list of 256 tuples costs ~0.7 ms)."""
+    if isinstance(wins, torch.Tensor):
+        return wins.to(torch.int32).contiguous()
+    if isinstance(wins, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(wins, dtype=np.int32))
+    return torch.tensor([list(w) for w in wins], dtype=torch.int32)
+
+
+def resized_crops(images: list[torch.Tensor], wins: Sequence[tuple[int, int, int, int]] | np.ndarray,
+                  size: tuple[int, int], antialias: bool) -> torch.Tensor:
+    """Dense (N, h, w, C) uint8: each window resized to `size` (bilinear), rounded as torch does."""
+    c = int(images[0].shape[2])
+    n = len(images)
+    return kernels().resized_crop_mirror_normalize(
+        images, _windows(wins), torch.zeros(n, dtype=torch.bool), torch.zeros(c), torch.ones(c),
+        int(size[0]), int(size[1]), bool(antialias), torch.uint8, False)
+
+
+def crop_mirror_normalize(images: list[torch.Tensor], wins: Sequence[tuple[int, int, int, int]] | torch.Tensor,
+                          mirror: Sequence[bool], mean: torch.Tensor, std: torch.Tensor,
+                          dtype: torch.dtype, nchw: bool) -> torch.Tensor:
+    """Dense batch: windows (all one size, inside their images) cut, mirrored, normalized."""
+    win = _windows(wins)
+    h, w = int(win[0, 2]), int(win[0, 3])
+    return kernels().resized_crop_mirror_normalize(
+        images, win, torch.tensor(mirror, dtype=torch.bool), mean.float().cpu(),
+        std.float().cpu(), h, w, False, dtype, bool(nchw))

@@ -1,0 +1,144 @@
+"""The CUDA extension's kernels as the fast kernels of the image ops (registered with the dispatch,
+`ops._dispatch`): each says which batches it `supports` and computes what the op's spec computes.
+
+* resize: every sample in one launch of `resize_batch`; one output size for all gives a dense batch.
+* random_resized_crop: the spec's windows (drawn in one C call), cut and resized in one launch.
+* crop_mirror_normalize: one launch when every window lies inside its image and has one size.
+* resize -> crop_mirror_normalize (fused by the plan, `ops.fused`): only the crop's pixels, rounded
+  to uint8 as resize would store them, so the result equals running the two ops.
+
+All take CUDA uint8 HWC batches with 1, 3 or 4 channels, a plain filter (linear, triangular or
+nearest; random_resized_crop: linear) given as a constant, and no output dtype other than uint8
+for the resizing ops.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from ...tensor_list import TensorList
+from .._dispatch import FastKernel, register_fast
+from ..fused import ResizeCropMirrorNormalize
+from ..geometry import RandomResizedCrop, Resize, interp_name
+from ..normalize import CropMirrorNormalize, one_size_inside
+from . import cuda_image as cuda
+from .windows import random_crop_window_array
+
+_FILTER_ARGS = ("interp_type", "min_filter", "mag_filter")
+
+
+def _plain_filter(op: Any) -> bool:
+    """One filter the kernels have (linear, triangular, nearest), given as a constant."""
+    if any(n in op.node.arg_inputs for n in _FILTER_ARGS):
+        return False
+    interp = getattr(op.args.get("interp_type"), "value", op.args.get("interp_type"))
+    return interp in cuda.INTERP and op.args.get("min_filter") is None and op.args.get("mag_filter") is None
+
+
+def _hwc(op: Any, inputs: Sequence[TensorList]) -> bool:
+    """The kernels read HWC images (or data without a layout, taken as HWC); the batch's own layout
+    (fed with `feed_input(..., layout=)`) overrides the traced one."""
+    op.note_layout(list(inputs))
+    return op.hwc_input()
+
+
+def _resize_ok(op: Resize, tl: TensorList) -> bool:
+    return (op.device.type == "cuda" and _hwc(op, [tl]) and _plain_filter(op) and op.dtype in (None, torch.uint8)
+            and cuda.images_ok(tl) and cuda.kernels() is not None)
+
+
+def _normalize_ok(op: CropMirrorNormalize, args: dict[str, list[Any]]) -> bool:
+    """The fused kernel normalizes with per-batch statistics and no scale, shift or padding."""
+    return ("mean" not in args and "std" not in args and not op.args["pad_output"]
+            and op.dtype in cuda.OUT_DTYPES and float(op.args["scale"]) == 1.0
+            and float(op.args["shift"]) == 0.0 and op.device.type == "cuda" and cuda.kernels() is not None)
+
+
+class ResizeKernel(FastKernel):
+    name = "resize_batch (CUDA extension)"
+
+    def supports(self, op: Resize, inputs: Sequence[TensorList], args: dict[str, list[Any]]) -> bool:
+        return _resize_ok(op, inputs[0])
+
+    def run(self, op: Resize, ctx: Any, inputs: Sequence[TensorList],
+            args: dict[str, list[Any]]) -> list[TensorList] | None:
+        tl = inputs[0]
+        sizes = op.target_sizes(cuda.image_sizes(tl), args)
+        if sizes is None:  # a negative size asks for a flip: the spec does those
+            return None
+        interp = interp_name(op.args["interp_type"]) or "linear"
+        if (sizes == sizes[0]).all():
+            return [TensorList(cuda.resize_dense(tl.samples, sizes[0], op.args["antialias"], interp), tl.layout())]
+        return [TensorList(cuda.resize(tl.samples, sizes, op.args["antialias"], interp), tl.layout())]
+
+
+class RandomResizedCropKernel(FastKernel):
+    name = "resized_crop_mirror_normalize (CUDA extension)"
+
+    def supports(self, op: RandomResizedCrop, inputs: Sequence[TensorList], args: dict[str, list[Any]]) -> bool:
+        interp = getattr(op.args.get("interp_type"), "value", None)
+        return (op.device.type == "cuda" and interp == "linear" and _hwc(op, inputs) and _plain_filter(op)
+                and op.dtype in (None, torch.uint8) and cuda.images_ok(inputs[0]) and cuda.kernels() is not None)
+
+    def run(self, op: RandomResizedCrop, ctx: Any, inputs: Sequence[TensorList],
+            args: dict[str, list[Any]]) -> list[TensorList] | None:
+        tl = inputs[0]
+        imgs = tl.samples
+        sizes = np.array([tuple(im.shape) for im in imgs], dtype=np.int64)[:, :2]  # fastest way seen
+        wins = random_crop_window_array(op.node.seed, ctx.iteration, sizes, op.area, op.ratio,
+                                        op.args["num_attempts"])
+        return [TensorList(cuda.resized_crops(imgs, wins, op.size, op.args["antialias"]), tl.layout())]
+
+
+class CropMirrorNormalizeKernel(FastKernel):
+    name = "resized_crop_mirror_normalize (CUDA extension)"
+
+    def supports(self, op: CropMirrorNormalize, inputs: Sequence[TensorList],
+                 args: dict[str, list[Any]]) -> bool:
+        return _normalize_ok(op, args) and _hwc(op, inputs) and cuda.images_ok(inputs[0])
+
+    def run(self, op: CropMirrorNormalize, ctx: Any, inputs: Sequence[TensorList],
+            args: dict[str, list[Any]]) -> list[TensorList] | None:
+        tl = inputs[0]
+        in_hw = cuda.image_sizes(tl)
+        wins = op.windows_array(in_hw, args)
+        if wins is None or not one_size_inside(wins, in_hw):
+            return None
+        mean, std = op.stats({}, int(tl[0].shape[2]), torch.device("cpu"))
+        out = cuda.crop_mirror_normalize(tl.samples, wins, op.mirror_flags(args, len(tl)), mean, std,
+                                         op.dtype, op.layout == "CHW")
+        return [TensorList(out, op.layout)]
+
+
+class ResizeCropMirrorNormalizeKernel(FastKernel):
+    name = "resize_crop_mirror_normalize (CUDA extension)"
+
+    def supports(self, pair: ResizeCropMirrorNormalize, inputs: Sequence[TensorList],
+                 args: tuple[dict[str, list[Any]], dict[str, list[Any]]]) -> bool:
+        return _resize_ok(pair.resize, inputs[0]) and _normalize_ok(pair.cmn, args[1]) and pair.cmn.hwc_input()
+
+    def run(self, pair: ResizeCropMirrorNormalize, ctx: Any, inputs: Sequence[TensorList],
+            args: tuple[dict[str, list[Any]], dict[str, list[Any]]]) -> list[TensorList] | None:
+        rs, cmn = pair.resize, pair.cmn
+        rargs, cargs = args
+        tl = inputs[0]
+        sizes = rs.target_sizes(cuda.image_sizes(tl), rargs)
+        if sizes is None:
+            return None
+        wins = cmn.windows_array(sizes, cargs)
+        if wins is None or not one_size_inside(wins, sizes):
+            return None
+        mean, std = cmn.stats({}, int(tl[0].shape[2]), torch.device("cpu"))
+        out = cuda.resize_crop_mirror_normalize(
+            tl.samples, sizes, wins[:, :2], (int(wins[0, 2]), int(wins[0, 3])), cmn.mirror_flags(cargs, len(tl)),
+            mean, std, interp_name(rs.args["interp_type"]) or "linear", rs.args["antialias"], cmn.dtype,
+            cmn.layout == "CHW")
+        return [TensorList(out, cmn.layout)]
+
+
+register_fast(Resize, ResizeKernel())
+register_fast(RandomResizedCrop, RandomResizedCropKernel())
+register_fast(CropMirrorNormalize, CropMirrorNormalizeKernel())
+register_fast(ResizeCropMirrorNormalize, ResizeCropMirrorNormalizeKernel())

@@ -1,0 +1,182 @@
+"""Ops that reinterpret a tensor without changing its bytes: `reshape`, `reinterpret` (also the
+element type), and `cast_like` (a cast to the type of a second input).
+
+Shape rules, as DALI 2.4 documents and does: `shape` may hold one negative extent, filled in from
+the volume; `rel_shape` multiplies input extents (`src_dims` picks which; -1 there inserts a new
+dimension of extent 1); the shape may also come as a second input (one 1-D integer tensor per
+sample). Without `layout`, the input's layout is kept when the number of dimensions is unchanged
+and dropped otherwise.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+
+from .. import types
+from ..errors import ArgumentError
+from ._operator import Operator, SampleContext
+from ._registry import register
+from ._schema import Arg, OpSchema
+from .arith_kernels import cast_sat
+from .basic import Cast
+
+
+def _fill_negative(op: str, dims: list[float], volume: int, what: str) -> list[int]:
+    neg = [i for i, d in enumerate(dims) if d < 0]
+    if len(neg) > 1:
+        raise ArgumentError(f"{op}: `{what}` may have only one negative extent, got {dims}")
+    out = [int(math.floor(d + 0.5)) if i not in neg else -1 for i, d in enumerate(dims)]  # DALI rounds half up
+    if neg:
+        known = math.prod(d for d in out if d >= 0)
+        if known == 0 or volume % known:
+            raise ArgumentError(f"{op}: cannot infer the negative extent of {dims}: the input has {volume} "
+                                f"elements")
+        out[neg[0]] = volume // known
+    return out
+
+
+class Reshape(Operator):
+    """A view of the sample with another shape (and layout). A batch op: the output keeps the
+    input's layout only when the number of dimensions is unchanged, known per batch."""
+
+    sample_wise = False
+
+    def setup(self) -> None:
+        a = self.args
+        given = [k for k in ("shape", "rel_shape") if a.get(k) is not None or k in self.node.arg_inputs]
+        if len(given) > 1:
+            raise ArgumentError(f"{self.name}: `shape` and `rel_shape` are mutually exclusive")
+        if len(self.node.inputs) > 1 and given:
+            raise ArgumentError(f"{self.name}: the shape is given twice (as a second input and as `{given[0]}`)")
+        self.dtype = types.to_torch_dtype(a["dtype"]) if a.get("dtype") is not None else None
+
+    def _target(self, x: torch.Tensor, inputs: list[torch.Tensor], args: dict[str, Any]) -> list[int]:
+        op = self.name
+        get = lambda k: args[k] if k in args else self.args.get(k)  # noqa: E731
+        in_shape = list(x.shape)
+        volume = x.numel()
+        src = get("src_dims")
+        src = None if src is None else ([src] if isinstance(src, (int, float)) else [int(d) for d in src])
+        if src is not None:
+            bad = [d for d in src if not -1 <= d < len(in_shape)]
+            if bad:
+                raise ArgumentError(f"{op}: `src_dims` {src} names dimensions outside the input's {len(in_shape)}")
+        if len(inputs) > 1:
+            shape = inputs[1].reshape(-1).tolist()
+            return _fill_negative(op, shape, volume, "shape")
+        shape = get("shape")
+        if shape is not None:
+            dims = [shape] if isinstance(shape, (int, float)) else list(shape)
+            return _fill_negative(op, dims, volume, "shape")
+        rel = get("rel_shape")
+        if rel is not None:
+            rel = [rel] if isinstance(rel, (int, float)) else list(rel)
+            if src is not None:
+                if len(src) != len(rel):
+                    raise ArgumentError(f"{op}: `src_dims` and `rel_shape` must have the same length")
+                base = [in_shape[d] if d >= 0 else 1 for d in src]
+            else:
+                extra = 1 if rel and rel[-1] < 0 and len(rel) == len(in_shape) + 1 else 0
+                if len(rel) > len(in_shape) + extra:
+                    raise ArgumentError(f"{op}: `rel_shape` has {len(rel)} extents, the input {len(in_shape)} "
+                                        "dimensions")
+                base = in_shape[:len(rel)] + [1] * (len(rel) - len(in_shape))
+            dims = [b * r if r >= 0 else -1.0 for b, r in zip(base, rel)]
+            return _fill_negative(op, dims, volume, "rel_shape")
+        if src is not None:
+            return [in_shape[d] if d >= 0 else 1 for d in src]
+        return in_shape
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        x = inputs[0]
+        if self.dtype is not None and self.dtype != x.dtype:
+            x = self._retype(x)
+        target = self._target(x, inputs, args)
+        if math.prod(target) != x.numel():
+            raise ArgumentError(f"{self.name}: cannot reshape a sample of shape {list(x.shape)} ({x.numel()} "
+                                f"elements) to {target}")
+        out = x.reshape(target)
+        layout = self.args.get("layout")
+        if layout and len(layout) != out.dim():
+            raise ArgumentError(f"{self.name}: layout {layout!r} has {len(layout)} dimensions, the output has "
+                                f"{out.dim()}")
+        return out
+
+    def _retype(self, x: torch.Tensor) -> torch.Tensor:
+        """The same bytes as `dtype`: the innermost extent changes by the ratio of element sizes."""
+        src, dst = x.element_size(), torch.empty((), dtype=self.dtype).element_size()
+        inner = x.shape[-1] if x.dim() else 1
+        if (inner * src) % dst:
+            raise ArgumentError(f"{self.name}: the innermost extent ({inner} x {src} bytes) is not a multiple "
+                                f"of the size of {self.args['dtype']!r} ({dst} bytes)")
+        x = x.contiguous() if x.dim() else x.reshape(1)
+        return x.view(self.dtype)
+
+    def output_layout(self, index: int) -> str | None:
+        if self.args.get("layout") is not None:
+            return self.args["layout"]
+        return None  # decided per batch below
+
+    def run_batch(self, ctx: Any, inputs: list[Any], args: dict[str, list[Any]]) -> list[Any]:
+        out = super().run_batch(ctx, inputs, args)
+        return [self._fix_layout(inputs[0], out[0])]
+
+    def _fix_layout(self, src: Any, out: Any) -> Any:
+        if self.args.get("layout") is None:
+            keep = src.layout() if len(out) and out.samples[0].dim() == len(src.layout()) else ""
+            out._layout = keep
+        return out
+
+
+class CastLike(Cast):
+    """Casts the first input to the element type of the second."""
+
+    def setup(self) -> None:
+        self.dtype = None  # taken from the second input, sample by sample
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        return cast_sat(inputs[0], inputs[1].dtype)
+
+
+_RESHAPE_ARGS = (
+    Arg("shape", "ints", None, "the output shape (one extent may be negative: inferred)", tensor=True),
+    Arg("rel_shape", "floats", None, "the output shape relative to the input's", tensor=True),
+    Arg("src_dims", "ints", None, "which input dimensions to keep, in order (-1: a new one of extent 1)",
+        tensor=True),
+    Arg("layout", "layout", None, "the output layout (default: the input's if the dimensions match)"),
+)
+register(OpSchema(name="reshape", impl=Reshape, min_inputs=1, max_inputs=2, devices=("cpu", "gpu"),
+                  doc="The input with another shape and/or layout; the data are not copied.",
+                  args=_RESHAPE_ARGS))
+register(OpSchema(name="reinterpret", impl=Reshape, min_inputs=1, max_inputs=2, devices=("cpu", "gpu"),
+                  doc="The input's bytes seen as another type, shape and/or layout; the data are not copied.",
+                  args=_RESHAPE_ARGS + (Arg("dtype", "dtype", None, "the output element type (same bytes)"),)))
+register(OpSchema(name="cast_like", impl=CastLike, min_inputs=2, max_inputs=2, devices=("cpu", "gpu"),
+                  doc="Casts the first input to the type of the second (float to integer rounds and saturates)."))
+
+
+class Shapes(Operator):
+    """The shape of each sample as a 1-D tensor (`x.shape()` on a DataNode makes this)."""
+
+    sample_wise = False
+
+    def setup(self) -> None:
+        self.dtype = types.to_torch_dtype(self.args["dtype"])
+
+    def run_batch(self, ctx: Any, inputs: list[Any], args: dict[str, list[Any]]) -> list[Any]:
+        from ..tensor_list import TensorList
+        tl = inputs[0]
+        if tl.dense is not None:
+            one = torch.tensor(tl.dense.shape[1:], dtype=torch.int64).to(self.dtype)
+            return [TensorList(one.unsqueeze(0).expand(len(tl), -1).clone(), "")]
+        return [TensorList([torch.tensor(t.shape, dtype=torch.int64).to(self.dtype) for t in tl.samples], "")]
+
+    def output_layout(self, index: int) -> str:
+        return ""
+
+
+register(OpSchema(name="shapes", impl=Shapes, devices=("cpu", "gpu"), input_devices="any",
+                  doc="The shape of each sample, as a 1-D tensor.",
+                  args=(Arg("dtype", "dtype", types.INT64, "the element type of the result", aliases=("type",)),)))

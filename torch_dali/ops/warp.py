@@ -1,0 +1,272 @@
+"""The affine warps: rotate and warp_affine (CPU or CUDA tensors); warp_perspective is in
+`warp_perspective.py`.
+
+Layouts, output sizes, types and the sampling conventions are DALI 2.4's; the resampling itself
+is `torch_dali.functional.warp`. On CUDA, samples sharing input and output shapes are warped in
+one batched call; on the CPU each sample runs on the pool's threads.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from .. import types
+from ..errors import ArgumentError, ArgumentTypeError
+from ..functional import affine as A
+from ..functional import warp as W
+from ..tensor_list import TensorList
+from ._operator import BatchContext, Operator
+from ._registry import register
+from ._schema import Arg, OpSchema
+
+_LAYOUTS = {"HWC": 2, "FHWC": 2, "DHWC": 3, "FDHWC": 3}
+_DEFAULT_LAYOUT = {3: "HWC", 4: "FHWC"}  # what DALI assumes for a batch without a layout
+_IN_TYPES = (torch.uint8, torch.int16, torch.int32, torch.float32)
+
+
+def interp_of(v: Any) -> str:
+    return v.value if isinstance(v, types.DALIInterpType) else str(v)
+
+
+def dtype_names(dts: Sequence[torch.dtype]) -> str:
+    return ", ".join(str(d).replace("torch.", "") for d in dts)
+
+
+class _Warp(Operator):
+    """Shared by the affine warps: layout, types, output sizes, batched resampling."""
+
+    sample_wise = False
+    strided_input_ok = True
+    interps: tuple[str, ...] = ("nn", "linear")
+
+    def setup(self) -> None:
+        self.interp = interp_of(self.args["interp_type"])
+        if self.interp not in self.interps:
+            raise ArgumentError(f"{self.name}: `interp_type` must be one of "
+                                f"{', '.join('INTERP_' + i.upper() for i in self.interps)}, got "
+                                f"{self.args['interp_type']!r}")
+        dt = self.args.get("dtype")
+        self.dtype = None if dt is None else types.to_torch_dtype(dt)
+        self.fill = self.args.get("fill_value")
+
+    # -- checks ------------------------------------------------------------------------------------
+    def layout_of(self, tl: TensorList) -> tuple[str, int, bool]:
+        """(layout, spatial ndim, has frames) of the input batch; refuses what DALI refuses."""
+        layout = tl.layout()
+        if not layout and len(tl):
+            layout = _DEFAULT_LAYOUT.get(tl[0].dim(), "")
+        if layout not in _LAYOUTS:
+            raise ArgumentError(f"{self.name}: input layout must be one of {', '.join(_LAYOUTS)}, got "
+                                f"{tl.layout()!r}" + (f" with {tl[0].dim()} dimensions" if len(tl) else ""))
+        return layout, _LAYOUTS[layout], layout.startswith("F")
+
+    def out_dtype(self, x: torch.Tensor) -> torch.dtype:
+        if x.dtype not in _IN_TYPES:
+            raise ArgumentTypeError(f"{self.name}: input type must be one of {dtype_names(_IN_TYPES)}, "
+                                    f"got {x.dtype}")
+        out = x.dtype if self.dtype is None else self.dtype
+        if out != x.dtype and out != torch.float32 and x.dtype != torch.float32:
+            raise ArgumentTypeError(f"{self.name}: {x.dtype} input converts only to itself or "
+                                    f"float32 (`dtype`), got {out}")
+        if out not in _IN_TYPES:
+            raise ArgumentTypeError(f"{self.name}: `dtype` must be one of {dtype_names(_IN_TYPES)}, got {out}")
+        return out
+
+    def explicit_size(self, args: dict[str, list[Any]], i: int, ndim: int) -> list[int] | None:
+        """`size` as spatial extents (outermost first): a constant rounds (halves away from zero)
+        and must be positive; a per-sample value is truncated, as DALI does."""
+        if "size" in args:
+            v = args["size"][i]
+            v = [v] if isinstance(v, (int, float)) else list(v)
+            if len(v) != ndim:
+                raise ArgumentError(f"{self.name}: `size` must have {ndim} values, got {v!r}")
+            if any(not math.isfinite(float(s)) or s < 0 for s in v):
+                raise ArgumentError(f"{self.name}: `size` must be non-negative, got {v!r}")
+            return [int(s) for s in v]
+        size = self.args.get("size")
+        if size is None or size == []:
+            return None
+        size = [size] if isinstance(size, (int, float)) else list(size)
+        if len(size) != ndim:
+            raise ArgumentError(f"{self.name}: `size` must have {ndim} values (no channels), got {size!r}")
+        if any(not s > 0 for s in size):
+            raise ArgumentError(f"{self.name}: `size` must be positive, got {size!r}")
+        return [max(1, int(math.floor(s + 0.5))) for s in size]
+
+    # -- per-op pieces ------------------------------------------------------------------------------
+    def plan(self, x: torch.Tensor, spatial: list[int], ndim: int, frames: int, i: int,
+             args: dict[str, list[Any]], mats: list[Any]) -> tuple[list[int], torch.Tensor]:
+        """(output spatial size, matrices (frames or 1, ndim, ndim + 1)) for sample i."""
+        raise NotImplementedError
+
+    def resample(self, imgs: torch.Tensor, mats: torch.Tensor, out_size: list[int],
+                 out_dtype: torch.dtype) -> torch.Tensor:
+        coords = W.affine_coords(mats, out_size)
+        if coords.shape[0] != imgs.shape[0]:
+            coords = coords.expand(imgs.shape[0], *coords.shape[1:])
+        return W.warp(imgs, coords, self.interp, self.fill, out_dtype)
+
+    def matrices_input(self, inputs: list[TensorList]) -> list[Any]:
+        return []
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
+                  args: dict[str, list[Any]]) -> list[TensorList]:
+        tl = inputs[0]
+        layout, ndim, has_frames = self.layout_of(tl)
+        mats_in = self.matrices_input(inputs)
+        n = len(tl)
+        plans: list[tuple[list[int], torch.Tensor]] = []
+        for i in range(n):
+            x = tl[i]
+            if x.dim() != ndim + 1 + has_frames:
+                raise ArgumentError(f"{self.name}: a {layout} sample must have {ndim + 1 + has_frames} "
+                                    f"dimensions, got shape {tuple(x.shape)}")
+            spatial = [int(s) for s in x.shape[has_frames:has_frames + ndim]]
+            frames = int(x.shape[0]) if has_frames else 1
+            plans.append(self.plan(x, spatial, ndim, frames, i, args, mats_in))
+
+        def one(i: int) -> torch.Tensor:
+            x = tl[i]
+            out_size, mats = plans[i]
+            imgs = x if has_frames else x.unsqueeze(0)
+            y = self.resample(imgs, mats.to(x.device), out_size, self.out_dtype(x))
+            return y if has_frames else y[0]
+
+        if self.device.type == "cuda" and n > 1 and tl.is_dense_tensor():
+            same = all(p[0] == plans[0][0] and p[1].shape == plans[0][1].shape for p in plans)
+            if same and not has_frames:  # the whole batch in one call
+                x = tl.as_tensor()
+                mats = torch.cat([p[1] for p in plans]).to(x.device)
+                return [TensorList(self.resample(x, mats, plans[0][0], self.out_dtype(x[0])), layout)]
+        return [TensorList(ctx.map(one, n) if self.device.type == "cpu" else [one(i) for i in range(n)],
+                           layout)]
+
+
+def _scalar(op: str, name: str, v: Any) -> float:
+    if isinstance(v, (list, tuple)):
+        if len(v) != 1:
+            raise ArgumentError(f"{op}: `{name}` must be one value per sample, got {v!r}")
+        v = v[0]
+    return float(v)
+
+
+class Rotate(_Warp):
+    """Turns images (counter-clockwise on screen) or volumes (about `axis`) about their centre."""
+
+    def plan(self, x: torch.Tensor, spatial: list[int], ndim: int, frames: int, i: int,
+             args: dict[str, list[Any]], mats: list[Any]) -> tuple[list[int], torch.Tensor]:
+        angle = _scalar(self.name, "angle", args["angle"][i] if "angle" in args else self.args["angle"])
+        rad = float(A.deg2rad(angle))
+        axis = None
+        if ndim == 3:
+            axis = args["axis"][i] if "axis" in args else self.args.get("axis")
+            if axis is None:
+                raise ArgumentError(f"{self.name}: `axis` is required to rotate volumes (DHWC)")
+            axis = [axis] if isinstance(axis, (int, float)) else list(axis)
+            if len(axis) != 3:
+                raise ArgumentError(f"{self.name}: `axis` must have 3 values, got {axis!r}")
+            if not any(float(a) != 0 for a in axis):
+                raise ArgumentError(f"{self.name}: `axis` must have a non-zero length, got {axis!r}")
+        in_xyz = spatial[::-1]
+        size = self.explicit_size(args, i, ndim)
+        if size is not None:
+            out_xyz = size[::-1]
+        elif self.args["keep_size"]:
+            out_xyz = list(in_xyz)
+        else:
+            canvas, parity = A.rotated_canvas(in_xyz, rad, axis)
+            out_xyz = A.fix_parity(canvas, [parity])
+        m = A.rotate_matrix(in_xyz, out_xyz, rad, axis)
+        return out_xyz[::-1], torch.from_numpy(m)[None]
+
+
+class WarpAffine(_Warp):
+    """Maps every output pixel centre through `matrix` (destination to source unless
+    `inverse_map=False`) and samples the input there."""
+
+    def setup(self) -> None:
+        super().setup()
+        m = self.args.get("matrix")
+        if len(self.node.inputs) < 2 and "matrix" not in self.node.arg_inputs and not m:
+            raise ArgumentError(f"{self.name}: give `matrix` (or the matrices as a second input)")
+
+    def matrices_input(self, inputs: list[TensorList]) -> list[Any]:
+        if len(inputs) < 2:
+            return []
+        mt = inputs[1]
+        if len(mt) == 1 and len(inputs[0]) != 1 and mt[0].dim() == 3:  # one (N, nd, nd + 1) tensor
+            return list(mt[0].unbind(0))
+        return list(mt)
+
+    def _matrix(self, v: Any, ndim: int) -> torch.Tensor:
+        t = torch.as_tensor(v, dtype=torch.float32) if not isinstance(v, torch.Tensor) else v
+        if t.dtype != torch.float32:
+            raise ArgumentTypeError(f"{self.name}: the matrices must be float32, got {t.dtype}")
+        if t.numel() != ndim * (ndim + 1):
+            raise ArgumentError(f"{self.name}: `matrix` must have {ndim * (ndim + 1)} values "
+                                f"({ndim}x{ndim + 1}) for {ndim}D data, got {t.numel()}")
+        t = t.reshape(ndim, ndim + 1)
+        if not self.args["inverse_map"]:
+            full = torch.eye(ndim + 1, dtype=torch.float64, device=t.device)
+            full[:ndim] = t.to(torch.float64)
+            if abs(float(torch.linalg.det(full))) < 1e-30:
+                raise ArgumentError(f"{self.name}: `matrix` is singular; inverse_map=False needs an "
+                                    f"invertible transform")
+            t = torch.linalg.inv(full)[:ndim].to(torch.float32)
+        return t[None]
+
+    def plan(self, x: torch.Tensor, spatial: list[int], ndim: int, frames: int, i: int,
+             args: dict[str, list[Any]], mats: list[Any]) -> tuple[list[int], torch.Tensor]:
+        if mats:
+            if len(mats) != len(args.get("matrix", mats)) or i >= len(mats):
+                raise ArgumentError(f"{self.name}: expected one matrix per sample, got {len(mats)}")
+            m = self._matrix(mats[i], ndim)
+        elif "matrix" in args:
+            v = args["matrix"][i]
+            shape = tuple(np.shape(v))
+            if shape != (ndim, ndim + 1):
+                raise ArgumentError(f"{self.name}: each sample of a per-sample `matrix` must be a "
+                                    f"{ndim}x{ndim + 1} tensor, got shape {shape}")
+            m = self._matrix(v, ndim)
+        else:
+            m = self._matrix(self.args["matrix"], ndim)
+        size = self.explicit_size(args, i, ndim)
+        return (size if size is not None else spatial), m
+
+
+def _common(extra: tuple[Arg, ...]) -> tuple[Arg, ...]:
+    return (
+        *extra,
+        Arg("size", "floats", None, "output size, spatial dimensions only (e.g. (H, W)); a constant "
+            "rounds to the nearest integer", tensor=True),
+        Arg("fill_value", "float", None, "value for areas outside the source; without it the border "
+            "pixels repeat"),
+        Arg("interp_type", "interp_type", types.INTERP_LINEAR, "INTERP_NN or INTERP_LINEAR"),
+        Arg("dtype", "dtype", None, "output type: the input's or FLOAT (any, from a float input)",
+            aliases=("output_dtype",)),
+    )
+
+
+register(OpSchema(
+    name="rotate", impl=Rotate,
+    doc="Rotates images (HWC, FHWC) counter-clockwise by `angle` degrees, or volumes (DHWC, FDHWC) "
+        "about `axis`; the canvas fits the result unless `size` or `keep_size` says otherwise.",
+    args=_common((
+        Arg("angle", "float", doc="angle in degrees", tensor=True),
+        Arg("axis", "float_list", None, "rotation axis (x, y, z) for volumes", tensor=True),
+        Arg("keep_size", "bool", False, "keep the input's size instead of fitting the rotated image"),
+    )),
+))
+register(OpSchema(
+    name="warp_affine", impl=WarpAffine, max_inputs=2,
+    doc="Applies an affine transform (HWC, FHWC, DHWC, FDHWC): output pixel p (its centre) takes the "
+        "input at matrix @ (p, 1), with (0, 0) the corner of the first pixel.",
+    args=_common((
+        Arg("matrix", "float_list", None, "(2x3 or 3x4, row-major) destination-to-source transform, "
+            "unless inverse_map=False", tensor=True),
+        Arg("inverse_map", "bool", True, "False: `matrix` maps source to destination (it is inverted)"),
+    )),
+))

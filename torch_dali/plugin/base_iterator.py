@@ -1,0 +1,240 @@
+"""`torch_dali.plugin.base_iterator` mirrors `nvidia.dali.plugin.base_iterator`: LastBatchPolicy
+and the epoch bookkeeping DALI's framework iterators share.
+
+Where an epoch ends, as in DALI 2.4:
+
+* `reader_name=...`: the reader's shard size (its `epoch_size`, padded when it pads);
+* `size=N`: after N samples (counted per batch; DALI's older way);
+* neither (`size=-1`): when the pipeline raises StopIteration (an external source ran out). Then
+  there is one pipeline, every batch is returned whole (FILL) and `reset()` starts the sources'
+  next epoch; with `auto_reset` the iterator does it itself. `len()` is DALI's: 0.
+
+`prepare_first_batch=True` (the default) runs the first batch when the iterator is made, as DALI
+does, so a pipeline with no data fails there. `reset()` before an epoch ended is ignored (DALI
+warns and ignores it too).
+"""
+from __future__ import annotations
+
+import enum
+import math
+import warnings
+from typing import Any, Sequence
+
+from ..errors import ArgumentError, PipelineError
+from ..graph.pipeline import Pipeline
+from ..tensor_list import TensorList
+
+
+class LastBatchPolicy(enum.Enum):
+    """What happens to the last batch of an epoch when the shard size is not a batch multiple.
+
+    FILL: the batch is full; the extra samples come from the next epoch (or the reader's padding).
+    DROP: the partial batch is not returned.
+    PARTIAL: the batch is returned with only the samples that belong to the epoch.
+    """
+
+    FILL = 0
+    DROP = 1
+    PARTIAL = 2
+
+
+def auto_reset_mode(v: Any) -> bool:
+    if v in (True, "yes"):
+        return True
+    if v in (False, "no", None):
+        return False
+    raise ArgumentError(f"iterator: `auto_reset` must be True/'yes' or False/'no'/None, got {v!r}")
+
+
+class BaseIterator:
+    """Epochs, sizes and resets over one or more pipelines; subclasses turn batches into their
+    framework's tensors (`_convert`)."""
+
+    def __init__(self, pipelines: Pipeline | Sequence[Pipeline], size: int = -1, reader_name: str | None = None,
+                 auto_reset: bool | str | None = False, fill_last_batch: bool | None = None,
+                 last_batch_padded: bool = False, last_batch_policy: LastBatchPolicy = LastBatchPolicy.FILL,
+                 prepare_first_batch: bool = True) -> None:
+        name = type(self).__name__
+        self._pipes = list(pipelines) if isinstance(pipelines, (list, tuple)) else [pipelines]
+        if not self._pipes:
+            raise ArgumentError(f"{name}: `pipelines` is empty")
+        if fill_last_batch is not None:  # DALI's deprecated spelling
+            last_batch_policy = LastBatchPolicy.FILL if fill_last_batch else LastBatchPolicy.PARTIAL
+        if not isinstance(last_batch_policy, LastBatchPolicy):
+            raise ArgumentError(f"{name}: `last_batch_policy` must be a LastBatchPolicy, got {last_batch_policy!r}")
+        size = int(size)
+        if size == 0:
+            raise ArgumentError(f"{name}: Size cannot be 0 (give a positive `size`, -1, or `reader_name`)")
+        if size > 0 and reader_name is not None:
+            raise ArgumentError(f"{name}: give only one of `size` and `reader_name`")
+        if reader_name is not None and last_batch_padded:
+            raise ArgumentError(f"{name}: `last_batch_padded` comes from the reader when `reader_name` is given")
+        self._unknown_size = size < 0 and reader_name is None
+        if self._unknown_size and len(self._pipes) > 1:
+            raise ArgumentError(f"{name}: Negative size is supported only for a single pipeline (the epoch then "
+                                "ends when it raises StopIteration); give `size` or `reader_name`")
+        if self._unknown_size:
+            last_batch_policy, last_batch_padded = LastBatchPolicy.FILL, False
+        self._policy = last_batch_policy
+        self._auto_reset = auto_reset_mode(auto_reset)
+        self._reader_name = reader_name
+        self._size = size
+        self._padded = last_batch_padded
+        for p in self._pipes:
+            p.build()
+        self.batch_size = self._pipes[0].batch_size
+        self._counter = 0
+        self._epoch_done = False
+        self._ever_consumed = False
+        self._first_batch: Any = None
+        self._checkpointing = self._pipes[0].enable_checkpointing
+        if any(p.enable_checkpointing != self._checkpointing for p in self._pipes):
+            raise ArgumentError(f"{name}: all pipelines must have the same `enable_checkpointing`")
+        restored = [p.is_restored_from_checkpoint for p in self._pipes]
+        if any(restored):
+            if not all(restored):
+                raise ArgumentError(f"{name}: some but not all pipelines were restored from a checkpoint")
+            data = [p.iterator_data for p in self._pipes]
+            if any(d != data[0] for d in data):
+                raise ArgumentError(f"{name}: the pipelines' checkpoints hold different iterator positions")
+            self._load_state(data[0])
+        self._initial_checkpoints = ([p.checkpoint(iterator_data=self._save_state()) for p in self._pipes]
+                                     if self._checkpointing else [])
+        if prepare_first_batch:
+            try:
+                self._first_batch = self._next_batch()
+            except StopIteration:
+                raise PipelineError(f"{name}: the pipeline has no data (its first batch raised "
+                                    "StopIteration)") from None
+
+    # -- checkpoints -----------------------------------------------------------------------------
+    def _save_state(self) -> dict[str, Any]:
+        return {"counter": self._counter, "epoch_done": self._epoch_done}
+
+    def _load_state(self, data: Any) -> None:
+        if data is None:
+            return
+        if not isinstance(data, dict) or not isinstance(data.get("counter"), int):
+            raise ArgumentError(f"{type(self).__name__}: the checkpoint's iterator position is malformed: {data!r}")
+        self._counter = int(data["counter"])
+        self._epoch_done = bool(data.get("epoch_done", False))
+
+    def checkpoints(self) -> list[str]:
+        """One checkpoint per pipeline, with this iterator's position: make the pipelines with
+        `checkpoint=` and a new iterator over them continues from here."""
+        if not self._checkpointing:
+            raise ArgumentError(f"{type(self).__name__}: checkpointing is disabled (the pipelines need "
+                                "enable_checkpointing=True)")
+        if not self._ever_consumed:
+            return list(self._initial_checkpoints)
+        return [p.checkpoint(iterator_data=self._save_state()) for p in self._pipes]
+
+    # -- sizes ---------------------------------------------------------------------------------
+    def _shard_size(self) -> int:
+        if self._reader_name is None:
+            return int(self._size)
+        meta = self._pipes[0].reader_meta(self._reader_name)
+        n = meta["epoch_size_padded"] if self._padded or meta.get("pad_last_batch") else meta["epoch_size"]
+        shards, sid = meta["number_of_shards"], meta["shard_id"]
+        return (sid + 1) * n // shards - sid * n // shards
+
+    def __len__(self) -> int:
+        if self._unknown_size:
+            return 0  # DALI's value where the epoch ends on StopIteration (its size is -1)
+        size = self._shard_size()
+        if self._policy == LastBatchPolicy.DROP:
+            return size // self.batch_size
+        return math.ceil(size / self.batch_size)
+
+    @property
+    def size(self) -> int:
+        return self._shard_size()
+
+    # -- iterating -----------------------------------------------------------------------------
+    def __iter__(self) -> "BaseIterator":
+        if self._counter != 0 and self._ever_consumed:
+            self._reset(quiet=True)  # a new `for` loop over a used iterator: the next epoch, if this one ended
+        return self
+
+    def __next__(self) -> Any:
+        self._ever_consumed = True
+        if self._first_batch is not None:
+            batch, self._first_batch = self._first_batch, None
+            return batch
+        return self._next_batch()
+
+    next = __next__
+
+    def _run_all(self) -> list[tuple[TensorList, ...]]:
+        return [p.run() for p in self._pipes]
+
+    def _next_batch(self) -> Any:
+        if self._unknown_size:
+            try:
+                outs = self._run_all()
+            except StopIteration:
+                if self._auto_reset:
+                    self.reset()
+                raise
+            self._counter += self.batch_size
+            return [self._convert(o, None) for o in outs]
+        size = self._shard_size()
+        if self._epoch_done or self._counter >= size:
+            self._end_epoch()
+        left = size - self._counter
+        if self._policy == LastBatchPolicy.DROP and left < self.batch_size:
+            self._run_all()  # consume the partial batch so the next epoch starts right
+            self._counter += self.batch_size
+            self._end_epoch()
+        outs = self._run_all()
+        take = left if self._policy == LastBatchPolicy.PARTIAL and left < self.batch_size else None
+        results = [self._convert(o, take) for o in outs]
+        self._counter += self.batch_size
+        if self._counter >= size:
+            self._epoch_done = True
+        return results
+
+    def _convert(self, outs: tuple[TensorList, ...], take: int | None) -> Any:
+        raise NotImplementedError
+
+    def _end_epoch(self) -> None:
+        """Ends the epoch with StopIteration; with auto_reset the next `for` loop starts the next."""
+        if self._auto_reset:
+            self.reset()
+        raise StopIteration
+
+    def reset(self) -> None:
+        """Starts the next epoch; samples already read past the epoch's end count towards it."""
+        self._reset(quiet=False)
+
+    def _reset(self, quiet: bool) -> None:
+        if self._unknown_size:
+            self._counter = 0
+            for p in self._pipes:
+                p.reset()
+            return
+        size = self._shard_size()
+        if (self._policy == LastBatchPolicy.DROP and not self._epoch_done
+                and 0 < size - self._counter < self.batch_size):
+            self._run_all()  # DROP: the partial batch left in the epoch is taken and dropped first
+            self._counter += self.batch_size
+        if self._counter < size and not self._epoch_done:
+            if quiet:
+                return
+            warnings.warn(f"{type(self).__name__}: reset() before the epoch ended is ignored (as in DALI)",
+                          RuntimeWarning, stacklevel=2)
+            return
+        # Samples read past the epoch's end were returned to the caller (FILL, DROP's dropped
+        # batch) and count towards the next epoch; with PARTIAL they were cut off, so the next
+        # epoch returns `size` samples again (as DALI does).
+        pad = self._padded or self._any_padded()
+        partial = self._policy == LastBatchPolicy.PARTIAL
+        self._counter = 0 if (pad or partial) else self._counter - size
+        self._epoch_done = False
+        for p in self._pipes:
+            p.reset()
+
+    def _any_padded(self) -> bool:
+        if self._reader_name is None:
+            return False
+        return bool(self._pipes[0].reader_meta(self._reader_name).get("pad_last_batch"))
