@@ -71,13 +71,15 @@ class RandomBBoxCrop(Operator):
         self.has_input_shape = a["input_shape"] is not None or "input_shape" in self.node.arg_inputs
         if self.has_crop_shape and not self.has_input_shape:
             raise ArgumentError(f"{self.name}: `crop_shape` needs `input_shape` (the image's shape)")
-        if self.has_crop_shape and (a["scaling"] is not None or a["aspect_ratio"] is not None):
+        # given and not the default (None, DALI's "not set", arrives as the default)
+        shaped = [n for n in ("scaling", "aspect_ratio") if n in self.node.explicit and list(a[n]) != [1.0, 1.0]]
+        if self.has_crop_shape and shaped:
             raise ArgumentError(f"{self.name}: `crop_shape` cannot be combined with `scaling` or `aspect_ratio`")
-        scaling = [1.0, 1.0] if a["scaling"] is None else list(a["scaling"])
+        scaling = list(a["scaling"])
         if len(scaling) != 2 or not 0.0 <= scaling[0] <= scaling[1]:
             raise ArgumentError(f"{self.name}: `scaling` must be [min, max] with 0 <= min <= max, got {scaling}")
         self.scaling = (float(scaling[0]), float(scaling[1]))
-        self.aspect_raw = [1.0, 1.0] if a["aspect_ratio"] is None else list(a["aspect_ratio"])
+        self.aspect_raw = list(a["aspect_ratio"])
         if len(self.aspect_raw) not in (2, 6) or any(
                 not 0 < self.aspect_raw[k] <= self.aspect_raw[k + 1] for k in range(0, len(self.aspect_raw), 2)):
             raise ArgumentError(f"{self.name}: `aspect_ratio` must be [min, max] (or 3 such pairs for 3-D boxes) "
@@ -235,9 +237,9 @@ register(OpSchema(
         Arg("thresholds", "floats", (0.0,), "minimum IoU (or overlap) per box; one is picked per try"),
         Arg("threshold_type", "str", "iou", "'iou' or 'overlap' (fraction of the box inside the window)",
             check=one_of("iou", "overlap")),
-        Arg("aspect_ratio", "floats", None, "valid window aspect ratio range [min, max] (x/y; for 3-D "
-            "boxes one or three pairs: xy, xz, yz); default [1, 1]"),
-        Arg("scaling", "floats", None, "window extent range [min, max] relative to the image; default [1, 1]"),
+        Arg("aspect_ratio", "float_list", (1.0, 1.0), "valid window aspect ratio range [min, max] (x/y; for 3-D "
+            "boxes one or three pairs: xy, xz, yz)"),
+        Arg("scaling", "float_list", (1.0, 1.0), "window extent range [min, max] relative to the image"),
         Arg("ltrb", "bool", True, "deprecated: True is bbox_layout 'xyXY', False 'xyWH'"),
         Arg("bbox_layout", "layout", "", "box coordinates, e.g. 'xyXY', 'xyWH', 'xyzXYZ' (default by ltrb)"),
         Arg("num_attempts", "int", 1, "windows tried per picked threshold", check=positive),
