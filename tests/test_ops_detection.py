@@ -88,6 +88,15 @@ def test_same_seed_same_windows_for_any_thread_count():
     assert any(not np.array_equal(x, y) for x, y in zip(runs[0][0], other[0]))
 
 
+def test_per_sample_input_shape():
+    b = [np.array([[0.1, 0.1, 0.5, 0.5]], np.float32)] * 4
+    shapes = [np.array([400, 200], np.int32), np.array([300, 300], np.int32)] * 2
+    a, s, _ = O.run(lambda x, sh: tuple(fn.random_bbox_crop(x, input_shape=sh, scaling=[0.5, 0.8],
+                                                            allow_no_crop=False, num_attempts=20)), [b, shapes], 4)
+    for shape, sh in zip(s, shapes):  # a square window in pixels: aspect_ratio [1, 1] in input_shape units
+        np.testing.assert_allclose(shape[0] * sh[0], shape[1] * sh[1], rtol=1e-5)
+
+
 def test_output_count_follows_labels_and_indices():
     b = [np.array([[0.1, 0.1, 0.5, 0.5]], np.float32)]
     lab = [np.array([4], np.int32)]
@@ -99,7 +108,7 @@ def test_output_count_follows_labels_and_indices():
 
 @pytest.mark.parametrize("boxes,kw,message", [
     (np.array([[-0.1, 0.2, 0.5, 0.5]], np.float32), {}, "outside [0, 1]"),
-    (np.array([[0.6, 0.2, 0.5, 0.5]], np.float32), {}, "inverted"),
+    (np.array([[0.2, 0.2, 0.5, 1.5]], np.float32), {}, "outside [0, 1]"),
     (np.array([[0.1, 0.2, 0.5]], np.float32), {}, "(boxes, 4) or (boxes, 6)"),
     (np.array([[1, 2, 3, 4]], np.int32), {}, "floating point"),
     (np.array([[0.1, 0.1, 0.5, 0.5]], np.float32), dict(bbox_layout="xyXX"), "`bbox_layout` must be"),

@@ -67,8 +67,8 @@ class RandomBBoxCrop(Operator):
 
     def setup(self) -> None:
         a = self.args
-        self.has_crop_shape = a["crop_shape"] is not None or "crop_shape" in self.node.arg_inputs
-        self.has_input_shape = a["input_shape"] is not None or "input_shape" in self.node.arg_inputs
+        self.has_crop_shape = a.get("crop_shape") is not None or "crop_shape" in self.node.arg_inputs
+        self.has_input_shape = a.get("input_shape") is not None or "input_shape" in self.node.arg_inputs
         if self.has_crop_shape and not self.has_input_shape:
             raise ArgumentError(f"{self.name}: `crop_shape` needs `input_shape` (the image's shape)")
         # given and not the default (None, DALI's "not set", arrives as the default)
@@ -121,7 +121,7 @@ class RandomBBoxCrop(Operator):
         return self._params[ndim]
 
     def _shape_arg(self, args: dict[str, list[Any]], name: str, i: int, ndim: int) -> np.ndarray | None:
-        v = args[name][i] if name in args else self.args[name]
+        v = args[name][i] if name in args else self.args.get(name)
         if v is None:
             return None
         vals = [v] if isinstance(v, (int, float)) else list(v)
@@ -150,11 +150,12 @@ class RandomBBoxCrop(Operator):
         ndim = ncoords // 2
         layout = self._layout(ndim)
         lo, hi = _read(_boxes32(self.name, boxes_t, ncoords, src), layout)
-        bad = ~(((lo >= 0) & (lo <= hi) & (hi <= 1)).all(1))
+        corners = np.concatenate([lo, hi], 1)
+        bad = ~((corners >= 0) & (corners <= 1)).all(1)  # as DALI: inverted boxes pass, outside ones do not
         if bad.any():
             k = int(np.nonzero(bad)[0][0])
-            raise DataError(f"{self.name}: box {k} {np.concatenate([lo[k], hi[k]]).tolist()} is outside [0, 1] "
-                            f"or inverted (boxes are relative, in {layout!r}){src}")
+            raise DataError(f"{self.name}: box {k} {corners[k].tolist()} is outside [0, 1] (boxes are relative, "
+                            f"in {layout!r}){src}")
         if labels_t is not None and (labels_t.dim() == 0 or labels_t.shape[0] != lo.shape[0]):
             raise ArgumentError(f"{self.name}: {lo.shape[0]} boxes but labels of shape {tuple(labels_t.shape)}{src}")
         crop_shape = self._shape_arg(args, "crop_shape", i, ndim) if self.has_crop_shape else None
