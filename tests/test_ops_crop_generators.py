@@ -75,7 +75,7 @@ def test_same_seed_same_windows_and_crop_generator_matches_random_resized_crop()
     """Same seed -> same windows; random_crop_generator draws what random_resized_crop cuts."""
     import torch
     from torch_dali import fn, pipeline_def
-    from torch_dali.executor.rng import SampleRNG
+    from torch_dali.rng import SampleRNG
     from torch_dali.functional.crop_window import random_crop_window
 
     def run():

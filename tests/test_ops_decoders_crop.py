@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from reference import geometry_cases as G
+from reference.geometry_cases_regions import encoded
 from reference.geometry_tables import SOURCES, check_refused, dali, ours
 
 CASES = [k for k in G.CASES if k.startswith("decoders/")]
@@ -36,7 +37,7 @@ def test_crop_decoder_equals_decode_then_crop():
     """The window decode gives the crop of the whole decode (same pixels as fn.crop after it)."""
     import torch
     from torch_dali import fn, pipeline_def
-    data = torch.from_numpy(G.encoded()["jpeg_420"].copy())
+    data = torch.from_numpy(encoded()["jpeg_420"].copy())
 
     @pipeline_def(batch_size=1, num_threads=1, device_id=None)
     def p():

@@ -11,18 +11,8 @@ from torch_dali import fn, pipeline_def
 from reference import cases as C
 from reference.tables import SOURCES, expected
 
-# Where ops/arithmetic.py (torch's semantics) differs from DALI 2.4: strict xfails, so a fix shows.
-_INT_CONST = ("ops/arithmetic.py: a Python int constant keeps the uint8 type (torch), so `{}` wraps at 256; "
-              "DALI types integer constants as int32 and returns int32")
-DIFFERS = {
-    "u8_add_int": _INT_CONST.format("a + 300"), "u8_mul_2": _INT_CONST.format("a * 2"),
-    "rsub_u8": _INT_CONST.format("10 - a"),
-    "f_floordiv": "ops/arithmetic.py: `//` on floats floors (torch.floor_divide); DALI's `//` divides floats "
-                  "without flooring (78.09 // 7 = 11.156)",
-    "i32_floordiv_3": "ops/arithmetic.py: integer `//` floors (-7 // 3 = -3); DALI truncates toward zero (-2)",
-    "i32_mod_7": "ops/arithmetic.py: integer `%` takes the divisor's sign (torch.remainder); DALI's takes the "
-                 "dividend's (C's %)",
-}
+# ops/arithmetic.py follows DALI 2.4's type promotion and integer `//`/`%` (the six expressions that
+# were strict xfails here pass since the DALI-semantics work): every case must match.
 
 
 def ours(expr: str) -> np.ndarray:
@@ -39,8 +29,7 @@ def ours(expr: str) -> np.ndarray:
 
 
 @pytest.mark.parametrize("source", SOURCES)
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=DIFFERS[n]))
-                                  if n in DIFFERS else n for n in sorted(C.ARITH_CASES)])
+@pytest.mark.parametrize("name", sorted(C.ARITH_CASES))
 def test_expression_matches_dali(name, source):
     expr = C.ARITH_CASES[name]
     want = expected(source, f"arith/{name}", lambda d: d.arithmetic(expr))

@@ -16,6 +16,9 @@ from .filters import pad_axis
 MORPH_BORDERS = {"constant": "constant", "replicate": "clamp", "reflect": "reflect_1001",
                  "reflect_101": "reflect_101", "wrap": "wrap"}
 
+# Unsigned types some torch builds (2.11's CUDA kernels) have no sort/min/max for: computed wider
+_WIDER = {torch.uint16: torch.int32, torch.uint32: torch.int64}
+
 
 def _extreme(dtype: torch.dtype, high: bool) -> float:
     if dtype.is_floating_point:
@@ -31,11 +34,14 @@ def _pass(x: torch.Tensor, axis: int, size: int, anchor: int, border: str, dilat
     n = int(x.shape[axis])
     fill = _extreme(dtype, not dilate)  # a border value that never wins
     xp = pad_axis(x, axis, anchor, size - 1 - anchor, MORPH_BORDERS[border], fill)
+    wide = _WIDER.get(xp.dtype)  # torch lacks min/max for these unsigned types on some builds
+    if wide is not None:
+        xp = xp.to(wide)
     out = xp.narrow(axis, 0, n).clone()
     for j in range(1, size):
         s = xp.narrow(axis, j, n)
         out = torch.maximum(out, s) if dilate else torch.minimum(out, s)
-    return out
+    return out if wide is None else out.to(x.dtype)
 
 
 def morph(x: torch.Tensor, h_axis: int, w_axis: int, mask_hw: tuple[int, int], anchor_yx: tuple[int, int],
@@ -57,6 +63,6 @@ def median_blur(x: torch.Tensor, h_axis: int, w_axis: int, window_hw: tuple[int,
     xp = pad_axis(pad_axis(x, h_axis, kh // 2, kh // 2, "clamp"), w_axis, kw // 2, kw // 2, "clamp")
     taps = [xp.narrow(h_axis, i, h).narrow(w_axis, j, w) for i in range(kh) for j in range(kw)]
     stacked = torch.stack(taps, dim=0)
-    if not x.dtype.is_floating_point and x.device.type == "cpu" and x.dtype != torch.int64:
-        stacked = stacked.to(torch.int64)  # CPU sort kernels cover every integer type this way
+    if not x.dtype.is_floating_point and x.dtype != torch.int64 and (x.device.type == "cpu" or x.dtype in _WIDER):
+        stacked = stacked.to(torch.int64)  # sort kernels cover every integer type this way
     return stacked.sort(dim=0).values[(kh * kw) // 2].to(x.dtype)

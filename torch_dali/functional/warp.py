@@ -84,6 +84,8 @@ def _gather(flat: torch.Tensor, idx: list[torch.Tensor], spatial: Sequence[int],
     base = torch.arange(n, device=lin.device, dtype=lin.dtype).unsqueeze(1) * stride
     out = flat.index_select(0, (lin + base).reshape(-1)).reshape(n, m, -1)
     if inside is not None:
+        if out.dtype in (torch.uint16, torch.uint32):  # no `where` for these on some torch builds
+            return torch.where(inside.unsqueeze(-1), out.to(torch.int64), fill.to(torch.int64)).to(out.dtype)
         out = torch.where(inside.unsqueeze(-1), out, fill.to(out.dtype))
     return out
 

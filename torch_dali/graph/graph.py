@@ -20,6 +20,9 @@ class Graph:
         # nodes made outside this graph -> their copies here (the originals are kept alive so that
         # their ids stay theirs)
         self._copies: dict[int, tuple[Node, Node]] = {}
+        # seeds count the ops that are not device copies: a GPU op fed from the CPU (an implicit
+        # copy before it) draws what the same op draws on the CPU
+        self._seeded = 0
 
     def add_node(self, schema: Any, *, device: str, args: dict[str, Any], inputs: list[DataNode],
                  arg_inputs: dict[str, DataNode], name: str | None = None, seed: int | None = None,
@@ -32,7 +35,9 @@ class Graph:
                              "pipeline; names must be unique")
         seed_given = seed is not None and seed != -1
         if not seed_given:
-            seed = derive_seed(self.seed, idx)
+            seed = derive_seed(self.seed, self._seeded)
+        if schema.name != "copy":
+            self._seeded += 1
         node = Node(id=idx, schema=schema, name=name, device=device, args=args, inputs=list(inputs),
                     arg_inputs=dict(arg_inputs), seed=int(seed), origin=origin, seed_given=seed_given)
         out_device = "gpu" if device in ("gpu", "mixed") else "cpu"

@@ -196,7 +196,9 @@ struct NvJpegDecoder::Job {
   const uint8_t* data = nullptr;
   size_t size = 0;
   int width = 0, height = 0;
-  int roi_x = 0, roi_y = 0, roi_w = -1, roi_h = -1;  // the window decoded (w < 0: the whole image)
+  int roi_x = 0, roi_y = 0, roi_w = -1, roi_h = -1;  // the window asked for (w < 0: the whole image)
+  bool whole = true;        // `out` holds the whole image (a window is then a view of it)
+  cudaStream_t caller = nullptr;  // the stream that reads `out`
   bool decodable = false;   // a JPEG nvJPEG accepts (else: None, CPU fallback)
   bool hw_ok = false;       // the hardware batched decoder supports it
   bool unsupported = false; // rejected while decoding: None, CPU fallback
@@ -564,18 +566,23 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   }
   for (auto& st : cu_) st->used = false;
   auto cuda_parts = balance(cuda_jobs, cu_.size());
-  auto allocate = [&](std::vector<Job*>& part, cudaStream_t stream) {
+  // Windows are decoded as windows by the hardware only: the CUDA backend's ROI decode gave wrong
+  // pixels on an H200 (nvJPEG 13.0; bench/roi_determinism.py), so it decodes the whole image and
+  // the window is a view of it.
+  auto allocate = [&](std::vector<Job*>& part, cudaStream_t stream, bool windows) {
     c10::cuda::CUDAStreamGuard on(c10::cuda::getStreamFromExternal(stream, static_cast<c10::DeviceIndex>(device_)));
     for (Job* j : part) {
-      const int h = j->roi_w < 0 ? j->height : j->roi_h, w = j->roi_w < 0 ? j->width : j->roi_w;
+      j->caller = caller.stream();
+      j->whole = !windows || j->roi_w < 0;
+      const int h = j->whole ? j->height : j->roi_h, w = j->whole ? j->width : j->roi_w;
       j->out = at::empty({h, w, channels}, opts);
       c10::cuda::CUDACachingAllocator::recordStream(j->out.storage().data_ptr(), caller);
       j->dest.channel[0] = j->out.data_ptr<uint8_t>();
       j->dest.pitch[0] = static_cast<size_t>(w) * channels;
     }
   };
-  for (auto& st : hw_) allocate(st->jobs, st->stream);
-  for (size_t k = 0; k < cu_.size(); ++k) allocate(cuda_parts[k], cu_[k]->stream);
+  for (auto& st : hw_) allocate(st->jobs, st->stream, true);
+  for (size_t k = 0; k < cu_.size(); ++k) allocate(cuda_parts[k], cu_[k]->stream, false);
   const std::vector<cudaEvent_t> no_waits;
 
   // Phase 2: hardware and hybrid states in parallel.
@@ -618,8 +625,10 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   int64_t skipped = 0;
   for (size_t i = 0; i < n; ++i) {
     TORCH_CHECK(jobs[i].error.empty(), "NvJpegDecoder.decode: sample ", i, ": ", jobs[i].error);
-    if (jobs[i].decodable && !jobs[i].unsupported)
-      results[i] = std::move(jobs[i].out);
+    Job& j = jobs[i];
+    if (j.decodable && !j.unsupported)
+      results[i] = (j.roi_w < 0 || !j.whole) ? std::move(j.out)
+                                             : j.out.narrow(0, j.roi_y, j.roi_h).narrow(1, j.roi_x, j.roi_w);
     else
       ++skipped;
   }
@@ -713,10 +722,16 @@ void NvJpegDecoder::decode_one(CudaState& st, Job& job, nvjpegOutputFormat_t, in
   // The host stage reuses this pinned buffer: wait until its previous upload has run.
   TD_CUDA(cudaEventSynchronize(st.pinned_free[slot]), "cudaEventSynchronize");
   nvjpegJpegStream_t js = st.jstream[slot];
-  nvjpegStatus_t s = job.roi_w < 0 ? nvjpegDecodeParamsSetROI(st.params, 0, 0, -1, -1)
-                                   : nvjpegDecodeParamsSetROI(st.params, job.roi_x, job.roi_y, job.roi_w, job.roi_h);
-  if (s != NVJPEG_STATUS_SUCCESS) return fail("nvjpegDecodeParamsSetROI", s);
-  s = nvjpegJpegStreamParse(handle_, job.data, job.size, 0, 0, js);
+  if (!job.whole) {  // a hardware window batch that failed: this backend decodes the whole image
+    c10::cuda::CUDAStreamGuard on(c10::cuda::getStreamFromExternal(st.stream, static_cast<c10::DeviceIndex>(device_)));
+    job.out = at::empty({job.height, job.width, job.out.size(2)}, job.out.options());
+    c10::cuda::CUDACachingAllocator::recordStream(
+        job.out.storage().data_ptr(), c10::cuda::getStreamFromExternal(job.caller, static_cast<c10::DeviceIndex>(device_)));
+    job.dest.channel[0] = job.out.data_ptr<uint8_t>();
+    job.dest.pitch[0] = static_cast<size_t>(job.width) * job.out.size(2);
+    job.whole = true;
+  }
+  nvjpegStatus_t s = nvjpegJpegStreamParse(handle_, job.data, job.size, 0, 0, js);
   if (s != NVJPEG_STATUS_SUCCESS) return fail("nvjpegJpegStreamParse", s);
   nvjpegJpegDecoder_t dec = dec_hybrid_;
   nvjpegJpegState_t state = st.st_hybrid;

@@ -81,9 +81,15 @@ class _WindowDecoder(ImageDecoder):
         finally:
             self._local.batch = None
 
-    def gpu_windows(self, ctx: BatchContext, sizes: np.ndarray) -> np.ndarray | None:
-        return np.array([self.window_fn(ctx.sample(i))(int(h), int(w)) for i, (h, w) in enumerate(sizes.tolist())],
-                        dtype=np.int64).reshape(len(sizes), 4)
+    def gpu_windows(self, ctx: BatchContext, sizes: np.ndarray, rows: list[int]) -> np.ndarray | None:
+        """The windows of the GPU-decoded `rows` (a window is checked against its image, so the
+        other rows' placeholder sizes are not asked)."""
+        wins = np.zeros((len(sizes), 4), dtype=np.int64)
+        wins[:, 2:] = sizes
+        for i in rows:
+            h, w = int(sizes[i, 0]), int(sizes[i, 1])
+            wins[i] = self.window_fn(ctx.sample(i))(h, w)
+        return wins
 
 
 class ImageDecoderCrop(_WindowDecoder):

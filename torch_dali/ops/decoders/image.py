@@ -174,8 +174,10 @@ class ImageDecoder(Operator):
             with torch.cuda.device(self.device):
                 nvjpeg.prepare_decoder(self.device, float(self.args["hw_decoder_load"]))
 
-    def gpu_windows(self, ctx: BatchContext, sizes: np.ndarray) -> np.ndarray | None:
-        """Crop windows (n, 4) = (y, x, h, w) for decoded images of sizes (n, 2), or None (no crop)."""
+    def gpu_windows(self, ctx: BatchContext, sizes: np.ndarray, rows: list[int]) -> np.ndarray | None:
+        """Crop windows (n, 4) = (y, x, h, w) for images of sizes (n, 2), or None (no crop). Only
+        the `rows` are decoded on the GPU; the others' sizes are placeholders and their windows
+        unused (the CPU decoder draws them)."""
         return None
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
@@ -194,7 +196,7 @@ class ImageDecoder(Operator):
                 sizes = np.ones((n, 2), dtype=np.int64)
                 turned = np.isin(np.asarray(orientations, dtype=np.int64), (5, 6, 7, 8))
                 sizes[gpu_idx] = np.where(turned[:, None], hw[:, ::-1], hw)  # the upright image's size
-                wins = self.gpu_windows(ctx, sizes)
+                wins = self.gpu_windows(ctx, sizes, gpu_idx)
                 if wins is not None:
                     sel = wins[gpu_idx].copy()
                     sel[np.asarray(orientations, dtype=np.int64) != 1, 2] = -1
@@ -213,10 +215,12 @@ class ImageDecoder(Operator):
                     if whole:
                         done = [(i, img[wins[i, 0]:wins[i, 0] + wins[i, 2], wins[i, 1]:wins[i, 1] + wins[i, 3]]
                                  if i in whole else img) for i, img in done]
+                    if not self._views_ok:  # windows the CUDA backend cut from whole images are views
+                        done = [(i, img.contiguous()) for i, img in done]
                 elif self.crops and done:
                     sizes = np.ones((n, 2), dtype=np.int64)
                     sizes[[i for i, _ in done]] = nvjpeg.sample_sizes([img for _, img in done])
-                    wins = self.gpu_windows(ctx, sizes)
+                    wins = self.gpu_windows(ctx, sizes, [i for i, _ in done])
                     if wins is not None:  # crops as views, made in one call
                         full: list[torch.Tensor | None] = [None] * n
                         for i, img in done:
@@ -310,7 +314,7 @@ class ImageDecoderRandomCrop(ImageDecoder):
         return D.decode_image_crop(data, self.window_fn(ctx), self.output_type, self.dtype, self.adjust,
                                    ctx.source, self.name, self.max_pixels)
 
-    def gpu_windows(self, ctx: BatchContext, sizes: np.ndarray) -> np.ndarray | None:
+    def gpu_windows(self, ctx: BatchContext, sizes: np.ndarray, rows: list[int]) -> np.ndarray | None:
         """The windows `window_fn` draws for each sample, in one call (the same rng keys)."""
         return random_crop_window_array(self.node.seed, ctx.iteration, sizes, self.area, self.aspect,
                                         self.attempts)
