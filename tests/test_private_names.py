@@ -10,7 +10,9 @@ from pathlib import Path
 PKG = Path(__file__).resolve().parent.parent / "torch_dali"
 # conventions of the standard library, not private state: namedtuple's API, the frame getter
 # and torch's own opt-out for Tensor subclasses (`__torch_function__ = torch._C._disabled_...`)
-ALLOWED = {"_replace", "_asdict", "_fields", "_make", "_getframe", "_C", "_disabled_torch_function_impl"}
+ALLOWED = {"_replace", "_asdict", "_fields", "_make", "_getframe", "_C", "_disabled_torch_function_impl",
+           # marks set on the user's functions (DALI's `_is_pipeline_def`; our conditionals' own)
+           "_is_pipeline_def", "_torch_dali_converted", "_torch_dali_do_not_convert"}
 
 
 def _private(name: str) -> bool:
@@ -25,8 +27,9 @@ def _defined(tree: ast.AST) -> set[str]:
             out.add(node.name)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             out.add(node.id)
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-            out.add(node.attr)
+        elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+              and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+            out.add(node.attr)  # set on its own objects: writing another module's `x._name` is a read too
         elif isinstance(node, ast.arg):
             out.add(node.arg)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):

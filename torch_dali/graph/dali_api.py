@@ -74,12 +74,11 @@ class DaliAPI:
     def push_current(pipeline: Any) -> "Any":
         """Makes `pipeline` current (ops called now join its graph); returns the previous one."""
         prev = DaliAPI.current()
-        if pipeline._graph is None:
-            pipeline._graph = Graph(pipeline._seed)
+        graph = pipeline.graph_in_definition()
         if not hasattr(_current, "stack"):
             _current.stack = []
         _current.stack.append(pipeline)
-        push_graph(pipeline._graph)
+        push_graph(graph)
         return prev
 
     @staticmethod

@@ -152,14 +152,20 @@ class Pipeline(DaliAPI):
         constants (NumPy arrays, numbers), which become constant outputs."""
         if self._built:
             raise GraphError("set_outputs: the pipeline is already built")
-        if self._graph is None:
-            self._graph = Graph(self._seed)
+        self.graph_in_definition()
         Pipeline.push_current(self)
         try:
             outs = as_nodes(_flatten_outputs(outputs))
         finally:
             Pipeline.pop_current()
         self._graph.set_outputs(outs)
+
+    def graph_in_definition(self) -> Graph:
+        """The graph that ops called now join while this pipeline is current (`with pipe:`,
+        define_graph), made empty on first use; `graph` traces the definition first."""
+        if self._graph is None:
+            self._graph = Graph(self._seed)
+        return self._graph
 
     def _ensure_graph(self) -> None:
         if self._graph is not None and self._graph.outputs:

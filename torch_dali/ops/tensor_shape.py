@@ -126,7 +126,7 @@ class Reshape(Operator):
     def _fix_layout(self, src: Any, out: Any) -> Any:
         if self.args.get("layout") is None:
             keep = src.layout() if len(out) and out.samples[0].dim() == len(src.layout()) else ""
-            out._layout = keep
+            out.set_layout(keep)
         return out
 
 
