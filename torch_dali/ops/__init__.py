@@ -15,7 +15,8 @@ _FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", 
              "warp", "transforms", "coords", "regions", "slicing", "crop_generators",
              "decoders.crop", "resize_crop_mirror", "multi_paste", "remap",
              "warp_perspective",
-             "tensor_create", "tensor_shape", "conditional")
+             "tensor_create", "tensor_shape", "conditional",
+             "tensor_axes", "tensor_join", "tensor_values", "batch_permute", "reductions", "tensor_resize", "random_draws", "segmentation")
 for _fam in _FAMILIES:
     try:
         importlib.import_module(f"{__name__}.{_fam}")
