@@ -1,4 +1,4 @@
-"""Cases for reductions.* and tensor_resize (registered into tensor_cases' table)."""
+"""Cases for reductions.* and tensor_resize, added to tensor_cases' table (same form)."""
 from __future__ import annotations
 
 from typing import Any
@@ -6,8 +6,97 @@ from typing import Any
 import numpy as np
 
 
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
 def inputs() -> dict[str, list[np.ndarray]]:
-    return {}
+    r = _rng
+    return {
+        "red_u8": [r(101).integers(0, 256, (3, 4, 5)).astype(np.uint8), r(102).integers(0, 256, (2, 6, 5)).astype(np.uint8)],
+        "red_u8_dense": [r(103).integers(0, 256, (4, 5, 3)).astype(np.uint8) for _ in range(3)],
+        "red_i8": [r(104).integers(-128, 128, (6, 7)).astype(np.int8), r(105).integers(-128, 128, (3, 7)).astype(np.int8)],
+        "red_i16": [r(106).integers(-30000, 30000, (5, 4)).astype(np.int16)],
+        "red_u16": [r(107).integers(0, 65536, (4, 9)).astype(np.uint16), r(108).integers(0, 65536, (2, 9)).astype(np.uint16)],
+        # squares below 2**31: DALI squares uint16 in a signed 32-bit int (larger values overflow there)
+        "red_u16_small": [r(121).integers(0, 46341, (4, 9)).astype(np.uint16)],
+        "red_i32_big": [np.array([[2000000000, 2000000000, -5], [7, -2000000000, 1]], np.int32)],
+        "red_u32": [r(109).integers(0, 2**32, (3, 5), dtype=np.uint64).astype(np.uint32)],
+        "red_i64": [r(110).integers(-2**40, 2**40, (4, 3)).astype(np.int64)],
+        "red_u64": [np.array([[1, 2**63 + 5, 7], [2**64 - 1, 3, 0]], np.uint64)],
+        "red_f32": [(r(111).random((5, 6, 2)) * 200 - 100).astype(np.float32),
+                    (r(112).random((3, 6, 2)) * 2 - 1).astype(np.float32)],
+        "red_f32_dense": [(r(113 + k).random((4, 6)) * 50).astype(np.float32) for k in range(3)],
+        "red_empty": [np.zeros((0, 3), np.float32), np.zeros((0, 3), np.float32)],
+        "red_empty_u8": [np.zeros((4, 0), np.uint8)],
+        "red_1d": [np.array([1, 2, 3, 4], np.int32), np.array([33, 2, 10, 10], np.int32)],
+        "red_overflow": [(r(120).integers(0, 10, (2, 2, 3)) * 100000).astype(np.int32)],
+    }
 
 
-CASES: dict[str, dict[str, Any]] = {}
+def _red(kind: str, inp: str, layout: Any = None, **args: Any) -> dict[str, Any]:
+    return dict(op=f"reductions.{kind}", inputs=[(inp, layout)], args=args)
+
+
+def _dev(kind: str, inp: str, layout: Any = None, mean: Any = None, **args: Any) -> dict[str, Any]:
+    m = {k: v for k, v in args.items() if k in ("axes", "axis_names", "keep_dims")} if mean is None else mean
+    return dict(op=f"reductions.{kind}", inputs=[(inp, layout)], args=args, mean=m)
+
+
+_RED = {
+    "sum_u8_all": _red("sum", "red_u8", "HWC"),
+    "sum_u8_axes": _red("sum", "red_u8", "HWC", axes=[0, 2]),
+    "sum_u8_keep": _red("sum", "red_u8", "HWC", axes=1, keep_dims=True),
+    "sum_u8_names": _red("sum", "red_u8", "HWC", axis_names="WC"),
+    "sum_u8_wrap": _red("sum", "red_u8", "HWC", axes=[0], dtype="UINT8"),
+    "sum_u8_float": _red("sum", "red_u8", None, axes=[1, 2], dtype="FLOAT"),
+    "sum_dense": _red("sum", "red_u8_dense", "HWC", axes=[0, 1]),
+    "sum_i8_negative": _red("sum", "red_i8", "AB", axes=-1),
+    "sum_i32_wrap": _red("sum", "red_i32_big", None, axes=1, dtype="INT32"),
+    "sum_i32_wide": _red("sum", "red_i32_big", None, axes=1),
+    "sum_u32": _red("sum", "red_u32", "AB", axes=0),
+    "sum_u64": _red("sum", "red_u64", None, axes=0),
+    "sum_f32": _red("sum", "red_f32", "XYZ", axes=[0, 2]),
+    "sum_empty": _red("sum", "red_empty", None, axes=0),
+    "sum_no_axes": _red("sum", "red_i16", "AB", axes=[]),
+    "sum_overflow_float": _red("sum", "red_overflow", None, dtype="FLOAT"),
+    "min_u8": _red("min", "red_u8", "HWC", axes=[0, 1]),
+    "min_i8_keep": _red("min", "red_i8", "AB", keep_dims=True),
+    "min_u16": _red("min", "red_u16", None, axes=1),
+    "min_u64": _red("min", "red_u64", None, axes=0),
+    "min_empty": _red("min", "red_empty", None),
+    "max_f32": _red("max", "red_f32", "XYZ", axes=[1]),
+    "max_i64": _red("max", "red_i64", None, axes=0),
+    "max_u32": _red("max", "red_u32", None),
+    "max_u64": _red("max", "red_u64", None, axes=1),
+    "max_empty_u8": _red("max", "red_empty_u8", "AB", axes=1),
+    "mean_u8": _red("mean", "red_u8", "HWC", axes=[0, 1]),
+    "mean_u8_as_u8": _red("mean", "red_u8", "HWC", axes=[0, 1], dtype="UINT8"),
+    "mean_i8_trunc": _red("mean", "red_i8", None, axes=1, dtype="INT8"),
+    "mean_f32": _red("mean", "red_f32", "XYZ", axes=[0, 1], keep_dims=True),
+    "mean_dense": _red("mean", "red_f32_dense", "HW", axes=0),
+    "mean_empty": _red("mean", "red_empty", None),
+    "mean_1d": _red("mean", "red_1d", None),
+    "mean_overflow": _red("mean", "red_overflow", "ABC", axes=[1, 2]),
+    "mean_square_i16": _red("mean_square", "red_i16", None, axes=0),
+    "mean_square_f32": _red("mean_square", "red_f32", "XYZ", axis_names="Z"),
+    "rms_u16": _red("rms", "red_u16_small", None, axes=1),
+    "rms_u8_as_u8": _red("rms", "red_u8", None, axes=[0, 1, 2], dtype="UINT8"),
+    "rms_f32": _red("rms", "red_f32", None),
+    "std_f32": _dev("std_dev", "red_f32", "XYZ", axes=[0, 1]),
+    "std_f32_keep": _dev("std_dev", "red_f32", "XYZ", axes=[2], keep_dims=True),
+    "std_u8_ddof": _dev("std_dev", "red_u8", None, axes=[0, 2], ddof=1),
+    "std_scalar_mean": _dev("std_dev", "red_f32", None, mean=0.0),
+    "var_i16": _dev("variance", "red_i16", None, axes=1, ddof=1),
+    "var_dense": _dev("variance", "red_f32_dense", "HW", axes=1),
+    "var_names": _dev("variance", "red_f32", "XYZ", axis_names="XZ"),
+    "var_all_ddof_n": _dev("variance", "red_1d", None, mean=dict(), ddof=4),
+    "var_keep_mean_plain": _dev("variance", "red_f32", None, mean=dict(axes=[0]), axes=[0], keep_dims=True),
+    "red_bad_axis": _red("sum", "red_u8", None, axes=[3]),
+    "red_twice": _red("max", "red_u8", None, axes=[1, 1]),
+    "red_missing_name": _red("min", "red_u8", "HWC", axis_names="D"),
+    "red_names_no_layout": _red("min", "red_u8", None, axis_names="H"),
+    "red_both": _red("sum", "red_u8", "HWC", axes=[0], axis_names="H"),
+}
+
+CASES: dict[str, dict[str, Any]] = {**_RED}
