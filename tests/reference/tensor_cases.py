@@ -90,6 +90,7 @@ _AXES = {
     "expand_reversed": _case("expand_dims", "u8_hwc", layout="HWC", args=dict(axes=[4, 3], new_axis_names="AB")),
     "expand_unnamed": _case("expand_dims", "u8_dense", layout="HWC", args=dict(axes=[1])),
     "expand_scalar": _case("expand_dims", "f32_scalar", args=dict(axes=[0, 1], new_axis_names="XY")),
+    "expand_nothing": _case("expand_dims", "f32_2d", layout="HW", args=dict(axes=[])),
     "expand_too_far": _case("expand_dims", "u8_hwc", layout="HWC", args=dict(axes=[5])),
     "expand_names_no_layout": _case("expand_dims", "u8_hwc", args=dict(axes=[0], new_axis_names="F")),
     "extract_two": _case("element_extract", "u8_seq", layout="FHWC", args=dict(element_map=[0, 2])),
@@ -181,6 +182,8 @@ def all_cases() -> dict[str, dict[str, Any]]:
 
 
 def batch_size(case: dict[str, Any]) -> int:
+    if not case["inputs"]:
+        return int(case.get("batch") or len(next(iter(case["per_sample"].values()))))
     return len(inputs_for(case)[case["inputs"][0][0]])
 
 

@@ -31,6 +31,12 @@ def inputs() -> dict[str, list[np.ndarray]]:
         "red_empty_u8": [np.zeros((4, 0), np.uint8)],
         "red_1d": [np.array([1, 2, 3, 4], np.int32), np.array([33, 2, 10, 10], np.int32)],
         "red_overflow": [(r(120).integers(0, 10, (2, 2, 3)) * 100000).astype(np.int32)],
+        "shape_like": [np.zeros((60, 50), np.uint8), np.zeros((30, 40), np.uint8)],
+        "n_choices": [np.array(5, np.int32), np.array(9, np.int32)],
+        "n_choices_i64": [np.array(1 << 40, np.int64)],
+        "choice_1d": [np.array([3, 5, 7, 11], np.int16), np.array([-1, 2], np.int16)],
+        "choice_nd": [np.arange(12, dtype=np.float32).reshape(4, 3), np.arange(6, dtype=np.float32).reshape(3, 2)],
+        "choice_f32_scalar": [np.array(5.0, np.float32)],
     }
 
 
@@ -99,4 +105,33 @@ _RED = {
     "red_both": _red("sum", "red_u8", "HWC", axes=[0], axis_names="H"),
 }
 
-CASES: dict[str, dict[str, Any]] = {**_RED}
+
+def _rand(op: str, ins: list[tuple[str, Any]], **kw: Any) -> dict[str, Any]:
+    return dict(op=f"random.{op}", inputs=ins, random=True, float_args=("alpha", "beta", "p"), **kw)
+
+
+# random ops: compared in distribution (tests/test_ops_random_draws.py); DALI's generator differs
+RANDOM = {
+    "beta_skewed": _rand("beta", [], args=dict(alpha=0.5, beta=2.0, shape=[3000]), batch=2),
+    "beta_tiny": _rand("beta", [], args=dict(alpha=0.003, beta=0.002, shape=[3000]), batch=2),
+    "beta_large": _rand("beta", [], args=dict(alpha=1000.0, beta=1500.0, shape=[3000], dtype="FLOAT64"), batch=2),
+    "beta_uniform": _rand("beta", [], args=dict(shape=[3000]), batch=2),
+    "beta_per_sample": _rand("beta", [], args=dict(shape=[3000]), per_sample=dict(alpha=[0.7, 4.0], beta=[3.0, 4.0])),
+    "beta_shape_like": _rand("beta", [("shape_like", "HW")], args=dict(alpha=2.0, beta=5.0)),
+    "beta_scalar": _rand("beta", [], args=dict(alpha=2.0, beta=2.0), batch=3),
+    "beta_bad_alpha": _rand("beta", [], args=dict(alpha=0.0), batch=1),
+    "beta_bad_dtype": _rand("beta", [], args=dict(dtype="INT32"), batch=1),
+    "choice_range": _rand("choice", [("n_choices", None)], args=dict(shape=[3000])),
+    "choice_range_p": _rand("choice", [("n_choices", None)], args=dict(shape=[3000]),
+                            per_sample=dict(p=[[0.1, 0.2, 0.3, 0.0, 0.4], [0.5] + [0.0625] * 8])),
+    "choice_values": _rand("choice", [("choice_1d", "N")], args=dict(shape=[3000])),
+    "choice_rows": _rand("choice", [("choice_nd", "NC")], args=dict(shape=[50, 40])),
+    "choice_one_row": _rand("choice", [("choice_nd", "NC")]),
+    "choice_shape_like": _rand("choice", [("choice_1d", "N"), ("shape_like", None)]),
+    "choice_large": _rand("choice", [("n_choices_i64", None)], args=dict(shape=[3000])),
+    "choice_bad_sum": _rand("choice", [("n_choices", None)], per_sample=dict(p=[[0.5] * 5, [0.5] * 9])),
+    "choice_float_scalar": _rand("choice", [("choice_f32_scalar", None)]),
+}
+
+REDUCTIONS = _RED
+CASES: dict[str, dict[str, Any]] = {**_RED, **RANDOM}

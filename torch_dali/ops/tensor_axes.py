@@ -134,7 +134,7 @@ class ExpandDims(BatchShapeOp):
                                     f"{ndim}-dimensional input has none)")
             out_layout = K.expand_layout(layout, axes, names)
         else:
-            out_layout = ""
+            out_layout = "" if axes else layout  # new unnamed dimensions clear the layout (DALI)
         n = len(tl)
         if tl.dense is not None and n:
             shape = K.expand_shape(self.name, list(tl.dense.shape[1:]), axes)
