@@ -37,6 +37,11 @@ def inputs() -> dict[str, list[np.ndarray]]:
         "choice_1d": [np.array([3, 5, 7, 11], np.int16), np.array([-1, 2], np.int16)],
         "choice_nd": [np.arange(12, dtype=np.float32).reshape(4, 3), np.arange(6, dtype=np.float32).reshape(3, 2)],
         "choice_f32_scalar": [np.array(5.0, np.float32)],
+        "rs_u8_hwc": [r(130).integers(0, 256, (9, 13, 3)).astype(np.uint8), r(131).integers(0, 256, (12, 7, 3)).astype(np.uint8)],
+        "rs_f32_1d": [np.arange(8, dtype=np.float32) ** 1.5, (r(132).random(11) * 10).astype(np.float32)],
+        "rs_f32_3d": [(r(133).random((6, 8, 5)) * 100).astype(np.float32)],
+        "rs_u16_4d": [r(134).integers(0, 65536, (5, 6, 4, 2)).astype(np.uint16)],
+        "rs_i16_2d": [r(135).integers(-3000, 3000, (10, 9)).astype(np.int16), r(136).integers(-3000, 3000, (10, 9)).astype(np.int16)],
     }
 
 
@@ -133,5 +138,40 @@ RANDOM = {
     "choice_float_scalar": _rand("choice", [("choice_f32_scalar", None)]),
 }
 
+
+def _tr(inp: str, layout: Any = None, op: str = "tensor_resize", **args: Any) -> dict[str, Any]:
+    return dict(op=op, inputs=[(inp, layout)], args=args)
+
+
+RESIZE = {
+    "tr_hw": _tr("rs_u8_hwc", "HWC", sizes=[14, 9], axes=[0, 1]),
+    "tr_names": _tr("rs_u8_hwc", "HWC", sizes=[5, 20], axis_names="HW"),
+    "tr_names_reversed": _tr("rs_u8_hwc", "HWC", sizes=[20, 5], axis_names="WH"),
+    "tr_channels_too": _tr("rs_u8_hwc", "HWC", sizes=[6, 6, 5], dtype="FLOAT"),
+    "tr_scales": _tr("rs_u8_hwc", "HWC", scales=[1.7, 0.6], axes=[0, 1]),
+    "tr_scales_ceil": _tr("rs_u8_hwc", "HWC", scales=[0.55, 1.3], axes=[0, 1], size_rounding="ceil"),
+    "tr_scales_align": _tr("rs_f32_1d", None, scales=[0.7], alignment=[0.0]),
+    "tr_fraction": _tr("rs_f32_1d", None, sizes=[5.5]),
+    "tr_fraction_no_subpixel": _tr("rs_f32_1d", None, sizes=[5.5], subpixel_scale=False),
+    "tr_cubic_up": _tr("rs_f32_1d", None, sizes=[19], interp_type="INTERP_CUBIC"),
+    "tr_nn": _tr("rs_u8_hwc", "HWC", sizes=[17, 5], axes=[0, 1], interp_type="INTERP_NN"),
+    "tr_lanczos": _tr("rs_f32_3d", None, sizes=[9, 4], axes=[0, 2], interp_type="INTERP_LANCZOS3"),
+    "tr_3d": _tr("rs_f32_3d", "DHW", sizes=[4, 11, 7]),
+    "tr_default_mode": _tr("rs_f32_3d", None, sizes=[9, 0], axes=[0, 1]),
+    "tr_not_smaller": _tr("rs_f32_3d", None, sizes=[10, 10], axes=[1, 2], mode="not_smaller"),
+    "tr_not_larger_cap": _tr("rs_f32_3d", None, sizes=[3, 0, 9], mode="not_larger", max_size=[100, 100, 6]),
+    "tr_stretch": _tr("rs_f32_3d", None, sizes=[9, 0, 0], mode="stretch"),
+    "tr_roi": _tr("rs_u8_hwc", "HWC", sizes=[10, 10], axes=[0, 1], roi_start=[1.5, 2], roi_end=[7, 6.5]),
+    "tr_roi_flip": _tr("rs_u8_hwc", "HWC", scales=[1, 1], axes=[0, 1], roi_start=[9, 0], roi_end=[0, 7]),
+    "tr_roi_relative": _tr("rs_f32_3d", None, sizes=[8], axes=[1], roi_start=[0.25], roi_end=[0.75], roi_relative=True),
+    "tr_4d_u16": _tr("rs_u16_4d", None, sizes=[3, 9, 2], axes=[0, 1, 2]),
+    "tr_i16": _tr("rs_i16_2d", None, sizes=[4, 12], min_filter="INTERP_GAUSSIAN", mag_filter="INTERP_CUBIC"),
+    "tr_legacy_name": _tr("rs_u8_hwc", "HWC", op="experimental.tensor_resize", sizes=[5, 5], axes=[0, 1]),
+    "tr_both": _tr("rs_u8_hwc", "HWC", sizes=[5, 5], scales=[1, 1], axes=[0, 1]),
+    "tr_scales_not_larger": _tr("rs_u8_hwc", "HWC", scales=[2, 2], axes=[0, 1], mode="not_larger"),
+    "frcm": _tr("rs_u8_hwc", "HWC", op="fast_resize_crop_mirror", resize_shorter=10, crop=[6, 7]),
+    "frcm_mirror": _tr("rs_u8_hwc", "HWC", op="fast_resize_crop_mirror", size=[15, 15], crop=[9, 8], mirror=1),
+}
+
 REDUCTIONS = _RED
-CASES: dict[str, dict[str, Any]] = {**_RED, **RANDOM}
+CASES: dict[str, dict[str, Any]] = {**_RED, **RANDOM, **RESIZE}
