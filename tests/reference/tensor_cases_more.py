@@ -10,6 +10,26 @@ def _rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
+def _seg_map() -> np.ndarray:
+    """Labels 1 and 2 in blobs of several sizes; diagonal neighbours are separate objects."""
+    m = np.zeros((9, 11), np.int32)
+    m[0, 0] = m[1, 1] = 1
+    m[0, 6:9] = 1
+    m[3:6, 2:5] = 2
+    m[8, 10] = 2
+    m[6:9, 7] = 3
+    m[7, 6:9] = 3
+    return m
+
+
+def _seg_map_3d() -> np.ndarray:
+    m = np.zeros((3, 4, 5), np.uint8)
+    m[0, 0, 0] = m[1, 0, 0] = 1
+    m[2, 3, 4] = 1
+    m[1:3, 1:3, 1:3] = 4
+    return m
+
+
 def inputs() -> dict[str, list[np.ndarray]]:
     r = _rng
     return {
@@ -41,6 +61,23 @@ def inputs() -> dict[str, list[np.ndarray]]:
         "rs_f32_1d": [np.arange(8, dtype=np.float32) ** 1.5, (r(132).random(11) * 10).astype(np.float32)],
         "rs_f32_3d": [(r(133).random((6, 8, 5)) * 100).astype(np.float32)],
         "rs_u16_4d": [r(134).integers(0, 65536, (5, 6, 4, 2)).astype(np.uint16)],
+        "seg_map": [_seg_map()] * 400,
+        "seg_map_3d": [_seg_map_3d()] * 300,
+        "seg_map_f32": [_seg_map().astype(np.float32)],
+        "seg_empty": [np.zeros((3, 4), np.int32)] * 2,
+        "sel_ids": [np.array([2, 0], np.int32), np.array([1], np.int32), np.array([], np.int32)],
+        "sel_polys": [np.array([[0, 0, 3], [1, 3, 7], [2, 7, 10]], np.int32),
+                      np.array([[1, 0, 3], [0, 3, 5], [1, 5, 8]], np.int32),
+                      np.array([[4, 0, 2]], np.int32)],
+        "sel_verts": [np.arange(20, dtype=np.float32).reshape(10, 2), np.arange(24, dtype=np.float32).reshape(8, 3),
+                      np.ones((2, 2), np.float32)],
+        "sel_verts_i16": [np.arange(20, dtype=np.int16).reshape(10, 2), np.arange(24, dtype=np.int16).reshape(8, 3),
+                          np.ones((2, 2), np.int16)],
+        "sel_missing": [np.array([7], np.int32)] * 3,
+        "sel_twice": [np.array([1, 1], np.int32)] * 3,
+        "sel_bad_polys": [np.array([[0, 0, 3, 1]], np.int32)] * 3,
+        "sel_out_of_range": [np.array([[0, 0, 30]], np.int32)] * 3,
+        "sel_zero": [np.array([0], np.int32)] * 3,
         "rs_i16_2d": [r(135).integers(-3000, 3000, (10, 9)).astype(np.int16), r(136).integers(-3000, 3000, (10, 9)).astype(np.int16)],
     }
 
@@ -173,5 +210,51 @@ RESIZE = {
     "frcm_mirror": _tr("rs_u8_hwc", "HWC", op="fast_resize_crop_mirror", size=[15, 15], crop=[9, 8], mirror=1),
 }
 
+
+def _bbox(inp: str = "seg_map", **args: Any) -> dict[str, Any]:
+    return dict(op="segmentation.random_object_bbox", inputs=[(inp, None)], args=args, random=True)
+
+
+def _pixel(inp: str = "seg_map", **args: Any) -> dict[str, Any]:
+    return dict(op="segmentation.random_mask_pixel", inputs=[(inp, None)], args=args, random=True)
+
+
+def _select(ids: str, polys: str = "sel_polys", verts: str = "sel_verts", **args: Any) -> dict[str, Any]:
+    return dict(op="segmentation.select_masks", inputs=[(ids, None), (polys, None), (verts, None)], args=args)
+
+
+# random_object_bbox / random_mask_pixel: outcome frequencies over a batch of copies of one mask
+SEGMENTATION_RANDOM = {
+    "bbox_default": _bbox(),
+    "bbox_box_class": _bbox(format="box", output_class=True),
+    "bbox_start_end_ignore": _bbox(format="start_end", ignore_class=True),
+    "bbox_k_largest": _bbox(format="box", k_largest=1, output_class=True),
+    "bbox_threshold": _bbox(format="box", threshold=[2, 2], output_class=True),
+    "bbox_foreground_prob": _bbox(format="box", foreground_prob=0.4, output_class=True),
+    "bbox_weights": _bbox(format="box", classes=[1, 3], class_weights=[0.8, 0.2], output_class=True),
+    "bbox_background": _bbox(format="box", background=1, output_class=True),
+    "bbox_zero_class": _bbox(format="box", classes=[0, 2], foreground_prob=0.5, output_class=True),
+    "bbox_3d": _bbox("seg_map_3d", format="box", output_class=True),
+    "pixel_any": _pixel(),
+    "pixel_threshold": _pixel(foreground=1, threshold=1.5),
+    "pixel_value": _pixel(foreground=1, value=3),
+    "pixel_none": _pixel("seg_map_3d", foreground=1, value=9),
+}
+SEGMENTATION = {
+    "bbox_empty": _bbox("seg_empty", format="box", output_class=True),
+    "bbox_bad_k": _bbox(k_largest=0),
+    "bbox_ignore_and_classes": _bbox(ignore_class=True, classes=[1]),
+    "bbox_float_mask": _bbox("seg_map_f32"),
+    "bbox_bad_format": _bbox(format="xyz"),
+    "pixel_value_and_threshold": _pixel(foreground=1, value=1, threshold=0.5),
+    "select": _select("sel_ids"),
+    "select_reindex": _select("sel_ids", reindex_masks=True),
+    "select_int_vertices": _select("sel_ids", verts="sel_verts_i16"),
+    "select_missing": _select("sel_missing"),
+    "select_twice": _select("sel_twice"),
+    "select_bad_polygons": _select("sel_zero", polys="sel_bad_polys"),
+    "select_out_of_range": _select("sel_zero", polys="sel_out_of_range"),
+}
+
 REDUCTIONS = _RED
-CASES: dict[str, dict[str, Any]] = {**_RED, **RANDOM, **RESIZE}
+CASES: dict[str, dict[str, Any]] = {**_RED, **RANDOM, **RESIZE, **SEGMENTATION_RANDOM, **SEGMENTATION}

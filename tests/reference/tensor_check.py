@@ -24,7 +24,8 @@ def decode(name: str, t: dict[str, np.ndarray]) -> dict[str, Any]:
         return {"error": str(t[f"{name}/error"])}
     outs, layouts = [], []
     for k in range(int(t[f"{name}/n_out"])):
-        outs.append([t[f"{name}/{k}/{i}"] for i in range(int(t[f"{name}/{k}/n"]))])
+        stack = t.get(f"{name}/{k}/stack")
+        outs.append(list(stack) if stack is not None else [t[f"{name}/{k}/{i}"] for i in range(int(t[f"{name}/{k}/n"]))])
         layouts.append(str(t[f"{name}/{k}/layout"]))
     return {"outputs": outs, "layouts": layouts}
 

@@ -27,6 +27,9 @@ def encode(name: str, result: dict, tables: dict[str, np.ndarray]) -> None:
     for k, (samples, layout) in enumerate(zip(result["outputs"], result["layouts"])):
         tables[f"{name}/{k}/n"] = np.array(len(samples))
         tables[f"{name}/{k}/layout"] = np.array(layout)
+        if len(samples) > 8 and len({(s.shape, s.dtype) for s in samples}) == 1:  # one entry, not one per sample
+            tables[f"{name}/{k}/stack"] = np.stack(samples)
+            continue
         for i, s in enumerate(samples):
             tables[f"{name}/{k}/{i}"] = s
 
