@@ -136,3 +136,33 @@ def test_argument_refusals_name_the_argument():
         _run(lambda: fn.element_extract(_feed([np.zeros((2, 2), np.uint8)] * 3, "FX"), element_map=[-1]))
     with pytest.raises(ValueError, match="output_layout"):
         _run(lambda: fn.transpose(_feed([np.zeros((2, 2), np.uint8)] * 3, "HW"), output_layout=""))
+
+
+def test_yaml_round_trip_gives_the_same_batch():
+    from torch_dali import types
+    from torch_dali.pipeline import Pipeline
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=3)
+    def pipe():
+        x = fn.reshape(fn.random.uniform(range=[0, 20], shape=[2, 3, 4]), layout="FBC")
+        first, second = fn.element_extract(x, element_map=[0, 1])
+        return (fn.transpose(x, perm=[2, 0, 1]), fn.cat(x, x, axis_name="C"), fn.stack(x, x, axis=1, axis_name="N"),
+                fn.one_hot(fn.cast(x, dtype=types.INT32), num_classes=30, axis=0),
+                fn.permute_batch(x, indices=fn.batch_permutation()), first, second,
+                fn.squeeze(fn.expand_dims(x, axes=[0], new_axis_names="Z"), axis_names="Z"),
+                fn.reductions.std_dev(x, fn.reductions.mean(x, axes=[1]), axes=[1], ddof=1),
+                fn.tensor_resize(x, sizes=[5, 6], axes=[1, 2], interp_type=types.INTERP_CUBIC),
+                fn.random.beta(alpha=0.5, shape=[3]), fn.random.choice(5, p=[0.2] * 5),
+                fn.segmentation.random_object_bbox(fn.cast(x, dtype=types.INT32), format="box"),
+                fn.get_property(x, key="layout"))
+
+    p = pipe()
+    p.build()
+    first_run = p.run()
+    again = Pipeline.deserialize(p.serialize())
+    again.build()
+    for a, b in zip(first_run, again.run()):
+        assert a.layout() == b.layout()
+        for i in range(2):
+            np.testing.assert_array_equal(np.asarray(a.at(i)), np.asarray(b.at(i)))
+    assert bytes(np.asarray(first_run[-1].at(0))) == b"FBC"
