@@ -73,9 +73,9 @@ def _write(tmp_path, text):
 
 
 def test_unknown_op_names_line_and_suggests():
-    text = _pipe().serialize().replace("op: cast", "op: cats")
-    line = [i for i, l in enumerate(text.splitlines(), 1) if "op: cats" in l][0]
-    with pytest.raises(SerializationError, match=rf"line {line}: op '__Cast_1': unknown op 'cats' \(did you mean 'cast'\?\)"):
+    text = _pipe().serialize().replace("op: cast", "op: castt")
+    line = [i for i, l in enumerate(text.splitlines(), 1) if "op: castt" in l][0]
+    with pytest.raises(SerializationError, match=rf"line {line}: op '__Cast_1': unknown op 'castt' \(did you mean 'cast'\?\)"):
         Pipeline.deserialize(serialized_pipeline=text)
 
 

@@ -1,0 +1,136 @@
+"""Reductions over axes (reductions.sum/min/max/mean/mean_square/rms/std_dev/variance), with DALI
+2.4's types and conventions. Pure torch; a kernel takes a sample, or a whole dense batch with its
+leading sample axis (`axes` then count from 1).
+
+DALI's rules kept here: sums of integers are 64-bit of the input's signedness (uint8 -> uint64);
+integer results wrap (an integer `dtype` accumulates modulo 2**bits) and integer means are
+truncated toward zero; min/max of nothing is the type's identity (the largest/lowest value, floats'
+largest finite); a mean over nothing is NaN; variance divides by N - ddof as given (0: inf or NaN).
+torch lacks min/max and sum kernels for uint16/32/64: those compute on wider or bit-flipped int64.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import torch
+
+_UNSIGNED = (torch.uint8, torch.uint16, torch.uint32, torch.uint64)
+_WIDER = {torch.uint16: torch.int32, torch.uint32: torch.int64}
+_FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+MEAN_KINDS = ("mean", "mean_square", "rms")
+
+
+def is_int(dt: torch.dtype) -> bool:
+    return not dt.is_floating_point and not dt.is_complex and dt != torch.bool
+
+
+def default_dtype(kind: str, dt: torch.dtype) -> torch.dtype:
+    """The output type DALI gives a reduction of `dt` when `dtype` is not set."""
+    if kind == "sum" and is_int(dt):
+        return torch.uint64 if dt in _UNSIGNED else torch.int64
+    if kind in ("sum", "min", "max"):
+        return dt
+    return torch.float64 if dt == torch.float64 else torch.float32
+
+
+def _identity(kind: str, dt: torch.dtype) -> float | int:
+    info = torch.finfo(dt) if dt.is_floating_point else torch.iinfo(dt)
+    return info.max if kind == "min" else info.min
+
+
+def _ordered(x: torch.Tensor) -> tuple[torch.Tensor, torch.dtype | None]:
+    """`x` in a type torch compares natively, in the same order (uint64: sign bit flipped)."""
+    if x.dtype in _WIDER:
+        return x.to(_WIDER[x.dtype]), None
+    if x.dtype == torch.uint64:
+        return x.view(torch.int64) ^ torch.iinfo(torch.int64).min, torch.uint64
+    return x, None
+
+
+def _wrap(v: torch.Tensor, dt: torch.dtype) -> torch.Tensor:
+    """An int64 result as `dt`, modulo 2**bits (uint64: the same bits)."""
+    if dt == torch.uint64:
+        return v.view(torch.uint64)
+    return v.to(dt)
+
+
+def _int64(x: torch.Tensor) -> torch.Tensor:
+    return x.view(torch.int64) if x.dtype == torch.uint64 else x.to(torch.int64)
+
+
+def reduce(x: torch.Tensor, kind: str, axes: Sequence[int], keep_dims: bool, dtype: torch.dtype) -> torch.Tensor:
+    """`kind` ("sum", "min", "max", "mean", "mean_square", "rms") of `x` over `axes`, as `dtype`."""
+    dims = tuple(axes)
+    count = math.prod(int(x.shape[a]) for a in dims)
+    shape = [1 if k in dims else int(s) for k, s in enumerate(x.shape)] if keep_dims else \
+        [int(s) for k, s in enumerate(x.shape) if k not in dims]
+    if not dims:  # nothing reduced: the values, converted (and squared) as the reduction would
+        dims, count = (), 1
+    if kind in ("min", "max"):
+        if count == 0:
+            return torch.full(shape, _identity(kind, x.dtype), dtype=x.dtype, device=x.device)
+        if not dims:
+            return x.clone()
+        v, back = _ordered(x)
+        r = (v.amin if kind == "min" else v.amax)(dim=dims, keepdim=keep_dims)
+        if back is not None:
+            return (r ^ torch.iinfo(torch.int64).min).view(torch.uint64)
+        return r.to(x.dtype)
+    if is_int(dtype):
+        v = _int64(x)
+        if kind != "sum" and kind != "mean":
+            v = v * v
+        s = v.sum(dim=dims, keepdim=keep_dims) if dims else v.clone()
+        s = _int64(_wrap(s, dtype))  # accumulated in `dtype`: modulo 2**bits
+        if kind == "sum":
+            return _wrap(s, dtype).reshape(shape)
+        if count == 0:
+            return torch.zeros(shape, dtype=dtype, device=x.device)
+        q = torch.div(s, count, rounding_mode="trunc")
+        if kind == "rms":
+            q = torch.sqrt(q.to(torch.float64)).to(torch.int64)
+        return _wrap(q, dtype).reshape(shape)
+    work = torch.float64 if dtype == torch.float64 or is_int(x.dtype) else torch.float32
+    v = x.to(work)
+    if kind in ("mean_square", "rms"):
+        v = v * v
+    if kind == "sum":
+        s = v.sum(dim=dims, keepdim=keep_dims) if dims else v
+        return s.to(dtype).reshape(shape)
+    m = v.mean(dim=dims, keepdim=keep_dims) if dims else v
+    if kind == "rms":
+        m = torch.sqrt(m)
+    return m.to(dtype).reshape(shape)
+
+
+def broadcast_mean(mean: torch.Tensor, shape: Sequence[int], axes: Sequence[int]) -> torch.Tensor | None:
+    """A sample's `mean` shaped to broadcast over a sample of `shape` reduced over `axes`: it holds
+    one value, or one per result element (kept dimensions or not); None if it fits neither."""
+    kept = [1 if k in axes else int(s) for k, s in enumerate(shape)]
+    if mean.numel() == 1:
+        return mean.reshape([1] * len(shape))
+    if mean.numel() == math.prod(kept):
+        return mean.reshape(kept)
+    return None
+
+
+def variance(x: torch.Tensor, mean: torch.Tensor, axes: Sequence[int], keep_dims: bool, ddof: int,
+             dtype: torch.dtype, std: bool) -> torch.Tensor:
+    """sum((x - mean)**2) / (N - ddof) over `axes` (its square root when `std`); `mean` broadcasts
+    over `x` (`broadcast_mean`)."""
+    dims = tuple(axes)
+    work = torch.float64 if dtype == torch.float64 or x.dtype == torch.float64 else torch.float32
+    d = x.to(work) - mean.to(work)
+    count = math.prod(int(x.shape[a]) for a in dims)
+    s = (d * d).sum(dim=dims, keepdim=True) if dims else d * d
+    r = s / float(count - ddof)
+    if std:
+        r = torch.sqrt(r)
+    out = r if keep_dims else r.reshape([int(n) for k, n in enumerate(x.shape) if k not in dims])
+    return out.to(dtype)
+
+
+def result_shape(shape: Sequence[int], axes: Sequence[int], keep_dims: bool) -> list[int]:
+    return [1 if k in axes else int(s) for k, s in enumerate(shape)] if keep_dims else \
+        [int(s) for k, s in enumerate(shape) if k not in axes]
