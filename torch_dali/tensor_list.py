@@ -211,14 +211,24 @@ class TensorCPU(torch.Tensor):
 
     def __new__(cls, data: Any = None, layout: str | None = None) -> "TensorCPU":
         t = torch.empty(0) if data is None else _from_user(data, cls.__name__)
-        return t.as_subclass(cls)
+        out = t.as_subclass(cls)
+        if layout and len(layout) != out.dim():
+            raise ArgumentError(f"{cls.__name__}: layout {layout!r} has {len(layout)} dimensions, the data "
+                                f"have {out.dim()}")
+        out._dali_layout = layout or ""
+        return out
+
+    def dali_layout(self) -> str:
+        """DALI's `layout()` of this sample: the layout of the batch it came from ("" if none);
+        `layout` stays torch's attribute."""
+        return getattr(self, "_dali_layout", "")
 
     @property  # type: ignore[override]
     def shape(self) -> _Shape:
         return _Shape(torch.Tensor.shape.__get__(self))
 
     def as_cpu(self) -> "TensorCPU":
-        return self if self.device.type == "cpu" else self.cpu().as_subclass(TensorCPU)
+        return self if self.device.type == "cpu" else _with_layout(self.cpu(), TensorCPU, self.dali_layout())
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         t = self.as_subclass(torch.Tensor)
@@ -238,10 +248,16 @@ class TensorGPU(TensorCPU):
     """A device sample as `out[i]` gives it; `as_cpu()` copies it to the host."""
 
     def as_cpu(self) -> TensorCPU:
-        return self.cpu().as_subclass(TensorCPU)
+        return _with_layout(self.cpu(), TensorCPU, self.dali_layout())
 
     def device_id(self) -> int:
         return int(self.device.index or 0) if self.is_cuda else 0
+
+
+def _with_layout(t: torch.Tensor, cls: type[TensorCPU], layout: str) -> TensorCPU:
+    out = t.as_subclass(cls)
+    out._dali_layout = layout
+    return out
 
 
 class _DaliTensorList(TensorList):
@@ -276,10 +292,13 @@ class _DaliTensorList(TensorList):
             raise TypeError(f"{type(self).__name__} indices must be integers, got {type(i).__name__}")
         if not -n <= i < n:
             raise IndexError(f"{type(self).__name__}: index {i} out of range for a batch of {n}")
-        return self.samples[int(i)].as_subclass(self._sample_cls)
+        return self._sample(self.samples[int(i)])
 
     def __iter__(self):
-        return (t.as_subclass(self._sample_cls) for t in self.samples)
+        return (self._sample(t) for t in self.samples)
+
+    def _sample(self, t: torch.Tensor) -> TensorCPU:
+        return _with_layout(t, self._sample_cls, self._layout)
 
     @classmethod
     def from_dlpack_list(cls, items: Sequence[Any], layout: str | None = None) -> "_DaliTensorList":

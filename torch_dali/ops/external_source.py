@@ -17,7 +17,10 @@ Behaviour checked against DALI 2.4:
   epoch. `cycle="raise"`: StopIteration, then `reset()` starts the iterable over. `cycle="quiet"/True`: the data repeats with no StopIteration (a reset
   does not rewind it). A per-sample source that ends part-way through a batch drops that batch.
   A generator *object* cannot be cycled (DALI refuses it too).
-* Without `source`, batches come from `pipe.feed_input(name, batch)`, in the order fed.
+* Without `source`, batches come from `pipe.feed_input(name, batch)`, in the order fed; with
+  `num_outputs=k` each output can be fed alone through its DataNode (`external_feed`).
+* Layout: the `layout` argument, else the one fed with the batch, else the batch's own (a
+  pipeline's output fed back, or its samples); a fed layout other than `layout` is an error.
 
 Samples may be NumPy arrays, torch tensors (CPU or CUDA), anything with `__dlpack__` (CuPy,
 JAX...), `bytes` (uint8 1-D), Python or NumPy scalars (0-d, NumPy's types) or objects with
@@ -32,36 +35,26 @@ the YAML encoder can name round-trips; lists of arrays, generators and local fun
 """
 from __future__ import annotations
 
-import collections
 import inspect
 import threading
-from typing import Any, Callable, Iterator, NamedTuple
+import warnings
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import torch
 
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError, DataError, PipelineError
-from ..tensor_list import TensorList
+from ..tensor_list import TensorCPU, TensorList
 from ._operator import BatchContext, Operator
+from .external_feed import FeedQueues
 from ._registry import register
 from ._schema import Arg, OpSchema, enum_member, positive
 
 
-class SampleInfo(NamedTuple):
-    """What a per-sample source callable is given (DALI's `types.SampleInfo`)."""
-
-    idx_in_epoch: int
-    idx_in_batch: int
-    iteration: int
-    epoch_idx: int
-
-
-class BatchInfo(NamedTuple):
-    """What a batch source callable is given with `batch_info=True` (DALI's `types.BatchInfo`)."""
-
-    iteration: int
-    epoch_idx: int
+# one class each with types' (`isinstance(info, types.BatchInfo)` holds for what a callable gets)
+SampleInfo = types.SampleInfo
+BatchInfo = types.BatchInfo
 
 
 class SourceExhausted(PipelineError, StopIteration):
@@ -94,7 +87,7 @@ def _describe(x: Any) -> str:
 def to_tensor(x: Any, where: str) -> torch.Tensor:
     """One sample as a torch tensor, sharing memory where it can."""
     if isinstance(x, torch.Tensor):
-        return x
+        return x if type(x) is torch.Tensor else x.as_subclass(torch.Tensor)
     if isinstance(x, np.ndarray):
         if x.dtype == object:
             raise DataError(f"{where}: got a NumPy array of Python objects; give numbers")
@@ -124,7 +117,10 @@ def to_batch(x: Any, where: str) -> TensorList:
     if isinstance(x, TensorList):
         return x
     if isinstance(x, (list, tuple)):
-        return TensorList([to_tensor(s, f"{where}, sample {i}") for i, s in enumerate(x)])
+        # samples of a pipeline's output (TensorCPU) bring their batch's layout
+        layouts = {s.dali_layout() if isinstance(s, TensorCPU) else "" for s in x}
+        return TensorList([to_tensor(s, f"{where}, sample {i}") for i, s in enumerate(x)],
+                          layouts.pop() if len(layouts) == 1 else "")
     if isinstance(x, (np.ndarray, torch.Tensor)) or hasattr(x, "__dlpack__") \
             or hasattr(x, "__cuda_array_interface__"):
         t = to_tensor(x, where)
@@ -176,8 +172,7 @@ class ExternalSource(Operator):
         self._factory: Callable[[], Iterator[Any]] | None = None
         self._call: Callable[[Any], Any] | None = None
         self._lock = threading.Lock()
-        self._fed: collections.deque = collections.deque()
-        self._last_fed: Any = None
+        self._fed = FeedQueues(self.k, bool(a["repeat_last"]))
         self.layouts = self._per_output("layout", a["layout"], str)
         self.dtypes = [self._dtype(d) for d in self._per_output("dtype", a["dtype"], object)]
         self.ndims = self._per_output("ndim", a["ndim"], int)
@@ -300,59 +295,70 @@ class ExternalSource(Operator):
                             f"{self.k} (one per output), got {_describe(raw)}")
         return list(raw)
 
-    def _from_feed(self) -> tuple[list[Any], str | None]:
-        with self._lock:
-            if self._fed:
-                item = self._fed.popleft()
-                self._last_fed = item
-                return item
-            if self.args["repeat_last"] and self._last_fed is not None:
-                return self._last_fed
-        raise DataError(f"{self.where()}: no data was fed; call pipe.feed_input('{self.node.name}', batch) "
-                        "before each pipe.run(), or give the external source a `source`")
-
-    def feed(self, data: Any, layout: str | None = None) -> None:
-        """Queues one batch (a tuple of k batches when num_outputs=k) for a later iteration."""
+    def feed(self, data: Any, layout: str | None = None, output: int | None = None) -> None:
+        """Queues one batch for a later iteration: a tuple of k batches when num_outputs=k, or the
+        batch of `output` alone."""
         if self.args["source"] is not None:
             raise ArgumentError(f"{self.where()}: it has a `source`; feed_input is only for external "
                                 "sources defined without one")
-        raw = self._split(data, "the fed data")
-        with self._lock:
-            self._fed.append((raw, layout))
+        if output is not None and self.split_outputs:
+            self._fed.put(output, data, layout)
+            return
+        for k, raw in enumerate(self._split(data, "the fed data")):
+            self._fed.put(k, raw, layout)
+
+    def connect(self, plan: Any) -> None:
+        # outputs nothing reads are never fed (DALI prunes them) nor asked for
+        used = plan.used_outputs(self.node)
+        self._fed.used = used
+        if self.args["source"] is not None and len(used) < self.k:
+            unused = [k for k in range(self.k) if k not in used]
+            warnings.warn(f"{self.where()}: the source gives {self.k} outputs and output"
+                          f"{'s' if len(unused) > 1 else ''} {', '.join(map(str, unused))} of them "
+                          f"{'are' if len(unused) > 1 else 'is'} not used by the pipeline", stacklevel=2)
 
     # -- running --------------------------------------------------------------------------------
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
                   args: dict[str, list[Any]]) -> list[TensorList]:
-        layout_override = None
         fed = self._call is None and self._it is None
         if fed:
-            raws, layout_override = self._from_feed()
+            items = self._fed.take(self.where(), self.node.name)
         else:
             if self.exhausted:
                 raise self._end()
-            raws = self._from_source(ctx)
+            items = [(raw, None) for raw in self._from_source(ctx)]
         outs = []
-        for k, raw in enumerate(raws):
+        for k, item in enumerate(items):
+            if item is None:  # an output nothing reads, never fed
+                outs.append(TensorList([], self.layouts[k] or ""))
+                continue
+            raw, layout_override = item
             where = self.where() + (f" output {k}" if self.k > 1 else "")
             if self.batch or fed:
                 tl = to_batch(raw, where)
             else:
                 tl = TensorList([to_tensor(s, f"{where}, sample {i}") for i, s in enumerate(raw)])
             outs.append(self._finish(tl, k, where, layout_override))
-        sizes = {len(t) for t in outs}
+        outs_fed = [t for t, item in zip(outs, items) if item is not None]
+        sizes = {len(t) for t in outs_fed}
         if len(sizes) > 1:
-            raise DataError(f"{self.where()}: the outputs have different batch sizes {[len(t) for t in outs]}")
-        if not len(outs[0]):
+            raise DataError(f"{self.where()}: the outputs have different batch sizes {[len(t) for t in outs_fed]}")
+        if not len(outs_fed[0]):
             raise DataError(f"{self.where()}: the source gave an empty batch")
-        if len(outs[0]) > ctx.batch_size:
-            raise DataError(f"{self.where()}: the source gave a batch of {len(outs[0])} samples, more "
+        if len(outs_fed[0]) > ctx.batch_size:
+            raise DataError(f"{self.where()}: the source gave a batch of {len(outs_fed[0])} samples, more "
                             f"than the pipeline's batch_size={ctx.batch_size}")
         self.iteration += 1
         return outs
 
     def _finish(self, tl: TensorList, k: int, where: str, layout: str | None) -> TensorList:
         dtype, ndim = self.dtypes[k], self.ndims[k]
-        layout = layout if layout is not None else (self.layouts[k] or "")
+        # the `layout` argument, else the layout fed with the batch, else the batch's own (a
+        # TensorList, or TensorCPU samples of one)
+        if self.layouts[k] and layout and layout != self.layouts[k]:
+            raise DataError(f"{where}: the batch was fed with layout {layout!r}, the external source's "
+                            f"`layout` is {self.layouts[k]!r}")
+        layout = self.layouts[k] or (layout if layout is not None else tl.layout())
         dense = tl.dense
         samples = [dense] if dense is not None else tl.samples
         for i, s in enumerate(samples):

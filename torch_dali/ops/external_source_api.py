@@ -49,7 +49,14 @@ def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) 
     rather than prefetching ahead of the data.
     """
     from ..graph.node import DataNode
-    name = data_node.node.name if isinstance(data_node, DataNode) else data_node
+    output = None  # a DataNode (or "name:k") feeds that output alone; a name feeds all (a tuple)
+    if isinstance(data_node, DataNode):
+        name, output = data_node.node.name, data_node.index
+    else:
+        name = data_node
+        base, sep, idx = str(name).rpartition(":")
+        if sep and idx.isdigit():
+            name, output = base, int(idx)
     executor = pipe.executor
     op = next((o for n, o in ((n, executor.plan.ops[n.id]) for n in executor.plan.nodes) if n.name == name),
               None)
@@ -60,7 +67,7 @@ def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) 
                                  f"{', '.join(sources) or 'none'}")
     if not isinstance(op, ExternalSource):
         raise ArgumentError(f"feed_input: '{name}' is a {op.name}, not an external source")
-    op.feed(data, layout)
+    op.feed(data, layout, output)
     executor.produce_on_demand()  # each batch after the data for it was fed
 
 
