@@ -3,8 +3,8 @@
 `TensorList` is what ops and the executor pass around (`tl[i]` is a torch tensor). What
 `Pipeline.run()` hands the user are DALI's classes, `TensorListCPU` / `TensorListGPU`: the same
 batch (no copy), whose samples (`out[i]`, `for t in out`) are `TensorCPU` / `TensorGPU`: torch
-tensors with DALI's `as_cpu()` and a callable `shape`. `as_tensor()` and `samples` give plain
-torch tensors on every class.
+tensors with DALI's `as_cpu()` and a callable `shape`; their `as_tensor()` is one too. `samples`
+gives plain torch tensors on every class (and `plain(tl).as_tensor()` one plain tensor).
 """
 from __future__ import annotations
 
@@ -299,6 +299,10 @@ class _DaliTensorList(TensorList):
 
     def _sample(self, t: torch.Tensor) -> TensorCPU:
         return _with_layout(t, self._sample_cls, self._layout)
+
+    def as_tensor(self) -> TensorCPU:
+        """The batch as one tensor (as TensorList's), as DALI's class: `as_tensor().as_cpu()`."""
+        return _with_layout(TensorList.as_tensor(self), self._sample_cls, "")
 
     @classmethod
     def from_dlpack_list(cls, items: Sequence[Any], layout: str | None = None) -> "_DaliTensorList":

@@ -390,13 +390,19 @@ class Pipeline(DaliAPI):
 
 
 def _flatten_outputs(outs: Any) -> list[DataNode]:
+    """Nested lists of DataNodes are flattened (torch_dali's own code returns them); a list of
+    numbers is one constant output, as in DALI."""
     flat: list[DataNode] = []
     for o in outs:
-        if isinstance(o, (list, tuple)):
+        if isinstance(o, (list, tuple)) and _has_node(o):
             flat.extend(_flatten_outputs(o))
         else:
             flat.append(o)
     return flat
+
+
+def _has_node(o: Any) -> bool:
+    return isinstance(o, DataNode) or (isinstance(o, (list, tuple)) and any(_has_node(x) for x in o))
 
 
 _PIPELINE_ARGS = (set(inspect.signature(Pipeline.__init__).parameters) - {"self", "kwargs"}) | ACCEPTED

@@ -45,7 +45,7 @@ import torch
 
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError, DataError, PipelineError
-from ..tensor_list import TensorCPU, TensorList
+from ..tensor_list import TensorCPU, TensorList, plain
 from ._operator import BatchContext, Operator
 from .external_feed import FeedQueues
 from ._registry import register
@@ -115,7 +115,7 @@ def to_tensor(x: Any, where: str) -> torch.Tensor:
 def to_batch(x: Any, where: str) -> TensorList:
     """A batch: a list/tuple of samples, or one array whose first dimension is the batch."""
     if isinstance(x, TensorList):
-        return x
+        return plain(x)  # a pipeline's output fed back: the executor's class, the same data
     if isinstance(x, (list, tuple)):
         # samples of a pipeline's output (TensorCPU) bring their batch's layout
         layouts = {s.dali_layout() if isinstance(s, TensorCPU) else "" for s in x}
