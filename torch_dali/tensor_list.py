@@ -18,6 +18,21 @@ from . import types
 from .errors import ArgumentError, ArgumentTypeError
 
 
+def from_numpy(x: np.ndarray) -> torch.Tensor:
+    """A NumPy array as a torch tensor, sharing memory where torch can: read-only arrays and
+    negative strides are copied; NumPy's second names of a type (`np.ulonglong` beside `np.uint64`,
+    which torch does not know) are viewed as the first."""
+    if not x.flags.writeable:
+        x = x.copy()  # torch tensors are writable; never alias read-only memory
+    canonical = np.dtype(x.dtype.str) if x.dtype.kind in "biuf" else x.dtype
+    if canonical != x.dtype or canonical.char != x.dtype.char:
+        x = x.view(canonical)
+    try:
+        return torch.from_numpy(x)
+    except ValueError:  # negative strides
+        return torch.from_numpy(np.ascontiguousarray(x).copy())
+
+
 def _from_user(x: Any, where: str) -> torch.Tensor:
     """One array-like (NumPy, torch, DLPack, TensorCPU, scalar) as a torch tensor, sharing memory
     where it can (read-only NumPy arrays are copied: torch tensors are writable)."""
@@ -26,12 +41,7 @@ def _from_user(x: Any, where: str) -> torch.Tensor:
     if isinstance(x, np.ndarray):
         if x.dtype == object:
             raise ArgumentTypeError(f"{where}: got a NumPy array of Python objects; give numbers")
-        if not x.flags.writeable:
-            x = x.copy()
-        try:
-            return torch.from_numpy(x)
-        except (TypeError, ValueError):  # negative strides
-            return torch.from_numpy(np.ascontiguousarray(x).copy())
+        return from_numpy(x)
     if isinstance(x, (bool, int, float, np.generic)):
         return torch.from_numpy(np.asarray(x))
     if hasattr(x, "__dlpack__"):

@@ -8,7 +8,7 @@ import random as _pyrandom
 from typing import Any, Callable
 
 
-from ..errors import ArgumentError, GraphError
+from ..errors import ArgumentError, ArgumentTypeError, GraphError
 from ..executor.executor import Executor
 from ..executor.plan import Batch, Plan
 from ..tensor_list import TensorList, user_view
@@ -344,8 +344,12 @@ class Pipeline(DaliAPI):
     def serialize(self, define_graph: Callable | None = None, filename: str | None = None) -> str:
         from ..serialization.yaml_io import dump_pipeline
         if define_graph is not None:
+            if not callable(define_graph):
+                raise ArgumentTypeError(f"serialize: `define_graph` must be a callable that defines the graph, got "
+                                        f"{type(define_graph).__name__} (to write a file, pass filename=...)")
             self._py_graph_fn = define_graph
         self._ensure_graph()
+        self._check_output_descs(len(self._graph.outputs))  # type: ignore[union-attr] - as build() does
         text = dump_pipeline(self)
         if filename is not None:
             with open(filename, "w", encoding="utf-8") as f:

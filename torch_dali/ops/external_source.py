@@ -45,7 +45,7 @@ import torch
 
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError, DataError, PipelineError
-from ..tensor_list import TensorCPU, TensorList, plain
+from ..tensor_list import TensorCPU, TensorList, from_numpy, plain
 from ._operator import BatchContext, Operator
 from .external_feed import FeedQueues
 from ._registry import register
@@ -91,12 +91,11 @@ def to_tensor(x: Any, where: str) -> torch.Tensor:
     if isinstance(x, np.ndarray):
         if x.dtype == object:
             raise DataError(f"{where}: got a NumPy array of Python objects; give numbers")
-        if not x.flags.writeable:
-            x = x.copy()  # torch tensors are writable; never alias read-only memory
         try:
-            return torch.from_numpy(x)
-        except (TypeError, ValueError):  # negative strides, unsupported dtype
-            return torch.from_numpy(np.ascontiguousarray(x).copy())
+            return from_numpy(x)
+        except TypeError:
+            raise DataError(f"{where}: NumPy arrays of {x.dtype} are not supported; give numbers or "
+                            "booleans") from None
     if isinstance(x, (bytes, bytearray, memoryview)):
         buf = bytearray(x) if not isinstance(x, bytearray) else x
         if not buf:
