@@ -66,6 +66,6 @@ def test_a_one_element_array_is_a_scalar_argument():
 
 def test_a_bad_output_dtype_in_yaml_is_refused():
     from torch_dali.errors import SerializationError
-    text = _two(output_dtype=types.FLOAT).serialize().replace("- FLOAT", "- FLOATY", 1)
+    text = _two(output_dtype=types.FLOAT).serialize().replace("[FLOAT, FLOAT]", "[FLOATY, null]", 1)
     with pytest.raises(SerializationError, match="output_dtype.*type names"):
         Pipeline.deserialize(text)
