@@ -204,20 +204,32 @@ class Pipeline(DaliAPI):
         the default): a PipelineError naming the running ops when no batch is ready by then."""
         executor = self._exec()  # build first: iter_setup may feed inputs
         self.iter_setup()
+        executor.schedule()
+        return self._take(executor, timeout)
+
+    def _take(self, executor: Executor, timeout: float | None = None) -> tuple[TensorList, ...]:
         batch = executor.next(timeout)
         self._last_batch = batch
         self._consumed_state = batch.state
         self._verify_outputs(batch.outputs)
         return tuple(user_view(tl) for tl in batch.outputs)
 
-    def outputs(self) -> tuple[TensorList, ...]:
-        return self.run()
-
-    def share_outputs(self) -> tuple[TensorList, ...]:
-        return self.run()
-
     def schedule_run(self) -> None:
-        self._exec()
+        """DALI's: schedules the next iteration (the first call schedules `prefetch_queue_depth`);
+        external sources' `source` callables run now, on this thread, for what is scheduled."""
+        executor = self._exec()
+        self.iter_setup()
+        executor.schedule()
+
+    def outputs(self) -> tuple[TensorList, ...]:
+        """The next scheduled batch (after schedule_run(); without one, it schedules it)."""
+        return self._take(self._exec())
+
+    share_outputs = outputs
+
+    def empty(self) -> bool:
+        """Whether no scheduled batch is waiting to be taken (DALI's)."""
+        return self._executor is None or self._executor.pending() == 0
 
     def release_outputs(self) -> None:
         self._last_batch = None

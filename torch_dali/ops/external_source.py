@@ -28,9 +28,12 @@ JAX...), `bytes` (uint8 1-D), Python or NumPy scalars (0-d, NumPy's types) or ob
 read-only arrays are copied). A CPU external source given CUDA data copies it to the CPU; a GPU one
 given CPU data copies it over. Where DALI is stricter (Python scalars, bytes) torch_dali accepts.
 
-Accepted with no effect: `no_copy`, `prefetch_queue_depth`, `blocking`, `cuda_stream`,
-`use_copy_kernel`. `parallel=True` runs a per-sample callable on the pipeline's threads (DALI uses
-worker processes), so it must be thread-safe. `source` is stored in the graph as given: only what
+`source` is called (or iterated) on the thread that calls `pipe.run()` / `schedule_run()`, as
+DALI calls it: the first run fetches `prefetch_queue_depth` iterations, each later one one more
+(DALI's iterators one more after each batch), and an error it raises reaches that caller as it was
+raised (`external_pump`). Accepted with no effect: `no_copy`, `prefetch_queue_depth`, `blocking`,
+`cuda_stream`, `use_copy_kernel`. `parallel=True` runs a per-sample callable on the pipeline's
+threads instead (DALI uses worker processes), so it must be thread-safe. `source` is stored in the graph as given: only what
 the YAML encoder can name round-trips; lists of arrays, generators and local functions do not.
 """
 from __future__ import annotations
@@ -48,6 +51,7 @@ from ..errors import ArgumentError, ArgumentTypeError, DataError, PipelineError
 from ..tensor_list import TensorCPU, TensorList, from_numpy, plain
 from ._operator import BatchContext, Operator
 from .external_feed import FeedQueues
+from .external_pump import END, Ahead
 from ._registry import register
 from ._schema import Arg, OpSchema, enum_member, positive
 
@@ -163,10 +167,15 @@ class ExternalSource(Operator):
         self.batch: bool = bool(a["batch"])
         self.cycle: str = CYCLES[a["cycle"]]
         self.parallel = bool(a["parallel"])
+        # where the source stands for the next fetch (epoch, iteration within it, sample index) and,
+        # for state_dict, after the batch produced last (fetching may run ahead: `external_pump`)
         self.epoch = 0
-        self.iteration = 0  # within the epoch
+        self.iteration = 0
         self.idx_in_epoch = 0
+        self._produced = (0, 0, 0)
         self.exhausted = False
+        self.ahead = Ahead(self.where())
+        self.caller_fetch = False  # set by the executor: `pump` fetches on the caller's thread
         self._it: Iterator[Any] | None = None
         self._factory: Callable[[], Iterator[Any]] | None = None
         self._call: Callable[[Any], Any] | None = None
@@ -227,7 +236,6 @@ class ExternalSource(Operator):
         return f"{self.name} '{self.node.name}'"
 
     def _end(self) -> SourceExhausted:
-        self.exhausted = True
         return SourceExhausted(f"{self.where()}: the source has no more data (pipe.reset() "
                                + ("starts it over)" if self.cycle == "raise" or self._call is not None
                                   else "asks the same iterator again; use cycle='raise' to start it over)"),
@@ -246,8 +254,23 @@ class ExternalSource(Operator):
         except StopIteration:
             raise DataError(f"{self.where()}: the source is empty, so it cannot be cycled") from None
 
-    def _from_source(self, ctx: BatchContext) -> list[Any]:
-        """One iteration's raw data as k batches (lists of samples or dense arrays)."""
+    def _from_source(self, n: int, ctx: BatchContext | None = None) -> Any:
+        """One iteration's data as the source gave it (a batch, or a list of samples); advances
+        the fetch position. `n`: the batch size; `ctx` (the pool) for parallel per-sample sources."""
+        raw = self._fetch(n, ctx)
+        self.iteration += 1
+        return raw
+
+    def _outputs_of(self, raw: Any) -> list[Any]:
+        """What `_from_source` gave as k batches (lists of samples or dense arrays)."""
+        if self.batch:
+            return self._split(raw, "the batch")
+        if not self.split_outputs:
+            return [raw]
+        split = [self._split(s, f"sample {i}") for i, s in enumerate(raw)]
+        return [[s[j] for s in split] for j in range(self.k)]
+
+    def _fetch(self, n: int, ctx: BatchContext | None) -> Any:
         if self.batch:
             if self._call is not None:
                 info: Any = BatchInfo(self.iteration, self.epoch) if self.args["batch_info"] else self.iteration
@@ -257,8 +280,7 @@ class ExternalSource(Operator):
                     raise self._end() from None
             else:
                 raw = self._next_item()
-            return self._split(raw, "the batch")
-        n = ctx.batch_size
+            return raw
 
         ended = object()
 
@@ -270,7 +292,7 @@ class ExternalSource(Operator):
             except StopIteration:  # never let it cross a thread pool or a generator
                 return ended
 
-        if self._call is not None and self.parallel:
+        if self._call is not None and self.parallel and ctx is not None:
             samples = ctx.map(one, n)
         else:
             samples = []
@@ -281,10 +303,48 @@ class ExternalSource(Operator):
         if any(s is ended for s in samples):
             raise self._end()
         self.idx_in_epoch += n
-        if not self.split_outputs:
-            return [samples]
-        split = [self._split(s, f"sample {i}") for i, s in enumerate(samples)]
-        return [[s[j] for s in split] for j in range(self.k)]
+        return samples
+
+    def _produce(self, ctx: BatchContext) -> list[Any]:
+        """This iteration's raw data: fetched on the caller's thread ahead (`pump`), or now."""
+        if self.exhausted:
+            raise self._end()
+        if self.caller_fetch:
+            raw, position = self.ahead.take()
+            if raw is END:
+                self.exhausted = True
+                raise self._end()
+            self._produced = position
+            return self._outputs_of(raw)
+        try:
+            raw = self._from_source(ctx.batch_size, ctx)
+        except SourceExhausted:
+            self.exhausted = True
+            raise
+        self._produced = (self.epoch, self.iteration, self.idx_in_epoch)
+        return self._outputs_of(raw)
+
+    @property
+    def ran_out(self) -> bool:
+        """Whether the source ended: when it was fetched (DALI's criterion for `reset()`), or
+        when this op reached the end."""
+        return self.exhausted or self.ahead.ended
+
+    @property
+    def fetches_in_caller(self) -> bool:
+        """Whether the executor should call `pump` from the caller's thread: a source that is not
+        parallel (a parallel one runs on the pipeline's threads, as DALI's runs in workers)."""
+        return self.args["source"] is not None and not (self.parallel and not self.batch)
+
+    def pump(self, upto: int, batch_size: int) -> None:
+        """On the thread that calls run(): fetches data until `upto` iterations are fetched ahead
+        (since the last reset); an error the source raises propagates from here, as in DALI."""
+        while self.ahead.fetched < upto and not self.ahead.ended:
+            try:
+                raw: Any = self._from_source(batch_size)
+            except SourceExhausted:
+                raw = END
+            self.ahead.put(raw, (self.epoch, self.iteration, self.idx_in_epoch))
 
     def _split(self, raw: Any, what: str) -> list[Any]:
         if not self.split_outputs:
@@ -323,9 +383,7 @@ class ExternalSource(Operator):
         if fed:
             items = self._fed.take(self.where(), self.node.name)
         else:
-            if self.exhausted:
-                raise self._end()
-            items = [(raw, None) for raw in self._from_source(ctx)]
+            items = [(raw, None) for raw in self._produce(ctx)]
         outs = []
         for k, item in enumerate(items):
             if item is None:  # an output nothing reads, never fed
@@ -347,7 +405,6 @@ class ExternalSource(Operator):
         if len(outs_fed[0]) > ctx.batch_size:
             raise DataError(f"{self.where()}: the source gave a batch of {len(outs_fed[0])} samples, more "
                             f"than the pipeline's batch_size={ctx.batch_size}")
-        self.iteration += 1
         return outs
 
     def _finish(self, tl: TensorList, k: int, where: str, layout: str | None) -> TensorList:
@@ -388,6 +445,8 @@ class ExternalSource(Operator):
         self.epoch += 1
         self.iteration = 0
         self.idx_in_epoch = 0
+        self._produced = (self.epoch, 0, 0)
+        self.ahead.clear()
         if self.cycle == "raise" and self._call is None:
             self._it = self._factory()  # type: ignore[misc]
         self.exhausted = False
@@ -404,10 +463,11 @@ class ExternalSource(Operator):
     def state_dict(self) -> dict[str, Any]:
         if self.args["source"] is None or not self.restorable:
             return {}
-        return {"epoch": self.epoch, "iteration": self.iteration, "idx_in_epoch": self.idx_in_epoch,
-                "exhausted": self.exhausted}
+        epoch, iteration, idx = self._produced
+        return {"epoch": epoch, "iteration": iteration, "idx_in_epoch": idx, "exhausted": self.exhausted}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.ahead.clear()  # fetched for batches that were dropped
         if not state or not self.restorable:
             return
         for key in ("epoch", "iteration", "idx_in_epoch"):
@@ -415,6 +475,7 @@ class ExternalSource(Operator):
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ArgumentError(f"{self.where()}: the saved state has a bad `{key}`: {v!r}")
             setattr(self, key, v)
+        self._produced = (self.epoch, self.iteration, self.idx_in_epoch)
         self.exhausted = bool(state.get("exhausted", False))
 
     def output_layout(self, index: int) -> str:

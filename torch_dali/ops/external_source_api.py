@@ -32,7 +32,7 @@ def reset_sources(executor: Any, consumed: int | None = None) -> None:
     a new epoch of each external source (nothing happens otherwise, as in DALI). `consumed`: the
     batches the caller took; when the producer made no more than that, only the end is queued."""
     ops = [op for op in executor.plan.ops.values() if isinstance(op, ExternalSource)]
-    if not any(op.exhausted for op in ops):
+    if not any(op.ran_out for op in ops):
         return
     failed = executor.failure
     if executor.exec_async and not isinstance(failed, StopIteration) and executor.iteration != consumed:
