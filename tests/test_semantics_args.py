@@ -1,0 +1,25 @@
+"""Per-sample argument inputs where DALI 2.4's schema allows them (found by DALI's test_slice.py)."""
+from __future__ import annotations
+
+import numpy as np
+
+from torch_dali import fn, pipeline_def, types
+
+_X = np.arange(4 * 6 * 3, dtype=np.int32).reshape(4, 6, 3)
+
+
+@pipeline_def(batch_size=3, num_threads=1, device_id=None)
+def _slices():
+    data = fn.external_source(source=lambda: [_X] * 3, layout="HWC")
+    axes = fn.external_source(source=lambda: [np.int32([0]), np.int32([1]), np.int32([-1])])
+    return (fn.slice(data, start=[1], shape=[2], axes=axes),
+            fn.slice(data, 1, 2, axes=types.Constant(1, device="cpu")))
+
+
+def test_slice_axes_per_sample():
+    per_sample, constant = _slices().run()
+    # DALI 2.4's shapes and sums for the same program
+    assert [(tuple(np.array(t).shape), int(np.array(t).sum())) for t in per_sample] == \
+        [((2, 6, 3), 1278), ((4, 2, 3), 780), ((4, 6, 2), 1728)]
+    np.testing.assert_array_equal(np.array(per_sample[1]), _X[:, 1:3])
+    assert constant.shape() == [(4, 2, 3)] * 3
