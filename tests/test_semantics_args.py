@@ -23,3 +23,16 @@ def test_slice_axes_per_sample():
         [((2, 6, 3), 1278), ((4, 2, 3), 780), ((4, 6, 2), 1728)]
     np.testing.assert_array_equal(np.array(per_sample[1]), _X[:, 1:3])
     assert constant.shape() == [(4, 2, 3)] * 3
+
+
+def test_uniform_range_is_half_open_in_float32():
+    from torch_dali.pipeline import Pipeline
+    hi = np.nextafter(np.float32(10.0), np.float32(11.0))
+    pipe = Pipeline(batch_size=4, device_id=None, num_threads=1, seed=123456)
+    with pipe:
+        pipe.set_outputs(fn.random.uniform(range=[np.float32(10.0), hi], shape=[10000]),
+                         fn.random.uniform(range=[np.float32(10.0), hi]))
+    arrays, scalars = pipe.run()
+    # DALI 2.4: every value is 10.0 (the only float32 in [10, nextafter(10)))
+    assert all((np.array(t) == np.float32(10.0)).all() for t in arrays)
+    assert all(float(np.array(t)) == 10.0 for t in scalars)
