@@ -36,3 +36,18 @@ def test_uniform_range_is_half_open_in_float32():
     # DALI 2.4: every value is 10.0 (the only float32 in [10, nextafter(10)))
     assert all((np.array(t) == np.float32(10.0)).all() for t in arrays)
     assert all(float(np.array(t)) == 10.0 for t in scalars)
+
+
+def test_constant_data_convert_as_dali_casts():
+    from torch_dali import ops
+    from torch_dali.pipeline import Pipeline
+
+    consts = [ops.Constant(idata=(-1, 1, 300, 3, 4), dtype=types.UINT8),
+              ops.Constant(fdata=(-1.5, 2.5, 300.7, -0.5), dtype=types.UINT8),
+              ops.Constant(fdata=(-1.5, 2.5, 1e10, -0.5), dtype=types.INT32),
+              ops.Constant(idata=(-1, 2, 0), dtype=types.BOOL)]
+    pipe = Pipeline(1, 1, None)
+    pipe.set_outputs(*[c() for c in consts])
+    got = [np.array(o.at(0)).tolist() for o in pipe.run()]
+    # DALI 2.4: saturation, rounding half away from zero, != 0 for BOOL
+    assert got == [[0, 1, 255, 3, 4], [0, 3, 255, 0], [-2, 3, 2147483647, -1], [True, True, False]]
