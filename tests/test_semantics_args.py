@@ -51,3 +51,15 @@ def test_constant_data_convert_as_dali_casts():
     got = [np.array(o.at(0)).tolist() for o in pipe.run()]
     # DALI 2.4: saturation, rounding half away from zero, != 0 for BOOL
     assert got == [[0, 1, 255, 3, 4], [0, 3, 255, 0], [-2, 3, 2147483647, -1], [True, True, False]]
+
+
+def test_random_crop_generator_of_an_empty_shape():
+    from torch_dali.pipeline import Pipeline
+    shapes = [np.int64([0, 0]), np.int64([-1, 0]), np.int64([0, 5]), np.int64([1, 1])]
+    pipe = Pipeline(4, 1, None, seed=5)
+    with pipe:
+        pipe.set_outputs(*fn.random_crop_generator(fn.external_source(source=lambda: shapes)))
+    anchors, sizes = pipe.run()
+    # DALI 2.4: the empty window at (0, 0); a 1x1 image gives its one pixel
+    assert [np.array(a).tolist() for a in anchors] == [[0, 0]] * 4
+    assert [np.array(s).tolist() for s in sizes] == [[0, 0], [0, 0], [0, 0], [1, 1]]
