@@ -95,3 +95,44 @@ def test_parallel_sample_sources_still_run_on_the_pipelines_threads():
 
     out = _pipe(sample, batch=False, parallel=True).run()[0]
     assert [int(t[0]) for t in out] == [0, 1] and threads == {False}
+
+
+class _FedBySetup:
+    """A pipeline fed in iter_setup(), which raises StopIteration after 3 batches (DALI's pattern)."""
+
+    @staticmethod
+    def make(depth: int):
+        from torch_dali.pipeline import Pipeline
+
+        class P(Pipeline):
+            def __init__(self) -> None:
+                super().__init__(batch_size=2, num_threads=1, device_id=None, prefetch_queue_depth=depth)
+                self.k = self.calls = 0
+
+            def define_graph(self):
+                return fn.external_source(name="x")
+
+            def iter_setup(self):
+                self.calls += 1
+                if self.k >= 3:
+                    self.k = 0
+                    raise StopIteration
+                self.feed_input("x", [np.full(1, self.k, np.int32)] * 2)
+                self.k += 1
+        return P()
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_iter_setup_ending_an_epoch_keeps_the_batches_before(depth):
+    pipe = _FedBySetup.make(depth)
+    it = DALIGenericIterator(pipe, ["x"])
+    seen = []
+    for _ in range(2):
+        seen.append(([int(b[0]["x"][0]) for b in it], pipe.calls))
+        it.reset()
+    assert seen == [([0, 1, 2], 4), ([0, 1, 2], 8)]  # DALI 2.4
+    plain = _FedBySetup.make(depth)
+    got = [int(np.array(plain.run()[0][0])[0]) for _ in range(3)]
+    with pytest.raises(StopIteration):
+        plain.run()
+    assert got == [0, 1, 2] and plain.calls == 4

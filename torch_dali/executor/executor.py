@@ -87,7 +87,8 @@ class Executor:
         for op in self._pumps:
             op.ahead.watch(self._stop)
         self._handed = 0  # batches handed to the consumer since the producer (re)started
-        self._scheduled = 0  # DALI's scheduled iterations (`schedule`) since then
+        self._scheduled = 0  # DALI's scheduled iterations (`schedule_one`) since then
+        self._first = True  # the next schedule_run() schedules `depth` iterations
         _LIVE.add(self)
 
     @property
@@ -221,7 +222,7 @@ class Executor:
             raise self._failed
         self._ran = True
         if self._scheduled <= self._handed:
-            self.schedule()  # outputs asked for without a schedule_run() before
+            self.schedule_one()  # outputs asked for without a schedule_run() before
         if not self.exec_async:
             batch = self._produce_one()
         else:
@@ -252,17 +253,26 @@ class Executor:
         self._hand_off(batch)
         return batch
 
-    def schedule(self) -> None:
-        """DALI's `schedule_run()`: one more iteration is scheduled (the first schedules
-        `prefetch_queue_depth`); external sources fetching on the caller's thread fetch its data
-        now, on this thread (`ops.external_pump`). `Pipeline.run()` is `schedule()` + `next()`."""
+    def schedule_count(self) -> int:
+        """How many iterations DALI's `schedule_run()` schedules now: `prefetch_queue_depth` the
+        first time (and after an epoch ended and was reset), then one."""
+        return self.depth if self._first else 1
+
+    def schedule_one(self) -> None:
+        """Schedules one more iteration: external sources fetching on the caller's thread fetch
+        its data now, on this thread (`ops.external_pump`)."""
         self._check_usable()
-        target = self.depth if self._scheduled == 0 else self._scheduled + 1
+        target = self._scheduled + 1
         if self.exec_async:
             for op in self._pumps:
                 op.caller_fetch = True  # before the producer first runs it
                 op.pump(target, self.plan.batch_size)
         self._scheduled = target
+        self._first = False
+
+    def rearm(self) -> None:
+        """The next `schedule_run()` schedules `prefetch_queue_depth` iterations again (a new epoch)."""
+        self._first = True
 
     def pending(self) -> int:
         """Scheduled iterations whose batches were not taken yet (DALI's `not empty()`)."""
@@ -403,6 +413,7 @@ class Executor:
             h.restart(self.iteration)
         self._failed = None
         self._handed = self._scheduled = 0
+        self._first = True
         for op in self._pumps:  # fetched for the batches just dropped; the state rewinds them
             op.ahead.clear()
         return True

@@ -67,6 +67,7 @@ class Pipeline(DaliAPI):
         self._consumed_state: dict[str, Any] = {"iteration": 0, "ops": {}}
         self._py_graph_fn: Callable[[], Any] | None = None
         self._built = False
+        self._setup_ended = False  # iter_setup() raised StopIteration (DALI's end of an epoch)
         self._conditionals = False
         self._set_output_descs(output_dtype, output_ndim)
         self._enable_checkpointing = bool(enable_checkpointing)
@@ -200,30 +201,38 @@ class Pipeline(DaliAPI):
         return self._executor  # type: ignore[return-value]
 
     def run(self, *, timeout: float | None = None) -> tuple[TensorList, ...]:
-        """The next batch of every output, as TensorLists. `timeout` (seconds; with exec_async,
-        the default): a PipelineError naming the running ops when no batch is ready by then."""
-        executor = self._exec()  # build first: iter_setup may feed inputs
-        self.iter_setup()
-        executor.schedule()
-        return self._take(executor, timeout)
+        """The next batch of every output, as TensorLists: `schedule_run()` then `outputs()`, as
+        DALI's. `timeout` (seconds; with exec_async, the default): a PipelineError naming the
+        running ops when no batch is ready by then."""
+        self.schedule_run()
+        return self.outputs(timeout=timeout)
 
-    def _take(self, executor: Executor, timeout: float | None = None) -> tuple[TensorList, ...]:
+    def schedule_run(self) -> None:
+        """DALI's: schedules iterations (the first call `prefetch_queue_depth` of them, later calls
+        one), each after an `iter_setup()`; external sources' `source` callables run now, on this
+        thread, for what is scheduled. An iter_setup() that raises StopIteration ends the epoch:
+        `outputs()` raises it once the batches scheduled before are taken."""
+        executor = self._exec()  # build first: iter_setup may feed inputs
+        for _ in range(executor.schedule_count()):
+            if self._setup_ended:
+                return
+            try:
+                self.iter_setup()
+            except StopIteration:
+                self._setup_ended = True
+                return
+            executor.schedule_one()
+
+    def outputs(self, *, timeout: float | None = None) -> tuple[TensorList, ...]:
+        """The next scheduled batch (after schedule_run(); without one, it schedules it)."""
+        executor = self._exec()
+        if self._setup_ended and executor.pending() == 0:
+            raise StopIteration
         batch = executor.next(timeout)
         self._last_batch = batch
         self._consumed_state = batch.state
         self._verify_outputs(batch.outputs)
         return tuple(user_view(tl) for tl in batch.outputs)
-
-    def schedule_run(self) -> None:
-        """DALI's: schedules the next iteration (the first call schedules `prefetch_queue_depth`);
-        external sources' `source` callables run now, on this thread, for what is scheduled."""
-        executor = self._exec()
-        self.iter_setup()
-        executor.schedule()
-
-    def outputs(self) -> tuple[TensorList, ...]:
-        """The next scheduled batch (after schedule_run(); without one, it schedules it)."""
-        return self._take(self._exec())
 
     share_outputs = outputs
 
@@ -240,6 +249,10 @@ class Pipeline(DaliAPI):
     def reset(self) -> None:
         """After an external source ended (run() raised StopIteration), starts its next epoch as
         DALI does; otherwise nothing to do: readers move across epochs by themselves."""
+        if self._setup_ended:  # iter_setup() ended the epoch: the next schedule_run() starts the next
+            self._setup_ended = False
+            if self._executor is not None:
+                self._executor.rearm()
         if self._executor is not None:
             from ..ops.external_source_api import reset_sources
             reset_sources(self._executor, int(self._consumed_state.get("iteration", 0)))
