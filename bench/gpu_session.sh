@@ -17,9 +17,10 @@ if [ "$STEP" = tests ] || [ "$STEP" = all ]; then
 fi
 echo "after tests: $(( $(date +%s) - t0 )) s"
 if [ "$STEP" = ab ] || [ "$STEP" = all ]; then
-  for cfg in "ROI=1" "ROI=0" "ROI=1 LANES=2" "ROI=1 LANES=1"; do
-    roi=${cfg#ROI=}; roi=${roi%% *}; lanes=3; case "$cfg" in *LANES=*) lanes=${cfg##*LANES=};; esac
-    TORCH_DALI_ROI_DECODE=$roi TORCH_DALI_MIXED_LANES=$lanes timeout 90 python3 bench/profile_ref.py \
+  for cfg in "ROI=1" "ROI=0" "ROI=1 LANES=2" "ROI=1 LANES=1" "ROI=1 GPU_ON_LANES=0"; do
+    roi=${cfg#ROI=}; roi=${roi%% *}; lanes=3; case "$cfg" in *" LANES="*) lanes=${cfg##*LANES=};; esac
+    onl=1; case "$cfg" in *GPU_ON_LANES=0*) onl=0;; esac
+    TORCH_DALI_ROI_DECODE=$roi TORCH_DALI_MIXED_LANES=$lanes TORCH_DALI_GPU_ON_LANES=$onl timeout 90 python3 bench/profile_ref.py \
       --kinds fused,val --data /tmp/ref420 --seconds 5 --out "$OUT/ab.json" 2>&1 | python3 -c "
 import json, sys
 for line in sys.stdin:

@@ -1,5 +1,6 @@
 """Fuzz targets for the data entry points: the C header table (host_io), JPEG region windows
-(jpeg_roi), PNG decoding, the RecordIO reader and the crop-window helper (crop_windows.c).
+(jpeg_roi), PNG decoding, the RecordIO reader and the crop-window helper (crop_windows.c); the
+readers' file parsers (LMDB, caffe records, tf.train.Example, .npy, tar) in tests/_fuzz_readers.py.
 
 Each target takes mutated bytes (seeded, deterministic: input i of a run is a function of the run's
 seed and i alone) and checks an oracle besides "no crash": the C and Python header parsers agree and
@@ -45,6 +46,10 @@ from torch_dali.io import jpeg_roi as R
 from torch_dali.io.recordio import RecordFile
 
 try:
+    from tests._fuzz_readers import TARGETS as READER_TARGETS
+except ImportError:
+    from _fuzz_readers import TARGETS as READER_TARGETS  # type: ignore[no-redef]
+try:
     from tests._fuzz_inputs import (fix_png_crcs, guard, jpeg_seeds, mutate, mutate_png_pixels,
                                     png_seeds, rec_seed)
 except ImportError:
@@ -58,7 +63,8 @@ INT_MAX = 2**31 - 1
 # -- targets ---------------------------------------------------------------------------------------
 
 class Fail(AssertionError):
-    """An oracle violation (the input is reported)."""
+    """An oracle violation (the input is reported; the reader targets raise their own AssertionError
+    subclass)."""
 
 
 def _check(cond: bool, what: str) -> None:
@@ -201,6 +207,7 @@ TARGETS: dict[str, tuple[Target, Callable[[], list[bytes]]]] = {
     "png": (target_png, png_seeds),
     "recordio": (target_recordio, lambda: [rec_seed()]),
     "crop_windows": (target_crop_windows, lambda: [b""]),
+    **READER_TARGETS,  # lmdb, caffe, tfexample, npy, tar (tests/_fuzz_readers.py)
 }
 
 
@@ -238,7 +245,7 @@ def run_fixed(req: list) -> dict:
         data, rnd = make_input(name, seed, i, corpus)
         try:
             fn(data, rnd)
-        except Fail as e:
+        except AssertionError as e:  # Fail, or the reader targets' own
             fails.append(f"input {i}: {e}")
     return {"target": name, "iterations": iterations, "failures": fails[:5], "failed": len(fails)}
 
@@ -271,7 +278,7 @@ def _child(name: str, seed: int, start: int, seconds: float, progress: str, asan
         data, rnd = make_input(name, seed, i, corpus)
         try:
             fn(data, rnd)
-        except Fail as e:
+        except AssertionError as e:
             fails += 1
             print(json.dumps({"target": name, "input": i, "failure": str(e)}), flush=True)
         i += 1
@@ -353,7 +360,7 @@ def main() -> int:
                 data, rnd = make_input(name, a.seed, i, corpus)
                 try:
                     fn(data, rnd)
-                except Fail as e:
+                except AssertionError as e:
                     bad += 1
                     print(f"{name} input {i}: {e}")
             print(f"{name}: done in {time.perf_counter() - t0:.2f} s")

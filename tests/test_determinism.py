@@ -152,8 +152,8 @@ def test_restore_after_an_error_meets_no_stale_stage_threads(tmp_path):
         pipe.shutdown()
 
 
-@pytest.mark.parametrize("lanes", [1, 3])
-def test_mixed_lanes_keep_batch_order(root, monkeypatch, lanes):
+@pytest.mark.parametrize("lanes,on_lanes", [(1, "0"), (3, "0"), (3, "1")])
+def test_mixed_lanes_keep_batch_order(root, monkeypatch, lanes, on_lanes):
     """The mixed stage on several lanes (each lane takes the next batch) still delivers batches in
     order, identical to the single-threaded run, and an error arrives in its place: every batch
     before the bad one first."""
@@ -161,12 +161,15 @@ def test_mixed_lanes_keep_batch_order(root, monkeypatch, lanes):
     import warnings
     warnings.simplefilter("ignore", RuntimeWarning)
     monkeypatch.setenv("TORCH_DALI_MIXED_LANES", str(lanes))
+    monkeypatch.setenv("TORCH_DALI_GPU_ON_LANES", on_lanes)
     staged = _device_pipe(root, prefetch_queue_depth=2)
     staged.build()
     ex = staged.executor
-    # lanes > 1: the GPU stage (no order-sensitive op) runs on the mixed stage's lanes
+    # lanes > 1 and TORCH_DALI_GPU_ON_LANES=1: the GPU stage (no order-sensitive op) runs on the
+    # mixed stage's lanes; else on its own thread after them
     assert [(st.name, st.lanes) for st in ex.stages] == (
-        [("cpu", 1), ("mixed+gpu", lanes)] if lanes > 1 else [("cpu", 1), ("mixed", 1), ("gpu", 1)])
+        [("cpu", 1), ("mixed+gpu", lanes)] if lanes > 1 and on_lanes == "1"
+        else [("cpu", 1), ("mixed", lanes), ("gpu", 1)])
     ref = _batches(_device_pipe(root, exec_async=False, exec_pipelined=False), 7)
     for k in range(7):
         outs = staged.run()
@@ -176,7 +179,7 @@ def test_mixed_lanes_keep_batch_order(root, monkeypatch, lanes):
     staged.shutdown()
 
     files = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs)[:10]
-    bad = os.path.join(os.path.dirname(root), f"bad{lanes}.jpg")
+    bad = os.path.join(os.path.dirname(root), f"bad{lanes}_{on_lanes}.jpg")
     with open(bad, "wb") as f:
         f.write(b"\xff\xd8\xff\xe0garbage" * 10)
     files = files[:7] + [bad] + files[7:]  # in batch 3 (batches of 2)
@@ -189,7 +192,7 @@ def test_mixed_lanes_keep_batch_order(root, monkeypatch, lanes):
 
     pipe = p()
     pipe.build()
-    assert pipe.executor.stages[-1].lanes == lanes
+    assert next(s for s in pipe.executor.stages if s.name.startswith("mixed")).lanes == lanes
     for k in range(3):
         assert pipe.run()[1].as_tensor().view(-1).tolist() == [2 * k, 2 * k + 1]
     with pytest.raises(Exception, match="bad"):

@@ -258,3 +258,28 @@ def test_ranks_stay_in_step_when_one_skips_more(tmp_path):
     assert counts == [2, 2, 2, 2]
     one = torch_dali.DataLoader(make, batch_size=4, device="cpu", num_threads=1)
     assert sum(len(labels) for _, labels in one) == 11  # the good samples, once
+
+
+def test_ranks_draw_their_own_augmentations_and_keep_given_seeds(files):
+    """With several ranks, unseeded random ops draw differently on each rank (as each rank's own
+    DataLoader workers would), the same on a rank every time; an op given `seed=` draws alike."""
+    def make(**kw):
+        @pipeline_def(seed=5)
+        def p():
+            jpegs, labels = fn.readers.file(files=files, labels=list(range(len(files))), name="R")
+            return fn.random.uniform(range=(0, 1)), fn.random.uniform(range=(0, 1), seed=77), labels
+        return p(**kw)
+
+    def first(rank, world):
+        dl = torch_dali.DataLoader(make, batch_size=4, rank=rank, world_size=world, device="cpu", num_threads=1)
+        free, fixed, _ = next(iter(dl))
+        return free.view(-1).tolist(), fixed.view(-1).tolist()
+
+    r0, r1 = first(0, 2), first(1, 2)
+    assert r0 == first(0, 2)  # reproducible per rank
+    assert r0[0] != r1[0]  # the rank's own draws
+    assert r0[1] == r1[1]  # seed=77 given: the same draws on every rank
+    # one rank: the pipeline's own seeds, as when the pipeline runs without the loader
+    single = make(batch_size=4, num_threads=1, device_id=None)
+    single.build()
+    assert single.run()[0].as_tensor().view(-1).tolist() == first(0, 1)[0]

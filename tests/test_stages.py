@@ -8,6 +8,7 @@ import time
 import warnings
 
 import pytest
+import torch
 
 from torch_dali import fn, pipeline_def
 from torch_dali.executor.stage import Reorder, Stage
@@ -96,7 +97,8 @@ def test_stage_contract_next_get_state_reset() -> None:
 
 
 def test_stage_names_and_lanes_follow_the_plan(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
-    """The mixed stage gets the lanes and the GPU stage joins it; a CPU-only plan is one stage."""
+    """The mixed stage gets the lanes, the GPU stage follows on one thread (or joins the lanes with
+    TORCH_DALI_GPU_ON_LANES=1); a CPU-only plan is one stage."""
     warnings.simplefilter("ignore", RuntimeWarning)
     monkeypatch.setenv("TORCH_DALI_MIXED_LANES", "3")
     assert [(s.name, s.lanes) for s in _counter().executor.stages] == [("cpu", 1)]
@@ -107,6 +109,11 @@ def test_stage_names_and_lanes_follow_the_plan(monkeypatch: pytest.MonkeyPatch, 
         y = fn.copy(x, device="mixed")
         return fn.copy(y, device="gpu")
 
-    ex = device().executor
-    assert [(s.name, s.lanes) for s in ex.stages] == [("cpu", 1), ("mixed+gpu", 3)]
+    ex = device().executor  # by default the GPU stage runs on its own thread, in order
+    assert [(s.name, s.lanes) for s in ex.stages] == [("cpu", 1), ("mixed", 3), ("gpu", 1)]
     assert ex.staged
+    want = device().run()[0].as_tensor().clone()
+    monkeypatch.setenv("TORCH_DALI_GPU_ON_LANES", "1")  # the GPU stage joins the mixed lanes
+    pipe = device()
+    assert [(s.name, s.lanes) for s in pipe.executor.stages] == [("cpu", 1), ("mixed+gpu", 3)]
+    assert torch.equal(pipe.run()[0].as_tensor(), want)

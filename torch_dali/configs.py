@@ -137,7 +137,7 @@ def set_arg(pipe: Pipeline, key: str, value: Any, allow_modules: Iterable[str] |
     else:
         new = coerce(op, arg, value)
     args = {**node.args, arg.name: new}
-    if schema.outputs_for(args) != len(node.outputs):
+    if schema.outputs_for(args, len(node.inputs)) != len(node.outputs):
         raise ArgumentError(f"{op}: overriding `{arg.name}` would change the number of outputs; edit the YAML")
     node.args = args
     node.explicit.add(arg.name)  # a saved config shows the override, even when it equals the default

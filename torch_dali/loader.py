@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterator, Sequence
 import torch
 
 from . import types
+from .rng import derive_seed
 from .errors import ArgumentError
 from .graph.pipeline import Pipeline
 from .loader_compat import LoaderArgs, LoaderDataset, translate
@@ -182,7 +183,13 @@ class DataLoader:
                     args.update(pad_last_batch=False, stick_to_shard=True)
                 else:
                     args["pad_last_batch"] = True
+                if node.op == "readers.webdataset" and "split_by_file" not in node.explicit:
+                    args["split_by_file"] = True  # tar shards go to ranks whole (split_by_node)
                 self.pipe.set_node_args(node.name, seed=self.seed, **args)
+            elif self.world_size > 1 and not node.seed_given:
+                # Augmentations differ across ranks, as each rank's own DataLoader workers draw:
+                # the rank folds into the seeds the pipeline derived (a seed given to an op is kept)
+                self.pipe.set_node_args(node.name, seed=derive_seed(node.seed, self.rank))
             if node.op == "crop_mirror_normalize":
                 args = {}
                 if self.dtype is not None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from .. import _knobs
 from .plan import Plan
 from .steps import Partial, StageSpec
 
@@ -78,7 +79,9 @@ def make_stages(plan: Plan, lanes: int) -> list[Stage]:
     kinds = [s.kind for s in plan.stages]
     if lanes > 1 and "mixed" in kinds and "gpu" in kinds:
         gpu = plan.stages[kinds.index("gpu")]
-        if gpu.order_free:
+        # TORCH_DALI_GPU_ON_LANES=0: the GPU stage on its own thread, taking the lanes' batches in
+        # order: one GPU output is made at a time instead of one per lane (less memory, for measuring)
+        if gpu.order_free and _knobs.get("TORCH_DALI_GPU_ON_LANES") == 1:
             groups = [g for g in groups if g[0] is not gpu]
             groups[kinds.index("mixed")].append(gpu)
     return [Stage(plan, g, lanes if (pos > 0 and g[0].kind == "mixed") else 1, source=pos == 0)

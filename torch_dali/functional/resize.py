@@ -300,6 +300,13 @@ def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: 
     plans = [(dim, _weights(kind, n_in, n_out, antialias, o, span, dim == 0, shift))
              for (dim, kind, n_in, n_out, o, span), shift in zip(axes, shifts)
              if not _exact_copy(kind, n_in, n_out, o, span)]
+    if roi is not None and plans:
+        # Only the pixels the taps reach: the window grown by the filter (else the first pass
+        # would filter the whole image across the other axis, several times the work)
+        reach = {dim: (int(idx.min()), int(idx.max()) + 1) for dim, (idx, _) in plans}
+        for dim, (a, b) in reach.items():
+            x = x.narrow(dim, a, b - a)
+        plans = [(dim, (idx - reach[dim][0], w)) for dim, (idx, w) in plans]
     if all(k == "nn" for k in kinds) or not plans:  # a gather (or nothing): no arithmetic
         y = x
         for dim, (idx, _) in plans:

@@ -41,7 +41,7 @@ class Graph:
         node = Node(id=idx, schema=schema, name=name, device=device, args=args, inputs=list(inputs),
                     arg_inputs=dict(arg_inputs), seed=int(seed), origin=origin, seed_given=seed_given)
         out_device = "gpu" if device in ("gpu", "mixed") else "cpu"
-        node.outputs = [DataNode(node, i, out_device) for i in range(schema.outputs_for(args))]
+        node.outputs = [DataNode(node, i, out_device) for i in range(schema.outputs_for(args, len(inputs)))]
         self._keep(node)
         return node
 

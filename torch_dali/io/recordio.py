@@ -188,6 +188,13 @@ class RecordFile:
         if use_mmap and self.size > 0:
             self._mm = mmap.mmap(self._fd, 0, access=mmap.ACCESS_COPY)
 
+    def read_ahead(self) -> None:
+        """DALI's `read_ahead`: the kernel starts reading the whole file into the page cache now."""
+        if self.size > 0 and hasattr(os, "posix_fadvise"):
+            os.posix_fadvise(self._fd, 0, 0, os.POSIX_FADV_WILLNEED)
+        if self._mm is not None and hasattr(mmap, "MADV_WILLNEED"):
+            self._mm.madvise(mmap.MADV_WILLNEED)
+
     def _check_size(self) -> None:
         """Before each record: a file that shrank since it was opened would raise SIGBUS for mapped
         pages past its new end, so it is read with pread from then on (records past the end are

@@ -9,13 +9,15 @@ from . import _registry
 from ._registry import all_schemas, lookup, make_class  # noqa: F401
 
 # Each family module registers its schemas on import.
-_FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", "readers.file", "readers.mxnet",
+_FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", "readers.file", "readers.mxnet", "readers.npy", "readers.tfrecord",
+             "readers.webdataset", "readers.caffe",
              "decoders.image", "python_function", "external_source",
              "color_adjust", "filters", "noise", "normalization", "morphology", "histogram", "distort",
              "warp", "transforms", "coords", "regions", "slicing", "crop_generators",
              "decoders.crop", "resize_crop_mirror", "multi_paste", "remap",
              "warp_perspective",
-             "tensor_create", "tensor_shape", "conditional")
+             "tensor_create", "tensor_shape", "conditional",
+             "detection", "detection_crop", "readers.coco")
 for _fam in _FAMILIES:
     try:
         importlib.import_module(f"{__name__}.{_fam}")

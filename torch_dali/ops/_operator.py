@@ -138,7 +138,7 @@ class Operator:
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
                   args: dict[str, list[Any]]) -> list[TensorList]:
         """Default batch path: the per-sample implementation, sample by sample (used on CUDA)."""
-        n_out = self.node.schema.outputs_for(self.args)
+        n_out = self.node.schema.outputs_for(self.args, len(self.node.inputs))
         outs: list[list[torch.Tensor]] = [[] for _ in range(n_out)]
         for i in range(ctx.batch_size):
             sample_args = {k: v[i] for k, v in args.items()}

@@ -93,6 +93,9 @@ def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
         if key not in COMMON_ARGS and arg is not None and not isinstance(value, DataNode):
             node.explicit.add(arg.name)
     outs = node.outputs
+    named = getattr(schema.impl, "graph_outputs", None)  # outputs by name (readers.tfrecord's dict)
+    if named is not None:
+        return named(consts, tuple(outs))
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 

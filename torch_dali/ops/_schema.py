@@ -53,7 +53,10 @@ class OpSchema:
     devices: tuple[str, ...] = ("cpu", "gpu")
     min_inputs: int = 1
     max_inputs: int = 1
-    num_outputs: int | Callable[[dict[str, Any]], int] = 1
+    num_outputs: int | Callable[..., int] = 1
+    # num_outputs is called as f(args, number of inputs): outputs that depend on which optional
+    # inputs were given (random_bbox_crop's labels)
+    outputs_use_inputs: bool = False
     legacy_names: tuple[str, ...] = ()  # DALI's old class names: "FileReader", "nvJPEGDecoder"
     random: bool = False
     output_layout: str = ""
@@ -77,8 +80,10 @@ class OpSchema:
     def arg(self, name: str) -> Arg | None:
         return self._by_name.get(name)
 
-    def outputs_for(self, args: dict[str, Any]) -> int:
-        return self.num_outputs(args) if callable(self.num_outputs) else self.num_outputs
+    def outputs_for(self, args: dict[str, Any], num_inputs: int = 0) -> int:
+        if not callable(self.num_outputs):
+            return self.num_outputs
+        return self.num_outputs(args, num_inputs) if self.outputs_use_inputs else self.num_outputs(args)
 
     def display_name(self) -> str:
         return self.legacy_names[0] if self.legacy_names else self.class_name

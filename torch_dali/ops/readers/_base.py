@@ -22,9 +22,16 @@ permuted instead. `shuffle_after_epoch` (as DALI: shards fixed, meta reports sti
 permutes the whole dataset per epoch with `shuffle_after_epoch_seed` (or a fixed default) and
 reads DALI's contiguous range of it.
 
-Accepted with no effect: `initial_fill` (no shuffle buffer), `read_ahead`, `prefetch_queue_depth`
-(the pipeline prefetches whole batches), `skip_cached_images` (there is no decoder cache) and
-`tensor_init_bytes`. `lazy_init` defers listing the dataset to its first use.
+DALI's other loader arguments. `initial_fill` sizes the shuffle buffer where there is a stream
+(readers.webdataset); an index-based reader draws a whole permutation instead (a buffer as large as
+the data set, with no samples held), so the value does not change it. `read_ahead` asks the OS to
+read each data file into the page cache when it is opened (posix_fadvise / madvise WILLNEED; a
+file a reader reads whole at once, as readers.file does, is read ahead already). `skip_cached_images`
+skips samples a decoder cache holds; decoders keep no cache here (their `cache_size` is ignored),
+so none is skipped: what DALI does with an empty cache. `lazy_init` defers listing the data set to
+its first use (errors in it come then). `dont_use_mmap` reads with pread instead of a memory map.
+Accepted with no effect: `prefetch_queue_depth` (the pipeline prefetches whole batches) and
+`tensor_init_bytes`.
 
 Bad data (`on_error`, on readers.file and readers.mxnet). With "raise" a sample that cannot be read
 is an error naming it. With "skip" the reader leaves it out and refills the batch from the
@@ -63,10 +70,12 @@ READER_ARGS: tuple[Arg, ...] = (
     Arg("pad_last_batch", "bool", False, "pad the shard and its last batch with its last sample"),
     Arg("shuffle_after_epoch", "bool", False, "shuffle the whole dataset each epoch; shards fixed"),
     Arg("shuffle_after_epoch_seed", "int", None, "seed of shuffle_after_epoch's permutations"),
-    Arg("initial_fill", "int", 1024, "accepted; no effect (no shuffle buffer)", check=positive),
-    Arg("read_ahead", "bool", False, "accepted; no effect"),
+    Arg("initial_fill", "int", 1024, "shuffle buffer of a streamed reader (webdataset); index-based "
+        "readers draw a whole permutation, so it does not change them", check=positive),
+    Arg("read_ahead", "bool", False, "ask the OS to read each data file into memory when opened"),
     Arg("prefetch_queue_depth", "int", 1, "accepted; no effect", check=positive),
-    Arg("skip_cached_images", "bool", False, "accepted; no effect (no decoder cache)"),
+    Arg("skip_cached_images", "bool", False, "skip samples a decoder cache holds (there is no "
+        "decoder cache, so none is skipped)"),
     Arg("lazy_init", "bool", False, "list the dataset on first use rather than at build"),
     Arg("dont_use_mmap", "bool", False, "read with plain file I/O instead of memory mapping"),
     Arg("tensor_init_bytes", "int", 1048576, "accepted; no effect"),

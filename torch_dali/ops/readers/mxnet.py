@@ -57,6 +57,9 @@ class MXNetReader(ReaderBase):
             if not os.path.isfile(p):
                 raise DataError(f"{self.name}: RecordIO file {p} does not exist")
         self._files = [RecordFile(p, use_mmap) for p in self._paths]
+        if self.args["read_ahead"]:
+            for f in self._files:
+                f.read_ahead()
         sizes = [f.size for f in self._files]
         if len(self._idx_paths) == 1:
             starts = [0]

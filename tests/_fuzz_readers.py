@@ -1,0 +1,182 @@
+"""Fuzz targets for the data-file parsers of the readers (registered in tests/_fuzz.py's TARGETS):
+LMDB databases, caffe Datum / caffe2 TensorProtos records, tf.train.Example records, .npy headers
+and webdataset tars. Each takes mutated bytes and checks, beyond "only the library's DataError",
+that what the parser hands on lies inside the data: listed LMDB records and tar members within
+the file, .npy data within it, arrays of the shapes their headers give."""
+from __future__ import annotations
+
+import io
+import random
+import struct
+import tarfile
+import tempfile
+
+import numpy as np
+
+from torch_dali.errors import DataError
+from torch_dali.io import caffe as C
+from torch_dali.io import lmdb as L
+from torch_dali.io import npy
+from torch_dali.io import tarindex as T
+from torch_dali.io import tfexample as X
+
+
+class Fail(AssertionError):
+    """An oracle violation (the input is reported)."""
+
+
+def _check(cond: bool, what: str) -> None:
+    if not cond:
+        raise Fail(what)
+
+
+def _read(data: bytes):
+    def read(offset: int, n: int) -> bytes:
+        if offset < 0 or n < 0 or offset + n > len(data):
+            raise DataError(f"fuzz: reading {n} bytes at byte {offset}: past the end ({len(data)})")
+        return data[offset:offset + n]
+    return read
+
+
+def target_lmdb(data: bytes, rnd: random.Random) -> None:
+    """Records listed lie inside the file; every value reads or is a DataError. Besides the generic
+    edits (which favour the meta page), page headers and record pointers are hit."""
+    b = bytearray(data)
+    pages = len(b) // 4096
+    for _ in range(rnd.choice((0, 1, 2, 4))):
+        if pages:
+            pos = rnd.randrange(pages) * 4096 + rnd.choice((rnd.randrange(24), rnd.randrange(4096)))
+            if pos < len(b):
+                b[pos] = rnd.randrange(256)
+    data = bytes(b)
+    try:
+        e = L.list_entries(_read(data), len(data), "fuzz")
+    except DataError:
+        return
+    ends = e.key_offset + e.key_size
+    _check(bool((e.key_offset >= 0).all() and (ends <= len(data)).all()), "a key outside the file")
+    small = ~e.big
+    _check(bool((e.value_offset[small] + e.value_size[small] <= len(data)).all()), "a value outside the file")
+    for i in range(len(e.key_offset)):
+        try:
+            v = L.read_value(_read(data), e, i, "fuzz")
+            _check(len(v) == int(e.value_size[i]), "a value of another size than listed")
+        except DataError:
+            pass
+
+
+def target_caffe(data: bytes, rnd: random.Random) -> None:
+    """Datum and TensorProtos parses give outputs of their declared shapes, or DataErrors."""
+    try:
+        outs = C.datum(data, "fuzz", True, True)
+        _check(len(outs) == 2 and outs[1].numel() <= 1, "a Datum label of more than one value")
+    except DataError:
+        pass
+    try:
+        outs = C.caffe2(data, "fuzz", rnd.random() < 0.7, rnd.choice((0, 2, 4)), rnd.randint(0, 2), rnd.random() < 0.3)
+        for t in outs:
+            _check(t.dim() in (1, 3), f"an output of {t.dim()} dimensions")
+    except DataError:
+        pass
+
+
+def target_tfexample(data: bytes, rnd: random.Random) -> None:
+    """Every feature's values parse (or a DataError); spans lie inside the record."""
+    try:
+        spans = X.feature_spans(data, "fuzz")
+    except DataError:
+        return
+    for kind, lo, hi in spans.values():
+        _check(0 <= lo <= hi <= len(data), f"a span {lo}..{hi} outside {len(data)} bytes")
+        if kind:
+            try:
+                X.values(data, kind, lo, hi, "fuzz")
+            except DataError:
+                pass
+
+
+def target_npy(data: bytes, rnd: random.Random) -> None:
+    """A header read gives data inside the file and an array of its shape."""
+    try:
+        h = npy.read_header(_read(data), len(data), "fuzz")
+    except DataError:
+        return
+    _check(h.data_offset + h.nbytes <= len(data), "the data runs past the file")
+    a = npy.as_array(h, bytearray(data[h.data_offset:h.data_offset + h.nbytes]))
+    _check(tuple(a.shape) == tuple(h.shape), f"array {tuple(a.shape)} for header {h.shape}")
+
+
+def target_tar(data: bytes, rnd: random.Random) -> None:
+    """Scanned members start on a block after a header and have a size; those that run past the
+    end are the reader's to refuse (it checks every member against the file's size)."""
+    try:
+        groups = T.scan_tar(io.BytesIO(data), "fuzz")
+    except DataError:
+        return
+    for g in groups:
+        for c in g:
+            _check(c.offset >= T.BLOCK and c.offset % T.BLOCK == 0 and c.size >= 0,
+                   f"member {c.name!r} at {c.offset}+{c.size}")
+
+
+# -- seeds ------------------------------------------------------------------------------------------
+
+def lmdb_seeds() -> list[bytes]:
+    """Databases written by liblmdb (the `lmdb` package): small and overflow values, branch pages."""
+    from tests.reference import readers_lmdb as R
+    out = []
+    with tempfile.TemporaryDirectory() as d:
+        for k, sizes in enumerate(((3, 40, 900), (10, 5000, 20))):
+            R.write_lmdb(f"{d}/{k}", [(b"%03d" % i, R.datum(bytes(sizes[i % 3] + i), i, True)) for i in range(90)],
+                         map_size=1 << 22)
+            with open(f"{d}/{k}/data.mdb", "rb") as f:
+                out.append(f.read())
+    return out
+
+
+def caffe_seeds() -> list[bytes]:
+    from tests.reference import readers_lmdb as R
+    return [R.datum(b"\xff\xd8jpeg", 3, True), R.datum(bytes(12), 1, False, (3, 2, 2), [0.5]),
+            R.protos(R.tensor(R.STRING, strings=[b"img"]), R.tensor(R.INT32, int32s=[4]),
+                     R.tensor(R.FLOAT, floats=[1, 2]), R.tensor(R.INT64, int64s=[-1, 2 ** 40]),
+                     R.tensor(R.INT32, int32s=[1, 2, 3, 4])),
+            R.protos(R.tensor(R.BYTE, dims=[2, 3, 1], raw=bytes(6)), R.tensor(None, floats=[0.5] * 3))]
+
+
+def tfexample_seeds() -> list[bytes]:
+    from tests.reference import readers_formats as W
+    feats = {"img": ("bytes", [b"abc", b"d"]), "label": ("int64", [5, -7]), "box": ("float", [0.5] * 8)}
+    return [W.encode_example(feats), W.encode_example(feats, packed=False)]
+
+
+def npy_seeds() -> list[bytes]:
+    out = []
+    for arr in (np.arange(12, dtype=np.int16).reshape(3, 4), np.asfortranarray(np.ones((2, 3, 2), np.float32)),
+                np.array(3.5), np.zeros((0, 4), np.uint8)):
+        f = io.BytesIO()
+        np.save(f, arr)
+        out.append(f.getvalue())
+    return out
+
+
+def tar_seeds() -> list[bytes]:
+    out = []
+    for fmt in (tarfile.USTAR_FORMAT, tarfile.PAX_FORMAT, tarfile.GNU_FORMAT):
+        f = io.BytesIO()
+        with tarfile.open(fileobj=f, mode="w", format=fmt) as tf:
+            for i in range(4):
+                info = tarfile.TarInfo(f"d/s{i}.{'x' * (120 if fmt != tarfile.USTAR_FORMAT and i == 2 else 1)}")
+                payload = struct.pack("<I", i) * (i + 1)
+                info.size = len(payload)
+                tf.addfile(info, io.BytesIO(payload))
+        out.append(f.getvalue())
+    return out
+
+
+TARGETS = {
+    "lmdb": (target_lmdb, lmdb_seeds),
+    "caffe": (target_caffe, caffe_seeds),
+    "tfexample": (target_tfexample, tfexample_seeds),
+    "npy": (target_npy, npy_seeds),
+    "tar": (target_tar, tar_seeds),
+}

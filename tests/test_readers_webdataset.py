@@ -1,0 +1,201 @@
+"""readers.webdataset beyond the DALI tables: tars written by the `webdataset` package (read back as
+its own WebDataset reads them), the shuffle buffer (a bounded read-ahead), split_by_file (webdataset's
+split_by_node), fsspec URLs, corrupt tars and indexes."""
+from __future__ import annotations
+
+import io
+import tarfile
+
+import numpy as np
+import pytest
+
+from torch_dali import fn, pipeline_def
+from torch_dali.errors import ArgumentError, DataError
+from tests.reference import readers_formats as W
+
+
+def _pipe(bs=2, seed=5, **kw):
+    @pipeline_def(batch_size=bs, num_threads=1, device_id=None, seed=seed)
+    def p():
+        out = fn.readers.webdataset(name="R", **kw)
+        # as DALI: one `ext` group gives one node, several give a list
+        return tuple(out) if isinstance(out, (list, tuple)) else out
+    pipe = p()
+    pipe.build()
+    return pipe
+
+
+def _keys(pipe, batches):
+    """The `cls` output (the sample's number) of each sample read."""
+    out = []
+    for _ in range(batches):
+        tl = pipe.run()[0]
+        out += [int(bytes(np.asarray(tl.at(i))).decode()) for i in range(len(tl))]
+    return out
+
+
+def _shards(tmp_path, sizes):
+    paths, n = [], 0
+    for k, size in enumerate(sizes):
+        members = []
+        for i in range(size):
+            members += [(f"s{n:04d}.cls", str(n).encode()), (f"s{n:04d}.bin", bytes([n % 256]) * (n % 7 + 1))]
+            n += 1
+        p = str(tmp_path / f"shard{k}.tar")
+        W.write_tar(p, members)
+        paths.append(p)
+    return paths
+
+
+def test_files_written_by_the_webdataset_package(tmp_path):
+    wds = pytest.importorskip("webdataset")
+    url = str(tmp_path / "w.tar")
+    rng = np.random.default_rng(2)
+    with wds.TarWriter(url) as tw:
+        for i in range(7):
+            sample = {"__key__": f"k{i:03d}", "cls": str(i).encode(), "npy": rng.integers(0, 9, 4 + i).astype(np.int16).tobytes()}
+            if i != 3:
+                sample["jpg"] = bytes(rng.integers(0, 255, 5 + i, dtype=np.uint8))
+            tw.write(sample)
+    theirs = list(wds.WebDataset(url, shardshuffle=False))
+    W.wds_index(url, str(tmp_path / "w.idx"))
+    for index in (None, [str(tmp_path / "w.idx")]):
+        pipe = _pipe(bs=7, paths=[url], index_paths=index, ext=["cls", "jpg", "npy"])
+        cls, jpg, npy = pipe.run()
+        for i, s in enumerate(theirs):
+            assert bytes(np.asarray(cls.at(i))) == s["cls"]
+            assert bytes(np.asarray(jpg.at(i))) == s.get("jpg", b"")
+            assert bytes(np.asarray(npy.at(i))) == s["npy"]
+
+
+def test_shuffle_buffer_is_a_bounded_read_ahead(tmp_path):
+    paths = _shards(tmp_path, [40, 25, 35])
+    fill = 16
+    pipe = _pipe(bs=10, paths=paths, ext=["cls"], random_shuffle=True, initial_fill=fill)
+    reader = pipe.reader("R")
+    seen, most = [], 0
+    for _ in range(20):  # two epochs
+        tl = pipe.run()[0]
+        seen += [int(bytes(np.asarray(tl.at(i))).decode()) for i in range(len(tl))]
+        most = max(most, len(reader._buf))
+    e0, e1 = seen[:100], seen[100:]
+    assert sorted(e0) == list(range(100)) and sorted(e1) == list(range(100))
+    assert e0 != list(range(100)) and e0 != e1  # shuffled, and differently per epoch
+    # the p-th sample out was read at most `fill` samples ahead: the stream never runs further
+    # ahead than the buffer (samples may linger in it, as in any shuffle buffer)
+    assert all(i <= p + fill - 1 for p, i in enumerate(e0))
+    assert max(i - p for p, i in enumerate(e0)) > fill // 2  # and it does use the buffer
+    assert 0 < most <= fill + 2 * 10
+    again = _pipe(bs=10, paths=paths, ext=["cls"], random_shuffle=True, initial_fill=fill)
+    assert _keys(again, 10) == e0  # same seed, same order
+
+
+def test_split_by_file_is_split_by_node(tmp_path):
+    wds = pytest.importorskip("webdataset")
+    paths = _shards(tmp_path, [3, 5, 2, 4, 6])
+    counts = [3, 5, 2, 4, 6]
+    starts = np.cumsum([0] + counts)
+    for world in (2, 3):
+        lengths = set()
+        for rank in range(world):
+            mine = list(wds.shardlists.split_by_node.__wrapped__(paths, rank, world)) \
+                if hasattr(wds.shardlists.split_by_node, "__wrapped__") else paths[rank::world]
+            want = [i for p in mine for i in range(starts[paths.index(p)], starts[paths.index(p) + 1])]
+            pipe = _pipe(bs=1, paths=paths, ext=["cls"], num_shards=world, shard_id=rank,
+                         split_by_file=True, stick_to_shard=True)
+            assert _keys(pipe, len(want)) == want
+            padded = _pipe(bs=1, paths=paths, ext=["cls"], num_shards=world, shard_id=rank,
+                           split_by_file=True, pad_last_batch=True)
+            order = padded.reader("R").epoch_order(0)
+            lengths.add(len(order))
+            assert set(order) == set(want)
+        assert lengths == {max(sum(counts[k] for k in range(r, 5, world)) for r in range(world))}
+
+
+def test_fsspec_memory_urls(tmp_path):
+    fsspec = pytest.importorskip("fsspec")
+    paths = _shards(tmp_path, [4, 3])
+    fs = fsspec.filesystem("memory")
+    urls = []
+    for k, p in enumerate(paths):
+        fs.pipe(f"/wds/shard{k}.tar", open(p, "rb").read())
+        urls.append(f"memory://wds/shard{k}.tar")
+    local = _pipe(bs=7, paths=paths, ext=["cls", "bin"]).run()
+    remote = _pipe(bs=7, paths=urls, ext=["cls", "bin"]).run()
+    for a, b in zip(local, remote):
+        for i in range(7):
+            np.testing.assert_array_equal(np.asarray(a.at(i)), np.asarray(b.at(i)))
+
+
+def test_corrupt_tars_and_indexes(tmp_path):
+    bad = tmp_path / "bad.tar"
+    bad.write_bytes(b"\x00garbage" * 200)
+    with pytest.raises(DataError, match="bad.tar"):
+        _pipe(paths=[str(bad)], ext=["cls"])
+    forged = io.BytesIO()  # a pax header claiming 1 GiB of records
+    info = tarfile.TarInfo("s.cls")
+    info.size = 1
+    with tarfile.open(fileobj=forged, mode="w", format=tarfile.PAX_FORMAT) as tf:
+        info.pax_headers = {"comment": "x"}
+        tf.addfile(info, io.BytesIO(b"1"))
+    raw = bytearray(forged.getvalue())
+    size_field = raw[124:136]
+    raw[124:136] = b"%011o\x00" % (1 << 30)
+    assert raw[124:136] != size_field
+    raw[148:156] = b"        "
+    raw[148:156] = b"%06o\x00 " % sum(raw[:512])
+    (tmp_path / "pax.tar").write_bytes(bytes(raw))
+    with pytest.raises(DataError, match="pax.tar"):
+        _pipe(paths=[str(tmp_path / "pax.tar")], ext=["cls"])
+    good = _shards(tmp_path, [2])[0]
+    idx = tmp_path / "i.idx"
+    idx.write_text("v1.2 1\ncls 512000 1 s.cls\n")
+    with pytest.raises(DataError, match="outside the tar"):
+        _pipe(paths=[good], index_paths=[str(idx)], ext=["cls"])
+    idx.write_text("v9 1\n")
+    with pytest.raises(DataError, match="unsupported index version"):
+        _pipe(paths=[good], index_paths=[str(idx)], ext=["cls"])
+    idx.write_text("v1.2 1\ncls 100 1 s.cls\n")
+    with pytest.raises(DataError, match="multiple of the tar block"):
+        _pipe(paths=[good], index_paths=[str(idx)], ext=["cls"])
+
+
+def test_argument_errors(tmp_path):
+    paths = _shards(tmp_path, [2])
+    with pytest.raises(ArgumentError, match="missing_component_behavior"):
+        _pipe(paths=paths, ext=["cls"], missing_component_behavior="sometimes")
+    with pytest.raises(ArgumentError, match="dtypes"):
+        _pipe(paths=paths, ext=["cls", "bin"], dtypes=["UINT8"])
+    with pytest.raises(ArgumentError, match="num_shards"):
+        _pipe(paths=paths, ext=["cls"], num_shards=2, split_by_file=True)
+    with pytest.raises(DataError, match="no component for \\['nope'\\]"):
+        _pipe(paths=paths, ext=["cls", "nope"], missing_component_behavior="error")
+    with pytest.raises(DataError, match="not a multiple"):
+        _pipe(paths=paths, ext=["bin"], dtypes=["INT32"])
+
+
+def test_truncated_tars(tmp_path):
+    """A tar cut anywhere (inside a header, inside a member, between them): the samples wholly
+    inside it, or a DataError naming the file; with an index made before the cut, a DataError
+    for the components now past the end."""
+    full = _shards(tmp_path, [6])[0]
+    raw = open(full, "rb").read()
+    W.wds_index(full, str(tmp_path / "full.idx"))
+    with tarfile.open(full) as tf:
+        data_end = max(m.offset_data + m.size for m in tf)
+    for n in sorted({1, 100, 511, 512, 700, 1024, 1536, 2000, len(raw) // 2, len(raw) - 1024, len(raw) - 1}):
+        cut = tmp_path / f"cut{n}.tar"  # a new file each time: no pipeline reads one being rewritten
+        cut.write_bytes(raw[:n])
+        try:
+            pipe = _pipe(bs=1, paths=[str(cut)], ext=["cls", "bin"])
+        except DataError as e:
+            assert f"cut{n}.tar" in str(e)
+        else:
+            assert int(bytes(np.asarray(pipe.run()[0].at(0))).decode()) == 0
+            pipe.shutdown()
+        indexed = dict(paths=[str(cut)], index_paths=[str(tmp_path / "full.idx")], ext=["cls", "bin"])
+        if n < data_end:
+            with pytest.raises(DataError, match=f"outside the tar .*cut{n}.tar"):
+                _pipe(bs=1, **indexed)
+        else:  # only the end-of-archive blocks were cut
+            _pipe(bs=1, **indexed).shutdown()

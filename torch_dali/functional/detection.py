@@ -1,0 +1,178 @@
+"""Bounding-box kernels: bb_flip, bbox_paste, box_encoder (pure torch, CPU or CUDA tensors).
+
+Arithmetic is float32 in DALI 2.4's order of operations, so results match its CPU backend bit for
+bit: an `xywh` box is read as (lo, hi = lo + wh), transformed, and written back as (lo, hi - lo).
+"""
+from __future__ import annotations
+
+import torch
+
+#: DALI's bounding-box layout letters: start anchors, end anchors, extents (per dimension x, y, z)
+_START, _END, _EXTENT = "xyz", "XYZ", "WHD"
+
+
+def layout_error(layout: str, ndim: int) -> str | None:
+    """Why `layout` is not a box layout for `ndim` dimensions (None when it is)."""
+    if len(layout) != 2 * ndim or len(set(layout)) != len(layout):
+        return f"a permutation of {ndim} start and {ndim} end/extent letters, e.g. 'xyXY'"
+    for d in range(ndim):
+        if _START[d] not in layout or (_END[d] in layout) == (_EXTENT[d] in layout):
+            return f"start '{_START[d]}' and one of '{_END[d]}'/'{_EXTENT[d]}' for dimension {d}"
+    if any(c not in _START[:ndim] + _END[:ndim] + _EXTENT[:ndim] for c in layout):
+        return f"letters from {_START[:ndim] + _END[:ndim] + _EXTENT[:ndim]!r}"
+    return None
+
+
+def read_boxes(boxes: torch.Tensor, layout: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """(lo, hi), each (N, ndim), from boxes (N, 2*ndim) in `layout` (e.g. 'xyXY', 'xyWH')."""
+    ndim = len(layout) // 2
+    cols = {c: boxes[:, k] for k, c in enumerate(layout)}
+    lo = torch.stack([cols[_START[d]] for d in range(ndim)], 1)
+    hi = torch.stack([cols[_END[d]] if _END[d] in cols else cols[_START[d]] + cols[_EXTENT[d]]
+                      for d in range(ndim)], 1)
+    return lo, hi
+
+
+def write_boxes(lo: torch.Tensor, hi: torch.Tensor, layout: str) -> torch.Tensor:
+    """Boxes (N, 2*ndim) in `layout` from (lo, hi)."""
+    cols = []
+    for c in layout:
+        if c in _START:
+            cols.append(lo[:, _START.index(c)])
+        elif c in _END:
+            cols.append(hi[:, _END.index(c)])
+        else:
+            d = _EXTENT.index(c)
+            cols.append(hi[:, d] - lo[:, d])
+    return torch.stack(cols, 1) if cols else lo.new_zeros((lo.shape[0], 0))
+
+
+def bb_flip(boxes: torch.Tensor, ltrb: bool, horizontal: torch.Tensor | bool,
+            vertical: torch.Tensor | bool) -> torch.Tensor:
+    """Mirrors (N, 4) boxes in [0, 1] coordinates; `horizontal`/`vertical` may be per-box bool
+    tensors (N,) (a batch flattened into one call) or one flag for all."""
+    layout = "xyXY" if ltrb else "xyWH"
+    lo, hi = read_boxes(boxes, layout)
+    h = torch.as_tensor(horizontal, dtype=torch.bool, device=boxes.device)
+    v = torch.as_tensor(vertical, dtype=torch.bool, device=boxes.device)
+    flip = torch.stack(torch.broadcast_tensors(h, v), -1).expand(lo.shape)  # (N, 2): x, y
+    one = torch.ones((), dtype=boxes.dtype, device=boxes.device)
+    new_lo = torch.where(flip, one - hi, lo)
+    new_hi = torch.where(flip, one - lo, hi)
+    return write_boxes(new_lo, new_hi, layout)
+
+
+def paste_offsets(ratio: float, paste_x: float, paste_y: float) -> tuple[float, float, float]:
+    """(scale, x offset, y offset) of bbox_paste in float32, as DALI: the offset is pulled back
+    ulp by ulp until scale + offset <= 1, so boxes in [0, 1] stay there."""
+    import numpy as np  # host-side scalars; float32 rounding as DALI's
+    f = np.float32
+    r = f(ratio)
+    scale = f(1) / r
+    mul = (r - f(1)) / r
+    offs = []
+    for p in (paste_x, paste_y):
+        o = f(p) * mul
+        if scale + o > f(1):
+            o = f(1) - scale
+            while scale + o > f(1):
+                o = np.nextafter(o, f(-1))
+        offs.append(o)
+    return float(scale), float(offs[0]), float(offs[1])
+
+
+def bbox_paste(boxes: torch.Tensor, ltrb: bool, ratio: float, paste_x: float, paste_y: float) -> torch.Tensor:
+    """Boxes (..., 4 per box) after their image is pasted onto a canvas `ratio` times larger."""
+    scale, ox, oy = paste_offsets(ratio, paste_x, paste_y)
+    b = boxes.reshape(-1, 4).to(torch.float32)
+    s = torch.tensor(scale, dtype=torch.float32, device=b.device)
+    off = torch.tensor([ox, oy, ox, oy] if ltrb else [ox, oy, 0.0, 0.0], dtype=torch.float32, device=b.device)
+    return (b * s + off).reshape(boxes.shape)
+
+
+# -- box_encoder --------------------------------------------------------------------------------------
+
+def iou(a_lo: torch.Tensor, a_hi: torch.Tensor, b_lo: torch.Tensor, b_hi: torch.Tensor) -> torch.Tensor:
+    """Intersection over union of every a (..., N, 2) box with every b (M, 2) box: (..., N, M).
+    float32 in DALI's order: volumes as width * height, union = va + vb - intersection."""
+    lo = torch.maximum(a_lo.unsqueeze(-2), b_lo)
+    hi = torch.minimum(a_hi.unsqueeze(-2), b_hi)
+    ext = hi - lo
+    inter = ext[..., 0] * ext[..., 1]
+    empty = (ext <= 0).any(-1)
+    va = (a_hi[..., 0] - a_lo[..., 0]) * (a_hi[..., 1] - a_lo[..., 1])
+    vb = (b_hi[..., 0] - b_lo[..., 0]) * (b_hi[..., 1] - b_lo[..., 1])
+    out = inter / (va.unsqueeze(-1) + vb - inter)
+    return torch.where(empty, torch.zeros((), dtype=out.dtype, device=out.device), out)
+
+
+def _last_argmax(x: torch.Tensor, dim: int) -> torch.Tensor:
+    """Index of the last maximum along `dim` (DALI's `>=` scans keep the last of equal values)."""
+    n = x.shape[dim]
+    return (n - 1) - torch.argmax(torch.flip(x, (dim,)), dim=dim)
+
+
+def box_encoder_batch(boxes: torch.Tensor, labels: torch.Tensor, counts: torch.Tensor, anchors: torch.Tensor,
+                      criteria: float, offset: bool, scale: float, means: list[float],
+                      stds: list[float]) -> tuple[torch.Tensor, torch.Tensor]:
+    """SSD box encoding of a padded batch in one pass: boxes (B, N, 4) ltrb, labels (B, N), counts
+    (B,) real boxes per sample, anchors (M, 4) ltrb. Returns (B, M, 4) encoded boxes (center and
+    extent, or normalized offsets with `offset`) and (B, M) labels (0: background)."""
+    B, N = boxes.shape[0], boxes.shape[1]
+    M = anchors.shape[0]
+    dev = boxes.device
+    a_lo, a_hi = anchors[:, :2], anchors[:, 2:]
+    a_ctr, a_ext = (a_lo + a_hi) * 0.5, a_hi - a_lo
+    if offset:
+        enc = torch.zeros((B, M, 4), dtype=torch.float32, device=dev)
+    else:
+        enc = torch.cat([a_ctr, a_ext], 1).unsqueeze(0).expand(B, M, 4).clone()
+    out_labels = torch.zeros((B, M), dtype=labels.dtype, device=dev)
+    if N == 0:
+        return enc, out_labels
+    real = torch.arange(N, device=dev).unsqueeze(0) < counts.to(dev).unsqueeze(1)  # (B, N)
+    ious = iou(boxes[..., :2], boxes[..., 2:], a_lo, a_hi)  # (B, N, M)
+    # each real box claims its best anchor (last of equal IoUs): IoU 2 guarantees the match
+    best_anchor = _last_argmax(ious, 2)  # (B, N)
+    two = torch.full((B, N, 1), 2.0, dtype=ious.dtype, device=dev)
+    claimed = ious.scatter(2, best_anchor.unsqueeze(-1), two)
+    ious = torch.where(real.unsqueeze(-1), claimed, ious)
+    # padding rows never win an anchor: below any real IoU (real ones are >= 0)
+    ious = torch.where(real.unsqueeze(-1), ious, torch.full((), -1.0, dtype=ious.dtype, device=dev))
+    best_box = _last_argmax(ious, 1)  # (B, M)
+    best_iou = torch.gather(ious, 1, best_box.unsqueeze(1)).squeeze(1)
+    matched = best_iou > criteria  # (B, M)
+    box = torch.gather(boxes, 1, best_box.unsqueeze(-1).expand(B, M, 4))
+    b_ctr, b_ext = (box[..., :2] + box[..., 2:]) * 0.5, box[..., 2:] - box[..., :2]
+    if offset:
+        s = torch.tensor(scale, dtype=torch.float32, device=dev)
+        m = torch.tensor(means, dtype=torch.float32, device=dev)
+        sd = torch.tensor(stds, dtype=torch.float32, device=dev)
+        bc, be, ac, ae = b_ctr * s, b_ext * s, a_ctr * s, a_ext * s
+        ctr = ((bc - ac) / ae - m[:2]) / sd[:2]
+        # log correctly rounded to float32 (as glibc's logf; torch's float32 log can be 1 ulp off)
+        ext = (torch.log((be / ae).double()).float() - m[2:]) / sd[2:]
+        value = torch.cat([ctr, ext], -1)
+    else:
+        value = torch.cat([b_ctr, b_ext], -1)
+    enc = torch.where(matched.unsqueeze(-1), value, enc)
+    lab = torch.gather(labels, 1, best_box)
+    out_labels = torch.where(matched, lab, out_labels)
+    return enc, out_labels
+
+
+def pad_boxes(samples: list[torch.Tensor], labels: list[torch.Tensor],
+              device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """A batch of (Ni, 4) boxes and (Ni,) labels as padded (B, N, 4), (B, N) and counts (B,)."""
+    B = len(samples)
+    n = max((int(s.shape[0]) for s in samples), default=0)
+    ldtype = labels[0].dtype if labels else torch.int32
+    boxes = torch.zeros((B, n, 4), dtype=torch.float32, device=device)
+    labs = torch.zeros((B, n), dtype=ldtype, device=device)
+    counts = torch.tensor([int(s.shape[0]) for s in samples], dtype=torch.int64)
+    for i, (b, lab) in enumerate(zip(samples, labels)):
+        k = int(b.shape[0])
+        if k:
+            boxes[i, :k] = b.reshape(k, 4)
+            labs[i, :k] = lab.reshape(k)
+    return boxes, labs, counts

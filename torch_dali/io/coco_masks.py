@@ -1,0 +1,207 @@
+"""readers.coco's pixel-wise masks: COCO polygons and RLEs rasterized and merged as DALI 2.4 does.
+
+Masks are run-length encodings over the image in column-major order (down each column, then the
+next), as in pycocotools. A polygon is rasterized with pycocotools' rule (its outline traced at 5x
+and sampled at pixel centres); an object's RLE segmentation ("counts" as a list or pycocotools'
+compressed string) is used as given. Per label, the label's polygons are united (replacing an RLE of
+that label, as DALI does), then the labels are merged in increasing order, a later label winning
+where two overlap except in the last run of the image, where DALI keeps the earlier one; if the
+smallest label has no mask at all the result is all zeros (DALI's merge starts from that label).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from ..errors import DataError
+from .coco import CocoSample
+
+_SCALE = 5.0
+
+
+def rle_from_string(s: str, where: str) -> list[int]:
+    """pycocotools' compressed RLE string: 5-bit groups (+48), continuation bit 0x20, sign bit 0x10
+    in the last group; counts after the second are stored as differences to the one two back."""
+    counts: list[int] = []
+    p, n = 0, len(s)
+    while p < n:
+        x, k, more = 0, 0, True
+        while more:
+            if p >= n:
+                raise DataError(f"{where}: the RLE string ends inside a count")
+            c = ord(s[p]) - 48
+            if not 0 <= c < 64:
+                raise DataError(f"{where}: the RLE string has a character outside '0'..'o': {s[p]!r}")
+            x |= (c & 0x1F) << (5 * k)
+            more = bool(c & 0x20)
+            p += 1
+            k += 1
+            if k > 13:
+                raise DataError(f"{where}: an RLE count is too long")
+            if not more and c & 0x10:
+                x |= -1 << (5 * k)
+        if len(counts) > 2:
+            x += counts[-2]
+        if x < 0:
+            raise DataError(f"{where}: the RLE string decodes to a negative count")
+        counts.append(x)
+    return counts
+
+
+def rle_from_polygon(xy: np.ndarray, h: int, w: int) -> list[int]:
+    """Run lengths of a polygon (k, 2) rasterized on an h x w grid (pycocotools' frPoly rule)."""
+    k = len(xy)
+    if k == 0:
+        return [h * w]
+    x = [math.trunc(_SCALE * float(v) + 0.5) for v in xy[:, 0]] + [0]
+    y = [math.trunc(_SCALE * float(v) + 0.5) for v in xy[:, 1]] + [0]
+    x[k], y[k] = x[0], y[0]
+    u: list[int] = []
+    v: list[int] = []
+    for j in range(k):  # dense points along each edge, at 5x
+        xs, xe, ys, ye = x[j], x[j + 1], y[j], y[j + 1]
+        dx, dy = abs(xe - xs), abs(ys - ye)
+        flip = (dx >= dy and xs > xe) or (dx < dy and ys > ye)
+        if flip:
+            xs, xe, ys, ye = xe, xs, ye, ys
+        if dx >= dy:
+            s = (ye - ys) / dx if dx else 0.0
+            for d in range(dx + 1):
+                t = dx - d if flip else d
+                u.append(t + xs)
+                v.append(math.trunc(ys + s * t + 0.5))
+        else:
+            s = (xe - xs) / dy
+            for d in range(dy + 1):
+                t = dy - d if flip else d
+                v.append(t + ys)
+                u.append(math.trunc(xs + s * t + 0.5))
+    starts: list[int] = []
+    for j in range(1, len(u)):  # where the outline crosses a column centre: a run boundary
+        if u[j] == u[j - 1]:
+            continue
+        xd = (u[j] if u[j] < u[j - 1] else u[j] - 1)
+        xd = (xd + 0.5) / _SCALE - 0.5
+        if math.floor(xd) != xd or xd < 0 or xd > w - 1:
+            continue
+        yd = (min(v[j], v[j - 1]) + 0.5) / _SCALE - 0.5
+        yd = math.ceil(min(max(yd, 0.0), float(h)))
+        starts.append(int(xd) * h + int(yd))
+    a = sorted(starts + [h * w])
+    diffs = [a[0]] + [a[i] - a[i - 1] for i in range(1, len(a))]
+    out = [diffs[0]]
+    j = 1
+    while j < len(diffs):  # a zero-length run joins its neighbours
+        if diffs[j] > 0:
+            out.append(diffs[j])
+            j += 1
+        else:
+            j += 1
+            if j < len(diffs):
+                out[-1] += diffs[j]
+                j += 1
+    return out
+
+
+def _dense(counts: list[int], n: int) -> np.ndarray:
+    m = np.zeros(n, dtype=bool)
+    p = 0
+    for i, c in enumerate(counts):
+        if i % 2:
+            m[p:p + c] = True
+        p += c
+    return m
+
+
+def _encode(m: np.ndarray) -> list[int]:
+    change = np.flatnonzero(np.diff(m.astype(np.int8))) + 1
+    edges = np.concatenate([[0], change, [len(m)]])
+    runs = np.diff(edges).tolist()
+    return ([0] + runs) if len(m) and m[0] else runs
+
+
+def _union(rles: list[list[int]], n: int) -> list[int]:
+    if len(rles) == 1:
+        return rles[0]
+    acc = np.zeros(n, dtype=bool)
+    for r in rles:
+        acc |= _dense(r, n)
+    return _encode(acc)
+
+
+def _merge_label(a_cnts: list[int], a_vals: list[int], b_cnts: list[int], label: int) -> tuple[list[int], list[int]]:
+    """DALI's merge of one more label's runs into the labelled runs so far (its quirks included)."""
+    cnt_a = a_cnts[0] if a_cnts else 0
+    next_val_a = a_vals[0] if a_vals else 0
+    cnt_b = b_cnts[0]
+    val_a, vb, next_vb = next_val_a, False, False
+    na = nb = 1
+    out_c: list[int] = []
+    out_v: list[int] = []
+    total = 1
+    while total > 0:
+        c = min(cnt_a, cnt_b)
+        cnt_a -= c
+        if not cnt_a and na < len(a_cnts):
+            cnt_a, next_val_a = a_cnts[na], a_vals[na]
+            na += 1
+        cnt_b -= c
+        if not cnt_b and nb < len(b_cnts):
+            cnt_b = b_cnts[nb]
+            nb += 1
+            next_vb = not next_vb
+        total = cnt_a + cnt_b
+        if val_a and vb:
+            out_v.append(val_a if not cnt_a else label)
+        else:
+            out_v.append(val_a if val_a else (label if vb else 0))
+        out_c.append(c)
+        val_a, vb = next_val_a, next_vb
+        if cnt_a == 0:
+            break
+    return out_c, out_v
+
+
+def pixelwise_mask(s: CocoSample) -> torch.Tensor:
+    """The (H, W, 1) int32 mask of one sample: each pixel the label of the object covering it."""
+    h, w = s.height, s.width
+    if h <= 0 or w <= 0 or h * w > 1 << 28:
+        raise DataError(f"readers.coco: image {s.file_name} (id {s.image_id}) has size {w}x{h}; pixel-wise "
+                        "masks need a positive width and height (at most 2**28 pixels)")
+    n = h * w
+    out = torch.zeros((h, w, 1), dtype=torch.int32)
+    labels = s.labels.tolist()
+    if not labels:
+        return out
+    per_label: dict[int, list[int]] = {}
+    for obj, rh, rw, counts in s.rles:
+        where = f"readers.coco: image {s.file_name} (id {s.image_id}), object {obj}"
+        if (rh, rw) != (h, w):
+            raise DataError(f"{where}: the RLE mask is {rw}x{rh} but the image is {w}x{h}")
+        cnts = rle_from_string(counts, where) if isinstance(counts, str) else list(counts)
+        if sum(cnts) != n:
+            raise DataError(f"{where}: the RLE counts cover {sum(cnts)} pixels, not the image's {n}")
+        per_label[labels[obj]] = cnts
+    polys: dict[int, list[list[int]]] = {}
+    for obj, start, end in s.polygons.tolist():
+        polys.setdefault(labels[obj], []).append(rle_from_polygon(s.vertices[start:end].astype(np.float64), h, w))
+    for lab, rl in polys.items():
+        per_label[lab] = _union(rl, n)
+    order = sorted(set(labels))
+    first = per_label.get(order[0], [])
+    a_cnts = list(first)
+    a_vals = [order[0] if k % 2 else 0 for k in range(len(first))]
+    for lab in order[1:]:
+        b = per_label.get(lab)
+        if b:
+            a_cnts, a_vals = _merge_label(a_cnts, a_vals, b, lab)
+    flat = np.zeros(n, dtype=np.int32)
+    p = 0
+    for c, v in zip(a_cnts, a_vals):
+        c = min(c, n - p)
+        flat[p:p + c] = v
+        p += c
+    out[:, :, 0] = torch.from_numpy(flat.reshape(w, h).T.copy())
+    return out

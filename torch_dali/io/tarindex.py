@@ -1,0 +1,122 @@
+"""Where the samples of a webdataset tar are: from DALI's index files (`wds2idx`, versions 1.1 and
+1.2) or by scanning the tar's headers (data is skipped with seeks, never read).
+
+A sample is a run of consecutive regular files sharing a basename: the name up to the first dot
+after the last '/'; the extension is the rest (it may hold dots). As DALI 2.4's own scan: files
+whose basename is empty (hidden files at the top level) are left out, other entries (folders,
+links) are skipped without ending a sample, and a name without a dot is its own basename and
+extension. An index gives the samples its tool wrote (`wds2idx` also leaves out hidden files in
+folders). Malformed tars and indexes are DataErrors naming the file (and line); one header read
+is capped (`MAX_HEADER_READ`), so a forged pax or long-name header cannot exhaust memory.
+"""
+from __future__ import annotations
+
+import io
+import tarfile
+from typing import IO, NamedTuple
+
+from ..errors import DataError
+
+BLOCK = 512
+MAX_HEADER_READ = 1 << 20  # a tar header (pax records, GNU long names) read in one piece
+
+
+class Component(NamedTuple):
+    ext: str
+    offset: int  # of the data, in bytes from the start of the tar
+    size: int
+    name: str
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """(basename, extension) as DALI's loader splits a member name."""
+    dot = name.find(".", name.rfind("/") + 1)
+    if dot < 0:
+        return name, name
+    return name[:dot], name[dot + 1:]
+
+
+class _Capped(io.RawIOBase):
+    """A seekable file whose single reads are capped: tarfile reads headers (and pax/long-name
+    payloads) whole, with sizes taken from the file."""
+
+    def __init__(self, f: IO[bytes], where: str) -> None:
+        self._f, self._where = f, where
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        if n is None or n < 0 or n > MAX_HEADER_READ:
+            raise DataError(f"{self._where}: a tar header asks to read {n} bytes at once (more than "
+                            f"{MAX_HEADER_READ}); the tar is corrupt or forged")
+        return self._f.read(n)
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        return self._f.seek(pos, whence)
+
+    def tell(self) -> int:
+        return self._f.tell()
+
+
+def scan_tar(f: IO[bytes], where: str) -> list[list[Component]]:
+    """The samples of the tar open in `f` (seekable), from its headers."""
+    samples: list[list[Component]] = []
+    last = None
+    try:
+        with tarfile.open(fileobj=_Capped(f, where), mode="r:") as tf:  # type: ignore[arg-type]
+            for m in tf:
+                if not m.isreg():
+                    continue
+                base, ext = split_name(m.name)
+                if not base:
+                    continue
+                c = Component(ext, m.offset_data, m.size, m.name)
+                if base != last or not samples:
+                    samples.append([c])
+                    last = base
+                else:
+                    samples[-1].append(c)
+    except DataError:
+        raise
+    except (tarfile.TarError, EOFError, OSError, ValueError, UnicodeError) as e:
+        raise DataError(f"{where}: not a readable tar file ({type(e).__name__}: {e})") from None
+    return samples
+
+
+def parse_index(text: str, where: str) -> list[list[Component]]:
+    """The samples listed by a `wds2idx` index (v1.1: "ext offset size" groups; v1.2 adds the
+    member's name)."""
+    lines = text.split("\n")
+    head = lines[0].split()
+    if not head:
+        raise DataError(f"{where}, line 0: no version signature found")
+    if head[0] not in ("v1.1", "v1.2"):
+        raise DataError(f"{where}, line 0: unsupported index version {head[0][:20]!r} (v1.1 and "
+                        "v1.2 are read)")
+    if len(head) < 2 or not head[1].isdigit() or int(head[1]) <= 0:
+        raise DataError(f"{where}, line 0: the sample count must be a positive integer")
+    count, width = int(head[1]), 4 if head[0] == "v1.2" else 3
+    if count > len(lines) - 1:
+        raise DataError(f"{where}: the header says {count} samples, the file has {len(lines) - 1} lines")
+    samples: list[list[Component]] = []
+    for no in range(1, count + 1):
+        parts = lines[no].split()
+        if not parts or len(parts) % width:
+            raise DataError(f"{where}, line {no}: expected groups of `<ext> <offset> <size>"
+                            f"{' <name>' if width == 4 else ''}`, got {len(parts)} fields")
+        comps = []
+        for k in range(0, len(parts), width):
+            ext, off, size = parts[k:k + 3]
+            if not (off.isdigit() and size.isdigit()):
+                raise DataError(f"{where}, line {no}: offset and size must be non-negative integers "
+                                f"(got {off[:20]!r}, {size[:20]!r})")
+            if int(off) % BLOCK:
+                raise DataError(f"{where}, line {no}: offset {off} is not a multiple of the tar block "
+                                f"size ({BLOCK})")
+            comps.append(Component(ext, int(off), int(size), parts[k + 3] if width == 4 else ""))
+        samples.append(comps)
+    return samples

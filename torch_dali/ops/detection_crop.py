@@ -1,0 +1,266 @@
+"""random_bbox_crop and ssd_random_crop: random crop windows that keep bounding boxes consistent.
+
+The search is DALI 2.4's (torch_dali.functional.bbox_crop): same arguments, same rules for valid
+windows, same distribution of windows; the draws come from each sample's keyed RNG, so a seed gives
+the same windows whatever the thread count, but not DALI's windows (its mt19937 streams differ).
+Boxes are read and written in float32 as DALI does (a window of [0, 1] returns `xyXY` boxes
+unchanged and `xyWH` boxes as (x, y, (x + w) - x, (y + h) - y)).
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import numpy as np
+import torch
+
+from ..errors import ArgumentError, ArgumentTypeError, DataError
+from ..functional import bbox_crop as BC
+from ..functional.detection import layout_error
+from ..tensor_list import TensorList
+from ._operator import BatchContext, Operator
+from ._registry import register
+from ._schema import Arg, OpSchema, one_of, positive
+from .layout_op import resolve_layout
+
+_log = logging.getLogger("torch_dali")
+_START, _END, _EXTENT = "xyz", "XYZ", "WHD"
+
+
+def _boxes32(op: str, t: torch.Tensor, ncoords: int, source: str) -> np.ndarray:
+    if not t.is_floating_point():
+        raise ArgumentTypeError(f"{op}: boxes must be floating point (float32), got {t.dtype}")
+    if t.dim() != 2 or t.shape[1] != ncoords:
+        raise ArgumentError(f"{op}: boxes must be 2-D (boxes, {ncoords} coordinates), got shape "
+                            f"{tuple(t.shape)}{source}")
+    return t.detach().cpu().to(torch.float32).numpy()
+
+
+def _read(b: np.ndarray, layout: str) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi) in float32 from boxes in `layout` (hi = lo + extent in float32, as DALI)."""
+    ndim = len(layout) // 2
+    col = {c: b[:, k] for k, c in enumerate(layout)}
+    lo = np.stack([col[_START[d]] for d in range(ndim)], 1)
+    hi = np.stack([col[_END[d]] if _END[d] in col else col[_START[d]] + col[_EXTENT[d]] for d in range(ndim)], 1)
+    return lo, hi
+
+
+def _write(lo: np.ndarray, hi: np.ndarray, layout: str) -> np.ndarray:
+    out = [lo[:, _START.index(c)] if c in _START else hi[:, _END.index(c)] if c in _END
+           else hi[:, _EXTENT.index(c)] - lo[:, _EXTENT.index(c)] for c in layout]
+    return np.stack(out, 1).astype(np.float32) if out else np.zeros((lo.shape[0], 0), np.float32)
+
+
+def _remap32(lo: np.ndarray, hi: np.ndarray, c_lo: np.ndarray, c_hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    f = np.float32
+    c_lo, c_hi = c_lo.astype(f), c_hi.astype(f)
+    ext = c_hi - c_lo
+    n_lo = np.clip((np.maximum(lo, c_lo) - c_lo) / ext, f(0), f(1))
+    n_hi = np.clip((np.minimum(hi, c_hi) - c_lo) / ext, f(0), f(1))
+    return n_lo.astype(f), n_hi.astype(f)
+
+
+class RandomBBoxCrop(Operator):
+    """Outputs anchor, shape, boxes (, labels) (, bbox indices) per sample."""
+
+    sample_wise = False
+
+    def setup(self) -> None:
+        a = self.args
+        self.has_crop_shape = a.get("crop_shape") is not None or "crop_shape" in self.node.arg_inputs
+        self.has_input_shape = a.get("input_shape") is not None or "input_shape" in self.node.arg_inputs
+        if self.has_crop_shape and not self.has_input_shape:
+            raise ArgumentError(f"{self.name}: `crop_shape` needs `input_shape` (the image's shape)")
+        # given and not the default (None, DALI's "not set", arrives as the default)
+        shaped = [n for n in ("scaling", "aspect_ratio") if n in self.node.explicit and list(a[n]) != [1.0, 1.0]]
+        if self.has_crop_shape and shaped:
+            raise ArgumentError(f"{self.name}: `crop_shape` cannot be combined with `scaling` or `aspect_ratio`")
+        scaling = list(a["scaling"])
+        if len(scaling) != 2 or not 0.0 <= scaling[0] <= scaling[1]:
+            raise ArgumentError(f"{self.name}: `scaling` must be [min, max] with 0 <= min <= max, got {scaling}")
+        self.scaling = (float(scaling[0]), float(scaling[1]))
+        self.aspect_raw = list(a["aspect_ratio"])
+        if len(self.aspect_raw) not in (2, 6) or any(
+                not 0 < self.aspect_raw[k] <= self.aspect_raw[k + 1] for k in range(0, len(self.aspect_raw), 2)):
+            raise ArgumentError(f"{self.name}: `aspect_ratio` must be [min, max] (or 3 such pairs for 3-D boxes) "
+                                f"with 0 < min <= max, got {self.aspect_raw}")
+        thr = a["thresholds"]
+        self.thresholds = tuple(float(t) for t in ([thr] if isinstance(thr, (int, float)) else thr))
+        if not self.thresholds:
+            raise ArgumentError(f"{self.name}: `thresholds` must not be empty")
+        prune = a["bbox_prune_threshold"]
+        if prune is not None and not 0.0 <= prune <= 1.0:
+            raise ArgumentError(f"{self.name}: `bbox_prune_threshold` must be in [0, 1], got {prune}")
+        self.layout_arg = a["bbox_layout"] or ""
+        self._params: dict[int, BC.CropParams] = {}
+
+    def output_layout(self, index: int) -> str:
+        return ""
+
+    def _layout(self, ndim: int) -> str:
+        if self.layout_arg:
+            problem = layout_error(self.layout_arg, ndim)
+            if problem:
+                raise ArgumentError(f"{self.name}: `bbox_layout` must be {problem}, got {self.layout_arg!r}")
+            return self.layout_arg
+        ltrb = self.args["ltrb"]
+        return ("xyXY" if ltrb else "xyWH") if ndim == 2 else ("xyzXYZ" if ltrb else "xyzWHD")
+
+    def params(self, ndim: int) -> BC.CropParams:
+        if ndim not in self._params:
+            ar = self.aspect_raw
+            if ndim == 2 and len(ar) != 2:
+                raise ArgumentError(f"{self.name}: `aspect_ratio` must be one [min, max] range for 2-D boxes, got {ar}")
+            a = self.args
+            self._params[ndim] = BC.CropParams(
+                ndim=ndim, thresholds=self.thresholds, overlap=a["threshold_type"] == "overlap",
+                aspect=tuple((ar[k], ar[k + 1]) for k in range(0, len(ar), 2)), scaling=self.scaling,
+                allow_no_crop=a["allow_no_crop"], num_attempts=a["num_attempts"],
+                total_num_attempts=a["total_num_attempts"], all_boxes=a["all_boxes_above_threshold"],
+                prune=a["bbox_prune_threshold"])
+        return self._params[ndim]
+
+    def _shape_arg(self, args: dict[str, list[Any]], name: str, i: int, ndim: int) -> np.ndarray | None:
+        v = args[name][i] if name in args else self.args.get(name)
+        if v is None:
+            return None
+        vals = [v] if isinstance(v, (int, float)) else list(v)
+        if len(vals) != ndim:
+            raise ArgumentError(f"{self.name}: `{name}` must have {ndim} values, got {vals}")
+        order = self.args["shape_layout"] or ("WH" if ndim == 2 else "WHD")
+        internal = "WH" if ndim == 2 else "WHD"
+        if sorted(order) != sorted(internal):
+            raise ArgumentError(f"{self.name}: `shape_layout` must be a permutation of {internal!r}, got {order!r}")
+        return np.array([float(vals[order.index(c)]) for c in internal])
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        boxes = inputs[0]
+        labels = inputs[1] if len(inputs) > 1 else None
+        rows = ctx.map(lambda i: self._one(ctx, i, boxes[i], None if labels is None else labels[i], args))
+        n_out = 3 + (labels is not None) + bool(self.args["output_bbox_indices"])
+        return [TensorList([r[k] for r in rows], "") for k in range(n_out)]
+
+    def _one(self, ctx: BatchContext, i: int, boxes_t: torch.Tensor, labels_t: torch.Tensor | None,
+             args: dict[str, list[Any]]) -> list[torch.Tensor]:
+        src = f" (sample {i}: {ctx.sources[i]})" if ctx.sources[i] else f" (sample {i})"
+        ncoords = int(boxes_t.shape[-1]) if boxes_t.dim() == 2 else 0
+        if ncoords not in (4, 6):
+            raise ArgumentError(f"{self.name}: boxes must be (boxes, 4) or (boxes, 6), got shape "
+                                f"{tuple(boxes_t.shape)}{src}")
+        ndim = ncoords // 2
+        layout = self._layout(ndim)
+        lo, hi = _read(_boxes32(self.name, boxes_t, ncoords, src), layout)
+        corners = np.concatenate([lo, hi], 1)
+        bad = ~((corners >= 0) & (corners <= 1)).all(1)  # as DALI: inverted boxes pass, outside ones do not
+        if bad.any():
+            k = int(np.nonzero(bad)[0][0])
+            raise DataError(f"{self.name}: box {k} {corners[k].tolist()} is outside [0, 1] (boxes are relative, "
+                            f"in {layout!r}){src}")
+        if labels_t is not None and (labels_t.dim() == 0 or labels_t.shape[0] != lo.shape[0]):
+            raise ArgumentError(f"{self.name}: {lo.shape[0]} boxes but labels of shape {tuple(labels_t.shape)}{src}")
+        crop_shape = self._shape_arg(args, "crop_shape", i, ndim) if self.has_crop_shape else None
+        input_shape = self._shape_arg(args, "input_shape", i, ndim) if self.has_input_shape else None
+        if input_shape is not None and (input_shape <= 0).any():
+            raise ArgumentError(f"{self.name}: `input_shape` must be positive, got {input_shape.tolist()}{src}")
+        try:
+            res = BC.find_crop(ctx.sample(i).rng, lo.astype(np.float64), hi.astype(np.float64), self.params(ndim),
+                               crop_shape, input_shape)
+        except RuntimeError as e:
+            raise DataError(f"{self.name}: {e}{src}") from None
+        if res.exhausted and lo.shape[0] and not self.args["quiet"]:
+            _log.warning("%s: Could not find a valid cropping window to satisfy the specified requirements "
+                         "(attempted %d times). Using the best cropping window so far (best_metric=%g)",
+                         self.name, self.args["total_num_attempts"], res.best_metric)
+        keep = res.keep
+        n_lo, n_hi = _remap32(lo[keep], hi[keep], res.rel_lo, res.rel_hi)
+        outs = [torch.from_numpy(res.anchor), torch.from_numpy(res.shape),
+                torch.from_numpy(_write(n_lo, n_hi, layout))]
+        if labels_t is not None:
+            outs.append(labels_t[torch.from_numpy(keep).to(labels_t.device)])
+        if self.args["output_bbox_indices"]:
+            outs.append(torch.from_numpy(keep.astype(np.int32)))
+        return outs
+
+
+class SSDRandomCrop(Operator):
+    """DALI's deprecated SSDRandomCrop: crops an HWC image with a window found as in SSD."""
+
+    sample_wise = False
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        images, boxes, labels = inputs
+        layout = resolve_layout(self.name, images.layout(), images[0].dim() if len(images) else 3, ("HWC",))
+        rows = ctx.map(lambda i: self._one(ctx, i, images[i], boxes[i], labels[i]))
+        return [TensorList([r[0] for r in rows], layout), TensorList([r[1] for r in rows], ""),
+                TensorList([r[2] for r in rows], "")]
+
+    def output_layout(self, index: int) -> str:
+        return "HWC" if index == 0 else ""
+
+    def _one(self, ctx: BatchContext, i: int, img: torch.Tensor, boxes: torch.Tensor,
+             labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        src = f" (sample {i})"
+        if img.dim() != 3:
+            raise ArgumentError(f"{self.name}: images must be HWC, got shape {tuple(img.shape)}{src}")
+        b = _boxes32(self.name, boxes, 4, src)
+        if labels.dim() == 0 or labels.shape[0] != b.shape[0]:
+            raise ArgumentError(f"{self.name}: {b.shape[0]} boxes but labels of shape {tuple(labels.shape)}{src}")
+        try:
+            found = BC.ssd_crop(ctx.sample(i).rng, b, self.args["num_attempts"])
+        except RuntimeError as e:
+            raise DataError(f"{self.name}: {e}{src}") from None
+        if found is None:
+            return img, boxes, labels
+        left, top, w, h, keep = found
+        scale = np.array([w, h, w, h])
+        minus = np.array([left, top, left, top])
+        nb = np.clip((b[keep].astype(np.float64) - minus) / scale, 0.0, 1.0).astype(np.float32)
+        H, W = int(img.shape[0]), int(img.shape[1])
+        x0, y0 = int(np.floor(left * W + 0.5)), int(np.floor(top * H + 0.5))
+        x1, y1 = int(np.floor((left + w) * W + 0.5)), int(np.floor((top + h) * H + 0.5))
+        out_img = img[y0:y1, x0:x1].contiguous()
+        out_labels = labels.reshape(labels.shape[0], -1)[torch.from_numpy(keep).to(labels.device)].reshape(-1)
+        return out_img, torch.from_numpy(nb), out_labels
+
+
+def _crop_outputs(args: dict[str, Any], num_inputs: int) -> int:
+    return 3 + (num_inputs > 1) + bool(args.get("output_bbox_indices"))
+
+
+register(OpSchema(
+    name="random_bbox_crop", impl=RandomBBoxCrop, devices=("cpu",), min_inputs=1, max_inputs=2,
+    num_outputs=_crop_outputs, outputs_use_inputs=True, random=True, class_name_override="RandomBBoxCrop",
+    doc="A random crop window that keeps bounding boxes (and labels) consistent: outputs the window's "
+        "anchor and shape ([x, y(, z)], [w, h(, d)]; relative, or absolute with `crop_shape`), the "
+        "boxes kept (centroid inside, or `bbox_prune_threshold`) in the window's coordinates, the "
+        "labels if given, and with `output_bbox_indices` the kept boxes' indices.",
+    args=(
+        Arg("thresholds", "floats", (0.0,), "minimum IoU (or overlap) per box; one is picked per try"),
+        Arg("threshold_type", "str", "iou", "'iou' or 'overlap' (fraction of the box inside the window)",
+            check=one_of("iou", "overlap")),
+        Arg("aspect_ratio", "float_list", (1.0, 1.0), "valid window aspect ratio range [min, max] (x/y; for 3-D "
+            "boxes one or three pairs: xy, xz, yz)"),
+        Arg("scaling", "float_list", (1.0, 1.0), "window extent range [min, max] relative to the image"),
+        Arg("ltrb", "bool", True, "deprecated: True is bbox_layout 'xyXY', False 'xyWH'"),
+        Arg("bbox_layout", "layout", "", "box coordinates, e.g. 'xyXY', 'xyWH', 'xyzXYZ' (default by ltrb)"),
+        Arg("num_attempts", "int", 1, "windows tried per picked threshold", check=positive),
+        Arg("total_num_attempts", "int", -1, "stop after this many windows and take the best (-1: no limit)"),
+        Arg("all_boxes_above_threshold", "bool", True, "every box must meet the threshold (else one box)"),
+        Arg("allow_no_crop", "bool", True, "'no crop' is one more outcome to pick"),
+        Arg("crop_shape", "ints", None, "a fixed window shape (absolute; needs input_shape)", tensor=True),
+        Arg("input_shape", "ints", None, "the image's shape (in shape_layout order)", tensor=True),
+        Arg("shape_layout", "layout", "", "order of crop_shape / input_shape: 'WH' (default), 'HW', 'WHD'..."),
+        Arg("bbox_prune_threshold", "float", None, "keep boxes with at least this fraction of their area inside "
+            "(default: keep boxes whose centroid is inside)"),
+        Arg("output_bbox_indices", "bool", False, "also output the indices of the boxes kept"),
+        Arg("quiet", "bool", False, "no warning when total_num_attempts ends the search"),
+    ),
+))
+register(OpSchema(
+    name="ssd_random_crop", impl=SSDRandomCrop, devices=("cpu",), min_inputs=3, max_inputs=3, num_outputs=3,
+    random=True, class_name_override="SSDRandomCrop",
+    doc="Deprecated in DALI (use random_bbox_crop): crops an HWC image, its ltrb boxes and labels with a "
+        "window whose IoU with every box reaches a minimum picked from (any, 0.1, 0.3, 0.5, 0.7, 0.9) or "
+        "no crop; windows 0.3..1 of each side, aspect 0.5..2.",
+    args=(Arg("num_attempts", "int", 1, "windows tried per picked minimum IoU", check=positive),),
+))
