@@ -91,6 +91,9 @@ def _env(python: str, settings: Settings) -> dict[str, str]:
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # the tests folder may be read-only; leave it untouched
     env["PATH"] = os.pathsep.join([str(Path(python).parent), env.get("PATH", "")])  # wds2idx's `python`
     env.setdefault("OMP_NUM_THREADS", "1")
+    # case ids are positions in a generator's yields, and generators iterate sets of strings: a fixed
+    # hash seed gives every worker, on both sides, the same order (else ids name different cases)
+    env["PYTHONHASHSEED"] = "0"
     return env
 
 

@@ -19,7 +19,7 @@ from .errors import ArgumentError
 from .graph.pipeline import Pipeline
 from .loader_compat import LoaderArgs, LoaderDataset, translate
 from .plugin.pytorch import LastBatchPolicy
-from .tensor_list import TensorList
+from .tensor_list import TensorList, plain
 
 _DTYPES = {torch.float32: types.FLOAT, torch.float16: types.FLOAT16, torch.bfloat16: types.BFLOAT16,
            torch.uint8: types.UINT8}
@@ -361,7 +361,7 @@ class DataLoader:
             return self._collate(outs, take)
         tensors = []
         for tl in outs:
-            t = tl.as_tensor()
+            t = plain(tl).as_tensor()
             tensors.append(self._tensor(t[:take] if take is not None else t, tl.layout(), True))
         if self.output_map is not None:
             return dict(zip(self.output_map, tensors))
@@ -373,7 +373,7 @@ class DataLoader:
         columns: list[list[torch.Tensor]] = []
         for tl in outs:
             if tl.is_dense_tensor():
-                t = tl.as_tensor()
+                t = plain(tl).as_tensor()
                 columns.append(list(self._tensor(t[:take] if take is not None else t, tl.layout(), True).unbind(0)))
             else:
                 samples = tl.samples[:take] if take is not None else tl.samples

@@ -3,8 +3,8 @@
 `TensorList` is what ops and the executor pass around (`tl[i]` is a torch tensor). What
 `Pipeline.run()` hands the user are DALI's classes, `TensorListCPU` / `TensorListGPU`: the same
 batch (no copy), whose samples (`out[i]`, `for t in out`) are `TensorCPU` / `TensorGPU`: torch
-tensors with DALI's `as_cpu()` and a callable `shape`. `as_tensor()` and `samples` give plain
-torch tensors on every class.
+tensors with DALI's `as_cpu()` and a callable `shape`; their `as_tensor()` is one too. `samples`
+gives plain torch tensors on every class (and `plain(tl).as_tensor()` one plain tensor).
 """
 from __future__ import annotations
 
@@ -18,6 +18,21 @@ from . import types
 from .errors import ArgumentError, ArgumentTypeError
 
 
+def from_numpy(x: np.ndarray) -> torch.Tensor:
+    """A NumPy array as a torch tensor, sharing memory where torch can: read-only arrays and
+    negative strides are copied; NumPy's second names of a type (`np.ulonglong` beside `np.uint64`,
+    which torch does not know) are viewed as the first."""
+    if not x.flags.writeable:
+        x = x.copy()  # torch tensors are writable; never alias read-only memory
+    canonical = np.dtype(x.dtype.str) if x.dtype.kind in "biuf" else x.dtype
+    if canonical != x.dtype or canonical.char != x.dtype.char:
+        x = x.view(canonical)
+    try:
+        return torch.from_numpy(x)
+    except ValueError:  # negative strides
+        return torch.from_numpy(np.ascontiguousarray(x).copy())
+
+
 def _from_user(x: Any, where: str) -> torch.Tensor:
     """One array-like (NumPy, torch, DLPack, TensorCPU, scalar) as a torch tensor, sharing memory
     where it can (read-only NumPy arrays are copied: torch tensors are writable)."""
@@ -26,12 +41,7 @@ def _from_user(x: Any, where: str) -> torch.Tensor:
     if isinstance(x, np.ndarray):
         if x.dtype == object:
             raise ArgumentTypeError(f"{where}: got a NumPy array of Python objects; give numbers")
-        if not x.flags.writeable:
-            x = x.copy()
-        try:
-            return torch.from_numpy(x)
-        except (TypeError, ValueError):  # negative strides
-            return torch.from_numpy(np.ascontiguousarray(x).copy())
+        return from_numpy(x)
     if isinstance(x, (bool, int, float, np.generic)):
         return torch.from_numpy(np.asarray(x))
     if hasattr(x, "__dlpack__"):
@@ -211,14 +221,24 @@ class TensorCPU(torch.Tensor):
 
     def __new__(cls, data: Any = None, layout: str | None = None) -> "TensorCPU":
         t = torch.empty(0) if data is None else _from_user(data, cls.__name__)
-        return t.as_subclass(cls)
+        out = t.as_subclass(cls)
+        if layout and len(layout) != out.dim():
+            raise ArgumentError(f"{cls.__name__}: layout {layout!r} has {len(layout)} dimensions, the data "
+                                f"have {out.dim()}")
+        out._dali_layout = layout or ""
+        return out
+
+    def dali_layout(self) -> str:
+        """DALI's `layout()` of this sample: the layout of the batch it came from ("" if none);
+        `layout` stays torch's attribute."""
+        return getattr(self, "_dali_layout", "")
 
     @property  # type: ignore[override]
     def shape(self) -> _Shape:
         return _Shape(torch.Tensor.shape.__get__(self))
 
     def as_cpu(self) -> "TensorCPU":
-        return self if self.device.type == "cpu" else self.cpu().as_subclass(TensorCPU)
+        return self if self.device.type == "cpu" else _with_layout(self.cpu(), TensorCPU, self.dali_layout())
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         t = self.as_subclass(torch.Tensor)
@@ -238,10 +258,16 @@ class TensorGPU(TensorCPU):
     """A device sample as `out[i]` gives it; `as_cpu()` copies it to the host."""
 
     def as_cpu(self) -> TensorCPU:
-        return self.cpu().as_subclass(TensorCPU)
+        return _with_layout(self.cpu(), TensorCPU, self.dali_layout())
 
     def device_id(self) -> int:
         return int(self.device.index or 0) if self.is_cuda else 0
+
+
+def _with_layout(t: torch.Tensor, cls: type[TensorCPU], layout: str) -> TensorCPU:
+    out = t.as_subclass(cls)
+    out._dali_layout = layout
+    return out
 
 
 class _DaliTensorList(TensorList):
@@ -276,10 +302,17 @@ class _DaliTensorList(TensorList):
             raise TypeError(f"{type(self).__name__} indices must be integers, got {type(i).__name__}")
         if not -n <= i < n:
             raise IndexError(f"{type(self).__name__}: index {i} out of range for a batch of {n}")
-        return self.samples[int(i)].as_subclass(self._sample_cls)
+        return self._sample(self.samples[int(i)])
 
     def __iter__(self):
-        return (t.as_subclass(self._sample_cls) for t in self.samples)
+        return (self._sample(t) for t in self.samples)
+
+    def _sample(self, t: torch.Tensor) -> TensorCPU:
+        return _with_layout(t, self._sample_cls, self._layout)
+
+    def as_tensor(self) -> TensorCPU:
+        """The batch as one tensor (as TensorList's), as DALI's class: `as_tensor().as_cpu()`."""
+        return _with_layout(TensorList.as_tensor(self), self._sample_cls, "")
 
     @classmethod
     def from_dlpack_list(cls, items: Sequence[Any], layout: str | None = None) -> "_DaliTensorList":

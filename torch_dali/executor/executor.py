@@ -81,6 +81,14 @@ class Executor:
         self._stage_threads: list[threading.Thread] = []
         # per stage lane: seconds waiting for input, working, waiting to hand on; batches
         self._timing: dict[str, list[float]] = {}
+        # external sources whose data are fetched on the caller's thread, as DALI fetches them
+        # (`ops.external_pump`): asked before each wait for `depth` iterations beyond those handed
+        self._pumps = [op for op in plan.ops.values() if getattr(op, "fetches_in_caller", False)]
+        for op in self._pumps:
+            op.ahead.watch(self._stop)
+        self._handed = 0  # batches handed to the consumer since the producer (re)started
+        self._scheduled = 0  # DALI's scheduled iterations (`schedule_one`) since then
+        self._first = True  # the next schedule_run() schedules `depth` iterations
         _LIVE.add(self)
 
     @property
@@ -213,6 +221,8 @@ class Executor:
         if self._failed is not None:
             raise self._failed
         self._ran = True
+        if self._scheduled <= self._handed:
+            self.schedule_one()  # outputs asked for without a schedule_run() before
         if not self.exec_async:
             batch = self._produce_one()
         else:
@@ -239,8 +249,34 @@ class Executor:
                 self._join_producer()  # its stage threads too: a restart must not meet them again
                 raise item
             batch = item
+        self._handed += 1
         self._hand_off(batch)
         return batch
+
+    def schedule_count(self) -> int:
+        """How many iterations DALI's `schedule_run()` schedules now: `prefetch_queue_depth` the
+        first time (and after an epoch ended and was reset), then one."""
+        return self.depth if self._first else 1
+
+    def schedule_one(self) -> None:
+        """Schedules one more iteration: external sources fetching on the caller's thread fetch
+        its data now, on this thread (`ops.external_pump`)."""
+        self._check_usable()
+        target = self._scheduled + 1
+        if self.exec_async:
+            for op in self._pumps:
+                op.caller_fetch = True  # before the producer first runs it
+                op.pump(target, self.plan.batch_size)
+        self._scheduled = target
+        self._first = False
+
+    def rearm(self) -> None:
+        """The next `schedule_run()` schedules `prefetch_queue_depth` iterations again (a new epoch)."""
+        self._first = True
+
+    def pending(self) -> int:
+        """Scheduled iterations whose batches were not taken yet (DALI's `not empty()`)."""
+        return max(0, self._scheduled - self._handed)
 
     @property
     def failure(self) -> BaseException | None:
@@ -376,6 +412,10 @@ class Executor:
         for h in self._handoffs:
             h.restart(self.iteration)
         self._failed = None
+        self._handed = self._scheduled = 0
+        self._first = True
+        for op in self._pumps:  # fetched for the batches just dropped; the state rewinds them
+            op.ahead.clear()
         return True
 
     def _own_thread(self) -> bool:

@@ -128,6 +128,13 @@ class Plan:
         """Whether an output of `node` is a pipeline output."""
         return any(key[0] == node.id for key in self._output_keys)
 
+    def used_outputs(self, node: Node) -> set[int]:
+        """The indices of `node`'s outputs that a pipeline output or another node reads."""
+        used = {i for nid, i in self._output_keys if nid == node.id}
+        for n in self._consumers.get(node.id, []):
+            used.update(d.index for d in [*n.inputs, *n.arg_inputs.values()] if d.node.id == node.id)
+        return used
+
     def op(self, node: Node) -> Operator:
         return self.ops[node.id]
 

@@ -47,7 +47,7 @@ def as_nodes(outs: list[Any]) -> list[DataNode]:
             continue
         if isinstance(o, types.ScalarConstant):
             o = np.asarray(o.value, dtype=types.to_numpy_type(o.dtype))
-        if isinstance(o, (bool, int, float, np.ndarray, np.generic)) or hasattr(o, "__array__"):
+        if isinstance(o, (bool, int, float, np.ndarray, np.generic, list, tuple)) or hasattr(o, "__array__"):
             res.append(types.Constant(o, device="cpu"))
         else:
             raise OutputTypeError(f"pipeline outputs must be DataNodes returned by ops (or constants), got "

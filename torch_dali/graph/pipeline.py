@@ -8,7 +8,7 @@ import random as _pyrandom
 from typing import Any, Callable
 
 
-from ..errors import ArgumentError, GraphError
+from ..errors import ArgumentError, ArgumentTypeError, GraphError
 from ..executor.executor import Executor
 from ..executor.plan import Batch, Plan
 from ..tensor_list import TensorList, user_view
@@ -67,6 +67,7 @@ class Pipeline(DaliAPI):
         self._consumed_state: dict[str, Any] = {"iteration": 0, "ops": {}}
         self._py_graph_fn: Callable[[], Any] | None = None
         self._built = False
+        self._setup_ended = False  # iter_setup() raised StopIteration (DALI's end of an epoch)
         self._conditionals = False
         self._set_output_descs(output_dtype, output_ndim)
         self._enable_checkpointing = bool(enable_checkpointing)
@@ -206,24 +207,44 @@ class Pipeline(DaliAPI):
         return self._executor  # type: ignore[return-value]
 
     def run(self, *, timeout: float | None = None) -> tuple[TensorList, ...]:
-        """The next batch of every output, as TensorLists. `timeout` (seconds; with exec_async,
-        the default): a PipelineError naming the running ops when no batch is ready by then."""
+        """The next batch of every output, as TensorLists: `schedule_run()` then `outputs()`, as
+        DALI's. `timeout` (seconds; with exec_async, the default): a PipelineError naming the
+        running ops when no batch is ready by then."""
+        self.schedule_run()
+        return self.outputs(timeout=timeout)
+
+    def schedule_run(self) -> None:
+        """DALI's: schedules iterations (the first call `prefetch_queue_depth` of them, later calls
+        one), each after an `iter_setup()`; external sources' `source` callables run now, on this
+        thread, for what is scheduled. An iter_setup() that raises StopIteration ends the epoch:
+        `outputs()` raises it once the batches scheduled before are taken."""
         executor = self._exec()  # build first: iter_setup may feed inputs
-        self.iter_setup()
+        for _ in range(executor.schedule_count()):
+            if self._setup_ended:
+                return
+            try:
+                self.iter_setup()
+            except StopIteration:
+                self._setup_ended = True
+                return
+            executor.schedule_one()
+
+    def outputs(self, *, timeout: float | None = None) -> tuple[TensorList, ...]:
+        """The next scheduled batch (after schedule_run(); without one, it schedules it)."""
+        executor = self._exec()
+        if self._setup_ended and executor.pending() == 0:
+            raise StopIteration
         batch = executor.next(timeout)
         self._last_batch = batch
         self._consumed_state = batch.state
         self._verify_outputs(batch.outputs)
         return tuple(user_view(tl) for tl in batch.outputs)
 
-    def outputs(self) -> tuple[TensorList, ...]:
-        return self.run()
+    share_outputs = outputs
 
-    def share_outputs(self) -> tuple[TensorList, ...]:
-        return self.run()
-
-    def schedule_run(self) -> None:
-        self._exec()
+    def empty(self) -> bool:
+        """Whether no scheduled batch is waiting to be taken (DALI's)."""
+        return self._executor is None or self._executor.pending() == 0
 
     def release_outputs(self) -> None:
         self._last_batch = None
@@ -234,6 +255,10 @@ class Pipeline(DaliAPI):
     def reset(self) -> None:
         """After an external source ended (run() raised StopIteration), starts its next epoch as
         DALI does; otherwise nothing to do: readers move across epochs by themselves."""
+        if self._setup_ended:  # iter_setup() ended the epoch: the next schedule_run() starts the next
+            self._setup_ended = False
+            if self._executor is not None:
+                self._executor.rearm()
         if self._executor is not None:
             from ..ops.external_source_api import reset_sources
             reset_sources(self._executor, int(self._consumed_state.get("iteration", 0)))
@@ -350,8 +375,12 @@ class Pipeline(DaliAPI):
     def serialize(self, define_graph: Callable | None = None, filename: str | None = None) -> str:
         from ..serialization.yaml_io import dump_pipeline
         if define_graph is not None:
+            if not callable(define_graph):
+                raise ArgumentTypeError(f"serialize: `define_graph` must be a callable that defines the graph, got "
+                                        f"{type(define_graph).__name__} (to write a file, pass filename=...)")
             self._py_graph_fn = define_graph
         self._ensure_graph()
+        self._check_output_descs(len(self._graph.outputs))  # type: ignore[union-attr] - as build() does
         text = dump_pipeline(self)
         if filename is not None:
             with open(filename, "w", encoding="utf-8") as f:
@@ -396,13 +425,19 @@ class Pipeline(DaliAPI):
 
 
 def _flatten_outputs(outs: Any) -> list[DataNode]:
+    """Nested lists of DataNodes are flattened (torch_dali's own code returns them); a list of
+    numbers is one constant output, as in DALI."""
     flat: list[DataNode] = []
     for o in outs:
-        if isinstance(o, (list, tuple)):
+        if isinstance(o, (list, tuple)) and _has_node(o):
             flat.extend(_flatten_outputs(o))
         else:
             flat.append(o)
     return flat
+
+
+def _has_node(o: Any) -> bool:
+    return isinstance(o, DataNode) or (isinstance(o, (list, tuple)) and any(_has_node(x) for x in o))
 
 
 _PIPELINE_ARGS = (set(inspect.signature(Pipeline.__init__).parameters) - {"self", "kwargs"}) | ACCEPTED

@@ -200,6 +200,8 @@ _KIND_DOC = {
 def coerce(op: str, arg: Arg, v: Any) -> Any:
     """Checks and normalizes one constant argument value; raises naming the op and the argument."""
     kind = arg.kind
+    if kind in ("int", "float", "bool") and isinstance(v, np.ndarray) and v.shape == (1,):
+        v = v[0]  # a one-element 1-D array is a scalar where one is expected, as in DALI (lists are not)
     v = plain_number(v)
     try:
         if kind == "int":  # bools count as 0/1 (`mirror=False`), as DALI takes them
@@ -304,6 +306,7 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
     op = schema.display_name()
     consts: dict[str, Any] = {}
     tensor_args: dict[str, Any] = {}
+    spelled: dict[str, str] = {}  # canonical name -> the key it was given as
     for key, value in given.items():
         if key in COMMON_ARGS:
             continue
@@ -311,6 +314,10 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
         if arg is None:
             known = ", ".join(sorted(a.name for a in schema.args)) or "none"
             raise ArgumentError(f"{op}: unknown argument `{key}`; its arguments are: {known}")
+        if arg.name in spelled:  # an argument and its alias (`output_dtype` and `dtype`): a TypeError, as in DALI
+            raise ArgumentTypeError(f"{op}: unexpected `{key}` beside `{spelled[arg.name]}`: both name the "
+                                    f"argument `{arg.name}`; give it once")
+        spelled[arg.name] = key
         if isinstance(value, DataNode):
             if not arg.tensor:
                 raise ArgumentTypeError(

@@ -38,8 +38,8 @@ class Copy(Operator):
             return [TensorList(dense.to(ctx.device, non_blocking=True), tl.layout())]
         return [TensorList([t.to(ctx.device, non_blocking=True) for t in tl.samples], tl.layout())]
 
-    def output_layout(self, index: int) -> str:
-        return ""
+    def output_layout(self, index: int) -> str | None:
+        return None  # the input's: ops after `.gpu()` see the layout the data came with
 
 
 register(OpSchema(

@@ -106,8 +106,11 @@ class RandomCropGenerator(Operator):
             if s.dim() != 1 or len(dims) not in (2, 3):
                 raise ArgumentError(f"{self.name}: expected a shape (H, W) or (H, W, C) per sample, got "
                                     f"{s.tolist()}")
-            y, x, h, w = random_crop_window(ctx.sample(i).rng, dims[0], dims[1], self.area, self.ratio,
-                                            self.args["num_attempts"])
+            if min(dims[:2]) <= 0:  # an empty (or negative) extent: the empty window at 0, as DALI 2.4
+                y = x = h = w = 0
+            else:
+                y, x, h, w = random_crop_window(ctx.sample(i).rng, dims[0], dims[1], self.area, self.ratio,
+                                                self.args["num_attempts"])
             anchors.append(torch.tensor([y, x], dtype=torch.int32))
             shapes.append(torch.tensor([h, w], dtype=torch.int32))
         return [TensorList(anchors, ""), TensorList(shapes, "")]

@@ -17,7 +17,10 @@ Behaviour checked against DALI 2.4:
   epoch. `cycle="raise"`: StopIteration, then `reset()` starts the iterable over. `cycle="quiet"/True`: the data repeats with no StopIteration (a reset
   does not rewind it). A per-sample source that ends part-way through a batch drops that batch.
   A generator *object* cannot be cycled (DALI refuses it too).
-* Without `source`, batches come from `pipe.feed_input(name, batch)`, in the order fed.
+* Without `source`, batches come from `pipe.feed_input(name, batch)`, in the order fed; with
+  `num_outputs=k` each output can be fed alone through its DataNode (`external_feed`).
+* Layout: the `layout` argument, else the one fed with the batch, else the batch's own (a
+  pipeline's output fed back, or its samples); a fed layout other than `layout` is an error.
 
 Samples may be NumPy arrays, torch tensors (CPU or CUDA), anything with `__dlpack__` (CuPy,
 JAX...), `bytes` (uint8 1-D), Python or NumPy scalars (0-d, NumPy's types) or objects with
@@ -25,43 +28,37 @@ JAX...), `bytes` (uint8 1-D), Python or NumPy scalars (0-d, NumPy's types) or ob
 read-only arrays are copied). A CPU external source given CUDA data copies it to the CPU; a GPU one
 given CPU data copies it over. Where DALI is stricter (Python scalars, bytes) torch_dali accepts.
 
-Accepted with no effect: `no_copy`, `prefetch_queue_depth`, `blocking`, `cuda_stream`,
-`use_copy_kernel`. `parallel=True` runs a per-sample callable on the pipeline's threads (DALI uses
-worker processes), so it must be thread-safe. `source` is stored in the graph as given: only what
+`source` is called (or iterated) on the thread that calls `pipe.run()` / `schedule_run()`, as
+DALI calls it: the first run fetches `prefetch_queue_depth` iterations, each later one one more
+(DALI's iterators one more after each batch), and an error it raises reaches that caller as it was
+raised (`external_pump`). Accepted with no effect: `no_copy`, `prefetch_queue_depth`, `blocking`,
+`cuda_stream`, `use_copy_kernel`. `parallel=True` runs a per-sample callable on the pipeline's
+threads instead (DALI uses worker processes), so it must be thread-safe. `source` is stored in the graph as given: only what
 the YAML encoder can name round-trips; lists of arrays, generators and local functions do not.
 """
 from __future__ import annotations
 
-import collections
 import inspect
 import threading
-from typing import Any, Callable, Iterator, NamedTuple
+import warnings
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import torch
 
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError, DataError, PipelineError
-from ..tensor_list import TensorList
+from ..tensor_list import TensorCPU, TensorList, from_numpy, plain
 from ._operator import BatchContext, Operator
+from .external_feed import FeedQueues
+from .external_pump import END, Ahead
 from ._registry import register
 from ._schema import Arg, OpSchema, enum_member, positive
 
 
-class SampleInfo(NamedTuple):
-    """What a per-sample source callable is given (DALI's `types.SampleInfo`)."""
-
-    idx_in_epoch: int
-    idx_in_batch: int
-    iteration: int
-    epoch_idx: int
-
-
-class BatchInfo(NamedTuple):
-    """What a batch source callable is given with `batch_info=True` (DALI's `types.BatchInfo`)."""
-
-    iteration: int
-    epoch_idx: int
+# one class each with types' (`isinstance(info, types.BatchInfo)` holds for what a callable gets)
+SampleInfo = types.SampleInfo
+BatchInfo = types.BatchInfo
 
 
 class SourceExhausted(PipelineError, StopIteration):
@@ -94,16 +91,15 @@ def _describe(x: Any) -> str:
 def to_tensor(x: Any, where: str) -> torch.Tensor:
     """One sample as a torch tensor, sharing memory where it can."""
     if isinstance(x, torch.Tensor):
-        return x
+        return x if type(x) is torch.Tensor else x.as_subclass(torch.Tensor)
     if isinstance(x, np.ndarray):
         if x.dtype == object:
             raise DataError(f"{where}: got a NumPy array of Python objects; give numbers")
-        if not x.flags.writeable:
-            x = x.copy()  # torch tensors are writable; never alias read-only memory
         try:
-            return torch.from_numpy(x)
-        except (TypeError, ValueError):  # negative strides, unsupported dtype
-            return torch.from_numpy(np.ascontiguousarray(x).copy())
+            return from_numpy(x)
+        except TypeError:
+            raise DataError(f"{where}: NumPy arrays of {x.dtype} are not supported; give numbers or "
+                            "booleans") from None
     if isinstance(x, (bytes, bytearray, memoryview)):
         buf = bytearray(x) if not isinstance(x, bytearray) else x
         if not buf:
@@ -122,9 +118,12 @@ def to_tensor(x: Any, where: str) -> torch.Tensor:
 def to_batch(x: Any, where: str) -> TensorList:
     """A batch: a list/tuple of samples, or one array whose first dimension is the batch."""
     if isinstance(x, TensorList):
-        return x
+        return plain(x)  # a pipeline's output fed back: the executor's class, the same data
     if isinstance(x, (list, tuple)):
-        return TensorList([to_tensor(s, f"{where}, sample {i}") for i, s in enumerate(x)])
+        # samples of a pipeline's output (TensorCPU) bring their batch's layout
+        layouts = {s.dali_layout() if isinstance(s, TensorCPU) else "" for s in x}
+        return TensorList([to_tensor(s, f"{where}, sample {i}") for i, s in enumerate(x)],
+                          layouts.pop() if len(layouts) == 1 else "")
     if isinstance(x, (np.ndarray, torch.Tensor)) or hasattr(x, "__dlpack__") \
             or hasattr(x, "__cuda_array_interface__"):
         t = to_tensor(x, where)
@@ -168,16 +167,20 @@ class ExternalSource(Operator):
         self.batch: bool = bool(a["batch"])
         self.cycle: str = CYCLES[a["cycle"]]
         self.parallel = bool(a["parallel"])
+        # where the source stands for the next fetch (epoch, iteration within it, sample index) and,
+        # for state_dict, after the batch produced last (fetching may run ahead: `external_pump`)
         self.epoch = 0
-        self.iteration = 0  # within the epoch
+        self.iteration = 0
         self.idx_in_epoch = 0
+        self._produced = (0, 0, 0)
         self.exhausted = False
+        self.ahead = Ahead(self.where())
+        self.caller_fetch = False  # set by the executor: `pump` fetches on the caller's thread
         self._it: Iterator[Any] | None = None
         self._factory: Callable[[], Iterator[Any]] | None = None
         self._call: Callable[[Any], Any] | None = None
         self._lock = threading.Lock()
-        self._fed: collections.deque = collections.deque()
-        self._last_fed: Any = None
+        self._fed = FeedQueues(self.k, bool(a["repeat_last"]))
         self.layouts = self._per_output("layout", a["layout"], str)
         self.dtypes = [self._dtype(d) for d in self._per_output("dtype", a["dtype"], object)]
         self.ndims = self._per_output("ndim", a["ndim"], int)
@@ -233,7 +236,6 @@ class ExternalSource(Operator):
         return f"{self.name} '{self.node.name}'"
 
     def _end(self) -> SourceExhausted:
-        self.exhausted = True
         return SourceExhausted(f"{self.where()}: the source has no more data (pipe.reset() "
                                + ("starts it over)" if self.cycle == "raise" or self._call is not None
                                   else "asks the same iterator again; use cycle='raise' to start it over)"),
@@ -252,8 +254,23 @@ class ExternalSource(Operator):
         except StopIteration:
             raise DataError(f"{self.where()}: the source is empty, so it cannot be cycled") from None
 
-    def _from_source(self, ctx: BatchContext) -> list[Any]:
-        """One iteration's raw data as k batches (lists of samples or dense arrays)."""
+    def _from_source(self, n: int, ctx: BatchContext | None = None) -> Any:
+        """One iteration's data as the source gave it (a batch, or a list of samples); advances
+        the fetch position. `n`: the batch size; `ctx` (the pool) for parallel per-sample sources."""
+        raw = self._fetch(n, ctx)
+        self.iteration += 1
+        return raw
+
+    def _outputs_of(self, raw: Any) -> list[Any]:
+        """What `_from_source` gave as k batches (lists of samples or dense arrays)."""
+        if self.batch:
+            return self._split(raw, "the batch")
+        if not self.split_outputs:
+            return [raw]
+        split = [self._split(s, f"sample {i}") for i, s in enumerate(raw)]
+        return [[s[j] for s in split] for j in range(self.k)]
+
+    def _fetch(self, n: int, ctx: BatchContext | None) -> Any:
         if self.batch:
             if self._call is not None:
                 info: Any = BatchInfo(self.iteration, self.epoch) if self.args["batch_info"] else self.iteration
@@ -263,8 +280,7 @@ class ExternalSource(Operator):
                     raise self._end() from None
             else:
                 raw = self._next_item()
-            return self._split(raw, "the batch")
-        n = ctx.batch_size
+            return raw
 
         ended = object()
 
@@ -276,7 +292,7 @@ class ExternalSource(Operator):
             except StopIteration:  # never let it cross a thread pool or a generator
                 return ended
 
-        if self._call is not None and self.parallel:
+        if self._call is not None and self.parallel and ctx is not None:
             samples = ctx.map(one, n)
         else:
             samples = []
@@ -287,10 +303,48 @@ class ExternalSource(Operator):
         if any(s is ended for s in samples):
             raise self._end()
         self.idx_in_epoch += n
-        if not self.split_outputs:
-            return [samples]
-        split = [self._split(s, f"sample {i}") for i, s in enumerate(samples)]
-        return [[s[j] for s in split] for j in range(self.k)]
+        return samples
+
+    def _produce(self, ctx: BatchContext) -> list[Any]:
+        """This iteration's raw data: fetched on the caller's thread ahead (`pump`), or now."""
+        if self.exhausted:
+            raise self._end()
+        if self.caller_fetch:
+            raw, position = self.ahead.take()
+            if raw is END:
+                self.exhausted = True
+                raise self._end()
+            self._produced = position
+            return self._outputs_of(raw)
+        try:
+            raw = self._from_source(ctx.batch_size, ctx)
+        except SourceExhausted:
+            self.exhausted = True
+            raise
+        self._produced = (self.epoch, self.iteration, self.idx_in_epoch)
+        return self._outputs_of(raw)
+
+    @property
+    def ran_out(self) -> bool:
+        """Whether the source ended: when it was fetched (DALI's criterion for `reset()`), or
+        when this op reached the end."""
+        return self.exhausted or self.ahead.ended
+
+    @property
+    def fetches_in_caller(self) -> bool:
+        """Whether the executor should call `pump` from the caller's thread: a source that is not
+        parallel (a parallel one runs on the pipeline's threads, as DALI's runs in workers)."""
+        return self.args["source"] is not None and not (self.parallel and not self.batch)
+
+    def pump(self, upto: int, batch_size: int) -> None:
+        """On the thread that calls run(): fetches data until `upto` iterations are fetched ahead
+        (since the last reset); an error the source raises propagates from here, as in DALI."""
+        while self.ahead.fetched < upto and not self.ahead.ended:
+            try:
+                raw: Any = self._from_source(batch_size)
+            except SourceExhausted:
+                raw = END
+            self.ahead.put(raw, (self.epoch, self.iteration, self.idx_in_epoch))
 
     def _split(self, raw: Any, what: str) -> list[Any]:
         if not self.split_outputs:
@@ -300,59 +354,67 @@ class ExternalSource(Operator):
                             f"{self.k} (one per output), got {_describe(raw)}")
         return list(raw)
 
-    def _from_feed(self) -> tuple[list[Any], str | None]:
-        with self._lock:
-            if self._fed:
-                item = self._fed.popleft()
-                self._last_fed = item
-                return item
-            if self.args["repeat_last"] and self._last_fed is not None:
-                return self._last_fed
-        raise DataError(f"{self.where()}: no data was fed; call pipe.feed_input('{self.node.name}', batch) "
-                        "before each pipe.run(), or give the external source a `source`")
-
-    def feed(self, data: Any, layout: str | None = None) -> None:
-        """Queues one batch (a tuple of k batches when num_outputs=k) for a later iteration."""
+    def feed(self, data: Any, layout: str | None = None, output: int | None = None) -> None:
+        """Queues one batch for a later iteration: a tuple of k batches when num_outputs=k, or the
+        batch of `output` alone."""
         if self.args["source"] is not None:
             raise ArgumentError(f"{self.where()}: it has a `source`; feed_input is only for external "
                                 "sources defined without one")
-        raw = self._split(data, "the fed data")
-        with self._lock:
-            self._fed.append((raw, layout))
+        if output is not None and self.split_outputs:
+            self._fed.put(output, data, layout)
+            return
+        for k, raw in enumerate(self._split(data, "the fed data")):
+            self._fed.put(k, raw, layout)
+
+    def connect(self, plan: Any) -> None:
+        # outputs nothing reads are never fed (DALI prunes them) nor asked for
+        used = plan.used_outputs(self.node)
+        self._fed.used = used
+        if self.args["source"] is not None and len(used) < self.k:
+            unused = [k for k in range(self.k) if k not in used]
+            warnings.warn(f"{self.where()}: the source gives {self.k} outputs and output"
+                          f"{'s' if len(unused) > 1 else ''} {', '.join(map(str, unused))} of them "
+                          f"{'are' if len(unused) > 1 else 'is'} not used by the pipeline", stacklevel=2)
 
     # -- running --------------------------------------------------------------------------------
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
                   args: dict[str, list[Any]]) -> list[TensorList]:
-        layout_override = None
         fed = self._call is None and self._it is None
         if fed:
-            raws, layout_override = self._from_feed()
+            items = self._fed.take(self.where(), self.node.name)
         else:
-            if self.exhausted:
-                raise self._end()
-            raws = self._from_source(ctx)
+            items = [(raw, None) for raw in self._produce(ctx)]
         outs = []
-        for k, raw in enumerate(raws):
+        for k, item in enumerate(items):
+            if item is None:  # an output nothing reads, never fed
+                outs.append(TensorList([], self.layouts[k] or ""))
+                continue
+            raw, layout_override = item
             where = self.where() + (f" output {k}" if self.k > 1 else "")
             if self.batch or fed:
                 tl = to_batch(raw, where)
             else:
                 tl = TensorList([to_tensor(s, f"{where}, sample {i}") for i, s in enumerate(raw)])
             outs.append(self._finish(tl, k, where, layout_override))
-        sizes = {len(t) for t in outs}
+        outs_fed = [t for t, item in zip(outs, items) if item is not None]
+        sizes = {len(t) for t in outs_fed}
         if len(sizes) > 1:
-            raise DataError(f"{self.where()}: the outputs have different batch sizes {[len(t) for t in outs]}")
-        if not len(outs[0]):
+            raise DataError(f"{self.where()}: the outputs have different batch sizes {[len(t) for t in outs_fed]}")
+        if not len(outs_fed[0]):
             raise DataError(f"{self.where()}: the source gave an empty batch")
-        if len(outs[0]) > ctx.batch_size:
-            raise DataError(f"{self.where()}: the source gave a batch of {len(outs[0])} samples, more "
+        if len(outs_fed[0]) > ctx.batch_size:
+            raise DataError(f"{self.where()}: the source gave a batch of {len(outs_fed[0])} samples, more "
                             f"than the pipeline's batch_size={ctx.batch_size}")
-        self.iteration += 1
         return outs
 
     def _finish(self, tl: TensorList, k: int, where: str, layout: str | None) -> TensorList:
         dtype, ndim = self.dtypes[k], self.ndims[k]
-        layout = layout if layout is not None else (self.layouts[k] or "")
+        # the `layout` argument, else the layout fed with the batch, else the batch's own (a
+        # TensorList, or TensorCPU samples of one)
+        if self.layouts[k] and layout and layout != self.layouts[k]:
+            raise DataError(f"{where}: the batch was fed with layout {layout!r}, the external source's "
+                            f"`layout` is {self.layouts[k]!r}")
+        layout = self.layouts[k] or (layout if layout is not None else tl.layout())
         dense = tl.dense
         samples = [dense] if dense is not None else tl.samples
         for i, s in enumerate(samples):
@@ -383,6 +445,8 @@ class ExternalSource(Operator):
         self.epoch += 1
         self.iteration = 0
         self.idx_in_epoch = 0
+        self._produced = (self.epoch, 0, 0)
+        self.ahead.clear()
         if self.cycle == "raise" and self._call is None:
             self._it = self._factory()  # type: ignore[misc]
         self.exhausted = False
@@ -399,10 +463,11 @@ class ExternalSource(Operator):
     def state_dict(self) -> dict[str, Any]:
         if self.args["source"] is None or not self.restorable:
             return {}
-        return {"epoch": self.epoch, "iteration": self.iteration, "idx_in_epoch": self.idx_in_epoch,
-                "exhausted": self.exhausted}
+        epoch, iteration, idx = self._produced
+        return {"epoch": epoch, "iteration": iteration, "idx_in_epoch": idx, "exhausted": self.exhausted}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.ahead.clear()  # fetched for batches that were dropped
         if not state or not self.restorable:
             return
         for key in ("epoch", "iteration", "idx_in_epoch"):
@@ -410,6 +475,7 @@ class ExternalSource(Operator):
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ArgumentError(f"{self.where()}: the saved state has a bad `{key}`: {v!r}")
             setattr(self, key, v)
+        self._produced = (self.epoch, self.iteration, self.idx_in_epoch)
         self.exhausted = bool(state.get("exhausted", False))
 
     def output_layout(self, index: int) -> str:

@@ -32,7 +32,7 @@ def reset_sources(executor: Any, consumed: int | None = None) -> None:
     a new epoch of each external source (nothing happens otherwise, as in DALI). `consumed`: the
     batches the caller took; when the producer made no more than that, only the end is queued."""
     ops = [op for op in executor.plan.ops.values() if isinstance(op, ExternalSource)]
-    if not any(op.exhausted for op in ops):
+    if not any(op.ran_out for op in ops):
         return
     failed = executor.failure
     if executor.exec_async and not isinstance(failed, StopIteration) and executor.iteration != consumed:
@@ -49,7 +49,14 @@ def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) 
     rather than prefetching ahead of the data.
     """
     from ..graph.node import DataNode
-    name = data_node.node.name if isinstance(data_node, DataNode) else data_node
+    output = None  # a DataNode (or "name:k") feeds that output alone; a name feeds all (a tuple)
+    if isinstance(data_node, DataNode):
+        name, output = data_node.node.name, data_node.index
+    else:
+        name = data_node
+        base, sep, idx = str(name).rpartition(":")
+        if sep and idx.isdigit():
+            name, output = base, int(idx)
     executor = pipe.executor
     op = next((o for n, o in ((n, executor.plan.ops[n.id]) for n in executor.plan.nodes) if n.name == name),
               None)
@@ -60,7 +67,7 @@ def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) 
                                  f"{', '.join(sources) or 'none'}")
     if not isinstance(op, ExternalSource):
         raise ArgumentError(f"feed_input: '{name}' is a {op.name}, not an external source")
-    op.feed(data, layout)
+    op.feed(data, layout, output)
     executor.produce_on_demand()  # each batch after the data for it was fed
 
 

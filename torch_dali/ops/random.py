@@ -95,7 +95,15 @@ class Uniform(_RandomOp):
         v = lo + (hi - lo) * u
         if not self.dtype.is_floating_point:
             v = torch.sign(v) * torch.floor(v.abs() + 0.5)  # round_half_away, as per sample
-        return convert(v.to(self.work_dtype()), self.dtype)
+        return self._below(convert(v.to(self.work_dtype()), self.dtype), hi)
+
+    def _below(self, v: torch.Tensor, hi: float) -> torch.Tensor:
+        """Floats stay below `hi` (the range is half-open, as DALI's): a draw that rounds up to
+        it in the output type becomes the largest value below it."""
+        if not v.dtype.is_floating_point:
+            return v
+        top = torch.tensor(hi, dtype=v.dtype, device=v.device)
+        return torch.where(v >= top, torch.nextafter(top, torch.tensor(-math.inf, dtype=v.dtype, device=v.device)), v)
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         shape = self.shape(inputs, args)
@@ -114,10 +122,10 @@ class Uniform(_RandomOp):
         if not shape:
             v = ctx.rng.uniform(lo, hi)
             v = float(round_half_away(v)) if not self.dtype.is_floating_point else v
-            return convert(torch.tensor(v, dtype=self.work_dtype(), device=self.device), self.dtype)
+            return self._below(convert(torch.tensor(v, dtype=self.work_dtype(), device=self.device), self.dtype), hi)
         u = torch.rand(shape, generator=ctx.rng.generator(self.device), device=self.device,
                        dtype=self.work_dtype())
-        return convert(lo + (hi - lo) * u, self.dtype)
+        return self._below(convert(lo + (hi - lo) * u, self.dtype), hi)
 
 
 class CoinFlip(_RandomOp):

@@ -124,8 +124,11 @@ class Slice(Operator):
         self.dtype = None if dt is None else types.to_torch_dtype(dt)
         self.policy = self.args["out_of_bounds_policy"]
 
-    def axes(self, layout: str, ndim: int) -> list[int]:
+    def axes(self, layout: str, ndim: int, args: dict[str, list[Any]] | None = None, i: int = 0) -> list[int]:
         names, axes = self.args.get("axis_names"), self.args.get("axes")
+        if args is not None and "axes" in args:  # per sample (DALI's `axes` is a tensor argument)
+            v = args["axes"][i]
+            names, axes = None, [int(a) for a in (v if isinstance(v, list) else [v])]
         if names is None and axes is None:
             axes = [1, 0]  # DALI's default: (x, y) of an HWC image, and the same for any layout
         if names == "" or (names is None and axes == []):
@@ -156,7 +159,7 @@ class Slice(Operator):
                 raise ArgumentTypeError(f"{self.name}: `dtype` must be the input's, float32, float16 or uint8, "
                                         f"got {out_dtype}")
             shape = tuple(int(s) for s in x.shape)
-            axes = self.axes(layout, x.dim())
+            axes = self.axes(layout, x.dim(), args, i)
             if self.named:
                 anchor, extent = self._named_window(args, i, shape, axes)
             else:
@@ -196,7 +199,8 @@ register(OpSchema(
         "positional (anchor, shape) inputs; axes by `axis_names` or `axes` (default [1, 0]: W, H of an "
         "HWC image).",
     args=(
-        Arg("axes", "int_list", None, "axes of the slice arguments (negative from the back; default [1, 0])"),
+        Arg("axes", "int_list", None, "axes of the slice arguments (negative from the back; default [1, 0])",
+            tensor=True),
         Arg("axis_names", "layout", None, "axes of the slice arguments as layout letters (wins over axes)"),
         Arg("start", "int_list", None, "window start", tensor=True),
         Arg("rel_start", "float_list", None, "window start, relative to the extent", tensor=True),

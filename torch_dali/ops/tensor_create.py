@@ -15,6 +15,7 @@ from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator, SampleContext
+from .arith_kernels import cast_sat
 from ._registry import call_op, lookup, register
 from ._schema import Arg, OpSchema
 
@@ -56,7 +57,7 @@ class Constant(Operator):
             raise ArgumentError(f"{self.name}: {flat.numel()} values do not fill the shape {list(shape)} "
                                 f"({volume} elements)")
         _check_layout(self.name, a["layout"] or "", len(shape))
-        self.value = value.to(tdt).contiguous()
+        self.value = cast_sat(value, tdt).contiguous()  # saturating, rounding half away: DALI's conversion
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
                   args: dict[str, list[Any]]) -> list[TensorList]:

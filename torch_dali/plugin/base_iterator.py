@@ -166,7 +166,22 @@ class BaseIterator:
     next = __next__
 
     def _run_all(self) -> list[tuple[TensorList, ...]]:
-        return [p.run() for p in self._pipes]
+        """Each pipeline's next batch, scheduled as DALI's iterators schedule: the first batches
+        before the first take, then one more right after each take (an external source's
+        `source` is called one iteration ahead of what `pipe.run()` alone would call)."""
+        for p in self._pipes:
+            if p.empty():
+                p.schedule_run()
+        outs = [p.share_outputs() for p in self._pipes]
+        for p in self._pipes:
+            p.schedule_run()
+        return outs
+
+    def _reset_pipes(self) -> None:
+        for p in self._pipes:
+            p.reset()
+            if p.empty():  # a source ran out and started over: schedule its next epoch now, as DALI
+                p.schedule_run()
 
     def _next_batch(self) -> Any:
         if self._unknown_size:
@@ -210,8 +225,7 @@ class BaseIterator:
     def _reset(self, quiet: bool) -> None:
         if self._unknown_size:
             self._counter = 0
-            for p in self._pipes:
-                p.reset()
+            self._reset_pipes()
             return
         size = self._shard_size()
         if (self._policy == LastBatchPolicy.DROP and not self._epoch_done
@@ -231,8 +245,7 @@ class BaseIterator:
         partial = self._policy == LastBatchPolicy.PARTIAL
         self._counter = 0 if (pad or partial) else self._counter - size
         self._epoch_done = False
-        for p in self._pipes:
-            p.reset()
+        self._reset_pipes()
 
     def _any_padded(self) -> bool:
         if self._reader_name is None:

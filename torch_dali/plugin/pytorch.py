@@ -12,7 +12,7 @@ from .. import ops as _ops
 from .. import types
 from ..errors import ArgumentError
 from ..graph.pipeline import Pipeline
-from ..tensor_list import TensorList
+from ..tensor_list import TensorList, plain
 from .base_iterator import BaseIterator, LastBatchPolicy  # noqa: F401
 
 TorchPythonFunction = _ops.TorchPythonFunction
@@ -32,7 +32,7 @@ fn = _FnNamespace()
 
 def to_torch(tl: TensorList) -> torch.Tensor:
     """A dense batch as one tensor (zero-copy when the batch is dense already)."""
-    return tl.as_tensor()
+    return plain(tl).as_tensor()
 
 
 def feed_ndarray(dali_tensor: Any, arr: torch.Tensor, cuda_stream: Any = None) -> torch.Tensor:

@@ -12,6 +12,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .. import types
 from ..errors import SerializationError, TorchDaliError
 from ..graph.graph import Graph
 from ..graph.node import DataNode
@@ -24,7 +25,7 @@ VERSION = 1
 TOP_KEYS = ("torch_dali_pipeline", "pipeline", "ops", "outputs")
 OP_KEYS = ("name", "op", "device", "seed", "args", "inputs", "arg_inputs")
 PIPELINE_KEYS = ("batch_size", "num_threads", "device_id", "seed", "prefetch_queue_depth", "exec_async",
-                 "exec_pipelined")
+                 "exec_pipelined", "output_dtype", "output_ndim")
 # Arguments that hold a live Python object: a YAML file cannot give one.
 PYTHON_ONLY = {("readers.dataset", "dataset"): "a dataset is a Python object (see torch_dali.from_dataset)"}
 SHOWN = 20  # problems in one loading error; `torch-dali validate` lists up to MAX_PROBLEMS
@@ -86,7 +87,21 @@ def _settings(doc: Mapping, r: Report) -> tuple[dict[str, Any], int]:
     for key in params:
         if key not in PIPELINE_KEYS:
             r.bad(params.key_lines[key], f"unknown pipeline setting `{key}`" + _hint(key, PIPELINE_KEYS))
-    return {k: plain(v) for k, v in params.items() if k in PIPELINE_KEYS}, params.line
+    out = {k: plain(v) for k, v in params.items() if k in PIPELINE_KEYS}
+    if "output_dtype" in out:  # type names (FLOAT, UINT8) or null, one per output
+        out["output_dtype"] = _dtype_names(out["output_dtype"], params.key_lines["output_dtype"], r)
+    return out, params.line
+
+
+def _dtype_names(value: Any, line: int, r: Report) -> Any:
+    names = value if isinstance(value, list) else [value]
+    known = [n for n in names if n is None or (isinstance(n, str) and n in types.DALIDataType.__members__)]
+    if len(known) != len(names):
+        r.bad(line, f"`output_dtype` must be type names such as FLOAT (or null), one per output, got "
+                    f"{_shown(value)}")
+        return None
+    dtypes = [None if n is None else types.DALIDataType[n] for n in names]
+    return dtypes if isinstance(value, list) else dtypes[0]
 
 
 def _make_pipeline(make: Callable[..., Any], params: dict[str, Any], line: int, r: Report) -> Any:

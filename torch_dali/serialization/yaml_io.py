@@ -48,6 +48,8 @@ class Serializable(Protocol):
     def exec_pipelined(self) -> bool: ...
     @property
     def graph(self) -> Graph: ...
+    def output_dtype(self) -> list[Any]: ...
+    def output_ndim(self) -> list[Any]: ...
 
 
 # -- writing ---------------------------------------------------------------------------------------
@@ -122,6 +124,11 @@ def dump_pipeline(pipe: Serializable) -> str:
     params = {"batch_size": pipe.batch_size, "num_threads": pipe.num_threads, "device_id": pipe.device_id,
               "seed": pipe.seed, "prefetch_queue_depth": pipe.prefetch_queue_depth,
               "exec_async": pipe.exec_async, "exec_pipelined": pipe.exec_pipelined}
+    dtypes, ndims = pipe.output_dtype(), pipe.output_ndim()  # one per output (None: any)
+    if any(d is not None for d in dtypes):
+        params["output_dtype"] = [d.name if d is not None else None for d in dtypes]
+    if any(n is not None for n in ndims):
+        params["output_ndim"] = list(ndims)
     doc = graph_to_dict(pipe.graph, params)
     return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=100)
 

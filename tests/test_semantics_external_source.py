@@ -1,0 +1,134 @@
+"""External source semantics DALI 2.4 has (found by DALI's test_external_source_dali.py): the info
+classes are types', layouts travel with fed pipeline outputs, each output of a multi-output source
+can be fed alone, and outputs nothing reads are never asked for."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import torch_dali.fn as fn
+import torch_dali.ops as ops
+from torch_dali import types
+from torch_dali.errors import DataError, PipelineError
+from torch_dali.pipeline import Pipeline
+
+
+def _run(pipe: Pipeline):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pipe.run()
+
+
+def test_callables_get_types_info_classes():
+    seen = []
+
+    def batch_cb(info):
+        seen.append(isinstance(info, types.BatchInfo))
+        return [np.zeros(1)] * 2
+
+    def sample_cb(info):
+        seen.append(isinstance(info, types.SampleInfo))
+        return np.zeros(1)
+
+    pipe = Pipeline(2, 1, None)
+    with pipe:
+        pipe.set_outputs(fn.external_source(batch_cb, batch_info=True),
+                         fn.external_source(sample_cb, batch=False))
+    _run(pipe)
+    assert seen and all(seen)
+
+
+def _xy_pipe() -> Pipeline:
+    src = Pipeline(2, 1, None)
+    batch = [np.ones((2, 3), np.float32), np.zeros((3, 2), np.float32)]
+    src.set_outputs(fn.external_source(source=[batch], cycle=True, layout="XY"))
+    return src
+
+
+@pytest.mark.parametrize("as_samples", [False, True])
+@pytest.mark.parametrize("layout", [None, "AB"])
+def test_a_fed_pipeline_output_keeps_its_layout(as_samples, layout):
+    src = _xy_pipe()
+
+    def cb():
+        tl = _run(src)[0]
+        return [tl[i] for i in range(len(tl))] if as_samples else tl
+
+    dst = Pipeline(2, 1, None)
+    dst.set_outputs(fn.external_source(source=cb, layout=layout))
+    (out,) = _run(dst)
+    assert out.layout() == (layout or "XY")  # DALI 2.4: the `layout` argument wins, else the batch's
+    assert out.shape() == [(2, 3), (3, 2)]
+
+
+def test_feed_input_of_a_pipeline_output_keeps_its_layout():
+    src = _xy_pipe()
+    dst = Pipeline(2, 1, None)
+    dst.set_outputs(fn.external_source(name="ext"))
+    dst.feed_input("ext", _run(src)[0])
+    assert _run(dst)[0].layout() == "XY"
+
+
+def test_feed_input_layout_must_match_the_layout_argument():
+    pipe = Pipeline(1, 1, None, prefetch_queue_depth=1)
+    pipe.set_outputs(fn.external_source(name="input", layout="H"))
+    pipe.feed_input("input", [np.zeros(1)], layout="W")
+    with pytest.raises(PipelineError, match="'W'.*'H'"):
+        pipe.run()
+
+
+@pytest.mark.parametrize("mask", [[False, True], [True, False, True, True], [False, False, True]])
+def test_each_output_of_a_multi_output_source_is_fed_alone(mask):
+    class OldStyle(Pipeline):
+        def __init__(self) -> None:
+            super().__init__(batch_size=4, num_threads=1, device_id=None)
+            self.inp = ops.ExternalSource(num_outputs=len(mask))
+
+        def define_graph(self):
+            self.used = [o for o, u in zip(self.inp(), mask) if u]
+            return tuple(o * 2 for o in self.used)
+
+        def iter_setup(self):
+            for i, o in enumerate(self.used):
+                self.feed_input(o, np.full((4, 2), i, np.int32))
+
+    pipe = OldStyle()
+    for _ in range(2):
+        outs = pipe.run()
+        assert [o.as_tensor()[:, 0].tolist() for o in outs] == [[2 * i] * 4 for i in range(sum(mask))]
+
+
+def test_feeding_one_output_by_name_and_index():
+    pipe = Pipeline(2, 1, None)
+    with pipe:
+        a, b = fn.external_source(num_outputs=2, name="es")
+        pipe.set_outputs(a, b)
+    pipe.feed_input("es", ([np.zeros(1)] * 2, [np.ones(1)] * 2))  # a name: one batch per output
+    with pytest.raises(DataError, match="tuple of 2"):
+        pipe.feed_input("es", [np.full(1, 5)] * 3)
+    pipe.feed_input("es:1", [np.full(1, 7)] * 2)  # "name:k" and the DataNode: that output alone
+    pipe.feed_input(a, [np.full(1, 6)] * 2)
+    outs = [[o.as_tensor().flatten().tolist() for o in pipe.run()] for _ in range(2)]
+    assert outs == [[[0, 0], [1, 1]], [[6, 6], [7, 7]]]
+
+
+def test_a_used_output_left_unfed_is_named():
+    pipe = Pipeline(2, 1, None)
+    with pipe:
+        a, b = fn.external_source(num_outputs=2, name="es")
+        pipe.set_outputs(a, b)
+    pipe.feed_input(a, [np.zeros(1)] * 2)
+    with pytest.raises(PipelineError, match="for output 1"):
+        pipe.run()
+
+
+def test_unused_outputs_of_a_source_warn_at_build():
+    pipe = Pipeline(2, 1, None)
+    with pipe:
+        outs = fn.external_source(lambda: tuple([np.full(1, k)] * 2 for k in range(3)), num_outputs=3)
+        pipe.set_outputs(outs[1])
+    with pytest.warns(UserWarning, match="outputs 0, 2 of them are not used"):
+        pipe.build()
+    assert _run(pipe)[0].as_tensor().flatten().tolist() == [1, 1]
