@@ -30,6 +30,10 @@ def _defined(tree: ast.AST) -> set[str]:
         elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
               and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
             out.add(node.attr)  # set on its own objects: writing another module's `x._name` is a read too
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+              and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == "self"
+              and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+            out.add(node.args[1].value)  # an attribute its own objects may carry (set by a factory here)
         elif isinstance(node, ast.arg):
             out.add(node.arg)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
