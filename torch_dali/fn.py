@@ -42,4 +42,45 @@ def _generate() -> None:
         setattr(target, parts[-1], _plain(make_function(schema), schema.display_name()))
 
 
+
+def _deprecated(f: Callable[..., Any], old: str, new: str) -> Callable[..., Any]:
+    warned: list[bool] = []
+
+    @functools.wraps(f)
+    def call(*inputs: Any, **kwargs: Any) -> Any:
+        if not warned:
+            warned.append(True)
+            import warnings
+            warnings.warn(f"fn.{old} is deprecated in DALI; use fn.{new}", DeprecationWarning, stacklevel=2)
+        return f(*inputs, **kwargs)
+    return call
+
+
+def _space(root: ModuleType, parts: list[str]) -> ModuleType:
+    """The namespace module root.<parts...>, made where missing."""
+    space = root
+    for depth, part in enumerate(parts):
+        sub = getattr(space, part, None)
+        if sub is None:
+            full = f"{root.__name__}." + ".".join(parts[: depth + 1])
+            sub = sys.modules.get(full) or ModuleType(full)
+            sys.modules[full] = sub
+            setattr(space, part, sub)
+        space = sub
+    return space
+
+
+def _generate_legacy() -> None:
+    """DALI's deprecated functional names (ops/legacy.py), each the current op under its old name."""
+    from .ops.legacy import FN
+    this = sys.modules[__name__]
+    for old, new in FN.items():
+        target: Any = this
+        for part in new.split("."):
+            target = getattr(target, part)
+        parts = old.split(".")
+        setattr(_space(this, parts[:-1]), parts[-1], _deprecated(target, old, new))
+
+
 _generate()
+_generate_legacy()

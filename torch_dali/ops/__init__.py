@@ -74,6 +74,26 @@ def _generate() -> None:
             setattr(this, legacy, _plain_class(make_class(schema, legacy)))
 
 
+
+def _generate_legacy() -> None:
+    """DALI's deprecated class names that live in a namespace (ops/legacy.py)."""
+    from .legacy import CLASSES
+    this = sys.modules[__name__]
+    for old, new in CLASSES.items():
+        parts = old.split(".")
+        space: ModuleType = this
+        for depth, part in enumerate(parts[:-1]):
+            sub = getattr(space, part, None)
+            if sub is None:
+                full = f"{__name__}." + ".".join(parts[: depth + 1])
+                sub = sys.modules.get(full) or ModuleType(full)
+                sys.modules[full] = sub
+                setattr(space, part, sub)
+            space = sub
+        setattr(space, parts[-1], _plain_class(make_class(lookup(new), parts[-1])))
+
+
 _generate()
+_generate_legacy()
 
 from ..graph.node import DataNode as _DataNode  # noqa: E402,F401 - DALI's `from nvidia.dali.ops import _DataNode`

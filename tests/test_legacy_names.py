@@ -1,0 +1,80 @@
+"""DALI's deprecated op names (`fn.file_reader`, `fn.image_decoder`, `fn.uniform`,
+`ops.experimental.decoders.Image`, ...) run the current op and warn that they are deprecated;
+every such name DALI 2.4 has for an op we have exists (DALI's schema snapshot)."""
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+
+from torch_dali import fn, ops, pipeline_def
+from torch_dali.ops import lookup
+from torch_dali.ops.legacy import CLASSES, FN
+from torch_dali.sample_data import make_image_folder
+
+SNAPSHOT = Path(__file__).resolve().parents[1] / "conformance" / "dali_schemas.json"
+
+
+def _resolve(root, path):
+    for part in path.split("."):
+        root = getattr(root, part, None)
+        if root is None:
+            return None
+    return root
+
+
+def test_every_public_legacy_name_of_our_ops_exists():
+    snap = json.loads(SNAPSHOT.read_text())
+    missing = []
+    for key, entry in snap["ops"].items():
+        try:
+            lookup(key)
+        except KeyError:
+            continue  # an op we do not have
+        for name in entry["legacy"]:
+            if name.startswith("hidden.") or ".hidden." in name:
+                continue  # DALI's internals
+            space = ops if name.rsplit(".", 1)[-1][:1].isupper() else fn
+            if _resolve(space, name) is None:
+                missing.append(name)
+    assert missing == []
+
+
+def test_old_names_run_the_current_op_and_warn_once(tmp_path):
+    files = [str(p) for p, _ in make_image_folder(tmp_path, images_per_class=1, seed=2, mean_hw=(24, 32))][:4]
+
+    def run(reader, decoder, draw):
+        @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=3)
+        def p():
+            jpegs, labels = reader(files=files, labels=[0, 1, 2, 3])
+            return decoder(jpegs), labels, draw(range=(0, 1))
+        pipe = p()
+        pipe.build()
+        return [t.clone() for o in pipe.run() for t in o]
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = run(fn.file_reader, fn.image_decoder, fn.uniform)
+        run(fn.file_reader, fn.image_decoder, fn.uniform)
+    new = run(fn.readers.file, fn.decoders.image, fn.random.uniform)
+    assert all(torch.equal(a, b) for a, b in zip(old, new))
+    dep = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
+    assert sorted(dep) == sorted({"fn.file_reader is deprecated in DALI; use fn.readers.file",
+                                  "fn.image_decoder is deprecated in DALI; use fn.decoders.image",
+                                  "fn.uniform is deprecated in DALI; use fn.random.uniform"})
+
+
+@pytest.mark.parametrize("old,new", sorted(CLASSES.items()))
+def test_namespaced_old_class_names_are_the_current_ops(old, new):
+    cls = _resolve(ops, old)
+    assert cls is not None and cls.__name__ == old.rsplit(".", 1)[-1]
+    assert lookup(new).name == new
+
+
+@pytest.mark.parametrize("old,new", sorted(FN.items()))
+def test_old_functional_names_point_at_the_current_ops(old, new):
+    f = _resolve(fn, old)
+    assert f is not None and f.__wrapped__.__qualname__ == _resolve(fn, new).__qualname__ == new
