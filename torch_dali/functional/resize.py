@@ -192,19 +192,17 @@ def _weights(kind: str, n_in: int, n_out: int, antialias: bool, origin: float, s
     first = np.ceil(left)
     frac = (first - left).astype(F)
     n = len(table)
-    w = np.zeros((n_out, taps), F)
-    total = np.zeros(n_out, F)
-    for k in range(taps):  # one tap at a time: float32 sums in DALI's order
-        pos = ((frac + F(k)) * units).astype(F)
-        lo = np.floor(pos)
-        d = (pos - lo).astype(F)
-        lo_i = lo.astype(np.int64)
-        f0 = np.where(lo_i >= 0, table[np.clip(lo_i, 0, n - 1)], F(0))
-        f1 = np.where(lo_i + 1 < n, table[np.clip(lo_i + 1, 0, n - 1)], F(0))
-        c = (f0 + d * (f1 - f0)).astype(F)
-        c[~((pos > -1) & (pos < n))] = 0
-        w[:, k] = c
-        total = (total + c).astype(F)
+    # every tap at once (elementwise float32, as one tap at a time would compute it)
+    pos = ((frac[:, None] + np.arange(taps, dtype=F)[None, :]) * units).astype(F)
+    lo = np.floor(pos)
+    d = (pos - lo).astype(F)
+    lo_i = lo.astype(np.int64)
+    f0 = np.where(lo_i >= 0, table[np.clip(lo_i, 0, n - 1)], F(0))
+    f1 = np.where(lo_i + 1 < n, table[np.clip(lo_i + 1, 0, n - 1)], F(0))
+    w = (f0 + d * (f1 - f0)).astype(F)
+    w[~((pos > -1) & (pos < n))] = 0
+    # float32 sums tap after tap, in DALI's order (cumsum accumulates left to right)
+    total = np.cumsum(w, axis=1, dtype=F)[:, -1] if taps else np.zeros(n_out, F)
     w = np.where(total[:, None] != 0, w / np.where(total == 0, F(1), total)[:, None], w).astype(F)
     idx = np.clip(first.astype(np.int64)[:, None] + np.arange(taps) + shift, 0, n_in - 1)
     return idx, w
