@@ -23,7 +23,7 @@ from .errors import ArgumentError, ArgumentTypeError, DataError
 from .graph.node import caller_origin
 from .ops._registry import call_op, register
 from .ops._schema import Arg, OpSchema, positive
-from .ops.external_source import to_tensor
+from .ops.source_data import to_tensor
 from .ops.readers._base import READER_ARGS, ReaderBase
 from .tensor_list import TensorList
 

@@ -48,7 +48,8 @@ class Stage:
         if self.source:
             it = self.iteration
             part = self.plan.start(it)
-        assert part is not None, "only the first stage makes batches"
+        if part is None:
+            raise RuntimeError(f"stage {self.name}: only the first stage makes batches; this one needs its input")
         laned = self.lanes > 1
         for spec in self.specs:
             part = self.plan.run_stage(spec, part, lane, laned)

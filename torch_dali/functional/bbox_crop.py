@@ -147,7 +147,8 @@ def _candidate(rng: Rng, p: CropParams, crop_shape: np.ndarray | None,
                input_shape: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """(rel lo, rel hi, output anchor, output shape) of one random window, or None (bad aspect)."""
     if crop_shape is not None:
-        assert input_shape is not None
+        if input_shape is None:
+            raise ValueError("random_bbox_crop: `crop_shape` needs `input_shape`")
         # a window larger than the image gets an anchor in [input - crop, 0], as in DALI
         room = [int(input_shape[d] - crop_shape[d]) for d in range(p.ndim)]
         anchor = np.array([float(rng.randint(min(0, r), max(0, r))) for r in room])

@@ -98,7 +98,8 @@ def correlate(x: torch.Tensor, axes: Sequence[int], kernel: torch.Tensor, anchor
         for a, o, s in zip(axes, offs, sizes):
             view = view.narrow(a, int(o), s)
         out = view * w[flat] if out is None else out.add_(view * w[flat])
-    assert out is not None
+    if out is None:  # a kernel with no elements
+        raise ValueError("filter: the kernel is empty")
     return out
 
 
@@ -168,5 +169,6 @@ def laplacian(x: torch.Tensor, axes: Sequence[int], sizes: Sequence[Sequence[int
         part = separable(x, axes, wins)
         term = part * torch.tensor(sc, dtype=torch.float32).to(x.dtype)
         acc = term if acc is None else acc.add_(term)
-    assert acc is not None
+    if acc is None:  # no axis to filter
+        raise ValueError("filter: no spatial axis to filter")
     return acc

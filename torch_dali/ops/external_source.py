@@ -43,14 +43,14 @@ import threading
 import warnings
 from typing import Any, Callable, Iterator
 
-import numpy as np
 import torch
 
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError, DataError, PipelineError
-from ..tensor_list import TensorCPU, TensorList, from_numpy, plain
+from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator
 from .external_feed import FeedQueues
+from .source_data import describe, to_batch, to_tensor
 from .external_pump import END, Ahead
 from ._registry import register
 from ._schema import Arg, OpSchema, enum_member, positive
@@ -79,61 +79,6 @@ def _check_source(v: Any) -> str | None:
 
 
 # -- converting Python data to torch -------------------------------------------------------------
-
-def _describe(x: Any) -> str:
-    if isinstance(x, (list, tuple)):
-        return f"{type(x).__name__} of {len(x)}"
-    if isinstance(x, (np.ndarray, torch.Tensor)):
-        return f"{type(x).__name__} of shape {tuple(x.shape)} and dtype {x.dtype}"
-    return type(x).__name__
-
-
-def to_tensor(x: Any, where: str) -> torch.Tensor:
-    """One sample as a torch tensor, sharing memory where it can."""
-    if isinstance(x, torch.Tensor):
-        return x if type(x) is torch.Tensor else x.as_subclass(torch.Tensor)
-    if isinstance(x, np.ndarray):
-        if x.dtype == object:
-            raise DataError(f"{where}: got a NumPy array of Python objects; give numbers")
-        try:
-            return from_numpy(x)
-        except TypeError:
-            raise DataError(f"{where}: NumPy arrays of {x.dtype} are not supported; give numbers or "
-                            "booleans") from None
-    if isinstance(x, (bytes, bytearray, memoryview)):
-        buf = bytearray(x) if not isinstance(x, bytearray) else x
-        if not buf:
-            return torch.empty(0, dtype=torch.uint8)
-        return torch.frombuffer(buf, dtype=torch.uint8)
-    if isinstance(x, (bool, int, float, np.generic)):
-        return torch.from_numpy(np.asarray(x))
-    if hasattr(x, "__dlpack__"):  # CuPy, JAX, ...
-        return torch.from_dlpack(x)
-    if hasattr(x, "__cuda_array_interface__") or hasattr(x, "__array__"):
-        return torch.as_tensor(x) if hasattr(x, "__cuda_array_interface__") else to_tensor(np.asarray(x), where)
-    raise DataError(f"{where}: cannot make a tensor out of {_describe(x)}; give NumPy arrays, torch "
-                    "tensors, CuPy arrays, bytes or numbers")
-
-
-def to_batch(x: Any, where: str) -> TensorList:
-    """A batch: a list/tuple of samples, or one array whose first dimension is the batch."""
-    if isinstance(x, TensorList):
-        return plain(x)  # a pipeline's output fed back: the executor's class, the same data
-    if isinstance(x, (list, tuple)):
-        # samples of a pipeline's output (TensorCPU) bring their batch's layout
-        layouts = {s.dali_layout() if isinstance(s, TensorCPU) else "" for s in x}
-        return TensorList([to_tensor(s, f"{where}, sample {i}") for i, s in enumerate(x)],
-                          layouts.pop() if len(layouts) == 1 else "")
-    if isinstance(x, (np.ndarray, torch.Tensor)) or hasattr(x, "__dlpack__") \
-            or hasattr(x, "__cuda_array_interface__"):
-        t = to_tensor(x, where)
-        if t.dim() == 0:
-            raise DataError(f"{where}: a batch must be a list of samples or an array with a leading "
-                            f"batch dimension, got a 0-d {type(x).__name__}")
-        return TensorList(t)
-    raise DataError(f"{where}: a batch must be a list of samples or an array with a leading batch "
-                    f"dimension, got {_describe(x)}")
-
 
 # -- the op ---------------------------------------------------------------------------------------
 
@@ -351,7 +296,7 @@ class ExternalSource(Operator):
             return [raw]
         if not isinstance(raw, (tuple, list)) or len(raw) != self.k:
             raise DataError(f"{self.where()}: with num_outputs={self.k}, {what} must be a tuple of "
-                            f"{self.k} (one per output), got {_describe(raw)}")
+                            f"{self.k} (one per output), got {describe(raw)}")
         return list(raw)
 
     def feed(self, data: Any, layout: str | None = None, output: int | None = None) -> None:
