@@ -7,19 +7,16 @@ with `nvidia.dali`; never imports torch_dali.
 """
 from __future__ import annotations
 
-import datetime
-import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from . import color_ops_cases as C
+from . import table_file
 from .color_ops_dali import run_case
 
 
 def main() -> None:
-    import nvidia.dali
     tables: dict[str, np.ndarray] = {}
     for name in C.CASES:
         *samples, layout = run_case(name)
@@ -33,12 +30,8 @@ def main() -> None:
                 tables[f"{name}/{i}"] = s
         tables[f"{name}/layout"] = layout
         tables[f"{name}/n"] = np.array(len(samples))
-    meta = {"dali": nvidia.dali.__version__, "numpy": np.__version__, "python": sys.version.split()[0],
-            "date": datetime.date.today().isoformat(),
-            "command": "/work/dali-venv/bin/python -m tests.reference.color_ops_make"}
-    tables["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
     out = Path(__file__).with_name(C.TABLES)
-    np.savez_compressed(out, **tables)
+    meta = table_file.save(out, tables, "tests.reference.color_ops_make")
     print(f"wrote {out} ({out.stat().st_size} bytes, {len(C.CASES)} cases): {meta}")
 
 

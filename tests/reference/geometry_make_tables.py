@@ -8,14 +8,12 @@ Needs a Python with `nvidia.dali`; never imports torch_dali.
 """
 from __future__ import annotations
 
-import datetime
-import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from . import geometry_cases as G
+from . import table_file
 
 
 def run_dali(case: G.Case) -> list[list[np.ndarray]]:
@@ -50,14 +48,9 @@ def build() -> dict[str, np.ndarray]:
 
 
 def main() -> None:
-    import nvidia.dali
     out = Path(__file__).with_name(G.TABLES)
     tables = build()
-    meta = {"dali": nvidia.dali.__version__, "numpy": np.__version__, "python": sys.version.split()[0],
-            "date": datetime.date.today().isoformat(),
-            "command": "/work/dali-venv/bin/python -m tests.reference.geometry_make_tables"}
-    tables["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
-    np.savez_compressed(out, **tables)
+    meta = table_file.save(out, tables, "tests.reference.geometry_make_tables")
     errors = sorted(k[:-6] for k in tables if k.endswith("/error"))
     print(f"wrote {out} ({out.stat().st_size} bytes, {len(tables)} arrays); refused by DALI: {errors}")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -66,3 +67,18 @@ def check_refused(name: str, want: str) -> None:
     from torch_dali.errors import TorchDaliError
     with pytest.raises((TorchDaliError, ValueError, TypeError)):
         ours(name)
+
+
+def check_case(name: str, source: str, compare: Callable[[np.ndarray, np.ndarray], None]) -> None:
+    """Case `name` against DALI's outputs from `source`: refused where DALI refused it, else the same
+    outputs and samples, each pair held to `compare(ours, dali)`."""
+    want = dali(source, name)
+    if isinstance(want, str):
+        check_refused(name, want)
+        return
+    got = ours(name)
+    assert len(got) == len(want)
+    for g_out, w_out in zip(got, want):
+        assert len(g_out) == len(w_out)
+        for g, w in zip(g_out, w_out):
+            compare(g, w)

@@ -7,14 +7,12 @@ Needs a Python with `nvidia.dali` (and NumPy, Pillow); never imports torch_dali.
 """
 from __future__ import annotations
 
-import datetime
-import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from . import cases as C
+from . import table_file
 from . import dali_ops as D
 
 
@@ -61,14 +59,9 @@ def build() -> dict[str, np.ndarray]:
 
 
 def main() -> None:
-    import nvidia.dali
     out = Path(__file__).with_name(C.TABLES)
     tables = build()
-    meta = {"dali": nvidia.dali.__version__, "numpy": np.__version__, "python": sys.version.split()[0],
-            "date": datetime.date.today().isoformat(),
-            "command": "/work/dali-venv/bin/python -m tests.reference.make_dali_tables"}
-    tables["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
-    np.savez_compressed(out, **tables)
+    meta = table_file.save(out, tables, "tests.reference.make_dali_tables")
     print(f"wrote {out} ({out.stat().st_size} bytes, {len(tables)} arrays): {meta}")
 
 

@@ -9,15 +9,13 @@ torch_dali.
 """
 from __future__ import annotations
 
-import datetime
-import json
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from . import readers_cases as C
+from . import table_file
 
 
 def dali_case(case: str, root: str) -> dict[str, np.ndarray]:
@@ -27,19 +25,14 @@ def dali_case(case: str, root: str) -> dict[str, np.ndarray]:
 
 
 def main() -> None:
-    import nvidia.dali
     tables: dict[str, np.ndarray] = {}
     with tempfile.TemporaryDirectory() as root:
         C.build(root)
         for case in C.CASES:
             for key, arr in dali_case(case, root).items():
                 tables[f"{case}/{key}"] = arr
-    meta = {"dali": nvidia.dali.__version__, "numpy": np.__version__, "python": sys.version.split()[0],
-            "date": datetime.date.today().isoformat(),
-            "command": "/work/dali-venv/bin/python -m tests.reference.readers_make_tables"}
-    tables["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
     out = Path(__file__).with_name(C.TABLES)
-    np.savez_compressed(out, **tables)
+    meta = table_file.save(out, tables, "tests.reference.readers_make_tables")
     print(f"wrote {out} ({out.stat().st_size} bytes, {len(tables)} arrays): {meta}")
 
 

@@ -7,14 +7,12 @@ this file's output. Needs a Python with `nvidia.dali`; never imports torch_dali.
 """
 from __future__ import annotations
 
-import datetime
-import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from . import tensor_cases as C
+from . import table_file
 from .tensor_dali import run_case
 
 
@@ -35,17 +33,12 @@ def encode(name: str, result: dict, tables: dict[str, np.ndarray]) -> None:
 
 
 def main() -> None:
-    import nvidia.dali
     tables: dict[str, np.ndarray] = {}
     cases = C.all_cases()
     for name in cases:
         encode(name, run_case(name), tables)
-    meta = {"dali": nvidia.dali.__version__, "numpy": np.__version__, "python": sys.version.split()[0],
-            "date": datetime.date.today().isoformat(),
-            "command": "/work/dali-venv/bin/python -m tests.reference.tensor_make"}
-    tables["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
     out = Path(__file__).with_name(C.TABLES)
-    np.savez_compressed(out, **tables)
+    meta = table_file.save(out, tables, "tests.reference.tensor_make")
     print(f"wrote {out} ({out.stat().st_size} bytes, {len(cases)} cases): {meta}")
 
 
