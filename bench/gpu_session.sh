@@ -6,7 +6,7 @@
 set -u
 STEP=${1:-all}
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
-OUT=${OUT:-/tmp/gpu_session}; mkdir -p "$OUT"
+export OUT=${OUT:-/tmp/gpu_session}; mkdir -p "$OUT"
 H=.refbench
 [ -d /tmp/ref420 ] || JPEG444= python3 $H/bench_anchors.py gen /tmp/ref420 8192 | grep dataset
 t0=$(date +%s)
@@ -16,6 +16,26 @@ if [ "$STEP" = tests ] || [ "$STEP" = all ]; then
   tail -15 "$OUT/gpu_tests.txt"
 fi
 echo "after tests: $(( $(date +%s) - t0 )) s"
+if [ "$STEP" = knobs ]; then
+  # CONFIGS: ';'-separated sets of VAR=value (empty: the defaults); KINDS: profile_ref kinds
+  IFS=';' read -ra SETS <<< "${CONFIGS:-}"
+  for cfg in "${SETS[@]}"; do
+    env $cfg timeout 170 python3 bench/profile_ref.py --kinds "${KINDS:-fused,unfused,val}" --data /tmp/ref420 \
+      --seconds "${SECONDS_EACH:-5}" --out "$OUT/knobs.json" 2>&1 | CFG="$cfg" python3 -c "
+import json, os, sys
+for line in sys.stdin:
+    r = json.loads(line) if line.startswith('{') else None
+    if r is None: continue
+    r['config'] = os.environ['CFG']
+    open(os.environ['OUT'] + '/knobs.jsonl', 'a').write(json.dumps(r) + chr(10))
+    dec = [(k, v.get('hw_share_permille'), v.get('hardware'), v.get('hybrid'), v.get('hardware_us'), v.get('hybrid_us'))
+           for k, v in (r.get('decoders') or {}).items() if isinstance(v, dict)]
+    print('==', os.environ['CFG'] or 'defaults', r['kind'], 'img/s', r.get('images_per_s'), 'mem', r.get('gpu_mem_mib'),
+          'peak', r.get('torch_peak_mib'), 'reserved', r.get('torch_reserved_mib'), 'first', r.get('first_batch_s'), dec,
+          r.get('error', '')[-400:])
+"
+  done
+fi
 if [ "$STEP" = ab ] || [ "$STEP" = all ]; then
   for cfg in "ROI=1" "ROI=0" "ROI=1 LANES=2" "ROI=1 LANES=1" "ROI=1 GPU_ON_LANES=0"; do
     roi=${cfg#ROI=}; roi=${roi%% *}; lanes=3; case "$cfg" in *" LANES="*) lanes=${cfg##*LANES=};; esac

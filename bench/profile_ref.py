@@ -24,6 +24,15 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 
+def _decoders() -> dict[str, dict]:
+    """The nvJPEG decoders' last batch: images per path, phase times, the hardware share now."""
+    try:
+        from torch_dali.io import nvjpeg
+        return {str(k[:2]): dict(d.last_stats) for k, d in list(nvjpeg._NVJPEG.items()) if d is not None}
+    except Exception as e:  # noqa: BLE001 - a measurement, not the pipeline
+        return {"error": repr(e)}
+
+
 def profile(kind: str, data: str, seconds: float, spy: str, out_dir: Path) -> dict:
     import torch
     import reference_pipes as R
@@ -88,6 +97,8 @@ def profile(kind: str, data: str, seconds: float, spy: str, out_dir: Path) -> di
         "cpu_s_by_thread_group": {k: round(v, 2) for k, v in sorted(groups.items(), key=lambda x: -x[1]) if v >= 0.05},
         "machine_cores_busy": round((busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1]) * (os.cpu_count() or 1), 2),
         "memory_stats": ex.memory_stats() if hasattr(ex, "memory_stats") else None,
+        "torch_reserved_mib": round(torch.cuda.memory_reserved() / 2**20) if cuda else None,
+        "decoders": _decoders(),
     }
     if proc is not None:
         try:

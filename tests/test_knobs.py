@@ -49,6 +49,9 @@ def test_extension_defaults_are_the_tables() -> None:
         "num_slots": _knobs.MIXED_LANES,  # slots default to the lanes
         "hw_concurrent": False,
         "blocking_sync": False,
+        "adaptive": _knobs.get("TORCH_DALI_NVJPEG_ADAPTIVE") == 1,
+        "arena": _knobs.get("TORCH_DALI_NVJPEG_ARENA") == 1,
+        "device_padding": _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"),
         "hw_load": lookup("decoders.image").arg("hw_decoder_load").default,
     }
     parsed = {k: (v == "true") if v in ("true", "false") else float(v) for k, v in defaults.items() if k in want}

@@ -99,6 +99,15 @@ KNOBS: tuple[Knob, ...] = (
          "states decode at once (off: once hung inside nvJPEG)"),
     Knob("TORCH_DALI_NVJPEG_BLOCKING_SYNC", "flag", False, "1 makes the decoder's host wait for a "
          "pinned buffer asleep instead of spinning"),
+    Knob("TORCH_DALI_NVJPEG_ADAPTIVE", "int", 1, "1 (default): the hardware share of a mixed decoder starts "
+         "at its hw_decoder_load and moves batch by batch to where the hardware engines and the CUDA backend "
+         "finish together (hw_decoder_load 0 and 1 stay as given); 0 keeps hw_decoder_load", 0, 1),
+    Knob("TORCH_DALI_NVJPEG_ARENA", "int", 1, "1 (default): a decoded batch's images are views of one "
+         "allocation on the decoding lane's stream; 0: one allocation per image on the stream of the decoder "
+         "state that writes it (torch caches memory per stream, so those caches multiply)", 0, 1),
+    Knob("TORCH_DALI_NVJPEG_DEVICE_PADDING", "int", 2 << 20, "bytes nvJPEG adds to each scratch buffer "
+         "it grows (fewer re-allocations as image sizes vary; the buffers come from torch's caching "
+         "allocator, so growing is cheap)", 0, 1 << 30),
     Knob("TORCH_DALI_NO_EXT", "flag", False, "1 never builds or loads the C++/CUDA extension (the "
          "pure-torch ops run)"),
     Knob("TORCH_DALI_NO_HOST_IO", "flag", False, "1 never builds the C helpers for batched file reads, "

@@ -79,6 +79,13 @@ class Executor:
         widths = [st.lanes for st in self.stages] + [1]
         self._handoffs = [Reorder(max(widths[pos], widths[pos + 1]), self._stop) for pos in range(len(self.stages))]
         self._stage_threads: list[threading.Thread] = []
+        # Batches the last stage may have made and the consumer has not taken: it takes a permit
+        # before making one, next() gives one back. So the device outputs alive are the queue's
+        # `depth` plus the one the consumer holds, as in DALI, not the queue plus every hand-off
+        # on the way to it (each a full batch of GPU memory). Never fewer than the last stage's
+        # lanes: a lane without a permit would idle.
+        self._permits_n = max(self.depth, self.stages[-1].lanes)
+        self._permits = threading.Semaphore(self._permits_n)
         # per stage lane: seconds waiting for input, working, waiting to hand on; batches
         self._timing: dict[str, list[float]] = {}
         # external sources whose data are fetched on the caller's thread, as DALI fetches them
@@ -158,8 +165,11 @@ class Executor:
         stage = self.stages[pos]
         inbox = self._handoffs[pos - 1] if pos > 0 else None
         outbox = self._handoffs[pos]
+        last = pos == len(self.stages) - 1
         tm = self._timing.setdefault(f"{stage.name}.{lane}", [0.0, 0.0, 0.0, 0])
         while not self._stop.is_set():
+            if last and not self._take_permit():
+                return
             t0 = time.perf_counter()
             t1 = t0
             if inbox is None:
@@ -207,9 +217,17 @@ class Executor:
             if isinstance(item, BaseException):
                 return
 
+    def _take_permit(self) -> bool:
+        """The last stage's wait for room (see `_permits`); False when stopping."""
+        while not self._permits.acquire(timeout=_POLL_S):
+            if self._stop.is_set():
+                return False
+        return True
+
     def _start(self) -> None:
         if self._thread is None:
             self._stop.clear()
+            self._permits = threading.Semaphore(self._permits_n)  # nothing is in flight now
             self._thread = threading.Thread(target=self._loop, name="torch_dali-prefetch", daemon=True)
             self._thread.start()
 
@@ -232,6 +250,8 @@ class Executor:
             while True:
                 try:
                     item = self._queue.get(timeout=_POLL_S)
+                    if self.staged:
+                        self._permits.release()
                     break
                 except queue.Empty:
                     if self._thread is not None and not self._thread.is_alive() and self._queue.empty():

@@ -43,6 +43,9 @@ class DecoderConfig:
     slots: int
     hw_concurrent: bool
     blocking_sync: bool
+    adaptive: bool = True
+    arena: bool = True
+    device_padding: int = 2 << 20
 
     @classmethod
     def from_knobs(cls) -> "DecoderConfig":
@@ -50,7 +53,9 @@ class DecoderConfig:
         return cls(_knobs.get("TORCH_DALI_NVJPEG_HW_STATES"), _knobs.get("TORCH_DALI_NVJPEG_CUDA_STATES"),
                    _knobs.get("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD"),
                    slots if slots is not None else _knobs.mixed_lanes(),
-                   _knobs.get("TORCH_DALI_NVJPEG_HW_CONCURRENT"), _knobs.get("TORCH_DALI_NVJPEG_BLOCKING_SYNC"))
+                   _knobs.get("TORCH_DALI_NVJPEG_HW_CONCURRENT"), _knobs.get("TORCH_DALI_NVJPEG_BLOCKING_SYNC"),
+                   _knobs.get("TORCH_DALI_NVJPEG_ADAPTIVE") == 1, _knobs.get("TORCH_DALI_NVJPEG_ARENA") == 1,
+                   _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"))
 
 
 def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
@@ -76,7 +81,7 @@ def _make_decoder(ext: Any, index: int, hw_load: float, config: DecoderConfig) -
     for n in dict.fromkeys((c.slots, 1)):
         try:
             return ext.NvJpegDecoder(index, c.hw_states, c.cuda_states, hw_load, c.huffman_threshold, n,
-                                     c.hw_concurrent, c.blocking_sync)
+                                     c.hw_concurrent, c.blocking_sync, c.adaptive, c.arena, c.device_padding)
         except RuntimeError as e:
             err = e
     warnings.warn(f"torch_dali: our nvJPEG decoder could not be made on cuda:{index} ({err}); "

@@ -138,7 +138,6 @@ nvjpegStatus_t create_handle(nvjpegBackend_t backend, nvjpegHandle_t* handle) {
   return s;
 }
 
-constexpr size_t kDevicePadding = 16 << 20;  // fewer re-allocations as image sizes vary
 constexpr size_t kPinnedPadding = 8 << 20;
 
 // Greedy largest-first split of jobs over `parts` lists, balancing encoded bytes.
@@ -190,6 +189,7 @@ struct NvJpegDecoder::Slot {
   std::vector<std::unique_ptr<CudaState>> cu;
   std::vector<nvjpegJpegStream_t> parse_streams;  // one per worker thread, for header parsing
   std::unique_ptr<WorkerPool> pool;
+  cudaEvent_t arena_ready = nullptr;  // the batch's output arena is allocated (caller's stream)
 };
 
 struct NvJpegDecoder::Job {
@@ -209,12 +209,16 @@ struct NvJpegDecoder::Job {
 
 NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states,
                              double hw_load, int64_t hybrid_huffman_threshold, int64_t num_slots,
-                             bool hw_concurrent, bool blocking_sync)
+                             bool hw_concurrent, bool blocking_sync, bool adaptive, bool arena,
+                             int64_t device_padding)
     : device_(static_cast<int>(device_index < 0 ? c10::cuda::current_device() : device_index)),
       hw_load_(hw_load),
+      adaptive_(adaptive && hw_load > 0.0 && hw_load < 1.0),
+      arena_(arena),
       hybrid_threshold_(hybrid_huffman_threshold),
       hw_concurrent_(hw_concurrent),
       blocking_sync_(blocking_sync) {
+  share_.store(hw_load);
   TORCH_CHECK(device_ < c10::cuda::device_count(), "NvJpegDecoder: device_index ", device_index,
               " out of range (", static_cast<int>(c10::cuda::device_count()), " CUDA devices)");
   TORCH_CHECK(num_hw_states >= 0 && num_hw_states <= 64, "NvJpegDecoder: num_hw_states must be in [0, 64], got ",
@@ -223,6 +227,9 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
               "NvJpegDecoder: num_cuda_states must be in [1, 64], got ", num_cuda_states);
   TORCH_CHECK(hw_load >= 0.0 && hw_load <= 1.0, "NvJpegDecoder: hw_load must be in [0, 1], got ", hw_load);
   TORCH_CHECK(num_slots >= 1 && num_slots <= 8, "NvJpegDecoder: num_slots must be in [1, 8], got ", num_slots);
+  TORCH_CHECK(device_padding >= 0 && device_padding <= (int64_t{1} << 30),
+              "NvJpegDecoder: device_padding must be in [0, 1 GiB], got ", device_padding);
+  device_padding_ = static_cast<size_t>(device_padding);
   c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device_));
   using clock = std::chrono::steady_clock;
   auto lap = [t = clock::now(), this](const char* what) mutable {  // construction time per part (µs)
@@ -233,7 +240,7 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
   };
   try {
     TD_NVJPEG(create_handle(NVJPEG_BACKEND_DEFAULT, &handle_), "nvjpegCreateEx(DEFAULT)");
-    TD_NVJPEG(nvjpegSetDeviceMemoryPadding(kDevicePadding, handle_), "nvjpegSetDeviceMemoryPadding");
+    TD_NVJPEG(nvjpegSetDeviceMemoryPadding(device_padding_, handle_), "nvjpegSetDeviceMemoryPadding");
     TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, handle_), "nvjpegSetPinnedMemoryPadding");
     TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_HYBRID, &dec_hybrid_), "nvjpegDecoderCreate(HYBRID)");
     TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_GPU_HYBRID, &dec_gpu_),
@@ -246,7 +253,7 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
         hw_status_ = std::string("unavailable (nvjpegCreateEx(HARDWARE): ") + status_name(s) + ")";
       } else {
         hw_status_ = "ok";
-        TD_NVJPEG(nvjpegSetDeviceMemoryPadding(kDevicePadding, hw_handle_), "nvjpegSetDeviceMemoryPadding(HW)");
+        TD_NVJPEG(nvjpegSetDeviceMemoryPadding(device_padding_, hw_handle_), "nvjpegSetDeviceMemoryPadding(HW)");
         TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, hw_handle_), "nvjpegSetPinnedMemoryPadding(HW)");
       }
     }
@@ -300,7 +307,7 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
     sl.hw.push_back(std::make_unique<HwState>());
     HwState* st = sl.hw.back().get();
     TD_NVJPEG(create_handle(NVJPEG_BACKEND_HARDWARE, &st->handle), "nvjpegCreateEx(HARDWARE)");
-    TD_NVJPEG(nvjpegSetDeviceMemoryPadding(kDevicePadding, st->handle), "nvjpegSetDeviceMemoryPadding(HW)");
+    TD_NVJPEG(nvjpegSetDeviceMemoryPadding(device_padding_, st->handle), "nvjpegSetDeviceMemoryPadding(HW)");
     TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, st->handle), "nvjpegSetPinnedMemoryPadding(HW)");
     TD_NVJPEG(nvjpegJpegStateCreate(st->handle, &st->state), "nvjpegJpegStateCreate(HW)");
     // Turns on the hardware decoder's memory pool (a token size: the pool grows with use); nvJPEG
@@ -335,6 +342,7 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
   nvjpegHandle_t parse_handle = hw_handle_ ? hw_handle_ : handle_;
   sl.parse_streams.assign(threads, nullptr);
   for (auto& js : sl.parse_streams) TD_NVJPEG(nvjpegJpegStreamCreate(parse_handle, &js), "nvjpegJpegStreamCreate");
+  TD_CUDA(cudaEventCreateWithFlags(&sl.arena_ready, cudaEventDisableTiming), "cudaEventCreate");
   const int dev = device_;
   sl.pool = std::make_unique<WorkerPool>(static_cast<int>(threads), [dev] {
     pthread_setname_np(pthread_self(), "td-nvjpeg");  // named in top -H and profiles
@@ -416,6 +424,7 @@ void NvJpegDecoder::destroy_slot(Slot& sl_ref) noexcept {
     }
     for (auto js : sl->parse_streams)
       if (js) nvjpegJpegStreamDestroy(js);
+    if (sl->arena_ready) cudaEventDestroy(sl->arena_ready);
   }
 }
 
@@ -547,10 +556,11 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   const auto opts = at::TensorOptions().dtype(at::kByte).device(at::kCUDA, static_cast<c10::DeviceIndex>(device_));
   std::vector<Job*> hw_jobs, cuda_jobs;
   double acc = 0.0;
+  const double share = share_.load(std::memory_order_relaxed);
   for (auto& j : jobs) {
     if (!j.decodable) continue;
     if (j.hw_ok && num_hw > 0) {
-      acc += hw_load_;  // spreads the hardware share evenly through the batch
+      acc += share;  // spreads the hardware share evenly through the batch
       if (acc >= 1.0 - 1e-9) {
         acc -= 1.0;
         hw_jobs.push_back(&j);
@@ -569,31 +579,69 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   // Windows are decoded as windows by the hardware only: the CUDA backend's ROI decode gave wrong
   // pixels on an H200 (nvJPEG 13.0; bench/roi_determinism.py), so it decodes the whole image and
   // the window is a view of it.
-  auto allocate = [&](std::vector<Job*>& part, cudaStream_t stream, bool windows) {
-    c10::cuda::CUDAStreamGuard on(c10::cuda::getStreamFromExternal(stream, static_cast<c10::DeviceIndex>(device_)));
-    for (Job* j : part) {
-      j->caller = caller.stream();
-      j->whole = !windows || j->roi_w < 0;
-      const int h = j->whole ? j->height : j->roi_h, w = j->whole ? j->width : j->roi_w;
-      j->out = at::empty({h, w, channels}, opts);
-      c10::cuda::CUDACachingAllocator::recordStream(j->out.storage().data_ptr(), caller);
-      j->dest.channel[0] = j->out.data_ptr<uint8_t>();
-      j->dest.pitch[0] = static_cast<size_t>(w) * channels;
-    }
+  auto shape = [&](Job* j, bool windows) {
+    j->caller = caller.stream();
+    j->whole = !windows || j->roi_w < 0;
+    return std::make_pair(j->whole ? j->height : j->roi_h, j->whole ? j->width : j->roi_w);
   };
-  for (auto& st : hw_) allocate(st->jobs, st->stream, true);
-  for (size_t k = 0; k < cu_.size(); ++k) allocate(cuda_parts[k], cu_[k]->stream, false);
-  const std::vector<cudaEvent_t> no_waits;
+  auto point = [&](Job* j, int w) {
+    j->dest.channel[0] = j->out.data_ptr<uint8_t>();
+    j->dest.pitch[0] = static_cast<size_t>(w) * channels;
+  };
+  std::vector<cudaEvent_t> waits;  // what the states wait for before writing their outputs
+  if (arena_) {
+    // One allocation for the batch on the caller's stream, each output a 256-byte aligned view:
+    // the block returns to one stream's cache, whole, when the batch's last output dies. The
+    // states wait (on the GPU) for the allocation's point in the caller's stream, where any
+    // earlier reader of the recycled block has finished.
+    std::vector<std::pair<Job*, bool>> all;
+    for (auto& st : hw_)
+      for (Job* j : st->jobs) all.emplace_back(j, true);
+    for (auto& part : cuda_parts)
+      for (Job* j : part) all.emplace_back(j, false);
+    std::vector<int64_t> offs(all.size());
+    int64_t total = 0;
+    for (size_t k = 0; k < all.size(); ++k) {
+      const auto [h, w] = shape(all[k].first, all[k].second);
+      offs[k] = total;
+      total += (static_cast<int64_t>(h) * w * channels + 255) / 256 * 256;
+    }
+    if (total > 0) {
+      const at::Tensor arena = at::empty({total}, opts);  // on the caller's (current) stream
+      for (size_t k = 0; k < all.size(); ++k) {
+        Job* j = all[k].first;
+        const auto [h, w] = shape(j, all[k].second);
+        j->out = arena.narrow(0, offs[k], static_cast<int64_t>(h) * w * channels).view({h, w, channels});
+        point(j, w);
+      }
+      TD_CUDA(cudaEventRecord(sl.arena_ready, caller.stream()), "cudaEventRecord");
+      waits.push_back(sl.arena_ready);
+    }
+  } else {
+    // Each output on the stream of the state that writes it, recorded for the caller's stream
+    // that reads it: the states never wait for the caller's stream.
+    auto allocate = [&](std::vector<Job*>& part, cudaStream_t stream, bool windows) {
+      c10::cuda::CUDAStreamGuard on(c10::cuda::getStreamFromExternal(stream, static_cast<c10::DeviceIndex>(device_)));
+      for (Job* j : part) {
+        const auto [h, w] = shape(j, windows);
+        j->out = at::empty({h, w, channels}, opts);
+        c10::cuda::CUDACachingAllocator::recordStream(j->out.storage().data_ptr(), caller);
+        point(j, w);
+      }
+    };
+    for (auto& st : hw_) allocate(st->jobs, st->stream, true);
+    for (size_t k = 0; k < cu_.size(); ++k) allocate(cuda_parts[k], cu_[k]->stream, false);
+  }
 
   // Phase 2: hardware and hybrid states in parallel.
   const auto t1 = clock::now();
   sl.pool->run([&](int tid) {
     const auto a = clock::now();
     if (static_cast<size_t>(tid) < num_hw) {
-      if (!hw_[tid]->jobs.empty()) decode_hw(*hw_[tid], hw_[tid]->jobs, fmt);
+      if (!hw_[tid]->jobs.empty()) decode_hw(*hw_[tid], hw_[tid]->jobs, fmt, waits);
       raise_to(hw_us, us(a, clock::now()));
     } else if (!cuda_parts[tid - num_hw].empty()) {
-      decode_cuda(*cu_[tid - num_hw], cuda_parts[tid - num_hw], fmt, no_waits);
+      decode_cuda(*cu_[tid - num_hw], cuda_parts[tid - num_hw], fmt, waits);
       raise_to(cuda_us, us(a, clock::now()));
     }
   });
@@ -602,7 +650,7 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   // Phase 3: batches the hardware rejected go through the hybrid path (after the failed
   // hardware work, which may have written part of their outputs).
   std::vector<Job*> retry;
-  std::vector<cudaEvent_t> retry_waits;
+  std::vector<cudaEvent_t> retry_waits = waits;  // outputs in the arena: after its allocation
   for (auto& st : hw_) {
     if (!st->failed) continue;
     retry.insert(retry.end(), st->jobs.begin(), st->jobs.end());
@@ -621,6 +669,7 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   for (auto& st : cu_)
     if (st->used) TD_CUDA(cudaStreamWaitEvent(caller.stream(), st->done, 0), "cudaStreamWaitEvent");
   for (auto& st : hw_) st->jobs.clear();
+  if (adaptive_ && retry.empty()) adapt(hw_jobs.size(), hw_us.load(), cuda_jobs.size(), cuda_us.load());
 
   int64_t skipped = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -634,6 +683,7 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   }
   std::lock_guard<std::mutex> stats_lock(stats_mu_);
   stats_ = {{"hardware", static_cast<int64_t>(hw_jobs.size())},
+            {"hw_share_permille", static_cast<int64_t>(share_.load() * 1000.0 + 0.5)},
             {"hybrid", static_cast<int64_t>(cuda_jobs.size())},
             {"hardware_retried", static_cast<int64_t>(retry.size())},
             {"not_decoded", skipped},
@@ -645,8 +695,29 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   return results;
 }
 
-void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt) {
+void NvJpegDecoder::adapt(size_t n_hw, int64_t hw_us, size_t n_cuda, int64_t cuda_us) {
+  // Per-image host time of each path this batch (the hardware's includes waiting for the engines
+  // behind other slots; the CUDA backend's is its slowest state's): the share at which both would
+  // have finished together, approached gradually (one batch is a noisy sample). A path that got
+  // no image is nudged back in, so its time is measured again.
+  double cur = share_.load(std::memory_order_relaxed), target;
+  if (n_hw == 0 && n_cuda == 0) return;
+  if (n_hw == 0) {
+    target = cur + 0.05;
+  } else if (n_cuda == 0) {
+    target = cur - 0.05;
+  } else {
+    const double per_hw = std::max<double>(1.0, static_cast<double>(hw_us)) / static_cast<double>(n_hw);
+    const double per_cuda = std::max<double>(1.0, static_cast<double>(cuda_us)) / static_cast<double>(n_cuda);
+    target = per_cuda / (per_hw + per_cuda);
+  }
+  share_.store(std::clamp(0.8 * cur + 0.2 * target, 0.05, 0.98), std::memory_order_relaxed);
+}
+
+void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
+                              const std::vector<cudaEvent_t>& waits) {
   st.used = true;
+  for (cudaEvent_t e : waits) TD_CUDA(cudaStreamWaitEvent(st.stream, e, 0), "cudaStreamWaitEvent");
   const int n = static_cast<int>(jobs.size());
   std::vector<const unsigned char*> ptrs(n);
   std::vector<size_t> lens(n);

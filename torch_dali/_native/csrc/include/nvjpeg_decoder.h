@@ -28,9 +28,15 @@ class NvJpegDecoder {
  public:
   // Every setting is an argument (Python passes torch_dali._knobs' values; nothing here reads the
   // environment). hw_concurrent: hardware batches of different states may decode at the same time;
-  // blocking_sync: the host waits for a pinned buffer asleep instead of spinning.
+  // blocking_sync: the host waits for a pinned buffer asleep instead of spinning. adaptive: the
+  // hardware share starts at hw_load and moves, batch by batch, to where the hardware and the CUDA
+  // backend finish together (hw_load 0 and 1 stay as given). arena: a batch's outputs are views of
+  // one allocation made on the caller's stream (else one allocation per image on the stream of the
+  // state that writes it: torch caches blocks per stream, so those caches multiply).
+  // device_padding: bytes nvJPEG adds to each scratch buffer it grows.
   NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states, double hw_load,
-                int64_t hybrid_huffman_threshold, int64_t num_slots, bool hw_concurrent, bool blocking_sync);
+                int64_t hybrid_huffman_threshold, int64_t num_slots, bool hw_concurrent, bool blocking_sync,
+                bool adaptive, bool arena, int64_t device_padding);
   ~NvJpegDecoder();
   NvJpegDecoder(const NvJpegDecoder&) = delete;
   NvJpegDecoder& operator=(const NvJpegDecoder&) = delete;
@@ -55,6 +61,10 @@ class NvJpegDecoder {
   // (making one takes ~0.5 s; the first batch needs only one).
   int64_t num_slots() const { return ready_slots_.load(std::memory_order_acquire); }
   double hw_load() const { return hw_load_; }
+  // The hardware share now (hw_load until `adaptive` moves it).
+  double hw_share() const { return share_.load(std::memory_order_relaxed); }
+  bool adaptive() const { return adaptive_; }
+  bool arena() const { return arena_; }
   bool hw_concurrent() const { return hw_concurrent_; }
   bool blocking_sync() const { return blocking_sync_; }
   // Where the images of the last finished decode() went (hardware, hybrid, retried, left to the
@@ -79,14 +89,21 @@ class NvJpegDecoder {
   void fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states);
   static void destroy_slot(Slot& sl) noexcept;
   Slot& acquire(std::unique_lock<std::mutex>& lock);
-  void decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt);
+  void decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
+                 const std::vector<cudaEvent_t>& waits);
   void decode_cuda(CudaState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
                    const std::vector<cudaEvent_t>& waits);
   void decode_one(CudaState& st, Job& job, nvjpegOutputFormat_t fmt, int slot);
   void destroy() noexcept;
 
+  void adapt(size_t n_hw, int64_t hw_us, size_t n_cuda, int64_t cuda_us);
+
   int device_;
   double hw_load_;
+  std::atomic<double> share_{0.0};
+  bool adaptive_ = false;
+  bool arena_ = false;
+  size_t device_padding_ = 0;
   int64_t hybrid_threshold_;
   nvjpegHandle_t handle_ = nullptr;     // decoupled API (hybrid / GPU-hybrid decoders)
   nvjpegHandle_t hw_handle_ = nullptr;  // hardware backend, batched API
