@@ -94,3 +94,15 @@ def test_decoder_config_comes_from_the_knobs(monkeypatch: pytest.MonkeyPatch) ->
         == (1, 8, 1000 * 1000, 2, False, True)
     monkeypatch.setenv("TORCH_DALI_NVJPEG_SLOTS", "5")
     assert DecoderConfig.from_knobs().slots == 5
+
+
+@pytest.mark.parametrize("raw,load,share", [(None, 0.65, 0.9), (None, 0.0, 0.0), (None, 1.0, 1.0), ("0.7", 0.65, 0.7),
+                                            ("-1", 0.65, 0.65), ("-1", 0.3, 0.3), ("5", 0.65, 1.0)])
+def test_hardware_share_replaces_loads_between_0_and_1(monkeypatch: pytest.MonkeyPatch, raw: str | None,
+                                                        load: float, share: float) -> None:
+    from torch_dali.io.nvjpeg import hw_share
+    if raw is None:
+        monkeypatch.delenv("TORCH_DALI_NVJPEG_HW_SHARE", raising=False)
+    else:
+        monkeypatch.setenv("TORCH_DALI_NVJPEG_HW_SHARE", raw)
+    assert hw_share(load) == share

@@ -54,8 +54,9 @@ DECODER_TUNING_ARGS = (
     Arg("host_memory_padding", "int", 8 * 1024 * 1024, "nvJPEG pinned padding; accepted, ignored"),
     Arg("host_memory_padding_jpeg2k", "int", 0, "accepted, ignored"),
     Arg("hw_decoder_load", "float", 0.9, "share of JPEGs sent to the hardware JPEG engines (A100, "
-        "H100, H200); the rest go to the CUDA backend. DALI's default is 0.65; 0.9 measured fastest "
-        "with our decoder on an H200", check=lambda v: None if 0 <= v <= 1 else "in [0, 1]"),
+        "H100, H200); the rest go to the CUDA backend. 0 and 1 are kept; any value between is "
+        "replaced by TORCH_DALI_NVJPEG_HW_SHARE (0.9, what measured fastest with our decoder on an H200; "
+        "DALI's 0.65 tunes DALI's decoder)", check=lambda v: None if 0 <= v <= 1 else "in [0, 1]"),
     Arg("hybrid_huffman_threshold", "int", 1000000, "accepted, ignored"),
     Arg("jpeg_fancy_upsampling", "bool", False, "GPU chroma upsampling like libjpeg's; the CPU "
         "decoder always upsamples as libjpeg does (as DALI's CPU decoder)"),
