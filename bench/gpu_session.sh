@@ -31,7 +31,7 @@ for line in sys.stdin:
     dec = [(k, v.get('hw_share_permille'), v.get('hardware'), v.get('hybrid'), v.get('hardware_us'), v.get('hybrid_us'))
            for k, v in (r.get('decoders') or {}).items() if isinstance(v, dict)]
     print('==', os.environ['CFG'] or 'defaults', r['kind'], 'img/s', r.get('images_per_s'), 'mem', r.get('gpu_mem_mib'),
-          'peak', r.get('torch_peak_mib'), 'reserved', r.get('torch_reserved_mib'), 'first', r.get('first_batch_s'), dec,
+          'peak', r.get('torch_peak_mib'), 'reserved', r.get('torch_reserved_mib'), 'streams', list((r.get('segments_by_stream') or {}).values())[:6], 'first', r.get('first_batch_s'), dec,
           r.get('error', '')[-400:])
 "
   done

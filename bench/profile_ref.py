@@ -24,6 +24,19 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 
+def _segments() -> dict[str, list[float]]:
+    """torch's cached memory per CUDA stream (blocks freed on one stream serve only that stream):
+    MiB reserved, MiB in use, segments; largest first."""
+    by: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
+    import torch
+    for seg in torch.cuda.memory_snapshot():
+        row = by[str(seg.get("stream"))]
+        row[0] += seg["total_size"] / 2**20
+        row[1] += seg["allocated_size"] / 2**20
+        row[2] += 1
+    return {k: [round(v[0]), round(v[1]), v[2]] for k, v in sorted(by.items(), key=lambda kv: -kv[1][0])}
+
+
 def _decoders() -> dict[str, dict]:
     """The nvJPEG decoders' last batch: images per path, phase times, the hardware share now."""
     try:
@@ -99,6 +112,7 @@ def profile(kind: str, data: str, seconds: float, spy: str, out_dir: Path) -> di
         "memory_stats": ex.memory_stats() if hasattr(ex, "memory_stats") else None,
         "torch_reserved_mib": round(torch.cuda.memory_reserved() / 2**20) if cuda else None,
         "decoders": _decoders(),
+        "segments_by_stream": _segments() if cuda else None,
     }
     if proc is not None:
         try:
