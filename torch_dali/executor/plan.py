@@ -51,6 +51,9 @@ def _fallback_warning(what: str) -> None:
                   "to make this an error)", RuntimeWarning, stacklevel=4)
 
 
+_RECORD_MAX = 16  # storages per batch recorded on the reading stream; more are held instead
+
+
 class Plan:
     """Op instances placed on devices, and the steps that run one iteration."""
 
@@ -172,8 +175,25 @@ class Plan:
             part.ready.record(stream)
             part.ready_stream = stream
         if held:  # device memory made on the other stream was read here: not reused before it ran
-            self._hold(part.ready, held)
+            self._keep_until_read(part.ready, stream, held)
         return part
+
+    def _keep_until_read(self, event: Any, stream: Any, data: list[TensorList]) -> None:
+        """Keeps device memory another stream made from being reused before `stream`'s reads of it
+        have run. Few storages (a decoded batch is one arena): recorded on `stream`, so each block
+        returns to its cache as soon as the batch is dropped and that read has run. Many (samples
+        made one by one): held until `event` passes, one check per batch instead of one call per
+        sample (a held batch stays alive about one batch longer)."""
+        storages: dict[int, Any] = {}
+        for tl in data:
+            for t in ([tl.dense] if tl.dense is not None else tl.samples):
+                if t is not None and t.is_cuda:
+                    storages.setdefault(t.untyped_storage().data_ptr(), t)
+                    if len(storages) > _RECORD_MAX:
+                        self._hold(event, data)
+                        return
+        for t in storages.values():
+            t.record_stream(stream)
 
     def _hold(self, event: Any, data: list[TensorList]) -> None:
         with self._held_lock:

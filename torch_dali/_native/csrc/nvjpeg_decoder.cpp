@@ -607,7 +607,15 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
       total += (static_cast<int64_t>(h) * w * channels + 255) / 256 * 256;
     }
     if (total > 0) {
-      const at::Tensor arena = at::empty({total}, opts);  // on the caller's (current) stream
+      // Every arena the same size (the largest batch so far plus an eighth, in 2 MiB steps), so a
+      // freed one serves any later batch: sized to each batch, torch's cache would keep blocks of
+      // many sizes, each new largest one a new segment.
+      int64_t size = arena_bytes_.load(std::memory_order_relaxed);
+      while (total > size) {
+        const int64_t grown = (total + total / 8 + (2 << 20) - 1) / (2 << 20) * (2 << 20);
+        if (arena_bytes_.compare_exchange_weak(size, grown, std::memory_order_relaxed)) size = grown;
+      }
+      const at::Tensor arena = at::empty({size}, opts);  // on the caller's (current) stream
       for (size_t k = 0; k < all.size(); ++k) {
         Job* j = all[k].first;
         const auto [h, w] = shape(j, all[k].second);

@@ -104,6 +104,7 @@ class NvJpegDecoder {
   bool adaptive_ = false;
   bool arena_ = false;
   size_t device_padding_ = 0;
+  std::atomic<int64_t> arena_bytes_{0};  // the size of every output arena (grows, never shrinks)
   int64_t hybrid_threshold_;
   nvjpegHandle_t handle_ = nullptr;     // decoupled API (hybrid / GPU-hybrid decoders)
   nvjpegHandle_t hw_handle_ = nullptr;  // hardware backend, batched API
