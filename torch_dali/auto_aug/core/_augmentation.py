@@ -164,8 +164,10 @@ class Augmentation:
             raise MissingArgException(
                 f"augmentation `{self.name}` needs the argument(s) {', '.join(missing)}, which the call did not "
                 "give", augmentation=self, missing_args=missing)
-        # the op's own `if`s on DataNodes work as in the pipeline definition (DALI converts them too)
-        return converted(self.op)(data, param, **accepted_kwargs(self.op, kwargs, 2))
+        # `if`s on DataNodes in the op work as in the pipeline definition (DALI converts them too);
+        # not lambdas: they hold no `if` statement, and two on one line cannot be told apart
+        op = self.op if getattr(self.op, "__name__", "") == "<lambda>" else converted(self.op)
+        return op(data, param, **accepted_kwargs(self.op, kwargs, 2))
 
     def _magnitudes(self, num_magnitude_bins: Optional[int]) -> Optional[np.ndarray]:
         mr = self.mag_range
