@@ -75,13 +75,9 @@ class TensorSubscript(BatchShapeOp):
         layout = K.kept_layout(tl.layout(), first)
         try:
             if tl.dense is not None and not self.per_sample and n:
-                K.check_ndim(tl.dense.dim() - 1, len(first))
+                K.subscript(tl.dense[0], first)  # checks them on one sample: every sample has its shape
                 # the same subscripts for every sample: one view of the whole batch
-                out = torch.stack([K.subscript(tl.dense[0], first)]) if n == 1 else None
-                if out is None:
-                    batched = [K.Subscript(lo=None)] + first  # keep the batch dimension
-                    out = K.subscript(tl.dense, batched)
-                return [TensorList(out, layout)]
+                return [TensorList(K.subscript(tl.dense, [K.Subscript()] + first), layout)]
             outs = []
             for i, t in enumerate(tl.samples):
                 try:
