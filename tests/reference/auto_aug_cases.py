@@ -86,8 +86,9 @@ def plan(auto_aug: Any, name: str) -> list[tuple[str, str, int | None, int, str]
     return out
 
 
-def graph(fn: Any, types: Any, auto_aug: Any, name: str, images: Any, videos: Any) -> list[Any]:
-    """The outputs listed by `plan`, for the DataNodes `images` (HWC) and `videos` (FHWC)."""
+def graph(fn: Any, types: Any, auto_aug: Any, name: str, images: Any, videos: Any, shapes: Any = None) -> list[Any]:
+    """The outputs listed by `plan`, for the DataNodes `images` (HWC) and `videos` (FHWC);
+    `shapes`: the images' shapes (default `images.shape()`), for the translations that need them."""
     augs = {aug.name: aug for aug in suite(auto_aug, name)}
     outs = []
     for _, aug_name, b, s, kind in plan(auto_aug, name):
@@ -99,6 +100,6 @@ def graph(fn: Any, types: Any, auto_aug: Any, name: str, images: Any, videos: An
             mbin = auto_aug.core.signed_bin(b, random_sign=types.Constant(np.int32(s), device="cpu"))
         else:
             mbin = b
-        kwargs = {"shape": data.shape()} if takes_shape(aug) else {}
+        kwargs = {"shape": data.shape() if shapes is None else shapes} if takes_shape(aug) else {}
         outs.append(aug(data, magnitude_bin=mbin, num_magnitude_bins=NUM_BINS, **kwargs))
     return outs
