@@ -62,7 +62,7 @@ def test_a_branch_works_only_on_its_own_samples(layout: str, standin: tuple[int,
         assert sorted(_SEEN[f"b{b}"]) == mine, (b, _SEEN[f"b{b}"])
 
 
-def test_pick_gives_a_dense_batch_when_the_samples_agree() -> None:
+def test_pick_takes_each_sample_from_its_branch() -> None:
     batch = [np.full((4, 4, 3), k, np.uint8) for k in range(4)]
 
     @pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=1)

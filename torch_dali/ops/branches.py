@@ -99,7 +99,9 @@ class Pick(Operator):
         if len(devices) > 1:
             gpu = next(d for d in devices if d.type == "cuda")
             out_samples = [t.to(gpu) for t in out_samples]
-        if out_samples and all(t.shape == out_samples[0].shape for t in out_samples):
+        # one tensor on the GPU (batched kernels downstream); on the CPU a stack would copy every
+        # sample once more, while the ops after it work sample by sample anyway
+        if out_samples and out_samples[0].is_cuda and all(t.shape == out_samples[0].shape for t in out_samples):
             return [TensorList(torch.stack(out_samples), layout)]
         return [TensorList(out_samples, layout)]
 
