@@ -58,8 +58,9 @@ def subscript(t: torch.Tensor, subs: list[Subscript]) -> torch.Tensor:
     return out
 
 
-def kept_layout(layout: str, subs: list[Subscript]) -> str:
-    """The layout after `subs`: the names of indexed dimensions go away."""
+def kept_layout(layout: str, indexed: list[bool]) -> str:
+    """The layout after subscripts that index (`indexed[d]`) or slice each leading dimension d:
+    the names of indexed dimensions go away."""
     if not layout:
         return ""
-    return "".join(c for d, c in enumerate(layout) if d >= len(subs) or subs[d].at is None)
+    return "".join(c for d, c in enumerate(layout) if d >= len(indexed) or not indexed[d])

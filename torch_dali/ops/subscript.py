@@ -46,19 +46,21 @@ class TensorSubscript(BatchShapeOp):
         self.count = int(self.args["num_subscripts"])
         if not 0 <= self.count <= MAX_SUBSCRIPTS:
             raise ArgumentError(f"{self.name}: `num_subscripts` must be in [0, {MAX_SUBSCRIPTS}], got {self.count}")
-        given = [k for k in range(MAX_SUBSCRIPTS) for p in _PARTS
-                 if self.args.get(f"{p}_{k}") is not None or f"{p}_{k}" in self.node.arg_inputs]
+        given = [k for k in range(MAX_SUBSCRIPTS) for p in _PARTS if self._given(f"{p}_{k}")]
         beyond = [k for k in given if k >= self.count]
         if beyond:
             raise ArgumentError(f"{self.name}: a subscript is given for dimension {beyond[0]}, but "
                                 f"`num_subscripts` is {self.count}")
+        self.indexed = []  # per subscripted dimension: whether it is indexed (and goes away)
         for k in range(self.count):
-            has_at = self.args.get(f"at_{k}") is not None or f"at_{k}" in self.node.arg_inputs
-            has_range = any(self.args.get(f"{p}_{k}") is not None or f"{p}_{k}" in self.node.arg_inputs
-                            for p in ("lo", "hi", "step"))
-            if has_at and has_range:
+            has_at = self._given(f"at_{k}")
+            if has_at and any(self._given(f"{p}_{k}") for p in ("lo", "hi", "step")):
                 raise ArgumentError(f"{self.name}: dimension {k} has both an index (`at_{k}`) and a range")
+            self.indexed.append(has_at)
         self.per_sample = any(name.split("_")[0] in _PARTS for name in self.node.arg_inputs)
+
+    def _given(self, name: str) -> bool:
+        return self.args.get(name) is not None or name in self.node.arg_inputs
 
     def _subs(self, args: dict[str, list[Any]], i: int) -> list[K.Subscript]:
         subs = []
@@ -71,10 +73,10 @@ class TensorSubscript(BatchShapeOp):
         tl = inputs[0]
         n = len(tl)
         self.sample_ndim(tl)
-        first = self._subs(args, 0) if n else self._subs({}, 0) if not self.per_sample else []
-        layout = K.kept_layout(tl.layout(), first)
+        layout = K.kept_layout(tl.layout(), self.indexed)
         try:
             if tl.dense is not None and not self.per_sample and n:
+                first = self._subs(args, 0)
                 K.subscript(tl.dense[0], first)  # checks them on one sample: every sample has its shape
                 # the same subscripts for every sample: one view of the whole batch
                 return [TensorList(K.subscript(tl.dense, [K.Subscript()] + first), layout)]
