@@ -1,0 +1,133 @@
+"""Choosing one of several branches per sample without paying for the others:
+`_conditional.route` and `_conditional.pick`.
+
+DALI splits a batch at an `if` and runs each branch's ops on only the samples that take it. The
+executor here runs every op on the whole batch (one batch size per iteration, per-sample random
+draws keyed by the sample's place in it), so a branch cannot get a smaller batch. Instead,
+`route` hands a branch each sample that takes it as it is and, in place of every other sample, a
+stand-in: the sample cut to extent 1 in every dimension but the channels (`C`; the last one when
+the batch has no layout). The branch's ops then do the work only for its own samples, batch sizes
+and sample positions stay those of the pipeline (so random draws do not depend on the split), and
+`pick` takes, per sample, the output of the branch that sample chose.
+
+A dense batch on the GPU is passed whole: its ops run as one batched launch either way, and
+stand-ins would turn it into per-sample launches. The ops in a branch then see every sample (their
+results for samples of other branches are dropped by `pick`).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ..errors import ArgumentError, ArgumentTypeError
+from ..tensor_list import TensorList
+from ._operator import BatchContext, Operator, batch_args
+from ._registry import register
+from ._schema import Arg, OpSchema, non_negative
+
+
+def branch_indices(op: str, index: TensorList, n: int, count: int | None = None) -> list[int]:
+    """The branch index of each sample (a CPU scalar per sample), checked against `count` branches."""
+    if len(index) != n:
+        raise ArgumentError(f"{op}: the branch index has {len(index)} samples, the data {n}")
+    out = []
+    for i, v in enumerate(batch_args(index)):
+        if isinstance(v, list) or isinstance(v, bool):
+            raise ArgumentError(f"{op}: the branch index must be one integer per sample; sample {i} is {v!r}")
+        if isinstance(v, float) and not v.is_integer():
+            raise ArgumentTypeError(f"{op}: the branch index must be an integer; sample {i} is {v}")
+        k = int(v)
+        if count is not None and not 0 <= k < count:
+            raise ArgumentError(f"{op}: sample {i} chose branch {k}, but there are {count} (0 to {count - 1})")
+        out.append(k)
+    return out
+
+
+def stand_in(t: torch.Tensor, layout: str) -> torch.Tensor:
+    """`t` cut to extent 1 in every dimension but the channels: what a branch gets for a sample
+    that does not take it (a view: no copy, no work)."""
+    if t.dim() == 0:
+        return t
+    keep = {d for d, c in enumerate(layout) if c == "C"} if len(layout) == t.dim() else {t.dim() - 1}
+    return t[tuple(slice(None) if d in keep else slice(0, 1) for d in range(t.dim()))]
+
+
+class Route(Operator):
+    """Sample i of the data where the index of sample i is `branch`, else its stand-in."""
+
+    sample_wise = False
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        data, index = inputs
+        n = len(data)
+        mine = [k == self.args["branch"] for k in branch_indices(self.name, index, n)]
+        if all(mine) or (data.dense is not None and data.is_cuda):
+            return [data]
+        layout = data.layout()
+        return [TensorList([t if m else stand_in(t, layout) for t, m in zip(data.samples, mine)], layout)]
+
+    def output_layout(self, index: int) -> str | None:
+        return None
+
+
+class Pick(Operator):
+    """Sample i of input index[i] (the index is the last input): the output of the branch sample i took."""
+
+    sample_wise = False
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        values, index = inputs[:-1], inputs[-1]
+        n = len(values[0])
+        if any(len(v) != n for v in values):
+            raise ArgumentError(f"{self.name}: the branches give batches of different sizes "
+                                f"({', '.join(str(len(v)) for v in values)})")
+        chosen = branch_indices(self.name, index, n, len(values))
+        layout = next((v.layout() for v in values if v.layout()), "")
+        denses = [v.dense for v in values]
+        if n and all(d is not None for d in denses) and len({(d.shape, d.dtype, d.device) for d in denses}) == 1:
+            which = torch.tensor(chosen, device=denses[0].device)
+            out = denses[0].clone()
+            for k in range(1, len(values)):
+                rows = (which == k).nonzero().flatten()
+                if rows.numel():
+                    out[rows] = denses[k][rows]
+            return [TensorList(out, layout)]
+        out_samples = [values[k][i] for i, k in enumerate(chosen)]
+        self._check_same(out_samples, chosen)
+        devices = {t.device for t in out_samples}
+        if len(devices) > 1:
+            gpu = next(d for d in devices if d.type == "cuda")
+            out_samples = [t.to(gpu) for t in out_samples]
+        # one tensor on the GPU (batched kernels downstream); on the CPU a stack would copy every
+        # sample once more, while the ops after it work sample by sample anyway
+        if out_samples and out_samples[0].is_cuda and all(t.shape == out_samples[0].shape for t in out_samples):
+            return [TensorList(torch.stack(out_samples), layout)]
+        return [TensorList(out_samples, layout)]
+
+    def _check_same(self, samples: list[torch.Tensor], chosen: list[int]) -> None:
+        dtypes = {t.dtype for t in samples}
+        if len(dtypes) > 1:
+            raise ArgumentTypeError(f"{self.name}: the branches give different element types "
+                                    f"({', '.join(sorted(str(d) for d in dtypes))}); every branch must give one type")
+        ndims = {t.dim() for t in samples}
+        if len(ndims) > 1:
+            raise ArgumentError(f"{self.name}: the branches give different numbers of dimensions ({sorted(ndims)})")
+
+    def output_layout(self, index: int) -> str | None:
+        return None  # the first branch's (every branch keeps the layout of the data it was given)
+
+
+register(OpSchema(
+    name="_conditional.route", impl=Route, min_inputs=2, max_inputs=2, devices=("cpu", "gpu"),
+    input_devices="any", class_name_override="Route",
+    doc="Per sample: the data where the branch index (second input, a CPU integer per sample) is `branch`, "
+        "else a stand-in cut to extent 1 in every dimension but the channels, so the branch's ops skip the work.",
+    args=(Arg("branch", "int", doc="the branch this output feeds", check=non_negative),),
+))
+register(OpSchema(
+    name="_conditional.pick", impl=Pick, min_inputs=2, max_inputs=64, devices=("cpu", "gpu"),
+    input_devices="any", class_name_override="Pick",
+    doc="Per sample i: sample i of input k, where k is sample i of the last input (a CPU integer): "
+        "where the branches `route` fed meet.",
+))
