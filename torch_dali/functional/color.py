@@ -89,6 +89,13 @@ def hsv(x: torch.Tensor, hue: float = 0.0, saturation: float = 1.0, value: float
 def color_twist(x: torch.Tensor, brightness: float = 1.0, contrast: float = 1.0, hue: float = 0.0,
                 saturation: float = 1.0, dtype: torch.dtype | None = None) -> torch.Tensor:
     """DALI's color_twist: hsv's matrix scaled by brightness * contrast, contrast about half range."""
-    m = hsv_matrix(hue, saturation, brightness * contrast)
-    offset = float(torch.tensor(brightness * (1 - contrast) * half_range(x.dtype), dtype=torch.float32))
+    m, offset = color_twist_matrix(brightness, contrast, hue, saturation, x.dtype)
     return apply_color_matrix(x, m, offset, dtype)
+
+
+def color_twist_matrix(brightness: float, contrast: float, hue: float, saturation: float,
+                       in_dtype: torch.dtype) -> tuple[torch.Tensor, float]:
+    """color_twist's 3x3 matrix (float64) and offset (a float32 value) for an input type."""
+    m = hsv_matrix(hue, saturation, brightness * contrast)
+    offset = float(torch.tensor(brightness * (1 - contrast) * half_range(in_dtype), dtype=torch.float32))
+    return m, offset
