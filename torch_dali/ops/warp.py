@@ -3,7 +3,8 @@
 
 Layouts, output sizes, types and the sampling conventions are DALI 2.4's; the resampling itself
 is `torch_dali.functional.warp`. On CUDA, samples sharing input and output shapes are warped in
-one batched call; on the CPU each sample runs on the pool's threads.
+one batched call, and so are HWC images of different sizes (the flat form of
+`functional.ragged`); on the CPU each sample runs on the pool's threads.
 """
 from __future__ import annotations
 
@@ -16,8 +17,11 @@ import torch
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import affine as A
+from ..functional import ragged as R
 from ..functional import warp as W
+from ..functional.ragged import Flat
 from ..tensor_list import TensorList
+from . import batching
 from ._operator import BatchContext, Operator
 from ._registry import register
 from ._schema import Arg, OpSchema
@@ -109,6 +113,22 @@ class _Warp(Operator):
             coords = coords.expand(imgs.shape[0], *coords.shape[1:])
         return W.warp(imgs, coords, self.interp, self.fill, out_dtype)
 
+    def resample_flat(self, samples: list[torch.Tensor], plans: list[tuple[list[int], torch.Tensor]]
+                      ) -> list[torch.Tensor] | None:
+        """HWC images of different sizes warped together (`functional.ragged`'s flat form): the
+        values `resample` gives each; None for what it does not take (empty images, mixed types)."""
+        if len({(x.dtype, int(x.shape[-1])) for x in samples}) != 1 \
+                or any(x.numel() == 0 or p[0][0] * p[0][1] == 0 for x, p in zip(samples, plans)):
+            return None
+        out_dtype = self.out_dtype(samples[0])
+        flat = Flat(samples, inner=1)
+        out_hw = [(int(p[0][0]), int(p[0][1])) for p in plans]
+        ids, y, x = R.positions(out_hw, flat.device)
+        coords = W.affine_coords_flat(torch.cat([p[1] for p in plans]), ids, y, x)
+        sizes, base = flat_geometry(flat, ids)
+        out = W.warp_flat(flat.items(), coords, sizes, base, self.interp, self.fill, out_dtype)
+        return R.split(out, [(h, w, flat.shapes[0][-1]) for h, w in out_hw])
+
     def matrices_input(self, inputs: list[TensorList]) -> list[Any]:
         return []
 
@@ -141,8 +161,20 @@ class _Warp(Operator):
                 x = tl.as_tensor()
                 mats = torch.cat([p[1] for p in plans]).to(x.device)
                 return [TensorList(self.resample(x, mats, plans[0][0], self.out_dtype(x[0])), layout)]
+        if batching.batched(self, tl) and layout == "HWC":
+            out = self.resample_flat(tl.samples, plans)
+            if out is not None:
+                return [TensorList(out, layout)]
         return [TensorList(ctx.map(one, n) if self.device.type == "cpu" else [one(i) for i in range(n)],
                            layout)]
+
+
+def flat_geometry(flat: Flat, ids: torch.Tensor) -> tuple[list[torch.Tensor], torch.Tensor]:
+    """Per point (ids: its sample), its image's (height, width) and first row in the flat items."""
+    table = torch.tensor([[s[0], s[1], b] for s, b in zip(flat.shapes, R.starts(flat.rows))], dtype=ids.dtype)
+    table = table.t().contiguous().to(ids.device, non_blocking=True)
+    h, w, base = (table[k].index_select(0, ids) for k in range(3))
+    return [h, w], base
 
 
 def _scalar(op: str, name: str, v: Any) -> float:
