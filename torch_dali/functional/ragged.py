@@ -227,11 +227,25 @@ def _to(t: torch.Tensor, dev: torch.device) -> torch.Tensor:
     return t if dev.type == "cpu" else t.to(dev, non_blocking=True)
 
 
-def unpad_gather(y: torch.Tensor, hw: Sequence[tuple[int, int]]) -> torch.Tensor:
-    """The samples' own pixels of a group result y (G, H, W, C) (sample g at the top left, of size
-    hw[g]), as rows of channels, sample after sample (the flat form)."""
-    g, h, w = int(y.shape[0]), int(y.shape[1]), int(y.shape[2])
-    ids, yy, xx = positions(hw, y.device)
-    if index_dtype(g * h * w) != ids.dtype:
-        ids, yy, xx = ids.long(), yy.long(), xx.long()
-    return y.reshape(g * h * w, -1).index_select(0, (ids * h + yy) * w + xx)
+def gather_groups(results: Sequence[torch.Tensor], groups: Sequence[Sequence[int]],
+                  hw: Sequence[tuple[int, int]]) -> torch.Tensor:
+    """The samples' own pixels of group results (results[k] (G_k, H_k, W_k, C) holds the samples
+    groups[k] at its top left, sample groups[k][j] of size hw[...]), as rows of channels in sample
+    order (the flat form): one gather."""
+    where: dict[int, tuple[int, int]] = {}  # sample -> (first row of its box, box width)
+    offset = 0
+    for res, members in zip(results, groups):
+        h, w = int(res.shape[1]), int(res.shape[2])
+        for j, i in enumerate(members):
+            where[i] = (offset + j * h * w, w)
+        offset += int(res.shape[0]) * h * w
+    src = results[0].reshape(offset, -1) if len(results) == 1 else \
+        torch.cat([r.reshape(-1, int(r.shape[-1])) for r in results])
+    ids, yy, xx = positions(hw, src.device)
+    dt = index_dtype(max(offset, len(ids)))
+    table = torch.tensor([where[i] for i in range(len(hw))], dtype=dt)
+    table = _to(table.t().contiguous(), src.device)
+    if ids.dtype != dt:
+        ids, yy, xx = ids.to(dt), yy.to(dt), xx.to(dt)
+    first, width = table[0].index_select(0, ids), table[1].index_select(0, ids)
+    return src.index_select(0, first + yy * width + xx)
