@@ -122,6 +122,13 @@ def starts(counts: Sequence[int]) -> list[int]:
     return out
 
 
+def segments(counts: Sequence[int], device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """(segment, index within it) of every item of segments of `counts` items, one after the other."""
+    ids = segment_ids(counts, device)
+    first = _to(torch.tensor(starts(counts), dtype=ids.dtype), device).index_select(0, ids)
+    return ids, torch.arange(int(sum(counts)), dtype=ids.dtype, device=device) - first
+
+
 def positions(hw: Sequence[tuple[int, int]], device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(sample, y, x), each (sum of h * w,) integers (`index_dtype`), of every pixel of images of
     sizes `hw`, image after image, rows in order."""
