@@ -142,6 +142,13 @@ def positions(hw: Sequence[tuple[int, int]], device: torch.device) -> tuple[torc
     return ids, y, local - y * width
 
 
+def columns(table: Sequence[Sequence[int]], ids: torch.Tensor) -> list[torch.Tensor]:
+    """Per-sample integer rows (N, k) as k per-item columns (items, ) of ids' type: column j of
+    item p is table[ids[p]][j]."""
+    t = _to(torch.tensor([list(r) for r in table], dtype=ids.dtype).t().contiguous(), ids.device)
+    return [t[j].index_select(0, ids) for j in range(int(t.shape[0]))]
+
+
 def per_item(values: Sequence[Sequence[float]] | torch.Tensor, ids: torch.Tensor,
              dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """Per-sample values (N, k) as (items, k) rows of `dtype` on ids' device."""
