@@ -214,6 +214,26 @@ class JpegCompressionDistortion(LayoutOp):
             return JD.jpeg_distortion(flat, q.repeat_interleave(frames)).reshape(x.shape)
         return JD.jpeg_distortion(x, q)
 
+    def run_ragged(self, samples: list[torch.Tensor], layout: str, args: dict[str, list[Any]], seed: int,
+                   iteration: int) -> list[torch.Tensor] | None:
+        """HWC images of different sizes in padded groups (`functional.ragged`), each image's
+        edges repeated to its own macroblocks as `run_dense` pads it."""
+        if layout != "HWC" or any(x.dtype != torch.uint8 or int(x.shape[-1]) != 3 or x.numel() == 0 for x in samples):
+            return None
+        q = torch.tensor([int(scalar(self.name, "quality", v)) for v in
+                          per_sample(args.get("quality"), len(samples), self.args.get("quality"))], dtype=torch.int64)
+        flat = Flat(samples, inner=1)
+        hw = [(int(s[0]), int(s[1])) for s in flat.shapes]
+        first = R.starts(flat.rows)
+        results, groups = [], []
+        for group in R.size_groups(hw):
+            box = (-(-max(hw[i][0] for i in group) // 16) * 16, -(-max(hw[i][1] for i in group) // 16) * 16)
+            xp = R.pad_gather(flat.items(), [first[i] for i in group], [hw[i][1] for i in group],
+                              [hw[i] for i in group], box, (0, 0, 0, 0), "clamp")
+            results.append(JD.jpeg_distortion_padded(xp, q[group], [hw[i] for i in group]))
+            groups.append(group)
+        return flat.split(R.gather_groups(results, groups, hw))
+
 
 register(OpSchema(
     name="jpeg_compression_distortion", impl=JpegCompressionDistortion,
