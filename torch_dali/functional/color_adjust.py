@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import torch
 
-from .color import half_range, hsv_matrix, max_value
+from .color import half_range, hsv_matrices64, max_value
 from .crop import convert
 
 F32 = torch.float32
@@ -82,7 +82,7 @@ def color_matrix_flat(items: torch.Tensor, ids: torch.Tensor, m: torch.Tensor, o
 
 def hsv_matrices(hue: list[float], saturation: list[float], value: list[float]) -> torch.Tensor:
     """(N, 3, 3) float32 matrices of `functional.color.hsv_matrix`, one per sample."""
-    return torch.stack([hsv_matrix(h, s, v) for h, s, v in zip(hue, saturation, value)]).to(F32)
+    return hsv_matrices64(hue, saturation, value).to(F32)
 
 
 def color_matrix_batch(x: torch.Tensor, m: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:

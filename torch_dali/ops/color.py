@@ -132,7 +132,7 @@ class Hsv(_ColorOp):
 
     def run_flat(self, flat: Flat, args: dict[str, list[Any]], n: int) -> torch.Tensor:
         h, s, v = (self.values(args, k, n) for k in ("hue", "saturation", "value"))
-        m = torch.stack([K.hsv_matrix(*p) for p in zip(h, s, v)]).to(torch.float32)
+        m = K.hsv_matrices64(h, s, v).to(torch.float32)
         return KA.color_matrix_flat(flat.items(), flat.ids(), m, None, self.dtype)
 
 
@@ -146,9 +146,8 @@ class ColorTwist(_ColorOp):
 
     def run_flat(self, flat: Flat, args: dict[str, list[Any]], n: int) -> torch.Tensor:
         b, c, h, s = (self.values(args, k, n) for k in ("brightness", "contrast", "hue", "saturation"))
-        m, off = zip(*(K.color_twist_matrix(*p, flat.dtype) for p in zip(b, c, h, s)))
-        return KA.color_matrix_flat(flat.items(), flat.ids(), torch.stack(m).to(torch.float32),
-                                    torch.tensor(off, dtype=torch.float32), self.dtype)
+        m, off = K.color_twist_matrices(b, c, h, s, flat.dtype)
+        return KA.color_matrix_flat(flat.items(), flat.ids(), m.to(torch.float32), off, self.dtype)
 
 
 def _a(name: str, default: Any, doc: str) -> Arg:

@@ -85,9 +85,13 @@ class Erase(Operator):
         layout = tl.layout()
         cdim = layout.find("C")
         plans = []
+        fills: dict[tuple[Any, ...], torch.Tensor] = {}
+        name = self.name  # looked up once: a property
+        na, ns = self._flag("normalized_anchor"), self._flag("normalized_shape")
+        centered = self.args["centered_anchor"]
         for i, x in enumerate(tl):
-            _check_type(self.name, x, _ERASE_TYPES)
-            axes = resolve_axes(self.name, layout, x.dim(), self.args.get("axes"), self.args.get("axis_names"),
+            _check_type(name, x, _ERASE_TYPES)
+            axes = resolve_axes(name, layout, x.dim(), self.args.get("axes"), self.args.get("axis_names"),
                                 "no_channels")
             anchor = _floats(args["anchor"][i] if "anchor" in args else self.args.get("anchor"))
             shape = _floats(args["shape"][i] if "shape" in args else self.args.get("shape"))
@@ -109,8 +113,6 @@ class Erase(Operator):
                     raise ArgumentError(f"{self.name}: `fill_value` has {len(fill_raw)} values but the input has "
                                         f"{x.shape[cdim]} channels")
             regions = []
-            na, ns = self._flag("normalized_anchor"), self._flag("normalized_shape")
-            centered = self.args["centered_anchor"]
             f32 = np.float32
             for r in range(len(shape) // len(axes) if axes else 0):
                 start, end = [0] * x.dim(), list(x.shape)
@@ -123,7 +125,10 @@ class Erase(Operator):
                     start[axis] = int(a)  # truncation toward zero, as DALI
                     end[axis] = int(f32(a + s))
                 regions.append((start, end))
-            plans.append((regions, R.c_cast(fill_raw, x.dtype)))
+            key = (tuple(fill_raw), x.dtype)  # one conversion per distinct fill (usually one a batch)
+            if key not in fills:
+                fills[key] = R.c_cast(fill_raw, x.dtype)
+            plans.append((regions, fills[key]))
         if batching.batched(self, tl):
             flat_out = self.erase_flat(tl.samples, layout, plans)
             if flat_out is not None:
