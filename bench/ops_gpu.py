@@ -163,7 +163,12 @@ def measure_one(lib: str, case: str, cfg: dict[str, Any]) -> dict[str, Any]:
         sync()
         return time.perf_counter() - t0
 
-    pa, pb = pipe(False), pipe(True)
+    try:
+        pa = pipe(False)
+        pa.run()
+    except Exception as e:  # the feed itself: the parent then feeds this library from the host
+        raise RuntimeError(f"baseline ({feed} feed): {type(e).__name__}: {_short(str(e))}") from None
+    pb = pipe(True)
     t0 = time.perf_counter()
     for _ in range(cfg["warmup"]):
         once(pa)
@@ -184,6 +189,15 @@ def measure_one(lib: str, case: str, cfg: dict[str, Any]) -> dict[str, Any]:
             "iters": len(ta), "warmup_s": round(warm_s, 2),
             "spread_ms": round((max(tb) - min(tb)) * 1e3, 3), "megapixels": round(pixels / 1e6, 2),
             "version": getattr(nd, "__version__", "?")}
+
+
+def _short(msg: str) -> str:
+    """An error message's first and last lines (DALI's carry the whole pipeline traceback)."""
+    lines = [x.strip() for x in msg.strip().splitlines() if x.strip()]
+    if "encountered:" in lines:  # DALI: what went wrong follows its traceback
+        lines = [lines[0]] + lines[lines.index("encountered:") + 1:][:1]
+    text = lines[0] if len(lines) < 2 else f"{lines[0]} ... {lines[-1]}"
+    return text[:600]
 
 
 def machine_one(gpu: bool) -> dict[str, Any]:
@@ -294,14 +308,17 @@ def main() -> None:
         machine["torch_dali_native_s"] = round(time.perf_counter() - t0, 1)
         print(json.dumps({"native": st, "s": machine["torch_dali_native_s"]}), flush=True)
     rows: list[dict[str, Any]] = []
+    feed = {lib: cfg["feed"] for lib in LIBS}
     for i, case in enumerate(names):
         for lib in (libs if i % 2 == 0 else libs[::-1]):  # alternate which library goes first
-            r = _run([python[lib], __file__, "--one", lib, case, json.dumps(cfg)], envs[lib], a.timeout)
-            if (gpu and cfg["feed"] == "gpu" and "error" in r and "timed out" not in r["error"]):
-                # a library that cannot take CUDA tensors from a source: measure it fed from the host
+            r = _run([python[lib], __file__, "--one", lib, case, json.dumps({**cfg, "feed": feed[lib]})], envs[lib],
+                     a.timeout)
+            if gpu and feed[lib] == "gpu" and str(r.get("error", "")).startswith("RuntimeError: baseline"):
+                # this library cannot take CUDA tensors from a source: fed from the host from now on
+                feed[lib] = "cpu"
                 r2 = _run([python[lib], __file__, "--one", lib, case, json.dumps({**cfg, "feed": "cpu"})], envs[lib],
                           a.timeout)
-                r = r2 if "error" not in r2 else {**r, "error_feed_cpu": r2["error"]}
+                r = {**r2, "error_feed_gpu": r["error"]}
             r.update(lib=lib, case=case)
             rows.append(r)
             print(json.dumps(r)[:400], f"[{time.perf_counter() - t_start:.0f} s]", flush=True)
@@ -326,7 +343,7 @@ if __name__ == "__main__":
         try:
             print(json.dumps(measure_one(lib, case, json.loads(cfg_json))), flush=True)
         except Exception as e:  # recorded by the parent; one case never stops the run
-            print(json.dumps({"lib": lib, "case": case, "error": f"{type(e).__name__}: {e}"[:900]}), flush=True)
+            print(json.dumps({"lib": lib, "case": case, "error": f"{type(e).__name__}: {_short(str(e))}"}), flush=True)
     elif len(sys.argv) > 1 and sys.argv[1] == "--machine":
         print(json.dumps(machine_one(bool(int(sys.argv[2])))), flush=True)
     else:
