@@ -89,3 +89,26 @@ def test_border_map_is_the_filters_border_per_extent(border):
         i = torch.arange(-9, n + 9)
         got = ragged.border_map(i, torch.full_like(i, n), border)
         assert torch.equal(got, border_indices(n, 9, 9, border)), (border, n)
+
+
+def test_batched_host_math_is_the_per_sample_math():
+    """Matrices computed for the whole batch at once (rotate's, hsv's) equal those of one sample
+    computed alone with the former per-sample formulas."""
+    import math
+
+    from torch_dali.functional import affine as A
+    from torch_dali.functional import color as K
+    g = np.random.default_rng(4)
+    ins, outs = g.integers(1, 900, (500, 2)).tolist(), g.integers(1, 900, (500, 2)).tolist()
+    rads = [float(A.deg2rad(a)) for a in g.uniform(-400, 400, 500)]
+    one = [(A.translation_matrix([0.5 * s for s in i]) @ A.rotation2d(r)
+            @ A.translation_matrix([-0.5 * s for s in o]))[:-1].astype(np.float32) for i, o, r in zip(ins, outs, rads)]
+    np.testing.assert_array_equal(A.rotate_matrices(ins, outs, rads), np.stack(one))
+    hue, sat, val = g.uniform(-180, 180, 300).tolist(), g.uniform(0, 3, 300).tolist(), g.uniform(0, 2, 300).tolist()
+    ref = []
+    for h, s, v in zip(hue, sat, val):
+        t = math.radians(h)
+        rot = torch.tensor([[1.0, 0.0, 0.0], [0.0, math.cos(t), math.sin(t)], [0.0, -math.sin(t), math.cos(t)]],
+                           dtype=torch.float64)
+        ref.append((K._YIQ2RGB @ rot @ torch.diag(torch.tensor([1.0, s, s], dtype=torch.float64)) @ K._RGB2YIQ) * v)
+    assert torch.equal(K.hsv_matrices64(hue, sat, val).float(), torch.stack(ref).float())

@@ -132,21 +132,28 @@ class _Warp(Operator):
     def matrices_input(self, inputs: list[TensorList]) -> list[Any]:
         return []
 
+    def plans_2d(self, spatials: list[list[int]], args: dict[str, list[Any]], mats: list[Any]
+                 ) -> list[tuple[list[int], torch.Tensor]] | None:
+        """`plan` of every image of a batch of 2D images (no frames) at once, or None (sample by
+        sample): the same sizes and matrices, without a NumPy call per sample."""
+        return None
+
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
                   args: dict[str, list[Any]]) -> list[TensorList]:
         tl = inputs[0]
         layout, ndim, has_frames = self.layout_of(tl)
         mats_in = self.matrices_input(inputs)
         n = len(tl)
-        plans: list[tuple[list[int], torch.Tensor]] = []
-        for i in range(n):
-            x = tl[i]
+        spatials: list[list[int]] = []
+        for x in tl:
             if x.dim() != ndim + 1 + has_frames:
                 raise ArgumentError(f"{self.name}: a {layout} sample must have {ndim + 1 + has_frames} "
                                     f"dimensions, got shape {tuple(x.shape)}")
-            spatial = [int(s) for s in x.shape[has_frames:has_frames + ndim]]
-            frames = int(x.shape[0]) if has_frames else 1
-            plans.append(self.plan(x, spatial, ndim, frames, i, args, mats_in))
+            spatials.append([int(s) for s in x.shape[has_frames:has_frames + ndim]])
+        plans = None if has_frames or ndim != 2 else self.plans_2d(spatials, args, mats_in)
+        if plans is None:
+            plans = [self.plan(tl[i], spatials[i], ndim, int(tl[i].shape[0]) if has_frames else 1, i, args, mats_in)
+                     for i in range(n)]
 
         def one(i: int) -> torch.Tensor:
             x = tl[i]
@@ -215,6 +222,28 @@ class Rotate(_Warp):
         return out_xyz[::-1], torch.from_numpy(m)[None]
 
 
+    def plans_2d(self, spatials: list[list[int]], args: dict[str, list[Any]], mats: list[Any]
+                 ) -> list[tuple[list[int], torch.Tensor]] | None:
+        n = len(spatials)
+        angles = [_scalar(self.name, "angle", args["angle"][i] if "angle" in args else self.args["angle"])
+                  for i in range(n)]
+        rads = (np.asarray(angles, dtype=A.F32) * A.F32(math.pi / 180.0)).tolist()  # `A.deg2rad`, elementwise
+        ins, outs = [], []
+        for i, (h, w) in enumerate(spatials):
+            size = self.explicit_size(args, i, 2)
+            if size is not None:
+                out_xy = size[::-1]
+            elif self.args["keep_size"]:
+                out_xy = [w, h]
+            else:
+                canvas, parity = A.rotated_canvas([w, h], rads[i], None)
+                out_xy = A.fix_parity(canvas, [parity])
+            ins.append([w, h])
+            outs.append(out_xy)
+        m = torch.from_numpy(A.rotate_matrices(ins, outs, rads))
+        return [(o[::-1], m[i:i + 1]) for i, o in enumerate(outs)]
+
+
 class WarpAffine(_Warp):
     """Maps every output pixel centre through `matrix` (destination to source unless
     `inverse_map=False`) and samples the input there."""
@@ -249,6 +278,31 @@ class WarpAffine(_Warp):
                                     f"invertible transform")
             t = torch.linalg.inv(full)[:ndim].to(torch.float32)
         return t[None]
+
+    def plans_2d(self, spatials: list[list[int]], args: dict[str, list[Any]], mats: list[Any]
+                 ) -> list[tuple[list[int], torch.Tensor]] | None:
+        n = len(spatials)
+        if mats:
+            return None
+        if "matrix" in args:
+            vals = args["matrix"]
+            if any(np.shape(v) != (2, 3) for v in vals):
+                return None  # `plan` names the sample
+            m = torch.tensor(vals, dtype=torch.float32).reshape(n, 2, 3)
+            if not self.args["inverse_map"]:
+                full = torch.eye(3, dtype=torch.float64).repeat(n, 1, 1)
+                full[:, :2] = m.to(torch.float64)
+                if bool((torch.linalg.det(full).abs() < 1e-30).any()):
+                    return None
+                m = torch.linalg.inv(full)[:, :2].to(torch.float32)
+            per = [m[i:i + 1] for i in range(n)]
+        else:
+            per = [self._matrix(self.args["matrix"], 2)] * n  # one constant: converted (inverted) once
+        out = []
+        for i, spatial in enumerate(spatials):
+            size = self.explicit_size(args, i, 2)
+            out.append((size if size is not None else spatial, per[i]))
+        return out
 
     def plan(self, x: torch.Tensor, spatial: list[int], ndim: int, frames: int, i: int,
              args: dict[str, list[Any]], mats: list[Any]) -> tuple[list[int], torch.Tensor]:
