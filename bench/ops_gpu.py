@@ -52,7 +52,7 @@ def _u(fn: Any, lo: float, hi: float, seed: int) -> Any:
 
 
 def _resize(**kw: Any) -> Callable[..., Any]:
-    return lambda fn, T, x, k, c: fn.resize(x, size=(224 + k, 224 + k), **kw)
+    return lambda fn, T, x, k, c: fn.resize(x, size=(c["out"] + k, c["out"] + k), **kw)
 
 
 Builder = Callable[[Any, Any, Any, int, dict[str, Any]], Any]
@@ -77,16 +77,17 @@ CASES: dict[str, tuple[bool, Builder]] = {
     "color_space_conversion_ycbcr": (True, lambda fn, T, x, k, c: fn.color_space_conversion(
         x, image_type=T.RGB, output_type=T.YCbCr)),
     "resize_linear_224": (False, _resize()),
-    "resize_cubic_224": (False, lambda fn, T, x, k, c: fn.resize(x, size=(224 + k, 224 + k),
+    "resize_cubic_224": (False, lambda fn, T, x, k, c: fn.resize(x, size=(c["out"] + k, c["out"] + k),
                                                                  interp_type=T.INTERP_CUBIC)),
     "resize_linear_224_no_antialias": (False, _resize(antialias=False)),
-    "resize_shorter_random": (False, lambda fn, T, x, k, c: fn.resize(x, resize_shorter=_u(fn, 200, 256, 100 + k))),
+    "resize_shorter_random": (False, lambda fn, T, x, k, c: fn.resize(
+        x, resize_shorter=_u(fn, c["out"] * 0.9, c["out"] * 1.15, 100 + k))),
     "resize_roi_relative": (False, lambda fn, T, x, k, c: fn.resize(
-        x, size=(224 + k, 224 + k), roi_start=(0.1, 0.1), roi_end=(0.9, 0.9), roi_relative=True)),
+        x, size=(c["out"] + k, c["out"] + k), roi_start=(0.1, 0.1), roi_end=(0.9, 0.9), roi_relative=True)),
     "crop_mirror_normalize": (False, lambda fn, T, x, k, c: fn.crop_mirror_normalize(
-        x, crop=(224, 224), mirror=fn.random.coin_flip(seed=100 + k), dtype=T.FLOAT, output_layout="CHW",
+        x, crop=(c["out"], c["out"]), mirror=fn.random.coin_flip(seed=100 + k), dtype=T.FLOAT, output_layout="CHW",
         mean=MEAN, std=STD)),
-    "random_resized_crop": (False, lambda fn, T, x, k, c: fn.random_resized_crop(x, size=(224, 224),
+    "random_resized_crop": (False, lambda fn, T, x, k, c: fn.random_resized_crop(x, size=(c["out"], c["out"]),
                                                                                  seed=100 + k)),
     "flip": (True, lambda fn, T, x, k, c: fn.flip(x, horizontal=1)),
     "noise_gaussian": (True, lambda fn, T, x, k, c: fn.noise.gaussian(x, stddev=10.0)),
@@ -134,7 +135,8 @@ def measure_one(lib: str, case: str, cfg: dict[str, Any]) -> dict[str, Any]:
         data = [t.numpy() for t in imgs]
     chain, build = CASES[case]
     K = cfg["k"]
-    c = {"center": [cfg["hw"][1] / 2, cfg["hw"][0] / 2]}
+    # the training crop: 224, or less for images smaller than that (smoke runs)
+    c = {"center": [cfg["hw"][1] / 2, cfg["hw"][0] / 2], "out": min(224, min(cfg["hw"]) - cfg["spread"])}
 
     def pipe(with_op: bool) -> Any:
         @nd.pipeline_def(batch_size=cfg["batch"], num_threads=cfg["threads"], device_id=0 if gpu else None,
