@@ -295,7 +295,7 @@ def main() -> None:
     libs = [lib for lib in a.libs.split(",") if lib in LIBS]
     cfg = {"device": a.device, "batch": a.batch, "hw": [int(v) for v in a.hw.split(",")], "spread": a.spread,
            "k": a.k, "seconds": a.seconds, "warmup": a.warmup, "min_iters": a.min_iters, "max_iters": a.max_iters,
-           "threads": a.threads, "feed": a.feed, "seed": a.seed}
+           "threads": a.threads, "feed": a.feed if gpu else "cpu", "seed": a.seed}
     python = {"torch_dali": sys.executable, "nvidia.dali": a.dali_python or sys.executable}
     envs = {lib: _env(lib, a.dali_site) for lib in LIBS}
     if a.no_ext:
