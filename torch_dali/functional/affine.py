@@ -90,11 +90,28 @@ def rotate_matrix(in_size: Sequence[int], out_size: Sequence[int], rad: float,
                   axis: Sequence[float] | None = None) -> np.ndarray:
     """Destination-to-source mapping of rotate: the output centre goes to the input centre and
     the image turns by `rad` (counter-clockwise on screen for 2D, about `axis` for 3D)."""
+    if axis is None:
+        return rotate_matrices([in_size], [out_size], [rad])[0]
     t_in = translation_matrix([0.5 * s for s in in_size])
     t_out = translation_matrix([-0.5 * s for s in out_size])
-    r = rotation2d(rad) if axis is None else rotation3d(axis, -rad)
-    m = t_in @ r @ t_out
+    m = t_in @ rotation3d(axis, -rad) @ t_out
     return m[:-1].astype(F32)
+
+
+def rotate_matrices(in_sizes: Sequence[Sequence[int]], out_sizes: Sequence[Sequence[int]],
+                    rads: Sequence[float]) -> np.ndarray:
+    """`rotate_matrix` of N images (2D; sizes (x, y)) at once: (N, 2, 3) float32, the same
+    stacked float64 products as one image's."""
+    n = len(rads)
+    t_in = np.tile(np.eye(3), (n, 1, 1))
+    t_in[:, :2, 2] = [[0.5 * s for s in size] for size in in_sizes] if n else np.zeros((0, 2))
+    t_out = np.tile(np.eye(3), (n, 1, 1))
+    t_out[:, :2, 2] = [[-0.5 * s for s in size] for size in out_sizes] if n else np.zeros((0, 2))
+    c = np.array([math.cos(r) for r in rads], dtype=np.float64)
+    s = np.array([math.sin(r) for r in rads], dtype=np.float64)
+    r = np.zeros((n, 3, 3))
+    r[:, 0, 0], r[:, 0, 1], r[:, 1, 0], r[:, 1, 1], r[:, 2, 2] = c, -s, s, c, 1.0
+    return (t_in @ r @ t_out)[:, :-1].astype(F32)
 
 
 def invert_affine(m: np.ndarray) -> np.ndarray:

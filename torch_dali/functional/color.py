@@ -12,6 +12,7 @@ Semantics follow NVIDIA DALI 2.4 (checked against its CPU backend):
 from __future__ import annotations
 
 import math
+from typing import Any, Sequence
 
 import torch
 
@@ -60,11 +61,30 @@ def brightness_contrast(x: torch.Tensor, brightness: float = 1.0, brightness_shi
 
 def hsv_matrix(hue: float = 0.0, saturation: float = 1.0, value: float = 1.0) -> torch.Tensor:
     """The 3x3 RGB -> RGB matrix (float64) of a hue rotation (degrees), saturation and value scale."""
-    t = math.radians(hue)
-    cos, sin = math.cos(t), math.sin(t)
-    rot = torch.tensor([[1.0, 0.0, 0.0], [0.0, cos, sin], [0.0, -sin, cos]], dtype=torch.float64)
-    sat = torch.diag(torch.tensor([1.0, saturation, saturation], dtype=torch.float64))
-    return (_YIQ2RGB @ rot @ sat @ _RGB2YIQ) * value
+    return hsv_matrices64([hue], [saturation], [value])[0]
+
+
+def hsv_matrices64(hue: Sequence[float], saturation: Sequence[float], value: Sequence[float]) -> torch.Tensor:
+    """`hsv_matrix` of N samples at once, (N, 3, 3) float64: inv(RGB->YIQ) @ rot(hue) @
+    diag(1, sat, sat) @ (RGB->YIQ) * value, each product summed over k = 0, 1, 2 in order, so a
+    sample's matrix does not depend on the others (the per-sample and batched paths agree)."""
+    f64 = torch.float64
+    rad = [math.radians(h) for h in hue]
+    cos = torch.tensor([math.cos(t) for t in rad], dtype=f64)
+    sin = torch.tensor([math.sin(t) for t in rad], dtype=f64)
+    sat = torch.tensor([float(v) for v in saturation], dtype=f64)
+    rot = [[1.0, 0.0, 0.0], [0.0, cos, sin], [0.0, -sin, cos]]
+    scale = [[1.0, 0.0, 0.0], [0.0, sat, 0.0], [0.0, 0.0, sat]]
+    yiq2rgb, rgb2yiq = _YIQ2RGB.tolist(), _RGB2YIQ.tolist()
+    m = _mm(_mm(_mm(yiq2rgb, rot), scale), rgb2yiq)
+    n = len(rad)
+    full = torch.stack([torch.stack([torch.as_tensor(v, dtype=f64).expand(n) for v in row], -1) for row in m], -2)
+    return full * torch.tensor([float(v) for v in value], dtype=f64).reshape(n, 1, 1)
+
+
+def _mm(a: list[list[Any]], b: list[list[Any]]) -> list[list[Any]]:
+    """3x3 product of matrices whose entries are numbers or per-sample (N,) float64 tensors."""
+    return [[a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] for j in range(3)] for i in range(3)]
 
 
 def apply_color_matrix(x: torch.Tensor, m: torch.Tensor, offset: float = 0.0,
@@ -89,6 +109,21 @@ def hsv(x: torch.Tensor, hue: float = 0.0, saturation: float = 1.0, value: float
 def color_twist(x: torch.Tensor, brightness: float = 1.0, contrast: float = 1.0, hue: float = 0.0,
                 saturation: float = 1.0, dtype: torch.dtype | None = None) -> torch.Tensor:
     """DALI's color_twist: hsv's matrix scaled by brightness * contrast, contrast about half range."""
-    m = hsv_matrix(hue, saturation, brightness * contrast)
-    offset = float(torch.tensor(brightness * (1 - contrast) * half_range(x.dtype), dtype=torch.float32))
+    m, offset = color_twist_matrix(brightness, contrast, hue, saturation, x.dtype)
     return apply_color_matrix(x, m, offset, dtype)
+
+
+def color_twist_matrix(brightness: float, contrast: float, hue: float, saturation: float,
+                       in_dtype: torch.dtype) -> tuple[torch.Tensor, float]:
+    """color_twist's 3x3 matrix (float64) and offset (a float32 value) for an input type."""
+    m, off = color_twist_matrices([brightness], [contrast], [hue], [saturation], in_dtype)
+    return m[0], float(off[0])
+
+
+def color_twist_matrices(brightness: Sequence[float], contrast: Sequence[float], hue: Sequence[float],
+                         saturation: Sequence[float], in_dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """`color_twist_matrix` of N samples: (N, 3, 3) float64 matrices, (N,) float32 offsets."""
+    m = hsv_matrices64(hue, saturation, [b * c for b, c in zip(brightness, contrast)])
+    half = half_range(in_dtype)
+    offset = torch.tensor([b * (1 - c) * half for b, c in zip(brightness, contrast)], dtype=torch.float64)
+    return m, offset.to(torch.float32)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import torch
 
-from .color import half_range, hsv_matrix, max_value
+from .color import half_range, hsv_matrices64, max_value
 from .crop import convert
 
 F32 = torch.float32
@@ -28,6 +28,17 @@ def _bcast(v: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     return v.reshape(v.shape[0], *([1] * (x.dim() - 1)))
 
 
+def brightness_contrast_coeffs(brightness: torch.Tensor, shift: torch.Tensor, contrast: torch.Tensor,
+                               center: torch.Tensor | None, in_dtype: torch.dtype,
+                               dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-sample (N,) float32 (mul, add): out = in * mul + add is brightness_contrast."""
+    if center is None:
+        center = torch.full_like(brightness, half_range(in_dtype))
+    mul = brightness * contrast
+    add = brightness * center * (1 - contrast) + shift * torch.tensor(max_value(dtype), dtype=F32)
+    return mul, add
+
+
 def brightness_contrast_batch(x: torch.Tensor, brightness: torch.Tensor, shift: torch.Tensor,
                               contrast: torch.Tensor, center: torch.Tensor | None,
                               dtype: torch.dtype | None = None) -> torch.Tensor:
@@ -35,17 +46,43 @@ def brightness_contrast_batch(x: torch.Tensor, brightness: torch.Tensor, shift: 
     (N, ...) with per-sample (N,) parameters (float32 CPU tensors); `center` None: half the input
     type's range. The same float32 operations as `functional.color.brightness_contrast`."""
     dtype = x.dtype if dtype is None else dtype
-    if center is None:
-        center = torch.full_like(brightness, half_range(x.dtype))
-    mul = brightness * contrast
-    add = brightness * center * (1 - contrast) + shift * torch.tensor(max_value(dtype), dtype=F32)
+    mul, add = brightness_contrast_coeffs(brightness, shift, contrast, center, x.dtype, dtype)
     y = x.to(F32) * _bcast(mul.to(x.device), x) + _bcast(add.to(x.device), x)
     return convert(y, dtype)
 
 
+def brightness_contrast_flat(items: torch.Tensor, ids: torch.Tensor, brightness: torch.Tensor, shift: torch.Tensor,
+                             contrast: torch.Tensor, center: torch.Tensor | None,
+                             dtype: torch.dtype | None = None) -> torch.Tensor:
+    """`brightness_contrast_batch` for a flat batch (`functional.ragged`): items (P, C) of the
+    samples `ids` (P,) names, per-sample (N,) parameters; the same operations on each value."""
+    dtype = items.dtype if dtype is None else dtype
+    mul, add = brightness_contrast_coeffs(brightness, shift, contrast, center, items.dtype, dtype)
+    y = items.to(F32) * _per_item(mul, ids)[:, None] + _per_item(add, ids)[:, None]
+    return convert(y, dtype)
+
+
+def _per_item(v: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    return v.to(ids.device, non_blocking=True).index_select(0, ids)
+
+
+def color_matrix_flat(items: torch.Tensor, ids: torch.Tensor, m: torch.Tensor, offset: torch.Tensor | None,
+                      dtype: torch.dtype | None = None) -> torch.Tensor:
+    """`color_matrix_batch` (plus a per-sample offset, None: 0) for a flat batch: items (P, 3) of
+    the samples `ids` (P,) names, per-sample (N, 3, 3) float32 matrices."""
+    dtype = items.dtype if dtype is None else dtype
+    xf = items.to(F32)
+    cols = m.to(F32).reshape(-1, 9).t().contiguous()  # (9, N): one row per coefficient
+    r, g, b = xf[:, 0], xf[:, 1], xf[:, 2]
+    off: torch.Tensor | float = 0.0 if offset is None else _per_item(offset.to(F32), ids)
+    chans = [r * _per_item(cols[3 * i], ids) + g * _per_item(cols[3 * i + 1], ids) + b * _per_item(cols[3 * i + 2], ids)
+             + off for i in range(3)]
+    return convert(torch.stack(chans, dim=-1), dtype)
+
+
 def hsv_matrices(hue: list[float], saturation: list[float], value: list[float]) -> torch.Tensor:
     """(N, 3, 3) float32 matrices of `functional.color.hsv_matrix`, one per sample."""
-    return torch.stack([hsv_matrix(h, s, v) for h, s, v in zip(hue, saturation, value)]).to(F32)
+    return hsv_matrices64(hue, saturation, value).to(F32)
 
 
 def color_matrix_batch(x: torch.Tensor, m: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:

@@ -13,6 +13,8 @@ from typing import Sequence
 
 import torch
 
+from . import ragged as R
+
 Window = tuple[int, int, int, int]  # (y, x, h, w)
 POLICIES = ("error", "pad", "trim_to_shape")
 
@@ -114,6 +116,19 @@ def flip(image: torch.Tensor, horizontal: bool = True, vertical: bool = False) -
     dims = [d for d, on in ((0, vertical), (1, horizontal)) if on]
     return image.flip(dims) if dims else image
 
+
+
+def flip_flat(images: Sequence[torch.Tensor], horizontal: Sequence[bool], vertical: Sequence[bool]) -> list[torch.Tensor]:
+    """`flip` of HWC images of different sizes (one type and channel count) with per-sample
+    flags, as one gather over the batch held flat (`functional.ragged`)."""
+    flat = R.Flat(images, inner=1)
+    hw = [(int(s[0]), int(s[1])) for s in flat.shapes]
+    ids, y, x = R.positions(hw, flat.device)
+    # source row: first + (vertical ? h - 1 - y : y) * w + (horizontal ? w - 1 - x : x)
+    first, w, ys, y0, xs, x0 = R.columns([(b, ww, -1 if fv else 1, hh - 1 if fv else 0, -1 if fh else 1, ww - 1 if fh else 0)
+                                          for b, (hh, ww), fh, fv in zip(R.starts(flat.rows), hw, horizontal, vertical)],
+                                         ids)
+    return flat.split(flat.items().index_select(0, first + (y * ys + y0) * w + (x * xs + x0)))
 
 
 def flip_batch(x: torch.Tensor, horizontal: Sequence[bool], vertical: Sequence[bool]) -> torch.Tensor:

@@ -60,6 +60,56 @@ def sample(x: torch.Tensor, px: torch.Tensor, py: torch.Tensor, linear: bool, fi
     return convert(top + (bottom - top) * fy, x.dtype)
 
 
+def sample_flat(items: torch.Tensor, px: torch.Tensor, py: torch.Tensor, h: torch.Tensor, w: torch.Tensor,
+                base: torch.Tensor, linear: bool, fill: float) -> torch.Tensor:
+    """`sample` for a flat batch (`functional.ragged`): items (rows, C) hold every image; each
+    point (px, py, (M,)) reads the image of extents (h, w) whose first pixel is row `base`
+    (per-point (M,) tensors). -> (M, C), the values `sample` gives."""
+    fill = fill_in_type(fill, items.dtype)
+
+    def gather(src: torch.Tensor, iy: torch.Tensor, ix: torch.Tensor) -> torch.Tensor:
+        ok = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
+        lin = base + torch.minimum(iy.clamp(min=0), h - 1) * w + torch.minimum(ix.clamp(min=0), w - 1)
+        vals = src.index_select(0, lin)
+        return torch.where(ok.unsqueeze(-1), vals, torch.full_like(vals, fill))
+
+    if not linear:
+        return gather(items, torch.floor(py).to(torch.int64), torch.floor(px).to(torch.int64))
+    X, Y = px - 0.5, py - 0.5
+    x0, y0 = torch.floor(X), torch.floor(Y)
+    fx, fy = (X - x0).unsqueeze(-1), (Y - y0).unsqueeze(-1)
+    x0i, y0i = x0.to(torch.int64), y0.to(torch.int64)
+    xf = items.to(F32)
+    a, b = gather(xf, y0i, x0i), gather(xf, y0i, x0i + 1)
+    c, d = gather(xf, y0i + 1, x0i), gather(xf, y0i + 1, x0i + 1)
+    top = a + (b - a) * fx
+    bottom = c + (d - c) * fx
+    return convert(top + (bottom - top) * fy, items.dtype)
+
+
+def water_points_flat(y: torch.Tensor, x: torch.Tensor, ampl_x: float, ampl_y: float, freq_x: float,
+                      freq_y: float, phase_x: float, phase_y: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """`water_points` of the pixels (y, x) of a flat batch."""
+    dev = x.device
+    f = lambda v: torch.tensor(v, dtype=F32, device=dev)  # noqa: E731 - float32 constants, as DALI's
+    yy, xx = y.to(F32), x.to(F32)
+    px = xx + f(ampl_x) * torch.sin(f(freq_x) * yy + f(phase_x))
+    py = yy + f(ampl_y) * torch.cos(f(freq_y) * xx + f(phase_y))
+    return px, py
+
+
+def jitter_points_flat(keys: torch.Tensor, ids: torch.Tensor, y: torch.Tensor, x: torch.Tensor, h: torch.Tensor,
+                       w: torch.Tensor, n_degree: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """`jitter_points` of the pixels (y, x) of samples `ids` (a flat batch), per-sample (N,) keys."""
+    counters = (y * w + x).to(torch.int64)
+    k = keys.to(x.device)
+    span, lo = n_degree + 1, -(n_degree >> 1)
+    dx = words(k, counters, 0, ids) % span + lo
+    dy = words(k, counters, 1, ids) % span + lo
+    return (torch.minimum((x + dx).clamp(min=0), w - 1).to(F32),
+            torch.minimum((y + dy).clamp(min=0), h - 1).to(F32))
+
+
 def water_points(h: int, w: int, ampl_x: float, ampl_y: float, freq_x: float, freq_y: float,
                  phase_x: float, phase_y: float, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
     yy, xx = torch.meshgrid(torch.arange(h, dtype=F32, device=device), torch.arange(w, dtype=F32, device=device),

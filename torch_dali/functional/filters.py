@@ -145,28 +145,52 @@ def derivative_window(size: int) -> list[float]:
     return out
 
 
-def separable(x: torch.Tensor, axes: Sequence[int], windows: Sequence[torch.Tensor]) -> torch.Tensor:
-    """Correlates `x` (work type) with one window per axis, innermost axis first (reflect_101)."""
-    for a, w in sorted(zip(axes, windows), key=lambda aw: -aw[0]):
-        if w.numel() > 1:
-            x = correlate1d(x, a, w)
+def separable(x: torch.Tensor, axes: Sequence[int], windows: Sequence[torch.Tensor],
+              pads: Sequence[int] | None = None, lengths: Sequence[int] | None = None) -> torch.Tensor:
+    """Correlates `x` (work type) with one window per axis, innermost axis first (reflect_101).
+    With `pads` and `lengths` (per axis), `x` already holds its borders: its first value along
+    axes[i] is at pads[i] (a padded group of `functional.ragged`), and the result keeps
+    lengths[i] values; the taps are the same products and sums."""
+    order = sorted(range(len(axes)), key=lambda i: -axes[i])
+    for i in order:
+        a, w = axes[i], windows[i]
+        if pads is None or lengths is None:
+            if w.numel() > 1:
+                x = correlate1d(x, a, w)
+        elif w.numel() > 1:
+            x = _taps(x, a, w, pads[i] - int(w.numel()) // 2, lengths[i])
+        else:
+            x = x.narrow(a, pads[i], lengths[i])
     return x
 
 
-def gaussian_blur(x: torch.Tensor, axes: Sequence[int], sigmas: Sequence[float], sizes: Sequence[int]) -> torch.Tensor:
-    """Blurs `x` (work type) along `axes`; `sigmas`/`sizes` are final (one per axis)."""
-    return separable(x, axes, [gaussian_window(s, d) for s, d in zip(sigmas, sizes)])
+def _taps(xp: torch.Tensor, axis: int, weights: torch.Tensor, start: int, n: int) -> torch.Tensor:
+    """sum_j weights[j] * xp[start + j + i] along `axis`, i < n: `correlate1d`'s loop."""
+    w = weights.to(xp.device, xp.dtype)
+    out = xp.narrow(axis, start, n) * w[0]
+    for j in range(1, int(w.numel())):
+        out.add_(xp.narrow(axis, start + j, n) * w[j])
+    return out
+
+
+def gaussian_blur(x: torch.Tensor, axes: Sequence[int], sigmas: Sequence[float], sizes: Sequence[int],
+                  pads: Sequence[int] | None = None, lengths: Sequence[int] | None = None) -> torch.Tensor:
+    """Blurs `x` (work type) along `axes`; `sigmas`/`sizes` are final (one per axis); `pads` and
+    `lengths`: see `separable`."""
+    return separable(x, axes, [gaussian_window(s, d) for s, d in zip(sigmas, sizes)], pads, lengths)
 
 
 def laplacian(x: torch.Tensor, axes: Sequence[int], sizes: Sequence[Sequence[int]],
-              scales: Sequence[float]) -> torch.Tensor:
+              scales: Sequence[float], pads: Sequence[int] | None = None,
+              lengths: Sequence[int] | None = None) -> torch.Tensor:
     """sum_i scales[i] * d2x/daxis_i^2, each partial a separable correlation with the derivative
-    window (sizes[i][i]) along axis i and smoothing windows (sizes[i][j]) along the others."""
+    window (sizes[i][i]) along axis i and smoothing windows (sizes[i][j]) along the others;
+    `pads` and `lengths`: see `separable`."""
     acc: torch.Tensor | None = None
     for i, (row, sc) in enumerate(zip(sizes, scales)):
         wins = [torch.tensor(derivative_window(d) if i == j else smoothing_window(d), dtype=torch.float64)
                 .to(torch.float32) for j, d in enumerate(row)]
-        part = separable(x, axes, wins)
+        part = separable(x, axes, wins, pads, lengths)
         term = part * torch.tensor(sc, dtype=torch.float32).to(x.dtype)
         acc = term if acc is None else acc.add_(term)
     if acc is None:  # no axis to filter

@@ -81,7 +81,30 @@ def jpeg_distortion(x: torch.Tensor, quality: torch.Tensor) -> torch.Tensor:
     if h0 == 0 or w0 == 0:
         return x.clone()
     h, w = -(-h0 // 16) * 16, -(-w0 // 16) * 16
-    f = _pad_edge(x.to(F32), h, w)
+    return _roundtrip(_pad_edge(x.to(F32), h, w), quality, None)[:, :h0, :w0]
+
+
+def jpeg_distortion_padded(x: torch.Tensor, quality: torch.Tensor, hw: list[tuple[int, int]]) -> torch.Tensor:
+    """`jpeg_distortion` of images of different sizes in one padded group (`functional.ragged`):
+    x (G, H, W, 3) uint8 holds image g (of size hw[g]) at its top left, its edges repeated to at
+    least its whole 16x16 macroblocks, and H, W are multiples of 16. Each image's pixels come
+    out as `jpeg_distortion` gives them; what lies past them is unspecified."""
+    return _roundtrip(x.to(F32), quality, [(-(-h // 16) * 8, -(-w // 16) * 8) for h, w in hw])
+
+
+def _clamp_to(c: torch.Tensor, axis: int, ends: list[int]) -> torch.Tensor:
+    """c (G, H, W) with each sample's values past ends[g] along `axis` replaced by its last one."""
+    n = int(c.shape[axis])
+    idx = torch.minimum(torch.arange(n).reshape(1, -1), torch.tensor(ends).reshape(-1, 1) - 1).to(c.device)
+    shape = [int(c.shape[0]), 1, 1]
+    shape[axis] = n
+    return torch.gather(c, axis, idx.reshape(shape).expand(c.shape))
+
+
+def _roundtrip(f: torch.Tensor, quality: torch.Tensor, chroma_hw: list[tuple[int, int]] | None) -> torch.Tensor:
+    """f (N, H, W, 3) float32 RGB, H and W multiples of 16, through JPEG and back (uint8).
+    `chroma_hw`: each sample's own chroma plane size in a padded group (its edges repeat there)."""
+    n, h, w = int(f.shape[0]), int(f.shape[1]), int(f.shape[2])
     r, g, b = f[..., 0], f[..., 1], f[..., 2]
     y = 0.299 * r + 0.587 * g + 0.114 * b
     cb = -0.168736 * r - 0.331264 * g + 0.5 * b + 128
@@ -92,7 +115,12 @@ def jpeg_distortion(x: torch.Tensor, quality: torch.Tensor) -> torch.Tensor:
     for c in (cb, cr):
         small = c.reshape(n, h // 2, 2, w // 2, 2).mean(dim=(2, 4))
         small = _blocks_roundtrip(small - 128, qc) + 128
-        chroma.append(_upsample2(_upsample2(small, 1), 2))
+        if chroma_hw is not None:
+            small = _clamp_to(small, 1, [e[0] for e in chroma_hw])
+        up = _upsample2(small, 1)
+        if chroma_hw is not None:
+            up = _clamp_to(up, 2, [e[1] for e in chroma_hw])
+        chroma.append(_upsample2(up, 2))
     cb, cr = chroma[0] - 128, chroma[1] - 128
     rgb = torch.stack([y + 1.402 * cr, y - 0.344136 * cb - 0.714136 * cr, y + 1.772 * cb], -1)
-    return torch.round(rgb[:, :h0, :w0]).clamp(0, 255).to(torch.uint8)
+    return torch.round(rgb).clamp(0, 255).to(torch.uint8)

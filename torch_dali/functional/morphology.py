@@ -20,7 +20,7 @@ MORPH_BORDERS = {"constant": "constant", "replicate": "clamp", "reflect": "refle
 _WIDER = {torch.uint16: torch.int32, torch.uint32: torch.int64}
 
 
-def _extreme(dtype: torch.dtype, high: bool) -> float:
+def extreme(dtype: torch.dtype, high: bool) -> float:
     if dtype.is_floating_point:
         return float("inf") if high else float("-inf")
     info = torch.iinfo(dtype)
@@ -32,7 +32,7 @@ def _pass(x: torch.Tensor, axis: int, size: int, anchor: int, border: str, dilat
     if size == 1:
         return x
     n = int(x.shape[axis])
-    fill = _extreme(dtype, not dilate)  # a border value that never wins
+    fill = extreme(dtype, not dilate)  # a border value that never wins
     xp = pad_axis(x, axis, anchor, size - 1 - anchor, MORPH_BORDERS[border], fill)
     wide = _WIDER.get(xp.dtype)  # torch lacks min/max for these unsigned types on some builds
     if wide is not None:
@@ -56,13 +56,37 @@ def morph(x: torch.Tensor, h_axis: int, w_axis: int, mask_hw: tuple[int, int], a
     return x.to(dtype)
 
 
+def morph_padded(xp: torch.Tensor, h_axis: int, w_axis: int, mask_hw: tuple[int, int], lengths: tuple[int, int],
+                 dilate: bool) -> torch.Tensor:
+    """One iteration of `morph` on a tensor that holds its borders already (padded by the mask's
+    anchor before each axis and the rest after it: a padded group of `functional.ragged`); keeps
+    `lengths` (h, w). The same maxima (minima) as `_pass`, along W then H."""
+    x = xp
+    for axis, size, n in ((w_axis, mask_hw[1], lengths[1]), (h_axis, mask_hw[0], lengths[0])):
+        out = x.narrow(axis, 0, n).clone() if size > 1 else x.narrow(axis, 0, n)
+        for j in range(1, size):
+            s = x.narrow(axis, j, n)
+            out = torch.maximum(out, s) if dilate else torch.minimum(out, s)
+        x = out
+    return x
+
+
 def median_blur(x: torch.Tensor, h_axis: int, w_axis: int, window_hw: tuple[int, int]) -> torch.Tensor:
     """The median of each window_hw window (odd sizes) over (h_axis, w_axis); edges replicated."""
     kh, kw = window_hw
     h, w = int(x.shape[h_axis]), int(x.shape[w_axis])
     xp = pad_axis(pad_axis(x, h_axis, kh // 2, kh // 2, "clamp"), w_axis, kw // 2, kw // 2, "clamp")
+    return median_padded(xp, h_axis, w_axis, window_hw, (h, w))
+
+
+def median_padded(xp: torch.Tensor, h_axis: int, w_axis: int, window_hw: tuple[int, int],
+                  lengths: tuple[int, int]) -> torch.Tensor:
+    """`median_blur` of a tensor padded by half the window on each side (its edges), keeping
+    `lengths` (h, w)."""
+    kh, kw = window_hw
+    h, w = lengths
     taps = [xp.narrow(h_axis, i, h).narrow(w_axis, j, w) for i in range(kh) for j in range(kw)]
     stacked = torch.stack(taps, dim=0)
-    if not x.dtype.is_floating_point and x.dtype != torch.int64 and (x.device.type == "cpu" or x.dtype in _WIDER):
+    if not xp.dtype.is_floating_point and xp.dtype != torch.int64 and (xp.device.type == "cpu" or xp.dtype in _WIDER):
         stacked = stacked.to(torch.int64)  # sort kernels cover every integer type this way
-    return stacked.sort(dim=0).values[(kh * kw) // 2].to(x.dtype)
+    return stacked.sort(dim=0).values[(kh * kw) // 2].to(xp.dtype)

@@ -33,27 +33,30 @@ def hash32(x: torch.Tensor) -> torch.Tensor:
     return x ^ (x >> 16)
 
 
-def words(keys: torch.Tensor, counters: torch.Tensor, stream: int) -> torch.Tensor:
+def words(keys: torch.Tensor, counters: torch.Tensor, stream: int, ids: torch.Tensor | None = None) -> torch.Tensor:
     """32-bit random words (int64 in [0, 2**32)): `keys` (N, 1...) 63-bit per-sample keys broadcast
-    against `counters` (element indices)."""
+    against `counters` (element indices). With `ids` (a flat batch, `functional.ragged`), keys are
+    (N,) and each counter's key is that of sample ids[i]: the same words."""
     k_lo, k_hi = keys & _M32, (keys >> 32) & _M32
     k = hash32(k_lo ^ hash32(k_hi ^ ((stream * 0x9E3779B9) & _M32)))
+    if ids is not None:
+        k, k_hi = k.index_select(0, ids), k_hi.index_select(0, ids)
     return hash32(hash32(counters ^ k) ^ k_hi)
 
 
 def uniform(keys: torch.Tensor, counters: torch.Tensor, stream: int,
-            dtype: torch.dtype = torch.float32) -> torch.Tensor:
+            dtype: torch.dtype = torch.float32, ids: torch.Tensor | None = None) -> torch.Tensor:
     """Uniform values in (0, 1), 24 random bits (float32) or 32 (float64)."""
-    w = words(keys, counters, stream)
+    w = words(keys, counters, stream, ids)
     if dtype == torch.float64:
         return (w.to(torch.float64) + 0.5) * 2.0 ** -32
     return ((w >> 8).to(torch.float32) + 0.5) * 2.0 ** -24
 
 
-def normal(keys: torch.Tensor, counters: torch.Tensor, stream: int) -> torch.Tensor:
+def normal(keys: torch.Tensor, counters: torch.Tensor, stream: int, ids: torch.Tensor | None = None) -> torch.Tensor:
     """Standard normal float32 values (Box-Muller on streams `stream` and `stream + 1`)."""
-    u1 = uniform(keys, counters, stream)
-    u2 = uniform(keys, counters, stream + 1)
+    u1 = uniform(keys, counters, stream, ids=ids)
+    u2 = uniform(keys, counters, stream + 1, ids=ids)
     return torch.sqrt(-2.0 * torch.log(u1)) * torch.cos((2.0 * math.pi) * u2)
 
 
@@ -75,6 +78,33 @@ def gaussian(x: torch.Tensor, keys: torch.Tensor, mean: torch.Tensor, stddev: to
     z = normal(k, c, 0)
     y = x.to(torch.float32) + (_bcast(mean.to(x.device), x.dim()) + _bcast(stddev.to(x.device), x.dim()) * z)
     return convert(y, x.dtype)
+
+
+def gaussian_flat(values: torch.Tensor, ids: torch.Tensor, counters: torch.Tensor, keys: torch.Tensor,
+                  mean: torch.Tensor, stddev: torch.Tensor) -> torch.Tensor:
+    """`gaussian` for a flat batch (`functional.ragged`): values (E,) of the samples ids (E,),
+    their indices in their samples `counters` (E,); per-sample (N,) keys, mean and stddev."""
+    dev = values.device
+    z = normal(keys.to(dev), counters, 0, ids)
+    m = mean.to(dev).index_select(0, ids)
+    sd = stddev.to(dev).index_select(0, ids)
+    return convert(values.to(torch.float32) + (m + sd * z), values.dtype)
+
+
+def salt_and_pepper_flat(items: torch.Tensor, ids: torch.Tensor, counters: torch.Tensor, keys: torch.Tensor,
+                         prob: torch.Tensor, salt_vs_pepper: torch.Tensor, salt: torch.Tensor,
+                         pepper: torch.Tensor) -> torch.Tensor:
+    """`salt_and_pepper` for a flat batch: items (E, K) (K values sharing a draw: a pixel's
+    channels, or 1) of the samples ids (E,), their indices `counters` (E,); per-sample (N,)
+    parameters, salt/pepper in the items' type."""
+    dev = items.device
+    k = keys.to(dev)
+    hit = uniform(k, counters, 0, ids=ids) < prob.to(dev).index_select(0, ids)
+    is_salt = uniform(k, counters, 1, ids=ids) < salt_vs_pepper.to(dev).index_select(0, ids)
+    s = salt.to(dev, items.dtype).index_select(0, ids)
+    p = pepper.to(dev, items.dtype).index_select(0, ids)
+    noise = torch.where(is_salt, s, p)
+    return torch.where(hit[:, None], noise[:, None], items)
 
 
 def salt_and_pepper(x: torch.Tensor, keys: torch.Tensor, prob: torch.Tensor, salt_vs_pepper: torch.Tensor,

@@ -62,6 +62,28 @@ def crop_mirror_normalize_batch(images: torch.Tensor, anchors: torch.Tensor, cro
     return _finish(x, ok, mean, std, scale, shift, dtype, layout, pad_output, fill_values)
 
 
+def crop_mirror_normalize_flat(items: torch.Tensor, first: Sequence[int], widths: Sequence[int],
+                               anchors: torch.Tensor, crop: tuple[int, int], mirror: torch.Tensor | None,
+                               mean: torch.Tensor, std: torch.Tensor, scale: float = 1.0, shift: float = 0.0,
+                               dtype: torch.dtype = torch.float32, layout: str = "CHW",
+                               pad_output: bool = False,
+                               fill_values: Sequence[float] | None = None) -> torch.Tensor:
+    """`crop_mirror_normalize_batch` for HWC images of different sizes held flat
+    (`functional.ragged`): image i's pixel (y, x) is row first[i] + y * widths[i] + x of items
+    (rows, C); every window (anchors (N, 2) (y, x), size `crop`) lies inside its image."""
+    n, (h, w) = int(anchors.shape[0]), (int(crop[0]), int(crop[1]))
+    dev = items.device
+    anchors = anchors.to(dev, torch.int64)
+    rows = anchors[:, :1] + torch.arange(h, device=dev)  # (N, h)
+    cols = anchors[:, 1:] + torch.arange(w, device=dev)  # (N, w)
+    if mirror is not None:
+        cols = torch.where(mirror.to(dev, torch.bool)[:, None], cols.flip(1), cols)
+    geo = torch.tensor([list(first), list(widths)], dtype=torch.int64).to(dev, non_blocking=True)
+    idx = geo[0][:, None, None] + rows[:, :, None] * geo[1][:, None, None] + cols[:, None, :]
+    x = items.index_select(0, idx.reshape(-1)).reshape(n, h, w, -1)
+    return _finish(x, None, mean, std, scale, shift, dtype, layout, pad_output, fill_values)
+
+
 def _finish(x: torch.Tensor, ok: torch.Tensor | None, mean: torch.Tensor, std: torch.Tensor,
             scale: float, shift: float, dtype: torch.dtype, layout: str, pad_output: bool,
             fill_values: Sequence[float] | None) -> torch.Tensor:

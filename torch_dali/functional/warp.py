@@ -43,10 +43,13 @@ def fill_values(fill: float | Sequence[float] | None, channels: int, dtype: torc
     return convert(t, dtype)
 
 
-def border_index(i: torch.Tensor, size: int, border: str) -> torch.Tensor:
+def border_index(i: torch.Tensor, size: int | torch.Tensor, border: str) -> torch.Tensor:
     """Integer coordinates mapped into [0, size) by a border mode (OpenCV's names, as DALI's
     warp_perspective): replicate (clamp), reflect (..1 0 | 0 1..), reflect_101 (..2 1 | 0 1..),
-    wrap (periodic). "constant" clamps here; the caller masks those taps."""
+    wrap (periodic). "constant" clamps here; the caller masks those taps. `size` may be a tensor
+    of per-point extents (a flat batch of variable-size images)."""
+    if isinstance(size, torch.Tensor):
+        return _border_index_per_point(i, size, border)
     if border in ("constant", "replicate"):
         return i.clamp(0, size - 1)
     if border == "reflect":
@@ -62,26 +65,45 @@ def border_index(i: torch.Tensor, size: int, border: str) -> torch.Tensor:
     raise ValueError(f"unknown border mode {border!r}")
 
 
-def _gather(flat: torch.Tensor, idx: list[torch.Tensor], spatial: Sequence[int],
-            fill: torch.Tensor | None, border: str = "constant") -> torch.Tensor:
+def _border_index_per_point(i: torch.Tensor, size: torch.Tensor, border: str) -> torch.Tensor:
+    """`border_index` with an extent per point: the same integers."""
+    if border in ("constant", "replicate"):
+        return torch.minimum(i.clamp(min=0), size - 1)
+    if border == "reflect":
+        m = torch.remainder(i, 2 * size)
+        return torch.where(m < size, m, 2 * size - 1 - m)
+    if border == "reflect_101":
+        period = (2 * size - 2).clamp(min=1)
+        m = torch.remainder(i, period)
+        return torch.where(size == 1, torch.zeros_like(m), torch.where(m < size, m, period - m))
+    if border == "wrap":
+        return torch.remainder(i, size)
+    raise ValueError(f"unknown border mode {border!r}")
+
+
+def _gather(flat: torch.Tensor, idx: list[torch.Tensor], spatial: Sequence[int | torch.Tensor],
+            fill: torch.Tensor | None, border: str = "constant", base: torch.Tensor | None = None) -> torch.Tensor:
     """flat (N*P, C) sampled at integer coords idx (x, y[, z]), each (N, M): -> (N, M, C).
     Outside the image: `fill` with the "constant" border (or the clamped pixel without a fill),
-    else the pixel the border mode points at."""
+    else the pixel the border mode points at. With `base` (rows where each point's image starts,
+    broadcasting with idx), `spatial` may hold per-point extents: images of different sizes."""
     n, m = idx[0].shape
     inside = None
     lin = torch.zeros_like(idx[0])
-    stride = 1
+    stride: int | torch.Tensor = 1
     masked = fill is not None and border == "constant"
     # spatial is (.., H, W): x indexes the last spatial dim
     for d, i in enumerate(idx):
-        size = int(spatial[len(spatial) - 1 - d])
+        size = spatial[len(spatial) - 1 - d]
+        size = size if isinstance(size, torch.Tensor) else int(size)
         if masked:
             ok = (i >= 0) & (i < size)
             inside = ok if inside is None else inside & ok
         i = border_index(i, size, border)
         lin = lin + i * stride
-        stride *= size
-    base = torch.arange(n, device=lin.device, dtype=lin.dtype).unsqueeze(1) * stride
+        stride = stride * size
+    if base is None:
+        base = torch.arange(n, device=lin.device, dtype=lin.dtype).unsqueeze(1) * stride
     out = flat.index_select(0, (lin + base).reshape(-1)).reshape(n, m, -1)
     if inside is not None:
         if out.dtype in (torch.uint16, torch.uint32):  # no `where` for these on some torch builds
@@ -129,18 +151,42 @@ def sample(images: torch.Tensor, coords: torch.Tensor, interp: str = "linear",
         return torch.zeros(shape, dtype=out_dtype, device=images.device)
     flat = images.reshape(n * int(torch.tensor(spatial).prod()), c)
     pts = coords.reshape(n, -1, ndim).to(torch.float32)
+    out = _sample_points(flat, pts, spatial, None, interp, fill, out_dtype, border, centred, weight_bits)
+    return out.reshape(n, *out_spatial, c)
+
+
+def sample_flat(items: torch.Tensor, coords: torch.Tensor, sizes: Sequence[torch.Tensor], base: torch.Tensor,
+                interp: str = "linear", fill: torch.Tensor | None = None, out_dtype: torch.dtype | None = None,
+                border: str = "constant", centred: bool = False, weight_bits: int | None = None) -> torch.Tensor:
+    """`sample` for images of different sizes held flat (`functional.ragged`): items (rows, C)
+    holds every image's pixels; each point (coords (M, ndim)) reads the image whose first pixel is
+    row base[p] and whose extents (outermost first, like `spatial`) are sizes[d][p]. -> (M, C),
+    each value computed as `sample` computes it."""
+    if interp not in INTERPS:
+        raise ValueError(f"interpolation must be one of {INTERPS}, got {interp!r}")
+    out_dtype = items.dtype if out_dtype is None else out_dtype
+    pts = coords.to(torch.float32).unsqueeze(0)
+    out = _sample_points(items, pts, [s.unsqueeze(0) for s in sizes], base.unsqueeze(0), interp, fill, out_dtype,
+                         border, centred, weight_bits)
+    return out[0]
+
+
+def _sample_points(flat: torch.Tensor, pts: torch.Tensor, spatial: Sequence[int | torch.Tensor],
+                   base: torch.Tensor | None, interp: str, fill: torch.Tensor | None, out_dtype: torch.dtype,
+                   border: str, centred: bool, weight_bits: int | None) -> torch.Tensor:
+    """flat (rows, C) read at float32 points pts (N, M, ndim) -> (N, M, C) (see `_gather`)."""
+    ndim = int(pts.shape[-1])
     if interp == "nn":
         idx = [torch.floor(pts[..., d] + 0.5 if centred else pts[..., d]).to(torch.int64) for d in range(ndim)]
-        out = _gather(flat, idx, spatial, fill, border)
-        return convert(out, out_dtype).reshape(n, *out_spatial, c) if out.dtype != out_dtype \
-            else out.reshape(n, *out_spatial, c)
+        out = _gather(flat, idx, spatial, fill, border, base)
+        return convert(out, out_dtype) if out.dtype != out_dtype else out
     if not centred:
         pts = pts - 0.5
-    base = torch.floor(pts)
-    q = pts - base  # weight of the upper tap, per axis
+    floor = torch.floor(pts)
+    q = pts - floor  # weight of the upper tap, per axis
     if weight_bits is not None and interp == "linear":
         q = torch.round(q * float(2 ** weight_bits)) / float(2 ** weight_bits)
-    i0 = base.to(torch.int64)
+    i0 = floor.to(torch.int64)
     if interp == "cubic":
         if ndim != 2:
             raise ValueError("cubic interpolation is 2D only")
@@ -150,23 +196,23 @@ def sample(images: torch.Tensor, coords: torch.Tensor, interp: str = "linear",
             acc = None
             for k in range(4):
                 tap = _gather(flat, [i0[..., 0] + (k - 1), i0[..., 1] + (j - 1)], spatial, fill,
-                              border).to(torch.float32) * wx[k]
+                              border, base).to(torch.float32) * wx[k]
                 acc = tap if acc is None else acc + tap
             rows.append(acc)
         out = rows[0] * wy[0] + rows[1] * wy[1] + rows[2] * wy[2] + rows[3] * wy[3]
-        return convert(out, out_dtype).reshape(n, *out_spatial, c)
+        return convert(out, out_dtype)
     # the 2**ndim taps, x fastest: (x0,y0), (x1,y0), (x0,y1), (x1,y1), then z+1
     taps = []
     for k in range(2 ** ndim):
         idx = [i0[..., d] + ((k >> d) & 1) for d in range(ndim)]
-        taps.append(_gather(flat, idx, spatial, fill, border).to(torch.float32))
+        taps.append(_gather(flat, idx, spatial, fill, border, base).to(torch.float32))
     for d in range(ndim):  # lerp along x, then y, then z
         w = q[..., d].unsqueeze(-1)
         if d == 0:  # DALI: s0 = s00 * px + s01 * qx
             taps = [taps[j] * (1 - w) + taps[j + 1] * w for j in range(0, len(taps), 2)]
         else:  # s = s0 + (s1 - s0) * qy
             taps = [taps[j] + (taps[j + 1] - taps[j]) * w for j in range(0, len(taps), 2)]
-    return convert(taps[0], out_dtype).reshape(n, *out_spatial, c)
+    return convert(taps[0], out_dtype)
 
 
 def pixel_centres(out_spatial: Sequence[int], device: torch.device) -> torch.Tensor:
@@ -211,9 +257,56 @@ def perspective_coords(matrices: torch.Tensor, out_spatial: Sequence[int],
     return torch.stack([x / z, y / z], dim=-1)
 
 
+def flat_centres(y: torch.Tensor, x: torch.Tensor) -> list[torch.Tensor | None]:
+    """Homogeneous (x, y, 1) centres of output pixels given by integer (y, x) (a flat batch), the
+    values `pixel_centres` gives; None stands for the 1s (m * 1 is m: no product needed)."""
+    return [x.to(torch.float32) + 0.5, y.to(torch.float32) + 0.5, None]
+
+
+def _apply_flat(matrices: torch.Tensor, ids: torch.Tensor, p: list[torch.Tensor | None], rows: int) -> list[torch.Tensor]:
+    """`_apply` with each point's matrix that of its sample, ids (M,), from (N, r, k) matrices."""
+    m = matrices.to(torch.float32)
+    k = int(m.shape[-1])
+    coef = m.reshape(m.shape[0], rows * k).t().contiguous().to(ids.device, non_blocking=True)  # (r * k, N)
+    out = []
+    for j in range(rows):
+        acc = _term(coef[j * k].index_select(0, ids), p[0])
+        for i in range(1, k):
+            acc = acc + _term(coef[j * k + i].index_select(0, ids), p[i])
+        out.append(acc)
+    return out
+
+
+def _term(c: torch.Tensor, p: torch.Tensor | None) -> torch.Tensor:
+    return c if p is None else c * p
+
+
+def affine_coords_flat(matrices: torch.Tensor, ids: torch.Tensor, y: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """`affine_coords` of a flat batch of 2D outputs: the pixel (y, x) of sample ids -> (M, 2)."""
+    return torch.stack(_apply_flat(matrices, ids, flat_centres(y, x), 2), dim=-1)
+
+
+def perspective_coords_flat(matrices: torch.Tensor, ids: torch.Tensor, y: torch.Tensor, x: torch.Tensor,
+                            centre_origin: bool = False) -> torch.Tensor:
+    """`perspective_coords` of a flat batch: the pixel (y, x) of sample ids -> (M, 2)."""
+    p = flat_centres(y, x)
+    if centre_origin:
+        p = [p[0] - 0.5, p[1] - 0.5, None]  # (x + 0.5) - 0.5, as `perspective_coords`; 1 - 0 is 1
+    xx, yy, zz = _apply_flat(matrices, ids, p, 3)
+    return torch.stack([xx / zz, yy / zz], dim=-1)
+
+
 def warp(images: torch.Tensor, coords: torch.Tensor, interp: str, fill: float | Sequence[float] | None,
          out_dtype: torch.dtype | None = None, border: str = "constant", centred: bool = False,
          weight_bits: int | None = None) -> torch.Tensor:
     """`sample` with the fill given as numbers (one, or one per channel)."""
     f = fill_values(fill, int(images.shape[-1]), images.dtype, images.device, out_dtype)
     return sample(images, coords, interp, f, out_dtype, border, centred, weight_bits)
+
+
+def warp_flat(items: torch.Tensor, coords: torch.Tensor, sizes: Sequence[torch.Tensor], base: torch.Tensor,
+              interp: str, fill: float | Sequence[float] | None, out_dtype: torch.dtype | None = None,
+              border: str = "constant", centred: bool = False, weight_bits: int | None = None) -> torch.Tensor:
+    """`sample_flat` with the fill given as numbers (one, or one per channel)."""
+    f = fill_values(fill, int(items.shape[-1]), items.dtype, items.device, out_dtype)
+    return sample_flat(items, coords, sizes, base, interp, f, out_dtype, border, centred, weight_bits)

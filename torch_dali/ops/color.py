@@ -12,6 +12,10 @@ import torch
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import color as K
+from ..functional import color_adjust as KA
+from ..functional.ragged import Flat
+from ..tensor_list import TensorList
+from . import batching
 from . import layouts as L
 from ._operator import Operator, SampleContext
 from ._registry import register
@@ -43,7 +47,27 @@ class _ColorOp(Operator):
     def run_batch(self, ctx: Any, inputs: list[Any], args: dict[str, list[Any]]) -> list[Any]:
         if inputs and inputs[0].layout():
             self.in_layout = inputs[0].layout()
+        tl = inputs[0]
+        if batching.batched(self, tl):
+            samples = tl.samples
+            for x in samples:
+                self.image(x)  # every sample's checks first, as the per-sample path makes them
+            if len({x.dtype for x in samples}) == 1 and len({x.dim() for x in samples}) == 1:
+                flat = Flat(samples, inner=1)
+                return [TensorList(flat.split(self.run_flat(flat, args, len(samples))), self.output_layout(0))]
         return super().run_batch(ctx, inputs, args)
+
+    def run_flat(self, flat: Flat, args: dict[str, list[Any]], n: int) -> torch.Tensor:
+        """Every sample at once (`functional.ragged`), the per-sample values."""
+        raise NotImplementedError
+
+    def values(self, args: dict[str, list[Any]], name: str, n: int) -> list[float]:
+        """Per-sample values of `name`, as `get` reads each."""
+        vals = args.get(name)
+        return [self.get(args if vals is None else {name: vals[i]}, name) for i in range(n)]
+
+    def vector(self, args: dict[str, list[Any]], name: str, n: int) -> torch.Tensor:
+        return torch.tensor(self.values(args, name, n), dtype=torch.float32)
 
     def output_layout(self, index: int) -> str:
         return self._resolved or self.in_layout
@@ -89,6 +113,14 @@ class BrightnessContrast(_ColorOp):
             None if center is None else self.get({"contrast_center": center}, "contrast_center"),
             self.dtype).reshape(shape)
 
+    def run_flat(self, flat: Flat, args: dict[str, list[Any]], n: int) -> torch.Tensor:
+        center = None
+        if "contrast_center" in args or self.args.get("contrast_center") is not None:
+            center = self.vector(args, "contrast_center", n)
+        return KA.brightness_contrast_flat(flat.items(), flat.ids(), self.vector(args, "brightness", n),
+                                           self.vector(args, "brightness_shift", n), self.vector(args, "contrast", n),
+                                           center, self.dtype)
+
 
 class Hsv(_ColorOp):
     in_types, out_types, rgb = _MATRIX_IN_TYPES, _MATRIX_OUT_TYPES, True
@@ -98,6 +130,11 @@ class Hsv(_ColorOp):
         return K.hsv(x, self.get(args, "hue"), self.get(args, "saturation"), self.get(args, "value"),
                      self.dtype).reshape(shape)
 
+    def run_flat(self, flat: Flat, args: dict[str, list[Any]], n: int) -> torch.Tensor:
+        h, s, v = (self.values(args, k, n) for k in ("hue", "saturation", "value"))
+        m = K.hsv_matrices64(h, s, v).to(torch.float32)
+        return KA.color_matrix_flat(flat.items(), flat.ids(), m, None, self.dtype)
+
 
 class ColorTwist(_ColorOp):
     in_types, out_types, rgb = _MATRIX_IN_TYPES, _MATRIX_OUT_TYPES, True
@@ -106,6 +143,11 @@ class ColorTwist(_ColorOp):
         x, shape = self.image(inputs[0])
         return K.color_twist(x, self.get(args, "brightness"), self.get(args, "contrast"),
                              self.get(args, "hue"), self.get(args, "saturation"), self.dtype).reshape(shape)
+
+    def run_flat(self, flat: Flat, args: dict[str, list[Any]], n: int) -> torch.Tensor:
+        b, c, h, s = (self.values(args, k, n) for k in ("brightness", "contrast", "hue", "saturation"))
+        m, off = K.color_twist_matrices(b, c, h, s, flat.dtype)
+        return KA.color_matrix_flat(flat.items(), flat.ids(), m.to(torch.float32), off, self.dtype)
 
 
 def _a(name: str, default: Any, doc: str) -> Arg:

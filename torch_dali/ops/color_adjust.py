@@ -16,6 +16,7 @@ import torch
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import color_adjust as K
+from ..functional.ragged import Flat
 from ._registry import register
 from ._schema import Arg, OpSchema, non_negative
 from .layout_op import Args, LayoutOp, per_sample, scalar
@@ -55,31 +56,55 @@ class _Adjust(LayoutOp):
         batch_args = {k: [v] for k, v in args.items()}
         return self.run_dense(x.unsqueeze(0), layout, batch_args, seed, iteration)[0]
 
+    def checked_flat(self, samples: list[torch.Tensor], channels: int | None = None) -> Flat:
+        for x in samples:
+            self.check_input(x)
+            if channels is not None and x.shape[-1] != channels:
+                raise ArgumentError(f"{self.name}: expected 3 channels (RGB), got shape {tuple(x.shape)}")
+        if len({x.dtype for x in samples}) != 1:
+            raise ArgumentTypeError(f"{self.name}: the samples of a batch must share a type, got "
+                                    f"{sorted({str(x.dtype) for x in samples})}")
+        return Flat(samples, inner=1)
 
-class Brightness(_Adjust):
+
+class _Linear(_Adjust):
+    """brightness and contrast: out = in * mul + add with per-sample (mul, add)."""
+
+    def linear(self, args: dict[str, list[Any]], n: int) -> tuple[torch.Tensor, ...]:
+        """Per-sample float32 (brightness, shift, contrast) and the contrast center (or None)."""
+        raise NotImplementedError
+
+    def run_dense(self, x: torch.Tensor, layout: str, args: dict[str, list[Any]], seed: int,
+                  iteration: int) -> torch.Tensor:
+        self.check_input(x)
+        b, shift, c, center = self.linear(args, int(x.shape[0]))
+        return K.brightness_contrast_batch(x, b, shift, c, center, self.dtype)
+
+    def run_ragged(self, samples: list[torch.Tensor], layout: str, args: dict[str, list[Any]], seed: int,
+                   iteration: int) -> list[torch.Tensor] | None:
+        flat = self.checked_flat(samples)
+        b, shift, c, center = self.linear(args, len(samples))
+        return flat.split(K.brightness_contrast_flat(flat.items(), flat.ids(), b, shift, c, center, self.dtype))
+
+
+class Brightness(_Linear):
     params = ("brightness", "brightness_shift")
 
-    def run_dense(self, x: torch.Tensor, layout: str, args: dict[str, list[Any]], seed: int,
-                  iteration: int) -> torch.Tensor:
-        self.check_input(x)
-        v = self.vectors(args, int(x.shape[0]))
+    def linear(self, args: dict[str, list[Any]], n: int) -> tuple[Any, ...]:
+        v = self.vectors(args, n)
         b = torch.tensor(v["brightness"], dtype=K.F32)
-        return K.brightness_contrast_batch(x, b, torch.tensor(v["brightness_shift"], dtype=K.F32),
-                                           torch.ones_like(b), None, self.dtype)
+        return b, torch.tensor(v["brightness_shift"], dtype=K.F32), torch.ones_like(b), None
 
 
-class Contrast(_Adjust):
+class Contrast(_Linear):
     params = ("contrast",)
 
-    def run_dense(self, x: torch.Tensor, layout: str, args: dict[str, list[Any]], seed: int,
-                  iteration: int) -> torch.Tensor:
-        self.check_input(x)
-        n = int(x.shape[0])
+    def linear(self, args: dict[str, list[Any]], n: int) -> tuple[Any, ...]:
         c = torch.tensor(self.vectors(args, n)["contrast"], dtype=K.F32)
         centers = per_sample(args.get("contrast_center"), n, self.args.get("contrast_center"))
         center = None if centers[0] is None else torch.tensor(
             [scalar(self.name, "contrast_center", v) for v in centers], dtype=K.F32)
-        return K.brightness_contrast_batch(x, torch.ones_like(c), torch.zeros_like(c), c, center, self.dtype)
+        return torch.ones_like(c), torch.zeros_like(c), c, center
 
 
 class _Matrix(_Adjust):
@@ -94,6 +119,12 @@ class _Matrix(_Adjust):
         if x.shape[-1] != 3:
             raise ArgumentError(f"{self.name}: expected 3 channels (RGB), got shape {tuple(x.shape[1:])}")
         return K.color_matrix_batch(x, self.matrices(args, int(x.shape[0])), self.dtype)
+
+    def run_ragged(self, samples: list[torch.Tensor], layout: str, args: dict[str, list[Any]], seed: int,
+                   iteration: int) -> list[torch.Tensor] | None:
+        flat = self.checked_flat(samples, channels=3)
+        m = self.matrices(args, len(samples))
+        return flat.split(K.color_matrix_flat(flat.items(), flat.ids(), m, None, self.dtype))
 
 
 class Hue(_Matrix):
@@ -131,14 +162,25 @@ class ColorSpaceConversion(LayoutOp):
                 args: Args) -> torch.Tensor:
         return self.convert(x)
 
+    def run_ragged(self, samples: list[torch.Tensor], layout: str, args: dict[str, list[Any]], seed: int,
+                   iteration: int) -> list[torch.Tensor] | None:
+        for x in samples:
+            self.check(x)
+        flat = Flat(samples, inner=1)
+        y = K.color_space_conversion(flat.items(), self.src, self.dst)
+        return flat.split(y, [(*s[:-1], int(y.shape[-1])) for s in flat.shapes])
+
     def convert(self, x: torch.Tensor) -> torch.Tensor:
+        self.check(x)
+        return K.color_space_conversion(x, self.src, self.dst)
+
+    def check(self, x: torch.Tensor) -> None:
         if x.dtype != torch.uint8:
             raise ArgumentTypeError(f"{self.name}: the input must be uint8, got {x.dtype}")
         want = K.CHANNELS[self.src]
         if x.shape[-1] != want:
             raise ArgumentError(f"{self.name}: a {self.src} input has {want} channel(s), got shape "
                                 f"{tuple(x.shape)}")
-        return K.color_space_conversion(x, self.src, self.dst)
 
 
 def _space(op: str, arg: str, v: Any) -> str:

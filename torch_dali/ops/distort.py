@@ -1,5 +1,6 @@
 """water, sphere, jitter and grid_mask on HWC images (CPU or CUDA; kernels in
-`functional.distort`). A dense batch is warped with one gather per tap for all its samples; the
+`functional.distort`). A dense batch is warped with one gather per tap for all its samples (on
+CUDA water and jitter take images of different sizes so too, flat: `functional.ragged`); the
 per-sample `mask` (0: leave the sample as it is) is applied to the batch afterwards."""
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import distort as K
 from ..functional import jpeg_distortion as JD
+from ..functional import ragged as R
+from ..functional.ragged import Flat
 from ._registry import register
 from ._schema import Arg, OpSchema, positive
 from .layout_op import Args, LayoutOp, per_sample, scalar
@@ -64,11 +67,49 @@ class _Displacement(LayoutOp):
         return torch.where(keep, out, x)
 
 
+    def points_flat(self, keys: torch.Tensor, ids: torch.Tensor, y: torch.Tensor, x: torch.Tensor, h: torch.Tensor,
+                    w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor] | None:
+        """`points` of the pixels (y, x) of samples `ids` of a flat batch; None: not written."""
+        return None
+
+    def run_ragged(self, samples: list[torch.Tensor], layout: str, args: dict[str, list[Any]], seed: int,
+                   iteration: int) -> list[torch.Tensor] | None:
+        """HWC images of different sizes in one call (`functional.ragged`), the values of `warp`."""
+        for x in samples:
+            if x.dtype not in self.types:
+                return None  # the per-sample path names the error
+        if len({(x.dtype, int(x.shape[-1])) for x in samples}) != 1 or any(x.numel() == 0 for x in samples):
+            return None
+        n = len(samples)
+        masks = [int(scalar(self.name, "mask", m)) for m in per_sample(args.get("mask"), n, self.args.get("mask"))]
+        flat = Flat(samples, inner=1)
+        hw = [(int(s[0]), int(s[1])) for s in flat.shapes]
+        ids, y, x = R.positions(hw, flat.device)
+        table = torch.tensor([[h, w, b] for (h, w), b in zip(hw, R.starts(flat.rows))], dtype=ids.dtype)
+        table = table.t().contiguous().to(flat.device, non_blocking=True)
+        h, w, base = (table[k].index_select(0, ids) for k in range(3))
+        pts = self.points_flat(sample_keys(seed, iteration, list(range(n))), ids, y, x, h, w)
+        if pts is None:
+            return None
+        if not any(masks):
+            return flat.split(flat.items().clone())
+        out = K.sample_flat(flat.items(), pts[0], pts[1], h, w, base, self.linear, float(self.args.get("fill_value", 0.0)))
+        if not all(masks):
+            keep = torch.tensor(masks, dtype=torch.bool).to(flat.device, non_blocking=True).index_select(0, ids)
+            out = torch.where(keep[:, None], out, flat.items())
+        return flat.split(out)
+
+
 class Water(_Displacement):
     def points(self, x: torch.Tensor, keys: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         a = self.args
         return K.water_points(int(x.shape[1]), int(x.shape[2]), a["ampl_x"], a["ampl_y"], a["freq_x"], a["freq_y"],
                               a["phase_x"], a["phase_y"], x.device)
+
+    def points_flat(self, keys: torch.Tensor, ids: torch.Tensor, y: torch.Tensor, x: torch.Tensor, h: torch.Tensor,
+                    w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor] | None:
+        a = self.args
+        return K.water_points_flat(y, x, a["ampl_x"], a["ampl_y"], a["freq_x"], a["freq_y"], a["phase_x"], a["phase_y"])
 
 
 class Sphere(_Displacement):
@@ -85,6 +126,10 @@ class Jitter(_Displacement):
 
     def points(self, x: torch.Tensor, keys: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return K.jitter_points(keys, int(x.shape[1]), int(x.shape[2]), int(self.args["nDegree"]), x.device)
+
+    def points_flat(self, keys: torch.Tensor, ids: torch.Tensor, y: torch.Tensor, x: torch.Tensor, h: torch.Tensor,
+                    w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor] | None:
+        return K.jitter_points_flat(keys, ids, y, x, h, w, int(self.args["nDegree"]))
 
 
 class GridMask(LayoutOp):
@@ -168,6 +213,26 @@ class JpegCompressionDistortion(LayoutOp):
             flat = x.reshape(n * frames, *x.shape[2:])
             return JD.jpeg_distortion(flat, q.repeat_interleave(frames)).reshape(x.shape)
         return JD.jpeg_distortion(x, q)
+
+    def run_ragged(self, samples: list[torch.Tensor], layout: str, args: dict[str, list[Any]], seed: int,
+                   iteration: int) -> list[torch.Tensor] | None:
+        """HWC images of different sizes in padded groups (`functional.ragged`), each image's
+        edges repeated to its own macroblocks as `run_dense` pads it."""
+        if layout != "HWC" or any(x.dtype != torch.uint8 or int(x.shape[-1]) != 3 or x.numel() == 0 for x in samples):
+            return None
+        q = torch.tensor([int(scalar(self.name, "quality", v)) for v in
+                          per_sample(args.get("quality"), len(samples), self.args.get("quality"))], dtype=torch.int64)
+        flat = Flat(samples, inner=1)
+        hw = [(int(s[0]), int(s[1])) for s in flat.shapes]
+        first = R.starts(flat.rows)
+        results, groups = [], []
+        for group in R.size_groups(hw):
+            box = (-(-max(hw[i][0] for i in group) // 16) * 16, -(-max(hw[i][1] for i in group) // 16) * 16)
+            xp = R.pad_gather(flat.items(), [first[i] for i in group], [hw[i][1] for i in group],
+                              [hw[i] for i in group], box, (0, 0, 0, 0), "clamp")
+            results.append(JD.jpeg_distortion_padded(xp, q[group], [hw[i] for i in group]))
+            groups.append(group)
+        return flat.split(R.gather_groups(results, groups, hw))
 
 
 register(OpSchema(

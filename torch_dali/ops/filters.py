@@ -3,7 +3,8 @@ volumes (CPU or CUDA tensors; kernels in `functional.filters`).
 
 Which axes are spatial (DALI 2.4's rule for gaussian_blur and laplacian): every axis but leading
 'F'/'C' axes (at most two) and a trailing 'C'; with no layout every axis is spatial (at most 3).
-A dense batch whose samples share their arguments runs as one set of torch calls over the batch.
+A dense batch whose samples share their arguments runs as one set of torch calls over the batch;
+on CUDA, so do HW/HWC images of different sizes (in padded groups, `functional.ragged`).
 """
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ import torch
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import filters as K
+from ..functional import ragged as R
 from ..functional.crop import convert
+from ..functional.ragged import Flat
 from ..tensor_list import TensorList
 from ._operator import BatchContext
 from ._registry import register
@@ -101,6 +104,46 @@ class _Convolution(LayoutOp):
     def apply(self, x: torch.Tensor, layout: str, args: Args, sample: int | None) -> torch.Tensor:
         raise NotImplementedError
 
+    def work(self, args: Args, naxes: int, sample: int | None) -> tuple[Any, list[int]]:
+        """What `apply` computes for a sample, as a hashable key (samples with equal keys run
+        together), and the border each spatial axis needs."""
+        raise NotImplementedError
+
+    def apply_padded(self, xp: torch.Tensor, key: Any, pads: list[int], lengths: list[int]) -> torch.Tensor:
+        """`apply`'s filter on a padded group (G, H, W, C) in the work type (see K.separable)."""
+        raise NotImplementedError
+
+    def run_ragged(self, samples: list[torch.Tensor], layout: str, args: dict[str, list[Any]], seed: int,
+                   iteration: int) -> list[torch.Tensor] | None:
+        """HW or HWC images of different sizes: samples with the same windows in padded groups
+        (`functional.ragged`), each group one set of torch calls; the values `apply` gives."""
+        if layout not in ("HWC", "HW") or len({x.dtype for x in samples}) != 1 \
+                or any(x.numel() == 0 for x in samples):
+            return None
+        out_t = self.out_type(samples[0])
+        jobs: dict[Any, list[int]] = {}
+        radius: dict[Any, list[int]] = {}
+        for i in range(len(samples)):
+            key, rad = self.work({k: v[i] for k, v in args.items()}, 2, i)
+            jobs.setdefault(key, []).append(i)
+            radius[key] = rad
+        flat = Flat(samples, inner=1 if layout == "HWC" else 0)
+        items = flat.items()
+        hw = [(int(s[0]), int(s[1])) for s in flat.shapes]
+        first = R.starts(flat.rows)
+        results, groups = [], []
+        for key, members in jobs.items():
+            rh, rw = radius[key]
+            for part in R.size_groups([hw[i] for i in members]):
+                group = [members[j] for j in part]
+                box = (max(hw[i][0] for i in group), max(hw[i][1] for i in group))
+                xp = R.pad_gather(items, [first[i] for i in group], [hw[i][1] for i in group], [hw[i] for i in group],
+                                  box, (rh, rh, rw, rw), "reflect_101")
+                results.append(self.apply_padded(xp.to(K.work_dtype(xp.dtype)), key, [rh, rw], list(box)))
+                groups.append(group)
+        y = convert(R.gather_groups(results, groups, hw), out_t)
+        return flat.split(y)
+
 
 class GaussianBlur(_Convolution):
     def windows(self, args: Args, naxes: int, sample: int | None) -> tuple[list[float], list[int]]:
@@ -136,6 +179,13 @@ class GaussianBlur(_Convolution):
         y = K.gaussian_blur(x.to(K.work_dtype(x.dtype)), [a + 1 for a in axes], sigmas, sizes)
         return convert(y, out_t)
 
+    def work(self, args: Args, naxes: int, sample: int | None) -> tuple[Any, list[int]]:
+        sigmas, sizes = self.windows(args, naxes, sample)
+        return (tuple(sigmas), tuple(sizes)), [d // 2 for d in sizes]
+
+    def apply_padded(self, xp: torch.Tensor, key: Any, pads: list[int], lengths: list[int]) -> torch.Tensor:
+        return K.gaussian_blur(xp, [1, 2], list(key[0]), list(key[1]), pads, lengths)
+
 
 MAX_LAPLACIAN = 31
 
@@ -170,15 +220,28 @@ class Laplacian(_Convolution):
     def apply(self, x: torch.Tensor, layout: str, args: Args, sample: int | None) -> torch.Tensor:
         axes = spatial_axes(layout, x.dim() - 1)
         out_t = self.out_type(x)
-        sizes = self.sizes(args, len(axes), sample)
-        if self.normalized:
-            scales = [2.0 ** -(sum(row) - len(axes) - 2) for row in sizes]
-        else:
-            idx = 0 if sample is None else sample
-            scales = [float(v) for v in per_axis(self.name, "scale", self.get(args, "scale"), len(axes),
-                                                 None if "scale" not in args else idx)]
+        sizes, scales = self.windows(args, len(axes), sample)
         y = K.laplacian(x.to(K.work_dtype(x.dtype)), [a + 1 for a in axes], sizes, scales)
         return convert(y, out_t)
+
+    def windows(self, args: Args, naxes: int, sample: int | None) -> tuple[list[list[int]], list[float]]:
+        """The window sizes of each partial derivative and their scales."""
+        sizes = self.sizes(args, naxes, sample)
+        if self.normalized:
+            scales = [2.0 ** -(sum(row) - naxes - 2) for row in sizes]
+        else:
+            idx = 0 if sample is None else sample
+            scales = [float(v) for v in per_axis(self.name, "scale", self.get(args, "scale"), naxes,
+                                                 None if "scale" not in args else idx)]
+        return sizes, scales
+
+    def work(self, args: Args, naxes: int, sample: int | None) -> tuple[Any, list[int]]:
+        sizes, scales = self.windows(args, naxes, sample)
+        key = (tuple(tuple(row) for row in sizes), tuple(scales))
+        return key, [max(row[a] for row in sizes) // 2 for a in range(naxes)]
+
+    def apply_padded(self, xp: torch.Tensor, key: Any, pads: list[int], lengths: list[int]) -> torch.Tensor:
+        return K.laplacian(xp, [1, 2], [list(row) for row in key[0]], list(key[1]), pads, lengths)
 
 
 # -- filter ---------------------------------------------------------------------------------------

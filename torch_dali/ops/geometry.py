@@ -18,6 +18,7 @@ from ..functional import crop as C
 from ..functional.crop_window import random_crop_window
 from ..functional.resize import output_size, resize
 from ..tensor_list import TensorList
+from . import batching
 from . import layouts as L
 from ._operator import BatchContext, Operator, SampleContext
 from ._registry import register
@@ -276,6 +277,13 @@ class Flip(_ImageOp):
             x = tl.as_tensor()
             out = C.flip_batch(x, h, v)
             return [TensorList(out, tl.layout())]
+        if batching.batched(self, tl) and self.hwc_input() and all(t.dim() == 3 for t in tl.samples) \
+                and len({t.dtype for t in tl.samples}) == 1 and len({int(t.shape[2]) for t in tl.samples}) == 1:
+            n = len(tl)
+            h = [bool(v) for v in (args["horizontal"] if "horizontal" in args else [self.args["horizontal"]] * n)]
+            v = [bool(x) for x in (args["vertical"] if "vertical" in args else [self.args["vertical"]] * n)]
+            self.layout_of(tl[0])
+            return [TensorList(C.flip_flat(tl.samples, h, v), self.output_layout(0))]
         return super().run_batch(ctx, inputs, args)
 
 

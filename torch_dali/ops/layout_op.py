@@ -12,6 +12,7 @@ import torch
 
 from ..errors import ArgumentError
 from ..tensor_list import TensorList
+from . import batching
 from ._operator import BatchContext, Operator
 
 Args = dict[str, Any]
@@ -46,7 +47,8 @@ def scalar(op: str, name: str, v: Any) -> float:
 class LayoutOp(Operator):
     """Runs per batch. `layouts` lists what DALI accepts (None: the op reads the layout itself, in
     `check_layout`). Subclasses write `run_one` (one sample) and, where it pays, `run_dense` (the
-    whole batch as one tensor with a leading sample axis)."""
+    whole batch as one tensor with a leading sample axis) and `run_ragged` (a batch of
+    variable-size samples in one call, where `batching.batched` says so: on CUDA)."""
 
     sample_wise = False
     strided_input_ok = True
@@ -76,6 +78,12 @@ class LayoutOp(Operator):
         """The whole batch (`x` has a leading sample axis; `args` hold one value per sample)."""
         raise NotImplementedError
 
+    def run_ragged(self, samples: list[torch.Tensor], layout: str, args: dict[str, list[Any]], seed: int,
+                   iteration: int) -> list[torch.Tensor] | None:
+        """The samples' outputs computed together, with the values `run_one` gives each; None
+        where this op (or this batch) has no such path: then each sample runs alone."""
+        return None
+
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         tl = inputs[0]
         n = len(tl)
@@ -93,6 +101,10 @@ class LayoutOp(Operator):
                 raise ArgumentError(f"{self.name}: the samples of a batch must have the same number of "
                                     f"dimensions, got {sorted(ndims)}")
             layout = self.check_layout(tl.layout(), ndims.pop())
+        if batching.batched(self, tl):
+            outs = self.run_ragged(tl.samples, layout, args, seed, it)
+            if outs is not None:
+                return [TensorList(outs, self.out_layout(layout))]
         run: Callable[[int], torch.Tensor] = lambda i: self.run_one(
             i, seed, it, tl[i], layout, {k: v[i] for k, v in args.items()})
         return [TensorList(ctx.map(run, n), self.out_layout(layout))]

@@ -15,6 +15,8 @@ import torch
 from ..errors import ArgumentError, ArgumentTypeError
 from ..rng import SampleRNG
 from ..functional import noise as K
+from ..functional import ragged as R
+from ..functional.ragged import Flat
 from ._registry import register
 from ._schema import Arg, OpSchema, non_negative, unit_interval
 from .layout_op import Args, LayoutOp, per_sample, scalar
@@ -66,14 +68,38 @@ class _Noise(LayoutOp):
         raise NotImplementedError
 
 
+    def flat(self, samples: list[torch.Tensor], inner: int = 0) -> Flat | None:
+        """The batch flat (`functional.ragged`) once every sample passed the checks; None for
+        mixed types."""
+        for x in samples:
+            self.check_type(x)
+        return Flat(samples, inner) if len({x.dtype for x in samples}) == 1 else None
+
+
 class GaussianNoise(_Noise):
-    def noise(self, x: torch.Tensor, layout: str, args: dict[str, list[Any]], keys: torch.Tensor) -> torch.Tensor:
-        self.check_type(x)
-        n = int(x.shape[0])
+    def stddev(self, args: dict[str, list[Any]], n: int) -> torch.Tensor:
         std = self.vector(args, "stddev", n)
         if bool((std < 0).any()):
             raise ArgumentError(f"{self.name}: `stddev` must be >= 0, got {float(std.min())}")
+        return std
+
+    def noise(self, x: torch.Tensor, layout: str, args: dict[str, list[Any]], keys: torch.Tensor) -> torch.Tensor:
+        self.check_type(x)
+        n = int(x.shape[0])
+        std = self.stddev(args, n)
         return K.gaussian(x, keys, self.vector(args, "mean", n).float(), std.float())
+
+    def run_ragged(self, samples: list[torch.Tensor], layout: str, args: dict[str, list[Any]], seed: int,
+                   iteration: int) -> list[torch.Tensor] | None:
+        flat = self.flat(samples)
+        if flat is None:
+            return None
+        n = len(samples)
+        std = self.stddev(args, n)
+        ids, counters = R.segments(flat.numels, flat.device)
+        y = K.gaussian_flat(flat.data, ids, counters, sample_keys(seed, iteration, list(range(n))),
+                            self.vector(args, "mean", n).float(), std.float())
+        return flat.split(y)
 
 
 class SaltAndPepper(_Noise):
@@ -107,6 +133,32 @@ class SaltAndPepper(_Noise):
         pepper = self.value(args, "pepper_val", n, info_min, x.dtype)
         axis = self.channel_axis(layout, x.dim() - 1)
         return K.salt_and_pepper(x, keys, prob.float(), svp.float(), salt, pepper, axis)
+
+    def run_ragged(self, samples: list[torch.Tensor], layout: str, args: dict[str, list[Any]], seed: int,
+                   iteration: int) -> list[torch.Tensor] | None:
+        ndim = samples[0].dim()
+        axis = self.channel_axis(layout, ndim)
+        if axis is not None and axis != ndim:  # channels first: a pixel's values are apart
+            return None
+        if axis is not None and any(x.dim() == 0 for x in samples):
+            return None
+        flat = self.flat(samples, 0 if axis is None else 1)
+        if flat is None:
+            return None
+        n = len(samples)
+        prob, svp = self.vector(args, "prob", n), self.vector(args, "salt_vs_pepper", n)
+        for name, v in (("prob", prob), ("salt_vs_pepper", svp)):
+            if bool(((v < 0) | (v > 1)).any()):
+                raise ArgumentError(f"{self.name}: `{name}` must be in [0, 1], got {v.tolist()}")
+        dt = flat.dtype
+        info_max = 1.0 if dt.is_floating_point else float(torch.iinfo(dt).max)
+        info_min = -1.0 if dt.is_floating_point else float(torch.iinfo(dt).min)
+        salt = self.value(args, "salt_val", n, info_max, dt)
+        pepper = self.value(args, "pepper_val", n, info_min, dt)
+        ids, counters = R.segments(flat.rows, flat.device)
+        y = K.salt_and_pepper_flat(flat.items(), ids, counters, sample_keys(seed, iteration, list(range(n))),
+                                   prob.float(), svp.float(), salt, pepper)
+        return flat.split(y)
 
 
 class ShotNoise(_Noise):

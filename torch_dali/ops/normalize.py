@@ -10,8 +10,12 @@ import torch
 
 from .. import types
 from ..errors import ArgumentError
-from ..functional.normalize import crop_mirror_normalize, crop_mirror_normalize_batch, per_channel
+from ..functional import ragged as R
+from ..functional.normalize import (crop_mirror_normalize, crop_mirror_normalize_batch, crop_mirror_normalize_flat,
+                                    per_channel)
+from ..functional.ragged import Flat
 from ..tensor_list import TensorList
+from . import batching
 from . import layouts as L
 from ._operator import BatchContext, SampleContext
 from ._registry import register
@@ -100,6 +104,10 @@ class CropMirrorNormalize(Crop):
         (`functional.normalize.crop_mirror_normalize_batch`); otherwise sample by sample."""
         self.note_layout(inputs)
         tl = inputs[0]
+        if len(tl) and not tl.is_dense_tensor() and batching.batched(self, tl):
+            out = self.run_flat(tl, args)
+            if out is not None:
+                return [out]
         if len(tl) == 0 or not tl.is_dense_tensor() or "mean" in args or "std" in args \
                 or tl[0].dim() != 3 or not self.hwc_input():
             return super().run_batch(ctx, inputs, args)
@@ -114,6 +122,28 @@ class CropMirrorNormalize(Crop):
                                           torch.tensor([bool(m) for m in self.mirror_flags(args, len(tl))]),
                                           mean, std, **self._common())
         return [TensorList(out, self.layout)]
+
+
+    def run_flat(self, tl: TensorList, args: dict[str, list[Any]]) -> TensorList | None:
+        """HWC images of different sizes, windows of one size inside them: one gather over the
+        batch held flat (`functional.ragged`); None for any other batch (sample by sample)."""
+        s = tl.samples
+        if "mean" in args or "std" in args or not self.hwc_input() or any(t.dim() != 3 for t in s) \
+                or len({(t.dtype, int(t.shape[2])) for t in s}) != 1:
+            return None
+        in_hw = np.array([t.shape[:2] for t in s], dtype=np.int64).reshape(-1, 2)
+        wins = self.windows_array(in_hw, args)
+        if wins is None or not one_size_inside(wins, in_hw):
+            return None
+        self.layout_of(s[0])
+        flat = Flat(s, inner=1)
+        mean, std = self.stats({}, int(s[0].shape[2]), flat.device)
+        out = crop_mirror_normalize_flat(flat.items(), R.starts(flat.rows), in_hw[:, 1].tolist(),
+                                         torch.from_numpy(np.ascontiguousarray(wins[:, :2])),
+                                         (int(wins[0, 2]), int(wins[0, 3])),
+                                         torch.tensor([bool(m) for m in self.mirror_flags(args, len(s))]),
+                                         mean, std, **self._common())
+        return TensorList(out, self.layout)
 
 
 def _as_list(v: Any) -> list[float]:

@@ -12,8 +12,11 @@ import numpy as np
 import torch
 
 from ..errors import ArgumentError, ArgumentTypeError
+from ..functional import ragged as FR
 from ..functional import regions as R
+from ..functional.ragged import Flat
 from ..tensor_list import TensorList
+from . import batching
 from ._operator import BatchContext, Operator
 from ._registry import register
 from ._schema import Arg, OpSchema
@@ -81,10 +84,14 @@ class Erase(Operator):
         tl = inputs[0]
         layout = tl.layout()
         cdim = layout.find("C")
-        out = []
+        plans = []
+        fills: dict[tuple[Any, ...], torch.Tensor] = {}
+        name = self.name  # looked up once: a property
+        na, ns = self._flag("normalized_anchor"), self._flag("normalized_shape")
+        centered = self.args["centered_anchor"]
         for i, x in enumerate(tl):
-            _check_type(self.name, x, _ERASE_TYPES)
-            axes = resolve_axes(self.name, layout, x.dim(), self.args.get("axes"), self.args.get("axis_names"),
+            _check_type(name, x, _ERASE_TYPES)
+            axes = resolve_axes(name, layout, x.dim(), self.args.get("axes"), self.args.get("axis_names"),
                                 "no_channels")
             anchor = _floats(args["anchor"][i] if "anchor" in args else self.args.get("anchor"))
             shape = _floats(args["shape"][i] if "shape" in args else self.args.get("shape"))
@@ -106,8 +113,6 @@ class Erase(Operator):
                     raise ArgumentError(f"{self.name}: `fill_value` has {len(fill_raw)} values but the input has "
                                         f"{x.shape[cdim]} channels")
             regions = []
-            na, ns = self._flag("normalized_anchor"), self._flag("normalized_shape")
-            centered = self.args["centered_anchor"]
             f32 = np.float32
             for r in range(len(shape) // len(axes) if axes else 0):
                 start, end = [0] * x.dim(), list(x.shape)
@@ -120,9 +125,49 @@ class Erase(Operator):
                     start[axis] = int(a)  # truncation toward zero, as DALI
                     end[axis] = int(f32(a + s))
                 regions.append((start, end))
-            fill = R.c_cast(fill_raw, x.dtype)
-            out.append(R.erase(x, regions, fill, cdim) if regions else x)
-        return [TensorList(out, layout)]
+            key = (tuple(fill_raw), x.dtype)  # one conversion per distinct fill (usually one a batch)
+            if key not in fills:
+                fills[key] = R.c_cast(fill_raw, x.dtype)
+            plans.append((regions, fills[key]))
+        if batching.batched(self, tl):
+            flat_out = self.erase_flat(tl.samples, layout, plans)
+            if flat_out is not None:
+                return [TensorList(flat_out, layout)]
+        return [TensorList([R.erase(x, regions, fill, cdim) if regions else x
+                            for x, (regions, fill) in zip(tl, plans)], layout)]
+
+    def erase_flat(self, samples: list[torch.Tensor], layout: str,
+                   plans: list[tuple[list[tuple[list[int], list[int]]], torch.Tensor]]) -> list[torch.Tensor] | None:
+        """HW/HWC images of different sizes whose regions span every channel: one masked select
+        over the batch held flat (`functional.ragged`); None for other batches."""
+        if layout not in ("HW", "HWC") or len({x.dtype for x in samples}) != 1 \
+                or any(x.dim() != len(layout) for x in samples):
+            return None
+        if layout == "HWC":
+            if len({int(x.shape[2]) for x in samples}) != 1:
+                return None
+            for x, (regions, _) in zip(samples, plans):
+                if any(a[2] > 0 or b[2] < x.shape[2] for a, b in regions):
+                    return None  # a region within the channels
+        flat = Flat(samples, inner=1 if layout == "HWC" else 0)
+        c = flat.row
+        fills = [f.reshape(-1).expand(c) if f.numel() == 1 else f.reshape(-1) for _, f in plans]
+        if any(int(f.numel()) != c for f in fills):
+            return None
+        ids, yy, xx = FR.positions([(int(s[0]), int(s[1])) for s in flat.shapes], flat.device)
+        inside = None
+        for r in range(max(len(p[0]) for p in plans)):
+            boxes = [(regions[r][0][0], regions[r][1][0], regions[r][0][1], regions[r][1][1])
+                     if r < len(regions) else (0, 0, 0, 0) for regions, _ in plans]  # (y0, y1, x0, x1)
+            y0, y1, x0, x1 = FR.columns(boxes, ids)
+            hit = (yy >= y0) & (yy < y1) & (xx >= x0) & (xx < x1)
+            inside = hit if inside is None else inside | hit
+        items = flat.items()
+        if inside is None:
+            return flat.split(items.clone())
+        table = torch.stack(fills).to(flat.device, non_blocking=True)
+        fill = table[0] if all(torch.equal(f, fills[0]) for f in fills) else table.index_select(0, ids)
+        return flat.split(torch.where(inside[:, None], fill, items))
 
 
 class Pad(Operator):

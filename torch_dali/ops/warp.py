@@ -3,7 +3,8 @@
 
 Layouts, output sizes, types and the sampling conventions are DALI 2.4's; the resampling itself
 is `torch_dali.functional.warp`. On CUDA, samples sharing input and output shapes are warped in
-one batched call; on the CPU each sample runs on the pool's threads.
+one batched call, and so are HWC images of different sizes (the flat form of
+`functional.ragged`); on the CPU each sample runs on the pool's threads.
 """
 from __future__ import annotations
 
@@ -16,8 +17,11 @@ import torch
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import affine as A
+from ..functional import ragged as R
 from ..functional import warp as W
+from ..functional.ragged import Flat
 from ..tensor_list import TensorList
+from . import batching
 from ._operator import BatchContext, Operator
 from ._registry import register
 from ._schema import Arg, OpSchema
@@ -109,8 +113,30 @@ class _Warp(Operator):
             coords = coords.expand(imgs.shape[0], *coords.shape[1:])
         return W.warp(imgs, coords, self.interp, self.fill, out_dtype)
 
+    def resample_flat(self, samples: list[torch.Tensor], plans: list[tuple[list[int], torch.Tensor]]
+                      ) -> list[torch.Tensor] | None:
+        """HWC images of different sizes warped together (`functional.ragged`'s flat form): the
+        values `resample` gives each; None for what it does not take (empty images, mixed types)."""
+        if len({(x.dtype, int(x.shape[-1])) for x in samples}) != 1 \
+                or any(x.numel() == 0 or p[0][0] * p[0][1] == 0 for x, p in zip(samples, plans)):
+            return None
+        out_dtype = self.out_dtype(samples[0])
+        flat = Flat(samples, inner=1)
+        out_hw = [(int(p[0][0]), int(p[0][1])) for p in plans]
+        ids, y, x = R.positions(out_hw, flat.device)
+        coords = W.affine_coords_flat(torch.cat([p[1] for p in plans]), ids, y, x)
+        sizes, base = flat_geometry(flat, ids)
+        out = W.warp_flat(flat.items(), coords, sizes, base, self.interp, self.fill, out_dtype)
+        return R.split(out, [(h, w, flat.shapes[0][-1]) for h, w in out_hw])
+
     def matrices_input(self, inputs: list[TensorList]) -> list[Any]:
         return []
+
+    def plans_2d(self, spatials: list[list[int]], args: dict[str, list[Any]], mats: list[Any]
+                 ) -> list[tuple[list[int], torch.Tensor]] | None:
+        """`plan` of every image of a batch of 2D images (no frames) at once, or None (sample by
+        sample): the same sizes and matrices, without a NumPy call per sample."""
+        return None
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
                   args: dict[str, list[Any]]) -> list[TensorList]:
@@ -118,15 +144,16 @@ class _Warp(Operator):
         layout, ndim, has_frames = self.layout_of(tl)
         mats_in = self.matrices_input(inputs)
         n = len(tl)
-        plans: list[tuple[list[int], torch.Tensor]] = []
-        for i in range(n):
-            x = tl[i]
+        spatials: list[list[int]] = []
+        for x in tl:
             if x.dim() != ndim + 1 + has_frames:
                 raise ArgumentError(f"{self.name}: a {layout} sample must have {ndim + 1 + has_frames} "
                                     f"dimensions, got shape {tuple(x.shape)}")
-            spatial = [int(s) for s in x.shape[has_frames:has_frames + ndim]]
-            frames = int(x.shape[0]) if has_frames else 1
-            plans.append(self.plan(x, spatial, ndim, frames, i, args, mats_in))
+            spatials.append([int(s) for s in x.shape[has_frames:has_frames + ndim]])
+        plans = None if has_frames or ndim != 2 else self.plans_2d(spatials, args, mats_in)
+        if plans is None:
+            plans = [self.plan(tl[i], spatials[i], ndim, int(tl[i].shape[0]) if has_frames else 1, i, args, mats_in)
+                     for i in range(n)]
 
         def one(i: int) -> torch.Tensor:
             x = tl[i]
@@ -141,8 +168,20 @@ class _Warp(Operator):
                 x = tl.as_tensor()
                 mats = torch.cat([p[1] for p in plans]).to(x.device)
                 return [TensorList(self.resample(x, mats, plans[0][0], self.out_dtype(x[0])), layout)]
+        if batching.batched(self, tl) and layout == "HWC":
+            out = self.resample_flat(tl.samples, plans)
+            if out is not None:
+                return [TensorList(out, layout)]
         return [TensorList(ctx.map(one, n) if self.device.type == "cpu" else [one(i) for i in range(n)],
                            layout)]
+
+
+def flat_geometry(flat: Flat, ids: torch.Tensor) -> tuple[list[torch.Tensor], torch.Tensor]:
+    """Per point (ids: its sample), its image's (height, width) and first row in the flat items."""
+    table = torch.tensor([[s[0], s[1], b] for s, b in zip(flat.shapes, R.starts(flat.rows))], dtype=ids.dtype)
+    table = table.t().contiguous().to(ids.device, non_blocking=True)
+    h, w, base = (table[k].index_select(0, ids) for k in range(3))
+    return [h, w], base
 
 
 def _scalar(op: str, name: str, v: Any) -> float:
@@ -183,6 +222,28 @@ class Rotate(_Warp):
         return out_xyz[::-1], torch.from_numpy(m)[None]
 
 
+    def plans_2d(self, spatials: list[list[int]], args: dict[str, list[Any]], mats: list[Any]
+                 ) -> list[tuple[list[int], torch.Tensor]] | None:
+        n = len(spatials)
+        angles = [_scalar(self.name, "angle", args["angle"][i] if "angle" in args else self.args["angle"])
+                  for i in range(n)]
+        rads = (np.asarray(angles, dtype=A.F32) * A.F32(math.pi / 180.0)).tolist()  # `A.deg2rad`, elementwise
+        ins, outs = [], []
+        for i, (h, w) in enumerate(spatials):
+            size = self.explicit_size(args, i, 2)
+            if size is not None:
+                out_xy = size[::-1]
+            elif self.args["keep_size"]:
+                out_xy = [w, h]
+            else:
+                canvas, parity = A.rotated_canvas([w, h], rads[i], None)
+                out_xy = A.fix_parity(canvas, [parity])
+            ins.append([w, h])
+            outs.append(out_xy)
+        m = torch.from_numpy(A.rotate_matrices(ins, outs, rads))
+        return [(o[::-1], m[i:i + 1]) for i, o in enumerate(outs)]
+
+
 class WarpAffine(_Warp):
     """Maps every output pixel centre through `matrix` (destination to source unless
     `inverse_map=False`) and samples the input there."""
@@ -217,6 +278,31 @@ class WarpAffine(_Warp):
                                     f"invertible transform")
             t = torch.linalg.inv(full)[:ndim].to(torch.float32)
         return t[None]
+
+    def plans_2d(self, spatials: list[list[int]], args: dict[str, list[Any]], mats: list[Any]
+                 ) -> list[tuple[list[int], torch.Tensor]] | None:
+        n = len(spatials)
+        if mats:
+            return None
+        if "matrix" in args:
+            vals = args["matrix"]
+            if any(np.shape(v) != (2, 3) for v in vals):
+                return None  # `plan` names the sample
+            m = torch.tensor(vals, dtype=torch.float32).reshape(n, 2, 3)
+            if not self.args["inverse_map"]:
+                full = torch.eye(3, dtype=torch.float64).repeat(n, 1, 1)
+                full[:, :2] = m.to(torch.float64)
+                if bool((torch.linalg.det(full).abs() < 1e-30).any()):
+                    return None
+                m = torch.linalg.inv(full)[:, :2].to(torch.float32)
+            per = [m[i:i + 1] for i in range(n)]
+        else:
+            per = [self._matrix(self.args["matrix"], 2)] * n  # one constant: converted (inverted) once
+        out = []
+        for i, spatial in enumerate(spatials):
+            size = self.explicit_size(args, i, 2)
+            out.append((size if size is not None else spatial, per[i]))
+        return out
 
     def plan(self, x: torch.Tensor, spatial: list[int], ndim: int, frames: int, i: int,
              args: dict[str, list[Any]], mats: list[Any]) -> tuple[list[int], torch.Tensor]:

@@ -2,7 +2,8 @@
 cubic, for HW, HWC, CHW and their sequences (CPU or CUDA tensors).
 
 Resampling is `functional.warp` (uint8 bit-exact against DALI 2.4's CPU backend with the default
-corner origin). On CUDA a dense HWC batch with one output size is warped in one call.
+corner origin). On CUDA a dense HWC batch with one output size is warped in one call, and so
+is a batch of HWC images of different sizes (the flat form of `functional.ragged`).
 """
 from __future__ import annotations
 
@@ -13,12 +14,15 @@ import torch
 
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
+from ..functional import ragged as R
 from ..functional import warp as W
+from ..functional.ragged import Flat
 from ..tensor_list import TensorList
+from . import batching
 from ._operator import BatchContext, Operator
 from ._registry import register
 from ._schema import Arg, OpSchema
-from .warp import interp_of, dtype_names
+from .warp import dtype_names, flat_geometry, interp_of
 
 _WP_LAYOUTS = ("HW", "HWC", "FHWC", "CHW", "FCHW")
 _WP_TYPES = (torch.uint8, torch.int16, torch.uint16, torch.float32)
@@ -106,6 +110,17 @@ class WarpPerspective(Operator):
             mats = torch.stack([p[1] for p in plans]).to(x.device)
             coords = W.perspective_coords(mats, plans[0][2], centre_origin=centred)
             return [TensorList(W.warp(x, coords, self.interp, fill, x.dtype, border, centred, bits), layout)]
+        if (batching.batched(self, tl) and layout == "HWC" and len({x.dtype for x in tl.samples}) == 1
+                and len({int(x.shape[-1]) for x in tl.samples}) == 1
+                and all(x.numel() and p[2][0] * p[2][1] for x, p in zip(tl.samples, plans))):
+            # images of different sizes in one call (`functional.ragged`), each value as below
+            flat = Flat(tl.samples, inner=1)
+            out_hw = [(int(p[2][0]), int(p[2][1])) for p in plans]
+            ids, yy, xx = R.positions(out_hw, flat.device)
+            coords = W.perspective_coords_flat(torch.stack([p[1] for p in plans]), ids, yy, xx, centre_origin=centred)
+            sizes, base = flat_geometry(flat, ids)
+            y = W.warp_flat(flat.items(), coords, sizes, base, self.interp, fill, flat.dtype, border, centred, bits)
+            return [TensorList(R.split(y, [(h, w, flat.shapes[0][-1]) for h, w in out_hw]), layout)]
         out = []
         for x, (frames, m, out_hw) in zip(tl, plans):
             coords = W.perspective_coords(m.to(x.device)[None], out_hw, centre_origin=centred)
