@@ -13,6 +13,9 @@ from . import fn  # noqa: F401,E402
 from .loader import DataLoader  # noqa: F401,E402
 from .plugin import pytorch as _plugin_pytorch  # noqa: F401,E402
 from .datasets import from_dataset  # noqa: F401,E402
+from ._native import extension as _extension  # noqa: E402
+
+_extension.preload()  # a finished build of the CUDA extension loads while the caller sets up
 
 # Helper modules load on first use (`torch_dali.configs.load(...)` after `import torch_dali`), so that
 # importing torch_dali does not pay for YAML configs, plotting or torchvision transforms.

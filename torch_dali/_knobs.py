@@ -112,6 +112,9 @@ KNOBS: tuple[Knob, ...] = (
     Knob("TORCH_DALI_NVJPEG_DEVICE_PADDING", "int", 2 << 20, "bytes nvJPEG adds to each scratch buffer "
          "it grows (fewer re-allocations as image sizes vary; the buffers come from torch's caching "
          "allocator, so growing is cheap)", 0, 1 << 30),
+    Knob("TORCH_DALI_PRELOAD_EXT", "int", 1, "1 (default): importing torch_dali starts loading an "
+         "already built CUDA extension on a background thread (main process only), so the first batch "
+         "does not wait for it; 0: it loads on first use", 0, 1),
     Knob("TORCH_DALI_NO_EXT", "flag", False, "1 never builds or loads the C++/CUDA extension (the "
          "pure-torch ops run)"),
     Knob("TORCH_DALI_NO_HOST_IO", "flag", False, "1 never builds the C helpers for batched file reads, "

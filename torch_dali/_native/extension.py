@@ -53,6 +53,38 @@ def load(verbose: bool = False) -> Optional[ModuleType]:
         return _module
 
 
+def preload() -> None:
+    """Starts loading a finished build on a background thread (`import torch_dali` calls this):
+    the ~0.5 s of mapping the module and its CUDA libraries then overlaps the caller's own set-up
+    (creating the CUDA context, defining the pipeline) instead of delaying the first batch. Only
+    in a main process (not in DataLoader workers), only when a build of these sources exists (no
+    compiling behind the user's back), never when TORCH_DALI_PRELOAD_EXT=0 or TORCH_DALI_NO_EXT=1."""
+    import multiprocessing
+    if _tried or not _knobs.get("TORCH_DALI_PRELOAD_EXT") or _knobs.get("TORCH_DALI_NO_EXT") \
+            or multiprocessing.parent_process() is not None:
+        return
+
+    def run() -> None:
+        try:
+            if _built_key() is not None and torch.cuda.is_available():
+                load()
+        except Exception:  # noqa: BLE001 - load() on first use reports whatever this met
+            pass
+
+    threading.Thread(target=run, name="torch_dali-preload", daemon=True).start()
+
+
+def _after_fork_in_child() -> None:
+    """A fork while the preload thread held the lock would leave it held forever in the child."""
+    global _lock, _tried
+    _lock = threading.Lock()
+    if _module is None:
+        _tried = False
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def load_error() -> Optional[str]:
     """Why `load()` returned None (None if it succeeded or was not called yet)."""
     return _error
