@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+import torch
 
 from .build import CLibrary
 
@@ -46,6 +47,12 @@ def _crop_windows_signatures(lib: ctypes.CDLL) -> None:
     lib.td_crop_windows.restype = ctypes.c_int
 
 
+def _resize_signatures(lib: ctypes.CDLL) -> None:
+    i64, d, c_int, vp = ctypes.c_int64, ctypes.c_double, ctypes.c_int, ctypes.c_void_p
+    lib.td_resize_linear.argtypes = [vp, i64, i64, c_int, i64, d, d, d, d, c_int, c_int, c_int, c_int, vp]
+    lib.td_resize_linear.restype = c_int
+
+
 #: reading a batch of files and parsing a batch of image headers in one call each (io.host_io)
 HOST_IO = CLibrary(CSRC / "cpu" / "host_io.c", disable_env="TORCH_DALI_NO_HOST_IO",
                    configure=_host_io_signatures)
@@ -56,6 +63,12 @@ JPEG_ROI = CLibrary(CSRC / "cpu" / "jpeg_roi.c", ["jpeg"], disable_env="TORCH_DA
 #: fused multiply-add: products round as Python's do.
 CROP_WINDOWS = CLibrary(CSRC / "cpu" / "crop_windows.c", ["m"], ["-ffp-contract=off"],
                         disable_env="TORCH_DALI_NO_HOST_IO", configure=_crop_windows_signatures)
+
+#: resizing one uint8 image (or a region of it) with the linear filter, bit-identical to
+#: functional.resize (no fused multiply-add: products round as torch's do; -O3 vectorises the
+#: loops across independent outputs only)
+RESIZE_LINEAR = CLibrary(CSRC / "cpu" / "resize_linear.c", ["m"], ["-O3", "-ffp-contract=off"],
+                         disable_env="TORCH_DALI_NO_CPU_KERNELS", configure=_resize_signatures)
 
 _MASK64 = (1 << 64) - 1
 
@@ -76,3 +89,23 @@ def crop_windows(seed: int, iteration: int, sizes: Sequence[tuple[int, int]] | n
                            float(aspect_ratio[1]), int(num_attempts), out.ctypes.data) != 0:
         return None
     return out
+
+
+def resize_linear(image: torch.Tensor, roi: tuple[float, float, float, float], out: torch.Tensor,
+                  antialias: bool) -> bool:
+    """Resizes the region `roi` = (y, x, h, w) of `image` (CPU uint8 (H, W, C), pixels packed, rows
+    may be strided) into `out` (CPU, contiguous (out_h, out_w, C), uint8 or float32) as
+    `functional.resize(image, ..., "linear", antialias, roi=roi)` does, bit for bit, without
+    holding the GIL. False when it did nothing: the helper is not built, the arguments are not
+    what it takes, or neither axis needs filtering (the caller runs the spec)."""
+    lib = RESIZE_LINEAR.load()
+    if lib is None or image.dim() != 3 or out.dim() != 3 or image.dtype != torch.uint8 \
+            or out.dtype not in (torch.uint8, torch.float32) or image.device.type != "cpu" \
+            or out.device.type != "cpu" or not out.is_contiguous() or out.shape[2] != image.shape[2]:
+        return False
+    h, w, c = image.shape
+    if image.stride(2) != 1 or (w > 1 and image.stride(1) != c) or image.stride(0) < w * c:
+        return False
+    return lib.td_resize_linear(image.data_ptr(), h, w, c, image.stride(0), float(roi[0]), float(roi[1]),
+                                float(roi[2]), float(roi[3]), int(out.shape[0]), int(out.shape[1]),
+                                int(bool(antialias)), int(out.dtype == torch.float32), out.data_ptr()) == 0

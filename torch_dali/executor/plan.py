@@ -95,6 +95,8 @@ class Plan:
                     self._consumers[d.node.id].append(n)
         for n in self.nodes:  # ops that work with a neighbour (decoders.image(on_error="skip"))
             self.ops[n.id].connect(self)
+        # what runs each sample of a per-sample op: its spec or a fast kernel (chosen once, here)
+        self._sample_run = {nid: _dispatch.sample_runner(op) for nid, op in self.ops.items()}
         self._fusions = find_fusions(self.nodes, self.ops, self._consumers, self.is_output)
         self.stages: list[StageSpec] = plan_stages(self.nodes, self.ops, self._fusions)
         self.steps: list[Step] = [s for stage in self.stages for s in stage.steps]
@@ -293,10 +295,12 @@ class Plan:
             r = results.get(key)
             return r[i] if r is not None else values[key][i]
 
+        runners = self._sample_run
+
         def one(i: int) -> None:
             src = sources[i] if i < len(sources) else ""
             for n in nodes:
-                op = self.ops[n.id]
+                run_sample = runners[n.id]
                 ins = [get((d.node.id, d.index), i) for d in n.inputs]
                 args = {k: sample_arg(get((d.node.id, d.index), i)) for k, d in n.arg_inputs.items()}
                 sctx = SampleContext(n.seed, iteration, i, src)
@@ -305,10 +309,10 @@ class Plan:
                     sctx.out = slot[i]
                 try:
                     if times is None:
-                        out = op.run_sample(sctx, ins, args)
+                        out = run_sample(sctx, ins, args)
                     else:
                         t0 = time.perf_counter()
-                        out = op.run_sample(sctx, ins, args)
+                        out = run_sample(sctx, ins, args)
                         times.add_sample(n.name, time.perf_counter() - t0)
                 except PipelineError:
                     raise
