@@ -6,7 +6,6 @@ import time
 import traceback
 import warnings
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
@@ -16,7 +15,7 @@ from ..errors import GraphError, PipelineError, TorchDaliError
 from ..graph.graph import Graph
 from ..graph.node import Node
 from ..ops import _dispatch
-from ..ops._operator import BatchContext, Operator, SampleContext, batch_args, parallel_map, sample_arg
+from ..ops._operator import BatchContext, Operator, SampleContext, WorkerPool, batch_args, parallel_map, sample_arg
 from ..tensor_list import TensorList
 from .steps import Batch, Partial, StageSpec, Step, find_fusions, plan_stages  # noqa: F401 - Batch: graph.pipeline
 from .timing import OpTimes
@@ -106,8 +105,7 @@ class Plan:
             threading.Thread(target=_prepare, args=(preparing,), name="torch_dali-prepare", daemon=True).start()
         self._close_lock = threading.Lock()
         self._closed = False
-        self.pool = ThreadPoolExecutor(max(1, num_threads), thread_name_prefix="torch_dali",
-                                       initializer=_worker_init) if num_threads > 1 else None
+        self.pool = WorkerPool(num_threads, "torch_dali", _worker_init) if num_threads > 1 else None
         # thread -> (the step it runs, since when): what a stop or a batch timeout reports as stuck
         self._running: dict[threading.Thread, tuple[list[Node], float]] = {}
         self.op_times: OpTimes | None = None  # per-op seconds, once time_ops() is called
@@ -404,5 +402,4 @@ class Plan:
             self._held.clear()
         pool, self.pool = self.pool, None
         if pool is not None:
-            on_pool = threading.current_thread() in getattr(pool, "_threads", ())
-            pool.shutdown(wait=not on_pool, cancel_futures=True)
+            pool.shutdown(wait=not pool.owns_current_thread(), cancel_futures=True)
