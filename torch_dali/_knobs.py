@@ -106,7 +106,8 @@ KNOBS: tuple[Knob, ...] = (
     Knob("TORCH_DALI_NO_JPEG_ROI", "flag", False, "1 never builds the libjpeg region decoder (random "
          "crops decode the whole image)"),
     Knob("TORCH_DALI_NO_CPU_KERNELS", "flag", False, "1 never builds the C image kernels of the CPU ops "
-         "(resize and random_resized_crop with a linear filter: the pure-torch spec does the same work)"),
+         "(resize and random_resized_crop with a linear filter, crop_mirror_normalize to float: the "
+         "pure-torch spec does the same work)"),
     Knob("TORCH_DALI_EXT_DIR", "path", None, "where native builds are cached (default "
          "~/.cache/torch_dali)"),
     Knob("TORCH_DALI_TRACEBACK", "flag", False, "1 makes torch-dali print the whole traceback of an "

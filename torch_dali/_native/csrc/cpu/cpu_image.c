@@ -1,9 +1,14 @@
-/* One uint8 HWC image (or a region of interest of it) resized with DALI's linear / triangular
- * filter to uint8 or float32 HWC: bit for bit what torch_dali/functional/resize.py computes for
- * those filters (its `_filter`, `_reach`, `_weights`, pass order, tap-by-tap float32 sums and
- * half-even rounding), in one call that holds no Python lock. The same float32 operations in the
- * same order; build with -ffp-contract=off (no fused multiply-add) so nothing rounds differently.
- * The only vectorised loops run across independent outputs, never across a sum. */
+/* CPU image kernels for the per-sample ops, each bit for bit what its pure-torch spec computes,
+ * in one call that holds no Python lock (ctypes releases the GIL):
+ * - td_resize_linear: one uint8 HWC image (or a region of interest of it) resized with DALI's
+ *   linear / triangular filter to uint8 or float32 HWC, as torch_dali/functional/resize.py does
+ *   for those filters (its `_filter`, `_reach`, `_weights`, pass order, tap-by-tap float32 sums and
+ *   half-even rounding);
+ * - td_crop_mirror_normalize: functional/normalize.py's `_normalize_into` for a window inside
+ *   the image.
+ * The same float32 operations in the same order; build with -ffp-contract=off (no fused
+ * multiply-add) so nothing rounds differently. The only vectorised loops run across independent
+ * outputs, never across a sum. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -332,4 +337,32 @@ done:
   free(wx);
   free(mid);
   return rc;
+}
+
+/* crop_mirror_normalize of one uint8 HWC image into float32: the window (y, x, h, w), which lies
+ * inside the image, mirrored left-right when `mirror`, out = ((float)v - mean[c]) * rstd[c] (two
+ * float32 roundings, as functional/normalize.py's in-place sub_ then mul_), CHW when `chw` else
+ * HWC, contiguous. rstd is the caller's float32 reciprocal of std. Returns 0, or -1 for bad
+ * arguments. */
+int td_crop_mirror_normalize(const uint8_t* src, int64_t in_h, int64_t in_w, int ch, int64_t row_stride,
+                             int64_t y, int64_t x, int64_t h, int64_t w, int mirror, const float* mean,
+                             const float* rstd, int chw, float* out) {
+  if (!src || !out || !mean || !rstd || ch <= 0 || h <= 0 || w <= 0 || y < 0 || x < 0 || y + h > in_h ||
+      x + w > in_w || row_stride < in_w * ch)
+    return -1;
+  for (int64_t r = 0; r < h; ++r) {
+    const uint8_t* row = src + (y + r) * row_stride + x * ch;
+    for (int c = 0; c < ch; ++c) {
+      const float m = mean[c], s = rstd[c];
+      /* CHW: one contiguous output row per channel; HWC: the channel's values `ch` apart */
+      float* o = chw ? out + ((int64_t)c * h + r) * w : out + r * w * ch + c;
+      const int64_t step = chw ? 1 : ch;
+      if (mirror) {
+        for (int64_t j = 0; j < w; ++j) o[j * step] = ((float)row[(w - 1 - j) * ch + c] - m) * s;
+      } else {
+        for (int64_t j = 0; j < w; ++j) o[j * step] = ((float)row[j * ch + c] - m) * s;
+      }
+    }
+  }
+  return 0;
 }
