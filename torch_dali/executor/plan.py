@@ -14,6 +14,7 @@ import torch
 from ..errors import GraphError, PipelineError, TorchDaliError
 from ..graph.graph import Graph
 from ..graph.node import Node
+from ..io.host_memory import empty_batch
 from ..ops import _dispatch
 from ..ops._operator import BatchContext, Operator, SampleContext, WorkerPool, batch_args, parallel_map, sample_arg
 from ..tensor_list import TensorList
@@ -335,7 +336,7 @@ class Plan:
             for key in sinks:
                 t = results[key][0]
                 if isinstance(t, torch.Tensor) and t.device.type == "cpu" and t.numel() > 0:
-                    buf = torch.empty((bs, *t.shape), dtype=t.dtype)
+                    buf = empty_batch((bs, *t.shape), t.dtype)  # on huge pages: fewer faults filling it
                     buf[0].copy_(t)
                     results[key][0] = buf[0]
                     dense[key] = buf
