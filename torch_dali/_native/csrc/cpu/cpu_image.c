@@ -124,8 +124,8 @@ static inline uint8_t to_u8(float v) {
   }
 
 /* Columns pass: out (nrows, n_out, ch): pixel x = sum over k of src pixel idx[x][k] - pix0 of the
- * same row and channel, times w[x][k], tap after tap. src rows are `stride` values apart. CH is a
- * constant for 1, 3 and 4 channels (the compiler keeps one sum per channel in registers). */
+ * same row and channel, times w[x][k], tap after tap. src rows are `stride` values apart. One
+ * channel: COLS_BODY with CH = 1; 3 and 4: COLS_VEC below; any other count: 16 channels at a time. */
 #define COLS_BODY(SRC_T, CH)                                                                         \
   for (int64_t r = 0; r < nrows; ++r) {                                                              \
     const SRC_T* s = src + r * stride - pix0 * (CH);                                                 \
@@ -153,7 +153,6 @@ static inline uint8_t to_u8(float v) {
  * channels (each lane still sums its own channel tap after tap; a fourth lane of 3-channel data
  * is a neighbour's value or 0, computed and dropped). */
 typedef float v4f __attribute__((vector_size(16)));
-typedef uint8_t v4u8 __attribute__((vector_size(4)));
 
 static inline v4f pixel_u8(const uint8_t* p, int ch) {
   return (v4f){(float)p[0], (float)p[1], (float)p[2], ch == 4 ? (float)p[3] : 0.0f};
