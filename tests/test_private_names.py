@@ -56,6 +56,18 @@ def _is_module(path: Path, node: ast.ImportFrom, name: str) -> bool:
     return (base / f"{name}.py").exists() or (base / name / "__init__.py").exists()
 
 
+def _getattr_name(node: ast.AST) -> str | None:
+    """The attribute `getattr`/`hasattr`/`setattr` names as a constant on an object other than the
+    caller's own (`getattr(pool, "_max_workers", 1)` reads the pool's private state as surely as
+    `pool._max_workers`), else None."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "hasattr", "setattr") and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
+            and not (isinstance(node.args[0], ast.Name) and node.args[0].id in ("self", "cls"))):
+        return node.args[1].value
+    return None
+
+
 def violations() -> list[str]:
     found: list[str] = []
     for path in sorted(PKG.rglob("*.py")):
@@ -68,6 +80,9 @@ def violations() -> list[str]:
                     continue
                 if node.attr not in own:
                     found.append(f"{rel}:{node.lineno}: reads {ast.unparse(node.value)}.{node.attr}")
+            elif (name := _getattr_name(node)) is not None and _private(name) and name not in ALLOWED \
+                    and name not in own:
+                found.append(f"{rel}:{node.lineno}: reads {ast.unparse(node.args[0])}.{name} by name")
             elif isinstance(node, ast.ImportFrom):
                 for alias in node.names:
                     if _private(alias.name) and not _is_module(path, node, alias.name):
@@ -87,3 +102,10 @@ def test_the_check_finds_a_private_read(tmp_path: Path) -> None:
     reads = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and _private(n.attr)
              and not (isinstance(n.value, ast.Name) and n.value.id == "self") and n.attr not in own]
     assert reads == ["_dense"]
+
+
+def test_the_check_finds_a_private_read_by_name() -> None:
+    """getattr with a constant private name on another object counts as a read; on self it does not."""
+    tree = ast.parse("def f(pool, obj):\n    return getattr(pool, '_max_workers', 1), getattr(obj, 'size')\n"
+                     "class A:\n    def g(self):\n        return getattr(self, '_mine', 0)\n")
+    assert [n for node in ast.walk(tree) if (n := _getattr_name(node)) and _private(n)] == ["_max_workers"]

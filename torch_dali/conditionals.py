@@ -34,6 +34,7 @@ from typing import Any, Callable
 from .errors import ArgumentError, ArgumentTypeError, GraphError
 from .conditionals_rewrite import HELPERS as _GLOBAL
 from .conditionals_rewrite import Rewrite
+from .graph.branch_values import SetInOneBranch, check_defined  # noqa: F401 - the rewritten code calls check_defined
 from .graph.node import DataNode
 
 _SKIP_MODULES = ("torch_dali", "numpy", "torch", "builtins", "nvidia", "functools", "itertools", "typing",
@@ -41,41 +42,7 @@ _SKIP_MODULES = ("torch_dali", "numpy", "torch", "builtins", "nvidia", "functool
 _cache: "weakref.WeakKeyDictionary[Any, Callable]" = weakref.WeakKeyDictionary()
 
 
-class _Undefined:
-    """A variable an `if` on a DataNode set in only one branch: any use of it is an error."""
-
-    __slots__ = ("name", "branch", "kind")
-
-    def __init__(self, name: str, branch: str, kind: str = "variable") -> None:
-        self.name, self.branch, self.kind = name, branch, kind
-
-    def error(self) -> GraphError:
-        other = "else" if self.branch == "if" else "if"
-        if self.kind == "return":
-            return GraphError(f"`if` on a DataNode: only the `{other}` branch returns; the `{self.branch}` branch "
-                              "must also have a return statement")
-        return GraphError(f"`if` on a DataNode: '{self.name}' is set in the `{other}` branch only and used "
-                          f"afterwards; '{self.name}' must also be initialized in the `{self.branch}` branch (or "
-                          "before the `if`)")
-
-    def __getattr__(self, item: str) -> Any:
-        raise self.error()
-
-    def __bool__(self) -> bool:
-        raise self.error()
-
-    def __repr__(self) -> str:
-        return f"<'{self.name}': set in one branch only>"
-
-
 UNDEFINED: Any = object()  # "not assigned" while a branch is traced
-
-
-def check_defined(value: Any) -> Any:
-    """Raises the error of a variable set in one branch only (used on pipeline outputs)."""
-    if isinstance(value, _Undefined):
-        raise value.error()
-    return value
 
 
 # -- runtime helpers the rewritten code calls ------------------------------------------------------
@@ -95,7 +62,7 @@ def _as_node(v: Any, name: str) -> DataNode:
     from . import types
     if isinstance(v, DataNode):
         return v
-    if isinstance(v, _Undefined):
+    if isinstance(v, SetInOneBranch):
         raise v.error()
     try:
         if isinstance(v, types.ScalarConstant):
@@ -114,12 +81,12 @@ def merge(pred: DataNode, names: list[str], before: list[Any], true: list[Any], 
         if t is UNDEFINED and f is UNDEFINED:
             out.append(b)
         elif t is UNDEFINED or f is UNDEFINED:
-            out.append(_Undefined(name, "if" if t is UNDEFINED else "else",
-                                  "return" if name == "<return value>" else "variable"))
+            out.append(SetInOneBranch(name, "if" if t is UNDEFINED else "else",
+                                      "return" if name == "<return value>" else "variable"))
         elif t is f:
             out.append(t)
-        elif isinstance(t, _Undefined) or isinstance(f, _Undefined):
-            out.append(t if isinstance(t, _Undefined) else f)
+        elif isinstance(t, SetInOneBranch) or isinstance(f, SetInOneBranch):
+            out.append(t if isinstance(t, SetInOneBranch) else f)
         else:
             from .ops._schema import adopted
             tn, fn_ = adopted(_as_node(t, name)), adopted(_as_node(f, name))

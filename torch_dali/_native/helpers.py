@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+import torch
 
 from .build import CLibrary
 
@@ -46,6 +47,14 @@ def _crop_windows_signatures(lib: ctypes.CDLL) -> None:
     lib.td_crop_windows.restype = ctypes.c_int
 
 
+def _cpu_image_signatures(lib: ctypes.CDLL) -> None:
+    i64, d, c_int, vp = ctypes.c_int64, ctypes.c_double, ctypes.c_int, ctypes.c_void_p
+    lib.td_resize_linear.argtypes = [vp, i64, i64, c_int, i64, d, d, d, d, c_int, c_int, c_int, c_int, vp]
+    lib.td_crop_mirror_normalize.argtypes = [vp, i64, i64, c_int, i64, i64, i64, i64, i64, c_int, vp, vp, c_int, vp]
+    for f in (lib.td_resize_linear, lib.td_crop_mirror_normalize):
+        f.restype = c_int
+
+
 #: reading a batch of files and parsing a batch of image headers in one call each (io.host_io)
 HOST_IO = CLibrary(CSRC / "cpu" / "host_io.c", disable_env="TORCH_DALI_NO_HOST_IO",
                    configure=_host_io_signatures)
@@ -56,6 +65,12 @@ JPEG_ROI = CLibrary(CSRC / "cpu" / "jpeg_roi.c", ["jpeg"], disable_env="TORCH_DA
 #: fused multiply-add: products round as Python's do.
 CROP_WINDOWS = CLibrary(CSRC / "cpu" / "crop_windows.c", ["m"], ["-ffp-contract=off"],
                         disable_env="TORCH_DALI_NO_HOST_IO", configure=_crop_windows_signatures)
+
+#: the CPU ops' image kernels (resize with the linear filter, crop_mirror_normalize), bit-identical
+#: to functional.resize / functional.normalize (no fused multiply-add: products round as torch's
+#: do; -O3 vectorises the loops across independent outputs only)
+CPU_IMAGE = CLibrary(CSRC / "cpu" / "cpu_image.c", ["m"], ["-O3", "-ffp-contract=off"],
+                     disable_env="TORCH_DALI_NO_CPU_KERNELS", configure=_cpu_image_signatures)
 
 _MASK64 = (1 << 64) - 1
 
@@ -76,3 +91,57 @@ def crop_windows(seed: int, iteration: int, sizes: Sequence[tuple[int, int]] | n
                            float(aspect_ratio[1]), int(num_attempts), out.ctypes.data) != 0:
         return None
     return out
+
+
+def _packed(image: torch.Tensor) -> bool:
+    """(H, W, C) with packed pixels; rows may be strided."""
+    h, w, c = image.shape
+    return image.stride(2) == 1 and (w <= 1 or image.stride(1) == c) and (h <= 1 or image.stride(0) >= w * c)
+
+
+def _row_stride(image: torch.Tensor) -> int:
+    """Elements from one row to the next (a one-row image's stride may be anything)."""
+    return int(image.stride(0)) if image.shape[0] > 1 else int(image.shape[1] * image.shape[2])
+
+
+def resize_linear(image: torch.Tensor, roi: tuple[float, float, float, float], out: torch.Tensor,
+                  antialias: bool) -> bool:
+    """Resizes the region `roi` = (y, x, h, w) of `image` (CPU uint8 (H, W, C), pixels packed, rows
+    may be strided) into `out` (CPU, contiguous (out_h, out_w, C), uint8 or float32) as
+    `functional.resize(image, ..., "linear", antialias, roi=roi)` does, bit for bit, without
+    holding the GIL. False when it did nothing: the helper is not built, the arguments are not
+    what it takes, or neither axis needs filtering (the caller runs the spec)."""
+    lib = CPU_IMAGE.load()
+    if lib is None or image.dim() != 3 or out.dim() != 3 or image.dtype != torch.uint8 \
+            or out.dtype not in (torch.uint8, torch.float32) or image.device.type != "cpu" \
+            or out.device.type != "cpu" or not out.is_contiguous() or out.shape[2] != image.shape[2]:
+        return False
+    h, w, c = image.shape
+    if not _packed(image):
+        return False
+    return lib.td_resize_linear(image.data_ptr(), h, w, c, _row_stride(image), float(roi[0]), float(roi[1]),
+                                float(roi[2]), float(roi[3]), int(out.shape[0]), int(out.shape[1]),
+                                int(bool(antialias)), int(out.dtype == torch.float32), out.data_ptr()) == 0
+
+
+def crop_mirror_normalize(image: torch.Tensor, window: tuple[int, int, int, int], mirror: bool,
+                          mean: torch.Tensor, rstd: torch.Tensor, out: torch.Tensor, chw: bool) -> bool:
+    """`functional.normalize`'s crop_mirror_normalize of a window (y, x, h, w) inside `image` (CPU
+    uint8 (H, W, C), pixels packed) into `out` (CPU float32, contiguous (C, h, w) when `chw`, else
+    (h, w, C)), with scale 1 and shift 0: ((v - mean) * rstd, rstd the float32 reciprocal of
+    std), bit for bit, without holding the GIL. False when it did nothing (not built, arguments it
+    does not take, a window leaving the image)."""
+    lib = CPU_IMAGE.load()
+    if lib is None or image.dim() != 3 or image.dtype != torch.uint8 or image.device.type != "cpu" \
+            or out.dtype != torch.float32 or out.device.type != "cpu" or not out.is_contiguous() or not _packed(image):
+        return False
+    h, w, c = image.shape
+    y, x, wh, ww = (int(v) for v in window)
+    if tuple(out.shape) != ((c, wh, ww) if chw else (wh, ww, c)):
+        return False
+    mean = mean.to(torch.float32).contiguous()
+    rstd = rstd.to(torch.float32).contiguous()
+    if mean.numel() != c or rstd.numel() != c or mean.device.type != "cpu" or rstd.device.type != "cpu":
+        return False
+    return lib.td_crop_mirror_normalize(image.data_ptr(), h, w, c, _row_stride(image), y, x, wh, ww, int(bool(mirror)),
+                                        mean.data_ptr(), rstd.data_ptr(), int(bool(chw)), out.data_ptr()) == 0

@@ -377,7 +377,7 @@ class Executor:
         parts = [p for h in self._handoffs for p in h.items() if isinstance(p, Partial)]
         s_host, s_dev = tensor_bytes([tl for p in parts for tl in p.values.values()])
         pool = self.plan.pool
-        threads = (len(getattr(pool, "_threads", ())) if pool is not None else 0) + \
+        threads = (len(pool.threads()) if pool is not None else 0) + \
             (1 if self._thread is not None and self._thread.is_alive() else 0) + \
             sum(t.is_alive() for t in self._stage_threads)
         return {"prefetched_batches": len(batches), "prefetched_host_bytes": host,

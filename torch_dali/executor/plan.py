@@ -6,7 +6,6 @@ import time
 import traceback
 import warnings
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
@@ -15,8 +14,9 @@ import torch
 from ..errors import GraphError, PipelineError, TorchDaliError
 from ..graph.graph import Graph
 from ..graph.node import Node
+from ..io.host_memory import empty_batch
 from ..ops import _dispatch
-from ..ops._operator import BatchContext, Operator, SampleContext, batch_args, parallel_map, sample_arg
+from ..ops._operator import BatchContext, Operator, SampleContext, WorkerPool, batch_args, parallel_map, sample_arg
 from ..tensor_list import TensorList
 from .steps import Batch, Partial, StageSpec, Step, find_fusions, plan_stages  # noqa: F401 - Batch: graph.pipeline
 from .timing import OpTimes
@@ -98,6 +98,8 @@ class Plan:
                     self._consumers[d.node.id].append(n)
         for n in self.nodes:  # ops that work with a neighbour (decoders.image(on_error="skip"))
             self.ops[n.id].connect(self)
+        # what runs each sample of a per-sample op: its spec or a fast kernel (chosen once, here)
+        self._sample_run = {nid: _dispatch.sample_runner(op) for nid, op in self.ops.items()}
         self._fusions = find_fusions(self.nodes, self.ops, self._consumers, self.is_output)
         self.stages: list[StageSpec] = plan_stages(self.nodes, self.ops, self._fusions)
         self.steps: list[Step] = [s for stage in self.stages for s in stage.steps]
@@ -107,8 +109,7 @@ class Plan:
             threading.Thread(target=_prepare, args=(preparing,), name="torch_dali-prepare", daemon=True).start()
         self._close_lock = threading.Lock()
         self._closed = False
-        self.pool = ThreadPoolExecutor(max(1, num_threads), thread_name_prefix="torch_dali",
-                                       initializer=_worker_init) if num_threads > 1 else None
+        self.pool = WorkerPool(num_threads, "torch_dali", _worker_init) if num_threads > 1 else None
         # thread -> (the step it runs, since when): what a stop or a batch timeout reports as stuck
         self._running: dict[threading.Thread, tuple[list[Node], float]] = {}
         self.op_times: OpTimes | None = None  # per-op seconds, once time_ops() is called
@@ -313,10 +314,12 @@ class Plan:
             r = results.get(key)
             return r[i] if r is not None else values[key][i]
 
+        runners = self._sample_run
+
         def one(i: int) -> None:
             src = sources[i] if i < len(sources) else ""
             for n in nodes:
-                op = self.ops[n.id]
+                run_sample = runners[n.id]
                 ins = [get((d.node.id, d.index), i) for d in n.inputs]
                 args = {k: sample_arg(get((d.node.id, d.index), i)) for k, d in n.arg_inputs.items()}
                 sctx = SampleContext(n.seed, iteration, i, src)
@@ -325,10 +328,10 @@ class Plan:
                     sctx.out = slot[i]
                 try:
                     if times is None:
-                        out = op.run_sample(sctx, ins, args)
+                        out = run_sample(sctx, ins, args)
                     else:
                         t0 = time.perf_counter()
-                        out = op.run_sample(sctx, ins, args)
+                        out = run_sample(sctx, ins, args)
                         times.add_sample(n.name, time.perf_counter() - t0)
                 except PipelineError:
                     raise
@@ -353,7 +356,7 @@ class Plan:
             for key in sinks:
                 t = results[key][0]
                 if isinstance(t, torch.Tensor) and t.device.type == "cpu" and t.numel() > 0:
-                    buf = torch.empty((bs, *t.shape), dtype=t.dtype)
+                    buf = empty_batch((bs, *t.shape), t.dtype)  # on huge pages: fewer faults filling it
                     buf[0].copy_(t)
                     results[key][0] = buf[0]
                     dense[key] = buf
@@ -420,5 +423,4 @@ class Plan:
             self._held.clear()
         pool, self.pool = self.pool, None
         if pool is not None:
-            on_pool = threading.current_thread() in getattr(pool, "_threads", ())
-            pool.shutdown(wait=not on_pool, cancel_futures=True)
+            pool.shutdown(wait=not pool.owns_current_thread(), cancel_futures=True)

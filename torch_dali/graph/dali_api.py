@@ -38,7 +38,7 @@ def integer(name: str, v: Any, default: int) -> int:
 def as_nodes(outs: list[Any]) -> list[DataNode]:
     """Outputs that are constants (NumPy arrays, numbers) become constant nodes, as in DALI."""
     from .. import types
-    from ..conditionals import check_defined
+    from .branch_values import check_defined
     res = []
     for o in outs:
         check_defined(o)  # a variable an `if` on a DataNode set in one branch only

@@ -26,7 +26,7 @@ for _fam in _FAMILIES:
     except ModuleNotFoundError as e:  # a family not written yet must not break the rest
         if e.name != f"{__name__}.{_fam}":
             raise
-from .fast import image_kernels  # noqa: E402,F401 - registers the fast kernels with the dispatch
+from .fast import cpu_image, image_kernels  # noqa: E402,F401 - register the fast kernels with the dispatch
 
 
 def _namespace(path: str) -> ModuleType:

@@ -1,18 +1,26 @@
-"""Which kernel runs a batch, decided here for every op.
+"""Which kernel runs a batch or a sample, decided here for every op.
 
 An op's own `run_batch` (for per-sample ops: `run_sample`, sample by sample) is its spec kernel:
 pure torch, any device, what the tests hold every other path to. A fast kernel (native code:
-the CUDA extension's batched kernels, in `ops/fast/`) is registered for an op class with
-`register_fast`. For each batch, `run_batch` asks the op's fast kernels, in registration order,
-whether they `supports` the batch (cheap checks: device, dtypes, arguments, the extension loaded)
-and runs the first that does; a kernel may still decline once it has looked at the data (`run`
-returns None: a window outside its image, a negative size asking for a flip), and then the next
-one, or the spec, runs. No op chooses a native path itself (tests/test_layers.py checks that op
-modules do not import native code).
+the CUDA extension's batched kernels and the C helpers' CPU kernels, in `ops/fast/`) is
+registered for an op class with `register_fast` (whole batches) or `register_fast_sample` (one
+sample at a time, inside the executor's per-sample chains on CPU threads).
+- Batches: for each batch, `run_batch` asks the op's fast kernels, in registration order, whether
+  they `supports` the batch (cheap checks: device, dtypes, arguments, the extension loaded) and
+  runs the first that does; a kernel may still decline once it has looked at the data (`run`
+  returns None: a window outside its image, a negative size asking for a flip), and then the next
+  one, or the spec, runs.
+- Samples: `sample_runner` picks, once per op when the plan is built, the first per-sample kernel
+  whose `supports(op)` holds for the op's constant arguments; it may still decline a sample
+  (`run_sample` returns None: an input type it does not take), and then the op's `run_sample` runs.
+No op chooses a native path itself (tests/test_layers.py checks that op modules do not import
+native code).
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
+
+import torch
 
 from ..tensor_list import TensorList
 
@@ -56,3 +64,46 @@ def run_batch(op: Any, ctx: Any, inputs: Sequence[TensorList], args: Any) -> lis
             if out is not None:
                 return out
     return op.run_batch(ctx, inputs, args)
+
+
+class FastSampleKernel:
+    """A faster implementation of one per-sample op on CPU: the same result as the op's
+    `run_sample` (tests hold each to it), for the samples it takes."""
+
+    #: what it is, for diagnostics ("resize_linear (C helper)")
+    name: str = ""
+
+    def supports(self, op: Any) -> bool:
+        """Whether this kernel can run `op`'s samples, from its constant arguments (asked once, at
+        build, after `connect`)."""
+        raise NotImplementedError
+
+    def run_sample(self, op: Any, ctx: Any, inputs: list[torch.Tensor], args: dict[str, Any]) -> Any:
+        """The op's output for this sample, or None when this sample does not suit it (the op's
+        `run_sample` runs)."""
+        raise NotImplementedError
+
+
+_FAST_SAMPLE: dict[type, list[FastSampleKernel]] = {}
+
+SampleRunner = Callable[[Any, list[torch.Tensor], dict[str, Any]], Any]
+
+
+def register_fast_sample(op_class: type, kernel: FastSampleKernel) -> None:
+    """Adds `kernel` to the per-sample kernels tried for ops of exactly `op_class`."""
+    _FAST_SAMPLE.setdefault(op_class, []).append(kernel)
+
+
+def sample_runner(op: Any) -> SampleRunner:
+    """What runs one sample of `op` (ctx, inputs, args): the first registered per-sample kernel that
+    supports it, falling back to `op.run_sample` for the samples it declines; else `op.run_sample`."""
+    for kernel in _FAST_SAMPLE.get(type(op), ()):
+        if kernel.supports(op):
+            spec = op.run_sample
+
+            def run(ctx: Any, inputs: list[torch.Tensor], args: dict[str, Any],
+                    kernel: FastSampleKernel = kernel) -> Any:
+                out = kernel.run_sample(op, ctx, inputs, args)
+                return spec(ctx, inputs, args) if out is None else out
+            return run
+    return op.run_sample

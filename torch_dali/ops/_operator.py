@@ -1,8 +1,9 @@
 """The runtime side of an op: what the executor calls. Schemas (in `_schema`) describe; these run."""
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, Sequence
 
 import torch
 
@@ -36,11 +37,48 @@ class SampleContext:
         return self._rng
 
 
+class WorkerPool:
+    """The executor's sample-parallel threads: a ThreadPoolExecutor that says how many workers it
+    has and which threads are its own (the standard library keeps both in private attributes)."""
+
+    def __init__(self, workers: int, name: str, initializer: Callable[[], None] | None = None) -> None:
+        self.workers = max(1, int(workers))
+        self._own: set[threading.Thread] = set()
+        self._lock = threading.Lock()
+        self._init = initializer
+        self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix=name, initializer=self._started)
+
+    def _started(self) -> None:
+        with self._lock:
+            self._own.add(threading.current_thread())
+        if self._init is not None:
+            self._init()
+
+    def map(self, fn: Callable[..., Any], *iterables: Iterable[Any]) -> Iterator[Any]:
+        return self._pool.map(fn, *iterables)
+
+    def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Future:
+        return self._pool.submit(fn, *args, **kwargs)
+
+    def threads(self) -> list[threading.Thread]:
+        """The pool's threads started so far that are alive."""
+        with self._lock:
+            return [t for t in self._own if t.is_alive()]
+
+    def owns_current_thread(self) -> bool:
+        """Whether the calling thread is one of the pool's (it must not wait for the pool)."""
+        with self._lock:
+            return threading.current_thread() in self._own
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
 class BatchContext:
     """What a batch op may know: the iteration, batch size, device, stream and the thread pool."""
 
     def __init__(self, node: "Node", iteration: int, batch_size: int, device: torch.device,
-                 pool: ThreadPoolExecutor | None, sources: Sequence[str] = (),
+                 pool: WorkerPool | None, sources: Sequence[str] = (),
                  stream: Any = None) -> None:
         self.node = node
         self.iteration = iteration
@@ -61,11 +99,10 @@ class BatchContext:
         return parallel_map(self.pool, fn, n)
 
 
-def parallel_map(pool: ThreadPoolExecutor, fn: Callable[[int], Any], n: int) -> list[Any]:
+def parallel_map(pool: WorkerPool, fn: Callable[[int], Any], n: int) -> list[Any]:
     """fn(i) for i in range(n) on the pool, in a few contiguous chunks per thread: one task per
     sample costs ~20-100 µs of queue and lock traffic, more than many per-sample ops take."""
-    workers = getattr(pool, "_max_workers", 1)
-    chunk = max(1, -(-n // (workers * 2)))
+    chunk = max(1, -(-n // (pool.workers * 2)))
     spans = [range(a, min(n, a + chunk)) for a in range(0, n, chunk)]
     parts = pool.map(lambda r: [fn(i) for i in r], spans)
     return [x for part in parts for x in part]

@@ -143,7 +143,7 @@ def plain_inputs(op: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> tu
     def node(v: Any, k: int) -> Any:
         if isinstance(v, DataNode):
             return adopted(v)
-        from ..conditionals import check_defined
+        from ..graph.branch_values import check_defined
         check_defined(v)  # a variable an `if` on a DataNode set in one branch only
         if isinstance(v, types.ScalarConstant):
             return types.Constant(v.value, v.dtype, device=dev)

@@ -181,7 +181,7 @@ def expression(op: str, *operands: Any) -> Any:
                 f"`{type(x).__name__}` with nested DataNode(s); an op with several outputs returns a tuple: "
                 "pick one")
         if not isinstance(x, (DataNode, types.ScalarConstant)):
-            from ..conditionals import check_defined
+            from ..graph.branch_values import check_defined
             check_defined(x)  # a variable an `if` on a DataNode set in one branch only
             try:
                 x = types.Constant(x)

@@ -54,6 +54,10 @@ class _ImageOp(Operator):
     in_layout = ""  # the input's layout, known at build (connect)
     _resolved = ""  # the layout the last sample was processed as
 
+    def __init__(self, node: Any, device: torch.device) -> None:
+        self._layout_memo: dict[tuple[str, int], str] = {}  # (input layout, rank) -> layout
+        super().__init__(node, device)
+
     def connect(self, plan: Any) -> None:
         if self.node.inputs:
             self.in_layout, known = L.static_layout(plan, self.node.inputs[0])
@@ -74,7 +78,11 @@ class _ImageOp(Operator):
         return [TensorList(outs, self.output_layout(0))]
 
     def layout_of(self, x: torch.Tensor) -> str:
-        lay = L.resolve(self.name, self.in_layout, x.dim(), self.layouts, self.layout_defaults)
+        key = (self.in_layout, x.dim())
+        lay = self._layout_memo.get(key)
+        if lay is None:  # resolved once per (layout, rank): this runs for every sample
+            lay = L.resolve(self.name, self.in_layout, x.dim(), self.layouts, self.layout_defaults)
+            self._layout_memo[key] = lay
         self._resolved = lay
         return lay
 
@@ -316,14 +324,17 @@ class RandomResizedCrop(_ImageOp):
         return random_crop_window(ctx.rng, int(img.shape[0]), int(img.shape[1]), self.area, self.ratio,
                                   self.args["num_attempts"])
 
+    def resize_window(self, img: torch.Tensor, window: tuple[int, int, int, int], args: dict[str, Any]) -> torch.Tensor:
+        """An (H, W, K) image's window resized to `size`. The window is a region of interest, as in
+        DALI: the filter reads the pixels past it."""
+        return resize(img, self.size, interp_name(self.get(args, "interp_type")), self.args["antialias"],
+                      interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
+                      self.dtype, roi=window)
+
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         canon = self.canonical(inputs[0])
         img = inputs[0] if canon is None else canon.hwk
-        y, x, h, w = self.window(ctx, img)
-        # the window is a region of interest, as in DALI: the filter reads the pixels past it
-        out = resize(img, self.size, interp_name(self.get(args, "interp_type")), self.args["antialias"],
-                     interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
-                     self.dtype, roi=(y, x, h, w))
+        out = self.resize_window(img, self.window(ctx, img), args)
         return out if canon is None else canon.back(out)
 
 

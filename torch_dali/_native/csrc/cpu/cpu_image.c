@@ -1,0 +1,367 @@
+/* CPU image kernels for the per-sample ops, each bit for bit what its pure-torch spec computes,
+ * in one call that holds no Python lock (ctypes releases the GIL):
+ * - td_resize_linear: one uint8 HWC image (or a region of interest of it) resized with DALI's
+ *   linear / triangular filter to uint8 or float32 HWC, as torch_dali/functional/resize.py does
+ *   for those filters (its `_filter`, `_reach`, `_weights`, pass order, tap-by-tap float32 sums and
+ *   half-even rounding);
+ * - td_crop_mirror_normalize: functional/normalize.py's `_normalize_into` for a window inside
+ *   the image.
+ * The same float32 operations in the same order; build with -ffp-contract=off (no fused
+ * multiply-add) so nothing rounds differently. The only vectorised loops run across independent
+ * outputs, never across a sum. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* DALI's triangle table (resize.py's _tables()["triangle"]) */
+static const float TRIANGLE[3] = {0.0f, 1.0f, 0.0f};
+
+typedef struct {
+  int64_t n_in; /* image extent on this axis */
+  int n_out;
+  double origin, span; /* the region of interest on this axis */
+  float units, anchor;
+  int taps;
+  int64_t lo, ext; /* what the pass reads (resize.py's _reach) */
+  int copy;        /* the identity: no pass (resize.py's _exact_copy) */
+} axis_t;
+
+/* resize.py's _filter for "linear" / "triangular" */
+static void filter_params(axis_t* a, int antialias) {
+  const int shrink = antialias && (double)a->n_out < a->span;
+  const float ratio = (float)a->span / (float)a->n_out;
+  const float wide = 2.0f * (shrink ? ratio : 1.0f);
+  const float width = wide > 1.0f ? wide : 1.0f;
+  a->units = 2.0f / width;
+  a->anchor = 1.0f / a->units;
+  a->taps = (int)ceil((double)(2.0f / a->units));
+}
+
+/* resize.py's _reach (double precision, as Python computes it) */
+static void reach(axis_t* a) {
+  const double anchor = (double)a->anchor;
+  int64_t lo = (int64_t)floor(a->origin - anchor);
+  int64_t hi = (int64_t)floor(a->origin + a->span - anchor + a->taps);
+  lo = lo < 0 ? 0 : (lo > a->n_in ? a->n_in : lo);
+  hi = hi < 0 ? 0 : (hi > a->n_in ? a->n_in : hi);
+  a->lo = lo;
+  a->ext = hi - lo;
+  a->copy = a->n_in == a->n_out && a->origin == 0.0 && a->span == (double)a->n_in;
+}
+
+/* resize.py's _weights: idx[i * taps + k] (source index, clamped) and w[i * taps + k] */
+static void weights(const axis_t* a, int64_t shift, int64_t* idx, float* w) {
+  const int taps = a->taps;
+  const float o = (float)a->origin - (float)shift;
+  const float scale = (float)a->span / (float)a->n_out;
+  const float start = o + (((0.5f * scale) - 0.5f) - a->anchor);
+  for (int i = 0; i < a->n_out; ++i) {
+    const float left = (float)i * scale + start;
+    const float first = ceilf(left);
+    const float frac = first - left;
+    float* wi = w + (int64_t)i * taps;
+    float total = 0.0f;
+    for (int k = 0; k < taps; ++k) {
+      const float pos = (frac + (float)k) * a->units;
+      const float lo = floorf(pos);
+      const float d = pos - lo;
+      const int64_t li = (int64_t)lo;
+      const float f0 = li >= 0 ? TRIANGLE[li > 2 ? 2 : li] : 0.0f;
+      const float f1 = li + 1 < 3 ? TRIANGLE[li + 1 < 0 ? 0 : li + 1] : 0.0f;
+      float c = f0 + d * (f1 - f0);
+      if (!(pos > -1.0f && pos < 3.0f)) c = 0.0f;
+      wi[k] = c;
+      total = k == 0 ? c : total + c;
+    }
+    if (total != 0.0f)
+      for (int k = 0; k < taps; ++k) wi[k] = wi[k] / total;
+    const int64_t f = (int64_t)first;
+    for (int k = 0; k < taps; ++k) {
+      const int64_t s = f + k + shift;
+      idx[(int64_t)i * taps + k] = s < 0 ? 0 : (s > a->n_in - 1 ? a->n_in - 1 : s);
+    }
+  }
+}
+
+/* Where a pass's result goes: float32 (an intermediate or the float output) or uint8 (rounded
+ * half to even and saturated, as torch.round(y).clamp_(0, 255).to(uint8)). */
+static inline uint8_t to_u8(float v) {
+  if (!(v > 0.0f)) return 0;
+  if (v >= 255.0f) return 255;
+  /* 0 < v < 255: adding 2^23 leaves no fraction bits, so the sum rounds v half to even (the
+   * default rounding mode), as rintf would, without a library call per value */
+  const float r = (v + 8388608.0f) - 8388608.0f;
+  return (uint8_t)r;
+}
+
+/* Rows pass: out row i (ncols values) = sum over k of src row idx[i][k] * w[i][k], tap after tap.
+ * src rows start `col0` values in and are `stride` values apart. */
+#define ROWS_PASS(NAME, SRC_T)                                                                        \
+  static int NAME(const SRC_T* src, int64_t stride, int64_t col0, int64_t ncols, int n_out, int taps,  \
+                  const int64_t* idx, const float* w, float* out, uint8_t* out8) {                   \
+    float* acc = out8 ? (float*)malloc(sizeof(float) * (size_t)ncols) : NULL;                         \
+    if (out8 && !acc) return -1;                                                                      \
+    for (int i = 0; i < n_out; ++i) {                                                                 \
+      float* o = out8 ? acc : out + (int64_t)i * ncols;                                               \
+      const int64_t* ix = idx + (int64_t)i * taps;                                                    \
+      const float* wi = w + (int64_t)i * taps;                                                        \
+      const SRC_T* s = src + ix[0] * stride + col0;                                                   \
+      const float w0 = wi[0];                                                                         \
+      for (int64_t j = 0; j < ncols; ++j) o[j] = (float)s[j] * w0;                                    \
+      for (int k = 1; k < taps; ++k) {                                                                \
+        const SRC_T* sk = src + ix[k] * stride + col0;                                                \
+        const float wk = wi[k];                                                                       \
+        for (int64_t j = 0; j < ncols; ++j) o[j] = o[j] + (float)sk[j] * wk;                          \
+      }                                                                                               \
+      if (out8) {                                                                                     \
+        uint8_t* o8 = out8 + (int64_t)i * ncols;                                                      \
+        for (int64_t j = 0; j < ncols; ++j) o8[j] = to_u8(acc[j]);                                    \
+      }                                                                                               \
+    }                                                                                                 \
+    free(acc);                                                                                        \
+    return 0;                                                                                         \
+  }
+
+/* Columns pass: out (nrows, n_out, ch): pixel x = sum over k of src pixel idx[x][k] - pix0 of the
+ * same row and channel, times w[x][k], tap after tap. src rows are `stride` values apart. One
+ * channel: COLS_BODY with CH = 1; 3 and 4: COLS_VEC below; any other count: 16 channels at a time. */
+#define COLS_BODY(SRC_T, CH)                                                                         \
+  for (int64_t r = 0; r < nrows; ++r) {                                                              \
+    const SRC_T* s = src + r * stride - pix0 * (CH);                                                 \
+    const int64_t row_at = r * (int64_t)n_out * (CH);                                                \
+    for (int x = 0; x < n_out; ++x) {                                                                \
+      const int64_t* ix = idx + (int64_t)x * taps;                                                   \
+      const float* wx = w + (int64_t)x * taps;                                                       \
+      float acc[16];                                                                                 \
+      const SRC_T* p = s + ix[0] * (CH);                                                             \
+      for (int c = 0; c < (CH); ++c) acc[c] = (float)p[c] * wx[0];                                   \
+      for (int k = 1; k < taps; ++k) {                                                               \
+        const SRC_T* q = s + ix[k] * (CH);                                                           \
+        const float wk = wx[k];                                                                      \
+        for (int c = 0; c < (CH); ++c) acc[c] = acc[c] + (float)q[c] * wk;                           \
+      }                                                                                              \
+      const int64_t at = row_at + (int64_t)x * (CH);                                                 \
+      if (out8)                                                                                      \
+        for (int c = 0; c < (CH); ++c) out8[at + c] = to_u8(acc[c]);                                 \
+      else                                                                                           \
+        for (int c = 0; c < (CH); ++c) out[at + c] = acc[c];                                         \
+    }                                                                                                \
+  }
+
+/* 3 or 4 channels: one 4-lane vector per pixel, so each tap is one multiply and one add for all
+ * channels (each lane still sums its own channel tap after tap; a fourth lane of 3-channel data
+ * is a neighbour's value or 0, computed and dropped). */
+typedef float v4f __attribute__((vector_size(16)));
+
+static inline v4f pixel_u8(const uint8_t* p, int ch) {
+  return (v4f){(float)p[0], (float)p[1], (float)p[2], ch == 4 ? (float)p[3] : 0.0f};
+}
+
+static inline v4f pixel_f32(const float* p, int ch) {
+  v4f v;
+  memcpy(&v, p, 16); /* the intermediate buffer has one float of padding at its end */
+  (void)ch;
+  return v;
+}
+
+#define COLS_VEC(LOAD, CH)                                                                           \
+  for (int64_t r = 0; r < nrows; ++r) {                                                              \
+    const __typeof__(src) s = src + r * stride - pix0 * (CH);                                        \
+    const int64_t row_at = r * (int64_t)n_out * (CH);                                               \
+    for (int x = 0; x < n_out; ++x) {                                                                \
+      const int64_t* ix = idx + (int64_t)x * taps;                                                   \
+      const float* wx = w + (int64_t)x * taps;                                                       \
+      v4f acc = LOAD(s + ix[0] * (CH), CH) * wx[0];                                                  \
+      for (int k = 1; k < taps; ++k) acc = acc + LOAD(s + ix[k] * (CH), CH) * wx[k];                 \
+      const int64_t at = row_at + (int64_t)x * (CH);                                                 \
+      if (out8)                                                                                      \
+        for (int c = 0; c < (CH); ++c) out8[at + c] = to_u8(acc[c]);                                 \
+      else                                                                                           \
+        for (int c = 0; c < (CH); ++c) out[at + c] = acc[c];                                         \
+    }                                                                                                \
+  }
+
+#define COLS_PASS(NAME, SRC_T, LOAD)                                                                     \
+  static void NAME##_ch(const SRC_T* src, int64_t stride, int64_t pix0, int64_t nrows, int ch,       \
+                        int n_out, int taps, const int64_t* idx, const float* w, float* out,         \
+                        uint8_t* out8) {                                                             \
+    for (int c0 = 0; c0 < ch; c0 += 16) { /* any channel count: 16 at a time */                      \
+      const int cn = ch - c0 < 16 ? ch - c0 : 16;                                                    \
+      for (int64_t r = 0; r < nrows; ++r) {                                                          \
+        const SRC_T* s = src + r * stride - pix0 * ch + c0;                                          \
+        for (int x = 0; x < n_out; ++x) {                                                            \
+          const int64_t* ix = idx + (int64_t)x * taps;                                               \
+          const float* wx = w + (int64_t)x * taps;                                                   \
+          float acc[16];                                                                             \
+          for (int c = 0; c < cn; ++c) acc[c] = (float)s[ix[0] * ch + c] * wx[0];                    \
+          for (int k = 1; k < taps; ++k)                                                             \
+            for (int c = 0; c < cn; ++c) acc[c] = acc[c] + (float)s[ix[k] * ch + c] * wx[k];         \
+          const int64_t at = (r * (int64_t)n_out + x) * ch + c0;                                     \
+          for (int c = 0; c < cn; ++c) {                                                             \
+            if (out8)                                                                                \
+              out8[at + c] = to_u8(acc[c]);                                                          \
+            else                                                                                     \
+              out[at + c] = acc[c];                                                                  \
+          }                                                                                          \
+        }                                                                                            \
+      }                                                                                              \
+    }                                                                                                \
+  }                                                                                                  \
+  static void NAME##_1(const SRC_T* src, int64_t stride, int64_t pix0, int64_t nrows, int n_out,     \
+                       int taps, const int64_t* idx, const float* w, float* out, uint8_t* out8) {    \
+    COLS_BODY(SRC_T, 1)                                                                              \
+  }                                                                                                  \
+  static void NAME##_3(const SRC_T* src, int64_t stride, int64_t pix0, int64_t nrows, int n_out,     \
+                       int taps, const int64_t* idx, const float* w, float* out, uint8_t* out8) {    \
+    COLS_VEC(LOAD, 3)                                                                                \
+  }                                                                                                  \
+  static void NAME##_4(const SRC_T* src, int64_t stride, int64_t pix0, int64_t nrows, int n_out,     \
+                       int taps, const int64_t* idx, const float* w, float* out, uint8_t* out8) {    \
+    COLS_VEC(LOAD, 4)                                                                                \
+  }                                                                                                  \
+  static void NAME(const SRC_T* src, int64_t stride, int64_t pix0, int64_t nrows, int ch, int n_out, \
+                   int taps, const int64_t* idx, const float* w, float* out, uint8_t* out8) {        \
+    if (ch == 3)                                                                                     \
+      NAME##_3(src, stride, pix0, nrows, n_out, taps, idx, w, out, out8);                            \
+    else if (ch == 1)                                                                                \
+      NAME##_1(src, stride, pix0, nrows, n_out, taps, idx, w, out, out8);                            \
+    else if (ch == 4)                                                                                \
+      NAME##_4(src, stride, pix0, nrows, n_out, taps, idx, w, out, out8);                            \
+    else                                                                                             \
+      NAME##_ch(src, stride, pix0, nrows, ch, n_out, taps, idx, w, out, out8);                       \
+  }
+
+ROWS_PASS(rows_u8, uint8_t)
+ROWS_PASS(rows_f32, float)
+COLS_PASS(cols_u8, uint8_t, pixel_u8)
+COLS_PASS(cols_f32, float, pixel_f32)
+
+/* Columns pass over uint8 rows with 3 or 4 channels: each row's reached pixels [p0, p1) converted
+ * to float once (a source pixel feeds several outputs), then the float pass. */
+static int cols_from_u8(const uint8_t* src, int64_t stride, int64_t nrows, int ch, int n_out, int taps,
+                        const int64_t* idx, const float* w, int64_t p0, int64_t p1, float* out, uint8_t* out8) {
+  if (ch != 3 && ch != 4) {
+    cols_u8(src, stride, 0, nrows, ch, n_out, taps, idx, w, out, out8);
+    return 0;
+  }
+  const int64_t len = (p1 - p0) * ch;
+  float* buf = (float*)malloc(sizeof(float) * (size_t)(len + 1));
+  if (!buf) return -1;
+  buf[len] = 0.0f; /* pixel_f32's padding */
+  const int64_t row_out = (int64_t)n_out * ch;
+  for (int64_t r = 0; r < nrows; ++r) {
+    const uint8_t* s = src + r * stride + p0 * ch;
+    for (int64_t j = 0; j < len; ++j) buf[j] = (float)s[j];
+    cols_f32(buf, 0, p0, 1, ch, n_out, taps, idx, w, out ? out + r * row_out : NULL, out8 ? out8 + r * row_out : NULL);
+  }
+  free(buf);
+  return 0;
+}
+
+static int64_t min_of(const int64_t* v, int64_t n) {
+  int64_t m = v[0];
+  for (int64_t i = 1; i < n; ++i) m = v[i] < m ? v[i] : m;
+  return m;
+}
+
+static int64_t max_of(const int64_t* v, int64_t n) {
+  int64_t m = v[0];
+  for (int64_t i = 1; i < n; ++i) m = v[i] > m ? v[i] : m;
+  return m;
+}
+
+/* src: uint8 (in_h, in_w, ch), rows `row_stride` bytes apart, pixels packed. Region of interest
+ * (roi_y, roi_x, roi_h, roi_w); output (out_h, out_w, ch) contiguous: uint8 when out_float is 0,
+ * else float32. Returns 0 when done; 1 when nothing needs filtering (both axes the identity: the
+ * caller copies); -1 for bad arguments or no memory. */
+int td_resize_linear(const uint8_t* src, int64_t in_h, int64_t in_w, int ch, int64_t row_stride,
+                     double roi_y, double roi_x, double roi_h, double roi_w, int out_h, int out_w,
+                     int antialias, int out_float, void* out) {
+  if (!src || !out || in_h <= 0 || in_w <= 0 || ch <= 0 || out_h <= 0 || out_w <= 0 || !(roi_h > 0.0) ||
+      !(roi_w > 0.0) || row_stride < in_w * ch)
+    return -1;
+  axis_t ay = {in_h, out_h, roi_y, roi_h, 0, 0, 0, 0, 0, 0};
+  axis_t ax = {in_w, out_w, roi_x, roi_w, 0, 0, 0, 0, 0, 0};
+  filter_params(&ay, antialias);
+  filter_params(&ax, antialias);
+  reach(&ay);
+  reach(&ax);
+  if (ay.copy && ax.copy) return 1;
+  /* DALI's pass order (resize.py: its cost estimate) */
+  const int64_t vert = ax.ext * out_h, horz = (int64_t)out_w * ay.ext, area = (int64_t)out_h * out_w;
+  const int vert_first = 3 * vert + vert * ay.taps + area * ax.taps < 3 * horz + horz * ax.taps + area * ay.taps;
+  int64_t* iy = (int64_t*)malloc(sizeof(int64_t) * (size_t)out_h * (size_t)ay.taps);
+  int64_t* ix = (int64_t*)malloc(sizeof(int64_t) * (size_t)out_w * (size_t)ax.taps);
+  float* wy = (float*)malloc(sizeof(float) * (size_t)out_h * (size_t)ay.taps);
+  float* wx = (float*)malloc(sizeof(float) * (size_t)out_w * (size_t)ax.taps);
+  float* mid = NULL;
+  int rc = -1;
+  if (!iy || !ix || !wy || !wx) goto done;
+  /* the first pass reads from the image's start, the second from its axis's region start */
+  weights(&ay, vert_first ? 0 : ay.lo, iy, wy);
+  weights(&ax, vert_first ? ax.lo : 0, ix, wx);
+  float* outf = out_float ? (float*)out : NULL;
+  uint8_t* out8 = out_float ? NULL : (uint8_t*)out;
+  const int64_t ny = (int64_t)out_h * ay.taps, nx = (int64_t)out_w * ax.taps;
+  if (ay.copy) { /* columns only, every row */
+    if (cols_from_u8(src, row_stride, in_h, ch, out_w, ax.taps, ix, wx, min_of(ix, nx), max_of(ix, nx) + 1, outf,
+                     out8))
+      goto done;
+  } else if (ax.copy) { /* rows only, every column */
+    if (rows_u8(src, row_stride, 0, in_w * ch, out_h, ay.taps, iy, wy, outf, out8)) goto done;
+  } else if (vert_first) { /* rows over the columns the second pass reads, then columns */
+    const int64_t x0 = min_of(ix, nx), x1 = max_of(ix, nx) + 1;
+    const int64_t ncols = (x1 - x0) * ch;
+    mid = (float*)malloc(sizeof(float) * ((size_t)out_h * (size_t)ncols + 1)); /* + 1: pixel_f32 */
+    if (!mid) goto done;
+    if (rows_u8(src, row_stride, x0 * ch, ncols, out_h, ay.taps, iy, wy, mid, NULL)) goto done;
+    cols_f32(mid, ncols, x0, out_h, ch, out_w, ax.taps, ix, wx, outf, out8);
+  } else { /* columns over the rows the second pass reads, then rows */
+    const int64_t y0 = min_of(iy, ny), y1 = max_of(iy, ny) + 1;
+    const int64_t row_mid = (int64_t)out_w * ch;
+    mid = (float*)malloc(sizeof(float) * (size_t)(y1 - y0) * (size_t)row_mid);
+    if (!mid) goto done;
+    if (cols_from_u8(src + y0 * row_stride, row_stride, y1 - y0, ch, out_w, ax.taps, ix, wx, min_of(ix, nx),
+                     max_of(ix, nx) + 1, mid, NULL))
+      goto done;
+    for (int64_t k = 0; k < ny; ++k) iy[k] -= y0;
+    if (rows_f32(mid, row_mid, 0, row_mid, out_h, ay.taps, iy, wy, outf, out8)) goto done;
+  }
+  rc = 0;
+done:
+  free(iy);
+  free(ix);
+  free(wy);
+  free(wx);
+  free(mid);
+  return rc;
+}
+
+/* crop_mirror_normalize of one uint8 HWC image into float32: the window (y, x, h, w), which lies
+ * inside the image, mirrored left-right when `mirror`, out = ((float)v - mean[c]) * rstd[c] (two
+ * float32 roundings, as functional/normalize.py's in-place sub_ then mul_), CHW when `chw` else
+ * HWC, contiguous. rstd is the caller's float32 reciprocal of std. Returns 0, or -1 for bad
+ * arguments. */
+int td_crop_mirror_normalize(const uint8_t* src, int64_t in_h, int64_t in_w, int ch, int64_t row_stride,
+                             int64_t y, int64_t x, int64_t h, int64_t w, int mirror, const float* mean,
+                             const float* rstd, int chw, float* out) {
+  if (!src || !out || !mean || !rstd || ch <= 0 || h <= 0 || w <= 0 || y < 0 || x < 0 || y + h > in_h ||
+      x + w > in_w || row_stride < in_w * ch)
+    return -1;
+  for (int64_t r = 0; r < h; ++r) {
+    const uint8_t* row = src + (y + r) * row_stride + x * ch;
+    for (int c = 0; c < ch; ++c) {
+      const float m = mean[c], s = rstd[c];
+      /* CHW: one contiguous output row per channel; HWC: the channel's values `ch` apart */
+      float* o = chw ? out + ((int64_t)c * h + r) * w : out + r * w * ch + c;
+      const int64_t step = chw ? 1 : ch;
+      if (mirror) {
+        for (int64_t j = 0; j < w; ++j) o[j * step] = ((float)row[(w - 1 - j) * ch + c] - m) * s;
+      } else {
+        for (int64_t j = 0; j < w; ++j) o[j * step] = ((float)row[j * ch + c] - m) * s;
+      }
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,132 @@
+"""The C helpers' CPU image kernels (`_native/csrc/cpu/cpu_image.c`) as per-sample fast kernels
+(registered with the dispatch, `ops._dispatch.register_fast_sample`): they run inside the
+executor's per-sample chains, on its threads, without holding the GIL.
+
+* random_resized_crop: the spec's window (drawn as the spec draws it), resized as a region of
+  interest by `td_resize_linear`.
+* resize: each image resized by `td_resize_linear` to the size the spec computes.
+* crop_mirror_normalize: a window inside the image, mirrored, normalized to float32 (CHW or HWC)
+  by `td_crop_mirror_normalize`, scale and shift then applied as the spec applies them.
+
+They take CPU uint8 HWC images (rows may be strided, pixels packed); the resizing ops the linear
+or triangular filter given as constants, with a uint8 or float32 output. Anything else, and a
+sample the helper declines, runs the spec (its result is the same: tests/test_cpu_kernels.py
+holds them to it).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ..._native import helpers
+from .._dispatch import FastSampleKernel, register_fast_sample
+from ..geometry import RandomResizedCrop, Resize, interp_name
+from ..normalize import CropMirrorNormalize
+
+_FILTER_ARGS = ("interp_type", "min_filter", "mag_filter")
+_LINEAR = ("linear", "triangular")  # the same weights in functional.resize
+_OUT_DTYPES = (None, torch.uint8, torch.float32)
+
+
+def _linear_cpu_op(op: Any) -> bool:
+    """A CPU op whose every axis filters with the linear (triangle) filter, given as constants, into
+    uint8 or float32, reading HWC images (or data without a layout), with the helper built."""
+    if op.device.type != "cpu" or any(n in op.node.arg_inputs for n in _FILTER_ARGS):
+        return False
+    if interp_name(op.args.get("interp_type")) not in _LINEAR:
+        return False
+    if any(interp_name(op.args.get(n)) not in (None, *_LINEAR) for n in ("min_filter", "mag_filter")):
+        return False
+    return op.dtype in _OUT_DTYPES and op.hwc_input() and helpers.CPU_IMAGE.load() is not None
+
+
+def _takes(img: torch.Tensor) -> bool:
+    """A uint8 HWC image whose pixels are packed (what the helper reads)."""
+    return (img.dim() == 3 and img.dtype == torch.uint8 and img.device.type == "cpu" and img.stride(2) == 1
+            and (img.shape[1] <= 1 or img.stride(1) == img.shape[2]))
+
+
+def _output(ctx: Any, shape: tuple[int, int, int], dtype: torch.dtype) -> torch.Tensor:
+    """The executor's slot for this sample when it fits (no copy afterwards), else a new tensor."""
+    slot = ctx.out
+    if slot is not None and tuple(slot.shape) == shape and slot.dtype == dtype and slot.is_contiguous():
+        return slot
+    return torch.empty(shape, dtype=dtype)
+
+
+class RandomResizedCropSample(FastSampleKernel):
+    name = "resize_linear (C helper)"
+
+    def supports(self, op: RandomResizedCrop) -> bool:
+        return _linear_cpu_op(op)
+
+    def run_sample(self, op: RandomResizedCrop, ctx: Any, inputs: list[torch.Tensor],
+                   args: dict[str, Any]) -> torch.Tensor | None:
+        img = inputs[0]
+        if not _takes(img) or op.layout_of(img) != "HWC":
+            return None
+        win = op.window(ctx, img)  # drawn once: the fallback below resizes the same window
+        out = _output(ctx, (op.size[0], op.size[1], int(img.shape[2])), op.dtype or torch.uint8)
+        if helpers.resize_linear(img, win, out, op.args["antialias"]):
+            return out
+        return op.resize_window(img, win, args)
+
+
+class ResizeSample(FastSampleKernel):
+    name = "resize_linear (C helper)"
+
+    def supports(self, op: Resize) -> bool:
+        return _linear_cpu_op(op)
+
+    def run_sample(self, op: Resize, ctx: Any, inputs: list[torch.Tensor],
+                   args: dict[str, Any]) -> torch.Tensor | None:
+        img = inputs[0]
+        if not _takes(img) or op.layout_of(img) != "HWC":
+            return None
+        (out_h, out_w), flip_x, flip_y = op.target(img, args)
+        if flip_x or flip_y:  # negative sizes: the spec flips
+            return None
+        h, w = int(img.shape[0]), int(img.shape[1])
+        out = _output(ctx, (out_h, out_w, int(img.shape[2])), op.dtype or torch.uint8)
+        if helpers.resize_linear(img, (0.0, 0.0, float(h), float(w)), out, op.args["antialias"]):
+            return out
+        return None
+
+
+class CropMirrorNormalizeSample(FastSampleKernel):
+    name = "crop_mirror_normalize (C helper)"
+
+    def supports(self, op: CropMirrorNormalize) -> bool:
+        return (op.device.type == "cpu" and op.dtype == torch.float32 and not op.args["pad_output"]
+                and op.hwc_input() and helpers.CPU_IMAGE.load() is not None)
+
+    def run_sample(self, op: CropMirrorNormalize, ctx: Any, inputs: list[torch.Tensor],
+                   args: dict[str, Any]) -> torch.Tensor | None:
+        img = inputs[0]
+        if not _takes(img) or op.layout_of(img) != "HWC":
+            return None
+        try:
+            y, x, h, w = op.window(img, args)
+            mean, std = op.stats(args, int(img.shape[2]), img.device)
+        except Exception:  # noqa: BLE001 - the spec meets it again and reports it its way
+            return None
+        if y < 0 or x < 0 or y + h > img.shape[0] or x + w > img.shape[1] or h <= 0 or w <= 0:
+            return None  # a window leaving the image: the spec pads or trims
+        chw = op.layout == "CHW"
+        c = int(img.shape[2])
+        out = _output(ctx, (c, h, w) if chw else (h, w, c), torch.float32)
+        if not helpers.crop_mirror_normalize(img, (y, x, h, w), bool(op.get(args, "mirror")), mean,
+                                             torch.reciprocal(std.to(torch.float32)), out, chw):
+            return None
+        scale, shift = float(op.args["scale"]), float(op.args["shift"])
+        if scale != 1.0:  # as the spec: in place, after the normalization
+            out.mul_(scale)
+        if shift != 0.0:
+            out.add_(shift)
+        return out
+
+
+register_fast_sample(RandomResizedCrop, RandomResizedCropSample())
+register_fast_sample(Resize, ResizeSample())
+register_fast_sample(CropMirrorNormalize, CropMirrorNormalizeSample())
