@@ -146,6 +146,8 @@ def _random_case(seed: int) -> Case:
         kw["mode"] = mode
     if rng.random() < 0.3:
         kw["max_size"] = [float(rng.integers(3, 30))] if rng.random() < 0.5 else [float(rng.integers(3, 30)), float(rng.choice([0, 12, 25]))]
+    else:  # keeps the stored outputs small (a narrow window's scale applied to a free extent); the
+        kw["max_size"] = [40.0]  # uncapped rules are checked on shapes (size_cases)
     kw["antialias"] = bool(rng.random() < 0.6)
     kw["subpixel_scale"] = bool(rng.random() < 0.6)
     if dtype != np.float32 and rng.random() < 0.3:
@@ -245,6 +247,50 @@ def _subpixel_cases() -> dict[str, Case]:
     return out
 
 
+def size_cases() -> dict[str, Case]:
+    """Output shapes only (blank 1-channel images, nearest neighbour), many samples per case: every
+    way of sizing, mode and max_size, with and without windows (absolute and relative)."""
+    rng = np.random.default_rng(99)
+    out: dict[str, Case] = {}
+    ways = ("xy", "x", "y", "size", "shorter", "longer")
+    for way in ways:
+        for mode in ("default", "stretch", "not_larger", "not_smaller"):
+            if way in ("shorter", "longer") and mode != "default":
+                continue
+            for k, max_size in enumerate((None, [37.0], [25.0, 0.0], [40.5, 33.0])):
+                for rel in (None, False, True):
+                    n = 24
+                    shapes = [(int(rng.integers(1, 60)), int(rng.integers(1, 60))) for _ in range(n)]
+
+                    def r() -> float:
+                        return float(rng.choice([rng.uniform(1, 80), rng.integers(1, 80), 0.0, -rng.uniform(1, 80)]))
+                    if way == "xy":
+                        args = dict(resize_x=[r() for _ in range(n)], resize_y=[r() for _ in range(n)])
+                    elif way in ("x", "y"):
+                        args = {f"resize_{way}": [r() for _ in range(n)]}
+                    elif way == "size":
+                        args = dict(size=[[r(), r()] for _ in range(n)])
+                    else:
+                        args = {f"resize_{way}": [abs(r()) for _ in range(n)]}
+                    kw: dict[str, Any] = dict(interp_type="NN")
+                    if mode != "default":
+                        kw["mode"] = mode
+                    if max_size is not None:
+                        kw["max_size"] = max_size
+                    if rel is not None:
+                        kw["roi_relative"] = rel
+                        wins = [_window(rng, h, w, nn=True, point=rng.random() < 0.1) for h, w in shapes]
+                        if not rel:
+                            wins = [(a * (h, w), b * (h, w)) for (a, b), (h, w) in zip(wins, shapes)]
+                        args["roi_start"] = [a for a, _ in wins]
+                        args["roi_end"] = [b for _, b in wins]
+                    out[f"sizes/{way}_{mode}_{k}_{rel}"] = Case(
+                        "resize", [np.zeros((h, w, 1), np.uint8) for h, w in shapes], "HWC", kw,
+                        {a: [np.asarray(v, np.float32) for v in vals] for a, vals in args.items()})
+    return out
+
+
+SIZE_CASES = size_cases()
 CASES: dict[str, Case] = {
     **{f"rand/{i}": _random_case(i) for i in range(150)},
     **_layout_cases(),

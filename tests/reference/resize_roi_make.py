@@ -3,7 +3,8 @@
     /work/dali-venv/bin/python -m tests.reference.resize_roi_make      # from the repository root
 
 Each case of resize_roi_cases.py runs through DALI; its output samples are stored (`name/i`), or,
-when DALI refuses the case, its error's first line (`name/error`). Needs a Python with
+when DALI refuses the case, its error's first line (`name/error`); of the size cases
+(`SIZE_CASES`) only the output shapes, all in one array (`sizes`). Needs a Python with
 `nvidia.dali`; never imports torch_dali.
 """
 from __future__ import annotations
@@ -39,6 +40,8 @@ def build() -> dict[str, np.ndarray]:
             continue
         for i, a in enumerate(outs):
             t[f"{name}/{i}"] = a
+    # shapes only, every size case's samples in one array (in SIZE_CASES' order)
+    t["sizes"] = np.array([a.shape[:2] for case in R.SIZE_CASES.values() for a in run_dali(case)], dtype=np.int32)
     return t
 
 

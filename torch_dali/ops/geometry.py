@@ -26,6 +26,7 @@ from ._registry import register
 from ._schema import Arg, OpSchema, length, non_negative, one_of, positive, unit_interval
 
 _RESIZE_MODES = ("default", "stretch", "not_larger", "not_smaller")
+_RESIZE_TYPES = (torch.uint8, torch.int16, torch.uint16, torch.float32)
 
 
 def _enum_value(v: Any) -> Any:
@@ -140,6 +141,15 @@ class Resize(_ImageOp):
                                 f"got {v!r}")
         return v
 
+    def check_types(self, x: torch.Tensor) -> None:
+        """DALI resizes uint8, int16, uint16 and float32 images, to their own type or to float32."""
+        if x.dtype not in _RESIZE_TYPES:
+            raise ArgumentError(f"{self.name}: the input type {x.dtype} is not supported; it takes "
+                                "uint8, int16, uint16 and float32")
+        if self.dtype not in (None, x.dtype, torch.float32):
+            raise ArgumentError(f"{self.name}: `dtype` must be the input's type ({x.dtype}) or float, "
+                                f"got {self.dtype}")
+
     def plan(self, hw: tuple[int, int], args: dict[str, Any]) -> list[tuple[int, float, float]]:
         """[(output extent, window start, window end)] for the (height, width) axes of one image."""
         sizing = {k: float(self.get(args, k) or 0.0) for k in ("resize_x", "resize_y", "resize_shorter", "resize_longer")}
@@ -173,6 +183,7 @@ class Resize(_ImageOp):
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         canon = self.canonical(inputs[0])
+        self.check_types(inputs[0])
         img = inputs[0] if canon is None else canon.hwk
         hw = (int(img.shape[0]), int(img.shape[1]))
         (oh, y0, y1), (ow, x0, x1) = self.plan(hw, args)

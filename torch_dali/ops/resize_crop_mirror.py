@@ -51,6 +51,7 @@ class ResizeCropMirror(Resize):
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         img = inputs[0]
         self.check_image(img)
+        self.check_types(img)
         (out_h, y0, y1), (out_w, x0, x1) = self.plan((int(img.shape[0]), int(img.shape[1])), args)
         top, left, h, w = self.window(out_h, out_w, args)
         sy, sx = (y1 - y0) / out_h, (x1 - x0) / out_w
