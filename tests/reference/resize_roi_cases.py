@@ -290,6 +290,23 @@ def size_cases() -> dict[str, Case]:
     return out
 
 
+def _edge_cases() -> dict[str, Case]:
+    """Rounding decisions pinned by hand."""
+    img = image((25, 25, 1), np.uint8, 92)
+    x0 = float(np.float32(0.5) - np.float32(2.0 ** -24))  # 0.5 less one float32 step below 1
+    return {
+        # the window's centre is taken in double precision: here float32 would make the adjusted
+        # extent exactly 12 (the cubic mag filter) where DALI's is 12.000002 (the linear min filter)
+        "edge/centre_in_double": Case("resize", [img], "HWC", dict(
+            resize_y=26.0, min_filter="LINEAR", mag_filter="CUBIC", mode="stretch", antialias=False,
+            roi_start=[16.787813, 17.177479], roi_end=[26.627602, 5.5168204])),
+        # nearest neighbour at scale 1 copies a run of columns from floor(start + 0.5): here
+        # floor(start + i + 0.5) (float32) would skip a column
+        "edge/nn_unit_scale_run": Case("resize", [img], "HWC", dict(
+            size=[25, 12], interp_type="NN", roi_start=[0.0, x0], roi_end=[25.0, x0 + 12.0])),
+    }
+
+
 SIZE_CASES = size_cases()
 CASES: dict[str, Case] = {
     **{f"rand/{i}": _random_case(i) for i in range(150)},
@@ -297,4 +314,5 @@ CASES: dict[str, Case] = {
     **_error_cases(),
     **_rcm_cases(),
     **_subpixel_cases(),
+    **_edge_cases(),
 }
