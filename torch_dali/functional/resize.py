@@ -27,7 +27,8 @@ from typing import NamedTuple, Sequence
 import numpy as np
 import torch
 
-from .crop import convert, f32, round_half_away
+from . import resize_plan
+from .crop import convert
 
 Size2 = tuple[int, int]
 Roi = tuple[float, float, float, float]  # (y, x, h, w) of the source window
@@ -48,46 +49,18 @@ def output_size(in_h: int, in_w: int, *, resize_x: float = 0.0, resize_y: float 
                 resize_shorter: float = 0.0, resize_longer: float = 0.0,
                 size: Sequence[float] | None = None, max_size: float | Sequence[float] | None = None,
                 mode: str = "default") -> Size2:
-    """The (height, width) DALI's Resize produces for an (in_h, in_w) image.
+    """The (height, width) DALI's Resize produces for an (in_h, in_w) image (no region of interest;
+    `resize_plan` has the rules, windows included).
 
-    `size` and `max_size` are in (height, width) order; 0 leaves a dimension unspecified.
-    `resize_shorter` acts as mode "not_smaller" and `resize_longer` as "not_larger" on both
-    dimensions; max_size then caps the scale uniformly. In "default" mode an unspecified
-    dimension keeps the aspect ratio and max_size caps each dimension on its own.
+    `size` and `max_size` are in (height, width) order; 0 leaves a dimension unspecified, and a
+    negative size (a flip) counts by its magnitude. `resize_shorter` acts as mode "not_smaller" and
+    `resize_longer` as "not_larger"; the first of `size`, `resize_shorter`, `resize_longer`,
+    `resize_x`/`resize_y` that is given decides.
     """
-    req: list[float] = [0.0, 0.0]
-    if size is not None:
-        s = [abs(f32(v)) for v in size]
-        req = [s[0], s[0]] if len(s) == 1 else [s[0], s[1]]
-    elif resize_shorter:
-        req, mode = [abs(f32(resize_shorter))] * 2, "not_smaller"
-    elif resize_longer:
-        req, mode = [abs(f32(resize_longer))] * 2, "not_larger"
-    else:
-        req = [abs(f32(resize_y)), abs(f32(resize_x))]
-    ins = (float(in_h), float(in_w))
-    caps = max_sizes(max_size)
-    given = [k for k in range(2) if req[k] > 0]
-    if not given:
-        return in_h, in_w
-    # scales are kept as (numerator, denominator): in * num / den rounds as DALI does at ties
-    if mode in ("not_smaller", "not_larger"):
-        cands = [(req[k], ins[k]) for k in given]
-        pick = max if mode == "not_smaller" else min
-        num, den = pick(cands, key=lambda c: c[0] / c[1])
-        if caps is not None:
-            num, den = min([(num, den)] + [(caps[k], ins[k]) for k in range(2) if caps[k] > 0],
-                           key=lambda c: c[0] / c[1])
-        out = [ins[k] * num / den for k in range(2)]
-    else:
-        out = list(req)
-        for k in range(2):
-            if out[k] <= 0:
-                out[k] = ins[k] if mode == "stretch" else ins[k] * req[given[0]] / ins[given[0]]
-        if caps is not None:
-            out = [min(o, c) if c > 0 else o for o, c in zip(out, caps)]
-    return max(1, round_half_away(out[0])), max(1, round_half_away(out[1]))
-
+    sizing = dict(resize_x=resize_x, resize_y=resize_y, resize_shorter=resize_shorter,
+                  resize_longer=resize_longer, size=size)
+    (h, _, _), (w, _, _) = resize_plan.one((in_h, in_w), sizing, mode, max_size)
+    return h, w
 
 
 # -- filter tables (DALI's), built once -------------------------------------------------------------
