@@ -172,3 +172,35 @@ def test_flipped_window_is_the_mirror_of_the_plain_one():
     a, b = (ours(R.Case("resize", [img], "HWC", dict(size=[7, 9], roi_start=s, roi_end=e)))[0]
             for s, e in (([1.0, 2.0], [10.0, 12.0]), ([1.0, 12.0], [10.0, 2.0])))
     assert np.abs(a[:, ::-1].astype(int) - b).max() <= 1 and (a[:, ::-1] != b).mean() < 0.02
+
+
+def _resize_op(**kw):
+    """A built Resize op (for its planning methods)."""
+    from torch_dali.pipeline import Pipeline
+    pipe = Pipeline(batch_size=1, num_threads=1, device_id=None)
+    with pipe:
+        pipe.set_outputs(fn.resize(fn.external_source(source=lambda: [np.zeros((4, 4, 3), np.uint8)],
+                                                      batch=True, layout="HWC"), **kw))
+    pipe.build()
+    return next(op for op in pipe.executor.plan.ops.values() if type(op).__name__ == "Resize")
+
+
+@pytest.mark.parametrize("kw, whole", [
+    (dict(resize_x=15, resize_y=10), True),
+    (dict(size=[10, 0], subpixel_scale=False), True),
+    (dict(resize_shorter=7, subpixel_scale=False), True),
+    (dict(resize_shorter=7), False),  # 7 x 10.5 on 20 x 30: the window shrinks about its centre
+    (dict(resize_x=-15, resize_y=10), False),  # a flip
+    (dict(resize_x=15, resize_y=10, roi_start=[0.0, 0.0], roi_end=[20.0, 30.0]), False),  # any window
+])
+def test_batched_sizes_only_for_whole_image_plans(kw, whole):
+    """What the batched fast kernels get (`Resize.target_sizes`): every sample's size when each maps
+    its whole image onto it, else None (the kernels then decline and the spec runs)."""
+    op = _resize_op(**kw)
+    in_hw = np.array([[20, 30], [21, 30]])
+    got = op.target_sizes(in_hw, {})
+    if not whole:
+        assert got is None
+        return
+    want = [op.plan(tuple(hw), {})[0][0] for hw in in_hw.tolist()], [op.plan(tuple(hw), {})[1][0] for hw in in_hw.tolist()]
+    assert got.tolist() == np.stack(want, 1).tolist()

@@ -36,15 +36,6 @@ Window = Sequence[tuple[float, float]]  # ((y0, y1), (x0, x1)); y0 > y1 (x0 > x1
 FILTERS = ("nn", "linear", "triangular", "gaussian", "cubic", "lanczos3")
 
 
-def max_sizes(max_size: float | Sequence[float] | None) -> tuple[float, float] | None:
-    if max_size is None:
-        return None
-    if isinstance(max_size, (int, float)):
-        return (float(max_size), float(max_size))
-    ms = [float(m) for m in max_size]
-    return (ms[0], ms[0]) if len(ms) == 1 else (ms[0], ms[1])
-
-
 def output_size(in_h: int, in_w: int, *, resize_x: float = 0.0, resize_y: float = 0.0,
                 resize_shorter: float = 0.0, resize_longer: float = 0.0,
                 size: Sequence[float] | None = None, max_size: float | Sequence[float] | None = None,
