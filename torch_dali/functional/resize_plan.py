@@ -20,6 +20,7 @@ land where DALI's do. Everything is vectorized over samples: (n, ndim) arrays.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 import numpy as np
@@ -157,13 +158,29 @@ def requested(n: int, ndim: int, *, resize_x: Any = 0.0, resize_y: Any = 0.0, re
     return per_axis(np.stack(cols, 1), n, ndim, "size"), mode
 
 
+def _key(v: Any) -> Any:
+    """`v` as a hashable value (lists and arrays as tuples of floats)."""
+    if v is None or isinstance(v, (int, float, str, bool)):
+        return v
+    return tuple(float(x) for x in np.asarray(v, dtype=F64).reshape(-1))
+
+
 def one(in_size: Sequence[int], sizing: dict[str, Any], mode: str = "default", max_size: Any = None,
         roi: tuple[Any, Any] | None = None, roi_relative: bool = False,
-        subpixel_scale: bool = True) -> list[tuple[int, float, float]]:
+        subpixel_scale: bool = True) -> tuple[tuple[int, float, float], ...]:
     """One sample's plan: [(out, lo, hi)] per spatial axis. `sizing` holds the sizing arguments
-    (`requested`'s keywords, one value each); `roi` = (roi_start, roi_end) or None."""
+    (`requested`'s keywords, one value each); `roi` = (roi_start, roi_end) or None. Cached: a
+    dataset's images repeat a few sizes, and NumPy's per-call cost is ~0.1 ms."""
+    key = tuple(sorted((k, _key(v)) for k, v in sizing.items()))
+    win = None if roi is None else (_key(roi[0]), _key(roi[1]))
+    return _one(tuple(int(v) for v in in_size), key, mode, _key(max_size), win, bool(roi_relative), bool(subpixel_scale))
+
+
+@functools.lru_cache(maxsize=4096)
+def _one(in_size: tuple[int, ...], sizing: tuple[tuple[str, Any], ...], mode: str, max_size: Any,
+         roi: tuple[Any, Any] | None, roi_relative: bool, subpixel_scale: bool) -> tuple[tuple[int, float, float], ...]:
     ndim = len(in_size)
-    req, mode = requested(1, ndim, mode=mode, **sizing)
+    req, mode = requested(1, ndim, mode=mode, **dict(sizing))
     start, end = roi if roi is not None else (None, None)
     out, lo, hi = plan(np.asarray([in_size]), req, mode, max_size, start, end, roi_relative, subpixel_scale)
-    return [(int(out[0, d]), float(lo[0, d]), float(hi[0, d])) for d in range(ndim)]
+    return tuple((int(out[0, d]), float(lo[0, d]), float(hi[0, d])) for d in range(ndim))

@@ -150,7 +150,7 @@ class Resize(_ImageOp):
             raise ArgumentError(f"{self.name}: `dtype` must be the input's type ({x.dtype}) or float, "
                                 f"got {self.dtype}")
 
-    def plan(self, hw: tuple[int, int], args: dict[str, Any]) -> list[tuple[int, float, float]]:
+    def plan(self, hw: tuple[int, int], args: dict[str, Any]) -> tuple[tuple[int, float, float], ...]:
         """[(output extent, window start, window end)] for the (height, width) axes of one image."""
         sizing = {k: float(self.get(args, k) or 0.0) for k in ("resize_x", "resize_y", "resize_shorter", "resize_longer")}
         sizing["size"] = self.shape_arg(args, "size") if self.given("size") else None
