@@ -191,13 +191,27 @@ class Resize(_ImageOp):
         y = resize(img, (oh, ow), interp_name(self.get(args, "interp_type")), self.args["antialias"],
                    interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
                    self.dtype, window=window)
-        return y if canon is None else canon.back(y)
+        y = y if canon is None else canon.back(y)
+        if self.args.get("save_attrs"):  # DALI's testing output: the input's (height, width)
+            return y, torch.tensor(hw, dtype=torch.int32, device=y.device)
+        return y
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        if not self.args.get("save_attrs"):
+            return super().run_batch(ctx, inputs, args)
+        self.note_layout(inputs)
+        outs = ctx.map(lambda i: self.run_sample(ctx.sample(i), [x[i] for x in inputs],
+                                                 {k: v[i] for k, v in args.items()}), len(inputs[0]))
+        return [TensorList([o[0] for o in outs], self.output_layout(0)), TensorList([o[1] for o in outs], "")]
+
+    def output_layout(self, index: int) -> str:
+        return "" if index == 1 else super().output_layout(index)
 
     def fuse(self, consumer: Operator) -> Any:
         """resize -> crop_mirror_normalize on CUDA runs as one op pair (ops/fused.py), which has a
         fused kernel."""
         from .fused import fuse_resize
-        if not self.hwc_input() or not consumer.hwc_input():
+        if not self.hwc_input() or not consumer.hwc_input() or self.args.get("save_attrs"):
             return None  # the fused kernel reads HWC images
         return fuse_resize(self, consumer)
 
@@ -414,7 +428,9 @@ register(OpSchema(
         Arg("subpixel_scale", "bool", True, "a fractional output size keeps its exact scale (the source "
             "window shrinks or grows about its centre); False: the window maps onto the rounded size"),
         Arg("image_type", "image_type", None, "legacy; accepted and ignored"),
+        Arg("save_attrs", "bool", False, "a second output: each input's (height, width), int32 (DALI's testing aid)"),
     ),
+    num_outputs=lambda a: 2 if a.get("save_attrs") else 1,
 ))
 register(OpSchema(
     name="crop", impl=Crop,
