@@ -66,6 +66,7 @@ def assert_close(got: np.ndarray, want: np.ndarray) -> None:
         assert np.abs(got.astype(np.int64) - want.astype(np.int64)).max(initial=0) <= 1
 
 
+@pytest.mark.filterwarnings("ignore:fast_resize_crop_mirror is deprecated")
 @pytest.mark.parametrize("source", SOURCES)
 @pytest.mark.parametrize("name", PIXELS)
 def test_matches_dali(name, source):
@@ -77,6 +78,7 @@ def test_matches_dali(name, source):
         assert_close(g, w)
 
 
+@pytest.mark.filterwarnings("ignore:fast_resize_crop_mirror is deprecated")
 def test_integer_outputs_are_almost_all_exact():
     """The per-value bound above is loose: across the table, almost every value equals DALI's."""
     off = total = 0

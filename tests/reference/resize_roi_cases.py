@@ -231,6 +231,9 @@ def _rcm_cases() -> dict[str, Case]:
             kw.pop("resize_shorter")
             kw["size"] = [float(rng.integers(6, 20)), -float(rng.integers(6, 20))] if k == 9 else [0.0, 13.5]
         out[f"rcm/{k}"] = Case("resize_crop_mirror", [img], "HWC", kw)
+    # the deprecated fast variant: the same op, but no antialiasing by default (a downscale shows it)
+    out["rcm/fast_default"] = Case("fast_resize_crop_mirror", [image((40, 60, 3), np.uint8, 60)], "HWC", dict(
+        resize_shorter=13.0, crop=(8.0, 8.0), roi_start=[2.0, 50.0], roi_end=[38.0, 4.0]))
     return out
 
 

@@ -405,7 +405,8 @@ CROP_ARGS = (
 
 register(OpSchema(
     name="resize", impl=Resize,
-    doc="Resizes images (HWC, CHW, HW, FHWC, FCHW, CFHW); output size rules and rounding follow DALI.",
+    doc="Resizes images (HWC, CHW, HW, FHWC, FCHW, CFHW; volumes are refused), optionally a region of "
+        "interest of them; output sizes, windows, flips, subpixel scale and rounding follow DALI.",
     args=(
         Arg("resize_x", "float", 0.0, "output width (negative flips)", tensor=True),
         Arg("resize_y", "float", 0.0, "output height (negative flips)", tensor=True),
