@@ -224,3 +224,13 @@ def test_save_attrs_gives_the_input_size(layout, shape):
     for i in range(2):
         a = np.asarray(attrs.at(i))
         assert a.dtype == np.int32 and a.tolist() == [10, 20]
+
+
+def test_a_single_value_window_is_a_window():
+    """roi_start=0 is given (DALI repeats one value for both axes), not "unset"."""
+    img = R.image((12, 16, 3), np.uint8, 4)
+    one = ours(R.Case("resize", [img], "HWC", dict(size=[6, 8], roi_start=0.0, roi_end=0.5, roi_relative=True)))[0]
+    two = ours(R.Case("resize", [img], "HWC", dict(size=[6, 8], roi_start=[0.0, 0.0], roi_end=[0.5, 0.5],
+                                                    roi_relative=True)))[0]
+    np.testing.assert_array_equal(one, two)
+    assert not np.array_equal(one, ours(R.Case("resize", [img], "HWC", dict(size=[6, 8])))[0])

@@ -124,14 +124,19 @@ class Resize(_ImageOp):
         if (ways[2] or ways[3]) and self.args["mode"] != "default":
             raise ArgumentError(f"{self.name}: `mode` cannot be combined with `resize_shorter` or "
                                 f"`resize_longer`, got mode={self.args['mode']!r}")
-        if self.given("roi_start") != self.given("roi_end"):
+        if self.defined("roi_start") != self.defined("roi_end"):
             raise ArgumentError(f"{self.name}: `roi_start` and `roi_end` must be given together")
+        self.has_roi = self.defined("roi_start")
         for name in ("size", "roi_start", "roi_end", "max_size"):
             v = self.args.get(name)
             if name not in self.node.arg_inputs and isinstance(v, list) and len(v) not in (1, 2):
                 raise ArgumentError(f"{self.name}: `{name}` must have 1 or 2 values (one per spatial axis), "
                                     f"got {len(v)}")
         self.dtype = _dtype(self.args["dtype"])
+
+    def defined(self, name: str) -> bool:
+        """Whether `name` was given at all (a window starting at 0 is a window)."""
+        return name in self.node.arg_inputs or self.args.get(name) is not None
 
     def shape_arg(self, args: dict[str, Any], name: str) -> Any:
         """A size-like argument (`size`, `roi_start`, `roi_end`): a per-sample one must give both axes."""
@@ -154,7 +159,7 @@ class Resize(_ImageOp):
         """[(output extent, window start, window end)] for the (height, width) axes of one image."""
         sizing = {k: float(self.get(args, k) or 0.0) for k in ("resize_x", "resize_y", "resize_shorter", "resize_longer")}
         sizing["size"] = self.shape_arg(args, "size") if self.given("size") else None
-        roi = (self.shape_arg(args, "roi_start"), self.shape_arg(args, "roi_end")) if self.given("roi_start") else None
+        roi = (self.shape_arg(args, "roi_start"), self.shape_arg(args, "roi_end")) if self.has_roi else None
         try:
             return RP.one(hw, sizing, self.args["mode"], self.args["max_size"], roi, bool(self.args["roi_relative"]),
                           bool(self.args["subpixel_scale"]))
@@ -165,7 +170,7 @@ class Resize(_ImageOp):
         """Every sample's output (height, width) in one NumPy pass, when every sample maps its whole
         image onto it (what the batched kernels compute); None when a sample reads another window (a
         region of interest, a flip, a fractional size kept exactly by `subpixel_scale`): the spec does those."""
-        if self.given("roi_start"):
+        if self.has_roi:
             return None
         n = len(in_hw)
         vals = {k: (np.asarray(args[k], dtype=np.float64) if k in args else self.args[k] or 0.0)

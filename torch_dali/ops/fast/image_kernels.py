@@ -47,7 +47,7 @@ def _hwc(op: Any, inputs: Sequence[TensorList]) -> bool:
 def _resize_ok(op: Resize, tl: TensorList) -> bool:
     """The kernels map each whole image onto its output: no region of interest here (a fractional
     size kept by subpixel_scale, or a flip, makes `target_sizes` None: `run` declines then)."""
-    return (op.device.type == "cuda" and not op.given("roi_start") and not op.args.get("save_attrs")
+    return (op.device.type == "cuda" and not op.has_roi and not op.args.get("save_attrs")
             and _hwc(op, [tl]) and _plain_filter(op)
             and op.dtype in (None, torch.uint8) and cuda.images_ok(tl) and cuda.kernels() is not None)
 
