@@ -234,3 +234,12 @@ def test_a_single_value_window_is_a_window():
                                                     roi_relative=True)))[0]
     np.testing.assert_array_equal(one, two)
     assert not np.array_equal(one, ours(R.Case("resize", [img], "HWC", dict(size=[6, 8])))[0])
+
+
+@pytest.mark.parametrize("kw, name", [(dict(resize_x=[np.float32("nan")]), "resize_x"),
+                                      (dict(roi_start=[np.array([0.0, np.inf], np.float32)],
+                                            roi_end=[np.array([3.0, 4.0], np.float32)]), "roi_start")])
+def test_non_finite_per_sample_values_are_refused(kw, name):
+    case = R.Case("resize", [np.zeros((4, 5, 3), np.uint8)], "HWC", {} if "resize_x" in kw else dict(resize_x=5.0), kw)
+    with pytest.raises(PipelineError, match=f"ArgumentError.*{name}.*finite"):
+        ours(case)

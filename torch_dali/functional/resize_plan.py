@@ -120,6 +120,10 @@ def plan(in_size: Any, requested: Any, mode: str = "default", max_size: Any = No
     req = per_axis(requested, n, ndim, "size")
     caps = None if max_size is None else per_axis(max_size, 1, ndim, "max_size")[0]
     lo, hi = source_windows(ins, roi_start, roi_end, roi_relative)
+    for what, v in (("the sizes (`size`, `resize_x`/`resize_y`, `resize_shorter`, `resize_longer`)", req),
+                    ("`roi_start`", lo), ("`roi_end`", hi)):
+        if not np.isfinite(v).all():
+            raise ValueError(f"{what} must be finite numbers, got {v.tolist()}")
     ext = _f32(hi - lo)
     flipped = ext < 0
     lo, hi = np.where(flipped, hi, lo), np.where(flipped, lo, hi)
