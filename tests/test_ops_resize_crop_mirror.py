@@ -2,9 +2,10 @@
 shapes and types exact; uint8 within 1 on at most 1% of values (measured: <= 0.75%, float32 ties
 of the resampling, as functional.resize documents), float within 1e-3 on 0..255 data. The window
 is resampled as one region (DALI's subpixel scale, the canvas centred), so a fractional resized
-size (resize_shorter=20 on 23x31 gives 26.96 -> 27) matches DALI where resize followed by crop
-would not (fn.resize scales by the rounded size: off by up to 4 there, measured on the
-`plain_resize_shorter` case, which is kept as a record and not asserted)."""
+size (resize_shorter=20 on 23x31 gives 26.96 -> 27) matches DALI; fn.resize, which keeps the
+fractional scale the same way, matches DALI on the same sizes (the `plain_*` cases). The mirror
+reads the window backwards, as DALI does: a flip of the unmirrored result up to rounding ties.
+Regions of interest and subpixel_scale=False: tests/test_ref_resize_roi.py."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 from reference import geometry_cases as G
 from reference.geometry_tables import SOURCES, dali, ours
 
-CASES = [k for k in G.CASES if k.startswith("resize_crop_mirror/") and G.CASES[k].op == "resize_crop_mirror"]
+CASES = [k for k in G.CASES if k.startswith("resize_crop_mirror/")]
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -31,9 +32,9 @@ def test_matches_dali(name, source):
 
 
 @pytest.mark.parametrize("k", range(7))
-def test_mirror_is_a_flip(k):
+def test_mirror_is_a_flip_up_to_rounding(k):
     a, b = ours(f"resize_crop_mirror/{k}_m0")[0][0], ours(f"resize_crop_mirror/{k}_m1")[0][0]
-    np.testing.assert_array_equal(a[:, ::-1], b)
+    np.testing.assert_allclose(a[:, ::-1].astype(np.float64), b.astype(np.float64), atol=1, rtol=0)
 
 
 def test_legacy_class_name():
@@ -41,4 +42,8 @@ def test_legacy_class_name():
     # DALI 2.4 registers FastResizeCropMirror as its own deprecated schema (ops/tensor_resize.py) with
     # resize_crop_mirror's arguments and kernel
     old, new = ops.FastResizeCropMirror._schema, ops.ResizeCropMirror._schema
-    assert old.args == new.args and issubclass(old.impl, new.impl)
+    assert [a.name for a in old.args] == [a.name for a in new.args] and issubclass(old.impl, new.impl)
+    # the one difference: no antialiasing by default (DALI 2.4: fast_resize_crop_mirror equals
+    # resize_crop_mirror(antialias=False), measured)
+    assert [(a.name, a.default) for a in old.args if a != new.args[[b.name for b in new.args].index(a.name)]] \
+        == [("antialias", False)]

@@ -70,7 +70,9 @@ def test_identity_sizes_return_the_input():
 
 def test_deprecated_names_warn_and_match():
     import torch_dali.ops as o
-    assert o.FastResizeCropMirror._schema.args == o.ResizeCropMirror._schema.args
+    old_args, new_args = o.FastResizeCropMirror._schema.args, o.ResizeCropMirror._schema.args
+    assert [a.name for a in old_args] == [a.name for a in new_args]
+    assert {a.name: a.default for a in old_args}["antialias"] is False  # DALI's fast variant: no antialias
     x = np.random.default_rng(4).integers(0, 256, (9, 13, 3)).astype(np.uint8)
     with pytest.warns(DeprecationWarning, match="resize_crop_mirror"):
         (old,) = _run(lambda d: fn.fast_resize_crop_mirror(d, resize_shorter=10, crop=[6, 7]), [x], "HWC")

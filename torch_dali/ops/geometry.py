@@ -16,7 +16,8 @@ from ..errors import ArgumentError
 from ..functional import batch_sizes as BS
 from ..functional import crop as C
 from ..functional.crop_window import random_crop_window
-from ..functional.resize import output_size, resize
+from ..functional import resize_plan as RP
+from ..functional.resize import resize
 from ..tensor_list import TensorList
 from . import batching
 from . import layouts as L
@@ -25,6 +26,7 @@ from ._registry import register
 from ._schema import Arg, OpSchema, length, non_negative, one_of, positive, unit_interval
 
 _RESIZE_MODES = ("default", "stretch", "not_larger", "not_smaller")
+_RESIZE_TYPES = (torch.uint8, torch.int16, torch.uint16, torch.float32)
 
 
 def _enum_value(v: Any) -> Any:
@@ -117,10 +119,11 @@ class _ImageOp(Operator):
 # -- resize -----------------------------------------------------------------------------------------
 
 class Resize(_ImageOp):
-    """Resizes images; sizes may be per-sample (`resize_shorter=fn.random.uniform(...)`)."""
+    """Resizes images; sizes and windows may be per-sample (`resize_shorter=fn.random.uniform(...)`).
+    The output size and the source window of each axis come from `resize_plan` (DALI's rules)."""
 
     def setup(self) -> None:
-        ways = [self.given("resize_x") or self.given("resize_y"), self.given("size"),
+        ways = [self.given("resize_x") or self.given("resize_y") or self.given("resize_z"), self.given("size"),
                 self.given("resize_shorter"), self.given("resize_longer")]
         if sum(ways) != 1:
             raise ArgumentError(
@@ -129,54 +132,99 @@ class Resize(_ImageOp):
         if (ways[2] or ways[3]) and self.args["mode"] != "default":
             raise ArgumentError(f"{self.name}: `mode` cannot be combined with `resize_shorter` or "
                                 f"`resize_longer`, got mode={self.args['mode']!r}")
+        if self.defined("roi_start") != self.defined("roi_end"):
+            raise ArgumentError(f"{self.name}: `roi_start` and `roi_end` must be given together")
+        self.has_roi = self.defined("roi_start")
+        for name in ("size", "roi_start", "roi_end", "max_size"):
+            v = self.args.get(name)
+            if name not in self.node.arg_inputs and isinstance(v, list) and len(v) not in (1, 2):
+                raise ArgumentError(f"{self.name}: `{name}` must have 1 or 2 values (one per spatial axis), "
+                                    f"got {len(v)}")
         self.dtype = _dtype(self.args["dtype"])
 
-    def target(self, img: torch.Tensor, args: dict[str, Any]) -> tuple[tuple[int, int], bool, bool]:
-        """(output size, flip_x, flip_y) for one image: negative sizes flip, as in DALI."""
-        size = self.get(args, "size")
-        if size is not None and not isinstance(size, (list, tuple)):
-            size = [size]
-        rx, ry = float(self.get(args, "resize_x") or 0), float(self.get(args, "resize_y") or 0)
-        out = output_size(int(img.shape[0]), int(img.shape[1]), resize_x=rx, resize_y=ry,
-                          resize_shorter=float(self.get(args, "resize_shorter") or 0),
-                          resize_longer=float(self.get(args, "resize_longer") or 0),
-                          size=size, max_size=self.args["max_size"], mode=self.args["mode"])
-        flip_y = ry < 0 or (size is not None and size[0] < 0)
-        flip_x = rx < 0 or (size is not None and size[-1] < 0)
-        return out, flip_x, flip_y
+    def defined(self, name: str) -> bool:
+        """Whether `name` was given at all (a window starting at 0 is a window)."""
+        return name in self.node.arg_inputs or self.args.get(name) is not None
+
+    def shape_arg(self, args: dict[str, Any], name: str) -> Any:
+        """A size-like argument (`size`, `roi_start`, `roi_end`): a per-sample one must give both axes."""
+        v = self.get(args, name)
+        if name in self.node.arg_inputs and len(v if isinstance(v, list) else [v]) != 2:
+            raise ArgumentError(f"{self.name}: each sample's `{name}` must have 2 values (one per spatial axis), "
+                                f"got {v!r}")
+        return v
+
+    def check_types(self, x: torch.Tensor) -> None:
+        """DALI resizes uint8, int16, uint16 and float32 images, to their own type or to float32."""
+        if x.dtype not in _RESIZE_TYPES:
+            raise ArgumentError(f"{self.name}: the input type {x.dtype} is not supported; it takes "
+                                "uint8, int16, uint16 and float32")
+        if self.dtype not in (None, x.dtype, torch.float32):
+            raise ArgumentError(f"{self.name}: `dtype` must be the input's type ({x.dtype}) or float, "
+                                f"got {self.dtype}")
+
+    def plan(self, hw: tuple[int, int], args: dict[str, Any]) -> tuple[tuple[int, float, float], ...]:
+        """[(output extent, window start, window end)] for the (height, width) axes of one image."""
+        sizing = {k: float(self.get(args, k) or 0.0) for k in ("resize_x", "resize_y", "resize_shorter", "resize_longer")}
+        sizing["size"] = self.shape_arg(args, "size") if self.given("size") else None
+        roi = (self.shape_arg(args, "roi_start"), self.shape_arg(args, "roi_end")) if self.has_roi else None
+        try:
+            return RP.one(hw, sizing, self.args["mode"], self.args["max_size"], roi, bool(self.args["roi_relative"]),
+                          bool(self.args["subpixel_scale"]))
+        except ValueError as e:
+            raise ArgumentError(f"{self.name}: {e}") from None
 
     def target_sizes(self, in_hw: np.ndarray, args: dict[str, list[Any]]) -> np.ndarray | None:
-        """Every sample's output (height, width) in one NumPy pass (the same as `target`), or None
-        when a negative size asks for a flip (the per-sample path does those)."""
-        vals = {k: (args[k] if k in args else (self.args[k] or 0.0))
-                for k in ("resize_x", "resize_y", "resize_shorter", "resize_longer")}
-        if "size" in args:
-            size: Any = np.asarray(args["size"], dtype=np.float64)
-            size = size[:, None] if size.ndim == 1 else size
-        else:
-            size = self.args["size"]
-            size = None if size is None else np.atleast_1d(np.asarray(size, dtype=np.float64))
-        if (np.asarray(vals["resize_x"]) < 0).any() or (np.asarray(vals["resize_y"]) < 0).any() \
-                or (size is not None and (size < 0).any()):
+        """Every sample's output (height, width) in one NumPy pass, when every sample maps its whole
+        image onto it (what the batched kernels compute); None when a sample reads another window (a
+        region of interest, a flip, a fractional size kept exactly by `subpixel_scale`): the spec does those."""
+        if self.has_roi:
             return None
-        return BS.output_sizes(in_hw, size=size, max_size=self.args["max_size"], mode=self.args["mode"],
-                               **vals)
+        n = len(in_hw)
+        vals = {k: (np.asarray(args[k], dtype=np.float64) if k in args else self.args[k] or 0.0)
+                for k in ("resize_x", "resize_y", "resize_shorter", "resize_longer")}
+        size: Any = None
+        if self.given("size"):
+            size = np.asarray(args["size"], dtype=np.float64) if "size" in args else self.args["size"]
+            if "size" in args and (size.ndim != 2 or size.shape[1] != 2):
+                return None  # the spec reports it
+        req, mode = RP.requested(n, 2, size=size, mode=self.args["mode"], **vals)
+        out, lo, hi = RP.plan(in_hw, req, mode, self.args["max_size"], subpixel_scale=bool(self.args["subpixel_scale"]))
+        if (lo != 0).any() or (hi != np.asarray(in_hw, dtype=np.float64)).any():
+            return None
+        return out
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         canon = self.canonical(inputs[0])
+        self.check_types(inputs[0])
         img = inputs[0] if canon is None else canon.hwk
-        out, flip_x, flip_y = self.target(img, args)
-        y = resize(img, out, interp_name(self.get(args, "interp_type")), self.args["antialias"],
+        hw = (int(img.shape[0]), int(img.shape[1]))
+        (oh, y0, y1), (ow, x0, x1) = self.plan(hw, args)
+        window = None if (y0, y1, x0, x1) == (0.0, hw[0], 0.0, hw[1]) else ((y0, y1), (x0, x1))
+        y = resize(img, (oh, ow), interp_name(self.get(args, "interp_type")), self.args["antialias"],
                    interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
-                   self.dtype)
-        y = C.flip(y, flip_x, flip_y)
-        return y if canon is None else canon.back(y)
+                   self.dtype, window=window)
+        y = y if canon is None else canon.back(y)
+        if self.args.get("save_attrs"):  # DALI's testing output: the input's (height, width)
+            return y, torch.tensor(hw, dtype=torch.int32, device=y.device)
+        return y
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        if not self.args.get("save_attrs"):
+            return super().run_batch(ctx, inputs, args)
+        self.note_layout(inputs)
+        outs = ctx.map(lambda i: self.run_sample(ctx.sample(i), [x[i] for x in inputs],
+                                                 {k: v[i] for k, v in args.items()}), len(inputs[0]))
+        return [TensorList([o[0] for o in outs], self.output_layout(0)), TensorList([o[1] for o in outs], "")]
+
+    def output_layout(self, index: int) -> str:
+        return "" if index == 1 else super().output_layout(index)
 
     def fuse(self, consumer: Operator) -> Any:
         """resize -> crop_mirror_normalize on CUDA runs as one op pair (ops/fused.py), which has a
         fused kernel."""
         from .fused import fuse_resize
-        if not self.hwc_input() or not consumer.hwc_input():
+        if not self.hwc_input() or not consumer.hwc_input() or self.args.get("save_attrs"):
             return None  # the fused kernel reads HWC images
         return fuse_resize(self, consumer)
 
@@ -373,22 +421,33 @@ CROP_ARGS = (
 
 register(OpSchema(
     name="resize", impl=Resize,
-    doc="Resizes images (HWC, CHW, HW, FHWC, FCHW, CFHW); output size rules and rounding follow DALI.",
+    doc="Resizes images (HWC, CHW, HW, FHWC, FCHW, CFHW; volumes are refused), optionally a region of "
+        "interest of them; output sizes, windows, flips, subpixel scale and rounding follow DALI.",
     args=(
         Arg("resize_x", "float", 0.0, "output width (negative flips)", tensor=True),
         Arg("resize_y", "float", 0.0, "output height (negative flips)", tensor=True),
+        Arg("resize_z", "float", 0.0, "output depth of volumes; 2-D inputs ignore it (as DALI)", tensor=True),
         Arg("resize_shorter", "float", 0.0, "length of the shorter side, aspect kept", tensor=True,
             check=non_negative),
         Arg("resize_longer", "float", 0.0, "length of the longer side, aspect kept", tensor=True,
             check=non_negative),
-        Arg("size", "floats", None, "output (height, width); 0 keeps the aspect ratio", tensor=True),
-        Arg("max_size", "floats", None, "upper limit of the output (height, width)", check=positive),
+        Arg("size", "floats", None, "output (height, width); 0 keeps the aspect ratio, negative flips", tensor=True),
+        Arg("max_size", "floats", None, "upper limit of the output (height, width); 0: none on that axis",
+            check=length(1, 2)),
         Arg("mode", "str", "default", "how resize_x/resize_y/size are met",
             check=one_of(*_RESIZE_MODES)),
+        Arg("roi_start", "floats", None, "start of the source window, (y, x) (spatial axes in layout order)",
+            tensor=True),
+        Arg("roi_end", "floats", None, "end of the source window, (y, x); below roi_start flips that axis",
+            tensor=True),
+        Arg("roi_relative", "bool", False, "roi_start/roi_end as fractions of the input size (0..1)"),
         *filter_args(),
-        Arg("subpixel_scale", "bool", True, "accepted; the scale used is out_size / in_size"),
+        Arg("subpixel_scale", "bool", True, "a fractional output size keeps its exact scale (the source "
+            "window shrinks or grows about its centre); False: the window maps onto the rounded size"),
         Arg("image_type", "image_type", None, "legacy; accepted and ignored"),
+        Arg("save_attrs", "bool", False, "a second output: each input's (height, width), int32 (DALI's testing aid)"),
     ),
+    num_outputs=lambda a: 2 if a.get("save_attrs") else 1,
 ))
 register(OpSchema(
     name="crop", impl=Crop,

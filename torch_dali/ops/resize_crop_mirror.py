@@ -1,11 +1,12 @@
 """resize_crop_mirror (and DALI's legacy class name FastResizeCropMirror): resize, then crop, then
 an optional horizontal flip, on HWC images, as one resampling of the crop's region (as DALI).
 
-The resize's output size is worked out as `resize` does; the scale is the unrounded size over the
-input's (DALI's subpixel_scale: the rounded canvas stays centred on the image), the crop window is
-cut in output pixels, and the source region
-under it is resampled once (`functional.resize` with a region of interest; taps beyond the image
-repeat its border, so a window larger than the resized image is filled with resampled edges).
+The resize is planned as `resize` plans it (`Resize.plan`: output size, region of interest,
+flips, subpixel scale): each axis maps a source window [lo, hi] onto `out` pixels. The crop window
+is cut in those output pixels, and the source window under it, [lo + a * s, lo + (a + n) * s] with
+s = (hi - lo) / out, is resampled once (`functional.resize` with that window; taps beyond the image
+repeat its border, so a crop larger than the resized image is filled with resampled edges); the
+mirror reads the horizontal window backwards.
 """
 from __future__ import annotations
 
@@ -15,38 +16,12 @@ import torch
 
 from ..errors import ArgumentError
 from ..functional import crop as C
-from ..functional.resize import max_sizes, output_size, resize
+from ..functional.resize import resize
 from ..tensor_list import TensorList
 from ._operator import BatchContext, SampleContext
 from ._registry import register
-from ._schema import Arg, OpSchema, non_negative, one_of, unit_interval
+from ._schema import Arg, OpSchema, length, non_negative, one_of, unit_interval
 from .geometry import Resize, filter_args, interp_name
-
-
-def float_size(in_h: int, in_w: int, args: dict[str, Any], out: tuple[int, int]) -> tuple[float, float]:
-    """The resize's output (height, width) before rounding (what sets DALI's subpixel scale); the
-    rounded `out` where a cap or mode makes the unrounded size ambiguous."""
-    size = args.get("size")
-    if args.get("max_size") is not None or args.get("mode", "default") != "default":
-        return float(out[0]), float(out[1])
-    ins = (float(in_h), float(in_w))
-    if size is not None:
-        s = [abs(C.f32(v)) for v in ([size] if isinstance(size, (int, float)) else size)]
-        req = [s[0], s[0]] if len(s) == 1 else [s[0], s[1]]
-    elif args.get("resize_shorter"):
-        k = 0 if in_h <= in_w else 1
-        f = abs(C.f32(args["resize_shorter"])) / ins[k]
-        return ins[0] * f, ins[1] * f
-    elif args.get("resize_longer"):
-        k = 0 if in_h >= in_w else 1
-        f = abs(C.f32(args["resize_longer"])) / ins[k]
-        return ins[0] * f, ins[1] * f
-    else:
-        req = [abs(C.f32(args.get("resize_y") or 0.0)), abs(C.f32(args.get("resize_x") or 0.0))]
-    given = [k for k in range(2) if req[k] > 0]
-    if not given:
-        return ins
-    return tuple(req[k] if req[k] > 0 else ins[k] * req[given[0]] / ins[given[0]] for k in range(2))  # type: ignore
 
 
 class ResizeCropMirror(Resize):
@@ -76,23 +51,17 @@ class ResizeCropMirror(Resize):
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         img = inputs[0]
         self.check_image(img)
-        (out_h, out_w), flip_x, flip_y = self.target(img, args)
-        in_h, in_w = int(img.shape[0]), int(img.shape[1])
-        sizing = {k: self.get(args, k) for k in ("size", "resize_x", "resize_y", "resize_shorter", "resize_longer")}
-        sizing.update(max_size=self.args["max_size"], mode=self.args["mode"])
-        if not self.args["subpixel_scale"]:
-            fh, fw = float(out_h), float(out_w)
-        else:
-            fh, fw = float_size(in_h, in_w, sizing, (out_h, out_w))
+        self.check_types(img)
+        (out_h, y0, y1), (out_w, x0, x1) = self.plan((int(img.shape[0]), int(img.shape[1])), args)
         top, left, h, w = self.window(out_h, out_w, args)
-        sy, sx = in_h / fh, in_w / fw
-        # the rounded canvas keeps the scale and stays centred on the image (DALI's subpixel_scale)
-        oy, ox = (in_h - out_h * sy) / 2, (in_w - out_w * sx) / 2
-        roi = (oy + top * sy, ox + left * sx, h * sy, w * sx)
-        y = resize(img, (h, w), interp_name(self.get(args, "interp_type")), self.args["antialias"],
-                   interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
-                   self.dtype, roi=roi)
-        return C.flip(y, bool(self.get(args, "mirror")) != flip_x, flip_y)
+        sy, sx = (y1 - y0) / out_h, (x1 - x0) / out_w
+        wy = (y0 + top * sy, y0 + (top + h) * sy)
+        wx = (x0 + left * sx, x0 + (left + w) * sx)
+        if self.get(args, "mirror"):
+            wx = (wx[1], wx[0])
+        return resize(img, (h, w), interp_name(self.get(args, "interp_type")), self.args["antialias"],
+                      interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
+                      self.dtype, window=(wy, wx))
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
                   args: dict[str, list[Any]]) -> list[TensorList]:  # per sample (no batched kernel here)
@@ -109,13 +78,16 @@ _RESIZE_ARGS = (
     Arg("resize_shorter", "float", 0.0, "length of the shorter side, aspect kept", tensor=True, check=non_negative),
     Arg("resize_longer", "float", 0.0, "length of the longer side, aspect kept", tensor=True, check=non_negative),
     Arg("size", "floats", None, "size (height, width) before the crop", tensor=True),
-    Arg("max_size", "floats", None, "upper limit of the resized (height, width)"),
+    Arg("max_size", "floats", None, "upper limit of the resized (height, width); 0: none on that axis",
+        check=length(1, 2)),
     Arg("mode", "str", "default", "how resize_x/resize_y/size are met",
         check=one_of("default", "stretch", "not_larger", "not_smaller")),
-    Arg("roi_start", "float_list", None, "accepted; the whole image is resized", tensor=True),
-    Arg("roi_end", "float_list", None, "accepted; the whole image is resized", tensor=True),
-    Arg("roi_relative", "bool", False, "accepted"),
-    Arg("subpixel_scale", "bool", True, "scale by the unrounded output size (False: the rounded one)"),
+    Arg("roi_start", "floats", None, "start of the source window, (y, x)", tensor=True),
+    Arg("roi_end", "floats", None, "end of the source window, (y, x); below roi_start flips that axis",
+        tensor=True),
+    Arg("roi_relative", "bool", False, "roi_start/roi_end as fractions of the input size (0..1)"),
+    Arg("subpixel_scale", "bool", True, "a fractional resized size keeps its exact scale (False: the "
+        "window maps onto the rounded size)"),
 )
 _CROP = (
     Arg("crop", "floats", None, "window (height, width) of the resized image", tensor=True),

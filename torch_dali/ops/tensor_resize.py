@@ -5,6 +5,8 @@ kernel). A dense batch with one plan for every sample is resampled in one call (
 rides along as an axis that is not resized)."""
 from __future__ import annotations
 
+import dataclasses
+
 import warnings
 from typing import Any
 
@@ -141,6 +143,8 @@ for _name in ("tensor_resize", "experimental.tensor_resize"):  # DALI keeps the 
                       doc="Resizes any axes of a tensor (sizes or scales, modes, region of interest) with "
                           "resize's filters."))
 _RCM = lookup("resize_crop_mirror")
-register(OpSchema(name="fast_resize_crop_mirror", impl=FastResizeCropMirror, args=_RCM.args,
+# DALI 2.4's fast variant does not antialias by default (measured: equal to antialias=False)
+_FAST_ARGS = tuple(dataclasses.replace(a, default=False) if a.name == "antialias" else a for a in _RCM.args)
+register(OpSchema(name="fast_resize_crop_mirror", impl=FastResizeCropMirror, args=_FAST_ARGS,
                   output_layout=_RCM.output_layout, class_name_override="FastResizeCropMirror",
                   doc="Deprecated name of resize_crop_mirror (same arguments and results)."))

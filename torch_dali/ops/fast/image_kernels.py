@@ -45,8 +45,11 @@ def _hwc(op: Any, inputs: Sequence[TensorList]) -> bool:
 
 
 def _resize_ok(op: Resize, tl: TensorList) -> bool:
-    return (op.device.type == "cuda" and _hwc(op, [tl]) and _plain_filter(op) and op.dtype in (None, torch.uint8)
-            and cuda.images_ok(tl) and cuda.kernels() is not None)
+    """The kernels map each whole image onto its output: no region of interest here (a fractional
+    size kept by subpixel_scale, or a flip, makes `target_sizes` None: `run` declines then)."""
+    return (op.device.type == "cuda" and not op.has_roi and not op.args.get("save_attrs")
+            and _hwc(op, [tl]) and _plain_filter(op)
+            and op.dtype in (None, torch.uint8) and cuda.images_ok(tl) and cuda.kernels() is not None)
 
 
 def _normalize_ok(op: CropMirrorNormalize, args: dict[str, list[Any]]) -> bool:
@@ -66,7 +69,7 @@ class ResizeKernel(FastKernel):
             args: dict[str, list[Any]]) -> list[TensorList] | None:
         tl = inputs[0]
         sizes = op.target_sizes(cuda.image_sizes(tl), args)
-        if sizes is None:  # a negative size asks for a flip: the spec does those
+        if sizes is None:  # a sample reads another window than its whole image: the spec does those
             return None
         interp = interp_name(op.args["interp_type"]) or "linear"
         if (sizes == sizes[0]).all():
