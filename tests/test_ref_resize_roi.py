@@ -208,6 +208,22 @@ def test_batched_sizes_only_for_whole_image_plans(kw, whole):
     assert got.tolist() == np.stack(want, 1).tolist()
 
 
+@pytest.mark.parametrize("kw", [dict(resize_shorter=7), dict(resize_shorter=7.3, max_size=[9, 13]),
+                                dict(size=[9.5, 0])])
+def test_batched_plans_carry_the_spec_windows(kw):
+    """`Resize.target_plan` hands the batched kernels each sample's size and, for a fractional size
+    kept by subpixel_scale, the float32 window the spec reads (what `plan` gives per sample)."""
+    op = _resize_op(**kw)
+    in_hw = np.array([[20, 30], [21, 30], [33, 17]])
+    sizes, source = op.target_plan(in_hw, {})
+    assert source is not None and source.dtype == np.float32
+    for hw, size, src in zip(in_hw.tolist(), sizes.tolist(), source.tolist()):
+        (oh, y0, y1), (ow, x0, x1) = op.plan(tuple(hw), {})
+        f = np.float32
+        assert size == [oh, ow]
+        assert src == [float(f(y0)), float(f(x0)), float(f(f(y1) - f(y0))), float(f(f(x1) - f(x0)))]
+
+
 @pytest.mark.parametrize("layout, shape", [("HWC", (10, 20, 3)), ("CHW", (3, 10, 20)), ("FHWC", (2, 10, 20, 3))])
 def test_save_attrs_gives_the_input_size(layout, shape):
     """DALI's `save_attrs` (a testing aid): a second output, each input's (height, width) as int32

@@ -309,7 +309,7 @@ def _register_fakes() -> None:
     def _rscmn_fake(images: list[torch.Tensor], resized: torch.Tensor, anchors: torch.Tensor,
                     mirror: torch.Tensor, mean: torch.Tensor, std: torch.Tensor, out_h: int, out_w: int,
                     interp: int, antialias: bool, round_resized: bool, dtype: torch.dtype,
-                    nchw: bool) -> torch.Tensor:
+                    nchw: bool, source: torch.Tensor | None = None) -> torch.Tensor:
         if len(images) == 0:
             raise ValueError("torch_dali::resize_crop_mirror_normalize: `images` is empty")
         c = images[0].shape[2]
@@ -318,7 +318,7 @@ def _register_fakes() -> None:
 
     @torch.library.register_fake("torch_dali::resize_batch")
     def _resize_fake(images: list[torch.Tensor], sizes: torch.Tensor, antialias: bool,
-                     interp: int) -> list[torch.Tensor]:
+                     interp: int, source: torch.Tensor | None = None) -> list[torch.Tensor]:
         if len(images) == 0:
             raise ValueError("torch_dali::resize_batch: `images` is empty")
         ctx: Any = torch.library.get_ctx()

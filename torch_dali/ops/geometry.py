@@ -176,8 +176,16 @@ class Resize(_ImageOp):
 
     def target_sizes(self, in_hw: np.ndarray, args: dict[str, list[Any]]) -> np.ndarray | None:
         """Every sample's output (height, width) in one NumPy pass, when every sample maps its whole
-        image onto it (what the batched kernels compute); None when a sample reads another window (a
-        region of interest, a flip, a fractional size kept exactly by `subpixel_scale`): the spec does those."""
+        image onto it; None when a sample reads another window (a region of interest, a flip, a
+        fractional size kept exactly by `subpixel_scale`)."""
+        plan = self.target_plan(in_hw, args)
+        return plan[0] if plan is not None and plan[1] is None else None
+
+    def target_plan(self, in_hw: np.ndarray, args: dict[str, list[Any]]) -> tuple[np.ndarray, np.ndarray | None] | None:
+        """What the batched kernels compute, in one NumPy pass: (every sample's output (height, width),
+        None when each maps its whole image onto it, else each sample's source window (y, x, h, w) as
+        the spec reads it, float32); None when a sample reads a region of interest or a flipped
+        window (the spec does those)."""
         if self.has_roi:
             return None
         n = len(in_hw)
@@ -190,9 +198,14 @@ class Resize(_ImageOp):
                 return None  # the spec reports it
         req, mode = RP.requested(n, 2, size=size, mode=self.args["mode"], **vals)
         out, lo, hi = RP.plan(in_hw, req, mode, self.args["max_size"], subpixel_scale=bool(self.args["subpixel_scale"]))
-        if (lo != 0).any() or (hi != np.asarray(in_hw, dtype=np.float64)).any():
-            return None
-        return out
+        if not (lo != 0).any() and not (hi != np.asarray(in_hw, dtype=np.float64)).any():
+            return out, None
+        if (hi <= lo).any():
+            return None  # a flip
+        # as the spec's axes: origin and span rounded to float32 (span from the rounded ends)
+        F = np.float32
+        lo32, hi32 = lo.astype(F), hi.astype(F)
+        return out, np.concatenate([lo32, (hi32 - lo32).astype(F)], axis=1)
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         canon = self.canonical(inputs[0])

@@ -3,6 +3,7 @@
 
 #include <torch/library.h>
 
+#include <cmath>
 #include <cstring>
 
 namespace torch_dali {
@@ -44,6 +45,32 @@ at::Tensor host_long(const at::Tensor& t, const char* name) {
   TORCH_CHECK(!at::isFloatingType(t.scalar_type()) && !at::isComplexType(t.scalar_type()),
               "torch_dali: `", name, "` must be an integer or bool tensor, got ", t.scalar_type());
   return t.to(at::kCPU).to(at::kLong).contiguous();
+}
+
+// Per-sample source windows (origin y, origin x, span h, span w) in float32, replacing "the whole
+// image": the spec's window for a size kept exactly (subpixel_scale), which may reach a fraction
+// of a pixel past the image (taps there read its border, as everywhere).
+void apply_source(BatchPlan& plan, const std::optional<at::Tensor>& source, const char* op) {
+  if (!source.has_value() || !source->defined()) return;
+  const int64_t n = static_cast<int64_t>(plan.descs.size());
+  TORCH_CHECK(at::isFloatingType(source->scalar_type()), op, ": `source` must be a float tensor, got ",
+              source->scalar_type());
+  const at::Tensor src = source->to(at::kCPU).to(at::kFloat).contiguous();
+  TORCH_CHECK(src.dim() == 2 && src.size(0) == n && src.size(1) == 4, op,
+              ": `source` must be [N, 4] = (y, x, h, w) with N = ", n, ", got ", src.sizes());
+  const float* v = src.data_ptr<float>();
+  for (int64_t i = 0; i < n; ++i, v += 4) {
+    SampleDesc& d = plan.descs[i];
+    TORCH_CHECK(std::isfinite(v[0]) && std::isfinite(v[1]) && v[2] > 0.f && v[3] > 0.f &&
+                    std::isfinite(v[2]) && std::isfinite(v[3]) && std::fabs(v[0]) < kMaxDim &&
+                    std::fabs(v[1]) < kMaxDim && v[2] < kMaxDim && v[3] < kMaxDim,
+                op, ": source window ", i, " (", v[0], ", ", v[1], ", ", v[2], ", ", v[3],
+                ") must be finite with a positive size");
+    d.org_y = v[0];
+    d.org_x = v[1];
+    d.span_h = v[2];
+    d.span_w = v[3];
+  }
 }
 
 }  // namespace
@@ -100,7 +127,7 @@ BatchPlan plan_crop_resize(const std::vector<at::Tensor>& images, const at::Tens
 
 BatchPlan plan_resize_crop(const std::vector<at::Tensor>& images, const at::Tensor& resized,
                            const at::Tensor& anchors, const at::Tensor& mirror, int64_t out_h,
-                           int64_t out_w) {
+                           int64_t out_w, const std::optional<at::Tensor>& source) {
   const char* op = "torch_dali::resize_crop_mirror_normalize";
   check_batch(images, "resize_crop_mirror_normalize");
   TORCH_CHECK(out_h > 0 && out_w > 0 && out_h < kMaxDim && out_w < kMaxDim, op,
@@ -149,10 +176,12 @@ BatchPlan plan_resize_crop(const std::vector<at::Tensor>& images, const at::Tens
     d.off_x = static_cast<int>(x);
     plan.keep.push_back(std::move(img));
   }
+  apply_source(plan, source, op);
   return plan;
 }
 
-BatchPlan plan_resize(const std::vector<at::Tensor>& images, const at::Tensor& sizes) {
+BatchPlan plan_resize(const std::vector<at::Tensor>& images, const at::Tensor& sizes,
+                      const std::optional<at::Tensor>& source) {
   check_batch(images, "resize_batch");
   const int64_t n = static_cast<int64_t>(images.size());
   auto sz = host_long(sizes, "sizes");
@@ -190,6 +219,7 @@ BatchPlan plan_resize(const std::vector<at::Tensor>& images, const at::Tensor& s
     plan.max_out_w = std::max(plan.max_out_w, d.out_w);
     plan.keep.push_back(std::move(img));
   }
+  apply_source(plan, source, "torch_dali::resize_batch");
   return plan;
 }
 
@@ -238,10 +268,10 @@ at::Tensor upload_descs(const std::vector<SampleDesc>& descs, const at::Device& 
 TORCH_LIBRARY(torch_dali, m) {
   m.def("resized_crop_mirror_normalize(Tensor[] images, Tensor windows, Tensor mirror, Tensor mean, "
         "Tensor std, int out_h, int out_w, bool antialias, ScalarType dtype, bool nchw) -> Tensor");
-  m.def("resize_batch(Tensor[] images, Tensor sizes, bool antialias, int interp) -> Tensor[]");
+  m.def("resize_batch(Tensor[] images, Tensor sizes, bool antialias, int interp, Tensor? source=None) -> Tensor[]");
   m.def("resize_crop_mirror_normalize(Tensor[] images, Tensor resized, Tensor anchors, Tensor mirror, "
         "Tensor mean, Tensor std, int out_h, int out_w, int interp, bool antialias, bool round_resized, "
-        "ScalarType dtype, bool nchw) -> Tensor");
+        "ScalarType dtype, bool nchw, Tensor? source=None) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(torch_dali, CPU, m) {

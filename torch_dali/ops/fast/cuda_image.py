@@ -57,15 +57,21 @@ def _int_tensor(a: Sequence[Sequence[int]] | np.ndarray, dtype: torch.dtype = to
     return torch.from_numpy(np.ascontiguousarray(a, dtype=np.int64)).to(dtype)
 
 
+def _source(source: np.ndarray | None) -> torch.Tensor | None:
+    """Optional (n, 4) float32 source windows (y, x, h, w) read instead of the whole images."""
+    return None if source is None else torch.from_numpy(np.ascontiguousarray(source, dtype=np.float32))
+
+
 def resize(images: list[torch.Tensor], sizes: Sequence[tuple[int, int]] | np.ndarray, antialias: bool,
-           interp: str) -> list[torch.Tensor]:
-    return list(kernels().resize_batch(images, _int_tensor(sizes), bool(antialias), INTERP[interp]))
+           interp: str, source: np.ndarray | None = None) -> list[torch.Tensor]:
+    return list(kernels().resize_batch(images, _int_tensor(sizes), bool(antialias), INTERP[interp], _source(source)))
 
 
 def resize_crop_mirror_normalize(images: list[torch.Tensor], resized: np.ndarray, anchors: np.ndarray,
                                  out_hw: tuple[int, int], mirror: Sequence[bool] | torch.Tensor,
                                  mean: torch.Tensor, std: torch.Tensor, interp: str, antialias: bool,
-                                 dtype: torch.dtype, nchw: bool, round_resized: bool = True) -> torch.Tensor:
+                                 dtype: torch.dtype, nchw: bool, round_resized: bool = True,
+                                 source: np.ndarray | None = None) -> torch.Tensor:
     """Dense batch: each image resized to resized[i] = (h, w) (rounded to uint8 as resize stores
     it, with `round_resized`), the out_hw crop at anchors[i] = (y, x) of that, mirrored, normalized:
     resize followed by crop_mirror_normalize, in one launch and without the resized images."""
@@ -74,17 +80,18 @@ def resize_crop_mirror_normalize(images: list[torch.Tensor], resized: np.ndarray
     return kernels().resize_crop_mirror_normalize(
         images, _int_tensor(resized).reshape(n, 2), _int_tensor(anchors).reshape(n, 2), mir,
         mean.float().cpu(), std.float().cpu(), int(out_hw[0]), int(out_hw[1]), INTERP[interp],
-        bool(antialias), bool(round_resized), dtype, bool(nchw))
+        bool(antialias), bool(round_resized), dtype, bool(nchw), _source(source))
 
 
 def resize_dense(images: list[torch.Tensor], size: Sequence[int] | np.ndarray, antialias: bool,
-                 interp: str) -> torch.Tensor:
+                 interp: str, source: np.ndarray | None = None) -> torch.Tensor:
     """(N, h, w, C) uint8: every image resized to one size (what resize_batch gives, stacked)."""
     n, c = len(images), int(images[0].shape[2])
     h, w = int(size[0]), int(size[1])
     return resize_crop_mirror_normalize(
         images, np.broadcast_to(np.array([h, w]), (n, 2)), np.zeros((n, 2), dtype=np.int64), (h, w),
-        torch.zeros(n, dtype=torch.bool), torch.zeros(c), torch.ones(c), interp, antialias, torch.uint8, False)
+        torch.zeros(n, dtype=torch.bool), torch.zeros(c), torch.ones(c), interp, antialias, torch.uint8, False,
+        source=source)
 
 
 def _windows(wins: Sequence[tuple[int, int, int, int]] | np.ndarray | torch.Tensor) -> torch.Tensor:

@@ -45,8 +45,8 @@ def _hwc(op: Any, inputs: Sequence[TensorList]) -> bool:
 
 
 def _resize_ok(op: Resize, tl: TensorList) -> bool:
-    """The kernels map each whole image onto its output: no region of interest here (a fractional
-    size kept by subpixel_scale, or a flip, makes `target_sizes` None: `run` declines then)."""
+    """The kernels map each image, or the window a fractional size kept by subpixel_scale reads,
+    onto its output: no region of interest here (`run` declines flips and nearest-neighbour windows)."""
     return (op.device.type == "cuda" and not op.has_roi and not op.args.get("save_attrs")
             and _hwc(op, [tl]) and _plain_filter(op)
             and op.dtype in (None, torch.uint8) and cuda.images_ok(tl) and cuda.kernels() is not None)
@@ -68,13 +68,15 @@ class ResizeKernel(FastKernel):
     def run(self, op: Resize, ctx: Any, inputs: Sequence[TensorList],
             args: dict[str, list[Any]]) -> list[TensorList] | None:
         tl = inputs[0]
-        sizes = op.target_sizes(cuda.image_sizes(tl), args)
-        if sizes is None:  # a sample reads another window than its whole image: the spec does those
-            return None
+        plan = op.target_plan(cuda.image_sizes(tl), args)
         interp = interp_name(op.args["interp_type"]) or "linear"
+        if plan is None or (plan[1] is not None and interp != "linear"):
+            return None  # a region of interest, a flip, or nearest-neighbour windows: the spec does those
+        sizes, source = plan
         if (sizes == sizes[0]).all():
-            return [TensorList(cuda.resize_dense(tl.samples, sizes[0], op.args["antialias"], interp), tl.layout())]
-        return [TensorList(cuda.resize(tl.samples, sizes, op.args["antialias"], interp), tl.layout())]
+            return [TensorList(cuda.resize_dense(tl.samples, sizes[0], op.args["antialias"], interp, source),
+                               tl.layout())]
+        return [TensorList(cuda.resize(tl.samples, sizes, op.args["antialias"], interp, source), tl.layout())]
 
 
 class RandomResizedCropKernel(FastKernel):
@@ -127,17 +129,18 @@ class ResizeCropMirrorNormalizeKernel(FastKernel):
         rs, cmn = pair.resize, pair.cmn
         rargs, cargs = args
         tl = inputs[0]
-        sizes = rs.target_sizes(cuda.image_sizes(tl), rargs)
-        if sizes is None:
+        plan = rs.target_plan(cuda.image_sizes(tl), rargs)
+        interp = interp_name(rs.args["interp_type"]) or "linear"
+        if plan is None or (plan[1] is not None and interp != "linear"):
             return None
+        sizes, source = plan
         wins = cmn.windows_array(sizes, cargs)
         if wins is None or not one_size_inside(wins, sizes):
             return None
         mean, std = cmn.stats({}, int(tl[0].shape[2]), torch.device("cpu"))
         out = cuda.resize_crop_mirror_normalize(
             tl.samples, sizes, wins[:, :2], (int(wins[0, 2]), int(wins[0, 3])), cmn.mirror_flags(cargs, len(tl)),
-            mean, std, interp_name(rs.args["interp_type"]) or "linear", rs.args["antialias"], cmn.dtype,
-            cmn.layout == "CHW")
+            mean, std, interp, rs.args["antialias"], cmn.dtype, cmn.layout == "CHW", source=source)
         return [TensorList(out, cmn.layout)]
 
 

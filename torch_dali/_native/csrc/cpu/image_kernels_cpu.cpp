@@ -89,10 +89,10 @@ at::Tensor rcmn_cpu(at::TensorList images, const at::Tensor& windows, const at::
 at::Tensor rscmn_cpu(at::TensorList images, const at::Tensor& resized, const at::Tensor& anchors,
                      const at::Tensor& mirror, const at::Tensor& mean, const at::Tensor& std,
                      int64_t out_h, int64_t out_w, int64_t interp, bool antialias, bool round_resized,
-                     at::ScalarType dtype, bool nchw) {
+                     at::ScalarType dtype, bool nchw, const std::optional<at::Tensor>& source) {
   check_out_dtype(dtype);
   check_interp(interp);
-  BatchPlan plan = plan_resize_crop(images.vec(), resized, anchors, mirror, out_h, out_w);
+  BatchPlan plan = plan_resize_crop(images.vec(), resized, anchors, mirror, out_h, out_w, source);
   const NormParams norm = make_norm(mean, std, plan.channels);
   const int64_t n = static_cast<int64_t>(plan.descs.size());
   const int64_t c = plan.channels;
@@ -111,9 +111,9 @@ at::Tensor rscmn_cpu(at::TensorList images, const at::Tensor& resized, const at:
 }
 
 std::vector<at::Tensor> resize_batch_cpu(at::TensorList images, const at::Tensor& sizes, bool antialias,
-                                         int64_t interp) {
+                                         int64_t interp, const std::optional<at::Tensor>& source) {
   check_interp(interp);
-  BatchPlan plan = plan_resize(images.vec(), sizes);
+  BatchPlan plan = plan_resize(images.vec(), sizes, source);
   const int ip = static_cast<int>(interp);
   switch (plan.channels) {
     case 1: resize_rows<1>(plan, ip, antialias); break;

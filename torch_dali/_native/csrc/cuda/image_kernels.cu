@@ -130,19 +130,19 @@ at::Tensor rcmn_cuda(at::TensorList images, const at::Tensor& windows, const at:
 at::Tensor rscmn_cuda(at::TensorList images, const at::Tensor& resized, const at::Tensor& anchors,
                       const at::Tensor& mirror, const at::Tensor& mean, const at::Tensor& std,
                       int64_t out_h, int64_t out_w, int64_t interp, bool antialias, bool round_resized,
-                      at::ScalarType dtype, bool nchw) {
+                      at::ScalarType dtype, bool nchw, const std::optional<at::Tensor>& source) {
   check_out_dtype(dtype);
   check_interp(interp);
-  BatchPlan plan = plan_resize_crop(images.vec(), resized, anchors, mirror, out_h, out_w);
+  BatchPlan plan = plan_resize_crop(images.vec(), resized, anchors, mirror, out_h, out_w, source);
   const FusedArgs a{static_cast<int>(out_h), static_cast<int>(out_w), antialias, nchw, round_resized,
                     static_cast<int>(interp)};
   return run_fused(plan, mean, std, a, dtype, "torch_dali::resize_crop_mirror_normalize");
 }
 
 std::vector<at::Tensor> resize_batch_cuda(at::TensorList images, const at::Tensor& sizes, bool antialias,
-                                          int64_t interp) {
+                                          int64_t interp, const std::optional<at::Tensor>& source) {
   check_interp(interp);
-  BatchPlan plan = plan_resize(images.vec(), sizes);
+  BatchPlan plan = plan_resize(images.vec(), sizes, source);
   const auto device = plan.keep[0].device();
   TORCH_CHECK(device.is_cuda(), "torch_dali::resize_batch: images must be CUDA tensors");
   c10::cuda::CUDAGuard guard(device);

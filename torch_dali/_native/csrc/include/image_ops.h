@@ -24,9 +24,11 @@ BatchPlan plan_crop_resize(const std::vector<at::Tensor>& images, const at::Tens
 // window at `anchors` [N, 2] of that, optionally mirrored (descriptors carry the anchor).
 BatchPlan plan_resize_crop(const std::vector<at::Tensor>& images, const at::Tensor& resized,
                            const at::Tensor& anchors, const at::Tensor& mirror, int64_t out_h,
-                           int64_t out_w);
+                           int64_t out_w, const std::optional<at::Tensor>& source = std::nullopt);
 // resize_batch: checks images/sizes, allocates the outputs and fills descriptors.
-BatchPlan plan_resize(const std::vector<at::Tensor>& images, const at::Tensor& sizes);
+// `source`: optional [N, 4] float (y, x, h, w) windows read instead of the whole images.
+BatchPlan plan_resize(const std::vector<at::Tensor>& images, const at::Tensor& sizes,
+                      const std::optional<at::Tensor>& source = std::nullopt);
 NormParams make_norm(const at::Tensor& mean, const at::Tensor& std, int channels);
 void check_out_dtype(at::ScalarType dtype);
 void check_interp(int64_t interp);
@@ -38,20 +40,20 @@ at::Tensor rcmn_cuda(at::TensorList images, const at::Tensor& windows, const at:
                      const at::Tensor& mean, const at::Tensor& std, int64_t out_h, int64_t out_w,
                      bool antialias, at::ScalarType dtype, bool nchw);
 std::vector<at::Tensor> resize_batch_cuda(at::TensorList images, const at::Tensor& sizes,
-                                          bool antialias, int64_t interp);
+                                          bool antialias, int64_t interp, const std::optional<at::Tensor>& source);
 at::Tensor rscmn_cuda(at::TensorList images, const at::Tensor& resized, const at::Tensor& anchors,
                       const at::Tensor& mirror, const at::Tensor& mean, const at::Tensor& std,
                       int64_t out_h, int64_t out_w, int64_t interp, bool antialias, bool round_resized,
-                      at::ScalarType dtype, bool nchw);
+                      at::ScalarType dtype, bool nchw, const std::optional<at::Tensor>& source);
 at::Tensor rscmn_cpu(at::TensorList images, const at::Tensor& resized, const at::Tensor& anchors,
                      const at::Tensor& mirror, const at::Tensor& mean, const at::Tensor& std,
                      int64_t out_h, int64_t out_w, int64_t interp, bool antialias, bool round_resized,
-                     at::ScalarType dtype, bool nchw);
+                     at::ScalarType dtype, bool nchw, const std::optional<at::Tensor>& source);
 at::Tensor rcmn_cpu(at::TensorList images, const at::Tensor& windows, const at::Tensor& mirror,
                     const at::Tensor& mean, const at::Tensor& std, int64_t out_h, int64_t out_w,
                     bool antialias, at::ScalarType dtype, bool nchw);
 std::vector<at::Tensor> resize_batch_cpu(at::TensorList images, const at::Tensor& sizes,
-                                         bool antialias, int64_t interp);
+                                         bool antialias, int64_t interp, const std::optional<at::Tensor>& source);
 
 
 }  // namespace torch_dali
