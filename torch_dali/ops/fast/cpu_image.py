@@ -78,7 +78,7 @@ class ResizeSample(FastSampleKernel):
     name = "resize_linear (C helper)"
 
     def supports(self, op: Resize) -> bool:
-        return _linear_cpu_op(op)
+        return _linear_cpu_op(op) and not op.args.get("save_attrs")  # its second output: the spec
 
     def run_sample(self, op: Resize, ctx: Any, inputs: list[torch.Tensor],
                    args: dict[str, Any]) -> torch.Tensor | None:
