@@ -162,3 +162,14 @@ def test_do_not_convert_and_call_time_switch():
         return out
     (o,) = q(10, enable_conditionals=True, b=4, batch_size=6, num_threads=1, device_id=None).run()
     assert set(int(np.asarray(o[i])) for i in range(6)) <= {10, 4}
+
+
+def test_lambdas_on_one_line_with_the_same_arguments_keep_their_own_bodies() -> None:
+    """The rewriter finds a lambda's source by its line: two lambdas there taking the same
+    arguments each keep their own body (the first one's used to serve both), closures included."""
+    from torch_dali.conditionals import convert
+    y = 10
+    f, g = (lambda x: x + 1), (lambda x: x * 2)
+    h, k = (lambda x: x - y), (lambda x: x + y)
+    assert (convert(f)(3), convert(g)(3)) == (4, 6)
+    assert (convert(h)(3), convert(k)(3)) == (-7, 13)

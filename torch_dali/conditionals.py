@@ -187,12 +187,49 @@ def _source_node(func: Any) -> tuple[ast.AST, int]:
         tree = ast.parse("(" + src.strip().rstrip(",") + "\n)")  # a lambda in the middle of a call
     name = func.__name__
     want = list(func.__code__.co_varnames[:func.__code__.co_argcount])
+    lambdas = []
     for node in ast.walk(tree):
         if name == "<lambda>" and isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == want:
-            return node, start
+            lambdas.append(node)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             return node, start
+    # Several lambdas on these lines take the same arguments: the one whose body compiles to what
+    # `func` runs (its names and constants), not simply the first
+    same = [n for n in lambdas if _body_key(n) == _code_key(func.__code__)]
+    if same or lambdas:
+        return (same or lambdas)[0], start
     raise ValueError(f"cannot find the source of {name}")
+
+
+_SCOPE_OPS = {"RESUME", "NOP", "CACHE", "COPY_FREE_VARS", "MAKE_CELL", "PUSH_NULL"}
+
+
+def _code_key(code: Any) -> tuple[Any, ...]:
+    """What tells two lambdas apart whatever scope they were compiled in: their instructions, with
+    every load of a name (local, closure, global) the same instruction, and what sets up a scope
+    left out."""
+    import dis
+    key = []
+    for ins in dis.get_instructions(code):
+        if ins.opname in _SCOPE_OPS:
+            continue
+        if ins.opname.startswith("LOAD_") and ins.opname not in ("LOAD_CONST", "LOAD_ATTR", "LOAD_METHOD"):
+            key.append(("LOAD", str(ins.argval)))
+        elif isinstance(ins.argval, pytypes.CodeType):
+            key.append((ins.opname, _code_key(ins.argval)))
+        else:
+            key.append((ins.opname, repr(ins.argval)))
+    return tuple(key)
+
+
+def _body_key(node: ast.Lambda) -> tuple[Any, ...] | None:
+    try:
+        expr = ast.fix_missing_locations(ast.Expression(body=ast.Lambda(args=node.args, body=node.body)))
+        code = compile(expr, "<lambda>", "eval")
+    except (SyntaxError, ValueError, TypeError):
+        return None
+    inner = [c for c in code.co_consts if isinstance(c, pytypes.CodeType)]
+    return _code_key(inner[0]) if inner else None
 
 
 def convert(func: Callable, strict: bool = True) -> Callable:
