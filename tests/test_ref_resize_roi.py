@@ -42,11 +42,12 @@ def dali(source: str, name: str) -> list[np.ndarray] | str:
     """DALI's output samples of case `name`, or the reason it refused the case."""
     if source == "live":
         dali_or_skip()
-        from reference.resize_roi_make import reason, run_dali
+        from reference.resize_roi_make import run_dali
+        from reference.table_file import dali_error
         try:
             return run_dali(R.CASES[name])
         except Exception as e:
-            return reason(str(e)) or type(e).__name__
+            return dali_error(e)
     t = stored()
     if f"{name}/error" in t:
         return bytes(t[f"{name}/error"]).decode()

@@ -21,21 +21,13 @@ def run_dali(case: G.Case) -> list[list[np.ndarray]]:
     return G.run_case(case, fn, pipeline_def, types)
 
 
-def _reason(text: str) -> str:
-    """The line of DALI's error that says what is wrong (after "encountered:")."""
-    lines = [ln.strip() for ln in text.splitlines()]
-    if "encountered:" in lines:
-        lines = lines[lines.index("encountered:") + 1:]
-    return next((ln for ln in lines if ln), "")[:400]
-
-
 def build() -> dict[str, np.ndarray]:
     t: dict[str, np.ndarray] = {}
     for name, case in G.CASES.items():
         try:
             outs = run_dali(case)
         except Exception as e:  # DALI refuses: the tests check torch_dali refuses too
-            msg = _reason(str(e)) or type(e).__name__
+            msg = table_file.dali_error(e)
             t[f"{name}/error"] = np.frombuffer(msg.encode(), np.uint8)
             continue
         for k, samples in enumerate(outs):

@@ -48,11 +48,12 @@ def dali(source: str, name: str) -> list[list[np.ndarray]] | str:
     if source == "table":
         return _from_table(name)
     dali_or_skip()
-    from .geometry_make_tables import _reason, run_dali
+    from .geometry_make_tables import run_dali
+    from .table_file import dali_error
     try:
         return run_dali(G.CASES[name])
     except Exception as e:
-        return _reason(str(e)) or type(e).__name__
+        return dali_error(e)
 
 
 def ours(name: str, device: str = "cpu") -> list[list[np.ndarray]]:

@@ -22,21 +22,13 @@ def run_dali(case: R.Case) -> list[np.ndarray]:
     return R.run_case(case, fn, pipeline_def, types)
 
 
-def reason(text: str) -> str:
-    """The line of DALI's error that says what is wrong (after "encountered:")."""
-    lines = [ln.strip() for ln in text.splitlines()]
-    if "encountered:" in lines:
-        lines = lines[lines.index("encountered:") + 1:]
-    return next((ln for ln in lines if ln), "")[:400]
-
-
 def build() -> dict[str, np.ndarray]:
     t: dict[str, np.ndarray] = {}
     for name, case in R.CASES.items():
         try:
             outs = run_dali(case)
         except Exception as e:  # DALI refuses: the tests check torch_dali refuses too
-            t[f"{name}/error"] = np.frombuffer((reason(str(e)) or type(e).__name__).encode(), np.uint8)
+            t[f"{name}/error"] = np.frombuffer(table_file.dali_error(e).encode(), np.uint8)
             continue
         for i, a in enumerate(outs):
             t[f"{name}/{i}"] = a

@@ -10,6 +10,15 @@ from pathlib import Path
 import numpy as np
 
 
+def dali_error(e: BaseException) -> str:
+    """What a DALI error says is wrong: the first line after "encountered:" (DALI's header and stack
+    come before it), at most 400 characters; the error's type when it says nothing."""
+    lines = [ln.strip() for ln in str(e).splitlines()]
+    if "encountered:" in lines:
+        lines = lines[lines.index("encountered:") + 1:]
+    return next((ln for ln in lines if ln), "")[:400] or type(e).__name__
+
+
 def save(out: Path, tables: dict[str, np.ndarray], module: str) -> dict[str, str]:
     """Writes `tables` (with their meta) to the .npz `out`; `module` is the generator's module name
     (`tests.reference.<name>`), for the command in the meta. Returns the meta."""
