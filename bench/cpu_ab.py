@@ -27,22 +27,9 @@ import json, sys, time
 root, batch, threads, batches, fused = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
 sync = sys.argv[6] == "1"  # everything on the calling thread: no prefetch, no pool
 import torch, torch_dali
-from torch_dali import fn, pipeline_def, types
-MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]; STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
-@pipeline_def(batch_size=batch, num_threads=threads, device_id=None, seed=1, prefetch_queue_depth=2,
-             exec_async=not sync, exec_pipelined=not sync)
-def pipe():
-    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
-    if fused:
-        images = fn.decoders.image_random_crop(jpegs, output_type=types.RGB)
-        images = fn.resize(images, resize_x=224, resize_y=224)
-    else:
-        images = fn.decoders.image(jpegs, output_type=types.RGB)
-        images = fn.random_resized_crop(images, size=(224, 224))
-    images = fn.crop_mirror_normalize(images, mirror=fn.random.coin_flip(), mean=MEAN, std=STD,
-                                      dtype=types.FLOAT, output_layout="CHW")
-    return images, labels
-p = pipe(); p.build()
+sys.path.insert(0, sys.argv[7])  # this tree's bench/: the pipeline as cpu_vs_dataloader.py builds it
+from cpu_vs_dataloader import torch_dali_pipeline
+p = torch_dali_pipeline(root, batch, threads, fused, sync)
 if sync:
     torch.set_num_threads(1)  # no OpenMP team spinning beside the calling thread
 for _ in range(2):
@@ -63,7 +50,8 @@ print(json.dumps({"cpu_s": c1 - c0, "wall_s": t1 - t0, "main_thread_s": per_batc
 def run_child(tree: str, data: str, batch: int, threads: int, batches: int, fused: bool, sync: bool) -> dict:
     env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()))
     r = subprocess.run([sys.executable, "-c", CHILD, data, str(batch), str(threads), str(batches),
-                        "1" if fused else "0", "1" if sync else "0"], capture_output=True, text=True, env=env, timeout=1200,
+                        "1" if fused else "0", "1" if sync else "0", str(Path(__file__).resolve().parent)],
+                       capture_output=True, text=True, env=env, timeout=1200,
                        cwd=str(Path(tree).resolve()))  # python -c puts the cwd first on sys.path
     if r.returncode != 0:
         raise SystemExit(f"child failed for {tree}:\n{r.stderr[-3000:]}")

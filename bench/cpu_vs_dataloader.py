@@ -24,10 +24,13 @@ MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 
-def run_torch_dali(root: str, batch: int, cores: int, batches: int, fused: bool) -> float:
+def torch_dali_pipeline(root: str, batch: int, cores: int, fused: bool, sync: bool = False):
+    """The benchmark's torch_dali pipeline, built (bench/cpu_ab.py runs it in other source trees);
+    `sync`: everything on the calling thread (no prefetching)."""
     from torch_dali import fn, pipeline_def, types
 
-    @pipeline_def(batch_size=batch, num_threads=cores, device_id=None, seed=1, prefetch_queue_depth=2)
+    @pipeline_def(batch_size=batch, num_threads=cores, device_id=None, seed=1, prefetch_queue_depth=2,
+                  exec_async=not sync, exec_pipelined=not sync)
     def pipe():
         jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
         if fused:  # decode only the random window, then resize it
@@ -42,6 +45,11 @@ def run_torch_dali(root: str, batch: int, cores: int, batches: int, fused: bool)
 
     p = pipe()
     p.build()
+    return p
+
+
+def run_torch_dali(root: str, batch: int, cores: int, batches: int, fused: bool) -> float:
+    p = torch_dali_pipeline(root, batch, cores, fused)
     for _ in range(2):
         p.run()
     t0 = time.perf_counter()
