@@ -59,6 +59,15 @@ def _normalize_ok(op: CropMirrorNormalize, args: dict[str, list[Any]]) -> bool:
             and float(op.args["shift"]) == 0.0 and op.device.type == "cuda" and cuda.kernels() is not None)
 
 
+def _kernel_plan(op: Resize, tl: TensorList, args: dict[str, list[Any]]) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """(sizes, source windows or None) the kernels resample, or None: a region of interest, a flip,
+    or nearest-neighbour windows (the spec does those)."""
+    plan = op.target_plan(cuda.image_sizes(tl), args)
+    if plan is None or (plan[1] is not None and (interp_name(op.args["interp_type"]) or "linear") != "linear"):
+        return None
+    return plan
+
+
 class ResizeKernel(FastKernel):
     name = "resize_batch (CUDA extension)"
 
@@ -68,11 +77,11 @@ class ResizeKernel(FastKernel):
     def run(self, op: Resize, ctx: Any, inputs: Sequence[TensorList],
             args: dict[str, list[Any]]) -> list[TensorList] | None:
         tl = inputs[0]
-        plan = op.target_plan(cuda.image_sizes(tl), args)
-        interp = interp_name(op.args["interp_type"]) or "linear"
-        if plan is None or (plan[1] is not None and interp != "linear"):
-            return None  # a region of interest, a flip, or nearest-neighbour windows: the spec does those
+        plan = _kernel_plan(op, tl, args)
+        if plan is None:
+            return None
         sizes, source = plan
+        interp = interp_name(op.args["interp_type"]) or "linear"
         if (sizes == sizes[0]).all():
             return [TensorList(cuda.resize_dense(tl.samples, sizes[0], op.args["antialias"], interp, source),
                                tl.layout())]
@@ -129,11 +138,11 @@ class ResizeCropMirrorNormalizeKernel(FastKernel):
         rs, cmn = pair.resize, pair.cmn
         rargs, cargs = args
         tl = inputs[0]
-        plan = rs.target_plan(cuda.image_sizes(tl), rargs)
-        interp = interp_name(rs.args["interp_type"]) or "linear"
-        if plan is None or (plan[1] is not None and interp != "linear"):
+        plan = _kernel_plan(rs, tl, rargs)
+        if plan is None:
             return None
         sizes, source = plan
+        interp = interp_name(rs.args["interp_type"]) or "linear"
         wins = cmn.windows_array(sizes, cargs)
         if wins is None or not one_size_inside(wins, sizes):
             return None
