@@ -50,7 +50,7 @@ def test_extension_defaults_are_the_tables() -> None:
         "hw_concurrent": False,
         "blocking_sync": False,
         "adaptive": _knobs.get("TORCH_DALI_NVJPEG_ADAPTIVE") == 1,
-        "arena": _knobs.get("TORCH_DALI_NVJPEG_ARENA") == 1,
+        "arena": _knobs.get("TORCH_DALI_NVJPEG_ARENA"),
         "device_padding": _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"),
         "hw_load": lookup("decoders.image").arg("hw_decoder_load").default,
     }

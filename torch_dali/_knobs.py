@@ -107,8 +107,10 @@ KNOBS: tuple[Knob, ...] = (
          "(shares 0 and 1 stay). Off by default: which images take which path then depends on timing, so "
          "reruns differ in the last bits, and it measured slower on the validation pipeline", 0, 1),
     Knob("TORCH_DALI_NVJPEG_ARENA", "int", 1, "1 (default): a decoded batch's images are views of one "
-         "allocation on the decoding lane's stream; 0: one allocation per image on the stream of the decoder "
-         "state that writes it (torch caches memory per stream, so those caches multiply)", 0, 1),
+         "allocation, made on a stream of the decoder's own so that every lane reuses the same cached "
+         "arenas; 2: that allocation on the decoding lane's stream (torch caches memory per stream, so each "
+         "lane keeps its own arenas); 0: one allocation per image on the stream of the decoder state that "
+         "writes it", 0, 2),
     Knob("TORCH_DALI_NVJPEG_DEVICE_PADDING", "int", 2 << 20, "bytes nvJPEG adds to each scratch buffer "
          "it grows (fewer re-allocations as image sizes vary; the buffers come from torch's caching "
          "allocator, so growing is cheap)", 0, 1 << 30),

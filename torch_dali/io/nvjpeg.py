@@ -44,7 +44,7 @@ class DecoderConfig:
     hw_concurrent: bool
     blocking_sync: bool
     adaptive: bool = False
-    arena: bool = True
+    arena: int = 1
     device_padding: int = 2 << 20
 
     @classmethod
@@ -54,7 +54,7 @@ class DecoderConfig:
                    _knobs.get("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD"),
                    slots if slots is not None else _knobs.mixed_lanes(),
                    _knobs.get("TORCH_DALI_NVJPEG_HW_CONCURRENT"), _knobs.get("TORCH_DALI_NVJPEG_BLOCKING_SYNC"),
-                   _knobs.get("TORCH_DALI_NVJPEG_ADAPTIVE") == 1, _knobs.get("TORCH_DALI_NVJPEG_ARENA") == 1,
+                   _knobs.get("TORCH_DALI_NVJPEG_ADAPTIVE") == 1, _knobs.get("TORCH_DALI_NVJPEG_ARENA"),
                    _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"))
 
 

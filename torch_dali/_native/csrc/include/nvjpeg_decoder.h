@@ -31,12 +31,13 @@ class NvJpegDecoder {
   // blocking_sync: the host waits for a pinned buffer asleep instead of spinning. adaptive: the
   // hardware share starts at hw_load and moves, batch by batch, to where the hardware and the CUDA
   // backend finish together (hw_load 0 and 1 stay as given). arena: a batch's outputs are views of
-  // one allocation made on the caller's stream (else one allocation per image on the stream of the
-  // state that writes it: torch caches blocks per stream, so those caches multiply).
+  // one allocation: 1, made on one stream of the decoder's own, shared by every caller (torch caches
+  // blocks per stream: a freed arena then serves any lane); 2, made on the caller's stream; 0, one
+  // allocation per image on the stream of the state that writes it.
   // device_padding: bytes nvJPEG adds to each scratch buffer it grows.
   NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states, double hw_load,
                 int64_t hybrid_huffman_threshold, int64_t num_slots, bool hw_concurrent, bool blocking_sync,
-                bool adaptive, bool arena, int64_t device_padding);
+                bool adaptive, int64_t arena, int64_t device_padding);
   ~NvJpegDecoder();
   NvJpegDecoder(const NvJpegDecoder&) = delete;
   NvJpegDecoder& operator=(const NvJpegDecoder&) = delete;
@@ -64,7 +65,7 @@ class NvJpegDecoder {
   // The hardware share now (hw_load until `adaptive` moves it).
   double hw_share() const { return share_.load(std::memory_order_relaxed); }
   bool adaptive() const { return adaptive_; }
-  bool arena() const { return arena_; }
+  int64_t arena() const { return arena_; }
   bool hw_concurrent() const { return hw_concurrent_; }
   bool blocking_sync() const { return blocking_sync_; }
   // Where the images of the last finished decode() went (hardware, hybrid, retried, left to the
@@ -84,6 +85,7 @@ class NvJpegDecoder {
   struct CudaState;
   struct Job;
   struct Slot;
+  struct Scratch;
 
   std::unique_ptr<Slot> make_slot(int64_t num_hw_states, int64_t num_cuda_states);
   void fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states);
@@ -96,13 +98,16 @@ class NvJpegDecoder {
   void decode_one(CudaState& st, Job& job, nvjpegOutputFormat_t fmt, int slot);
   void destroy() noexcept;
 
+  nvjpegDevAllocatorV2_t* dev_alloc();  // the scratch's allocator (arena 1), else torch's per stream
   void adapt(size_t n_hw, int64_t hw_us, size_t n_cuda, int64_t cuda_us);
 
   int device_;
   double hw_load_;
   std::atomic<double> share_{0.0};
   bool adaptive_ = false;
-  bool arena_ = false;
+  int64_t arena_ = 0;
+  cudaStream_t arena_stream_ = nullptr;
+  std::unique_ptr<Scratch> scratch_;  // arena 1: nvJPEG's scratch on arena_stream_  // arena 1: where every arena is allocated (no work runs on it)
   size_t device_padding_ = 0;
   std::atomic<int64_t> arena_bytes_{0};  // the size of every output arena (grows, never shrinks)
   int64_t hybrid_threshold_;
