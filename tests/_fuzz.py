@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Callable
 
 import torch
+import torchvision.io  # noqa: F401  (registers torch.ops.image; torch_dali imports torchvision only when it decodes)
 
 from torch_dali import types
 from torch_dali.errors import TorchDaliError

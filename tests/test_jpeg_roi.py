@@ -8,6 +8,7 @@ import threading
 import numpy as np
 import pytest
 import torch
+import torchvision.io  # noqa: F401  (registers torch.ops.image; torch_dali imports torchvision only when it decodes)
 from PIL import Image
 
 from torch_dali._native import build as _cbuild

@@ -77,7 +77,9 @@ class Executor:
         # after stage pos: room for as many batches as the wider side has lanes (the last one
         # feeds the consumer's queue, in order)
         widths = [st.lanes for st in self.stages] + [1]
-        self._handoffs = [Reorder(max(widths[pos], widths[pos + 1]), self._stop) for pos in range(len(self.stages))]
+        room = _knobs.get("TORCH_DALI_HANDOFF_ROOM")
+        self._handoffs = [Reorder(room or max(widths[pos], widths[pos + 1]), self._stop)
+                          for pos in range(len(self.stages))]
         self._stage_threads: list[threading.Thread] = []
         # Batches the last stage may have made and the consumer has not taken: it takes a permit
         # before making one, next() gives one back. So the device outputs alive are the queue's

@@ -103,6 +103,14 @@ class Plan:
         self._fusions = find_fusions(self.nodes, self.ops, self._consumers, self.is_output)
         self.stages: list[StageSpec] = plan_stages(self.nodes, self.ops, self._fusions)
         self.steps: list[Step] = [s for stage in self.stages for s in stage.steps]
+        # After each stage, the values later stages or the outputs still read; the rest of the
+        # batch's values are dropped there. Kept to the end, a decoded batch stayed alive (device
+        # memory) through every hand-off and the output queue until the consumer took the batch.
+        self._live_after: dict[int, set[tuple[int, int]]] = {}
+        later = set(self._output_keys)
+        for spec in reversed(self.stages):
+            self._live_after[id(spec)] = set(later)
+            later.update((d.node.id, d.index) for n in spec.nodes for d in [*n.inputs, *n.arg_inputs.values()])
         # one-time set-up (extension, decoder states) overlaps the first batch's reading
         preparing = [op for op in self.ops.values() if type(op).prepare is not Operator.prepare]
         if preparing:
@@ -177,6 +185,10 @@ class Plan:
             part.ready_stream = stream
         if held:  # device memory made on the other stream was read here: not reused before it ran
             self._keep_until_read(part.ready, stream, held)
+        live = self._live_after.get(id(stage))
+        if live is not None:
+            for key in [k for k in part.values if k not in live]:
+                del part.values[key]
         return part
 
     def _keep_until_read(self, event: Any, stream: Any, data: list[TensorList]) -> None:

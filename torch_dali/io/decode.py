@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import io
 import struct
-from typing import Callable
+import threading
+from typing import Any, Callable
 
 import numpy as np
 import torch
@@ -27,15 +28,39 @@ from . import jpeg_roi as _jpeg_roi
 from . import png as _png
 from .headers import ImageInfo
 
-# torchvision's libjpeg-turbo / nvJPEG kernels, called as the torch ops they register
-# (the Python wrappers add a deprecation warning per call in torchvision 0.29).
-try:
-    import torchvision.io  # noqa: F401  (loads the `image` op library)
-    TV_IMAGE_OPS = torch.ops.image
-    _tv_decode_jpeg = TV_IMAGE_OPS.decode_jpeg
-except (ImportError, AttributeError, RuntimeError):  # pragma: no cover - PIL does everything
-    TV_IMAGE_OPS = None
-    _tv_decode_jpeg = None  # type: ignore[assignment]
+# torchvision's libjpeg-turbo / nvJPEG kernels, called as the torch ops they register (the Python
+# wrappers add a deprecation warning per call in torchvision 0.29). Imported on first use:
+# importing torchvision imports torch._dynamo, ~2.3 s that `import torch_dali` should not cost.
+_UNSET: Any = object()
+_tv_decode_jpeg: Any = _UNSET  # torchvision's decode_jpeg op, or None without torchvision
+_tv_ops: Any = _UNSET
+_tv_lock = threading.Lock()
+
+
+def tv_image_ops() -> Any:
+    """torchvision's image op library (`torch.ops.image`), or None without torchvision."""
+    global _tv_ops, _tv_decode_jpeg
+    if _tv_ops is _UNSET:
+        with _tv_lock:
+            if _tv_ops is _UNSET:
+                try:
+                    import torchvision.io  # noqa: F401  (loads the `image` op library)
+                    ops: Any = torch.ops.image
+                    jpeg = ops.decode_jpeg
+                except (ImportError, AttributeError, RuntimeError):  # pragma: no cover - PIL does everything
+                    ops = jpeg = None
+                if _tv_decode_jpeg is _UNSET:
+                    _tv_decode_jpeg = jpeg
+                _tv_ops = ops
+    return _tv_ops
+
+
+def _jpeg_decoder() -> Any:
+    if _tv_decode_jpeg is _UNSET:
+        tv_image_ops()
+    return _tv_decode_jpeg
+
+
 TV_GRAY, TV_RGB = 1, 3  # torchvision's ImageReadMode values
 
 #: element types the decoders can produce (DALI 2.4 also accepts these; values are range-scaled)
@@ -210,11 +235,12 @@ def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
         if data.numel() == 0:
             raise ValueError("the data is empty (0 bytes)")
         head = bytes(data[:8].tolist())
-        if head[:2] == b"\xff\xd8" and _tv_decode_jpeg is not None:
+        jpeg = _jpeg_decoder() if head[:2] == b"\xff\xd8" else None
+        if jpeg is not None:
             mode = TV_GRAY if output_type == GRAY else TV_RGB
             if output_type == ANY and _jpeg_info(_as_bytes(data)).channels == 1:
                 mode = TV_GRAY
-            return _tv_decode_jpeg(data, mode, adjust_orientation)
+            return jpeg(data, mode, adjust_orientation)
         if head == _png.SIGNATURE:  # never torchvision's decode_png: it SIGSEGVs on corrupt data
             b = _as_bytes(data)
             hwc = _png.decode(b, "gray" if output_type == GRAY else "any" if output_type == ANY else "rgb")

@@ -14,7 +14,7 @@ from .. import types
 from .._native import extension
 from .. import _knobs
 from ..functional.image import GRAY, RGB, apply_orientation, to_hwc
-from .decode import TV_GRAY, TV_IMAGE_OPS, TV_RGB, ImageInfo, peek_image_info
+from .decode import TV_GRAY, TV_RGB, ImageInfo, peek_image_info, tv_image_ops
 
 
 def gpu_decodable(info: ImageInfo) -> bool:
@@ -132,10 +132,11 @@ def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
         return [h if h is None or (o == 1 and plain) else
                 to_hwc(apply_orientation(h.permute(2, 0, 1), o), output_type, None)
                 for h, o in zip(hwcs, orientations)]
-    if TV_IMAGE_OPS is None or not hasattr(TV_IMAGE_OPS, "decode_jpegs_cuda"):
+    tv = tv_image_ops()
+    if tv is None or not hasattr(tv, "decode_jpegs_cuda"):
         raise RuntimeError("torchvision has no GPU JPEG decoder")
     mode = TV_GRAY if output_type == GRAY else TV_RGB
-    chws = TV_IMAGE_OPS.decode_jpegs_cuda([d.cpu().contiguous() for d in datas], mode, torch.device(device))
+    chws = tv.decode_jpegs_cuda([d.cpu().contiguous() for d in datas], mode, torch.device(device))
     return [to_hwc(apply_orientation(c, o), output_type, None) for c, o in zip(chws, orientations)]
 
 

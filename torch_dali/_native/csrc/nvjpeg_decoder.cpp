@@ -300,6 +300,7 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
     TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_HYBRID, &dec_hybrid_), "nvjpegDecoderCreate(HYBRID)");
     TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_GPU_HYBRID, &dec_gpu_),
               "nvjpegDecoderCreate(GPU_HYBRID)");
+    lap("default_handle_us");
     if (num_hw_states == 0) {
       hw_status_ = "disabled (num_hw_states=0)";
     } else {
@@ -312,7 +313,7 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
         TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, hw_handle_), "nvjpegSetPinnedMemoryPadding(HW)");
       }
     }
-    lap("handles_us");
+    lap("hw_handle_us");
     const int64_t hw_states = hw_handle_ ? num_hw_states : 0;
     slots_[0] = make_slot(hw_states, num_cuda_states);
     ready_slots_.store(1, std::memory_order_release);
@@ -358,6 +359,13 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
   // while batches decode; concurrent hardware calls have hung nvJPEG before)
   std::unique_lock<std::mutex> hw_lock(hw_mu_, std::defer_lock);
   if (num_hw_states > 0) hw_lock.lock();
+  // The first slot's parts, in build_stats (what the first batch waits for)
+  auto lap = [this, t = std::chrono::steady_clock::now()](const char* what) mutable {
+    const auto now = std::chrono::steady_clock::now();
+    std::lock_guard<std::mutex> g(stats_mu_);
+    build_us_.emplace(what, std::chrono::duration_cast<std::chrono::microseconds>(now - t).count());
+    t = now;
+  };
   for (int64_t i = 0; i < num_hw_states; ++i) {
     sl.hw.push_back(std::make_unique<HwState>());
     HwState* st = sl.hw.back().get();
@@ -372,6 +380,7 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
     TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
   }
   if (hw_lock.owns_lock()) hw_lock.unlock();
+  lap("slot_hw_states_us");
   for (int64_t i = 0; i < num_cuda_states; ++i) {
     sl.cu.push_back(std::make_unique<CudaState>());
     CudaState* st = sl.cu.back().get();
@@ -393,6 +402,7 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
     TD_NVJPEG(nvjpegStateAttachDeviceBuffer(st->st_gpu, st->device_buf), "nvjpegStateAttachDeviceBuffer");
     TD_NVJPEG(nvjpegDecodeParamsCreate(handle_, &st->params), "nvjpegDecodeParamsCreate");
   }
+  lap("slot_cuda_states_us");
   const size_t threads = sl.hw.size() + sl.cu.size();
   nvjpegHandle_t parse_handle = hw_handle_ ? hw_handle_ : handle_;
   sl.parse_streams.assign(threads, nullptr);
@@ -403,6 +413,7 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
     pthread_setname_np(pthread_self(), "td-nvjpeg");  // named in top -H and profiles
     TD_CUDA(cudaSetDevice(dev), "cudaSetDevice in a decoder thread");
   });
+  lap("slot_threads_us");
 }
 
 int64_t NvJpegDecoder::num_hw_states() const {
