@@ -275,8 +275,12 @@ def test_slots_decode_batches_concurrently(slots):
     refs = [[None if o is None else o.clone() for o in single.decode(b, "rgb")] for b in batches]
     torch.cuda.synchronize()
     dec = EXT.NvJpegDecoder(torch.cuda.current_device(), 1, 2, 0.8, 1000 * 1000, slots)
-    assert dec.num_slots >= 1  # the first slot is made at once, the others in the background
     import time
+    time.sleep(0.3)
+    # the first slot is made at once, the others in the background once a batch has decoded (the
+    # first batch does not wait for the hardware lock their hardware states take)
+    assert dec.num_slots == 1
+    dec.decode(batches[0], "rgb")
     deadline = time.monotonic() + 30
     while dec.num_slots < slots and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -319,10 +319,15 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
     ready_slots_.store(1, std::memory_order_release);
     lap("first_slot_us");
     if (num_slots > 1) {
-      // The other slots are made while the first batches decode. A slot that cannot be made
-      // leaves the decoder with fewer (decode() takes whichever are ready).
+      // The other slots are made once the first batch has decoded: making a slot's hardware
+      // state holds the hardware lock (~0.2 s each), which the first batch would wait for. A
+      // slot that cannot be made leaves the decoder with fewer (decode() takes whichever are ready).
       filler_ = std::thread([this, hw_states, num_cuda_states, num_slots] {
         try {
+          {
+            std::unique_lock<std::mutex> l(fill_mu_);
+            fill_cv_.wait(l, [this] { return first_decoded_ || stopping_.load(); });
+          }
           c10::cuda::CUDAGuard g(static_cast<c10::DeviceIndex>(device_));
           const auto t = std::chrono::steady_clock::now();
           for (int64_t k = 1; k < num_slots && !stopping_.load(); ++k) {
@@ -447,7 +452,11 @@ NvJpegDecoder::~NvJpegDecoder() { destroy(); }
 
 void NvJpegDecoder::destroy() noexcept {
   // Errors are ignored here: at interpreter exit the CUDA context may already be gone.
-  stopping_.store(true);
+  {
+    std::lock_guard<std::mutex> l(fill_mu_);
+    stopping_.store(true);
+  }
+  fill_cv_.notify_all();
   if (filler_.joinable()) filler_.join();  // at most the slot it is making
   const int ready = ready_slots_.exchange(0);
   for (int k = 0; k < ready; ++k) {
@@ -738,6 +747,13 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
     }
   });
   const auto t2 = clock::now();
+  if (!first_decoded_flag_.exchange(true)) {  // the other slots may be made now (see the filler)
+    {
+      std::lock_guard<std::mutex> l(fill_mu_);
+      first_decoded_ = true;
+    }
+    fill_cv_.notify_all();
+  }
 
   // Phase 3: batches the hardware rejected go through the hybrid path (after the failed
   // hardware work, which may have written part of their outputs).

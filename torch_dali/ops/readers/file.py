@@ -66,10 +66,16 @@ def _outside(entry: str, base: str, what: str) -> str | None:
 
 
 def _matcher(patterns: list[str], case_sensitive: bool):
+    """name -> whether it matches any of the glob `patterns` (fnmatchcase's rules), as one compiled
+    regular expression: one fnmatch call per pattern and file took ~0.3 s of a build listing 8,192
+    files against DALI's default filters."""
+    pats = patterns if case_sensitive else [p.lower() for p in patterns]
+    if not pats:
+        return lambda name: False
+    rx = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in pats))
     if case_sensitive:
-        return lambda name: any(fnmatch.fnmatchcase(name, p) for p in patterns)
-    lowered = [p.lower() for p in patterns]
-    return lambda name: any(fnmatch.fnmatchcase(name.lower(), p) for p in lowered)
+        return lambda name: rx.match(name) is not None
+    return lambda name: rx.match(name.lower()) is not None
 
 
 class FileReader(ReaderBase):

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <condition_variable>
 #include <thread>
 #include <vector>
 
@@ -121,6 +122,10 @@ class NvJpegDecoder {
   std::atomic<int> ready_slots_{0};  // slots_[0, ready) are made; the filler thread adds the rest
   std::atomic<bool> stopping_{false};
   std::thread filler_;
+  std::mutex fill_mu_;                 // the filler waits (fill_cv_) for the first decode or a stop
+  std::condition_variable fill_cv_;
+  bool first_decoded_ = false;         // under fill_mu_
+  std::atomic<bool> first_decoded_flag_{false};
   std::mutex next_mu_;
   size_t next_slot_ = 0;  // where a decode() waits when every slot is busy (round robin)
   std::mutex hw_mu_;  // one nvjpegDecodeBatched call at a time, across slots
