@@ -80,8 +80,9 @@ KNOBS: tuple[Knob, ...] = (
          "output per lane at a time); 0 (default) on its own thread after them, in order: +3-10% images/s and "
          "5-8% less GPU memory on the fused reference pipeline on an H200 (two pairs)", 0, 1),
     Knob("TORCH_DALI_HANDOFF_ROOM", "int", 0, "batches that may wait between two pipelined stages "
-         "(0: as many as the wider side has lanes). Each waiting decoded batch is device memory; fewer "
-         "make a lane that finished early wait, holding its batch, instead of starting another", 0, 8),
+         "(0: one after the decoding (mixed) stage, whose batches are device memory, else as many as the "
+         "wider side has lanes). A lane that finds no room waits, holding its batch, instead of starting "
+         "another", 0, 8),
     Knob("TORCH_DALI_ROI_DECODE", "int", 1, "0 makes the mixed random-crop decoders decode whole images "
          "and crop them, instead of decoding only each window (nvJPEG's ROI decode): for measuring and "
          "tests", 0, 1),
