@@ -88,8 +88,9 @@ class NvJpegDecoder {
   struct Slot;
   struct Scratch;
 
-  std::unique_ptr<Slot> make_slot(int64_t num_hw_states, int64_t num_cuda_states);
-  void fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states);
+  // first: the constructor's slot, whose first hardware state uses hw_handle_
+  std::unique_ptr<Slot> make_slot(int64_t num_hw_states, int64_t num_cuda_states, bool first = false);
+  void fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states, bool first);
   static void destroy_slot(Slot& sl) noexcept;
   Slot& acquire(std::unique_lock<std::mutex>& lock);
   void decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
