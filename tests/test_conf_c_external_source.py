@@ -152,3 +152,13 @@ def test_cycling_a_generator_object_is_refused_in_dalis_words():
     with pytest.raises(TypeError, match="Cannot cycle through a generator .* pass that function instead as "
                                         "`source`"):
         _pipe(source=gen(), cycle="quiet")
+
+
+def test_eager_calls_with_per_sample_arguments_of_another_type_still_run():
+    # eager mode feeds tensor arguments through cached external sources, which keep their first type
+    import torch
+    from torch_dali import eager
+
+    x = [torch.zeros(4, 4, 3, dtype=torch.uint8)] * 2
+    for dtype in (np.float32, np.float64):
+        assert eager.rotate(x, angle=np.array([10.0, 20.0], dtype))[0].shape == (6, 6, 3)
