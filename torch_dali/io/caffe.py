@@ -171,8 +171,8 @@ def label_outputs(label_type: int) -> int:
 
 def _check_sparse(protos: list[TensorProto], k: int, where: str, label_type: int, num_labels: int) -> None:
     """Sparse labels: the indices are checked against `num_labels` (a record naming a class out of
-    range is an error, as in DALI); in range, they still cannot be given out, as DALI 2.4 gives
-    them out either (its declared second label output is never filled)."""
+    range is an error, as in DALI); in range, the record is refused all the same, as DALI 2.4
+    fails on it (it never fills the label outputs it declares)."""
     t = protos[k]
     if t.data_type not in (INT32, INT64):
         raise DataError(f"{where}: the sparse label tensor has type {t.type_name}; INT32 indices are read")
