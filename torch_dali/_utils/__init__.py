@@ -1,0 +1,1 @@
+"""Where DALI keeps helpers that user code and DALI's tests import (`nvidia.dali._utils`)."""
