@@ -50,12 +50,17 @@ def resolve(op: str, layout: str, ndim: int, allowed: Sequence[str], defaults: d
         if not layout or layout not in allowed:
             raise ArgumentError(f"{op}: cannot process a {ndim}-dimensional input with no layout; it takes "
                                 f"{', '.join(allowed)} (set the layout, e.g. external_source(layout=...))")
-    if layout not in allowed:
-        raise ArgumentError(f'{op}: the input layout "{layout}" is not supported; it takes {", ".join(allowed)}')
+    check_allowed(op, layout, allowed)
     if len(layout) != ndim:
         raise ArgumentError(f'{op}: the input layout "{layout}" has {len(layout)} dimensions, the sample has '
                             f"{ndim} (shape {ndim})")
     return layout
+
+
+def check_allowed(op: str, layout: str, allowed: Sequence[str]) -> None:
+    if layout not in allowed:
+        raise ArgumentError(f'{op}: input layout: The layout "{layout}" does not match any of the allowed '
+                            f'layouts: {", ".join(allowed)}')
 
 
 class Canonical:

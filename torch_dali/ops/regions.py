@@ -57,7 +57,8 @@ def resolve_axes(op: str, layout: str, ndim: int, axes: list[int] | None, names:
         out = []
         for a in axes:
             if not -ndim <= a < ndim:
-                raise ArgumentError(f"{op}: axis {a} is out of range [{-ndim}, {ndim - 1}] for {ndim}D input")
+                raise ArgumentError(f"{op}: Axis {a} out of range. Expected range is [{-ndim}, {ndim - 1}] for a "
+                                    f"{ndim}D input")
             out.append(a % ndim)
         return out
     if default == "no_channels":
@@ -210,7 +211,7 @@ class Pad(Operator):
             align = self._per_axis("align", args["align"][i] if "align" in args else self.args.get("align"),
                                    len(axes))
             if align is not None and any(a <= 0 for a in align):
-                raise ArgumentError(f"{self.name}: values of `align` must be positive, got {align}")
+                raise ArgumentError(f"{self.name}: Values of `align` argument must be positive. Got {align}")
             target = list(x.shape)
             for j, d in enumerate(axes):
                 want = biggest[d] if shape is None or shape[j] <= 0 else max(int(x.shape[d]), shape[j])

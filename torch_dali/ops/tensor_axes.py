@@ -150,27 +150,28 @@ class ElementExtract(BatchShapeOp):
         emap = int_list(self.args["element_map"])
         if not emap:
             raise ArgumentError(f"{self.name}: `element_map` must name at least one element")
-        neg = [e for e in emap if e < 0]
-        if neg:
-            raise ArgumentError(f"{self.name}: negative indices in `element_map` are not allowed, found {neg[0]}")
         self.emap = emap
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        # Checked when the op runs, as DALI does (its errors are then RuntimeErrors, not build-time ones).
+        neg = [e for e in self.emap if e < 0]
+        if neg:
+            raise ArgumentError(f"{self.name}: Negative indices in `element_map` are not allowed, found: {neg[0]}")
         tl = inputs[0]
         layout = tl.layout()
         ndim = self.sample_ndim(tl)
         if ndim < 2 and len(tl):
-            raise ArgumentError(f"{self.name}: the input needs at least two dimensions (the sequence and the "
-                                f"element's), got {ndim}")
+            raise ArgumentError(f"{self.name}: Input must have at least two dimensions - outermost for sequence "
+                                f"and at least one for data elements. Got {ndim}")
         if layout and layout[0] != "F":
-            raise ArgumentError(f"{self.name}: the input layout must describe a sequence (start with 'F'), got "
-                                f'"{layout}"')
+            raise ArgumentError(f"{self.name}: Input layout must describe a sequence - it must start with 'F', "
+                                f"got '{layout}' instead.")
         out_layout = layout[1:]
         for i, t in enumerate(tl.samples if tl.dense is None else [tl.dense[0]] if len(tl) else []):
             bad = [e for e in self.emap if e >= int(t.shape[0])]
             if bad:
-                raise ArgumentError(f"{self.name}: index {bad[0]} of `element_map` is out of bounds for a sample "
-                                    f"with a sequence of {int(t.shape[0])} elements")
+                raise ArgumentError(f"{self.name}: Index `{bad[0]}` from `element_map` is out of bounds for "
+                                    f"sample with sequence length equal `{int(t.shape[0])}`")
         if tl.dense is not None:
             return [TensorList(tl.dense[:, e].contiguous(), out_layout) for e in self.emap]
         return [TensorList([t[e].contiguous() for t in tl.samples], out_layout) for e in self.emap]

@@ -54,7 +54,7 @@ class OneHot(BatchShapeOp):
         if name:
             if len(layout) != ndim:
                 raise ArgumentError(f"{self.name}: `axis_name` needs the input's layout to name its {ndim} "
-                                    f'dimensions, got "{layout}"')
+                                    f"dimensions: Input layout mismatch, got \"{layout}\"")
             out_layout = layout[:axis] + name + layout[axis:]
         else:
             out_layout = ""
