@@ -146,6 +146,9 @@ class Operator:
     # Checks its samples with its consumers' checks (`add_check`) and refills the batch with the
     # following samples when one fails: readers, for decoders with on_error="skip".
     takes_checks: ClassVar[bool] = False
+    # Processes the frames of a sequence independently, so it takes per-frame argument inputs
+    # (fn.per_frame): it then runs on the batch unfolded into frames (ops/per_frame.py).
+    per_frame_ok: ClassVar[bool] = False
 
     # -- what a source op (no inputs) says about the batch it made last --------------------------------
     #: the file or record of each sample (may be lazy), for error messages; empty if unknown
