@@ -76,3 +76,31 @@ def test_constant_layout_mismatch_wording(make: Any) -> None:
 def test_declared_unsupported_layout_is_a_value_error_at_build(make: Any) -> None:
     with pytest.raises(ArgumentError, match=r'The layout "ABC" does not match any of the allowed layouts'):
         _run(make, [np.zeros((4, 4, 3), U8)], "ABC")
+
+
+@pytest.mark.parametrize("make,samples,layout,pattern", [
+    (lambda x: fn.squeeze(x, axes=[2], axis_names="Z"), [np.zeros((1, 1, 10), U8)], "XYZ",
+     r"Provided both ``axes`` and ``axis_names`` arguments"),
+    (lambda x: fn.one_hot(x, num_classes=4, axis_name="CD"), [np.zeros((2, 3, 4), np.int32)], "ABC",
+     r"Unsupported axis_name value"),
+    (lambda x: fn.expand_dims(x, axes=[2, 0, 2], new_axis_names="AB"), [np.zeros((2, 3, 4), U8)], "XYZ",
+     r"Specified 3 new dimensions, but layout contains only 2 new dimension names"),
+    (lambda x: fn.laplacian(x, scale=1.0, normalized_kernel=True), [np.zeros((8, 8, 3), U8)], "HWC",
+     r"Parameter ``scale`` cannot be specified when ``normalized_kernel`` is set to True"),
+])
+def test_build_time_argument_errors_are_also_runtime_errors(make: Any, samples: list, layout: str,
+                                                             pattern: str) -> None:
+    # DALI raises RuntimeError for arguments refused at build; ours stay ValueErrors too
+    with pytest.raises(RuntimeError, match=pattern) as info:
+        _run(make, samples, layout)
+    assert isinstance(info.value, ArgumentError)
+
+
+@pytest.mark.parametrize("make,pattern", [
+    (lambda x: fn.expand_dims(x, axes=[0, -1]), r"Axis value can't be negative"),
+    (lambda x: fn.expand_dims(x, axes=[2], new_axis_names="C"),
+     r"Specifying ``new_axis_names`` requires an input with a proper layout\."),
+])
+def test_expand_dims_wording(make: Any, pattern: str) -> None:
+    with pytest.raises(RuntimeError, match=pattern):
+        _run(make, [np.zeros((2, 3, 4), U8)])

@@ -88,7 +88,7 @@ def squeeze_shape(op: str, shape: Sequence[int], axes: Sequence[int]) -> list[in
 def expand_shape(op: str, shape: Sequence[int], axes: Sequence[int]) -> list[int]:
     """`shape` with extents of 1 inserted so that they land at output positions `axes`."""
     if any(a < 0 for a in axes):
-        raise ArgumentError(f"{op}: `axes` must not be negative, got {list(axes)}")
+        raise ArgumentError(f"{op}: `axes` {list(axes)}: Axis value can't be negative")
     if len(set(axes)) != len(axes):
         raise ArgumentError(f"{op}: `axes` names an output position twice: {list(axes)}")
     ndim = len(shape) + len(axes)

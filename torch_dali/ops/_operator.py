@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, S
 
 import torch
 
+from ..errors import ArgumentError, ArgumentTypeError
 from ..rng import SampleRNG
 from ..tensor_list import TensorList
 
@@ -129,6 +130,15 @@ def sample_arg(t: torch.Tensor) -> Any:
     return t.tolist()
 
 
+class BuildArgumentError(ArgumentError, RuntimeError):
+    """An op's arguments refused when the pipeline is built: an ArgumentError (a ValueError), and a
+    RuntimeError as DALI raises for them (DALI code catches those as RuntimeError)."""
+
+
+class BuildArgumentTypeError(ArgumentTypeError, RuntimeError):
+    """An op's argument of the wrong type, refused when the pipeline is built (see BuildArgumentError)."""
+
+
 class Operator:
     """Base of every op implementation.
 
@@ -162,7 +172,14 @@ class Operator:
         self.node = node
         self.args = node.args
         self.device = device
-        self.setup()
+        try:
+            self.setup()
+        except (BuildArgumentError, BuildArgumentTypeError):
+            raise
+        except ArgumentError as e:
+            raise BuildArgumentError(*e.args).with_traceback(e.__traceback__) from None
+        except ArgumentTypeError as e:
+            raise BuildArgumentTypeError(*e.args).with_traceback(e.__traceback__) from None
 
     @property
     def name(self) -> str:

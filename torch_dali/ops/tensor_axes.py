@@ -90,7 +90,8 @@ class Squeeze(BatchShapeOp):
         has_axes = self.args.get("axes") is not None or "axes" in self.node.arg_inputs
         has_names = self.args.get("axis_names") is not None
         if has_axes and has_names:
-            raise ArgumentError(f"{self.name}: `axes` and `axis_names` are mutually exclusive; give one")
+            raise ArgumentError(f"{self.name}: Provided both ``axes`` and ``axis_names`` arguments; they are "
+                                "mutually exclusive, give one")
         if not has_axes and not has_names:
             raise ArgumentError(f"{self.name}: give `axes` or `axis_names` (the dimensions to remove)")
 
@@ -119,8 +120,9 @@ class ExpandDims(BatchShapeOp):
     def setup(self) -> None:
         axes, names = self.args["axes"], self.args["new_axis_names"]
         if names and len(names) != len(axes):
-            raise ArgumentError(f"{self.name}: {len(axes)} new dimensions in `axes` but {len(names)} names in "
-                                f"`new_axis_names` ({names!r})")
+            raise ArgumentError(f"{self.name}: Specified {len(axes)} new dimensions, but layout contains only "
+                                f"{len(names)} new dimension names (`axes` {list(axes)}, `new_axis_names` "
+                                f"{names!r})")
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         tl = inputs[0]
@@ -130,8 +132,8 @@ class ExpandDims(BatchShapeOp):
         K.expand_shape(self.name, [1] * ndim, axes)  # checks the positions before the layout is built
         if names:
             if ndim > 0 and not layout:
-                raise ArgumentError(f"{self.name}: `new_axis_names` needs an input with a layout (this "
-                                    f"{ndim}-dimensional input has none)")
+                raise ArgumentError(f"{self.name}: Specifying ``new_axis_names`` requires an input with a proper "
+                                    f"layout. This {ndim}-dimensional input has none.")
             out_layout = K.expand_layout(layout, axes, names)
         else:
             out_layout = "" if axes else layout  # new unnamed dimensions clear the layout (DALI)
