@@ -104,3 +104,18 @@ def test_build_time_argument_errors_are_also_runtime_errors(make: Any, samples: 
 def test_expand_dims_wording(make: Any, pattern: str) -> None:
     with pytest.raises(RuntimeError, match=pattern):
         _run(make, [np.zeros((2, 3, 4), U8)])
+
+
+@pytest.mark.parametrize("make,samples,layout,pattern", [
+    (lambda x: fn.paste(x, ratio=2, fill_value=0), [np.zeros((5, 6, 7, 8), U8)], None,
+     r"The number of dimensions 4 does not match any of the allowed layouts"),
+    (lambda x: fn.brightness_contrast(x, brightness=2), [np.zeros((3, 4, 4), U8)], "CHW",
+     r'The layout "CHW" does not match any of the allowed layouts'),
+    (lambda x: fn.flip(x), [np.zeros((2, 3, 4, 5, 6, 7), U8)], None, r"6-dimensional input"),
+])
+def test_input_layout_refused_as_it_runs_is_a_value_error(make: Any, samples: list, layout: str | None,
+                                                         pattern: str) -> None:
+    # DALI raises ValueError for an input layout / rank the op does not take; ours names the op too
+    with pytest.raises(ValueError, match=pattern) as info:
+        _run(make, samples, layout)
+    assert isinstance(info.value, PipelineError) and "defined at" in str(info.value)

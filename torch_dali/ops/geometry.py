@@ -85,7 +85,10 @@ class _ImageOp(Operator):
         key = (self.in_layout, x.dim())
         lay = self._layout_memo.get(key)
         if lay is None:  # resolved once per (layout, rank): this runs for every sample
-            lay = L.resolve(self.name, self.in_layout, x.dim(), self.layouts, self.layout_defaults)
+            try:
+                lay = L.resolve(self.name, self.in_layout, x.dim(), self.layouts, self.layout_defaults)
+            except ArgumentError as e:
+                raise L.refuse_input(self.node, e) from None
             self._layout_memo[key] = lay
         self._resolved = lay
         return lay

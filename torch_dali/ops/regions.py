@@ -18,6 +18,7 @@ from ..functional.ragged import Flat
 from ..tensor_list import TensorList
 from . import batching
 from ._operator import BatchContext, Operator
+from .layouts import refuse_input
 from ._registry import register
 from ._schema import Arg, OpSchema
 
@@ -250,7 +251,11 @@ class Paste(Operator):
         for i, x in enumerate(tl):
             if x.dtype != torch.uint8:
                 raise ArgumentTypeError(f"{self.name}: only uint8 images are supported, got {x.dtype}")
-            if x.dim() != 3 or x.shape[2] != self.args["n_channels"]:
+            if x.dim() != 3:
+                raise refuse_input(self.node, ArgumentError(
+                    f"{self.name}: The number of dimensions {x.dim()} does not match any of the allowed layouts "
+                    f"(HWC); got a sample of shape {tuple(x.shape)}"))
+            if x.shape[2] != self.args["n_channels"]:
                 raise ArgumentError(f"{self.name}: expected HWC images with n_channels={self.args['n_channels']} "
                                     f"channels, got shape {tuple(x.shape)}")
             get = lambda k: float(args[k][i] if k in args else self.args[k])  # noqa: E731
