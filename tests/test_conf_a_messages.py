@@ -119,3 +119,9 @@ def test_input_layout_refused_as_it_runs_is_a_value_error(make: Any, samples: li
     with pytest.raises(ValueError, match=pattern) as info:
         _run(make, samples, layout)
     assert isinstance(info.value, PipelineError) and "defined at" in str(info.value)
+
+
+def test_constant_only_argument_given_a_data_node_wording() -> None:
+    with pytest.raises(TypeError, match=r"should not be a 'DataNode'"):
+        _run(lambda x: fn.expand_dims(x, axes=fn.external_source(lambda: [np.int32([0])])),
+             [np.zeros((2, 3), U8)])
