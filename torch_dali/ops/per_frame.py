@@ -137,7 +137,8 @@ def run_unfolded(op: Any, ctx: BatchContext, inputs: Sequence[TensorList], args:
         for i, n in enumerate(counts):
             part = [out.samples[at + f] for f in range(n)]
             at += n
-            samples.append(torch.stack(part) if part else tl.samples[i].new_empty((0,)))
+            # a sequence of no frames: no frame ran, so the frame shape is the input's (an empty result)
+            samples.append(torch.stack(part) if part else tl.samples[i].new_empty(tl.samples[i].shape))
         lay = out.layout()
         folded.append(TensorList(samples, "F" + lay if lay else ""))
     return folded
