@@ -104,6 +104,9 @@ def run_unfolded(op: Any, ctx: BatchContext, inputs: Sequence[TensorList], args:
     counts: list[int] = []
     for i, x in enumerate(tl.samples):
         n = int(x.shape[0]) if seq else 0
+        if seq and n == 0:
+            raise ArgumentError(f"{op.name}: sample {i} of input 0 is a sequence of no frames: Samples with no "
+                                "frames are not allowed where an argument is given per frame")
         for k in names:
             m = _frames_of(op, k, i, args[k][i])
             if m == 1:
@@ -134,11 +137,9 @@ def run_unfolded(op: Any, ctx: BatchContext, inputs: Sequence[TensorList], args:
     folded = []
     for out in outs:
         samples, at = [], 0
-        for i, n in enumerate(counts):
-            part = [out.samples[at + f] for f in range(n)]
+        for n in counts:
+            samples.append(torch.stack([out.samples[at + f] for f in range(n)]))
             at += n
-            # a sequence of no frames: no frame ran, so the frame shape is the input's (an empty result)
-            samples.append(torch.stack(part) if part else tl.samples[i].new_empty(tl.samples[i].shape))
         lay = out.layout()
         folded.append(TensorList(samples, "F" + lay if lay else ""))
     return folded
