@@ -52,7 +52,7 @@ class DALIDataType(enum.Enum):
 
 
 def _torch_twin(d: DALIDataType) -> torch.dtype | None:
-    twin = getattr(torch, d._value_, None)
+    twin = getattr(torch, d.value, None)
     return twin if isinstance(twin, torch.dtype) else None
 
 

@@ -172,7 +172,12 @@ class Operator:
         self.node = node
         self.args = node.args
         self.device = device
+        # argument inputs made by fn.per_frame: the op then runs frame by frame (ops/per_frame.py)
+        self.per_frame_names = sorted(k for k, d in node.arg_inputs.items() if d.node.schema.name == "per_frame")
         try:
+            if self.per_frame_names and not self.per_frame_ok:
+                raise ArgumentError(f"{self.name}: argument `{self.per_frame_names[0]}` is given per frame "
+                                    f"(fn.per_frame), but {self.name} does not take per-frame arguments")
             self.setup()
         except (BuildArgumentError, BuildArgumentTypeError):
             raise

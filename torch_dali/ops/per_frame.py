@@ -60,23 +60,6 @@ register(OpSchema(
 ))
 
 
-def per_frame_args(op: Any) -> list[str]:
-    """The names of `op`'s argument inputs made by fn.per_frame (cached on the op)."""
-    names = getattr(op, "_per_frame_args", None)
-    if names is None:
-        node = getattr(op, "node", None)
-        arg_inputs = getattr(node, "arg_inputs", None) or {}
-        names = sorted(k for k, d in arg_inputs.items() if d.node.schema.name == "per_frame")
-        try:
-            op._per_frame_args = names
-        except AttributeError:
-            pass
-        if names and not getattr(op, "per_frame_ok", False):
-            raise ArgumentError(f"{op.name}: argument `{names[0]}` is given per frame (fn.per_frame), but "
-                                f"{op.name} does not take per-frame arguments")
-    return names
-
-
 def _frames_of(op: Any, name: str, i: int, v: Any) -> int:
     if isinstance(v, (list, tuple)):
         if not v:
