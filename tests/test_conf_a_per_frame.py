@@ -82,9 +82,9 @@ def test_per_frame_argument_errors(data: list, layout: str, arg: list, pattern: 
 
 
 def test_op_without_per_frame_support_refuses_a_per_frame_argument() -> None:
-    with pytest.raises((ArgumentError, PipelineError), match="per-frame"):
-        _run(lambda x, a: fn.rotate(x, angle=fn.per_frame(a)), ([np.zeros((2, 4, 4, 3), np.uint8)], "FHWC"),
-             ([np.float32([10, 20])], None))
+    with pytest.raises(ArgumentError, match="does not take per-frame arguments"):
+        _run(lambda x, a: fn.flip(x, horizontal=fn.per_frame(a)), ([np.zeros((2, 4, 4, 3), np.uint8)], "FHWC"),
+             ([np.int32([1, 0])], None))
 
 
 def test_a_sequence_of_no_frames_is_refused() -> None:  # as in DALI
@@ -92,3 +92,15 @@ def test_a_sequence_of_no_frames_is_refused() -> None:  # as in DALI
     mts = [np.zeros((1, 2, 3), np.float32), RNG.random((2, 2, 3), dtype=np.float32)]
     with pytest.raises(PipelineError, match="no frames"):
         _run(lambda x, m: fn.coord_transform(x, MT=fn.per_frame(m)), (seqs, "F**"), (mts, None))
+
+
+def test_rotate_takes_an_angle_per_frame() -> None:
+    seq = [RNG.integers(0, 255, (2, 6, 8, 3), dtype=np.uint8)]
+    lay, out = _run(lambda x, a: fn.rotate(x, angle=fn.per_frame(a), size=(9, 9)), (seq, "FHWC"),
+                    ([np.float32([30, -60])], None))
+    assert lay == "FHWC" and out[0].shape == (2, 9, 9, 3)
+    for f, a in enumerate((30.0, -60.0)):
+        _, one = _run(lambda x, a=a: fn.rotate(x, angle=a, size=(9, 9)), ([seq[0][f]], "HWC"))
+        np.testing.assert_array_equal(out[0][f], one[0])
+    with pytest.raises(PipelineError, match="different shapes"):
+        _run(lambda x, a: fn.rotate(x, angle=fn.per_frame(a)), (seq, "FHWC"), ([np.float32([0, 90])], None))

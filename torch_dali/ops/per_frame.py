@@ -120,9 +120,14 @@ def run_unfolded(op: Any, ctx: BatchContext, inputs: Sequence[TensorList], args:
     folded = []
     for out in outs:
         samples, at = [], 0
-        for n in counts:
-            samples.append(torch.stack([out.samples[at + f] for f in range(n)]))
+        for i, n in enumerate(counts):
+            part = out.samples[at:at + n]
             at += n
+            shapes = sorted({tuple(t.shape) for t in part})
+            if len(shapes) > 1:  # DALI works out one size per sequence; this does not (yet)
+                raise ArgumentError(f"{op.name}: the frames of sample {i} came out in different shapes {shapes} "
+                                    "with their per-frame arguments; give the output size explicitly")
+            samples.append(torch.stack(part))
         lay = out.layout()
         folded.append(TensorList(samples, "F" + lay if lay else ""))
     return folded
