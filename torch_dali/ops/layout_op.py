@@ -14,7 +14,6 @@ from ..errors import ArgumentError
 from ..tensor_list import TensorList
 from . import batching
 from ._operator import BatchContext, Operator
-from .layouts import refuse_input
 
 Args = dict[str, Any]
 
@@ -61,10 +60,7 @@ class LayoutOp(Operator):
     def check_layout(self, layout: str, ndim: int) -> str:
         if self.layouts is None:
             return layout
-        try:
-            return resolve_layout(self.name, layout, ndim, self.layouts)
-        except ArgumentError as e:
-            raise refuse_input(self.node, e) from None
+        return resolve_layout(self.name, layout, ndim, self.layouts)
 
     def out_layout(self, layout: str) -> str:
         return layout
