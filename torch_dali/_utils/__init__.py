@@ -1,1 +1,0 @@
-"""Where DALI keeps helpers that user code and DALI's tests import (`nvidia.dali._utils`)."""
