@@ -82,5 +82,27 @@ def _generate_legacy() -> None:
         setattr(_space(this, parts[:-1]), parts[-1], _deprecated(target, old, new))
 
 
+# Words DALI keeps whole in its functional names (`BBox` -> `bbox`, not `b_box`).
+_WHOLE_WORDS = {"b_box": "bbox", "mx_net": "mxnet", "tf_record": "tfrecord"}
+
+
+def _to_snake_case(name: str) -> str:
+    """DALI's class-to-function name rule (`RandomBBoxCrop` -> `random_bbox_crop`): a word starts at
+    an upper-case letter that follows a lower-case one or is followed by one (`COCOReader` ->
+    `coco_reader`), except at the start or after an underscore; digits join the word before."""
+    out = []
+    for i, c in enumerate(name):
+        if c.isupper() and i > 0 and name[i - 1] != "_":
+            follows_lower = name[i - 1].islower()
+            lower_next = i + 1 < len(name) and name[i + 1].islower()
+            if follows_lower or lower_next:
+                out.append("_")
+        out.append(c.lower())
+    snake = "".join(out)
+    for split, whole in _WHOLE_WORDS.items():
+        snake = snake.replace(split, whole)
+    return snake
+
+
 _generate()
 _generate_legacy()

@@ -1,0 +1,28 @@
+"""`fn._to_snake_case`: DALI's rule from op class names to functional names."""
+from __future__ import annotations
+
+import pytest
+
+from torch_dali import fn
+
+
+@pytest.mark.parametrize("name,snake", [
+    ("Test", "test"), ("OneTwo", "one_two"), ("TestXYZ", "test_xyz"), ("testXX", "test_xx"),
+    ("OneXYZTwo", "one_xyz_two"), ("MFCC", "mfcc"), ("RandomBBoxCrop", "random_bbox_crop"),
+    ("STFT_CPU", "stft_cpu"), ("DOUBLE__UNDERSCORE", "double__underscore"), ("XYZ1abc", "xyz1abc"),
+    ("Caffe2Reader", "caffe2_reader"), ("COCOReader", "coco_reader"), ("MXNetReader", "mxnet_reader"),
+    ("DLTensorPythonFunction", "dl_tensor_python_function"), ("TFRecordReader", "tfrecord_reader"),
+    ("_LEADing", "_lea_ding"), ("_L_Eading", "_l_eading"), ("TRAILING__", "trailing__"),
+])
+def test_to_snake_case(name, snake):
+    assert fn._to_snake_case(name) == snake
+
+
+def test_snake_case_of_dali_class_names():
+    """Where DALI's class name is not the CamelCase of the functional name (`BBoxPaste`,
+    `MXNet`), the rule still gives the functional name."""
+    from torch_dali.ops._registry import all_schemas
+    own = {"arithmetic", "readers.dataset"}  # torch_dali's own class names, not DALI's rule
+    for schema in all_schemas():
+        if schema.class_name_override and schema.name not in own:
+            assert fn._to_snake_case(schema.class_name) == schema.name.split(".")[-1], schema.name
