@@ -130,10 +130,16 @@ class _PythonFunctionBase(Operator):
     sample_wise = False
     order_sensitive = True  # a user's function may keep state between batches
     kind = "python_function"
+    no_input_sets = True  # as DALI's: a list of DataNodes as an input is a TypeError, not input sets
 
     def setup(self) -> None:
         self.function: Callable[..., Any] = self.args["function"]
         self.num_outputs = int(self.args["num_outputs"])
+        layouts = self.args.get("output_layouts")
+        if isinstance(layouts, (list, tuple)) and len(layouts) > self.num_outputs:
+            raise PipelineError(f"{self.name} '{self.node.name}': the length of `output_layouts` ({len(layouts)}) "
+                                f"is greater than the number of outputs ({self.num_outputs})",
+                                op=self.name, origin=self.node.origin)
         self.batch_processing = bool(self.args["batch_processing"])
         self._vmap_ok: bool | None = None if self.kind == "torch_python_function" else False
         self.fname = getattr(self.function, "__qualname__", repr(self.function))
