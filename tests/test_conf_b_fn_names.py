@@ -26,3 +26,32 @@ def test_snake_case_of_dali_class_names():
     for schema in all_schemas():
         if schema.class_name_override and schema.name not in own:
             assert fn._to_snake_case(schema.class_name) == schema.name.split(".")[-1], schema.name
+
+
+def test_schema_names_give_back_the_function_path():
+    """Every public function of `fn` (namespaces and DALI's old names included) carries DALI's
+    `_schema_name`, from which `ops._op_name` rebuilds where the function is."""
+    import inspect
+    import sys
+
+    from torch_dali import ops
+
+    seen = 0
+
+    def walk(module, path):
+        nonlocal seen
+        for name in dir(module):
+            if name.startswith("_"):
+                continue
+            member = getattr(module, name)
+            if inspect.isfunction(member):
+                assert ops._op_name(member._schema_name) == ".".join([*path, name]), (path, name)
+                seen += 1
+            elif inspect.ismodule(member) and sys.modules.get(f"{module.__name__}.{name}") is member:
+                walk(member, [*path, name])
+
+    walk(fn, [])
+    assert seen > 100
+    assert fn.readers.file._schema_name == "readers__File"
+    assert fn.file_reader._schema_name == "FileReader" and fn.random_bbox_crop._schema_name == "RandomBBoxCrop"
+    assert ops._op_name("experimental__readers__Video", "ops") == "experimental.readers.Video"

@@ -7,6 +7,7 @@ from types import ModuleType
 
 from . import _registry
 from ._registry import all_schemas, lookup, make_class  # noqa: F401
+from ._naming import op_name as _op_name  # noqa: F401 - DALI's `ops._op_name(schema_name, api)`
 
 # Each family module registers its schemas on import.
 _FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", "readers.file", "readers.mxnet", "readers.npy", "readers.tfrecord",
