@@ -48,3 +48,12 @@ def test_output_layouts_longer_than_outputs_fail_at_build():
                                              output_layouts=["HW", "AB"]))
     a, b = pipe.run()
     assert a.layout() == "HW" and b.layout() == "AB"
+
+
+def test_dlpack_array_round_trip_shares_memory():
+    array = np.arange(0, 10, 0.5).reshape((2, 10, 1))[:, 2:5, :]  # strided: not contiguous
+    back = ops._dlpack_to_array(ops._dlpack_from_array(array))
+    assert back.shape == array.shape and np.array_equal(back, array)
+    assert np.shares_memory(back, array)
+    with pytest.raises(TypeError, match="NumPy array"):
+        ops._dlpack_from_array([1, 2])

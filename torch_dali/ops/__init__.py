@@ -28,6 +28,8 @@ for _fam in _FAMILIES:
         if e.name != f"{__name__}.{_fam}":
             raise
 from .fast import cpu_image, image_kernels  # noqa: E402,F401 - register the fast kernels with the dispatch
+from .python_function import dlpack_from_array as _dlpack_from_array  # noqa: E402,F401 - DALI's names
+from .python_function import dlpack_to_array as _dlpack_to_array  # noqa: E402,F401
 
 
 def _namespace(path: str) -> ModuleType:

@@ -331,6 +331,23 @@ class DLTensorPythonFunction(_PythonFunctionBase):
         raise TypeError(f"{where} returned {type(x).__name__}, expected a DLPack capsule")
 
 
+def dlpack_from_array(array: Any) -> Any:
+    """A DLPack capsule sharing a NumPy array's memory (strides kept): DALI's
+    `ops._dlpack_from_array`, what DLTensorPythonFunction's inputs are."""
+    import numpy as np
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"_dlpack_from_array: expected a NumPy array, got {type(array).__name__}")
+    return torch.utils.dlpack.to_dlpack(torch.from_numpy(array))
+
+
+def dlpack_to_array(capsule: Any) -> Any:
+    """The NumPy array over a CPU DLPack capsule's memory (no copy): DALI's `ops._dlpack_to_array`."""
+    t = torch.utils.dlpack.from_dlpack(capsule)
+    if t.device.type != "cpu":
+        raise TypeError(f"_dlpack_to_array: the capsule holds {t.device} memory; NumPy arrays are CPU memory")
+    return t.numpy()
+
+
 def _args(batch_default: bool) -> tuple[Arg, ...]:
     return (
         Arg("function", "callable", doc="the Python function to call"),
