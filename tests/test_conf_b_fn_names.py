@@ -55,3 +55,13 @@ def test_schema_names_give_back_the_function_path():
     assert fn.readers.file._schema_name == "readers__File"
     assert fn.file_reader._schema_name == "FileReader" and fn.random_bbox_crop._schema_name == "RandomBBoxCrop"
     assert ops._op_name("experimental__readers__Video", "ops") == "experimental.readers.Video"
+
+
+def test_pytorch_plugin_fn_is_an_importable_module():
+    import importlib
+
+    from torch_dali.plugin import pytorch
+
+    mod = importlib.import_module("torch_dali.plugin.pytorch.fn")
+    assert mod is pytorch.fn and mod.torch_python_function.__name__ == "torch_python_function"
+    assert mod.torch_python_function._schema_name == "TorchPythonFunction"
