@@ -13,6 +13,7 @@ from ..executor.executor import Executor
 from ..executor.plan import Batch, Plan
 from ..tensor_list import TensorList, user_view
 from ..types import CPU_ONLY_DEVICE_ID
+from .cse import eliminate_common_subgraphs
 from .graph import Graph
 from .dali_api import ACCEPTED, DaliAPI, OperatorConcurrency, StreamPolicy, as_nodes, executor_flag, integer
 from .node import DataNode
@@ -204,8 +205,8 @@ class Pipeline(DaliAPI):
             for node in self._graph.nodes:  # type: ignore[union-attr]
                 if node.name in self._restored[1]:
                     node.seed = self._restored[1][node.name]
-        plan = Plan(self._graph, self._batch_size, self._num_threads,  # type: ignore[arg-type]
-                    self._device_id, self._strict_device)
+        plan = Plan(eliminate_common_subgraphs(self._graph), self._batch_size,  # type: ignore[arg-type]
+                    self._num_threads, self._device_id, self._strict_device)
         self._executor = Executor(plan, self._prefetch_queue_depth, self._exec_async, self._exec_pipelined)
         self._built = True
         if self._enable_checkpointing:
