@@ -43,3 +43,18 @@ def test_different_nesting_is_a_value_error():
         return r
     with pytest.raises(ValueError, match="different structure"):
         p()
+
+
+def test_variable_set_in_one_branch_is_a_runtime_error():
+    """DALI raises a RuntimeError; torch_dali's error is also a GraphError."""
+    from torch_dali.errors import GraphError
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=3, enable_conditionals=True)
+    def p():
+        idx = _idx()
+        if idx < 1:
+            out = idx + 1
+        return out  # noqa: F821 - set in one branch only
+    with pytest.raises(RuntimeError, match="'out'.*initialized in the `else` branch") as info:
+        p()
+    assert isinstance(info.value, GraphError)
