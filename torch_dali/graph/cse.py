@@ -2,8 +2,9 @@
 same thing (same op, device, constant arguments, inputs after merging, and seed where the op is
 random) run once, and their consumers read the one kept.
 
-Never merged: ops given a name (the user refers to them), sources with state (readers: epochs,
-shards), ops that must see every call (external sources, Python functions: `order_sensitive`).
+Never merged: ops given a name (the user refers to them), ops with state between batches
+(readers: epochs, shards; anything with a `state_dict`), ops that must see every call (external
+sources, Python functions: `order_sensitive`).
 The traced graph is left as it is (names, YAML); the plan runs the merged copy.
 """
 from __future__ import annotations
@@ -53,7 +54,8 @@ def _foldable(node: Node) -> bool:
         return False
     if getattr(impl, "order_sensitive", False):
         return False
-    return getattr(impl, "epoch_size", None) is Operator.epoch_size  # readers have epochs of their own
+    # readers (epochs, shards) and any op with state of its own between batches
+    return all(getattr(impl, m, None) is getattr(Operator, m) for m in ("epoch_size", "state_dict"))
 
 
 def eliminate_common_subgraphs(graph: Graph) -> Graph:
