@@ -11,8 +11,10 @@ PKG = Path(__file__).resolve().parent.parent / "torch_dali"
 # conventions of the standard library, not private state: namedtuple's API, the frame getter
 # and torch's own opt-out for Tensor subclasses (`__torch_function__ = torch._C._disabled_...`)
 ALLOWED = {"_replace", "_asdict", "_fields", "_make", "_getframe", "_C", "_disabled_torch_function_impl",
+           "_abc_caches_clear",  # ABCMeta's cache reset (after a class stops being Iterable)
            # marks set on the user's functions (DALI's `_is_pipeline_def`; our conditionals' own)
-           "_is_pipeline_def", "_torch_dali_converted", "_torch_dali_do_not_convert"}
+           "_is_pipeline_def", "_torch_dali_converted", "_torch_dali_do_not_convert",
+           "_schema_name"}  # DALI's mark on each fn function (`ops._op_name(f._schema_name)`)
 
 
 def _private(name: str) -> bool:

@@ -6,7 +6,8 @@ calls are rewritten too, unless marked `@do_not_convert` or from libraries. An `
 condition is not a DataNode runs as written. An `if` on a DataNode (one scalar per sample, any
 type; nonzero is true) traces both branches, then every variable (or attribute such as
 `obj.a`) either branch assigns becomes one node: per sample, the value of the branch that sample
-takes. Constants (NumPy values, numbers) assigned in a branch become constant nodes. A variable
+takes. Constants (NumPy values, numbers) assigned in a branch become constant nodes; tuples,
+lists and dicts of the same shape in both branches merge element by element. A variable
 set in only one branch (and not before) is an error where it is used; so is a `return` in only
 one branch. Nested `if`s, `elif` chains and `if`s in helper functions work the same way.
 
@@ -75,7 +76,6 @@ def _as_node(v: Any, name: str) -> DataNode:
 
 def merge(pred: DataNode, names: list[str], before: list[Any], true: list[Any], false: list[Any]) -> list[Any]:
     """The value of each variable after an `if` on `pred`: per sample, its branch's."""
-    from .ops._registry import call_op, lookup
     out = []
     for name, b, t, f in zip(names, before, true, false):
         if t is UNDEFINED and f is UNDEFINED:
@@ -88,13 +88,37 @@ def merge(pred: DataNode, names: list[str], before: list[Any], true: list[Any], 
         elif isinstance(t, SetInOneBranch) or isinstance(f, SetInOneBranch):
             out.append(t if isinstance(t, SetInOneBranch) else f)
         else:
-            from .ops._schema import adopted
-            tn, fn_ = adopted(_as_node(t, name)), adopted(_as_node(f, name))
-            pred = adopted(pred)
-            if tn.device != fn_.device:
-                tn, fn_ = tn.gpu(), fn_.gpu()
-            out.append(call_op(lookup("_conditional.select"), (tn, fn_, pred), {}))
+            out.append(_select(pred, name, t, f))
     return out
+
+
+def _select(pred: DataNode, name: str, t: Any, f: Any) -> Any:
+    """One variable's merged value. Tuples, lists and dicts of the same shape in both branches
+    (`return node, 3`) merge element by element, as DALI's do; the rest becomes DataNodes."""
+    from .ops._registry import call_op, lookup
+    from .ops._schema import adopted
+    if t is f:
+        return t
+    nested = (tuple, list, dict)
+    if isinstance(t, nested) or isinstance(f, nested):
+        if type(t) is not type(f) or len(t) != len(f) or (isinstance(t, dict) and set(t) != set(f)):
+            raise ArgumentError(f"`if` on a DataNode: '{name}' gets values of different structure in the two "
+                                    f"branches ({_structure(t)} and {_structure(f)}); both branches must give "
+                                    "the same nesting of tuples, lists and dicts")
+        if isinstance(t, dict):
+            return {k: _select(pred, f"{name}[{k!r}]", t[k], f[k]) for k in t}
+        return type(t)(_select(pred, f"{name}[{i}]", a, b) for i, (a, b) in enumerate(zip(t, f)))
+    tn, fn_ = adopted(_as_node(t, name)), adopted(_as_node(f, name))
+    pred = adopted(pred)
+    if tn.device != fn_.device:
+        tn, fn_ = tn.gpu(), fn_.gpu()
+    return call_op(lookup("_conditional.select"), (tn, fn_, pred), {})
+
+
+def _structure(v: Any) -> str:
+    if isinstance(v, (tuple, list, dict)):
+        return f"a {type(v).__name__} of {len(v)}"
+    return "a DataNode" if isinstance(v, DataNode) else f"a {type(v).__name__}"
 
 
 def get(getter: Callable[[], Any]) -> Any:

@@ -8,8 +8,9 @@ import functools
 from typing import Any, Callable
 
 from . import ops as _ops  # noqa: F401 - registers every schema
-from .ops._registry import all_schemas, make_function
-from .ops._schema import plain_inputs, plain_kwargs
+from .ops._naming import schema_name as _schema_name_of, to_snake_case as _to_snake_case  # noqa: F401
+from .ops._registry import all_schemas as _all_schemas, make_function as _make_function
+from .ops._schema import plain_inputs as _plain_inputs, plain_kwargs as _plain_kwargs
 
 
 def _plain(f: Callable[..., Any], op: str) -> Callable[..., Any]:
@@ -17,14 +18,14 @@ def _plain(f: Callable[..., Any], op: str) -> Callable[..., Any]:
     `types.Constant` as arguments."""
     @functools.wraps(f)
     def call(*inputs: Any, **kwargs: Any) -> Any:
-        kwargs = plain_kwargs(kwargs)
-        return f(*plain_inputs(op, inputs, kwargs), **kwargs)
+        kwargs = _plain_kwargs(kwargs)
+        return f(*_plain_inputs(op, inputs, kwargs), **kwargs)
     return call
 
 
 def _generate() -> None:
     this = sys.modules[__name__]
-    for schema in all_schemas():
+    for schema in _all_schemas():
         parts = schema.name.split(".")
         target: ModuleType = this
         for depth, part in enumerate(parts[:-1]):
@@ -37,9 +38,12 @@ def _generate() -> None:
             target = sub
         if schema.name == "external_source":  # DALI's signature: the source may be positional
             from .ops.external_source_api import external_source
+            external_source._schema_name = "ExternalSource"  # type: ignore[attr-defined]
             setattr(target, parts[-1], external_source)
             continue
-        setattr(target, parts[-1], _plain(make_function(schema), schema.display_name()))
+        f = _plain(_make_function(schema), schema.display_name())
+        f._schema_name = _schema_name_of(parts[:-1], _class_for(parts[-1], schema.class_name))  # type: ignore
+        setattr(target, parts[-1], f)
 
 
 
@@ -79,7 +83,26 @@ def _generate_legacy() -> None:
         for part in new.split("."):
             target = getattr(target, part)
         parts = old.split(".")
-        setattr(_space(this, parts[:-1]), parts[-1], _deprecated(target, old, new))
+        f = _deprecated(target, old, new)
+        f._schema_name = _schema_name_of(parts[:-1], _legacy_class(parts[-1], new))  # type: ignore[attr-defined]
+        setattr(_space(this, parts[:-1]), parts[-1], f)
+
+
+def _class_for(fn_name: str, *candidates: str) -> str:
+    """The class part of the `_schema_name` DALI gives the function `fn_name`: the first candidate
+    class name whose snake case is `fn_name` (so `ops._op_name` gives the function's path back, as
+    in DALI), else the CamelCase of `fn_name`."""
+    for name in candidates:
+        if _to_snake_case(name) == fn_name:
+            return name
+    return "".join(p[:1].upper() + p[1:] for p in fn_name.split("_"))
+
+
+def _legacy_class(old: str, new: str) -> str:
+    """The class name DALI gave the op under its old functional name `old` (`FileReader` for
+    `file_reader`): one of the op's legacy class names, else the CamelCase of `old`."""
+    from .ops._registry import lookup
+    return _class_for(old, *lookup(new).legacy_names)
 
 
 _generate()

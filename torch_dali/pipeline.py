@@ -1,10 +1,11 @@
 """`torch_dali.pipeline` mirrors `nvidia.dali.pipeline`: Pipeline, pipeline_def, DataNode,
-`experimental.pipeline_def` and `do_not_convert`."""
+`experimental.pipeline_def`, `do_not_convert` and the executor flags' enums."""
 from __future__ import annotations
 
 import sys
 from types import ModuleType
 
+from .graph.dali_api import OperatorConcurrency, StreamPolicy  # noqa: F401
 from .graph.node import DataNode  # noqa: F401
 from .graph.pipeline import Pipeline, do_not_convert, pipeline_def  # noqa: F401
 

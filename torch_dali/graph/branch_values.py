@@ -11,6 +11,11 @@ from typing import Any
 from ..errors import GraphError
 
 
+class BranchOutputError(GraphError, RuntimeError):
+    """A variable or return set in only one branch of an `if` on a DataNode, then used (a
+    RuntimeError, as DALI raises it, and a GraphError)."""
+
+
 class SetInOneBranch:
     """A variable an `if` on a DataNode set in only one branch: any use of it is an error."""
 
@@ -19,12 +24,12 @@ class SetInOneBranch:
     def __init__(self, name: str, branch: str, kind: str = "variable") -> None:
         self.name, self.branch, self.kind = name, branch, kind
 
-    def error(self) -> GraphError:
+    def error(self) -> BranchOutputError:
         other = "else" if self.branch == "if" else "if"
         if self.kind == "return":
-            return GraphError(f"`if` on a DataNode: only the `{other}` branch returns; the `{self.branch}` branch "
+            return BranchOutputError(f"`if` on a DataNode: only the `{other}` branch returns; the `{self.branch}` branch "
                               "must also have a return statement")
-        return GraphError(f"`if` on a DataNode: '{self.name}' is set in the `{other}` branch only and used "
+        return BranchOutputError(f"`if` on a DataNode: '{self.name}' is set in the `{other}` branch only and used "
                           f"afterwards; '{self.name}' must also be initialized in the `{self.branch}` branch (or "
                           "before the `if`)")
 

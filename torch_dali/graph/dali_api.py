@@ -1,8 +1,11 @@
 """What DALI's Pipeline has beyond running a graph: the current pipeline (`Pipeline.current()`,
 `with pipe:`), checkpoints (torch_dali.checkpointing), the declared output types and dimensions
-(`output_dtype=`, `output_ndim=`), and how DALI's loose argument values become ours."""
+(`output_dtype=`, `output_ndim=`, `output_layout=`), DALI's executor flags (`StreamPolicy`,
+`OperatorConcurrency`: kept and serialized; the executor here has one policy), and how DALI's loose
+argument values become ours."""
 from __future__ import annotations
 
+import enum
 import operator
 import threading
 from typing import Any
@@ -17,6 +20,33 @@ _current = threading.local()
 
 class OutputTypeError(GraphError, TypeError):
     """A pipeline output that is neither a DataNode nor a constant (a TypeError, as in DALI)."""
+
+
+class StreamPolicy(enum.Enum):
+    """DALI's CUDA stream assignment of the executor; recorded (`Pipeline.stream_policy`) and
+    serialized, with no effect here: GPU work runs on the pipeline's own stream."""
+    UNSPECIFIED = 0
+    SINGLE = 16
+    PER_BACKEND = 32
+    PER_OPERATOR = 48
+
+
+class OperatorConcurrency(enum.Enum):
+    """DALI's limit on operators running at once; recorded (`Pipeline.concurrency`) and
+    serialized, with no effect here: CPU ops run on the pipeline's threads."""
+    UNSPECIFIED = 0
+    NONE = 2
+    BACKEND = 4
+    FULL = 6
+
+
+def executor_flag(name: str, value: Any, kind: type[enum.Enum]) -> Any:
+    """`stream_policy` / `concurrency`: None, a member of `kind`, or (from YAML) a member's name."""
+    if value is None or isinstance(value, kind):
+        return value
+    if isinstance(value, str) and value in kind.__members__:
+        return kind[value]
+    raise ArgumentTypeError(f"Pipeline: `{name}` must be a {kind.__name__} member or None, got {value!r}")
 
 
 # DALI's Pipeline arguments accepted with no effect here (the executor is always dynamic)
@@ -117,9 +147,15 @@ class DaliAPI:
         return text
 
 
-    def _set_output_descs(self, output_dtype: Any, output_ndim: Any) -> None:
-        """Checks `output_dtype` / `output_ndim` (one value or one per output; None: any)."""
+    def _set_output_descs(self, output_dtype: Any, output_ndim: Any, output_layout: Any = None) -> None:
+        """Checks `output_dtype` / `output_ndim` / `output_layout` (one value or one per output;
+        None, or an empty layout: any)."""
         from .. import types
+        for v in _as_list(output_layout):
+            if v is not None and not isinstance(v, str):
+                raise ArgumentTypeError(f"Pipeline: `output_layout` must be a string, a list of strings or None, "
+                                        f"got {type(v).__name__} in {output_layout!r}")
+        self._output_layout = output_layout
         for v in _as_list(output_ndim):
             if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
                 raise ArgumentTypeError(f"Pipeline: `output_ndim` must be integers or None, got {output_ndim!r}")
@@ -141,16 +177,21 @@ class DaliAPI:
         """The declared number of dimensions of each output's samples (None: any)."""
         return _per_output(self._output_ndim, len(self.graph.outputs))  # type: ignore[attr-defined]
 
+    def output_layout(self) -> list[Any]:
+        """The declared layout of each output's samples (None: any)."""
+        return [v or None for v in _per_output(self._output_layout, len(self.graph.outputs))]  # type: ignore
+
     def _check_output_descs(self, n: int) -> None:
         for what, v in (("output_dtype", self._output_dtype), ("output_ndim", self._output_ndim)):
             if isinstance(v, (list, tuple)) and len(v) != n:
                 raise PipelineError(f"Pipeline: Lengths of `{what}` ({len(v)}) and of the outputs ({n}) do not match")
 
     def _verify_outputs(self, outs: Any) -> None:
-        if self._output_dtype is None and self._output_ndim is None:
+        if self._output_dtype is None and self._output_ndim is None and not self._output_layout:
             return
         dts, nds = _per_output(self._output_dtype, len(outs)), _per_output(self._output_ndim, len(outs))
-        for k, (tl, dt, nd) in enumerate(zip(outs, dts, nds)):
+        lays = _per_output(self._output_layout, len(outs))
+        for k, (tl, dt, nd, lay) in enumerate(zip(outs, dts, nds, lays)):
             if not len(tl):
                 continue
             if dt is not None and tl.dtype != dt:
@@ -159,6 +200,9 @@ class DaliAPI:
             if nd is not None and tl.ndim() != nd:
                 raise PipelineError(f"Pipeline: Number of dimensions {tl.ndim()} of output {k} does not match the "
                                     f"declared output_ndim {nd}")
+            if lay and tl.layout() != lay:
+                raise PipelineError(f"Pipeline: Layout {tl.layout()!r} of output {k} does not match the declared "
+                                    f"output_layout {lay!r}")
 
 
 def _as_list(v: Any) -> list[Any]:

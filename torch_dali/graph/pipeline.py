@@ -13,8 +13,9 @@ from ..executor.executor import Executor
 from ..executor.plan import Batch, Plan
 from ..tensor_list import TensorList, user_view
 from ..types import CPU_ONLY_DEVICE_ID
+from .cse import eliminate_common_subgraphs
 from .graph import Graph
-from .dali_api import ACCEPTED, DaliAPI, as_nodes, integer
+from .dali_api import ACCEPTED, DaliAPI, OperatorConcurrency, StreamPolicy, as_nodes, executor_flag, integer
 from .node import DataNode
 
 
@@ -29,6 +30,7 @@ class Pipeline(DaliAPI):
                  enable_memory_stats: bool = False, py_num_workers: int = 1,
                  py_start_method: str = "fork", strict_device: bool = False, enable_checkpointing: bool = False,
                  checkpoint: Any = None, output_dtype: Any = None, output_ndim: Any = None,
+                 output_layout: Any = None, stream_policy: Any = None, concurrency: Any = None,
                  **kwargs: Any) -> None:
         unknown = set(kwargs) - ACCEPTED
         if unknown:
@@ -69,7 +71,9 @@ class Pipeline(DaliAPI):
         self._built = False
         self._setup_ended = False  # iter_setup() raised StopIteration (DALI's end of an epoch)
         self._conditionals = False
-        self._set_output_descs(output_dtype, output_ndim)
+        self._set_output_descs(output_dtype, output_ndim, output_layout)
+        self._stream_policy = executor_flag("stream_policy", stream_policy, StreamPolicy)
+        self._concurrency = executor_flag("concurrency", concurrency, OperatorConcurrency)
         self._enable_checkpointing = bool(enable_checkpointing)
         self._restored: tuple[dict[str, Any], dict[str, int], Any] | None = None
         if checkpoint is not None:
@@ -96,6 +100,16 @@ class Pipeline(DaliAPI):
     @property
     def seed(self) -> int:
         return self._seed
+
+    @property
+    def stream_policy(self) -> StreamPolicy | None:
+        """DALI's executor stream policy as given (None: not given); no effect here."""
+        return self._stream_policy
+
+    @property
+    def concurrency(self) -> OperatorConcurrency | None:
+        """DALI's executor operator concurrency as given (None: not given); no effect here."""
+        return self._concurrency
 
     @property
     def built(self) -> bool:
@@ -191,8 +205,8 @@ class Pipeline(DaliAPI):
             for node in self._graph.nodes:  # type: ignore[union-attr]
                 if node.name in self._restored[1]:
                     node.seed = self._restored[1][node.name]
-        plan = Plan(self._graph, self._batch_size, self._num_threads,  # type: ignore[arg-type]
-                    self._device_id, self._strict_device)
+        plan = Plan(eliminate_common_subgraphs(self._graph), self._batch_size,  # type: ignore[arg-type]
+                    self._num_threads, self._device_id, self._strict_device)
         self._executor = Executor(plan, self._prefetch_queue_depth, self._exec_async, self._exec_pipelined)
         self._built = True
         if self._enable_checkpointing:

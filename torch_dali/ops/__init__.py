@@ -7,6 +7,7 @@ from types import ModuleType
 
 from . import _registry
 from ._registry import all_schemas, lookup, make_class  # noqa: F401
+from ._naming import op_name as _op_name  # noqa: F401 - DALI's `ops._op_name(schema_name, api)`
 
 # Each family module registers its schemas on import.
 _FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", "readers.file", "readers.mxnet", "readers.npy", "readers.tfrecord",
@@ -27,6 +28,8 @@ for _fam in _FAMILIES:
         if e.name != f"{__name__}.{_fam}":
             raise
 from .fast import cpu_image, image_kernels  # noqa: E402,F401 - register the fast kernels with the dispatch
+from .python_function import dlpack_from_array as _dlpack_from_array  # noqa: E402,F401 - DALI's names
+from .python_function import dlpack_to_array as _dlpack_to_array  # noqa: E402,F401
 
 
 def _namespace(path: str) -> ModuleType:

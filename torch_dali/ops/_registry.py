@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ArgumentError, GraphError
+from ..errors import ArgumentError, ArgumentTypeError, GraphError
 from ..graph.node import DataNode, caller_origin, current_graph, set_op_caller
 from ._schema import COMMON_ARGS, OpSchema, validate_args
 
@@ -52,6 +52,9 @@ def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
     op = schema.display_name()
     origin = caller_origin() if origin is None else origin
     sets = [len(x) for x in inputs if isinstance(x, (list, tuple))]
+    if sets and getattr(schema.impl, "no_input_sets", False):  # DALI's Python function ops
+        raise ArgumentTypeError(f"{op}: inputs must be DataNodes; Python function ops do not support multiple "
+                                f"input sets (got a {type(next(x for x in inputs if isinstance(x, (list, tuple)))).__name__})")
     if sets:  # input sets: one node per element, sharing arguments
         if len(set(sets)) != 1:
             raise GraphError(f"{op}: input sets must have the same length, got {sets}")

@@ -294,6 +294,8 @@ class ExternalSource(Operator):
     def _split(self, raw: Any, what: str) -> list[Any]:
         if not self.split_outputs:
             return [raw]
+        if _is_array(raw) and getattr(raw, "ndim", 0) >= 1 and len(raw) == self.k:
+            return list(raw)  # as DALI: an array whose first dimension is one entry per output
         if not isinstance(raw, (tuple, list)) or len(raw) != self.k:
             raise DataError(f"{self.where()}: with num_outputs={self.k}, {what} must be a tuple of "
                             f"{self.k} (one per output), got {describe(raw)}")
@@ -459,3 +461,8 @@ register(OpSchema(
         Arg("repeat_last", "bool", False, "feed_input only: reuse the last batch fed when none is new"),
     ),
 ))
+
+
+def _is_array(x: Any) -> bool:
+    """A NumPy array or a torch tensor (or anything with an array interface and a length)."""
+    return isinstance(x, torch.Tensor) or hasattr(x, "__array_interface__") or hasattr(x, "__array__")

@@ -130,10 +130,16 @@ class _PythonFunctionBase(Operator):
     sample_wise = False
     order_sensitive = True  # a user's function may keep state between batches
     kind = "python_function"
+    no_input_sets = True  # as DALI's: a list of DataNodes as an input is a TypeError, not input sets
 
     def setup(self) -> None:
         self.function: Callable[..., Any] = self.args["function"]
         self.num_outputs = int(self.args["num_outputs"])
+        layouts = self.args.get("output_layouts")
+        if isinstance(layouts, (list, tuple)) and len(layouts) > self.num_outputs:
+            raise PipelineError(f"{self.name} '{self.node.name}': the length of `output_layouts` ({len(layouts)}) "
+                                f"is greater than the number of outputs ({self.num_outputs})",
+                                op=self.name, origin=self.node.origin)
         self.batch_processing = bool(self.args["batch_processing"])
         self._vmap_ok: bool | None = None if self.kind == "torch_python_function" else False
         self.fname = getattr(self.function, "__qualname__", repr(self.function))
@@ -323,6 +329,23 @@ class DLTensorPythonFunction(_PythonFunctionBase):
         if hasattr(x, "__dlpack__") or type(x).__name__ == "PyCapsule":
             return torch.utils.dlpack.from_dlpack(x)
         raise TypeError(f"{where} returned {type(x).__name__}, expected a DLPack capsule")
+
+
+def dlpack_from_array(array: Any) -> Any:
+    """A DLPack capsule sharing a NumPy array's memory (strides kept): DALI's
+    `ops._dlpack_from_array`, what DLTensorPythonFunction's inputs are."""
+    import numpy as np
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"_dlpack_from_array: expected a NumPy array, got {type(array).__name__}")
+    return torch.utils.dlpack.to_dlpack(torch.from_numpy(array))
+
+
+def dlpack_to_array(capsule: Any) -> Any:
+    """The NumPy array over a CPU DLPack capsule's memory (no copy): DALI's `ops._dlpack_to_array`."""
+    t = torch.utils.dlpack.from_dlpack(capsule)
+    if t.device.type != "cpu":
+        raise TypeError(f"_dlpack_to_array: the capsule holds {t.device} memory; NumPy arrays are CPU memory")
+    return t.numpy()
 
 
 def _args(batch_default: bool) -> tuple[Arg, ...]:

@@ -3,6 +3,8 @@ DALIRaggedIterator, LastBatchPolicy, TorchPythonFunction, feed_ndarray, to_torch
 are torch tensors, handed over zero-copy. Epochs and resets: see `base_iterator`."""
 from __future__ import annotations
 
+import sys
+from types import ModuleType
 from typing import Any, Sequence
 
 import torch
@@ -23,11 +25,10 @@ to_torch_type = {d: types.to_torch_dtype(d) for d in (
     types.INT64, types.FLOAT16, types.BFLOAT16, types.FLOAT, types.FLOAT64)}
 
 
-class _FnNamespace:
-    torch_python_function = staticmethod(_fn.torch_python_function)
-
-
-fn = _FnNamespace()
+# DALI's `nvidia.dali.plugin.pytorch.fn`: a module (importable by name) holding the torch ops
+fn = ModuleType(f"{__name__}.fn", "the functional API of the PyTorch plugin: torch_python_function")
+fn.torch_python_function = _fn.torch_python_function  # type: ignore[attr-defined]
+sys.modules[fn.__name__] = fn
 
 
 def to_torch(tl: TensorList) -> torch.Tensor:

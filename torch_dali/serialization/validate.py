@@ -25,7 +25,7 @@ VERSION = 1
 TOP_KEYS = ("torch_dali_pipeline", "pipeline", "ops", "outputs")
 OP_KEYS = ("name", "op", "device", "seed", "args", "inputs", "arg_inputs")
 PIPELINE_KEYS = ("batch_size", "num_threads", "device_id", "seed", "prefetch_queue_depth", "exec_async",
-                 "exec_pipelined", "output_dtype", "output_ndim")
+                 "exec_pipelined", "output_dtype", "output_ndim", "output_layout", "stream_policy", "concurrency")
 # Arguments that hold a live Python object: a YAML file cannot give one.
 PYTHON_ONLY = {("readers.dataset", "dataset"): "a dataset is a Python object (see torch_dali.from_dataset)"}
 SHOWN = 20  # problems in one loading error; `torch-dali validate` lists up to MAX_PROBLEMS

@@ -50,6 +50,11 @@ class Serializable(Protocol):
     def graph(self) -> Graph: ...
     def output_dtype(self) -> list[Any]: ...
     def output_ndim(self) -> list[Any]: ...
+    def output_layout(self) -> list[Any]: ...
+    @property
+    def stream_policy(self) -> Any: ...
+    @property
+    def concurrency(self) -> Any: ...
 
 
 # -- writing ---------------------------------------------------------------------------------------
@@ -129,6 +134,12 @@ def dump_pipeline(pipe: Serializable) -> str:
         params["output_dtype"] = [d.name if d is not None else None for d in dtypes]
     if any(n is not None for n in ndims):
         params["output_ndim"] = list(ndims)
+    layouts = pipe.output_layout()
+    if any(x is not None for x in layouts):
+        params["output_layout"] = list(layouts)
+    for key in ("stream_policy", "concurrency"):  # DALI's executor flags, by member name
+        if getattr(pipe, key) is not None:
+            params[key] = getattr(pipe, key).name
     doc = graph_to_dict(pipe.graph, params)
     return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=100)
 
