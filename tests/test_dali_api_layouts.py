@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from torch_dali import fn, pipeline_def, types
-from torch_dali.errors import PipelineError
+from torch_dali.errors import ArgumentError, PipelineError
 from torch_dali.pipeline import Pipeline
 
 RNG = np.random.default_rng(0)
@@ -37,8 +37,8 @@ def _run(op, data, layout, fed=False):
 def test_flip_crop_resize_cmn_follow_the_layout(layout, fed):
     data = _as(layout)
     w, h = layout.index("W"), layout.index("H")
-    if layout == "CFHW":  # flip does not take CFHW, in DALI either
-        with pytest.raises(PipelineError, match="CFHW"):
+    if layout == "CFHW":  # flip does not take CFHW, in DALI either (a ValueError, at build when declared)
+        with pytest.raises(PipelineError if fed else ArgumentError, match="CFHW"):
             _run(lambda x: fn.flip(x), data, layout, fed)
     else:
         lay, out = _run(lambda x: fn.flip(x, horizontal=1, vertical=1), data, layout, fed)
@@ -73,14 +73,15 @@ def test_no_layout_means_dalis_default():
     assert lay == "FHWC" and np.array_equal(out, FHWC[:, :, ::-1])
 
 
-@pytest.mark.parametrize("op,layout,data", [
-    (lambda x: fn.flip(x), "XYZ", HWC), (lambda x: fn.crop(x, crop=(2, 2)), "ABC", HWC),
-    (lambda x: fn.brightness_contrast(x, brightness=2), "CHW", _as("CHW")),
-    (lambda x: fn.hsv(x, hue=10), "FCHW", _as("FCHW")),
-    (lambda x: fn.crop_mirror_normalize(x, output_layout="CHW"), "FHWC", FHWC),  # not a permutation
+@pytest.mark.parametrize("op,layout,data,err", [
+    # geometry ops refuse a declared layout at build, with a ValueError (as DALI's run() raises)
+    (lambda x: fn.flip(x), "XYZ", HWC, ArgumentError), (lambda x: fn.crop(x, crop=(2, 2)), "ABC", HWC, ArgumentError),
+    (lambda x: fn.brightness_contrast(x, brightness=2), "CHW", _as("CHW"), PipelineError),
+    (lambda x: fn.hsv(x, hue=10), "FCHW", _as("FCHW"), PipelineError),
+    (lambda x: fn.crop_mirror_normalize(x, output_layout="CHW"), "FHWC", FHWC, PipelineError),  # not a permutation
 ])
-def test_unsupported_layouts_are_refused_by_name(op, layout, data):
-    with pytest.raises(PipelineError, match=layout):
+def test_unsupported_layouts_are_refused_by_name(op, layout, data, err):
+    with pytest.raises(err, match=layout):
         _run(op, data, layout)
 
 

@@ -211,10 +211,36 @@ class _Shape(tuple):
         return n
 
 
+class _Layout:
+    """A sample's `layout`: torch's layout attribute (compares and hashes as `torch.strided` does)
+    that can also be called, as DALI's `layout()` is (it then gives the DALI layout string)."""
+
+    __slots__ = ("torch_layout", "dali")
+
+    def __init__(self, torch_layout: torch.layout, dali: str) -> None:
+        self.torch_layout = torch_layout
+        self.dali = dali
+
+    def __call__(self) -> str:
+        return self.dali
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _Layout):
+            return self.torch_layout == other.torch_layout
+        return self.torch_layout == other
+
+    def __hash__(self) -> int:
+        return hash(self.torch_layout)
+
+    def __repr__(self) -> str:
+        return repr(self.torch_layout)
+
+
 class TensorCPU(torch.Tensor):
     """A sample as `out[i]` gives it: a torch tensor (views the batch, no copy) with DALI's
-    `as_cpu()`, `source_info()` and a callable `shape` (`t.shape()` is DALI's list, `t.shape` torch's).
-    torch's own `layout` and `dtype` attributes are kept; the batch's `layout()` is DALI's layout.
+    `as_cpu()`, `source_info()` and a callable `shape` (`t.shape()` is DALI's list, `t.shape` torch's)
+    and `layout` (`t.layout()` is DALI's layout string, `t.layout` compares as torch's). `dtype` is
+    torch's (it compares equal to DALI's `types.X` of the same name).
     Results of torch ops on it are plain torch tensors."""
 
     __torch_function__ = torch._C._disabled_torch_function_impl
@@ -236,6 +262,12 @@ class TensorCPU(torch.Tensor):
     @property  # type: ignore[override]
     def shape(self) -> _Shape:
         return _Shape(torch.Tensor.shape.__get__(self))
+
+    @property  # type: ignore[override]
+    def layout(self) -> _Layout:
+        """`t.layout == torch.strided` as in torch; `t.layout()` is DALI's layout string (as `dali_layout()`).
+        Pass `t.layout.torch_layout` where torch wants a real `torch.layout` argument."""
+        return _Layout(torch.Tensor.layout.__get__(self), self.dali_layout())
 
     def as_cpu(self) -> "TensorCPU":
         return self if self.device.type == "cpu" else _with_layout(self.cpu(), TensorCPU, self.dali_layout())

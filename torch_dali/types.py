@@ -38,6 +38,23 @@ class DALIDataType(enum.Enum):
     def __repr__(self) -> str:
         return f"types.{self.name}"
 
+    # An element type equals the torch dtype of the same name (`types.FLOAT == torch.float32`), with the
+    # same hash: samples of `Pipeline.run()` outputs are torch tensors whose `.dtype` is torch's, and
+    # DALI code compares it with `types.X` (in DALI, `Tensor.dtype` is a DALIDataType).
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, torch.dtype):
+            return _torch_twin(self) == other
+        return self is other
+
+    def __hash__(self) -> int:
+        twin = _torch_twin(self)
+        return hash(twin) if twin is not None else hash(self._name_)
+
+
+def _torch_twin(d: DALIDataType) -> torch.dtype | None:
+    twin = getattr(torch, d.value, None)
+    return twin if isinstance(twin, torch.dtype) else None
+
 
 class DALIImageType(enum.Enum):
     RGB = "RGB"

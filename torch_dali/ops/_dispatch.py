@@ -57,7 +57,17 @@ def fast_kernels(op: Any) -> list[FastKernel]:
 
 def run_batch(op: Any, ctx: Any, inputs: Sequence[TensorList], args: Any) -> list[TensorList]:
     """Runs one batch of `op`: the first registered fast kernel that supports it, else the spec
-    (`op.run_batch`). For a fused pair (`Operator.fuse`), `ctx` and `args` are per-op pairs."""
+    (`op.run_batch`). For a fused pair (`Operator.fuse`), `ctx` and `args` are per-op pairs. An op
+    given per-frame arguments (fn.per_frame) runs on the batch unfolded into frames."""
+    names = getattr(op, "per_frame_names", None)  # (a fused pair has none)
+    if names:
+        from .per_frame import run_unfolded  # here: per_frame imports the op base classes
+
+        return run_unfolded(op, ctx, inputs, args, names, _run_batch)
+    return _run_batch(op, ctx, inputs, args)
+
+
+def _run_batch(op: Any, ctx: Any, inputs: Sequence[TensorList], args: Any) -> list[TensorList]:
     for kernel in _FAST.get(type(op), ()):
         if kernel.supports(op, inputs, args):
             out = kernel.run(op, ctx, inputs, args)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, S
 
 import torch
 
+from ..errors import ArgumentError, ArgumentTypeError
 from ..rng import SampleRNG
 from ..tensor_list import TensorList
 
@@ -129,6 +130,15 @@ def sample_arg(t: torch.Tensor) -> Any:
     return t.tolist()
 
 
+class BuildArgumentError(ArgumentError, RuntimeError):
+    """An op's arguments refused when the pipeline is built: an ArgumentError (a ValueError), and a
+    RuntimeError as DALI raises for them (DALI code catches those as RuntimeError)."""
+
+
+class BuildArgumentTypeError(ArgumentTypeError, RuntimeError):
+    """An op's argument of the wrong type, refused when the pipeline is built (see BuildArgumentError)."""
+
+
 class Operator:
     """Base of every op implementation.
 
@@ -146,6 +156,9 @@ class Operator:
     # Checks its samples with its consumers' checks (`add_check`) and refills the batch with the
     # following samples when one fails: readers, for decoders with on_error="skip".
     takes_checks: ClassVar[bool] = False
+    # Processes the frames of a sequence independently, so it takes per-frame argument inputs
+    # (fn.per_frame): it then runs on the batch unfolded into frames (ops/per_frame.py).
+    per_frame_ok: ClassVar[bool] = False
 
     # -- what a source op (no inputs) says about the batch it made last --------------------------------
     #: the file or record of each sample (may be lazy), for error messages; empty if unknown
@@ -159,7 +172,19 @@ class Operator:
         self.node = node
         self.args = node.args
         self.device = device
-        self.setup()
+        # argument inputs made by fn.per_frame: the op then runs frame by frame (ops/per_frame.py)
+        self.per_frame_names = sorted(k for k, d in node.arg_inputs.items() if d.node.schema.name == "per_frame")
+        try:
+            if self.per_frame_names and not self.per_frame_ok:
+                raise ArgumentError(f"{self.name}: argument `{self.per_frame_names[0]}` is given per frame "
+                                    f"(fn.per_frame), but {self.name} does not take per-frame arguments")
+            self.setup()
+        except (BuildArgumentError, BuildArgumentTypeError):
+            raise
+        except ArgumentError as e:
+            raise BuildArgumentError(*e.args).with_traceback(e.__traceback__) from None
+        except ArgumentTypeError as e:
+            raise BuildArgumentTypeError(*e.args).with_traceback(e.__traceback__) from None
 
     @property
     def name(self) -> str:

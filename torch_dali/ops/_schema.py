@@ -321,7 +321,8 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
         if isinstance(value, DataNode):
             if not arg.tensor:
                 raise ArgumentTypeError(
-                    f"{op}: `{arg.name}` cannot be a per-sample input; give a constant value")
+                    f"{op}: `{arg.name}` cannot be a per-sample input; give a constant value (the argument "
+                    f"`{arg.name}` should not be a 'DataNode' but a constant)")
             tensor_args[arg.name] = value
             continue
         if value is None and not arg.required:  # None means "not given", as in DALI

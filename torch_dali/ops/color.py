@@ -75,10 +75,16 @@ class _ColorOp(Operator):
     def image(self, x: torch.Tensor) -> tuple[torch.Tensor, tuple[int, ...]]:
         """The sample as one HWC image (frames and depth stacked on H) and its own shape."""
         if self.in_layout:  # a layout given: it is what is wrong first
-            self._resolved = L.resolve(self.name, self.in_layout, x.dim(), L.COLOR)
+            self._resolved = self._resolve(x)
         self.check(x)
-        self._resolved = L.resolve(self.name, self.in_layout, x.dim(), L.COLOR)
+        self._resolved = self._resolve(x)
         return (x if x.dim() == 3 else x.reshape(-1, x.shape[-2], x.shape[-1])), tuple(x.shape)
+
+    def _resolve(self, x: torch.Tensor) -> str:
+        try:
+            return L.resolve(self.name, self.in_layout, x.dim(), L.COLOR)
+        except ArgumentError as e:
+            raise L.refuse_input(self.node, e) from None
 
     def setup(self) -> None:
         dt = self.args.get("dtype")

@@ -30,6 +30,7 @@ def _arr(v: Any) -> np.ndarray:
 
 class CoordTransform(Operator):
     sample_wise = False
+    per_frame_ok = True  # frames are transformed independently: takes fn.per_frame arguments
 
     def setup(self) -> None:
         fused = self.given("MT")

@@ -71,6 +71,7 @@ class _Convolution(LayoutOp):
     """Shared: output type (the input's or float), spatial axes, dense/per-sample dispatch."""
 
     tensor_args: tuple[str, ...] = ()
+    per_frame_ok = True  # frames are filtered independently: takes fn.per_frame arguments
 
     def setup(self) -> None:
         dt = self.args.get("dtype")

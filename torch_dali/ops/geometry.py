@@ -65,6 +65,8 @@ class _ImageOp(Operator):
             self.in_layout, known = L.static_layout(plan, self.node.inputs[0])
             if not known:  # learnt from each batch: run as a batch op, which sees the batch's layout
                 self.sample_wise = False
+            elif self.in_layout:  # a declared layout the op cannot take is refused at build
+                L.check_allowed(self.name, self.in_layout, self.layouts)
 
     def note_layout(self, inputs: list[TensorList]) -> None:
         """The batch's own layout, where it has one (data fed with `feed_input(..., layout=)`)."""
@@ -83,7 +85,10 @@ class _ImageOp(Operator):
         key = (self.in_layout, x.dim())
         lay = self._layout_memo.get(key)
         if lay is None:  # resolved once per (layout, rank): this runs for every sample
-            lay = L.resolve(self.name, self.in_layout, x.dim(), self.layouts, self.layout_defaults)
+            try:
+                lay = L.resolve(self.name, self.in_layout, x.dim(), self.layouts, self.layout_defaults)
+            except ArgumentError as e:
+                raise L.refuse_input(self.node, e) from None
             self._layout_memo[key] = lay
         self._resolved = lay
         return lay

@@ -14,6 +14,7 @@ from ..errors import ArgumentError
 from ..tensor_list import TensorList
 from . import batching
 from ._operator import BatchContext, Operator
+from .layouts import refuse_input
 
 Args = dict[str, Any]
 
@@ -60,7 +61,10 @@ class LayoutOp(Operator):
     def check_layout(self, layout: str, ndim: int) -> str:
         if self.layouts is None:
             return layout
-        return resolve_layout(self.name, layout, ndim, self.layouts)
+        try:
+            return resolve_layout(self.name, layout, ndim, self.layouts)
+        except ArgumentError as e:
+            raise refuse_input(self.node, e) from None
 
     def out_layout(self, layout: str) -> str:
         return layout

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import torch
 
-from ..errors import ArgumentError
+from ..errors import ArgumentError, PipelineError
 
 # what DALI 2.4 accepts per op (its schemas' supported layouts), and the default for an input with
 # no layout, by number of dimensions (DALI's choice; crop's 4-D default is DHWC, the others FHWC)
@@ -50,12 +50,27 @@ def resolve(op: str, layout: str, ndim: int, allowed: Sequence[str], defaults: d
         if not layout or layout not in allowed:
             raise ArgumentError(f"{op}: cannot process a {ndim}-dimensional input with no layout; it takes "
                                 f"{', '.join(allowed)} (set the layout, e.g. external_source(layout=...))")
-    if layout not in allowed:
-        raise ArgumentError(f'{op}: the input layout "{layout}" is not supported; it takes {", ".join(allowed)}')
+    check_allowed(op, layout, allowed)
     if len(layout) != ndim:
         raise ArgumentError(f'{op}: the input layout "{layout}" has {len(layout)} dimensions, the sample has '
                             f"{ndim} (shape {ndim})")
     return layout
+
+
+class InputLayoutError(PipelineError, ValueError):
+    """A batch whose layout (or number of dimensions) the op does not take, found as it runs: a
+    PipelineError naming the op, and a ValueError as DALI raises for it."""
+
+
+def refuse_input(node: Any, e: Exception) -> InputLayoutError:
+    """`e` (the op's refusal of its input's layout) as the InputLayoutError of the op at `node`."""
+    return InputLayoutError(f"{node.describe()} failed: {e}", op=node.schema.display_name(), origin=node.origin)
+
+
+def check_allowed(op: str, layout: str, allowed: Sequence[str]) -> None:
+    if layout not in allowed:
+        raise ArgumentError(f'{op}: the input layout "{layout}" is not supported. The layout "{layout}" does not '
+                            f'match any of the allowed layouts: {", ".join(allowed)}')
 
 
 class Canonical:

@@ -18,6 +18,7 @@ from ..functional.ragged import Flat
 from ..tensor_list import TensorList
 from . import batching
 from ._operator import BatchContext, Operator
+from .layouts import refuse_input
 from ._registry import register
 from ._schema import Arg, OpSchema
 
@@ -57,7 +58,8 @@ def resolve_axes(op: str, layout: str, ndim: int, axes: list[int] | None, names:
         out = []
         for a in axes:
             if not -ndim <= a < ndim:
-                raise ArgumentError(f"{op}: axis {a} is out of range [{-ndim}, {ndim - 1}] for {ndim}D input")
+                raise ArgumentError(f"{op}: Axis {a} out of range. Expected range is [{-ndim}, {ndim - 1}] for a "
+                                    f"{ndim}D input")
             out.append(a % ndim)
         return out
     if default == "no_channels":
@@ -210,7 +212,7 @@ class Pad(Operator):
             align = self._per_axis("align", args["align"][i] if "align" in args else self.args.get("align"),
                                    len(axes))
             if align is not None and any(a <= 0 for a in align):
-                raise ArgumentError(f"{self.name}: values of `align` must be positive, got {align}")
+                raise ArgumentError(f"{self.name}: Values of `align` argument must be positive. Got {align}")
             target = list(x.shape)
             for j, d in enumerate(axes):
                 want = biggest[d] if shape is None or shape[j] <= 0 else max(int(x.shape[d]), shape[j])
@@ -249,7 +251,11 @@ class Paste(Operator):
         for i, x in enumerate(tl):
             if x.dtype != torch.uint8:
                 raise ArgumentTypeError(f"{self.name}: only uint8 images are supported, got {x.dtype}")
-            if x.dim() != 3 or x.shape[2] != self.args["n_channels"]:
+            if x.dim() != 3:
+                raise refuse_input(self.node, ArgumentError(
+                    f"{self.name}: The number of dimensions {x.dim()} does not match any of the allowed layouts "
+                    f"(HWC); got a sample of shape {tuple(x.shape)}"))
+            if x.shape[2] != self.args["n_channels"]:
                 raise ArgumentError(f"{self.name}: expected HWC images with n_channels={self.args['n_channels']} "
                                     f"channels, got shape {tuple(x.shape)}")
             get = lambda k: float(args[k][i] if k in args else self.args[k])  # noqa: E731

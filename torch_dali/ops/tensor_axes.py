@@ -90,7 +90,8 @@ class Squeeze(BatchShapeOp):
         has_axes = self.args.get("axes") is not None or "axes" in self.node.arg_inputs
         has_names = self.args.get("axis_names") is not None
         if has_axes and has_names:
-            raise ArgumentError(f"{self.name}: `axes` and `axis_names` are mutually exclusive; give one")
+            raise ArgumentError(f"{self.name}: Provided both ``axes`` and ``axis_names`` arguments; they are "
+                                "mutually exclusive, give one")
         if not has_axes and not has_names:
             raise ArgumentError(f"{self.name}: give `axes` or `axis_names` (the dimensions to remove)")
 
@@ -119,8 +120,9 @@ class ExpandDims(BatchShapeOp):
     def setup(self) -> None:
         axes, names = self.args["axes"], self.args["new_axis_names"]
         if names and len(names) != len(axes):
-            raise ArgumentError(f"{self.name}: {len(axes)} new dimensions in `axes` but {len(names)} names in "
-                                f"`new_axis_names` ({names!r})")
+            raise ArgumentError(f"{self.name}: Specified {len(axes)} new dimensions, but layout contains only "
+                                f"{len(names)} new dimension names (`axes` {list(axes)}, `new_axis_names` "
+                                f"{names!r})")
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         tl = inputs[0]
@@ -130,8 +132,8 @@ class ExpandDims(BatchShapeOp):
         K.expand_shape(self.name, [1] * ndim, axes)  # checks the positions before the layout is built
         if names:
             if ndim > 0 and not layout:
-                raise ArgumentError(f"{self.name}: `new_axis_names` needs an input with a layout (this "
-                                    f"{ndim}-dimensional input has none)")
+                raise ArgumentError(f"{self.name}: Specifying ``new_axis_names`` requires an input with a proper "
+                                    f"layout. This {ndim}-dimensional input has none.")
             out_layout = K.expand_layout(layout, axes, names)
         else:
             out_layout = "" if axes else layout  # new unnamed dimensions clear the layout (DALI)
@@ -150,27 +152,28 @@ class ElementExtract(BatchShapeOp):
         emap = int_list(self.args["element_map"])
         if not emap:
             raise ArgumentError(f"{self.name}: `element_map` must name at least one element")
-        neg = [e for e in emap if e < 0]
-        if neg:
-            raise ArgumentError(f"{self.name}: negative indices in `element_map` are not allowed, found {neg[0]}")
         self.emap = emap
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        # Checked when the op runs, as DALI does (its errors are then RuntimeErrors, not build-time ones).
+        neg = [e for e in self.emap if e < 0]
+        if neg:
+            raise ArgumentError(f"{self.name}: Negative indices in `element_map` are not allowed, found: {neg[0]}")
         tl = inputs[0]
         layout = tl.layout()
         ndim = self.sample_ndim(tl)
         if ndim < 2 and len(tl):
-            raise ArgumentError(f"{self.name}: the input needs at least two dimensions (the sequence and the "
-                                f"element's), got {ndim}")
+            raise ArgumentError(f"{self.name}: Input must have at least two dimensions - outermost for sequence "
+                                f"and at least one for data elements. Got {ndim}")
         if layout and layout[0] != "F":
-            raise ArgumentError(f"{self.name}: the input layout must describe a sequence (start with 'F'), got "
-                                f'"{layout}"')
+            raise ArgumentError(f"{self.name}: Input layout must describe a sequence - it must start with 'F', "
+                                f"got '{layout}' instead.")
         out_layout = layout[1:]
         for i, t in enumerate(tl.samples if tl.dense is None else [tl.dense[0]] if len(tl) else []):
             bad = [e for e in self.emap if e >= int(t.shape[0])]
             if bad:
-                raise ArgumentError(f"{self.name}: index {bad[0]} of `element_map` is out of bounds for a sample "
-                                    f"with a sequence of {int(t.shape[0])} elements")
+                raise ArgumentError(f"{self.name}: Index `{bad[0]}` from `element_map` is out of bounds for "
+                                    f"sample with sequence length equal `{int(t.shape[0])}`")
         if tl.dense is not None:
             return [TensorList(tl.dense[:, e].contiguous(), out_layout) for e in self.emap]
         return [TensorList([t[e].contiguous() for t in tl.samples], out_layout) for e in self.emap]

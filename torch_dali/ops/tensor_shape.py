@@ -23,16 +23,21 @@ from .arith_kernels import cast_sat
 from .basic import Cast
 
 
-def _fill_negative(op: str, dims: list[float], volume: int, what: str) -> list[int]:
+def _fill_negative(op: str, dims: list[float], in_shape: list[int], what: str) -> list[int]:
+    volume = math.prod(in_shape)
     neg = [i for i, d in enumerate(dims) if d < 0]
     if len(neg) > 1:
         raise ArgumentError(f"{op}: `{what}` may have only one negative extent, got {dims}")
     out = [int(math.floor(d + 0.5)) if i not in neg else -1 for i, d in enumerate(dims)]  # DALI rounds half up
     if neg:
         known = math.prod(d for d in out if d >= 0)
-        if known == 0 or volume % known:
-            raise ArgumentError(f"{op}: cannot infer the negative extent of {dims}: the input has {volume} "
-                                f"elements")
+        if known == 0:
+            raise ArgumentError(f"{op}: `{what}` {dims}: Cannot infer the extent of dimension {neg[0]} when the "
+                                f"volume of the other dimensions is 0. Input shape: "
+                                f"{' x '.join(str(d) for d in in_shape)}")
+        if volume % known:
+            raise ArgumentError(f"{op}: `{what}` {dims}: cannot infer the negative extent: the input has {volume} "
+                                f"elements, not a multiple of {known}")
         out[neg[0]] = volume // known
     return out
 
@@ -56,35 +61,37 @@ class Reshape(Operator):
         op = self.name
         get = lambda k: args[k] if k in args else self.args.get(k)  # noqa: E731
         in_shape = list(x.shape)
-        volume = x.numel()
         src = get("src_dims")
         src = None if src is None else ([src] if isinstance(src, (int, float)) else [int(d) for d in src])
         if src is not None:
             bad = [d for d in src if not -1 <= d < len(in_shape)]
             if bad:
-                raise ArgumentError(f"{op}: `src_dims` {src} names dimensions outside the input's {len(in_shape)}")
+                raise ArgumentError(f"{op}: `src_dims` {src}: index {bad[0]} is out of bounds for an input with "
+                                    f"{len(in_shape)} dimensions")
         if len(inputs) > 1:
             shape = inputs[1].reshape(-1).tolist()
-            return _fill_negative(op, shape, volume, "shape")
+            return _fill_negative(op, shape, in_shape, "shape")
         shape = get("shape")
         if shape is not None:
             dims = [shape] if isinstance(shape, (int, float)) else list(shape)
-            return _fill_negative(op, dims, volume, "shape")
+            return _fill_negative(op, dims, in_shape, "shape")
         rel = get("rel_shape")
         if rel is not None:
             rel = [rel] if isinstance(rel, (int, float)) else list(rel)
             if src is not None:
                 if len(src) != len(rel):
-                    raise ArgumentError(f"{op}: `src_dims` and `rel_shape` must have the same length")
+                    raise ArgumentError(f"{op}: `src_dims` and `rel_shape` have different lengths: {len(src)} vs "
+                                        f"{len(rel)}")
                 base = [in_shape[d] if d >= 0 else 1 for d in src]
             else:
                 extra = 1 if rel and rel[-1] < 0 and len(rel) == len(in_shape) + 1 else 0
                 if len(rel) > len(in_shape) + extra:
-                    raise ArgumentError(f"{op}: `rel_shape` has {len(rel)} extents, the input {len(in_shape)} "
-                                        "dimensions")
+                    raise ArgumentError(f"{op}: `rel_shape` has more elements ({len(rel)}) than there are "
+                                        f"dimensions in the input ({len(in_shape)}); to add dimensions, "
+                                        "use `src_dims` (-1 inserts one)")
                 base = in_shape[:len(rel)] + [1] * (len(rel) - len(in_shape))
             dims = [b * r if r >= 0 else -1.0 for b, r in zip(base, rel)]
-            return _fill_negative(op, dims, volume, "rel_shape")
+            return _fill_negative(op, dims, in_shape, "rel_shape")
         if src is not None:
             return [in_shape[d] if d >= 0 else 1 for d in src]
         return in_shape
@@ -95,8 +102,10 @@ class Reshape(Operator):
             x = self._retype(x)
         target = self._target(x, inputs, args)
         if math.prod(target) != x.numel():
-            raise ArgumentError(f"{self.name}: cannot reshape a sample of shape {list(x.shape)} ({x.numel()} "
-                                f"elements) to {target}")
+            raise ArgumentError(f"{self.name}: cannot reshape a sample of shape {list(x.shape)} to {target}: "
+                                "The volume of the new shape should match the one of the original shape. "
+                                f"Requested a shape with {math.prod(target)} elements but the original shape "
+                                f"has {x.numel()} elements.")
         out = x.reshape(target)
         layout = self.args.get("layout")
         if layout and len(layout) != out.dim():

@@ -195,6 +195,8 @@ def _scalar(op: str, name: str, v: Any) -> float:
 class Rotate(_Warp):
     """Turns images (counter-clockwise on screen) or volumes (about `axis`) about their centre."""
 
+    per_frame_ok = True  # frames are turned independently: takes fn.per_frame angles / axes
+
     def plan(self, x: torch.Tensor, spatial: list[int], ndim: int, frames: int, i: int,
              args: dict[str, list[Any]], mats: list[Any]) -> tuple[list[int], torch.Tensor]:
         angle = _scalar(self.name, "angle", args["angle"][i] if "angle" in args else self.args["angle"])
