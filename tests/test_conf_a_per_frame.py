@@ -35,7 +35,7 @@ def test_per_frame_sets_the_layout_only(layout: str | None, replace: bool, expec
     assert lay == expected and np.array_equal(out[0], x[0])
 
 
-@pytest.mark.parametrize("data,layout,pattern", [([np.zeros((2, 3), np.float32)], "AB", "start with 'F'"),
+@pytest.mark.parametrize("data,layout,pattern", [([np.zeros((2, 3), np.float32)], "AB", "'AB' does not start with 'F'"),
                                                  ([np.float32(1)], None, "zero-dimensional")])
 def test_per_frame_refusals(data: list, layout: str | None, pattern: str) -> None:
     with pytest.raises(PipelineError, match=pattern):
@@ -72,9 +72,9 @@ def test_gaussian_blur_window_per_frame_equals_frame_by_frame() -> None:
 
 
 @pytest.mark.parametrize("data,layout,arg,pattern", [
-    ([np.zeros((3, 8, 8), np.float32)], "CHW", [np.int32([3, 5, 7])], "must contain frames too.*`CHW`"),
-    ([np.zeros((3, 8, 8), np.float32)], "FHW", [np.int32([3, 5])], "contains 2 per-frame parameters, but there "
-                                                                     "are 3 frames"),
+    ([np.zeros((3, 8, 8), np.float32)], "CHW", [np.int32([3, 5, 7])], "`window_size` is given per frame.*`CHW`.*channels"),
+    ([np.zeros((3, 8, 8), np.float32)], "FHW", [np.int32([3, 5])], "sample 0 of the per-frame argument `window_size` "
+                                                                     "has 2 values.*3 frames"),
 ])
 def test_per_frame_argument_errors(data: list, layout: str, arg: list, pattern: str) -> None:
     with pytest.raises(PipelineError, match=pattern):

@@ -79,8 +79,8 @@ def apply_policy(window: Window, in_h: int, in_w: int, policy: str) -> Window:
         y1, x1 = min(in_h, y + h), min(in_w, x + w)
         return y0, x0, max(0, y1 - y0), max(0, x1 - x0)
     raise CropOutOfBounds(
-        f"the crop window (y={y}, x={x}, h={h}, w={w}) leaves the {in_h}x{in_w} image: Slice can't be placed "
-        "out of bounds with current policy. Use out_of_bounds_policy='pad' or 'trim_to_shape'")
+        f"the crop window (y={y}, x={x}, h={h}, w={w}) reaches out of bounds of the {in_h}x{in_w} image, "
+        "which out_of_bounds_policy='error' refuses; use 'pad' or 'trim_to_shape'")
 
 
 def fill_vector(fill_values: Sequence[float] | None, channels: int, dtype: torch.dtype,

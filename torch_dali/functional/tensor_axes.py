@@ -76,25 +76,26 @@ def squeeze_shape(op: str, shape: Sequence[int], axes: Sequence[int]) -> list[in
         if not 0 <= a < ndim:
             raise ArgumentError(f"{op}: axis {a} is out of range for {ndim}-dimensional samples")
     if len(set(axes)) != len(axes):
-        raise ArgumentError(f"{op}: Specified at least twice same dimension to remove. Got {list(axes)}")
+        raise ArgumentError(f"{op}: `axes` {list(axes)} names a dimension to remove more than once")
     out = [int(s) for k, s in enumerate(shape) if k not in axes]
     if math.prod(out) != math.prod(shape) or (math.prod(shape) and any(shape[a] != 1 for a in axes)):
         raise ArgumentError(f"{op}: cannot remove dimensions {sorted(axes)} of a sample of shape "
-                            f"{list(shape)}: Requested a shape with {math.prod(out)} elements but the original "
-                            f"shape has {math.prod(shape)} elements.")
+                            f"{list(shape)}: the result would hold {math.prod(out)} elements, the sample holds "
+                            f"{math.prod(shape)}")
     return out
 
 
 def expand_shape(op: str, shape: Sequence[int], axes: Sequence[int]) -> list[int]:
     """`shape` with extents of 1 inserted so that they land at output positions `axes`."""
     if any(a < 0 for a in axes):
-        raise ArgumentError(f"{op}: `axes` {list(axes)}: Axis value can't be negative")
+        raise ArgumentError(f"{op}: `axes` {list(axes)} holds a negative position; new dimensions are placed by "
+                            "non-negative output positions")
     if len(set(axes)) != len(axes):
         raise ArgumentError(f"{op}: `axes` names an output position twice: {list(axes)}")
     ndim = len(shape) + len(axes)
     if any(a >= ndim for a in axes):
-        raise ArgumentError(f"{op}: `axes` {list(axes)}: Data has not enough dimensions to add new axes at "
-                            f"specified indices. The output has {ndim} dimensions (the input {len(shape)}).")
+        raise ArgumentError(f"{op}: `axes` {list(axes)} reach past the output's last position {ndim - 1} (the "
+                            f"input has {len(shape)} dimensions, {len(axes)} are added)")
     it = iter(shape)
     return [1 if k in axes else int(next(it)) for k in range(ndim)]
 

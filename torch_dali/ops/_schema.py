@@ -321,8 +321,8 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
         if isinstance(value, DataNode):
             if not arg.tensor:
                 raise ArgumentTypeError(
-                    f"{op}: `{arg.name}` cannot be a per-sample input; give a constant value (the argument "
-                    f"`{arg.name}` should not be a 'DataNode' but a constant)")
+                    f"{op}: `{arg.name}` was given a DataNode (a per-sample input), but it takes only a constant "
+                    "value")
             tensor_args[arg.name] = value
             continue
         if value is None and not arg.required:  # None means "not given", as in DALI

@@ -69,8 +69,7 @@ def refuse_input(node: Any, e: Exception) -> InputLayoutError:
 
 def check_allowed(op: str, layout: str, allowed: Sequence[str]) -> None:
     if layout not in allowed:
-        raise ArgumentError(f'{op}: the input layout "{layout}" is not supported. The layout "{layout}" does not '
-                            f'match any of the allowed layouts: {", ".join(allowed)}')
+        raise ArgumentError(f'{op}: the input layout "{layout}" is not supported; it takes {", ".join(allowed)}')
 
 
 class Canonical:

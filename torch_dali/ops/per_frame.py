@@ -37,7 +37,7 @@ class PerFrame(Operator):
         tl = inputs[0]
         ranks = {t.dim() for t in tl.samples}
         if 0 in ranks:
-            raise ArgumentError(f"{self.name}: Cannot mark zero-dimensional input as a sequence (per_frame needs "
+            raise ArgumentError(f"{self.name}: a zero-dimensional sample has no frames to mark (per_frame needs "
                                 "samples with an outer frame dimension)")
         layout = tl.layout()
         if not layout:
@@ -45,9 +45,8 @@ class PerFrame(Operator):
         elif self.args["replace"]:
             layout = "F" + layout[1:]
         elif layout[0] != "F":
-            raise ArgumentError(f"{self.name}: Per-frame argument input must be a sequence. The input layout "
-                                f"should start with 'F', got: {layout} (use replace=True to rename its first "
-                                "dimension)")
+            raise ArgumentError(f"{self.name}: the layout '{layout}' does not start with 'F' (frames); pass "
+                                "replace=True to rename its first dimension")
         return [TensorList(tl.dense if tl.dense is not None else tl.samples, layout)]
 
 
@@ -81,24 +80,22 @@ def run_unfolded(op: Any, ctx: BatchContext, inputs: Sequence[TensorList], args:
     layout = tl.layout()
     seq = layout.startswith("F")
     if not seq and layout.startswith("C"):
-        raise ArgumentError(f"{op.name}: Tensor input for argument {names[0]} is specified per frame (got F "
-                            "layout). In that case, samples in the input 0 must contain frames too. Got layout "
-                            f"`{layout}` that does not contain frames.")
+        raise ArgumentError(f"{op.name}: `{names[0]}` is given per frame (fn.per_frame), but input 0 has the "
+                            f"layout `{layout}`, whose first dimension is channels, not frames")
     counts: list[int] = []
     for i, x in enumerate(tl.samples):
         n = int(x.shape[0]) if seq else 0
         if seq and n == 0:
-            raise ArgumentError(f"{op.name}: sample {i} of input 0 is a sequence of no frames: Samples with no "
-                                "frames are not allowed where an argument is given per frame")
+            raise ArgumentError(f"{op.name}: sample {i} of input 0 is a sequence of no frames, which an op given "
+                                "per-frame arguments refuses")
         for k in names:
             m = _frames_of(op, k, i, args[k][i])
             if m == 1:
                 continue
             if n and m != n:
                 where = "input 0" if seq else f"argument `{names[0]}`"
-                raise ArgumentError(f"{op.name}: The sample {i} of tensor argument `{k}` contains {m} per-frame "
-                                    f"parameters, but there are {n} frames in the corresponding sample of {where}. "
-                                    "The numbers should match.")
+                raise ArgumentError(f"{op.name}: sample {i} of the per-frame argument `{k}` has {m} values, but "
+                                    f"sample {i} of {where} has {n} frames")
             n = m
         counts.append(n if n or seq else 1)
     frames: list[torch.Tensor] = []

@@ -58,8 +58,8 @@ def resolve_axes(op: str, layout: str, ndim: int, axes: list[int] | None, names:
         out = []
         for a in axes:
             if not -ndim <= a < ndim:
-                raise ArgumentError(f"{op}: Axis {a} out of range. Expected range is [{-ndim}, {ndim - 1}] for a "
-                                    f"{ndim}D input")
+                raise ArgumentError(f"{op}: `axes` holds {a}, out of range for a {ndim}-dimensional input (valid: "
+                                    f"{-ndim} to {ndim - 1})")
             out.append(a % ndim)
         return out
     if default == "no_channels":
@@ -212,7 +212,7 @@ class Pad(Operator):
             align = self._per_axis("align", args["align"][i] if "align" in args else self.args.get("align"),
                                    len(axes))
             if align is not None and any(a <= 0 for a in align):
-                raise ArgumentError(f"{self.name}: Values of `align` argument must be positive. Got {align}")
+                raise ArgumentError(f"{self.name}: `align` {align} holds a value that is not positive")
             target = list(x.shape)
             for j, d in enumerate(axes):
                 want = biggest[d] if shape is None or shape[j] <= 0 else max(int(x.shape[d]), shape[j])
@@ -253,8 +253,8 @@ class Paste(Operator):
                 raise ArgumentTypeError(f"{self.name}: only uint8 images are supported, got {x.dtype}")
             if x.dim() != 3:
                 raise refuse_input(self.node, ArgumentError(
-                    f"{self.name}: The number of dimensions {x.dim()} does not match any of the allowed layouts "
-                    f"(HWC); got a sample of shape {tuple(x.shape)}"))
+                    f"{self.name}: sample {i} has {x.dim()} dimensions (shape {tuple(x.shape)}); "
+                    f"{self.name} takes 3-dimensional HWC images"))
             if x.shape[2] != self.args["n_channels"]:
                 raise ArgumentError(f"{self.name}: expected HWC images with n_channels={self.args['n_channels']} "
                                     f"channels, got shape {tuple(x.shape)}")

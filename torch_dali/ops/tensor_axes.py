@@ -90,8 +90,7 @@ class Squeeze(BatchShapeOp):
         has_axes = self.args.get("axes") is not None or "axes" in self.node.arg_inputs
         has_names = self.args.get("axis_names") is not None
         if has_axes and has_names:
-            raise ArgumentError(f"{self.name}: Provided both ``axes`` and ``axis_names`` arguments; they are "
-                                "mutually exclusive, give one")
+            raise ArgumentError(f"{self.name}: both `axes` and `axis_names` are given; give only one of them")
         if not has_axes and not has_names:
             raise ArgumentError(f"{self.name}: give `axes` or `axis_names` (the dimensions to remove)")
 
@@ -120,9 +119,8 @@ class ExpandDims(BatchShapeOp):
     def setup(self) -> None:
         axes, names = self.args["axes"], self.args["new_axis_names"]
         if names and len(names) != len(axes):
-            raise ArgumentError(f"{self.name}: Specified {len(axes)} new dimensions, but layout contains only "
-                                f"{len(names)} new dimension names (`axes` {list(axes)}, `new_axis_names` "
-                                f"{names!r})")
+            raise ArgumentError(f"{self.name}: `axes` {list(axes)} adds {len(axes)} dimensions, `new_axis_names` "
+                                f"{names!r} names {len(names)}; give one name per new dimension")
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         tl = inputs[0]
@@ -132,8 +130,8 @@ class ExpandDims(BatchShapeOp):
         K.expand_shape(self.name, [1] * ndim, axes)  # checks the positions before the layout is built
         if names:
             if ndim > 0 and not layout:
-                raise ArgumentError(f"{self.name}: Specifying ``new_axis_names`` requires an input with a proper "
-                                    f"layout. This {ndim}-dimensional input has none.")
+                raise ArgumentError(f"{self.name}: `new_axis_names` is given, but this {ndim}-dimensional input has no "
+                                    "layout to insert the names into")
             out_layout = K.expand_layout(layout, axes, names)
         else:
             out_layout = "" if axes else layout  # new unnamed dimensions clear the layout (DALI)
@@ -158,22 +156,22 @@ class ElementExtract(BatchShapeOp):
         # Checked when the op runs, as DALI does (its errors are then RuntimeErrors, not build-time ones).
         neg = [e for e in self.emap if e < 0]
         if neg:
-            raise ArgumentError(f"{self.name}: Negative indices in `element_map` are not allowed, found: {neg[0]}")
+            raise ArgumentError(f"{self.name}: `element_map` {self.emap} holds the negative index {neg[0]}")
         tl = inputs[0]
         layout = tl.layout()
         ndim = self.sample_ndim(tl)
         if ndim < 2 and len(tl):
-            raise ArgumentError(f"{self.name}: Input must have at least two dimensions - outermost for sequence "
-                                f"and at least one for data elements. Got {ndim}")
+            raise ArgumentError(f"{self.name}: the input has {ndim} dimension(s); it needs two or more (the frames, "
+                                "then each element's own)")
         if layout and layout[0] != "F":
-            raise ArgumentError(f"{self.name}: Input layout must describe a sequence - it must start with 'F', "
-                                f"got '{layout}' instead.")
+            raise ArgumentError(f"{self.name}: the input layout '{layout}' is not a sequence's (its first name is "
+                                "not 'F')")
         out_layout = layout[1:]
         for i, t in enumerate(tl.samples if tl.dense is None else [tl.dense[0]] if len(tl) else []):
             bad = [e for e in self.emap if e >= int(t.shape[0])]
             if bad:
-                raise ArgumentError(f"{self.name}: Index `{bad[0]}` from `element_map` is out of bounds for "
-                                    f"sample with sequence length equal `{int(t.shape[0])}`")
+                raise ArgumentError(f"{self.name}: `element_map` index {bad[0]} is out of bounds for sample {i}, a "
+                                    f"sequence of {int(t.shape[0])} elements")
         if tl.dense is not None:
             return [TensorList(tl.dense[:, e].contiguous(), out_layout) for e in self.emap]
         return [TensorList([t[e].contiguous() for t in tl.samples], out_layout) for e in self.emap]

@@ -29,8 +29,7 @@ def _shape_of(op: str, shape: Any) -> tuple[int, ...]:
 
 def _check_layout(op: str, layout: str, ndim: int) -> None:
     if layout and len(layout) != ndim:
-        raise ArgumentError(f"{op}: `layout`: Layout {layout!r} has {len(layout)} dimensions but output shape "
-                            f"has {ndim}")
+        raise ArgumentError(f"{op}: `layout` {layout!r} names {len(layout)} dimensions, the output has {ndim}")
 
 
 class Constant(Operator):

@@ -32,9 +32,8 @@ def _fill_negative(op: str, dims: list[float], in_shape: list[int], what: str) -
     if neg:
         known = math.prod(d for d in out if d >= 0)
         if known == 0:
-            raise ArgumentError(f"{op}: `{what}` {dims}: Cannot infer the extent of dimension {neg[0]} when the "
-                                f"volume of the other dimensions is 0. Input shape: "
-                                f"{' x '.join(str(d) for d in in_shape)}")
+            raise ArgumentError(f"{op}: `{what}` {dims}: the negative extent at dimension {neg[0]} cannot be worked "
+                                f"out, the other extents multiply to 0 (input shape {in_shape})")
         if volume % known:
             raise ArgumentError(f"{op}: `{what}` {dims}: cannot infer the negative extent: the input has {volume} "
                                 f"elements, not a multiple of {known}")
@@ -66,7 +65,7 @@ class Reshape(Operator):
         if src is not None:
             bad = [d for d in src if not -1 <= d < len(in_shape)]
             if bad:
-                raise ArgumentError(f"{op}: `src_dims` {src}: index {bad[0]} is out of bounds for an input with "
+                raise ArgumentError(f"{op}: `src_dims` {src} holds {bad[0]}, out of bounds for an input of "
                                     f"{len(in_shape)} dimensions")
         if len(inputs) > 1:
             shape = inputs[1].reshape(-1).tolist()
@@ -80,15 +79,15 @@ class Reshape(Operator):
             rel = [rel] if isinstance(rel, (int, float)) else list(rel)
             if src is not None:
                 if len(src) != len(rel):
-                    raise ArgumentError(f"{op}: `src_dims` and `rel_shape` have different lengths: {len(src)} vs "
-                                        f"{len(rel)}")
+                    raise ArgumentError(f"{op}: `src_dims` {src} ({len(src)} entries) and `rel_shape` {rel} "
+                                        f"({len(rel)} entries) must be as long as each other")
                 base = [in_shape[d] if d >= 0 else 1 for d in src]
             else:
                 extra = 1 if rel and rel[-1] < 0 and len(rel) == len(in_shape) + 1 else 0
                 if len(rel) > len(in_shape) + extra:
-                    raise ArgumentError(f"{op}: `rel_shape` has more elements ({len(rel)}) than there are "
-                                        f"dimensions in the input ({len(in_shape)}); to add dimensions, "
-                                        "use `src_dims` (-1 inserts one)")
+                    raise ArgumentError(f"{op}: `rel_shape` {rel} has {len(rel)} extents for an input of "
+                                        f"{len(in_shape)} dimensions; new dimensions come from `src_dims` "
+                                        "(-1 inserts one)")
                 base = in_shape[:len(rel)] + [1] * (len(rel) - len(in_shape))
             dims = [b * r if r >= 0 else -1.0 for b, r in zip(base, rel)]
             return _fill_negative(op, dims, in_shape, "rel_shape")
@@ -102,10 +101,8 @@ class Reshape(Operator):
             x = self._retype(x)
         target = self._target(x, inputs, args)
         if math.prod(target) != x.numel():
-            raise ArgumentError(f"{self.name}: cannot reshape a sample of shape {list(x.shape)} to {target}: "
-                                "The volume of the new shape should match the one of the original shape. "
-                                f"Requested a shape with {math.prod(target)} elements but the original shape "
-                                f"has {x.numel()} elements.")
+            raise ArgumentError(f"{self.name}: cannot reshape a sample of shape {list(x.shape)} ({x.numel()} "
+                                f"elements) to {target} ({math.prod(target)} elements)")
         out = x.reshape(target)
         layout = self.args.get("layout")
         if layout and len(layout) != out.dim():

@@ -26,8 +26,7 @@ class OneHot(BatchShapeOp):
         self.dtype = types.to_torch_dtype(self.args["dtype"])
         name = self.args.get("axis_name")
         if name is not None and len(name) != 1:
-            raise ArgumentError(f"{self.name}: Unsupported axis_name value {name!r}: `axis_name` must be a single "
-                                "character")
+            raise ArgumentError(f"{self.name}: `axis_name` must be one character, got {name!r}")
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         tl = inputs[0]
@@ -55,7 +54,7 @@ class OneHot(BatchShapeOp):
         if name:
             if len(layout) != ndim:
                 raise ArgumentError(f"{self.name}: `axis_name` needs the input's layout to name its {ndim} "
-                                    f"dimensions: Input layout mismatch, got \"{layout}\"")
+                                    f'dimensions, got "{layout}"')
             out_layout = layout[:axis] + name + layout[axis:]
         else:
             out_layout = ""
