@@ -7,6 +7,8 @@ order (OpenCV's filter2D on the CPU; long Laplacian windows; float64 data, which
 float32 in an order we do not reproduce): bound 2e-6 of the largest output value."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import torch
@@ -35,7 +37,7 @@ def _run(op, x, layout="HWC", extra=(), **kw):
     @pipeline_def(batch_size=len(x), num_threads=1, device_id=None)
     def pipe():
         ins = [fn.external_source(source=lambda: list(x), batch=True, layout=layout)]
-        ins += [fn.external_source(source=lambda e=e: list(e), batch=True) for e in extra]
+        ins += [fn.external_source(source=functools.partial(list, e), batch=True) for e in extra]
         return op(*ins, **kw)
 
     p = pipe()

@@ -10,7 +10,7 @@ import shutil
 import numpy as np
 import pytest
 
-from torch_dali import fn, pipeline_def
+from torch_dali import Pipeline, fn, pipeline_def
 from torch_dali.errors import ArgumentError, DataError, PipelineError
 from torch_dali.io import caffe as C
 from torch_dali.io import lmdb as L
@@ -175,13 +175,44 @@ def test_caffe2_records(tmp_path):
         pipe.run()
 
 
+def as_list(out):
+    return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+def test_caffe2_sparse_labels_have_two_outputs_and_checked_indices(tmp_path):
+    """As DALI 2.4: label_type 1 and 3 declare two label outputs; an index >= num_labels is
+    DALI's "Label index out of bounds"; an in-range record is refused (DALI fails on it too)."""
+    def db(name, indices):
+        path = str(tmp_path / name)
+        n = len(indices)
+        R.write_lmdb(path, [(b"0", R.protos(R.tensor(R.INT32, dims=[n], int32s=indices),
+                                            R.tensor(R.FLOAT, dims=[n], floats=[1.0] * n)))])
+        return path
+
+    bad, good = db("bad", [999]), db("good", [1, 3])
+    for label_type in (1, 3):
+        kw = dict(image_available=False, label_type=label_type, num_labels=10)
+        with pytest.raises(PipelineError, match="at key 0: Label index out of bounds.*999.*num_labels is 10"):
+            _pipe(1, "caffe2", path=bad, **kw).run()
+        with pytest.raises(PipelineError, match=r"at key 0: label_type \d \(sparse labels\) cannot be read"):
+            _pipe(1, "caffe2", path=good, **kw).run()
+    path = good
+    with Pipeline(1, 1, None):
+        for kw, n in (({"label_type": 1}, 2), ({"label_type": 3, "bbox": True}, 3), ({"label_type": 2}, 1)):
+            assert len(as_list(fn.readers.caffe2(path=path, image_available=False, **kw))) == n, kw
+
+
+def test_caffe2_image_size_mismatch_in_dalis_words(tmp_path):
+    path = str(tmp_path / "c2i")
+    R.write_lmdb(path, [(b"0", R.protos(R.tensor(R.BYTE, dims=[2, 2, 1], raw=bytes(3)),
+                                        R.tensor(R.INT32, dims=[1], int32s=[0])))])
+    with pytest.raises(PipelineError, match="Image data size mismatch: the image tensor holds 3 bytes"):
+        _pipe(1, "caffe2", path=path).run()
+
+
 def test_argument_errors(tmp_path):
     path = str(tmp_path / "c")
     R.write_lmdb(path, [(b"a", R.datum(b"x", 1, True))])
-    with pytest.raises(ArgumentError, match="sparse labels"):
-        _pipe(reader="caffe2", path=path, label_type=1)
-    with pytest.raises(ArgumentError, match="sparse labels"):
-        _pipe(reader="caffe2", path=path, label_type=3)
     with pytest.raises(ArgumentError, match="no output"):
         _pipe(path=path, image_available=False, label_available=False)
     with pytest.raises(ArgumentError, match="no output"):

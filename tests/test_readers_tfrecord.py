@@ -70,8 +70,11 @@ def test_argument_errors(tmp_path):
         _pipe(path, idx, {"img": tfrec.VarLenFeature(tfrec.string, "")})
     with pytest.raises(ArgumentError, match="one index per file"):
         _pipe([path, path], [idx])
-    with pytest.raises(ArgumentError, match="features"):
-        _pipe(path, idx, {"img": "not a feature"})
+    with pytest.raises(TypeError, match=r"Expected `nvidia.dali.tfrecord.Feature` for the \"img\", but got "
+                                        r"<class 'str'>\. Use"):
+        _pipe(path, idx, {"img": "not a feature"})  # a TypeError, as in DALI
+    with pytest.raises(TypeError, match="but got <class 'int'>"):
+        _pipe(path, idx, {"img": 10})
 
 
 def test_bad_index_lines(tmp_path):

@@ -2,6 +2,8 @@
 tests/reference/cases.py (uint8, int32 and float32 operands, constants on either side)."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import torch
@@ -20,7 +22,7 @@ def ours(expr: str) -> np.ndarray:
 
     @pipeline_def(batch_size=1, num_threads=1, device_id=None, seed=1)
     def pipe():
-        a, b, i, f = (fn.external_source(source=(lambda v=v: [v]), layout="HWC") for v in vals)
+        a, b, i, f = (fn.external_source(source=functools.partial(lambda v: [v], v), layout="HWC") for v in vals)
         return eval(expr, {}, {"a": a, "b": b, "i": i, "f": f})  # the test's own expressions
 
     p = pipe()

@@ -108,8 +108,8 @@ def test_feeding_one_output_by_name_and_index():
     pipe.feed_input("es", ([np.zeros(1)] * 2, [np.ones(1)] * 2))  # a name: one batch per output
     with pytest.raises(DataError, match="tuple of 2"):
         pipe.feed_input("es", [np.full(1, 5)] * 3)
-    pipe.feed_input("es:1", [np.full(1, 7)] * 2)  # "name:k" and the DataNode: that output alone
-    pipe.feed_input(a, [np.full(1, 6)] * 2)
+    pipe.feed_input("es:1", [np.full(1, 7.0)] * 2)  # "name:k" and the DataNode: that output alone
+    pipe.feed_input(a, [np.full(1, 6.0)] * 2)
     outs = [[o.as_tensor().flatten().tolist() for o in pipe.run()] for _ in range(2)]
     assert outs == [[[0, 0], [1, 1]], [[6, 6], [7, 7]]]
 
@@ -129,6 +129,6 @@ def test_unused_outputs_of_a_source_warn_at_build():
     with pipe:
         outs = fn.external_source(lambda: tuple([np.full(1, k)] * 2 for k in range(3)), num_outputs=3)
         pipe.set_outputs(outs[1])
-    with pytest.warns(UserWarning, match="outputs 0, 2 of them are not used"):
+    with pytest.warns(UserWarning, match="outputs at the indices 0, 2 are not used"):
         pipe.build()
     assert _run(pipe)[0].as_tensor().flatten().tolist() == [1, 1]

@@ -119,7 +119,9 @@ def _call(schema: OpSchema, args: tuple[Any, ...], kwargs: dict[str, Any]) -> An
     layouts = tuple((layout or d[2] or "HWC") if d[0][0].dim() == 3 else (layout or d[2]) for d in datas)
     device = _device_of([d[0] for d in datas])
     key = (schema.name, len(datas), n, str(device), layouts, repr(sorted(const.items())), tuple(sorted(tensor_args)),
-           seed, num_threads, tuple((d[0][0].dtype, d[0][0].dim()) for d in datas))
+           seed, num_threads, tuple((d[0][0].dtype, d[0][0].dim()) for d in datas),
+           # an external source keeps its first batch's type and dimensionality (as in DALI)
+           tuple((a, per[0].dtype, per[0].dim()) for a, per in sorted(tensor_args.items())))
     with _LOCK:
         entry = _CACHE.pop(key, None)
         if entry is None:

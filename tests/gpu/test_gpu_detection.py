@@ -5,6 +5,8 @@ labels. The functional kernels are checked directly too (one batched call on the
 Run on the GPU machine: `python3 -m pytest -q tests/gpu`."""
 from __future__ import annotations
 
+import functools
+
 import importlib.util
 from pathlib import Path
 
@@ -26,7 +28,8 @@ pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a C
 def _run(graph, inputs, batch, device):
     @pipeline_def(batch_size=batch, num_threads=2, device_id=0, seed=5)
     def pipe():
-        srcs = [fn.external_source(source=(lambda s=s: [torch.from_numpy(x) for x in s]), batch=True)
+        srcs = [fn.external_source(source=functools.partial(lambda s: [torch.from_numpy(x) for x in s], s),
+                                    batch=True)
                 for s in inputs]
         if device == "gpu":
             srcs = [s.gpu() for s in srcs]

@@ -154,17 +154,43 @@ def caffe2_image(t: TensorProto, where: str) -> torch.Tensor:
         data = t.bytes_field(5)
         n = 0 if data is None else len(data)
         if n != h * w * c:
-            raise DataError(f"{where}: the image tensor holds {n} bytes, its dims {dims} need {h * w * c}")
+            raise DataError(f"{where}: Image data size mismatch: the image tensor holds {n} bytes, its dims "
+                            f"{dims} need {h * w * c}")
         return _u8(data if data is not None else b"").reshape(h, w, c)
     raise DataError(f"{where}: the image tensor has type {t.type_name}; STRING (encoded) or BYTE "
                     "(raw pixels) are read")
 
 
+def label_outputs(label_type: int) -> int:
+    """How many outputs DALI gives a caffe2 label type: none without labels, two for the sparse
+    types (indices, and weights for the weighted one), one otherwise."""
+    if label_type == NO_LABEL:
+        return 0
+    return 2 if label_type in (MULTI_LABEL_SPARSE, MULTI_LABEL_WEIGHTED_SPARSE) else 1
+
+
+def _check_sparse(protos: list[TensorProto], k: int, where: str, label_type: int, num_labels: int) -> None:
+    """Sparse labels: the indices are checked against `num_labels` (a record naming a class out of
+    range is an error, as in DALI); in range, the record is refused all the same, as DALI 2.4
+    fails on it (it never fills the label outputs it declares)."""
+    t = protos[k]
+    if t.data_type not in (INT32, INT64):
+        raise DataError(f"{where}: the sparse label tensor has type {t.type_name}; INT32 indices are read")
+    idx = t.numbers()
+    bad = idx[(idx < 0) | (idx >= num_labels)]
+    if bad.numel():
+        raise DataError(f"{where}: Label index out of bounds: the sparse label names class {int(bad[0])}, "
+                        f"num_labels is {num_labels} (classes 0..{num_labels - 1})")
+    raise DataError(f"{where}: label_type {label_type} (sparse labels) cannot be read: DALI 2.4 declares "
+                    "two label outputs for it and fails to fill them; store dense labels (label_type=2)")
+
+
 def caffe2(raw: bytes | bytearray, where: str, image: bool, label_type: int, additional: int,
-           bbox: bool) -> list[torch.Tensor]:
+           bbox: bool, num_labels: int = 1) -> list[torch.Tensor]:
     """A caffe2 record's outputs: image, label, `additional` tensors, then the box (int32, 4)."""
     protos = tensor_protos(raw, where)
-    want = int(image) + int(label_type != NO_LABEL) + additional + int(bbox)
+    label_protos = 2 if label_type == MULTI_LABEL_WEIGHTED_SPARSE else int(label_type != NO_LABEL)
+    want = int(image) + label_protos + additional + int(bbox)
     if len(protos) < want:
         raise DataError(f"{where}: the record holds {len(protos)} tensors, the reader's arguments "
                         f"(image_available, label_type, additional_inputs, bbox) need {want}")
@@ -173,6 +199,8 @@ def caffe2(raw: bytes | bytearray, where: str, image: bool, label_type: int, add
     if image:
         out.append(caffe2_image(protos[0], where))
         k = 1
+    if label_type in (MULTI_LABEL_SPARSE, MULTI_LABEL_WEIGHTED_SPARSE):
+        _check_sparse(protos, k, where, label_type, num_labels)
     if label_type != NO_LABEL:
         t = protos[k]
         if t.data_type not in (FLOAT, INT32):

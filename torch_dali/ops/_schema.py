@@ -13,6 +13,13 @@ from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 
 
+class UnknownArgumentError(ArgumentError, KeyError):
+    """An argument the operator does not have; a KeyError too, as DALI raises it."""
+
+    def __str__(self) -> str:  # KeyError's would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
 class _Required:
     def __repr__(self) -> str:
         return "REQUIRED"
@@ -313,7 +320,8 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
         arg = schema.arg(key)
         if arg is None:
             known = ", ".join(sorted(a.name for a in schema.args)) or "none"
-            raise ArgumentError(f"{op}: unknown argument `{key}`; its arguments are: {known}")
+            raise UnknownArgumentError(f"{op}: unknown argument `{key}` (Argument \"{key}\" is not defined for "
+                                       f"operator \"{schema.name}\"); its arguments are: {known}")
         if arg.name in spelled:  # an argument and its alias (`output_dtype` and `dtype`): a TypeError, as in DALI
             raise ArgumentTypeError(f"{op}: unexpected `{key}` beside `{spelled[arg.name]}`: both name the "
                                     f"argument `{arg.name}`; give it once")

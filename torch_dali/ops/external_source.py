@@ -21,6 +21,10 @@ Behaviour checked against DALI 2.4:
   `num_outputs=k` each output can be fed alone through its DataNode (`external_feed`).
 * Layout: the `layout` argument, else the one fed with the batch, else the batch's own (a
   pipeline's output fed back, or its samples); a fed layout other than `layout` is an error.
+* Without `dtype` / `ndim` / `layout`, an output's first batch fixes them: a later batch of another
+  type, dimensionality or (once one was seen) layout is an error, after `reset()` too
+  (`external_source_checks`). A `source` callable must take 0 or 1 parameters, defaults
+  included; `*args`, `**kwargs` and keyword-only parameters are a TypeError.
 
 Samples may be NumPy arrays, torch tensors (CPU or CUDA), anything with `__dlpack__` (CuPy,
 JAX...), `bytes` (uint8 1-D), Python or NumPy scalars (0-d, NumPy's types) or objects with
@@ -50,6 +54,7 @@ from ..errors import ArgumentError, ArgumentTypeError, DataError, PipelineError
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator
 from .external_feed import FeedQueues
+from .external_source_checks import Consistency, accepted_arg_count, check_layout_ndim
 from .source_data import describe, to_batch, to_tensor
 from .external_pump import END, Ahead
 from ._registry import register
@@ -64,6 +69,10 @@ BatchInfo = types.BatchInfo
 class SourceExhausted(PipelineError, StopIteration):
     """An external source reached the end of its data: `pipe.run()` raises this StopIteration."""
 
+
+# DALI's sentences first (code matches them), then why
+GENERATOR_CYCLE = ("Cannot cycle through a generator - a generator object cannot be started again; if it is "
+                   "a result of calling a generator function, pass that function instead as `source`.")
 
 CYCLES = {None: "no", False: "no", "no": "no", True: "quiet", "quiet": "quiet", "raise": "raise"}
 
@@ -82,19 +91,13 @@ def _check_source(v: Any) -> str | None:
 
 # -- the op ---------------------------------------------------------------------------------------
 
-def _positional_params(fn: Callable[..., Any]) -> int | None:
-    """How many positional arguments `fn` needs (None when it cannot be inspected)."""
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None
-    n = 0
-    for p in sig.parameters.values():
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty:
-            n += 1
-        elif p.kind == p.VAR_POSITIONAL:
-            return max(n, 1)
-    return n
+def _describe_source(src: Any) -> str:
+    """A source by name, for messages (whatever the length of its qualified name)."""
+    if inspect.isgenerator(src):
+        return f"<generator object {src.__qualname__}>"
+    if inspect.isfunction(src) or inspect.ismethod(src):
+        return f"<function {src.__qualname__}>"
+    return f"<{type(src).__qualname__} object>"
 
 
 class ExternalSource(Operator):
@@ -129,27 +132,22 @@ class ExternalSource(Operator):
         self.layouts = self._per_output("layout", a["layout"], str)
         self.dtypes = [self._dtype(d) for d in self._per_output("dtype", a["dtype"], object)]
         self.ndims = self._per_output("ndim", a["ndim"], int)
-        for k, (lay, nd) in enumerate(zip(self.layouts, self.ndims)):
-            if lay and nd is not None and len(lay) != nd:
-                raise ArgumentError(f"{self.name}: layout {lay!r} has {len(lay)} dimensions, ndim is {nd}")
+        for lay, nd in zip(self.layouts, self.ndims):
+            check_layout_ndim(self.name, lay, nd)
+        self.seen = [Consistency(d, n, lay) for d, n, lay in zip(self.dtypes, self.ndims, self.layouts)]
         if src is None:
             if self.cycle != "no":
                 raise ArgumentError(f"{self.name}: `cycle` needs a `source`")
             return
         if inspect.isgenerator(src) and self.cycle != "no":
-            raise ArgumentTypeError(
-                f"{self.name}: cannot cycle through a generator object; pass the generator function "
-                "itself as `source` so it can be called again")
+            raise ArgumentTypeError(f"{self.name}: {GENERATOR_CYCLE}")
         if inspect.isgeneratorfunction(src):
             self._factory = src
         elif callable(src):
             if self.cycle != "no":
                 raise ArgumentError(f"{self.name}: `cycle` applies to iterables and generator functions, "
                                     f"not to a callable ({getattr(src, '__name__', type(src).__name__)})")
-            n = _positional_params(src)
-            if n is not None and n > 1:
-                raise ArgumentTypeError(f"{self.name}: a `source` callable takes no argument or one "
-                                        f"(the iteration or sample info), this one needs {n}")
+            n = accepted_arg_count(src)
             self._call = (lambda info, f=src: f(info)) if n else (lambda info, f=src: f())
         elif hasattr(src, "__iter__"):
             self._factory = lambda s=src: iter(s)
@@ -319,9 +317,11 @@ class ExternalSource(Operator):
         self._fed.used = used
         if self.args["source"] is not None and len(used) < self.k:
             unused = [k for k in range(self.k) if k not in used]
-            warnings.warn(f"{self.where()}: the source gives {self.k} outputs and output"
-                          f"{'s' if len(unused) > 1 else ''} {', '.join(map(str, unused))} of them "
-                          f"{'are' if len(unused) > 1 else 'is'} not used by the pipeline", stacklevel=2)
+            which = (f"outputs at the indices {', '.join(map(str, unused))} are" if len(unused) > 1
+                     else f"output at the index {unused[0]} is")
+            warnings.warn(f"The external source node '{_describe_source(self.args['source'])}' produces "
+                          f"{self.k} outputs, but the {which} not used. {self.where()}: the source still "
+                          "computes them; have it compute only the outputs the pipeline uses", stacklevel=2)
 
     # -- running --------------------------------------------------------------------------------
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
@@ -355,25 +355,19 @@ class ExternalSource(Operator):
         return outs
 
     def _finish(self, tl: TensorList, k: int, where: str, layout: str | None) -> TensorList:
-        dtype, ndim = self.dtypes[k], self.ndims[k]
+        seen = self.seen[k]
         # the `layout` argument, else the layout fed with the batch, else the batch's own (a
         # TensorList, or TensorCPU samples of one)
-        if self.layouts[k] and layout and layout != self.layouts[k]:
-            raise DataError(f"{where}: the batch was fed with layout {layout!r}, the external source's "
-                            f"`layout` is {self.layouts[k]!r}")
+        seen.check_fed_layout(where, layout)
         layout = self.layouts[k] or (layout if layout is not None else tl.layout())
         dense = tl.dense
         samples = [dense] if dense is not None else tl.samples
         for i, s in enumerate(samples):
             nd = s.dim() - (1 if dense is not None else 0)
-            at = "" if dense is not None else f", sample {i}"
-            if dtype is not None and s.dtype != dtype:
-                raise DataError(f"{where}{at}: expected dtype {dtype} (the `dtype` argument), got {s.dtype}")
-            if ndim is not None and nd != ndim:
-                raise DataError(f"{where}{at}: expected {ndim} dimensions (the `ndim` argument), got "
-                                f"shape {tuple(s.shape)[1:] if dense is not None else tuple(s.shape)}")
-            if layout and nd != len(layout):
-                raise DataError(f"{where}{at}: layout {layout!r} needs {len(layout)} dimensions, got {nd}")
+            seen.check_sample(where + ("" if dense is not None else f", sample {i}"), s, nd, layout)
+        if samples:
+            first = samples[0]
+            seen.check_iteration(where, first.dtype, first.dim() - (1 if dense is not None else 0), layout)
         want = self.device
         if dense is not None:
             if dense.device != want:
@@ -405,7 +399,7 @@ class ExternalSource(Operator):
         the sample info (iterables, iterators and argument-less callables keep state of their own)."""
         if self.args["source"] is None:
             return True
-        return self._call is not None and bool(_positional_params(self.args["source"]))
+        return self._call is not None and bool(accepted_arg_count(self.args["source"]))
 
     def state_dict(self) -> dict[str, Any]:
         if self.args["source"] is None or not self.restorable:

@@ -36,16 +36,23 @@ def to_torch(tl: TensorList) -> torch.Tensor:
     return plain(tl).as_tensor()
 
 
+class FeedMismatchError(ArgumentError, AssertionError):
+    """feed_ndarray's data and target differ in element type or shape; an AssertionError too, as
+    DALI's (which asserts) is."""
+
+
 def feed_ndarray(dali_tensor: Any, arr: torch.Tensor, cuda_stream: Any = None) -> torch.Tensor:
     """Copies a batch (TensorListCPU/GPU, dense) or a sample (TensorCPU/GPU) into the torch tensor
     `arr`, which must have its element type and shape; returns `arr`."""
     src = dali_tensor.as_tensor() if isinstance(dali_tensor, TensorList) else torch.as_tensor(dali_tensor)
     src = src.as_subclass(torch.Tensor) if type(src) is not torch.Tensor else src
     if src.dtype != arr.dtype:
-        raise ArgumentError(f"feed_ndarray: the element types differ: {src.dtype} (data) vs {arr.dtype} (target)")
+        raise FeedMismatchError(f"feed_ndarray: The element type of DALI Tensor/TensorList doesn't match the "
+                                f"element type of the target PyTorch Tensor: {src.dtype} (data) vs {arr.dtype} "
+                                "(target)")
     if tuple(src.shape) != tuple(arr.shape):
-        raise ArgumentError(f"feed_ndarray: the shapes differ: {list(src.shape)} (data) vs {list(arr.shape)} "
-                            "(target)")
+        raise FeedMismatchError(f"feed_ndarray: Shapes do not match: the data have shape {list(src.shape)}, the "
+                                f"target tensor {list(arr.shape)}")
     arr.copy_(src, non_blocking=cuda_stream is not None)
     return arr
 

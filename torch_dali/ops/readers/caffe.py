@@ -12,8 +12,10 @@ uint8 (n,), or raw pixels (height, width, channels) when the Datum says `encoded
 the label, when `label_available` (int32 (1,)). readers.caffe2: the image when `image_available`
 (STRING tensors: bytes; BYTE: (H, W, C)), the label unless `label_type=4` (0: one value, 2: all
 values; float32 or int32 as stored), `additional_inputs` more tensors (FLOAT, INT32 or INT64, 1-D),
-then the box when `bbox` (int32 (4,)). `label_type` 1 and 3 (sparse labels) are refused: DALI 2.4
-declares an output it never fills for them and fails when it runs.
+then the box when `bbox` (int32 (4,)). `label_type` 1 and 3 (sparse labels): two label outputs, as
+DALI 2.4 declares; a record's indices are checked against `num_labels` (out of range: DALI's
+"Label index out of bounds"), and then the record is refused, as DALI 2.4 fails on it too (it never
+fills the outputs it declares).
 """
 from __future__ import annotations
 
@@ -125,13 +127,9 @@ class CaffeReader(LmdbReader):
 class Caffe2Reader(LmdbReader):
     def _check_outputs(self) -> None:
         a = self.args
-        if a["label_type"] in (caffe.MULTI_LABEL_SPARSE, caffe.MULTI_LABEL_WEIGHTED_SPARSE):
-            raise ArgumentError(f"{self.name}: `label_type` {a['label_type']} (sparse labels) is not "
-                                "supported: DALI 2.4 declares a label output it never fills for it "
-                                "and fails at run time; store dense labels (label_type=2)")
         if a["label_type"] not in range(5):
-            raise ArgumentError(f"{self.name}: `label_type` must be 0 (single label), 2 (dense labels) "
-                                f"or 4 (no label), got {a['label_type']}")
+            raise ArgumentError(f"{self.name}: `label_type` must be 0 (single label), 1 (sparse), 2 (dense "
+                                f"labels), 3 (weighted sparse) or 4 (no label), got {a['label_type']}")
         if a["additional_inputs"] < 0:
             raise ArgumentError(f"{self.name}: `additional_inputs` must be >= 0, got {a['additional_inputs']}")
         if _caffe2_outputs(a) == 0:
@@ -140,11 +138,12 @@ class Caffe2Reader(LmdbReader):
 
     def _parse(self, raw: bytearray, where: str) -> list[torch.Tensor]:
         a = self.args
-        return caffe.caffe2(raw, where, a["image_available"], a["label_type"], a["additional_inputs"], a["bbox"])
+        return caffe.caffe2(raw, where, a["image_available"], a["label_type"], a["additional_inputs"], a["bbox"],
+                            a["num_labels"])
 
 
 def _caffe2_outputs(a: dict[str, Any]) -> int:
-    return (int(a.get("image_available", True)) + int(a.get("label_type", 0) != caffe.NO_LABEL)
+    return (int(a.get("image_available", True)) + caffe.label_outputs(a.get("label_type", 0))
             + int(a.get("additional_inputs", 0)) + int(a.get("bbox", False)))
 
 
@@ -169,8 +168,9 @@ register(OpSchema(
     args=READER_ARGS + (
         _PATH,
         Arg("image_available", "bool", True, "the first tensor of each record is an image"),
-        Arg("label_type", "int", 0, "0: one label value, 2: a dense label vector, 4: no label "
-            "(1 and 3, sparse labels, are refused as DALI 2.4 cannot run them)"),
+        Arg("label_type", "int", 0, "0: one label value, 2: a dense label vector, 4: no label; 1 and 3 "
+            "(sparse labels) have two label outputs, as in DALI, and their indices are checked against "
+            "num_labels, but records with them are refused at run time as DALI 2.4 cannot give them out"),
         Arg("num_labels", "int", 1, "number of classes (used by the sparse label types only)"),
         Arg("additional_inputs", "int", 0, "tensors after the label, each its own output"),
         Arg("bbox", "bool", False, "the last tensor is a box (int32, 4 values)"),

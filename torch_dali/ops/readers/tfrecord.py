@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ...errors import ArgumentError, DataError
+from ...errors import ArgumentError, ArgumentTypeError, DataError
 from ...io import tfexample as tfx
 from ...skips import printable
 from ...tensor_list import TensorList
@@ -46,6 +46,13 @@ def _check_features(v: Any) -> str | None:
     for name, f in v.items():
         if not isinstance(name, str):
             return "a dict whose keys are feature names (strings)"
+        if not isinstance(f, (Feature, dict)):  # a dict: the form YAML reads back, checked below
+            # a TypeError as in DALI, whose wording code may match (`nvidia.dali.tfrecord` is
+            # torch_dali.tfrecord under torch_dali's names)
+            raise ArgumentTypeError(
+                f'TFRecordReader: `features`: Expected `nvidia.dali.tfrecord.Feature` for the "{name}", but got '
+                f"{type(f)}. Use `nvidia.dali.tfrecord.FixedLenFeature` or `nvidia.dali.tfrecord.VarLenFeature` "
+                "to define the features to extract. (torch_dali.tfrecord has the functions of the same names.)")
         try:
             feat = Feature.from_plain(f, name)
         except ValueError as e:
