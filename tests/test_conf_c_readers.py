@@ -12,7 +12,7 @@ def test_an_unknown_argument_is_a_key_error_naming_the_operator():
         with pytest.raises(KeyError) as e:
             fn.readers.coco(file_root="/tmp", annotations_file="a.json", preprocessed_annotations_dir="/tmp")
     assert isinstance(e.value, ArgumentError)  # still torch_dali's argument error (a ValueError)
-    # DALI's sentence, unquoted (a KeyError's str() would quote it), then the arguments there are
-    assert str(e.value).startswith("COCOReader: unknown argument `preprocessed_annotations_dir` (Argument "
-                                   '"preprocessed_annotations_dir" is not defined for operator "readers.coco")')
+    # unquoted (a KeyError's str() would quote it): the argument, the operator, then its arguments
+    assert str(e.value).startswith("COCOReader: unknown argument `preprocessed_annotations_dir` (operator "
+                                   "readers.coco has no such argument)")
     assert "annotations_file" in str(e.value)

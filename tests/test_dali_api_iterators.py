@@ -81,7 +81,7 @@ def test_ragged_iterator_and_feed_ndarray():
     arr = np.arange(6, dtype=np.int16).reshape(2, 3)
     target = torch.empty(2, 3, dtype=torch.int16)
     assert feed_ndarray(TensorCPU(arr), target) is target and target.tolist() == arr.tolist()
-    with pytest.raises(ValueError, match="element type of DALI"):
+    with pytest.raises(ValueError, match="element types differ"):
         feed_ndarray(TensorCPU(arr), torch.empty(2, 3))
 
 

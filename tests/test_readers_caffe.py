@@ -202,7 +202,7 @@ def test_caffe2_sparse_labels_have_two_outputs_and_checked_indices(tmp_path):
             assert len(as_list(fn.readers.caffe2(path=path, image_available=False, **kw))) == n, kw
 
 
-def test_caffe2_image_size_mismatch_in_dalis_words(tmp_path):
+def test_caffe2_image_size_mismatch_names_the_sizes(tmp_path):
     path = str(tmp_path / "c2i")
     R.write_lmdb(path, [(b"0", R.protos(R.tensor(R.BYTE, dims=[2, 2, 1], raw=bytes(3)),
                                         R.tensor(R.INT32, dims=[1], int32s=[0])))])

@@ -129,6 +129,6 @@ def test_unused_outputs_of_a_source_warn_at_build():
     with pipe:
         outs = fn.external_source(lambda: tuple([np.full(1, k)] * 2 for k in range(3)), num_outputs=3)
         pipe.set_outputs(outs[1])
-    with pytest.warns(UserWarning, match="outputs at the indices 0, 2 are not used"):
+    with pytest.warns(UserWarning, match="gives 3 outputs and its outputs at the indices 0, 2 are not used"):
         pipe.build()
     assert _run(pipe)[0].as_tensor().flatten().tolist() == [1, 1]

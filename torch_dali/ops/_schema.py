@@ -320,8 +320,8 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
         arg = schema.arg(key)
         if arg is None:
             known = ", ".join(sorted(a.name for a in schema.args)) or "none"
-            raise UnknownArgumentError(f"{op}: unknown argument `{key}` (Argument \"{key}\" is not defined for "
-                                       f"operator \"{schema.name}\"); its arguments are: {known}")
+            raise UnknownArgumentError(f"{op}: unknown argument `{key}` (operator {schema.name} has no "
+                                       f"such argument); its arguments are: {known}")
         if arg.name in spelled:  # an argument and its alias (`output_dtype` and `dtype`): a TypeError, as in DALI
             raise ArgumentTypeError(f"{op}: unexpected `{key}` beside `{spelled[arg.name]}`: both name the "
                                     f"argument `{arg.name}`; give it once")

@@ -70,9 +70,9 @@ class SourceExhausted(PipelineError, StopIteration):
     """An external source reached the end of its data: `pipe.run()` raises this StopIteration."""
 
 
-# DALI's sentences first (code matches them), then why
-GENERATOR_CYCLE = ("Cannot cycle through a generator - a generator object cannot be started again; if it is "
-                   "a result of calling a generator function, pass that function instead as `source`.")
+# a generator object runs once; cycling needs something that can start over
+GENERATOR_CYCLE = ("`source` is a generator object, which cannot be restarted to cycle; pass the generator "
+                   "function itself as `source`")
 
 CYCLES = {None: "no", False: "no", "no": "no", True: "quiet", "quiet": "quiet", "raise": "raise"}
 
@@ -140,7 +140,7 @@ class ExternalSource(Operator):
                 raise ArgumentError(f"{self.name}: `cycle` needs a `source`")
             return
         if inspect.isgenerator(src) and self.cycle != "no":
-            raise ArgumentTypeError(f"{self.name}: {GENERATOR_CYCLE}")
+            raise ArgumentTypeError(f"{self.name}: cycle={self.args.get('cycle')!r}, but {GENERATOR_CYCLE}")
         if inspect.isgeneratorfunction(src):
             self._factory = src
         elif callable(src):
@@ -319,9 +319,9 @@ class ExternalSource(Operator):
             unused = [k for k in range(self.k) if k not in used]
             which = (f"outputs at the indices {', '.join(map(str, unused))} are" if len(unused) > 1
                      else f"output at the index {unused[0]} is")
-            warnings.warn(f"The external source node '{_describe_source(self.args['source'])}' produces "
-                          f"{self.k} outputs, but the {which} not used. {self.where()}: the source still "
-                          "computes them; have it compute only the outputs the pipeline uses", stacklevel=2)
+            warnings.warn(f"{self.where()}: the source {_describe_source(self.args['source'])} gives "
+                          f"{self.k} outputs and its {which} not used by the pipeline; the source still "
+                          "computes them, so have it compute only the outputs the pipeline uses", stacklevel=2)
 
     # -- running --------------------------------------------------------------------------------
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],

@@ -62,8 +62,7 @@ def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) 
               None)
     if op is None:
         sources = [n.name for n in executor.plan.nodes if isinstance(executor.plan.ops[n.id], ExternalSource)]
-        raise UnknownSourceError(f"feed_input: Could not find an input operator with name {name!r}: no external "
-                                 f"source named {name!r} in this pipeline (one whose output "
+        raise UnknownSourceError(f"feed_input: no external source named {name!r} in this pipeline (one whose output "
                                  f"no pipeline output needs is not part of it); external sources: "
                                  f"{', '.join(sources) or 'none'}")
     if not isinstance(op, ExternalSource):
@@ -76,7 +75,7 @@ def _gather(source: Any, num_outputs: Any, kwargs: dict[str, Any]) -> dict[str, 
     from ._schema import plain_kwargs
     if inspect.isgenerator(source) and CYCLES.get(kwargs.get("cycle"), "no") != "no" \
             if isinstance(kwargs.get("cycle"), (bool, str, type(None))) else False:
-        raise ArgumentTypeError(f"ExternalSource: {GENERATOR_CYCLE}")
+        raise ArgumentTypeError(f"ExternalSource: cycle={kwargs.get('cycle')!r}, but {GENERATOR_CYCLE}")
     if source is not None:
         kwargs["source"] = source
     if num_outputs is not None:

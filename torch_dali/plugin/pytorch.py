@@ -47,12 +47,11 @@ def feed_ndarray(dali_tensor: Any, arr: torch.Tensor, cuda_stream: Any = None) -
     src = dali_tensor.as_tensor() if isinstance(dali_tensor, TensorList) else torch.as_tensor(dali_tensor)
     src = src.as_subclass(torch.Tensor) if type(src) is not torch.Tensor else src
     if src.dtype != arr.dtype:
-        raise FeedMismatchError(f"feed_ndarray: The element type of DALI Tensor/TensorList doesn't match the "
-                                f"element type of the target PyTorch Tensor: {src.dtype} (data) vs {arr.dtype} "
+        raise FeedMismatchError(f"feed_ndarray: the element types differ: {src.dtype} (data) vs {arr.dtype} "
                                 "(target)")
     if tuple(src.shape) != tuple(arr.shape):
-        raise FeedMismatchError(f"feed_ndarray: Shapes do not match: the data have shape {list(src.shape)}, the "
-                                f"target tensor {list(arr.shape)}")
+        raise FeedMismatchError(f"feed_ndarray: the shapes differ: {list(src.shape)} (data) vs "
+                                f"{list(arr.shape)} (target)")
     arr.copy_(src, non_blocking=cuda_stream is not None)
     return arr
 

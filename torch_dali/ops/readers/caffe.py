@@ -13,8 +13,8 @@ the label, when `label_available` (int32 (1,)). readers.caffe2: the image when `
 (STRING tensors: bytes; BYTE: (H, W, C)), the label unless `label_type=4` (0: one value, 2: all
 values; float32 or int32 as stored), `additional_inputs` more tensors (FLOAT, INT32 or INT64, 1-D),
 then the box when `bbox` (int32 (4,)). `label_type` 1 and 3 (sparse labels): two label outputs, as
-DALI 2.4 declares; a record's indices are checked against `num_labels` (out of range: DALI's
-"Label index out of bounds"), and then the record is refused, as DALI 2.4 fails on it too (it never
+DALI 2.4 declares; a record's indices are checked against `num_labels` (out of range: "Label
+index out of bounds"), and then the record is refused, as DALI 2.4 fails on it too (it never
 fills the outputs it declares).
 """
 from __future__ import annotations

@@ -47,12 +47,10 @@ def _check_features(v: Any) -> str | None:
         if not isinstance(name, str):
             return "a dict whose keys are feature names (strings)"
         if not isinstance(f, (Feature, dict)):  # a dict: the form YAML reads back, checked below
-            # a TypeError as in DALI, whose wording code may match (`nvidia.dali.tfrecord` is
-            # torch_dali.tfrecord under torch_dali's names)
+            # a TypeError, as in DALI
             raise ArgumentTypeError(
-                f'TFRecordReader: `features`: Expected `nvidia.dali.tfrecord.Feature` for the "{name}", but got '
-                f"{type(f)}. Use `nvidia.dali.tfrecord.FixedLenFeature` or `nvidia.dali.tfrecord.VarLenFeature` "
-                "to define the features to extract. (torch_dali.tfrecord has the functions of the same names.)")
+                f"TFRecordReader: `features`[{name!r}] has type {type(f).__name__}, not a feature; make it with "
+                "tfrecord.FixedLenFeature or tfrecord.VarLenFeature")
         try:
             feat = Feature.from_plain(f, name)
         except ValueError as e:
