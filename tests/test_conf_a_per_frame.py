@@ -2,6 +2,7 @@
 against DALI 2.4: coord_transform / gaussian_blur with per-frame arguments, broadcasts, errors)."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 import numpy as np
@@ -17,7 +18,8 @@ RNG = np.random.default_rng(7)
 def _run(make: Callable[..., Any], *feeds: tuple[list[np.ndarray], str | None]) -> tuple[str, list[np.ndarray]]:
     pipe = Pipeline(batch_size=len(feeds[0][0]), num_threads=1, device_id=None, seed=1)
     with pipe:
-        srcs = [fn.external_source((lambda d=d: d), layout=lay) for d, lay in feeds]
+        # partial, not `lambda d=d: d`: a source's defaulted parameter receives the iteration, as in DALI
+        srcs = [fn.external_source(functools.partial(lambda d: d, d), layout=lay) for d, lay in feeds]
         pipe.set_outputs(make(*srcs))
     (out,) = pipe.run()
     return out.layout(), [np.asarray(out.at(i)) for i in range(len(out))]
