@@ -117,3 +117,48 @@ def test_stage_names_and_lanes_follow_the_plan(monkeypatch: pytest.MonkeyPatch, 
     pipe = device()
     assert [(s.name, s.lanes) for s in pipe.executor.stages] == [("cpu", 1), ("mixed+gpu", 3)]
     assert torch.equal(pipe.run()[0].as_tensor(), want)
+
+
+def test_decode_permits_bound_the_decoded_batches_alive(monkeypatch: pytest.MonkeyPatch) -> None:
+    """TORCH_DALI_DECODE_PERMITS=N: at most N batches between a mixed lane starting one and the GPU
+    stage having read it (each a decoded batch of device memory); without it the lanes run ahead.
+    The batches and their order do not change."""
+    warnings.simplefilter("ignore", RuntimeWarning)
+    monkeypatch.setenv("TORCH_DALI_MIXED_LANES", "3")
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=0, seed=4, prefetch_queue_depth=2)
+    def device():
+        x = fn.random.uniform(range=(0, 1), shape=(4,))
+        y = fn.copy(x, device="mixed")
+        return fn.copy(y, device="gpu")
+
+    def most_alive(permits: str) -> tuple[int, list[torch.Tensor]]:
+        monkeypatch.setenv("TORCH_DALI_DECODE_PERMITS", permits)
+        pipe = device()
+        plan = pipe.executor.plan
+        run_stage = plan.run_stage
+        lock = threading.Lock()
+        alive = [0, 0]  # now, most
+
+        def counted(spec, part, lane, laned):  # type: ignore[no-untyped-def]
+            if spec.kind == "mixed":
+                with lock:
+                    alive[0] += 1
+                    alive[1] = max(alive[1], alive[0])
+            if spec.kind == "gpu":
+                time.sleep(0.02)  # a slow GPU stage: the lanes would run ahead of it
+            out = run_stage(spec, part, lane, laned)
+            if spec.kind == "gpu":
+                with lock:
+                    alive[0] -= 1
+            return out
+        plan.run_stage = counted
+        outs = [pipe.run()[0].as_tensor().clone() for _ in range(12)]
+        pipe.shutdown()
+        return alive[1], outs
+
+    free, want = most_alive("0")
+    bounded, got = most_alive("2")
+    assert free >= 4  # three lanes, the room and the batch being read
+    assert bounded <= 2
+    assert all(torch.equal(a, b) for a, b in zip(want, got))

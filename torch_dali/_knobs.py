@@ -83,6 +83,10 @@ KNOBS: tuple[Knob, ...] = (
          "(0: one after the decoding (mixed) stage, whose batches are device memory, else as many as the "
          "wider side has lanes). A lane that finds no room waits, holding its batch, instead of starting "
          "another", 0, 8),
+    Knob("TORCH_DALI_DECODE_PERMITS", "int", 0, "decoded batches that may be alive at once between "
+         "the decoding (mixed) stage and the GPU stage after it: a lane takes a permit before it starts "
+         "a batch, the GPU stage gives it back once it has read that batch (0: no limit beyond the "
+         "lanes and the hand-off room)", 0, 16),
     Knob("TORCH_DALI_ROI_DECODE", "int", 1, "0 makes the mixed random-crop decoders decode whole images "
          "and crop them, instead of decoding only each window (nvJPEG's ROI decode): for measuring and "
          "tests", 0, 1),

@@ -98,6 +98,13 @@ class Executor:
         # lanes: a lane without a permit would idle.
         self._permits_n = max(self.depth, self.stages[-1].lanes)
         self._permits = threading.Semaphore(self._permits_n)
+        # TORCH_DALI_DECODE_PERMITS: decoded batches alive at once, from a mixed lane starting one
+        # to the stage after it having read it. Without it, every lane decodes ahead while one batch
+        # waits in the room and one is read: lanes + 2 decoded batches of device memory.
+        names = [st.name for st in self.stages]
+        self._decode_pos = names.index("mixed") if "mixed" in names[:-1] else None
+        self._decode_n = _knobs.get("TORCH_DALI_DECODE_PERMITS") if self._decode_pos is not None else 0
+        self._decoding = threading.Semaphore(max(1, self._decode_n))
         # per stage lane: seconds waiting for input, working, waiting to hand on; batches
         self._timing: dict[str, list[float]] = {}
         # external sources whose data are fetched on the caller's thread, as DALI fetches them
@@ -179,8 +186,13 @@ class Executor:
         outbox = self._handoffs[pos]
         last = pos == len(self.stages) - 1
         tm = self._timing.setdefault(f"{stage.name}.{lane}", [0.0, 0.0, 0.0, 0])
+        # taken before the batch is (in sequence order, so the oldest batch always holds one)
+        takes_decode = bool(self._decode_n) and pos == self._decode_pos
+        gives_decode = bool(self._decode_n) and self._decode_pos is not None and pos == self._decode_pos + 1
         while not self._stop.is_set():
             if last and not self._take_permit():
+                return
+            if takes_decode and not self._take_permit(self._decoding):
                 return
             t0 = time.perf_counter()
             t1 = t0
@@ -200,6 +212,8 @@ class Executor:
                     item = part if isinstance(part, BaseException) else stage.next(part, lane)
                 except BaseException as e:  # noqa: BLE001
                     item = e
+                if gives_decode:  # its decoded values were dropped as this stage ended (Plan._live_after)
+                    self._decoding.release()
             t2 = time.perf_counter()
             if not outbox.put(seq, item):
                 return
@@ -229,9 +243,11 @@ class Executor:
             if isinstance(item, BaseException):
                 return
 
-    def _take_permit(self) -> bool:
-        """The last stage's wait for room (see `_permits`); False when stopping."""
-        while not self._permits.acquire(timeout=_POLL_S):
+    def _take_permit(self, permits: threading.Semaphore | None = None) -> bool:
+        """The last stage's wait for room (see `_permits`), or a decoding lane's (`_decoding`);
+        False when stopping."""
+        permits = permits or self._permits
+        while not permits.acquire(timeout=_POLL_S):
             if self._stop.is_set():
                 return False
         return True
@@ -240,6 +256,7 @@ class Executor:
         if self._thread is None:
             self._stop.clear()
             self._permits = threading.Semaphore(self._permits_n)  # nothing is in flight now
+            self._decoding = threading.Semaphore(max(1, self._decode_n))
             self._thread = threading.Thread(target=self._loop, name="torch_dali-prefetch", daemon=True)
             self._thread.start()
 
