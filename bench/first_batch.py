@@ -116,6 +116,11 @@ def main() -> None:
     torch.cuda.synchronize()
     res["first_batch_after_build_s"] = round(time.perf_counter() - t, 3)
     res["total_s"] = round(time.perf_counter() - t0, 3)
+    if not split:  # after the clock: how the decoder's construction went (its background part too)
+        from torch_dali.io import nvjpeg
+        time.sleep(1.0)
+        res["decoder_build_us"] = {f"{k[1]}:{name}": us for k, d in list(nvjpeg._NVJPEG.items()) if d is not None
+                                   for name, us in dict(getattr(d, "build_stats", {})).items()}
     if timeline is not None:
         res["timeline_ms"] = timeline.spans()
     print(json.dumps(res), flush=True)

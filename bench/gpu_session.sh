@@ -2,7 +2,8 @@
 # One device call: build the extension, run the GPU tests, then A/B the mixed random-crop decoder's
 # window (ROI) decode and the lanes on DALI's ResNet-50 recipe ("fused") and validation ("val"):
 # images/s and GPU memory, each in its own process (bench/profile_ref.py), into $OUT.
-#   OUT=$OUT bash bench/gpu_session.sh [tests|ab|all]
+#   OUT=$OUT bash bench/gpu_session.sh [tests|ab|all|knobs|first|feed]
+# knobs/first/feed take CONFIGS (';'-separated sets of VAR=value; an empty set: the defaults)
 set -u
 STEP=${1:-all}
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
@@ -34,6 +35,39 @@ for line in sys.stdin:
           'peak', r.get('torch_peak_mib'), 'reserved', r.get('torch_reserved_mib'), 'streams', list((r.get('segments_by_stream') or {}).values())[:6], 'first', r.get('first_batch_s'), dec,
           r.get('error', '')[-400:])
 "
+  done
+fi
+if [ "$STEP" = first ]; then
+  # first batch in fresh processes, each of CONFIGS (';'-separated VAR=value sets) REPEAT times
+  IFS=';' read -ra SETS <<< "${CONFIGS:-}"
+  for r in $(seq "${REPEAT:-2}"); do
+    for cfg in "${SETS[@]}"; do
+      env $cfg timeout 60 python3 bench/first_batch.py "${KIND:-fused}" /tmp/ref420 2>&1 | tail -1 | CFG="$cfg" python3 -c "
+import json, os, sys
+line = sys.stdin.read().strip()
+r = json.loads(line) if line.startswith('{') else {'error': line[-300:]}
+r['config'] = os.environ['CFG']
+open(os.environ['OUT'] + '/first.jsonl', 'a').write(json.dumps(r) + chr(10))
+print('== first', r['config'] or 'defaults', r.get('total_s', r.get('first_batch_s')), {k: v for k, v in (r.get('decoder_build_us') or r.get('build_stats') or {}).items()}, r.get('error', ''))
+"
+    done
+  done
+fi
+if [ "$STEP" = feed ]; then
+  # ResNet-50 fed by each MODE (train_feed.py: synthetic, td, tdl) under each CONFIGS set
+  IFS=';' read -ra SETS <<< "${CONFIGS:-}"
+  for mode in ${MODES:-synthetic td tdl}; do
+    for cfg in "${SETS[@]}"; do
+      [ "$mode" = synthetic ] && [ -n "$cfg" ] && continue
+      env $cfg timeout 120 python3 $H/train_feed.py /tmp/ref420 $mode "${STEPS:-60}" 2>&1 | tail -1 | CFG="$cfg" python3 -c "
+import json, os, sys
+line = sys.stdin.read().strip()
+r = json.loads(line) if line.startswith('{') else {'error': line[-300:]}
+r['config'] = os.environ['CFG']
+open(os.environ['OUT'] + '/feed.jsonl', 'a').write(json.dumps(r) + chr(10))
+print('== feed', r.get('what'), r['config'] or 'defaults', r.get('img_per_s'), r.get('error', ''))
+"
+    done
   done
 fi
 if [ "$STEP" = ab ] || [ "$STEP" = all ]; then

@@ -52,6 +52,8 @@ def test_extension_defaults_are_the_tables() -> None:
         "adaptive": _knobs.get("TORCH_DALI_NVJPEG_ADAPTIVE") == 1,
         "arena": _knobs.get("TORCH_DALI_NVJPEG_ARENA"),
         "device_padding": _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"),
+        "lazy_cuda": _knobs.get("TORCH_DALI_NVJPEG_LAZY_CUDA"),
+        "preallocate": _knobs.get("TORCH_DALI_NVJPEG_PREALLOCATE"),
         "hw_load": lookup("decoders.image").arg("hw_decoder_load").default,
     }
     parsed = {k: (v == "true") if v in ("true", "false") else float(v) for k, v in defaults.items() if k in want}

@@ -119,6 +119,14 @@ KNOBS: tuple[Knob, ...] = (
          "arenas; 2: that allocation on the decoding lane's stream (torch caches memory per stream, so each "
          "lane keeps its own arenas); 0: one allocation per image on the stream of the decoder state that "
          "writes it", 0, 2),
+    Knob("TORCH_DALI_NVJPEG_LAZY_CUDA", "int", 0, "when the hardware engines decode: 1 makes the decoder's "
+         "CUDA backend (its nvJPEG handle and states) on a background thread from the start, 2 once the "
+         "first batch has decoded (or a batch needs it), so the first batch waits for one nvJPEG handle "
+         "instead of two; the pipeline's first batch (iteration 0) then sends every image the engines "
+         "take to them. 0: the backend is made before the first batch", 0, 2),
+    Knob("TORCH_DALI_NVJPEG_PREALLOCATE", "int", 1, "when the hardware decoder states' memory pools "
+         "are turned on (nvjpegDecodeBatchedPreAllocate): 0 never, 1 as each state is made, 2 the "
+         "first slot's once the first batch has decoded (off its path)", 0, 2),
     Knob("TORCH_DALI_NVJPEG_DEVICE_PADDING", "int", 2 << 20, "bytes nvJPEG adds to each scratch buffer "
          "it grows (fewer re-allocations as image sizes vary; the buffers come from torch's caching "
          "allocator, so growing is cheap)", 0, 1 << 30),

@@ -368,3 +368,33 @@ def test_decoder_decodes_while_its_other_slots_are_made():
         assert all(o is None or o.is_cuda for o in out)
         del dec
     torch.cuda.synchronize()
+
+
+@pytest.mark.parametrize("lazy,prealloc", [(1, 1), (2, 2), (2, 0)])
+def test_lazy_cuda_backend_decodes_as_the_eager_decoder(lazy, prealloc):
+    """lazy_cuda: the CUDA backend is made after the hardware side. The first batch
+    (first_batch=True) sends every image the engines take to them (the pixels of an all-hardware
+    decoder), a progressive JPEG in it waits for the backend; later batches split as an eager
+    decoder splits them, pixel for pixel. preallocate 2: the first slot's pools come after."""
+    jpegs = _jpegs()
+    names = [k for k in jpegs if k != "progressive"] * 4
+    batch = [jpegs[k] for k in names]
+    dev = torch.cuda.current_device()
+    all_hw = EXT.NvJpegDecoder(dev, 1, 2, 1.0, 1000 * 1000, 1)
+    eager = EXT.NvJpegDecoder(dev, 1, 2, 0.5, 1000 * 1000, 1)
+    first_ref = [o.clone() for o in all_hw.decode(batch, "rgb")]
+    later_ref = [o.clone() for o in eager.decode(batch, "rgb")]
+    dec = EXT.NvJpegDecoder(dev, 1, 2, 0.5, 1000 * 1000, 2, False, False, False, 1, 2 << 20, lazy, prealloc)
+    assert dec.lazy_cuda == lazy and dec.preallocate == prealloc and dec.hardware_available
+    first = dec.decode(batch, "rgb", None, True)
+    assert dec.last_stats["hybrid"] == all_hw.last_stats["hybrid"] and dec.last_stats["hardware"] > 0
+    assert all(torch.equal(a, b) for a, b in zip(first, first_ref))
+    for _ in range(2):
+        later = dec.decode(batch, "rgb", None, False)  # waits for the backend if it is not there yet
+        assert dec.cuda_ready and dec.num_cuda_states == 2
+        assert dec.last_stats["hybrid"] == eager.last_stats["hybrid"] > 0
+        assert all(torch.equal(a, b) for a, b in zip(later, later_ref))
+    fresh = EXT.NvJpegDecoder(dev, 1, 2, 0.5, 1000 * 1000, 1, False, False, False, 1, 2 << 20, lazy, prealloc)
+    mixed = fresh.decode([jpegs["progressive"], jpegs["q90_420"]], "rgb", None, True)
+    _close(mixed[0], _cpu_decode(jpegs["progressive"]), "progressive, first batch")
+    assert dec.build_stats.get("cuda_side_us", 0) > 0

@@ -46,6 +46,8 @@ class DecoderConfig:
     adaptive: bool = False
     arena: int = 1
     device_padding: int = 2 << 20
+    lazy_cuda: int = 0
+    preallocate: int = 1
 
     @classmethod
     def from_knobs(cls) -> "DecoderConfig":
@@ -55,7 +57,8 @@ class DecoderConfig:
                    slots if slots is not None else _knobs.mixed_lanes(),
                    _knobs.get("TORCH_DALI_NVJPEG_HW_CONCURRENT"), _knobs.get("TORCH_DALI_NVJPEG_BLOCKING_SYNC"),
                    _knobs.get("TORCH_DALI_NVJPEG_ADAPTIVE") == 1, _knobs.get("TORCH_DALI_NVJPEG_ARENA"),
-                   _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"))
+                   _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"), _knobs.get("TORCH_DALI_NVJPEG_LAZY_CUDA"),
+                   _knobs.get("TORCH_DALI_NVJPEG_PREALLOCATE"))
 
 
 def hw_share(hw_decoder_load: float) -> float:
@@ -94,7 +97,8 @@ def _make_decoder(ext: Any, index: int, hw_load: float, config: DecoderConfig) -
     for n in dict.fromkeys((c.slots, 1)):
         try:
             return ext.NvJpegDecoder(index, c.hw_states, c.cuda_states, hw_load, c.huffman_threshold, n,
-                                     c.hw_concurrent, c.blocking_sync, c.adaptive, c.arena, c.device_padding)
+                                     c.hw_concurrent, c.blocking_sync, c.adaptive, c.arena, c.device_padding,
+                                     c.lazy_cuda, c.preallocate)
         except RuntimeError as e:
             err = e
     warnings.warn(f"torch_dali: our nvJPEG decoder could not be made on cuda:{index} ({err}); "
@@ -111,14 +115,16 @@ def prepare_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
 def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
                            output_type: types.DALIImageType = RGB,
                            orientations: list[int] | None = None,
-                           hw_load: float = 0.9, rois: torch.Tensor | None = None) -> list[torch.Tensor | None]:
+                           hw_load: float = 0.9, rois: torch.Tensor | None = None,
+                           first_batch: bool = False) -> list[torch.Tensor | None]:
     """Decodes JPEGs on the GPU in one batch; HWC uint8 tensors on `device`, None where the GPU
     decoder declined an image (the caller decodes those on the CPU). Uses our nvJPEG extension
     when it loads (hardware decode engines), else torchvision's batched nvJPEG decode.
 
     `rois`: None or (n, 4) int64 windows (y, x, h, w) of upright images (orientation 1; h <= 0:
     the whole image): those samples come back as just their window. Check `decodes_windows()`
-    first: only our extension decodes windows."""
+    first: only our extension decodes windows. `first_batch`: the pipeline's iteration 0, which
+    does not wait for the decoder's CUDA backend (TORCH_DALI_NVJPEG_LAZY_CUDA)."""
     if orientations is None:
         orientations = [peek_image_info(d).orientation for d in datas]
     dec = _nvjpeg_decoder(torch.device(device), hw_load)
@@ -127,7 +133,7 @@ def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
     if dec is not None:
         with torch.cuda.device(device):
             fmt = "gray" if output_type == GRAY else "rgb"
-            hwcs = dec.decode(datas, fmt) if rois is None else dec.decode(datas, fmt, rois)
+            hwcs = dec.decode(datas, fmt, rois, first_batch)
         plain = output_type in (RGB, GRAY)  # the decoder's own output: upright images need nothing
         return [h if h is None or (o == 1 and plain) else
                 to_hwc(apply_orientation(h.permute(2, 0, 1), o), output_type, None)

@@ -82,14 +82,16 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
                             "caller's current stream; non-JPEG or unsupported inputs give None.")
       // made without the GIL: a build-time warm-up thread makes it while the pipeline starts
       // defaults: torch_dali/_knobs.py's (tests/test_knobs.py checks they agree); Python passes all
-      .def(py::init<int64_t, int64_t, int64_t, double, int64_t, int64_t, bool, bool, bool, int64_t, int64_t>(),
+      .def(py::init<int64_t, int64_t, int64_t, double, int64_t, int64_t, bool, bool, bool, int64_t, int64_t, int64_t,
+                    int64_t>(),
            py::call_guard<py::gil_scoped_release>(), py::arg("device_index") = -1,
            py::arg("num_hw_states") = 1, py::arg("num_cuda_states") = 8, py::arg("hw_load") = 0.9,
            py::arg("hybrid_huffman_threshold") = 1000000, py::arg("num_slots") = 3,
            py::arg("hw_concurrent") = false, py::arg("blocking_sync") = false,
-           py::arg("adaptive") = false, py::arg("arena") = 1, py::arg("device_padding") = 2097152)
+           py::arg("adaptive") = false, py::arg("arena") = 1, py::arg("device_padding") = 2097152,
+           py::arg("lazy_cuda") = 0, py::arg("preallocate") = 1)
       .def("decode", &NvJpegDecoder::decode, py::arg("data"), py::arg("output_format") = "rgb",
-           py::arg("rois") = std::nullopt, py::call_guard<py::gil_scoped_release>(),
+           py::arg("rois") = std::nullopt, py::arg("first_batch") = false, py::call_guard<py::gil_scoped_release>(),
            "decode(list of 1-D uint8 CPU tensors, 'rgb'|'bgr'|'gray', rois=None | (n, 4) int64 (y, x, h, w)) "
            "-> list of CUDA HWC uint8 tensors (each window's pixels where a window is given) or None")
       .def_property_readonly("hardware_available", &NvJpegDecoder::hardware_available)
@@ -105,6 +107,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       .def_property_readonly("adaptive", &NvJpegDecoder::adaptive)
       .def_property_readonly("arena", &NvJpegDecoder::arena)
       .def_property_readonly("blocking_sync", &NvJpegDecoder::blocking_sync)
+      .def_property_readonly("cuda_ready", &NvJpegDecoder::cuda_ready)
+      .def_property_readonly("lazy_cuda", &NvJpegDecoder::lazy_cuda)
+      .def_property_readonly("preallocate", &NvJpegDecoder::preallocate)
       .def_property_readonly("build_stats", &NvJpegDecoder::build_stats,
                              "dict: host microseconds of construction (handles, first slot, other slots)")
       .def_property_readonly("last_stats",  // waits for a decode in flight: not with the GIL held

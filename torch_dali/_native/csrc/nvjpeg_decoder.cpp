@@ -259,7 +259,7 @@ struct NvJpegDecoder::Job {
 NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states,
                              double hw_load, int64_t hybrid_huffman_threshold, int64_t num_slots,
                              bool hw_concurrent, bool blocking_sync, bool adaptive, int64_t arena,
-                             int64_t device_padding)
+                             int64_t device_padding, int64_t lazy_cuda, int64_t preallocate)
     : device_(static_cast<int>(device_index < 0 ? c10::cuda::current_device() : device_index)),
       hw_load_(hw_load),
       adaptive_(adaptive && hw_load > 0.0 && hw_load < 1.0),
@@ -279,7 +279,11 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
   TORCH_CHECK(num_slots >= 1 && num_slots <= 8, "NvJpegDecoder: num_slots must be in [1, 8], got ", num_slots);
   TORCH_CHECK(device_padding >= 0 && device_padding <= (int64_t{1} << 30),
               "NvJpegDecoder: device_padding must be in [0, 1 GiB], got ", device_padding);
+  TORCH_CHECK(lazy_cuda >= 0 && lazy_cuda <= 2, "NvJpegDecoder: lazy_cuda must be 0, 1 or 2, got ", lazy_cuda);
+  TORCH_CHECK(preallocate >= 0 && preallocate <= 2, "NvJpegDecoder: preallocate must be 0, 1 or 2, got ",
+              preallocate);
   device_padding_ = static_cast<size_t>(device_padding);
+  preallocate_ = preallocate;
   c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device_));
   using clock = std::chrono::steady_clock;
   auto lap = [t = clock::now(), this](const char* what) mutable {  // construction time per part (µs)
@@ -295,39 +299,52 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
       scratch_->stream = arena_stream_;
       scratch_->device = device_;
     }
-    // The hardware handle is made on a thread of its own while this one makes the default handle
-    // (~0.27 s each on an H200, both before the first batch can decode)
+    auto make_hw_handle = [this]() {
+      const nvjpegStatus_t s = create_handle(NVJPEG_BACKEND_HARDWARE, &hw_handle_, dev_alloc());
+      if (s == NVJPEG_STATUS_SUCCESS) {
+        TD_NVJPEG(nvjpegSetDeviceMemoryPadding(device_padding_, hw_handle_), "nvjpegSetDeviceMemoryPadding(HW)");
+        TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, hw_handle_), "nvjpegSetPinnedMemoryPadding(HW)");
+      }
+      return s;
+    };
     nvjpegStatus_t hw_s = NVJPEG_STATUS_SUCCESS;
-    std::string hw_err;
-    std::thread hw_maker;
-    if (num_hw_states > 0) {
-      hw_maker = std::thread([this, &hw_s, &hw_err] {
-        try {
-          c10::cuda::CUDAGuard g(static_cast<c10::DeviceIndex>(device_));
-          hw_s = create_handle(NVJPEG_BACKEND_HARDWARE, &hw_handle_, dev_alloc());
-          if (hw_s == NVJPEG_STATUS_SUCCESS) {
-            TD_NVJPEG(nvjpegSetDeviceMemoryPadding(device_padding_, hw_handle_), "nvjpegSetDeviceMemoryPadding(HW)");
-            TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, hw_handle_), "nvjpegSetPinnedMemoryPadding(HW)");
+    const bool lazy = lazy_cuda > 0 && num_hw_states > 0 && hw_load > 0.0;
+    if (lazy) {
+      // Only the hardware side before the first batch; the CUDA backend follows on the filler
+      hw_s = make_hw_handle();
+      lap("hw_handle_us");
+      if (hw_s == NVJPEG_STATUS_SUCCESS) {
+        lazy_cuda_ = lazy_cuda;
+      } else {
+        make_default_handle();  // no engines: the CUDA backend decodes everything, made now
+        lap("default_handle_us");
+      }
+    } else {
+      // The hardware handle is made on a thread of its own while this one makes the default
+      // handle (~0.27 s each on an H200, both before the first batch can decode)
+      std::string hw_err;
+      std::thread hw_maker;
+      if (num_hw_states > 0) {
+        hw_maker = std::thread([this, &hw_s, &hw_err, &make_hw_handle] {
+          try {
+            c10::cuda::CUDAGuard g(static_cast<c10::DeviceIndex>(device_));
+            hw_s = make_hw_handle();
+          } catch (const std::exception& e) {
+            hw_err = e.what();
           }
-        } catch (const std::exception& e) {
-          hw_err = e.what();
-        }
-      });
-    }
-    try {
-      TD_NVJPEG(create_handle(NVJPEG_BACKEND_DEFAULT, &handle_, dev_alloc()), "nvjpegCreateEx(DEFAULT)");
-      TD_NVJPEG(nvjpegSetDeviceMemoryPadding(device_padding_, handle_), "nvjpegSetDeviceMemoryPadding");
-      TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, handle_), "nvjpegSetPinnedMemoryPadding");
-      TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_HYBRID, &dec_hybrid_), "nvjpegDecoderCreate(HYBRID)");
-      TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_GPU_HYBRID, &dec_gpu_),
-                "nvjpegDecoderCreate(GPU_HYBRID)");
-    } catch (...) {
+        });
+      }
+      try {
+        make_default_handle();
+      } catch (...) {
+        if (hw_maker.joinable()) hw_maker.join();
+        throw;
+      }
+      lap("default_handle_us");
       if (hw_maker.joinable()) hw_maker.join();
-      throw;
+      TORCH_CHECK(hw_err.empty(), "NvJpegDecoder: ", hw_err);
+      lap("hw_handle_us");
     }
-    lap("default_handle_us");
-    if (hw_maker.joinable()) hw_maker.join();
-    TORCH_CHECK(hw_err.empty(), "NvJpegDecoder: ", hw_err);
     if (num_hw_states == 0) {
       hw_status_ = "disabled (num_hw_states=0)";
     } else if (hw_s != NVJPEG_STATUS_SUCCESS) {
@@ -336,30 +353,44 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
     } else {
       hw_status_ = "ok";
     }
-    lap("hw_handle_us");
     const int64_t hw_states = hw_handle_ ? num_hw_states : 0;
-    slots_[0] = make_slot(hw_states, num_cuda_states, /*first=*/true);
+    slots_[0] = make_slot(hw_states, num_cuda_states, /*first=*/true, /*with_cuda=*/lazy_cuda_ == 0);
+    if (lazy_cuda_ == 0) cuda_ready_.store(true, std::memory_order_release);
     ready_slots_.store(1, std::memory_order_release);
     lap("first_slot_us");
-    if (num_slots > 1) {
-      // The other slots are made once the first batch has decoded: making a slot's hardware
-      // state holds the hardware lock (~0.2 s each), which the first batch would wait for. A
-      // slot that cannot be made leaves the decoder with fewer (decode() takes whichever are ready).
+    if (num_slots > 1 || lazy_cuda_ > 0 || (preallocate_ == 2 && hw_states > 0)) {
+      // What the first batch does not need is made on this thread. The CUDA backend (lazy_cuda 1:
+      // now; 2: after the first batch) is published to decode() calls without any slot's lock
+      // (a decode() may hold one while it waits for it). The other slots are made once the first
+      // batch has decoded: making a slot's hardware state holds the hardware lock (~0.2 s each),
+      // which the first batch would wait for. A slot that cannot be made leaves the decoder with
+      // fewer (decode() takes whichever are ready).
       filler_ = std::thread([this, hw_states, num_cuda_states, num_slots] {
-        try {
+        c10::cuda::CUDAGuard g(static_cast<c10::DeviceIndex>(device_));
+        if (lazy_cuda_ == 1) make_cuda_side(num_cuda_states);
+        if (lazy_cuda_ == 2) {  // after the first batch, or as soon as a decode() waits for it
           {
             std::unique_lock<std::mutex> l(fill_mu_);
-            fill_cv_.wait(l, [this] { return first_decoded_ || stopping_.load(); });
+            fill_cv_.wait(l, [this] { return first_decoded_ || cuda_wanted_ || stopping_.load(); });
           }
-          c10::cuda::CUDAGuard g(static_cast<c10::DeviceIndex>(device_));
-          const auto t = std::chrono::steady_clock::now();
-          for (int64_t k = 1; k < num_slots && !stopping_.load(); ++k) {
-            slots_[k] = make_slot(hw_states, num_cuda_states);
-            ready_slots_.store(static_cast<int>(k + 1), std::memory_order_release);
+          if (!stopping_.load()) make_cuda_side(num_cuda_states);
+        }
+        {
+          std::unique_lock<std::mutex> l(fill_mu_);
+          fill_cv_.wait(l, [this] { return first_decoded_ || stopping_.load(); });
+        }
+        try {
+          if (preallocate_ == 2 && hw_states > 0 && !stopping_.load()) preallocate_first_slot();
+          if (num_slots > 1 && wait_cuda()) {
+            const auto t = std::chrono::steady_clock::now();
+            for (int64_t k = 1; k < num_slots && !stopping_.load(); ++k) {
+              slots_[k] = make_slot(hw_states, num_cuda_states);
+              ready_slots_.store(static_cast<int>(k + 1), std::memory_order_release);
+            }
+            std::lock_guard<std::mutex> sg(stats_mu_);
+            build_us_["other_slots_us"] = std::chrono::duration_cast<std::chrono::microseconds>(
+                std::chrono::steady_clock::now() - t).count();
           }
-          std::lock_guard<std::mutex> sg(stats_mu_);
-          build_us_["other_slots_us"] = std::chrono::duration_cast<std::chrono::microseconds>(
-              std::chrono::steady_clock::now() - t).count();
         } catch (...) {
         }
       });
@@ -370,12 +401,72 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
   }
 }
 
+void NvJpegDecoder::make_default_handle() {
+  TD_NVJPEG(create_handle(NVJPEG_BACKEND_DEFAULT, &handle_, dev_alloc()), "nvjpegCreateEx(DEFAULT)");
+  TD_NVJPEG(nvjpegSetDeviceMemoryPadding(device_padding_, handle_), "nvjpegSetDeviceMemoryPadding");
+  TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, handle_), "nvjpegSetPinnedMemoryPadding");
+  TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_HYBRID, &dec_hybrid_), "nvjpegDecoderCreate(HYBRID)");
+  TD_NVJPEG(nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_GPU_HYBRID, &dec_gpu_), "nvjpegDecoderCreate(GPU_HYBRID)");
+}
+
+void NvJpegDecoder::make_cuda_side(int64_t num_cuda_states) {
+  const auto t = std::chrono::steady_clock::now();
+  std::string err;
+  try {
+    make_default_handle();
+    fill_cuda(*slots_[0], num_cuda_states);  // no decode() reads slot 0's `cu` before it is published
+  } catch (const std::exception& e) {
+    err = e.what();
+  } catch (...) {
+    err = "unknown error";
+  }
+  {
+    std::lock_guard<std::mutex> l(cuda_mu_);
+    cuda_error_ = err;
+    cuda_done_ = true;
+    if (err.empty()) cuda_ready_.store(true, std::memory_order_release);
+  }
+  cuda_cv_.notify_all();
+  std::lock_guard<std::mutex> sg(stats_mu_);
+  build_us_["cuda_side_us"] =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t).count();
+}
+
+bool NvJpegDecoder::wait_cuda() {
+  if (cuda_ready_.load(std::memory_order_acquire)) return true;
+  {
+    std::lock_guard<std::mutex> l(fill_mu_);  // lazy_cuda 2: the filler makes it now
+    cuda_wanted_ = true;
+  }
+  fill_cv_.notify_all();
+  std::unique_lock<std::mutex> l(cuda_mu_);
+  cuda_cv_.wait(l, [this] { return cuda_done_ || stopping_.load(); });
+  return cuda_ready_.load(std::memory_order_acquire);
+}
+
+void NvJpegDecoder::preallocate_first_slot() {
+  // The first slot's hardware states get their pools now: under the slot's lock (no batch of its
+  // own in flight on the host) and the hardware lock, after the state's last batch has run.
+  const auto t = std::chrono::steady_clock::now();
+  Slot& sl = *slots_[0];
+  std::lock_guard<std::mutex> sl_lock(sl.mu);
+  std::lock_guard<std::mutex> hw_lock(hw_mu_);
+  for (auto& st : sl.hw) {
+    if (st->stream) cudaStreamSynchronize(st->stream);
+    nvjpegDecodeBatchedPreAllocate(st->handle, st->state, 1, 1, 1, NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI);
+    st->batch = -1;  // initialised again before its next batch
+  }
+  std::lock_guard<std::mutex> sg(stats_mu_);
+  build_us_["preallocate_after_us"] =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t).count();
+}
+
 // Made whole or not at all: what a failure leaves half made is freed before the error goes on.
 std::unique_ptr<NvJpegDecoder::Slot> NvJpegDecoder::make_slot(int64_t num_hw_states, int64_t num_cuda_states,
-                                                             bool first) {
+                                                             bool first, bool with_cuda) {
   auto owned = std::make_unique<Slot>();
   try {
-    fill_slot(*owned, num_hw_states, num_cuda_states, first);
+    fill_slot(*owned, num_hw_states, num_cuda_states, first, with_cuda);
   } catch (...) {
     destroy_slot(*owned);
     throw;
@@ -383,7 +474,8 @@ std::unique_ptr<NvJpegDecoder::Slot> NvJpegDecoder::make_slot(int64_t num_hw_sta
   return owned;
 }
 
-void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states, bool first) {
+void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states, bool first,
+                              bool with_cuda) {
   // No hardware batch decodes while hardware handles are made (the filler thread makes slots
   // while batches decode; concurrent hardware calls have hung nvJPEG before)
   std::unique_lock<std::mutex> hw_lock(hw_mu_, std::defer_lock);
@@ -412,14 +504,33 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
     lap("slot_hw_handle_us");
     TD_NVJPEG(nvjpegJpegStateCreate(st->handle, &st->state), "nvjpegJpegStateCreate(HW)");
     // Turns on the hardware decoder's memory pool (a token size: the pool grows with use); nvJPEG
-    // without the call allocates per batch. A failure only loses the pool.
-    nvjpegDecodeBatchedPreAllocate(st->handle, st->state, 1, 1, 1, NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI);
+    // without the call allocates per batch. A failure only loses the pool. preallocate 2: the
+    // first slot's after the first batch (preallocate_first_slot), ~0.36 s off its path.
+    if (preallocate_ == 1 || (preallocate_ == 2 && !first))
+      nvjpegDecodeBatchedPreAllocate(st->handle, st->state, 1, 1, 1, NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI);
     lap("slot_hw_preallocate_us");
     TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
     TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
   }
   if (hw_lock.owns_lock()) hw_lock.unlock();
   lap("slot_hw_states_us");
+  if (with_cuda) fill_cuda(sl, num_cuda_states);
+  lap("slot_cuda_states_us");
+  // one thread per state, the CUDA-backend states' included when they come later (lazy_cuda)
+  const size_t threads = sl.hw.size() + static_cast<size_t>(num_cuda_states);
+  nvjpegHandle_t parse_handle = hw_handle_ ? hw_handle_ : handle_;
+  sl.parse_streams.assign(threads, nullptr);
+  for (auto& js : sl.parse_streams) TD_NVJPEG(nvjpegJpegStreamCreate(parse_handle, &js), "nvjpegJpegStreamCreate");
+  TD_CUDA(cudaEventCreateWithFlags(&sl.arena_ready, cudaEventDisableTiming), "cudaEventCreate");
+  const int dev = device_;
+  sl.pool = std::make_unique<WorkerPool>(static_cast<int>(threads), [dev] {
+    pthread_setname_np(pthread_self(), "td-nvjpeg");  // named in top -H and profiles
+    TD_CUDA(cudaSetDevice(dev), "cudaSetDevice in a decoder thread");
+  });
+  lap("slot_threads_us");
+}
+
+void NvJpegDecoder::fill_cuda(Slot& sl, int64_t num_cuda_states) {
   for (int64_t i = 0; i < num_cuda_states; ++i) {
     sl.cu.push_back(std::make_unique<CudaState>());
     CudaState* st = sl.cu.back().get();
@@ -441,25 +552,13 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
     TD_NVJPEG(nvjpegStateAttachDeviceBuffer(st->st_gpu, st->device_buf), "nvjpegStateAttachDeviceBuffer");
     TD_NVJPEG(nvjpegDecodeParamsCreate(handle_, &st->params), "nvjpegDecodeParamsCreate");
   }
-  lap("slot_cuda_states_us");
-  const size_t threads = sl.hw.size() + sl.cu.size();
-  nvjpegHandle_t parse_handle = hw_handle_ ? hw_handle_ : handle_;
-  sl.parse_streams.assign(threads, nullptr);
-  for (auto& js : sl.parse_streams) TD_NVJPEG(nvjpegJpegStreamCreate(parse_handle, &js), "nvjpegJpegStreamCreate");
-  TD_CUDA(cudaEventCreateWithFlags(&sl.arena_ready, cudaEventDisableTiming), "cudaEventCreate");
-  const int dev = device_;
-  sl.pool = std::make_unique<WorkerPool>(static_cast<int>(threads), [dev] {
-    pthread_setname_np(pthread_self(), "td-nvjpeg");  // named in top -H and profiles
-    TD_CUDA(cudaSetDevice(dev), "cudaSetDevice in a decoder thread");
-  });
-  lap("slot_threads_us");
 }
 
 int64_t NvJpegDecoder::num_hw_states() const {
   return num_slots() == 0 ? 0 : static_cast<int64_t>(slots_[0]->hw.size());
 }
 int64_t NvJpegDecoder::num_cuda_states() const {
-  return num_slots() == 0 ? 0 : static_cast<int64_t>(slots_[0]->cu.size());
+  return num_slots() == 0 || !cuda_ready() ? 0 : static_cast<int64_t>(slots_[0]->cu.size());
 }
 
 // A free slot if there is one, else the next in turn (waiting for it); only slots made so far.
@@ -491,6 +590,10 @@ void NvJpegDecoder::destroy() noexcept {
     stopping_.store(true);
   }
   fill_cv_.notify_all();
+  {
+    std::lock_guard<std::mutex> l(cuda_mu_);  // a decode() waiting for the CUDA backend gives up
+  }
+  cuda_cv_.notify_all();
   if (filler_.joinable()) filler_.join();  // at most the slot it is making
   const int ready = ready_slots_.exchange(0);
   for (int k = 0; k < ready; ++k) {
@@ -544,7 +647,8 @@ void NvJpegDecoder::destroy_slot(Slot& sl_ref) noexcept {
 
 std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<at::Tensor>& data,
                                                              const std::string& output_format,
-                                                             const std::optional<at::Tensor>& rois) {
+                                                             const std::optional<at::Tensor>& rois,
+                                                             bool first_batch) {
   nvjpegOutputFormat_t fmt;
   int64_t channels;
   if (output_format == "rgb") {
@@ -593,7 +697,21 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   std::unique_lock<std::mutex> lock;
   Slot& sl = acquire(lock);
   auto& hw_ = sl.hw;
-  auto& cu_ = sl.cu;
+  // The CUDA-backend states, once there (lazy_cuda: made on the filler thread; read only after
+  // cuda_ready_ says they are published). Until then this batch uses the hardware states alone.
+  std::vector<CudaState*> cu_;
+  auto attach_cuda = [&]() {
+    TORCH_CHECK(wait_cuda(), "NvJpegDecoder.decode: the decoder's CUDA backend could not be made: ",
+                cuda_error_.empty() ? std::string("stopped") : cuda_error_);
+    if (cu_.empty())
+      for (auto& st : sl.cu) {
+        st->used = false;
+        cu_.push_back(st.get());
+      }
+  };
+  if (cuda_ready()) attach_cuda();
+  // The first batch waits for no CUDA backend (lazy_cuda): the engines take all they support
+  const bool hw_first = first_batch && lazy_cuda_ > 0 && !hw_.empty();
   c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device_));
   const int threads = sl.pool->size();
   const size_t num_hw = hw_.size();
@@ -621,6 +739,10 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
         j.height = f.height;
         j.decodable = true;
         j.hw_ok = hw_handle_ && !hw_.empty();
+        continue;
+      }
+      if (!wait_cuda()) {
+        j.error = "the decoder's CUDA backend could not be made";
         continue;
       }
       int comps = 0;
@@ -670,7 +792,10 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   const auto opts = at::TensorOptions().dtype(at::kByte).device(at::kCUDA, static_cast<c10::DeviceIndex>(device_));
   std::vector<Job*> hw_jobs, cuda_jobs;
   double acc = 0.0;
-  const double share = share_.load(std::memory_order_relaxed);
+  bool need_cuda = !hw_first;
+  for (const auto& j : jobs) need_cuda = need_cuda || (j.decodable && !(j.hw_ok && num_hw > 0));
+  if (need_cuda) attach_cuda();
+  const double share = hw_first ? 1.0 : share_.load(std::memory_order_relaxed);
   for (auto& j : jobs) {
     if (!j.decodable) continue;
     if (j.hw_ok && num_hw > 0) {
@@ -775,7 +900,7 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
     if (static_cast<size_t>(tid) < num_hw) {
       if (!hw_[tid]->jobs.empty()) decode_hw(*hw_[tid], hw_[tid]->jobs, fmt, waits);
       raise_to(hw_us, us(a, clock::now()));
-    } else if (!cuda_parts[tid - num_hw].empty()) {
+    } else if (static_cast<size_t>(tid) - num_hw < cuda_parts.size() && !cuda_parts[tid - num_hw].empty()) {
       decode_cuda(*cu_[tid - num_hw], cuda_parts[tid - num_hw], fmt, waits);
       raise_to(cuda_us, us(a, clock::now()));
     }
@@ -799,9 +924,11 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
     retry_waits.push_back(st->done);
   }
   if (!retry.empty()) {
+    attach_cuda();
     auto parts = balance(retry, cu_.size());
     sl.pool->run([&](int tid) {
-      if (static_cast<size_t>(tid) >= num_hw && !parts[tid - num_hw].empty())
+      if (static_cast<size_t>(tid) >= num_hw && static_cast<size_t>(tid) - num_hw < parts.size() &&
+          !parts[tid - num_hw].empty())
         decode_cuda(*cu_[tid - num_hw], parts[tid - num_hw], fmt, retry_waits);
     });
   }
@@ -811,7 +938,7 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   for (auto& st : cu_)
     if (st->used) TD_CUDA(cudaStreamWaitEvent(caller.stream(), st->done, 0), "cudaStreamWaitEvent");
   for (auto& st : hw_) st->jobs.clear();
-  if (adaptive_ && retry.empty()) adapt(hw_jobs.size(), hw_us.load(), cuda_jobs.size(), cuda_us.load());
+  if (adaptive_ && retry.empty() && !hw_first) adapt(hw_jobs.size(), hw_us.load(), cuda_jobs.size(), cuda_us.load());
 
   int64_t skipped = 0;
   for (size_t i = 0; i < n; ++i) {

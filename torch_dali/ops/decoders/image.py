@@ -205,7 +205,7 @@ class ImageDecoder(Operator):
             try:
                 decoded = nvjpeg.decode_jpeg_batch_cuda(
                     [datas[i] for i in gpu_idx], self.device, self.output_type, orientations,
-                    hw_load=hw_load, rois=rois)
+                    hw_load=hw_load, rois=rois, first_batch=ctx.iteration == 0)
             except RuntimeError:  # the GPU decoder rejected something: decode those on the CPU
                 decoded = None
             if decoded is not None:

@@ -36,9 +36,15 @@ class NvJpegDecoder {
   // blocks per stream: a freed arena then serves any lane); 2, made on the caller's stream; 0, one
   // allocation per image on the stream of the state that writes it.
   // device_padding: bytes nvJPEG adds to each scratch buffer it grows.
+  // lazy_cuda (with the hardware engines and 0 < hw_load): the CUDA backend (default handle,
+  // decoders, states) is made on a background thread, 1: from construction, 2: once the first
+  // batch has decoded; a decode() that needs it waits for it, and one marked first_batch sends every
+  // image the engines take to them. 0: made by the constructor. preallocate: when the hardware
+  // states' memory pools are turned on, 0: never, 1: as each state is made, 2: the first slot's
+  // once the first batch has decoded (off the first batch's path).
   NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states, double hw_load,
                 int64_t hybrid_huffman_threshold, int64_t num_slots, bool hw_concurrent, bool blocking_sync,
-                bool adaptive, int64_t arena, int64_t device_padding);
+                bool adaptive, int64_t arena, int64_t device_padding, int64_t lazy_cuda, int64_t preallocate);
   ~NvJpegDecoder();
   NvJpegDecoder(const NvJpegDecoder&) = delete;
   NvJpegDecoder& operator=(const NvJpegDecoder&) = delete;
@@ -50,15 +56,21 @@ class NvJpegDecoder {
   // a sample with a window is decoded to just that window (nvJPEG's ROI decode: the engines
   // and kernels write only those pixels, so a random crop needs no full-size buffer). A window
   // outside its image is an error naming the sample.
+  // first_batch: the pipeline's first batch (iteration 0). With lazy_cuda, every image the engines
+  // take goes to them whatever the share, so that batch need not wait for the CUDA backend; keyed
+  // on the iteration, not on timing, so reruns route (and decode) every image the same way.
   std::vector<std::optional<at::Tensor>> decode(const std::vector<at::Tensor>& data,
                                                 const std::string& output_format,
-                                                const std::optional<at::Tensor>& rois);
+                                                const std::optional<at::Tensor>& rois, bool first_batch);
 
   bool hardware_available() const { return hw_handle_ != nullptr; }
   std::string hardware_status() const { return hw_status_; }
   int64_t device_index() const { return device_; }
   int64_t num_hw_states() const;    // per slot
-  int64_t num_cuda_states() const;  // per slot
+  int64_t num_cuda_states() const;  // per slot (0 until the CUDA backend is made)
+  bool cuda_ready() const { return cuda_ready_.load(std::memory_order_acquire); }
+  int64_t lazy_cuda() const { return lazy_cuda_; }
+  int64_t preallocate() const { return preallocate_; }
   // Slots ready now: the first is made by the constructor, the rest on a background thread
   // (making one takes ~0.5 s; the first batch needs only one).
   int64_t num_slots() const { return ready_slots_.load(std::memory_order_acquire); }
@@ -89,8 +101,14 @@ class NvJpegDecoder {
   struct Scratch;
 
   // first: the constructor's slot, whose first hardware state uses hw_handle_
-  std::unique_ptr<Slot> make_slot(int64_t num_hw_states, int64_t num_cuda_states, bool first = false);
-  void fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states, bool first);
+  std::unique_ptr<Slot> make_slot(int64_t num_hw_states, int64_t num_cuda_states, bool first = false,
+                                  bool with_cuda = true);
+  void fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states, bool first, bool with_cuda = true);
+  void fill_cuda(Slot& sl, int64_t num_cuda_states);  // the slot's CUDA-backend states
+  void make_default_handle();                          // handle_ and its decoders
+  void make_cuda_side(int64_t num_cuda_states);        // lazy_cuda: the above for slot 0, then published
+  bool wait_cuda();                                    // until the CUDA backend is made; false if it failed
+  void preallocate_first_slot();                       // preallocate 2, after the first batch
   static void destroy_slot(Slot& sl) noexcept;
   Slot& acquire(std::unique_lock<std::mutex>& lock);
   void decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
@@ -126,7 +144,15 @@ class NvJpegDecoder {
   std::mutex fill_mu_;                 // the filler waits (fill_cv_) for the first decode or a stop
   std::condition_variable fill_cv_;
   bool first_decoded_ = false;         // under fill_mu_
+  bool cuda_wanted_ = false;           // under fill_mu_: a decode() waits for the CUDA backend
   std::atomic<bool> first_decoded_flag_{false};
+  int64_t lazy_cuda_ = 0;    // 0 while the constructor makes the CUDA backend itself
+  int64_t preallocate_ = 1;
+  std::atomic<bool> cuda_ready_{false};  // handle_, the decoders and slot 0's `cu` may be used
+  std::mutex cuda_mu_;                   // wait_cuda() waits (cuda_cv_) for cuda_done_
+  std::condition_variable cuda_cv_;
+  bool cuda_done_ = false;               // under cuda_mu_: made, or failed (cuda_error_)
+  std::string cuda_error_;
   std::mutex next_mu_;
   size_t next_slot_ = 0;  // where a decode() waits when every slot is busy (round robin)
   std::mutex hw_mu_;  // one nvjpegDecodeBatched call at a time, across slots
