@@ -119,14 +119,17 @@ KNOBS: tuple[Knob, ...] = (
          "arenas; 2: that allocation on the decoding lane's stream (torch caches memory per stream, so each "
          "lane keeps its own arenas); 0: one allocation per image on the stream of the decoder state that "
          "writes it", 0, 2),
-    Knob("TORCH_DALI_NVJPEG_LAZY_CUDA", "int", 0, "when the hardware engines decode: 1 makes the decoder's "
-         "CUDA backend (its nvJPEG handle and states) on a background thread from the start, 2 once the "
-         "first batch has decoded (or a batch needs it), so the first batch waits for one nvJPEG handle "
-         "instead of two; the pipeline's first batch (iteration 0) then sends every image the engines "
-         "take to them. 0: the backend is made before the first batch", 0, 2),
-    Knob("TORCH_DALI_NVJPEG_PREALLOCATE", "int", 1, "when the hardware decoder states' memory pools "
-         "are turned on (nvjpegDecodeBatchedPreAllocate): 0 never, 1 as each state is made, 2 the "
-         "first slot's once the first batch has decoded (off its path)", 0, 2),
+    Knob("TORCH_DALI_NVJPEG_LAZY_CUDA", "int", 2, "when the hardware engines decode: the decoder's CUDA "
+         "backend (its nvJPEG handle and states) is made on a background thread, 2 (default) once the "
+         "first batch has decoded (or a batch needs it), 1 from the start, so the first batch waits "
+         "for one nvJPEG handle instead of two; the pipeline's first batch (iteration 0) then sends "
+         "every image the engines take to them. 0: made before the first batch. First batch of the "
+         "fused reference pipeline on an H200: 0.93-1.71 s with 0, 1.00-1.03 s with 2 and "
+         "TORCH_DALI_NVJPEG_PREALLOCATE=2", 0, 2),
+    Knob("TORCH_DALI_NVJPEG_PREALLOCATE", "int", 2, "when the hardware decoder states' memory pools "
+         "are turned on (nvjpegDecodeBatchedPreAllocate, ~0.04-0.11 s each): 0 never, 1 as each state "
+         "is made, 2 (default) as each is made except the first slot's, which waits until the first "
+         "batch has decoded", 0, 2),
     Knob("TORCH_DALI_NVJPEG_DEVICE_PADDING", "int", 2 << 20, "bytes nvJPEG adds to each scratch buffer "
          "it grows (fewer re-allocations as image sizes vary; the buffers come from torch's caching "
          "allocator, so growing is cheap)", 0, 1 << 30),

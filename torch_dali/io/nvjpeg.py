@@ -46,8 +46,8 @@ class DecoderConfig:
     adaptive: bool = False
     arena: int = 1
     device_padding: int = 2 << 20
-    lazy_cuda: int = 0
-    preallocate: int = 1
+    lazy_cuda: int = 2
+    preallocate: int = 2
 
     @classmethod
     def from_knobs(cls) -> "DecoderConfig":
