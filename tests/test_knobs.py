@@ -46,7 +46,7 @@ def test_extension_defaults_are_the_tables() -> None:
         "num_hw_states": _knobs.get("TORCH_DALI_NVJPEG_HW_STATES"),
         "num_cuda_states": _knobs.get("TORCH_DALI_NVJPEG_CUDA_STATES"),
         "hybrid_huffman_threshold": _knobs.get("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD"),
-        "num_slots": _knobs.MIXED_LANES,  # slots default to the lanes
+        "num_slots": _knobs.decoder_slots(),
         "hw_concurrent": False,
         "blocking_sync": False,
         "adaptive": _knobs.get("TORCH_DALI_NVJPEG_ADAPTIVE") == 1,
@@ -94,6 +94,10 @@ def test_decoder_config_comes_from_the_knobs(monkeypatch: pytest.MonkeyPatch) ->
     c = DecoderConfig.from_knobs()
     assert (c.hw_states, c.cuda_states, c.huffman_threshold, c.slots, c.hw_concurrent, c.blocking_sync) \
         == (1, 8, 1000 * 1000, 2, False, True)
+    monkeypatch.setenv("TORCH_DALI_MIXED_LANES", "4")  # one slot per lane, and one less than the permits
+    assert DecoderConfig.from_knobs().slots == 2
+    monkeypatch.setenv("TORCH_DALI_DECODE_PERMITS", "0")
+    assert DecoderConfig.from_knobs().slots == 4
     monkeypatch.setenv("TORCH_DALI_NVJPEG_SLOTS", "5")
     assert DecoderConfig.from_knobs().slots == 5
 

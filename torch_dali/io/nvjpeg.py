@@ -51,10 +51,9 @@ class DecoderConfig:
 
     @classmethod
     def from_knobs(cls) -> "DecoderConfig":
-        slots = _knobs.get("TORCH_DALI_NVJPEG_SLOTS")
         return cls(_knobs.get("TORCH_DALI_NVJPEG_HW_STATES"), _knobs.get("TORCH_DALI_NVJPEG_CUDA_STATES"),
                    _knobs.get("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD"),
-                   slots if slots is not None else _knobs.mixed_lanes(),
+                   _knobs.decoder_slots(),
                    _knobs.get("TORCH_DALI_NVJPEG_HW_CONCURRENT"), _knobs.get("TORCH_DALI_NVJPEG_BLOCKING_SYNC"),
                    _knobs.get("TORCH_DALI_NVJPEG_ADAPTIVE") == 1, _knobs.get("TORCH_DALI_NVJPEG_ARENA"),
                    _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"), _knobs.get("TORCH_DALI_NVJPEG_LAZY_CUDA"),

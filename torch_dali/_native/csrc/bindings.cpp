@@ -86,7 +86,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
                     int64_t>(),
            py::call_guard<py::gil_scoped_release>(), py::arg("device_index") = -1,
            py::arg("num_hw_states") = 1, py::arg("num_cuda_states") = 8, py::arg("hw_load") = 0.9,
-           py::arg("hybrid_huffman_threshold") = 1000000, py::arg("num_slots") = 3,
+           py::arg("hybrid_huffman_threshold") = 1000000, py::arg("num_slots") = 2,
            py::arg("hw_concurrent") = false, py::arg("blocking_sync") = false,
            py::arg("adaptive") = false, py::arg("arena") = 1, py::arg("device_padding") = 2097152,
            py::arg("lazy_cuda") = 2, py::arg("preallocate") = 2)
