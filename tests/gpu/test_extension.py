@@ -260,7 +260,9 @@ def test_decoder_settings_are_arguments(monkeypatch):
     monkeypatch.setenv("TORCH_DALI_NVJPEG_HW_CONCURRENT", "1")
     monkeypatch.setenv("TORCH_DALI_NVJPEG_CUDA_STATES", "3")
     made = nvjpeg.prepare_decoder(torch.device("cuda", 0), 0.55)
-    assert made is not None and made.hw_concurrent and not made.blocking_sync and made.num_cuda_states == 3
+    assert made is not None and made.hw_concurrent and not made.blocking_sync
+    made.decode([_jpegs()["q90_420"]], "rgb")  # a batch after the first: the CUDA backend is there (lazy_cuda)
+    assert made.num_cuda_states == 3
 
 
 @pytest.mark.parametrize("slots", [2, 3])
