@@ -60,7 +60,7 @@ def run_batch(op: Any, ctx: Any, inputs: Sequence[TensorList], args: Any) -> lis
     (`op.run_batch`). For a fused pair (`Operator.fuse`), `ctx` and `args` are per-op pairs. An op
     given per-frame arguments (fn.per_frame) runs on the batch unfolded into frames."""
     names = getattr(op, "per_frame_names", None)  # (a fused pair has none)
-    if names:
+    if names and not getattr(op, "own_frames", False):
         from .per_frame import run_unfolded  # here: per_frame imports the op base classes
 
         return run_unfolded(op, ctx, inputs, args, names, _run_batch)

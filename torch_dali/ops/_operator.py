@@ -159,6 +159,9 @@ class Operator:
     # Processes the frames of a sequence independently, so it takes per-frame argument inputs
     # (fn.per_frame): it then runs on the batch unfolded into frames (ops/per_frame.py).
     per_frame_ok: ClassVar[bool] = False
+    # Handles per-frame arguments (and sequence inputs) in its own run_batch, so the dispatch
+    # does not unfold the batch into frames for it (transforms: several inputs may be sequences).
+    own_frames: ClassVar[bool] = False
 
     # -- what a source op (no inputs) says about the batch it made last --------------------------------
     #: the file or record of each sample (may be lazy), for error messages; empty if unknown

@@ -7,6 +7,12 @@ from ..errors import ArgumentError, ArgumentTypeError, GraphError
 from ..graph.node import DataNode, caller_origin, current_graph, set_op_caller
 from ._schema import COMMON_ARGS, OpSchema, validate_args
 
+
+class InputDeviceError(GraphError, RuntimeError):
+    """A positional input on a device the op cannot read (GPU data into a CPU op): a GraphError, and
+    a RuntimeError as DALI raises for it (its argument-input counterpart stays a ValueError, as in DALI)."""
+
+
 _SCHEMAS: dict[str, OpSchema] = {}
 _ALIASES: dict[str, str] = {}
 
@@ -81,7 +87,7 @@ def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
         if x.device == want:
             continue
         if want == "cpu":
-            raise GraphError(f"{op}: input {k} ('{x.name}') is on the GPU but this op runs on the "
+            raise InputDeviceError(f"{op}: input {k} ('{x.name}') is on the GPU but this op runs on the "
                              f"{device.upper()}; use device='gpu' or move data with .cpu()")
         ins[k] = x.gpu()  # a GPU op fed from the CPU: copy the batch over
     for key, x in tensor_args.items():

@@ -3,11 +3,12 @@
 Each sample is a float32 (ndim, ndim + 1) matrix [A | t] (row-major, points as columns: x' =
 A x + t). With an input matrix T0 the new transform M is applied after it (M @ T0), or before it
 with `reverse_order=True` (T0 @ M); `combine(T1, T2, ...)` applies T1 first. The matrices feed
-`warp_affine` and `coord_transform` directly. CPU only, as in DALI.
+`warp_affine` and `coord_transform` directly. CPU only, as in DALI. Sequences of matrices
+(fn.per_frame inputs, layout "F**") and per-frame arguments give a matrix per frame (`run_frames`).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import torch
@@ -38,10 +39,79 @@ def _to_homogeneous(t: torch.Tensor) -> np.ndarray:
     return m
 
 
+def _frame_count(v: Any) -> int:
+    """Frames in one sample of a per-frame argument (a bare value is one frame for all)."""
+    return len(v) if isinstance(v, (list, tuple)) else 1
+
+
+def _frame_value(v: Any, f: int) -> Any:
+    if not isinstance(v, (list, tuple)):
+        return v
+    return v[f] if len(v) > 1 else v[0]
+
+
+def run_frames(op: Operator, inputs: list[TensorList], args: dict[str, list[Any]], batch_size: int,
+               plain: Callable[[list[TensorList], dict[str, list[Any]], int], list[torch.Tensor]]
+               ) -> list[TensorList]:
+    """`plain` per sample, or per frame when an input is a sequence of matrices (layout "F...",
+    from fn.per_frame) or an argument is given per frame: the output is then one (frames, ndim,
+    ndim + 1) sequence per sample. Each sample's frame count comes from its first sequence input
+    (other sequence inputs must have as many frames), else from its first per-frame argument; a
+    per-frame argument holds that many values or one for every frame."""
+    seq = [tl.layout().startswith("F") for tl in inputs]
+    names = list(op.per_frame_names)
+    n = len(inputs[0]) if inputs else batch_size
+    if not any(seq) and not names:
+        return [TensorList(plain(inputs, args, n), _LAYOUT)]
+    counts = []
+    for i in range(n):
+        ref: tuple[int, str] | None = None
+        for k, tl in enumerate(inputs):
+            if not seq[k]:
+                continue
+            x = tl[i]
+            if x.dim() != 3:
+                raise ArgumentError(f"{op.name}: input {k} is marked as sequences (layout '{tl.layout()}') but "
+                                    f"sample {i} has shape {tuple(x.shape)}, not (frames, ndim, ndim + 1)")
+            got = (int(x.shape[0]), f"input {k}")
+            if ref is None:
+                ref = got
+            elif got[0] != ref[0]:
+                raise ArgumentError(f"{op.name}: sample {i} has {got[0]} frames in {got[1]} but {ref[0]} in "
+                                    f"{ref[1]}; sequence inputs must have as many frames as each other")
+        for k in names:
+            m = _frame_count(args[k][i])
+            if ref is None:
+                ref = (m, f"argument `{k}`")
+            elif m != 1 and m != ref[0]:
+                raise ArgumentError(f"{op.name}: sample {i} of the per-frame argument `{k}` has {m} values; "
+                                    f"{ref[1]} has {ref[0]} frames (give one value per frame, or one for all)")
+        assert ref is not None  # (something is a sequence: checked above)
+        if ref[0] == 0:
+            raise ArgumentError(f"{op.name}: sample {i} has no frames ({ref[1]} is an empty sequence)")
+        counts.append(ref[0])
+    flat_in: list[list[torch.Tensor]] = [[] for _ in inputs]
+    flat_args: dict[str, list[Any]] = {k: [] for k in args}
+    for i, c in enumerate(counts):
+        for f in range(c):
+            for k, tl in enumerate(inputs):
+                flat_in[k].append(tl[i][f] if seq[k] else tl[i])
+            for k, vals in args.items():
+                flat_args[k].append(_frame_value(vals[i], f) if k in names else vals[i])
+    mats = plain([TensorList(x, _LAYOUT) for x in flat_in], flat_args, sum(counts))
+    out, at = [], 0
+    for c in counts:
+        out.append(torch.stack(mats[at:at + c]))
+        at += c
+    return [TensorList(out, "F" + _LAYOUT)]
+
+
 class _Transform(Operator):
     """Per sample: the op's matrix (`define`), composed with the input matrix if there is one."""
 
     sample_wise = False
+    per_frame_ok = True  # sequences of matrices and per-frame arguments: `run_frames`
+    own_frames = True
     max_ndim = 6
 
     def get(self, args: dict[str, list[Any]], name: str, i: int) -> Any:
@@ -83,8 +153,11 @@ class _Transform(Operator):
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
                   args: dict[str, list[Any]]) -> list[TensorList]:
+        return run_frames(self, inputs, args, ctx.batch_size, self.run_plain)
+
+    def run_plain(self, inputs: list[TensorList], args: dict[str, list[Any]], n: int) -> list[torch.Tensor]:
+        """One matrix per sample (or per frame, when `run_frames` unfolded sequences)."""
         in_ndim = self.input_ndim(inputs)
-        n = len(inputs[0]) if inputs else ctx.batch_size
         out = []
         for i in range(n):
             ndim = self.ndim(args, i, in_ndim)
@@ -99,7 +172,7 @@ class _Transform(Operator):
                 t0 = _to_homogeneous(inputs[0][i])
                 m = t0 @ m if self.args["reverse_order"] else m @ t0
             out.append(torch.from_numpy(m[:ndim].astype(np.float32)))
-        return [TensorList(out, _LAYOUT)]
+        return out
 
 
 class TranslationOp(_Transform):
@@ -200,9 +273,14 @@ class CombineOp(Operator):
     """T1, T2, ..., Tn -> Tn @ ... @ T2 @ T1 (T1 applied first); reversed with reverse_order."""
 
     sample_wise = False
+    per_frame_ok = True
+    own_frames = True
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
                   args: dict[str, list[Any]]) -> list[TensorList]:
+        return run_frames(self, inputs, args, ctx.batch_size, self.run_plain)
+
+    def run_plain(self, inputs: list[TensorList], args: dict[str, list[Any]], n: int) -> list[torch.Tensor]:
         shape0 = None
         for k, tl in enumerate(inputs):
             for t in tl:
@@ -228,7 +306,7 @@ class CombineOp(Operator):
             for nxt in mats[1:]:
                 m = m @ nxt
             out.append(torch.from_numpy(m[:-1].astype(np.float32)))
-        return [TensorList(out, _LAYOUT)]
+        return out
 
 
 _REVERSE = Arg("reverse_order", "bool", False, "apply this transform before the input one instead of after it")
