@@ -58,3 +58,18 @@ def test_to_decibels_bit_exact():
                                   np.full(3, -200.00002, np.float32))
     with pytest.raises(RuntimeError, match="float32"):
         _run(lambda x: fn.to_decibels(x), [np.array([1, 10], np.int32)])
+
+
+def test_power_spectrum_axis_nfft_power():
+    a = np.random.default_rng(0).standard_normal((3, 8)).astype(np.float32)
+    out = _run(lambda x: fn.power_spectrum(x), [a], "ft")
+    assert out.layout() == "ft" and out.dtype == types.FLOAT
+    np.testing.assert_allclose(np.asarray(out[0]), np.abs(np.fft.rfft(a, axis=-1)) ** 2, atol=1e-4)
+    out = np.asarray(_run(lambda x: fn.power_spectrum(x, axis=0, nfft=6, power=1), [a])[0])
+    np.testing.assert_allclose(out, np.abs(np.fft.rfft(a, n=6, axis=0)), atol=1e-5)  # 6 > 3: zero-padded
+    out = np.asarray(_run(lambda x: fn.power_spectrum(x, nfft=5), [a])[0])
+    np.testing.assert_allclose(out, np.abs(np.fft.rfft(a, n=5, axis=-1)) ** 2, atol=1e-4)  # truncated
+    with pytest.raises(RuntimeError, match="power"):
+        _run(lambda x: fn.power_spectrum(x, power=3), [a])
+    with pytest.raises(RuntimeError, match="float32"):
+        _run(lambda x: fn.power_spectrum(x), [a.astype(np.float64)])

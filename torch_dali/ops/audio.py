@@ -1,4 +1,4 @@
-"""Signal ops: preemphasis_filter and to_decibels (CPU or CUDA tensors).
+"""Signal ops: preemphasis_filter, to_decibels (CPU or CUDA tensors) and power_spectrum (CPU).
 
 preemphasis_filter: y[t] = x[t] - coeff * x[t-1] over the sample's elements in memory order (a
 multi-dimensional sample is one signal, as in DALI); x[-1] is 0 (`border='zero'`), x[0]
@@ -7,6 +7,8 @@ converted to `dtype` with DALI's rounding and saturation.
 
 to_decibels: multiplier * log10(max(x / reference, 10 ** (cutoff_db / multiplier))), float32 in
 and out; `reference` defaults to each sample's maximum (a sample of zeros gives cutoff_db).
+
+power_spectrum: |rfft(x, nfft)|^power along `axis`, float32.
 """
 from __future__ import annotations
 
@@ -75,6 +77,35 @@ class ToDecibels(Operator):
         return scale.to(x.device) * torch.log2(torch.maximum(ratio, floor))
 
 
+class PowerSpectrum(Operator):
+    def setup(self) -> None:
+        if self.args["power"] not in (1, 2):
+            raise ArgumentError(f"{self.name}: `power` must be 2 (power spectrum) or 1 (magnitude), got "
+                                f"{self.args['power']}")
+        nfft = self.args.get("nfft")
+        if nfft is not None and nfft <= 0:
+            raise ArgumentError(f"{self.name}: `nfft` must be positive, got {nfft}")
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        x = inputs[0]
+        if x.dtype != torch.float32:
+            raise ArgumentTypeError(f"{self.name}: the input must be float32, got {x.dtype}")
+        axis = int(self.args["axis"])
+        if not -x.dim() <= axis < x.dim():
+            raise ArgumentError(f"{self.name}: `axis` {axis} is out of range for a {x.dim()}-D sample")
+        n = self.args.get("nfft") or int(x.shape[axis])
+        spec = torch.fft.rfft(x, n=n, dim=axis).abs()  # nfft below the length truncates, above it zero-pads
+        return (spec * spec if self.args["power"] == 2 else spec).to(torch.float32)
+
+
+register(OpSchema(
+    name="power_spectrum", impl=PowerSpectrum, devices=("cpu",),
+    doc="|FFT|^power along one axis (nfft // 2 + 1 bins): the power spectrum (power=2) or the magnitude "
+        "(power=1); float32 input.",
+    args=(Arg("axis", "int", -1, "the axis transformed (default: the last)"),
+          Arg("nfft", "int", None, "FFT size (default: the axis' length; shorter truncates, longer zero-pads)"),
+          Arg("power", "int", 2, "2: power spectrum, 1: magnitude")),
+))
 register(OpSchema(
     name="preemphasis_filter", impl=PreemphasisFilter,
     doc="Pre-emphasis: y[t] = x[t] - preemph_coeff * x[t-1] over each sample's elements; `border` sets x[-1].",
