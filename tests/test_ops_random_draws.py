@@ -128,3 +128,8 @@ def test_array_arguments_are_per_sample_inputs():
         _run_one(lambda: fn.random.choice(4, p=np.full((2, 2), 0.25)))
     ok = _run_one(lambda: fn.random.beta(alpha=np.array([0.5]), beta=np.array(2.0)))  # one value: a scalar
     assert np.asarray(ok[0]).shape == ()
+
+
+def test_one_value_in_two_dimensions_is_not_a_scalar():
+    with pytest.raises(RuntimeError, match="one number per sample"):
+        _run_one(lambda: fn.random.beta(beta=np.full((1, 1), 1.0)))

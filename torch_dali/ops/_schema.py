@@ -325,6 +325,12 @@ def array_arg_inputs(schema: OpSchema, kwargs: dict[str, Any], device: str) -> d
     for key, v in kwargs.items():
         arg = schema.arg(key) if key not in COMMON_ARGS else None
         if arg is not None and _array_input(arg, v):
+            size = v.numel() if isinstance(v, torch.Tensor) else v.size
+            if _SAMPLE_NDIM[arg.kind] == 0 and size == 1:
+                # one value in 2+ dimensions would reach the op as a plain number: refused here
+                from ._operator import BuildArgumentTypeError
+                raise BuildArgumentTypeError(f"{schema.display_name()}: `{arg.name}` takes one number per sample; "
+                                             f"got an array of shape {tuple(v.shape)}")
             out[key] = types.Constant(v.cpu().numpy() if isinstance(v, torch.Tensor) else v, device=device)
     return out
 
