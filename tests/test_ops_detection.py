@@ -166,6 +166,25 @@ def test_ssd_random_crop_keeps_image_and_boxes_consistent():
     assert any(im.shape != img.shape for im in o[0])
 
 
+def test_ssd_random_crop_grayscale_and_no_crop_pass_through():
+    """HW images are cropped as HWC ones; boxes outside [0, 1] never leave a box centre in a
+    window, so every sample passes through as given (labels not read, whatever their count)."""
+    img = np.arange(100 * 160, dtype=np.int32).reshape(100, 160)
+    boxes = np.array([[0.1, 0.1, 0.3, 0.3], [0.5, 0.45, 0.9, 0.8]], np.float32)
+    labels = np.array([1, 2], np.int32)
+    o = O.run(lambda i, b, la: tuple(fn.ssd_random_crop(i, b, la)), [[img] * 30, [boxes] * 30, [labels] * 30], 30)
+    assert all(im.ndim == 2 for im in o[0]) and any(im.shape != img.shape for im in o[0])
+    for im in o[0]:  # a window of the image
+        y, x = divmod(int(im[0, 0]), 160)
+        np.testing.assert_array_equal(im, img[y:y + im.shape[0], x:x + im.shape[1]])
+    far = np.array([[20.0, 30.0, 40.0, 50.0]] * 3, np.float32)
+    o = O.run(lambda i, b, la: tuple(fn.ssd_random_crop(i, b, la)), [[img] * 8, [far] * 8, [labels[:1]] * 8], 8)
+    for im, bb, la in zip(*o):
+        np.testing.assert_array_equal(im, img)
+        np.testing.assert_array_equal(bb, far)
+        np.testing.assert_array_equal(la, labels[:1])
+
+
 def test_bb_flip_per_sample_flags():
     b = [np.array([[0.1, 0.2, 0.4, 0.6]], np.float32)] * 3
     h = [np.array(1, np.int32), np.array(0, np.int32), np.array(1, np.int32)]

@@ -93,3 +93,43 @@ def test_extreme_parameters_stay_finite():
     tiny, huge = (np.asarray(o.at(0)) for o in p.run())
     assert np.all(np.isin(tiny, [0.0, 1.0])) and 0.4 < tiny.mean() < 0.6
     assert np.all(huge == 1.0)
+
+
+def _run_one(make, batch=2):
+    @pipeline_def(batch_size=batch, num_threads=1, device_id=None, seed=5)
+    def pipe():
+        return make()
+
+    p = pipe()
+    p.build()
+    return p.run()[0]
+
+
+def test_choice_one_probability_is_given_to_every_element():
+    """`p=0.25` with four elements is a uniform pick (DALI broadcasts a scalar `p`); with two
+    elements the probabilities sum to 0.5 and the op refuses."""
+    out = np.stack([np.asarray(s) for s in _run_one(lambda: fn.random.choice(4, p=0.25, shape=[400]))])
+    assert set(np.unique(out)) == {0, 1, 2, 3}
+    with pytest.raises(RuntimeError, match="sum to 1"):
+        _run_one(lambda: fn.random.choice(2, p=0.25))
+
+
+def test_array_arguments_are_per_sample_inputs():
+    """A NumPy array with more dimensions than one value of a per-sample argument is a constant
+    per-sample input, as in DALI: the op takes it if the shape suits it (a 3x3 matrix) and refuses
+    it when the pipeline runs, a RuntimeError, otherwise."""
+    img = _run_one(lambda: fn.experimental.warp_perspective(
+        fn.random.uniform(shape=(4, 5, 3)), matrix=np.eye(3)))
+    src = _run_one(lambda: fn.random.uniform(shape=(4, 5, 3)))
+    np.testing.assert_array_equal(np.asarray(img[0]), np.asarray(src[0]))
+    with pytest.raises(RuntimeError, match="one number per sample"):
+        _run_one(lambda: fn.random.beta(alpha=np.full((2, 2), 1.0)))
+    with pytest.raises(RuntimeError, match="1-D list"):
+        _run_one(lambda: fn.random.choice(4, p=np.full((2, 2), 0.25)))
+    ok = _run_one(lambda: fn.random.beta(alpha=np.array([0.5]), beta=np.array(2.0)))  # one value: a scalar
+    assert np.asarray(ok[0]).shape == ()
+
+
+def test_one_value_in_two_dimensions_is_not_a_scalar():
+    with pytest.raises(RuntimeError, match="one number per sample"):
+        _run_one(lambda: fn.random.beta(beta=np.full((1, 1), 1.0)))

@@ -5,7 +5,7 @@ from typing import Any
 
 from ..errors import ArgumentError, ArgumentTypeError, GraphError
 from ..graph.node import DataNode, caller_origin, current_graph, set_op_caller
-from ._schema import COMMON_ARGS, OpSchema, validate_args
+from ._schema import COMMON_ARGS, OpSchema, array_arg_inputs, validate_args
 
 
 class InputDeviceError(GraphError, RuntimeError):
@@ -78,6 +78,7 @@ def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
     name = kwargs.pop("name", None)
     seed = kwargs.pop("seed", None)
     device = _resolve_device(schema, kwargs.pop("device", None), list(inputs))
+    kwargs = array_arg_inputs(schema, kwargs, "cpu")
     consts, tensor_args = validate_args(schema, kwargs)
     ins = list(inputs)
     for k, x in enumerate(ins):

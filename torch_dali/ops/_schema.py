@@ -303,6 +303,38 @@ def length(*ns: int) -> Callable[[Any], str | None]:
     return check
 
 
+# how many dimensions one sample of a per-sample argument has, by kind
+_SAMPLE_NDIM = {"int": 0, "float": 0, "bool": 0, "int_list": 1, "float_list": 1, "ints": 1, "floats": 1}
+
+
+def _array_input(arg: Arg, v: Any) -> bool:
+    """A NumPy array or tensor given to a per-sample argument, with more dimensions than one value
+    of the argument has (`matrix=np.eye(3)`): DALI feeds those as constant per-sample inputs, so
+    their shape is the op's to accept or refuse when it runs."""
+    if not arg.tensor or arg.kind not in _SAMPLE_NDIM or not isinstance(v, (np.ndarray, torch.Tensor)):
+        return False
+    if v.ndim == 1 and v.shape[0] == 1 and _SAMPLE_NDIM[arg.kind] == 0:
+        return False  # one value in a 1-D array: the scalar (coerce unwraps it)
+    return v.ndim > _SAMPLE_NDIM[arg.kind]
+
+
+def array_arg_inputs(schema: OpSchema, kwargs: dict[str, Any], device: str) -> dict[str, Any]:
+    """`kwargs` with each array that `_array_input` accepts made a constant node (`types.Constant`)
+    on `device` (per-sample arguments come from the CPU)."""
+    out = dict(kwargs)
+    for key, v in kwargs.items():
+        arg = schema.arg(key) if key not in COMMON_ARGS else None
+        if arg is not None and _array_input(arg, v):
+            size = v.numel() if isinstance(v, torch.Tensor) else v.size
+            if _SAMPLE_NDIM[arg.kind] == 0 and size == 1:
+                # one value in 2+ dimensions would reach the op as a plain number: refused here
+                from ._operator import BuildArgumentTypeError
+                raise BuildArgumentTypeError(f"{schema.display_name()}: `{arg.name}` takes one number per sample; "
+                                             f"got an array of shape {tuple(v.shape)}")
+            out[key] = types.Constant(v.cpu().numpy() if isinstance(v, torch.Tensor) else v, device=device)
+    return out
+
+
 def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Splits `given` into (constant args, per-sample DataNode args), checking names and values.
 
@@ -334,6 +366,8 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
             tensor_args[arg.name] = value
             continue
         if value is None and not arg.required:  # None means "not given", as in DALI
+            continue
+        if _array_input(arg, value):  # a class API constructor's: made a node when the op is called
             continue
         consts[arg.name] = coerce(op, arg, value)
     for arg in schema.args:

@@ -183,34 +183,34 @@ class RandomBBoxCrop(Operator):
 
 
 class SSDRandomCrop(Operator):
-    """DALI's deprecated SSDRandomCrop: crops an HWC image with a window found as in SSD."""
+    """DALI's deprecated SSDRandomCrop: crops an HWC (or HW) image with a window found as in SSD."""
 
     sample_wise = False
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         images, boxes, labels = inputs
-        layout = resolve_layout(self.name, images.layout(), images[0].dim() if len(images) else 3, ("HWC",))
+        resolve_layout(self.name, images.layout(), images[0].dim() if len(images) else 3, ("HWC", "HW"))
         rows = ctx.map(lambda i: self._one(ctx, i, images[i], boxes[i], labels[i]))
-        return [TensorList([r[0] for r in rows], layout), TensorList([r[1] for r in rows], ""),
+        return [TensorList([r[0] for r in rows], images.layout()), TensorList([r[1] for r in rows], ""),
                 TensorList([r[2] for r in rows], "")]
 
-    def output_layout(self, index: int) -> str:
-        return "HWC" if index == 0 else ""
+    def output_layout(self, index: int) -> str | None:
+        return None if index == 0 else ""  # the images keep theirs (none stays none, as in DALI)
 
     def _one(self, ctx: BatchContext, i: int, img: torch.Tensor, boxes: torch.Tensor,
              labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         src = f" (sample {i})"
-        if img.dim() != 3:
-            raise ArgumentError(f"{self.name}: images must be HWC, got shape {tuple(img.shape)}{src}")
+        if img.dim() not in (2, 3):
+            raise ArgumentError(f"{self.name}: images must be HWC or HW, got shape {tuple(img.shape)}{src}")
         b = _boxes32(self.name, boxes, 4, src)
-        if labels.dim() == 0 or labels.shape[0] != b.shape[0]:
-            raise ArgumentError(f"{self.name}: {b.shape[0]} boxes but labels of shape {tuple(labels.shape)}{src}")
         try:
             found = BC.ssd_crop(ctx.sample(i).rng, b, self.args["num_attempts"])
         except RuntimeError as e:
             raise DataError(f"{self.name}: {e}{src}") from None
-        if found is None:
+        if found is None:  # no crop: all three pass through (labels are only read to keep a subset)
             return img, boxes, labels
+        if labels.dim() == 0 or labels.shape[0] != b.shape[0]:
+            raise ArgumentError(f"{self.name}: {b.shape[0]} boxes but labels of shape {tuple(labels.shape)}{src}")
         left, top, w, h, keep = found
         scale = np.array([w, h, w, h])
         minus = np.array([left, top, left, top])
@@ -259,7 +259,7 @@ register(OpSchema(
 register(OpSchema(
     name="ssd_random_crop", impl=SSDRandomCrop, devices=("cpu",), min_inputs=3, max_inputs=3, num_outputs=3,
     random=True, class_name_override="SSDRandomCrop",
-    doc="Deprecated in DALI (use random_bbox_crop): crops an HWC image, its ltrb boxes and labels with a "
+    doc="Deprecated in DALI (use random_bbox_crop): crops an HWC or HW image, its ltrb boxes and labels with a "
         "window whose IoU with every box reaches a minimum picked from (any, 0.1, 0.3, 0.5, 0.7, 0.9) or "
         "no crop; windows 0.3..1 of each side, aspect 0.5..2.",
     args=(Arg("num_attempts", "int", 1, "windows tried per picked minimum IoU", check=positive),),

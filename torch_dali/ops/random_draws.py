@@ -59,7 +59,10 @@ class Beta(_Draws):
         return ""
 
     def param(self, args: dict[str, Any], name: str) -> float:
-        v = float(self.get(args, name))
+        raw = self.get(args, name)
+        if isinstance(raw, list):  # a per-sample tensor of more than one value (`alpha=np.ones((2, 2))`)
+            raise ArgumentError(f"{self.name}: `{name}` must be one number per sample, got {raw!r}")
+        v = float(raw)
         if not 0.0 < v <= _F32_MAX:
             raise ArgumentError(f"{self.name}: `{name}` must be a positive float32, got {v}")
         return v
@@ -102,7 +105,12 @@ class Choice(_Draws):
     def probabilities(self, p: Any, n: int, i: int) -> torch.Tensor | None:
         if p is None:
             return None
-        vals = [float(p)] if isinstance(p, (int, float)) else [float(v) for v in p]
+        if isinstance(p, (int, float)):  # one probability for every element, as DALI broadcasts it
+            vals = [float(p)] * n
+        elif all(isinstance(v, (int, float)) for v in p):
+            vals = [float(v) for v in p]
+        else:
+            raise ArgumentError(f"{self.name}: `p` must be a 1-D list of probabilities, got {p!r} (sample {i})")
         if len(vals) != n:
             raise ArgumentError(f"{self.name}: `p` has {len(vals)} probabilities, `a` has {n} elements (sample {i})")
         for k, v in enumerate(vals):
@@ -152,6 +160,7 @@ register(OpSchema(
     name="random.choice", impl=Choice, devices=("cpu",), min_inputs=1, max_inputs=2, random=True,
     doc="Random picks among the elements of `a` (its outer dimension), or of range(a) for a scalar "
         "integer `a`, with probabilities `p`. An optional second input (shape_like) gives the output shape.",
-    args=(Arg("p", "float_list", None, "probability of each element (default: uniform)", tensor=True),
+    args=(Arg("p", "floats", None, "probability of each element, or one for all (default: uniform)",
+              tensor=True),
           _shape_arg()),
 ))

@@ -1,0 +1,75 @@
+"""sequence_rearrange and decoders.numpy, on the cases checked against DALI 2.4's CPU backend
+(values, layouts, types; which inputs are refused when the pipeline runs)."""
+from __future__ import annotations
+
+import io
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+from torch_dali import fn, pipeline_def, types
+
+
+def _run(graph: Callable[[Any], Any], data: list[np.ndarray], layout: str | None = None) -> Any:
+    @pipeline_def(batch_size=len(data), num_threads=1, device_id=None)
+    def pipe():
+        return graph(fn.external_source(source=lambda: data, batch=True, layout=layout))
+
+    p = pipe()
+    p.build()
+    return p.run()[0]
+
+
+SEQ = [np.arange(6, dtype=np.int32).reshape(3, 2), np.arange(8, dtype=np.int32).reshape(4, 2) + 100]
+
+
+def test_sequence_rearrange_orders_frames():
+    out = _run(lambda x: fn.sequence_rearrange(x, new_order=[2, 0, 0]), SEQ, "FX")
+    assert out.layout() == "FX"
+    np.testing.assert_array_equal(np.asarray(out[0]), [[4, 5], [0, 1], [0, 1]])
+    np.testing.assert_array_equal(np.asarray(out[1]), [[104, 105], [100, 101], [100, 101]])
+    per_sample = fn.constant(idata=[1, 0], dtype=types.INT32)
+    out = _run(lambda x: fn.sequence_rearrange(x, new_order=per_sample), SEQ, "FX")
+    np.testing.assert_array_equal(np.asarray(out[1]), [[102, 103], [100, 101]])
+
+
+@pytest.mark.parametrize("order,layout,data,match", [
+    ([3], "FX", SEQ, r"new_order\[0\]` is 3"),
+    ([-1], "FX", SEQ, r"new_order\[0\]` is -1"),
+    ([], "FX", SEQ, "empty"),
+    ([0], "XF", SEQ, "not a sequence"),
+    ([0], "F", [np.arange(3, dtype=np.int32)] * 2, "at least one axis per frame"),
+])
+def test_sequence_rearrange_refusals(order, layout, data, match):
+    with pytest.raises(RuntimeError, match=match):
+        _run(lambda x: fn.sequence_rearrange(x, new_order=order), data, layout)
+
+
+def _enc(a: np.ndarray) -> np.ndarray:
+    b = io.BytesIO()
+    np.save(b, a)
+    return np.frombuffer(b.getvalue(), np.uint8)
+
+
+def test_numpy_decoder_values_types_and_conversion():
+    f = np.asfortranarray(np.arange(6, dtype=np.int16).reshape(2, 3))
+    out = _run(lambda x: fn.decoders.numpy(x), [_enc(f), _enc(f + 1)])
+    assert out.dtype == types.INT16 and out.layout() == ""
+    np.testing.assert_array_equal(np.asarray(out[1]), f + 1)
+    out = _run(lambda x: fn.decoders.numpy(x, dtype=types.INT32), [_enc(np.array([2.5, -2.5, 1e10], np.float32))])
+    np.testing.assert_array_equal(np.asarray(out[0]), [3, -3, 2**31 - 1])  # rounded away from 0, saturated
+    out = _run(lambda x: fn.decoders.numpy(x), [_enc(np.float64(3.5))])
+    assert np.asarray(out[0]).shape == () and float(np.asarray(out[0])) == 3.5
+
+
+@pytest.mark.parametrize("data,match", [
+    ([_enc(np.arange(4, dtype=np.float32)), _enc(np.arange(4, dtype=np.int16))], "share a type"),
+    ([_enc(np.arange(4, dtype=np.float32)), _enc(np.ones((2, 2), np.float32))], "dimensions"),
+    ([np.zeros(10, np.uint8)], "magic"),
+    ([_enc(np.arange(4, dtype=np.float32))[:-3]], "truncated"),
+    ([_enc(np.array([1], ">i4"))], "big-endian"),
+])
+def test_numpy_decoder_refusals(data, match):
+    with pytest.raises(RuntimeError, match=match):
+        _run(lambda x: fn.decoders.numpy(x), data)

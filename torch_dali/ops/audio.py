@@ -1,0 +1,122 @@
+"""Signal ops: preemphasis_filter, to_decibels (CPU or CUDA tensors) and power_spectrum (CPU).
+
+preemphasis_filter: y[t] = x[t] - coeff * x[t-1] over the sample's elements in memory order (a
+multi-dimensional sample is one signal, as in DALI); x[-1] is 0 (`border='zero'`), x[0]
+('clamp', the default) or x[1] ('reflect'). Computed in float32 (float64 for float64 input), then
+converted to `dtype` with DALI's rounding and saturation.
+
+to_decibels: multiplier * log10(max(x / reference, 10 ** (cutoff_db / multiplier))), float32 in
+and out; `reference` defaults to each sample's maximum (a sample of zeros gives cutoff_db).
+
+power_spectrum: |rfft(x, nfft)|^power along `axis`, float32.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+
+from .. import types
+from ..errors import ArgumentError, ArgumentTypeError
+from ._operator import Operator, SampleContext
+from ._registry import register
+from ._schema import Arg, OpSchema
+from .arith_kernels import cast_sat
+
+_BORDERS = ("zero", "clamp", "reflect")
+
+
+class PreemphasisFilter(Operator):
+    def setup(self) -> None:
+        self.dtype = types.to_torch_dtype(self.args["dtype"])
+        if self.args["border"] not in _BORDERS:  # at build, a RuntimeError too, as DALI refuses it
+            raise ArgumentError(f"{self.name}: `border` must be one of {', '.join(_BORDERS)}, got "
+                                f"{self.args['border']!r}")
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        x = inputs[0]
+        coeff = args["preemph_coeff"] if "preemph_coeff" in args else self.args["preemph_coeff"]
+        if isinstance(coeff, list):
+            raise ArgumentError(f"{self.name}: `preemph_coeff` must be one number per sample, got {coeff!r}")
+        if x.dtype.is_complex:
+            raise ArgumentTypeError(f"{self.name}: complex input is not supported")
+        work = torch.float64 if x.dtype == torch.float64 else torch.float32
+        flat = x.reshape(-1).to(work)
+        if flat.numel() == 0:
+            return torch.empty(x.shape, dtype=self.dtype, device=x.device)
+        border = self.args["border"]
+        first = (flat[:1] * 0 if border == "zero" else flat[:1] if border == "clamp"
+                 else flat[1:2] if flat.numel() > 1 else flat[:1])
+        prev = torch.cat([first, flat[:-1]])
+        c = torch.tensor(float(coeff), dtype=torch.float32).to(work)
+        y = flat - c.to(flat.device) * prev
+        return cast_sat(y, self.dtype).reshape(x.shape)
+
+
+class ToDecibels(Operator):
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        x = inputs[0]
+        if x.dtype != torch.float32:
+            raise ArgumentTypeError(f"{self.name}: the input must be float32, got {x.dtype}")
+        mult = float(self.args["multiplier"])
+        if mult == 0:
+            raise ArgumentError(f"{self.name}: `multiplier` must not be 0")
+        floor = torch.tensor(10.0 ** (float(self.args["cutoff_db"]) / mult), dtype=torch.float32, device=x.device)
+        ref = self.args.get("reference")
+        if ref is None:  # each sample's own maximum
+            ref_t = x.max() if x.numel() else torch.tensor(1.0, device=x.device)
+        else:
+            ref_t = torch.tensor(float(ref), dtype=torch.float32, device=x.device)
+        if not x.numel():
+            return x.clone()
+        ratio = torch.where(ref_t > 0, x / ref_t, torch.zeros_like(x))  # a zero reference: every value floors
+        ratio = torch.nan_to_num(ratio, nan=0.0)
+        # as multiplier * log10(2) * log2(.) in float32: DALI 2.4's values to the last bit (measured)
+        scale = torch.tensor(mult, dtype=torch.float32) * torch.tensor(math.log10(2.0), dtype=torch.float32)
+        return scale.to(x.device) * torch.log2(torch.maximum(ratio, floor))
+
+
+class PowerSpectrum(Operator):
+    def setup(self) -> None:
+        if self.args["power"] not in (1, 2):
+            raise ArgumentError(f"{self.name}: `power` must be 2 (power spectrum) or 1 (magnitude), got "
+                                f"{self.args['power']}")
+        nfft = self.args.get("nfft")
+        if nfft is not None and nfft <= 0:
+            raise ArgumentError(f"{self.name}: `nfft` must be positive, got {nfft}")
+
+    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        x = inputs[0]
+        if x.dtype != torch.float32:
+            raise ArgumentTypeError(f"{self.name}: the input must be float32, got {x.dtype}")
+        axis = int(self.args["axis"])
+        if not -x.dim() <= axis < x.dim():
+            raise ArgumentError(f"{self.name}: `axis` {axis} is out of range for a {x.dim()}-D sample")
+        n = self.args.get("nfft") or int(x.shape[axis])
+        spec = torch.fft.rfft(x, n=n, dim=axis).abs()  # nfft below the length truncates, above it zero-pads
+        return (spec * spec if self.args["power"] == 2 else spec).to(torch.float32)
+
+
+register(OpSchema(
+    name="power_spectrum", impl=PowerSpectrum, devices=("cpu",),
+    doc="|FFT|^power along one axis (nfft // 2 + 1 bins): the power spectrum (power=2) or the magnitude "
+        "(power=1); float32 input.",
+    args=(Arg("axis", "int", -1, "the axis transformed (default: the last)"),
+          Arg("nfft", "int", None, "FFT size (default: the axis' length; shorter truncates, longer zero-pads)"),
+          Arg("power", "int", 2, "2: power spectrum, 1: magnitude")),
+))
+register(OpSchema(
+    name="preemphasis_filter", impl=PreemphasisFilter,
+    doc="Pre-emphasis: y[t] = x[t] - preemph_coeff * x[t-1] over each sample's elements; `border` sets x[-1].",
+    args=(Arg("preemph_coeff", "float", 0.97, "the coefficient", tensor=True),
+          Arg("border", "str", "clamp", "x[-1]: 'zero' (0), 'clamp' (x[0]) or 'reflect' (x[1])"),
+          Arg("dtype", "dtype", types.FLOAT, "output type")),
+))
+register(OpSchema(
+    name="to_decibels", impl=ToDecibels,
+    doc="Decibels: multiplier * log10(max(x / reference, 10 ** (cutoff_db / multiplier))); float32 input.",
+    args=(Arg("multiplier", "float", 10.0, "10 for power, 20 for amplitude"),
+          Arg("reference", "float", None, "the 0 dB value (default: each sample's maximum)"),
+          Arg("cutoff_db", "float", -200.0, "the lowest value out")),
+))
