@@ -413,7 +413,12 @@ void NvJpegDecoder::make_cuda_side(int64_t num_cuda_states) {
   const auto t = std::chrono::steady_clock::now();
   std::string err;
   try {
-    make_default_handle();
+    {
+      // No hardware batch decodes while the handle is made (as fill_slot does for hardware
+      // handles: nvJPEG calls overlapping the engines' batches have hung it before)
+      std::lock_guard<std::mutex> hw_lock(hw_mu_);
+      make_default_handle();
+    }
     fill_cuda(*slots_[0], num_cuda_states);  // no decode() reads slot 0's `cu` before it is published
   } catch (const std::exception& e) {
     err = e.what();
