@@ -58,6 +58,9 @@ class TensorList:
     (`as_tensor()` is then free and DLPack export is zero-copy).
     """
 
+    # each sample's file or record, set on a pipeline's outputs made from a reader (source_info())
+    _sources: Sequence[Any] | None = None
+
     def __init__(self, samples: Sequence[torch.Tensor] | torch.Tensor, layout: str = "") -> None:
         if isinstance(samples, torch.Tensor):
             self._dense: torch.Tensor | None = samples
@@ -270,7 +273,11 @@ class TensorCPU(torch.Tensor):
         return _Layout(torch.Tensor.layout.__get__(self), self.dali_layout())
 
     def as_cpu(self) -> "TensorCPU":
-        return self if self.device.type == "cpu" else _with_layout(self.cpu(), TensorCPU, self.dali_layout())
+        if self.device.type == "cpu":
+            return self
+        out = _with_layout(self.cpu(), TensorCPU, self.dali_layout())
+        out._source_info = self.source_info()  # type: ignore[attr-defined]
+        return out
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         t = self.as_subclass(torch.Tensor)
@@ -280,7 +287,9 @@ class TensorCPU(torch.Tensor):
         return a.copy() if copy else a
 
     def source_info(self) -> str:
-        return ""
+        """The file or record this sample was read from (a reader's output and what was made from
+        it); "" for data that came from no reader."""
+        return getattr(self, "_source_info", "")
 
     def copy_to_external(self, ptr: Any, *args: Any, **kwargs: Any) -> None:
         _copy_to(self, ptr)
@@ -290,7 +299,9 @@ class TensorGPU(TensorCPU):
     """A device sample as `out[i]` gives it; `as_cpu()` copies it to the host."""
 
     def as_cpu(self) -> TensorCPU:
-        return _with_layout(self.cpu(), TensorCPU, self.dali_layout())
+        out = _with_layout(self.cpu(), TensorCPU, self.dali_layout())
+        out._source_info = self.source_info()  # type: ignore[attr-defined]
+        return out
 
     def device_id(self) -> int:
         return int(self.device.index or 0) if self.is_cuda else 0
@@ -334,13 +345,17 @@ class _DaliTensorList(TensorList):
             raise TypeError(f"{type(self).__name__} indices must be integers, got {type(i).__name__}")
         if not -n <= i < n:
             raise IndexError(f"{type(self).__name__}: index {i} out of range for a batch of {n}")
-        return self._sample(self.samples[int(i)])
+        return self._sample(self.samples[int(i)], int(i) % n)
 
     def __iter__(self):
-        return (self._sample(t) for t in self.samples)
+        return (self._sample(t, i) for i, t in enumerate(self.samples))
 
-    def _sample(self, t: torch.Tensor) -> TensorCPU:
-        return _with_layout(t, self._sample_cls, self._layout)
+    def _sample(self, t: torch.Tensor, i: int = -1) -> TensorCPU:
+        out = _with_layout(t, self._sample_cls, self._layout)
+        src = self._sources
+        if src is not None and 0 <= i < len(src):
+            out._source_info = str(src[i])  # type: ignore[attr-defined]
+        return out
 
     def as_tensor(self) -> TensorCPU:
         """The batch as one tensor (as TensorList's), as DALI's class: `as_tensor().as_cpu()`."""
@@ -387,7 +402,9 @@ class TensorListGPU(_DaliTensorList):
             data: Any = self._dense.cpu()
         else:
             data = [t.cpu() for t in self.samples]
-        return TensorListCPU(data, self._layout)
+        out = TensorListCPU(data, self._layout)
+        out._sources = self._sources
+        return out
 
     def device_id(self) -> int:
         return int(self.device.index or 0) if self.is_cuda else 0
@@ -404,6 +421,7 @@ def user_view(tl: TensorList) -> TensorList:
     cls = TensorListGPU if tl.is_cuda else TensorListCPU
     out = cls.__new__(cls)
     out._dense, out._samples, out._layout = tl._dense, tl._samples, tl._layout
+    out._sources = tl._sources
     return out
 
 

@@ -92,6 +92,7 @@ class Plan:
                 raise GraphError(f"{n.describe()}: {e}") from e
         self._output_keys = {(d.node.id, d.index) for d in graph.outputs}
         self._consumers: dict[int, list[Node]] = {n.id: [] for n in self.nodes}
+        self._lineage: list[list[tuple[int, int]]] | None = None  # per output, the values it comes from
         for n in self.nodes:
             for d in [*n.inputs, *n.arg_inputs.values()]:
                 if n not in self._consumers[d.node.id]:
@@ -218,7 +219,34 @@ class Plan:
                 self._held.popleft()
 
     def outputs(self, part: Partial) -> list[TensorList]:
-        return [part.values[(d.node.id, d.index)] for d in self.graph.outputs]
+        """The iteration's outputs; those made from the source op that named the batch's samples
+        (a reader) carry those names, as DALI's `source_info()` of each output sample."""
+        outs = [part.values[(d.node.id, d.index)] for d in self.graph.outputs]
+        if part.source_info:
+            for tl, lineage in zip(outs, self._output_lineage()):
+                key = next((k for k in lineage if k in part.source_info), None)
+                if key is not None:
+                    tl._sources = part.source_info[key]
+        return outs
+
+    def _output_lineage(self) -> list[list[tuple[int, int]]]:
+        """Per output: the (node id, output index) values its data come from, through data inputs
+        (not argument inputs), each op's first input first: the source whose names an output
+        sample carries is the first one found (DALI's samples keep their first input's)."""
+        if self._lineage is None:
+            lineage = []
+            for d in self.graph.outputs:
+                seen: list[tuple[int, int]] = []
+                todo = [d]
+                while todo:
+                    x = todo.pop(0)
+                    key = (x.node.id, x.index)
+                    if key not in seen:
+                        seen.append(key)
+                        todo.extend(x.node.inputs)
+                lineage.append(seen)
+            self._lineage = lineage
+        return self._lineage
 
     def run_cpu_stage(self, iteration: int) -> Partial:
         """The CPU stage of one iteration (for profiling a stage on its own)."""
@@ -306,6 +334,10 @@ class Plan:
             src = op.last_sources
             if src and not sources:
                 sources = src  # may be lazy: names are formatted only when needed
+            if src:
+                names = op.source_info()
+                for k in (range(len(outs)) if op.source_info_outputs is None else op.source_info_outputs):
+                    part.source_info[(node.id, k)] = names
         for k, tl in enumerate(outs):
             values[(node.id, k)] = tl
         part.sources, part.bs = sources, bs

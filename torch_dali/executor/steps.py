@@ -56,6 +56,8 @@ class Partial:
     state: dict[str, Any] = field(default_factory=dict)
     ready: Any = None
     ready_stream: Any = None
+    # (source node id, output index) -> its samples' source_info() names (`Operator.source_info`)
+    source_info: dict[tuple[int, int], Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -166,10 +166,17 @@ class Operator:
     # -- what a source op (no inputs) says about the batch it made last --------------------------------
     #: the file or record of each sample (may be lazy), for error messages; empty if unknown
     last_sources: Sequence[str] = ()
+    #: the outputs whose samples carry `source_info()` names (None: every output)
+    source_info_outputs: ClassVar[tuple[int, ...] | None] = (0,)
     #: a reader's place in its epoch after its last batch: `real` samples, whether the epoch `ended`
     batch_info: dict[str, Any] | None = None
     #: samples left out with on_error="skip" (readers), listed by `Pipeline.skipped()`
     skip_log: "SkipLog | None" = None
+
+    def source_info(self) -> Sequence[str]:
+        """The last batch's samples as DALI's `source_info()` names them (a reader's entries as
+        listed); `last_sources` (what error messages print) unless the op says otherwise."""
+        return self.last_sources
 
     def __init__(self, node: "Node", device: torch.device) -> None:
         self.node = node

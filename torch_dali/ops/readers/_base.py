@@ -48,6 +48,7 @@ from __future__ import annotations
 import abc
 
 import math
+import os
 from typing import Any, Callable, Sequence
 
 import torch
@@ -128,6 +129,20 @@ def read_file_bytes(path: str, what: str) -> torch.Tensor:
         return host_io.read_file(path)
     except OSError as e:
         raise DataError(f"{what}: cannot read {printable(path)}: {e.strerror or e}") from None
+
+
+def relative_name(name: str, args: dict[str, Any]) -> str:
+    """A listed file as DALI's source_info() names it: a `files` entry as given, else the path
+    relative to `file_root` when it lies under it."""
+    files = args.get("files")
+    if files is not None and name in ([files] if isinstance(files, str) else files):
+        return name
+    root = args.get("file_root")
+    if root:
+        prefix = os.path.join(root, "")
+        if name.startswith(prefix):
+            return name[len(prefix):]
+    return name
 
 
 class Sources(Sequence[str]):
@@ -215,6 +230,13 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
     @abc.abstractmethod
     def _source(self, index: int) -> str:
         ...
+
+    def _info(self, index: int) -> str:
+        """Sample `index`'s `source_info()`: DALI's name for it (default: `_source`'s)."""
+        return self._source(index)
+
+    def source_info(self) -> Sequence[str]:
+        return Sources(self._info, list(getattr(self, "_last_indices", [])))
 
     def _batch_labels(self, indices: list[int], labels: list[torch.Tensor | None]) -> TensorList:
         """The label output from what `_load` returned; dense when every label has one shape."""
@@ -384,6 +406,7 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
             picked = self._next_good(ctx)
             indices = [p[0] for p in picked]
             self.last_sources = [self._source(i) for i in indices]
+            self._last_indices = indices
             return [TensorList([p[1] for p in picked]),
                     self._batch_labels(indices, [p[2] for p in picked])]
         indices = self._next_indices(ctx.batch_size)
@@ -393,6 +416,7 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
             rows = ctx.map(lambda k: self._load(unique[k]), len(unique))
         loaded = dict(zip(unique, rows))
         self.last_sources = Sources(self._source, indices)
+        self._last_indices = indices
         return self._assemble(indices, [loaded[i] for i in indices])
 
     def _load_batch(self, ctx: BatchContext, indices: list[int]) -> list[tuple[Any, ...]] | None:

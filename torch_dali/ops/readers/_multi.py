@@ -44,6 +44,7 @@ class MultiOutputReader(ReaderBase):
             picked = self._next_good(ctx)
             indices = [p[0] for p in picked]
             self.last_sources = [self._source(i) for i in indices]
+            self._last_indices = indices
             return self._assemble(indices, [(p[1], p[2]) for p in picked])
         return super().run_batch(ctx, inputs, args)
 

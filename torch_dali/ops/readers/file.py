@@ -36,7 +36,7 @@ from .._operator import BatchContext
 from .._registry import register
 from .._schema import Arg, OpSchema
 from ...skips import printable
-from ._base import ON_ERROR_ARG, READER_ARGS, ReaderBase, read_file_bytes
+from ._base import ON_ERROR_ARG, READER_ARGS, ReaderBase, read_file_bytes, relative_name
 
 DEFAULT_FILTERS = ("*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm", "*.pgm",
                    "*.pbm", "*.jp2", "*.webp", "*.flac", "*.ogg", "*.wav")
@@ -219,6 +219,10 @@ class FileReader(ReaderBase):
 
     def _source(self, index: int) -> str:
         return printable(self._paths[index])
+
+    def _info(self, index: int) -> str:
+        """DALI's source_info(): the path relative to `file_root` when given (as listed)."""
+        return relative_name(self._source(index), self.args)
 
     @property
     def paths(self) -> list[str]:

@@ -27,7 +27,7 @@ from ...tensor_list import TensorList
 from .._operator import BatchContext
 from .._registry import register
 from .._schema import Arg, OpSchema, one_of
-from ._base import READER_ARGS
+from ._base import READER_ARGS, relative_name
 from ._multi import MultiOutputReader, check_uniform, name_files
 from ._storage import ByteFile
 
@@ -62,6 +62,13 @@ class NumpyReader(MultiOutputReader):
 
     def _source(self, index: int) -> str:
         return printable(self._paths[index])
+
+    def _info(self, index: int) -> str:
+        """DALI's source_info(): the path relative to `file_root` when given; a file listed
+        directly in `file_root` (no files/file_list) as "./name"."""
+        name = relative_name(self._source(index), self.args)
+        walked = self.args["files"] is None and self.args["file_list"] is None
+        return f"./{name}" if walked and "/" not in name and name != self._source(index) else name
 
     # -- reading ------------------------------------------------------------------------------
     def _read(self, index: int, roi_args: dict[str, Any] | None) -> torch.Tensor:
@@ -108,6 +115,7 @@ class NumpyReader(MultiOutputReader):
             per.update({name: vals[k] for name, vals in args.items()})
             return self._read(indices[k], per)
         self.last_sources = [self._source(i) for i in indices]
+        self._last_indices = indices
         return [self._column(0, ctx.map(one, len(indices)))]
 
     def _column(self, k: int, samples: list[torch.Tensor]) -> TensorList:

@@ -1,0 +1,75 @@
+"""`sample.source_info()` on a pipeline's outputs: the reader's name of the sample (as DALI 2.4
+lists it, checked against its CPU backend), carried by outputs made from the reader's data, and ""
+for the reader's labels and for data that came from no reader."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from torch_dali import fn, pipeline_def
+
+
+@pytest.fixture()
+def tree(tmp_path: Path) -> Path:
+    for c in "ab":
+        (tmp_path / "img" / c).mkdir(parents=True)
+        for i in range(2):
+            (tmp_path / "img" / c / f"{i}.jpg").write_bytes(b"x%d" % i)
+    (tmp_path / "npy" / "s").mkdir(parents=True)
+    for i in range(2):
+        np.save(tmp_path / "npy" / f"g{i}.npy", np.full(2, i, np.float32))
+        np.save(tmp_path / "npy" / "s" / f"f{i}.npy", np.full(2, i, np.float32))
+    return tmp_path
+
+
+def test_reader_outputs_carry_the_listed_names(tree: Path) -> None:
+    root, npy = str(tree / "img"), str(tree / "npy")
+
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=1)
+    def pipe():
+        data, labels = fn.readers.file(file_root=root)
+        arrays = fn.readers.numpy(file_root=npy)
+        listed = fn.readers.numpy(file_root=npy, files=["s/f0.npy", "g1.npy", "g0.npy", "s/f1.npy"])
+        return data, labels, arrays * 2, listed, fn.random.coin_flip()
+
+    p = pipe()
+    p.build()
+    data, labels, doubled, listed, coins = p.run()
+    assert [t.source_info() for t in data] == ["a/0.jpg", "a/1.jpg", "b/0.jpg", "b/1.jpg"]
+    assert [t.source_info() for t in labels] == [""] * 4  # DALI's labels carry none
+    assert [t.source_info() for t in doubled] == ["./g0.npy", "./g1.npy", "s/f0.npy", "s/f1.npy"]
+    assert [t.source_info() for t in listed] == ["s/f0.npy", "g1.npy", "g0.npy", "s/f1.npy"]
+    assert [t.source_info() for t in coins] == [""] * 4
+    nxt = p.run()[0]  # the next batch names its own samples (the epoch wrapped)
+    assert [t.source_info() for t in nxt] == ["a/0.jpg", "a/1.jpg", "b/0.jpg", "b/1.jpg"]
+
+
+def test_files_given_as_full_paths_keep_them(tree: Path) -> None:
+    files = sorted(str(p) for p in (tree / "img").rglob("*.jpg"))
+
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None)
+    def pipe():
+        data, _ = fn.readers.file(files=files)
+        return data
+
+    p = pipe()
+    p.build()
+    (out,) = p.run()
+    assert [t.source_info() for t in out] == files
+    assert [t.as_cpu().source_info() for t in out] == files
+    assert os.path.isabs(out[0].source_info())
+
+
+def test_files_given_as_full_paths_under_file_root_keep_them(tree: Path) -> None:
+    files = [str(tree / "npy" / "g1.npy"), "s/f0.npy"]
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        return fn.readers.numpy(file_root=str(tree / "npy"), files=files)
+
+    p = pipe()
+    p.build()
+    assert [t.source_info() for t in p.run()[0]] == files
