@@ -66,7 +66,7 @@ def _device_of(batches: list[list[torch.Tensor]]) -> torch.device:
 
 def _build(schema: OpSchema, n_data: int, n: int, device: torch.device, layouts: tuple[str, ...],
            const: dict[str, Any], tensor_args: tuple[str, ...], seed: int | None, num_threads: int) -> Any:
-    from .graph.pipeline_def import pipeline_def
+    from .graph.pipeline import pipeline_def
     gpu = device.type == "cuda"
     where = "gpu" if gpu else "cpu"
     op_device = ("mixed" if "mixed" in schema.devices and gpu and schema.input_devices == "cpu"

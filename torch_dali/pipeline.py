@@ -7,8 +7,7 @@ from types import ModuleType
 
 from .graph.dali_api import OperatorConcurrency, StreamPolicy  # noqa: F401
 from .graph.node import DataNode  # noqa: F401
-from .graph.pipeline import Pipeline  # noqa: F401
-from .graph.pipeline_def import do_not_convert, pipeline_def  # noqa: F401
+from .graph.pipeline import Pipeline, do_not_convert, pipeline_def  # noqa: F401
 
 # DALI's `nvidia.dali.pipeline.experimental`: the same decorator (conditionals are a keyword of
 # pipeline_def either way).

@@ -1,6 +1,8 @@
-"""Pipeline, with DALI's names and meanings (pipeline_def: graph/pipeline_def.py)."""
+"""Pipeline and pipeline_def, with DALI's names and meanings."""
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import random as _pyrandom
 from typing import Any, Callable
@@ -450,3 +452,50 @@ def _flatten_outputs(outs: Any) -> list[DataNode]:
 
 def _has_node(o: Any) -> bool:
     return isinstance(o, DataNode) or (isinstance(o, (list, tuple)) and any(_has_node(x) for x in o))
+
+
+_PIPELINE_ARGS = (set(inspect.signature(Pipeline.__init__).parameters) - {"self", "kwargs"}) | ACCEPTED
+
+
+def do_not_convert(func: Callable) -> Callable:
+    """Marks a function that `enable_conditionals` must not rewrite: it is called as written (an
+    `if` on a DataNode inside it is an error). A pipeline definition itself cannot be marked."""
+    try:
+        func._torch_dali_do_not_convert = True  # type: ignore[attr-defined]
+        return func
+    except (AttributeError, TypeError):  # builtins, bound methods: wrap them
+        @functools.wraps(func)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return func(*args, **kwargs)
+        call._torch_dali_do_not_convert = True  # type: ignore[attr-defined]
+        return call
+
+
+def pipeline_def(fn: Callable | None = None, *, enable_conditionals: bool = False,
+                 **pipeline_kwargs: Any) -> Any:
+    """Decorator: the function's body defines the graph; calling it returns a Pipeline.
+
+    Pipeline arguments can be given to the decorator or at call time; the rest go to the function.
+    With `enable_conditionals=True`, `if`/`else` on DataNodes in the body route samples (see
+    `torch_dali.conditionals`).
+    """
+    def decorate(func: Callable) -> Callable[..., Pipeline]:
+        if getattr(func, "_torch_dali_do_not_convert", False):
+            raise ArgumentError(f"pipeline_def: '{getattr(func, '__name__', func)}' is marked @do_not_convert; "
+                                "a pipeline definition cannot be (mark the functions it calls instead)")
+        @functools.wraps(func)
+        def make(*args: Any, **kwargs: Any) -> Pipeline:
+            pipe_kw = {**pipeline_kwargs, **{k: kwargs.pop(k) for k in list(kwargs) if k in _PIPELINE_ARGS}}
+            conditionals = bool(kwargs.pop("enable_conditionals", enable_conditionals))
+            body = func
+            if conditionals:
+                from ..conditionals import convert
+                body = convert(func)
+            pipe = Pipeline(**pipe_kw)
+            pipe._py_graph_fn = functools.partial(body, *args, **kwargs)
+            pipe._conditionals = conditionals
+            pipe._ensure_graph()  # traced now, as DALI does: errors in the definition surface here
+            return pipe
+        make._is_pipeline_def = True  # type: ignore[attr-defined] - DALI's mark
+        return make
+    return decorate(fn) if fn is not None else decorate
