@@ -61,6 +61,10 @@ class TensorList:
     # each sample's file or record, set on a pipeline's outputs made from a reader (source_info())
     _sources: Sequence[Any] | None = None
 
+    def set_sources(self, names: Sequence[Any] | None) -> None:
+        """Each sample's file or record (what its `source_info()` gives; names may be lazy)."""
+        self._sources = names
+
     def __init__(self, samples: Sequence[torch.Tensor] | torch.Tensor, layout: str = "") -> None:
         if isinstance(samples, torch.Tensor):
             self._dense: torch.Tensor | None = samples

@@ -226,7 +226,7 @@ class Plan:
             for tl, lineage in zip(outs, self._output_lineage()):
                 key = next((k for k in lineage if k in part.source_info), None)
                 if key is not None:
-                    tl._sources = part.source_info[key]
+                    tl.set_sources(part.source_info[key])
         return outs
 
     def _output_lineage(self) -> list[list[tuple[int, int]]]:

@@ -65,6 +65,22 @@ def integer(name: str, v: Any, default: int) -> int:
         raise ArgumentError(f"Pipeline: `{name}` must be an integer, got {v!r}") from None
 
 
+def flatten_outputs(outs: Any) -> list[DataNode]:
+    """Nested lists of DataNodes are flattened (torch_dali's own code returns them); a list of
+    numbers is one constant output, as in DALI."""
+    flat: list[DataNode] = []
+    for o in outs:
+        if isinstance(o, (list, tuple)) and has_node(o):
+            flat.extend(flatten_outputs(o))
+        else:
+            flat.append(o)
+    return flat
+
+
+def has_node(o: Any) -> bool:
+    return isinstance(o, DataNode) or (isinstance(o, (list, tuple)) and any(has_node(x) for x in o))
+
+
 def as_nodes(outs: list[Any]) -> list[DataNode]:
     """Outputs that are constants (NumPy arrays, numbers) become constant nodes, as in DALI."""
     from .. import types

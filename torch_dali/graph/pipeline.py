@@ -15,8 +15,8 @@ from ..tensor_list import TensorList, user_view
 from ..types import CPU_ONLY_DEVICE_ID
 from .cse import eliminate_common_subgraphs
 from .graph import Graph
-from .dali_api import ACCEPTED, DaliAPI, OperatorConcurrency, StreamPolicy, as_nodes, executor_flag, integer
-from .node import DataNode
+from .dali_api import (ACCEPTED, DaliAPI, OperatorConcurrency, StreamPolicy, as_nodes, executor_flag,
+                       flatten_outputs, integer)
 
 
 class Pipeline(DaliAPI):
@@ -170,7 +170,7 @@ class Pipeline(DaliAPI):
         self.graph_in_definition()
         Pipeline.push_current(self)
         try:
-            outs = as_nodes(_flatten_outputs(outputs))
+            outs = as_nodes(flatten_outputs(outputs))
         finally:
             Pipeline.pop_current()
         self._graph.set_outputs(outs)
@@ -188,7 +188,7 @@ class Pipeline(DaliAPI):
         Pipeline.push_current(self)
         try:
             outs = self._py_graph_fn() if self._py_graph_fn is not None else self.define_graph()
-            outs = as_nodes(_flatten_outputs(outs if isinstance(outs, (tuple, list)) else (outs,)))
+            outs = as_nodes(flatten_outputs(outs if isinstance(outs, (tuple, list)) else (outs,)))
         finally:
             Pipeline.pop_current()
         self._graph.set_outputs(outs)  # type: ignore[union-attr]
@@ -436,22 +436,6 @@ class Pipeline(DaliAPI):
                 self._executor.shutdown(wait=False)
         except Exception:  # noqa: BLE001 - interpreter teardown
             pass
-
-
-def _flatten_outputs(outs: Any) -> list[DataNode]:
-    """Nested lists of DataNodes are flattened (torch_dali's own code returns them); a list of
-    numbers is one constant output, as in DALI."""
-    flat: list[DataNode] = []
-    for o in outs:
-        if isinstance(o, (list, tuple)) and _has_node(o):
-            flat.extend(_flatten_outputs(o))
-        else:
-            flat.append(o)
-    return flat
-
-
-def _has_node(o: Any) -> bool:
-    return isinstance(o, DataNode) or (isinstance(o, (list, tuple)) and any(_has_node(x) for x in o))
 
 
 _PIPELINE_ARGS = (set(inspect.signature(Pipeline.__init__).parameters) - {"self", "kwargs"}) | ACCEPTED
