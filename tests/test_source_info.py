@@ -73,3 +73,19 @@ def test_files_given_as_full_paths_under_file_root_keep_them(tree: Path) -> None
     p = pipe()
     p.build()
     assert [t.source_info() for t in p.run()[0]] == files
+
+
+def test_a_deep_copy_of_an_output_sample_keeps_class_layout_and_source(tree: Path) -> None:
+    import copy
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        return fn.readers.numpy(file_root=str(tree / "npy"), files=["g0.npy", "g1.npy"])
+
+    p = pipe()
+    p.build()
+    sample = p.run()[0][1]
+    dup = copy.deepcopy(sample)
+    assert type(dup) is type(sample) and dup.layout() == sample.layout()
+    assert dup.source_info() == "g1.npy" and np.array_equal(np.asarray(dup), np.asarray(sample))
+    assert dup.data_ptr() != sample.data_ptr()

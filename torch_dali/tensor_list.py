@@ -290,6 +290,15 @@ class TensorCPU(torch.Tensor):
             return a.astype(dtype)
         return a.copy() if copy else a
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> "TensorCPU":
+        """A copy of the data, of the same class, with its layout and source_info (torch's default
+        deep copy needs `new_empty` to keep the subclass)."""
+        out = _with_layout(self.as_subclass(torch.Tensor).clone(), type(self), self.dali_layout())
+        if hasattr(self, "_source_info"):
+            out._source_info = self._source_info  # type: ignore[attr-defined]
+        memo[id(self)] = out
+        return out
+
     def source_info(self) -> str:
         """The file or record this sample was read from (a reader's output and what was made from
         it); "" for data that came from no reader."""
