@@ -21,7 +21,8 @@ _FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", 
              "detection", "detection_crop", "readers.coco",
              "tensor_axes", "tensor_join", "tensor_values", "batch_permute", "reductions", "tensor_resize", "random_draws", "segmentation",
              "subscript", "branches", "per_frame", "sequence", "decoders.npy", "audio",
-             "bbox_rotate", "debayer", "io_file", "readers.sequence", "dump_image")
+             "bbox_rotate", "debayer", "io_file", "readers.sequence", "dump_image",
+             "experimental_resize")
 for _fam in _FAMILIES:
     try:
         importlib.import_module(f"{__name__}.{_fam}")
