@@ -42,8 +42,8 @@ def _run(op, case: dict) -> np.ndarray:
         x = fn.external_source(source=lambda: [torch.from_numpy(C.RESIZE_IMG)], batch=True, layout="HWC")
         kw = {"size": list(case["size"]), "antialias": case["antialias"], "interp_type": _INTERP[case["filter"]]}
         if "roi" in case:
-            y, x, h, w = case["roi"]  # (y, x, height, width), as the table generator reads it
-            kw.update(roi_start=[y, x], roi_end=[y + h, x + w])
+            y0, x0, h, w = case["roi"]  # (y, x, height, width), as the table generator reads it
+            kw.update(roi_start=[y0, x0], roi_end=[y0 + h, x0 + w])
         return op(x, **kw)
 
     p = pipe()
