@@ -74,7 +74,17 @@ def test_frames_of_different_shapes_fail(tree):
         p.run()
 
 
-def test_names_and_missing_root(tmp_path):
+def test_names_and_missing_root(tree, tmp_path):
     assert ops.readers.Sequence is not None and ops.SequenceReader is not None
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def legacy():
+        return fn.sequence_reader(file_root=str(tree), sequence_length=3)  # DALI's old name
+
+    with pytest.warns(DeprecationWarning):
+        p = legacy()
+    p.build()
+    (out,) = p.run()
+    np.testing.assert_array_equal(out[1].numpy(), _tables()["len3/0/1"])
     with pytest.raises(RuntimeError):
         _pipe(tmp_path / "nope", {"sequence_length": 1}, 1)
