@@ -17,7 +17,9 @@ DALI_FILES = {
 
 
 def run(images, device: str = "cpu", **kw):
-    @pipeline_def(batch_size=len(images), num_threads=1, device_id=None if device == "cpu" else 0)
+    # not pipelined: no batch is made ahead of the one asked for, so the files are this batch's
+    @pipeline_def(batch_size=len(images), num_threads=1, device_id=None if device == "cpu" else 0,
+                  exec_pipelined=False, exec_async=False)
     def pipe():
         x = fn.external_source(source=lambda: [torch.from_numpy(i) for i in images], batch=True,
                                layout="HWC" if images[0].ndim == 3 else "HW")

@@ -3,10 +3,14 @@ directory as a plain-text PPM (DALI 2.4's DumpImage) and passes the batch throug
 
 Files are named `<sample index>-<suffix>-0.ppm` (each batch overwrites the previous one's, as in
 DALI); 3 channels are written as P3, 1 channel as P2 (graymap), max value 255, each value followed
-by a space, one line per image row. On the GPU the samples are copied to the host to be written.
+by a space, one line per image row; each file is written under a temporary name and renamed, so
+it is never seen half-written. On the GPU the samples are copied to the host to be written.
 """
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 from typing import Any
 
 import torch
@@ -42,10 +46,16 @@ class DumpImage(Operator):
         if x.dtype != torch.uint8:
             raise ArgumentTypeError(f"{self.name}: images must be uint8, got {x.dtype}")
         path = f"{ctx.index}-{self.args['suffix']}-0.ppm"
+        # written aside and renamed: a pipeline running ahead rewrites the same names, and a file
+        # being read must never be a half-written one
+        tmp = f".{path}.{os.getpid()}.{threading.get_ident()}.tmp"
         try:
-            with open(path, "wb") as f:
+            with open(tmp, "wb") as f:
                 f.write(ppm_bytes(x))
+            os.replace(tmp, path)
         except OSError as e:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
             raise DataError(f"{self.name}: cannot write {path}: {e.strerror or e}") from None
         return x
 
