@@ -20,7 +20,9 @@ _FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", 
              "tensor_create", "tensor_shape", "conditional",
              "detection", "detection_crop", "readers.coco",
              "tensor_axes", "tensor_join", "tensor_values", "batch_permute", "reductions", "tensor_resize", "random_draws", "segmentation",
-             "subscript", "branches", "per_frame", "sequence", "decoders.npy", "audio")
+             "subscript", "branches", "per_frame", "sequence", "decoders.npy", "audio",
+             "bbox_rotate", "debayer", "io_file", "readers.sequence", "dump_image",
+             "experimental_resize")
 for _fam in _FAMILIES:
     try:
         importlib.import_module(f"{__name__}.{_fam}")
@@ -33,14 +35,19 @@ from .python_function import dlpack_to_array as _dlpack_to_array  # noqa: E402,F
 
 
 def _namespace(path: str) -> ModuleType:
-    """`ops.readers` for `readers.File`; made if the family is a module, created if missing."""
-    full = f"{__name__}.{path}"
-    mod = sys.modules.get(full)
-    if mod is None:
-        mod = ModuleType(full)
-        sys.modules[full] = mod
-        setattr(sys.modules[__name__], path, mod)
-    return mod
+    """`ops.readers` for `readers.File`, `ops.io.file` for `io.file.Read`: made where missing."""
+    space: ModuleType = sys.modules[__name__]
+    parts = path.split(".")
+    for depth, part in enumerate(parts):
+        full = f"{__name__}." + ".".join(parts[: depth + 1])
+        mod = sys.modules.get(full)
+        if mod is None:
+            mod = ModuleType(full)
+            sys.modules[full] = mod
+        if getattr(space, part, None) is None:
+            setattr(space, part, mod)
+        space = getattr(space, part)
+    return space
 
 
 def _plain_class(cls: type) -> type:
@@ -71,7 +78,7 @@ def _generate() -> None:
         cls = _plain_class(make_class(schema))
         parts = schema.name.split(".")
         if len(parts) > 1:
-            setattr(_namespace(parts[0]), schema.class_name, cls)
+            setattr(_namespace(".".join(parts[:-1])), schema.class_name, cls)
         else:
             setattr(this, schema.class_name, cls)
         for legacy in schema.legacy_names:

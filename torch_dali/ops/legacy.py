@@ -10,7 +10,7 @@ from __future__ import annotations
 FN = {
     "file_reader": "readers.file", "mxnet_reader": "readers.mxnet", "caffe_reader": "readers.caffe",
     "caffe2_reader": "readers.caffe2", "coco_reader": "readers.coco", "numpy_reader": "readers.numpy",
-    "tfrecord_reader": "readers.tfrecord",
+    "tfrecord_reader": "readers.tfrecord", "sequence_reader": "readers.sequence",
     "image_decoder": "decoders.image", "image_decoder_crop": "decoders.image_crop",
     "image_decoder_random_crop": "decoders.image_random_crop", "image_decoder_slice": "decoders.image_slice",
     "experimental.decoders.image": "decoders.image", "experimental.decoders.image_crop": "decoders.image_crop",

@@ -1,0 +1,174 @@
+"""debayer (and its legacy name experimental.debayer): single-channel Bayer mosaics (HW, HWC with
+one channel, FHW, FHWC) to RGB (HWC / FHWC), uint8 or uint16.
+
+`blue_position` (y, x) is where blue sits in the 2x2 tile that starts at the sensor's second row
+and column (OpenCV's naming: (0, 0) BG, (0, 1) GB, (1, 0) GR, (1, 1) RG). Algorithms:
+- bilinear_ocv (the CPU default): each missing colour is the rounded mean of its 2 or 4 nearest
+  samples of that colour; the outer rows and columns repeat their inner neighbours; images under
+  3 pixels high or wide come out black. Bit for bit DALI 2.4's CPU output (OpenCV's).
+- gray_ocv: the luma (0.299 R + 0.587 G + 0.114 B, OpenCV's 14-bit weights) of the same
+  interpolation, one channel out.
+- default_npp (the GPU's only algorithm in DALI): here the bilinear_ocv kernel, not NPP's values.
+edgeaware_ocv and vng_ocv are refused (not implemented). The kernel is one batched set of torch
+integer calls over every frame of a dense batch, on the batch's device.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from ..errors import ArgumentError, ArgumentTypeError
+from ..tensor_list import TensorList
+from ._operator import BatchContext, Operator
+from ._registry import register
+from ._schema import Arg, OpSchema
+from .layout_op import resolve_layout
+from .layouts import refuse_input
+
+LAYOUTS = ("HW", "HWC", "FHW", "FHWC")
+_CPU_ALGS = ("bilinear_ocv", "edgeaware_ocv", "vng_ocv", "gray_ocv")
+_R2Y, _G2Y, _B2Y = 4899, 9617, 1868  # 0.299, 0.587, 0.114 in 1/16384
+
+
+def _neighbour_sums(x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """Over the interior of (N, H, W) int32 planes: the centre, left + right, up + down, the sum of
+    the 4 edge neighbours and of the 4 diagonal ones."""
+    c = x[:, 1:-1, 1:-1]
+    hs = x[:, 1:-1, :-2] + x[:, 1:-1, 2:]
+    vs = x[:, :-2, 1:-1] + x[:, 2:, 1:-1]
+    ds = x[:, :-2, :-2] + x[:, :-2, 2:] + x[:, 2:, :-2] + x[:, 2:, 2:]
+    return c, hs, vs, hs + vs, ds
+
+
+def _sites(h: int, w: int, by: int, bx: int, device: torch.device) -> tuple[torch.Tensor, ...]:
+    """Masks over the interior (rows and columns 1..-2): red sites, blue sites, greens in a red
+    row, greens in a blue row."""
+    ys = torch.arange(1, h - 1, device=device)[:, None] % 2
+    xs = torch.arange(1, w - 1, device=device)[None, :] % 2
+    red_row, red_col = ys == by, xs == bx  # red at (by, bx) mod 2, blue at (by + 1, bx + 1)
+    red = red_row & red_col
+    blue = ~red_row & ~red_col
+    return red, blue, red_row & ~red_col, ~red_row & red_col
+
+
+def demosaic(x: torch.Tensor, by: int, bx: int, gray: bool = False) -> torch.Tensor:
+    """(N, H, W) uint8/uint16 planes, all with one Bayer pattern -> (N, H, W, 3) RGB, or (N, H, W, 1)
+    luma with `gray`, of the input's dtype."""
+    n, h, w = (int(s) for s in x.shape)
+    out_c = 1 if gray else 3
+    if h < 3 or w < 3:
+        return torch.zeros((n, h, w, out_c), dtype=x.dtype, device=x.device)
+    c, hs, vs, n4, d4 = _neighbour_sums(x.to(torch.int32))
+    red, blue, g_red_row, g_blue_row = _sites(h, w, by, bx, x.device)
+    green = g_red_row | g_blue_row
+    if gray:
+        # red/blue site: 4 diagonals of the other colour, 4 greens; green site: 2 of each colour
+        rb_site = torch.where(red, d4 * _B2Y + c * (4 * _R2Y), d4 * _R2Y + c * (4 * _B2Y))
+        rb_site = (rb_site + n4 * _G2Y + (1 << 15)) >> 16
+        g_site = torch.where(g_red_row, hs * _R2Y + vs * _B2Y, hs * _B2Y + vs * _R2Y)
+        g_site = (g_site + c * (2 * _G2Y) + (1 << 14)) >> 15
+        planes = [torch.where(green, g_site, rb_site)]
+    else:
+        g = torch.where(green, c, (n4 + 2) >> 2)
+        diag = (d4 + 2) >> 2
+        horiz, vert = (hs + 1) >> 1, (vs + 1) >> 1
+        r = torch.where(red, c, torch.where(blue, diag, torch.where(g_red_row, horiz, vert)))
+        b = torch.where(blue, c, torch.where(red, diag, torch.where(g_red_row, vert, horiz)))
+        planes = [r, g, b]
+    inner = torch.stack(planes, 1).to(torch.float32)  # replicate-padding wants floats on every device
+    full = F.pad(inner, (1, 1, 1, 1), mode="replicate")
+    return full.to(x.dtype).permute(0, 2, 3, 1).contiguous()
+
+
+def _position(op: str, v: Any) -> tuple[int, int]:
+    vals = v if isinstance(v, (list, tuple)) else [v]
+    if len(vals) == 1:
+        vals = [vals[0], vals[0]]
+    if len(vals) != 2:
+        raise ArgumentError(f"{op}: `blue_position` must be one value or two (y, x), got {v!r}")
+    y, x = (int(t) for t in vals)
+    if not (0 <= y <= 1 and 0 <= x <= 1):
+        raise ArgumentError(f"{op}: `blue_position` must lie in the 2x2 tile (0 or 1 each), got ({y}, {x})")
+    return y, x
+
+
+class Debayer(Operator):
+    sample_wise = False
+    per_frame_ok = True  # frames are demosaiced independently: takes fn.per_frame blue positions
+
+    def setup(self) -> None:
+        alg = self.args["algorithm"]
+        gpu = self.node.device == "gpu"
+        if alg is None:
+            alg = "default_npp" if gpu else "bilinear_ocv"
+        if alg not in (*_CPU_ALGS, "default_npp"):
+            raise ArgumentError(f"{self.name}: unknown `algorithm` {alg!r}; the CPU has "
+                                f"{', '.join(_CPU_ALGS)}, the GPU default_npp")
+        if gpu and alg != "default_npp":
+            raise ArgumentError(f"{self.name}: the GPU runs only algorithm 'default_npp', got {alg!r}")
+        if not gpu and alg == "default_npp":
+            raise ArgumentError(f"{self.name}: 'default_npp' runs on the GPU only; the CPU has {', '.join(_CPU_ALGS)}")
+        if alg in ("edgeaware_ocv", "vng_ocv"):
+            raise ArgumentError(f"{self.name}: algorithm {alg!r} is not implemented in torch_dali; use "
+                                "'bilinear_ocv' or 'gray_ocv'")
+        self.alg = alg
+        if "blue_position" not in self.node.arg_inputs:
+            self.position = _position(self.name, self.args["blue_position"])
+
+    def output_layout(self, index: int) -> str | None:
+        return None  # worked out per batch
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        tl = inputs[0]
+        samples = list(tl)
+        if not samples:
+            return [TensorList([], "HWC")]
+        ranks = {int(t.dim()) for t in samples}
+        if len(ranks) != 1:
+            raise ArgumentError(f"{self.name}: the samples of a batch must have the same number of dimensions, "
+                                f"got {sorted(ranks)}")
+        try:
+            layout = resolve_layout(self.name, tl.layout(), ranks.pop(), LAYOUTS)
+        except ArgumentError as e:
+            raise refuse_input(self.node, e) from None
+        seq = layout.startswith("F")
+        planes = []
+        for i, t in enumerate(samples):
+            if t.dtype not in (torch.uint8, torch.uint16):
+                raise ArgumentTypeError(f"{self.name}: the input must be uint8 or uint16, got {t.dtype} (sample {i})")
+            if layout.endswith("C"):
+                if int(t.shape[-1]) != 1:
+                    raise ArgumentError(f"{self.name}: the mosaic must have one channel, got shape "
+                                        f"{tuple(t.shape)} ({layout}, sample {i})")
+                t = t[..., 0]
+            h, w = int(t.shape[-2]), int(t.shape[-1])
+            if h % 2 or w % 2:
+                raise ArgumentError(f"{self.name}: the height and width must be even, got {h} x {w} (sample {i})")
+            planes.append(t if seq else t.unsqueeze(0))
+        positions = ([_position(self.name, v) for v in args["blue_position"]] if "blue_position" in args
+                     else [self.position] * len(samples))
+        gray = self.alg == "gray_ocv"
+        same = len({tuple(p.shape) for p in planes}) == 1 and len(set(positions)) == 1
+        if same:  # one call for the whole batch
+            out = demosaic(torch.cat(planes) if len(planes) > 1 else planes[0], *positions[0], gray)
+            outs = list(out.split([int(p.shape[0]) for p in planes]))
+        else:
+            outs = [demosaic(p, *pos, gray) for p, pos in zip(planes, positions)]
+        outs = outs if seq else [o[0] for o in outs]
+        return [TensorList(outs, "FHWC" if seq else "HWC")]
+
+
+for _name in ("debayer", "experimental.debayer"):
+    register(OpSchema(
+        name=_name, impl=Debayer, devices=("cpu", "gpu"),
+        doc="Demosaics single-channel uint8/uint16 Bayer images (HW, HWC, FHW, FHWC; even height and width) "
+            "to RGB HWC (FHWC); bilinear (bit for bit DALI's CPU output) or its luma (gray_ocv).",
+        args=(
+            Arg("blue_position", "ints", doc="(y, x) of blue in the 2x2 tile at the second row and column: "
+                "(0, 0) BG, (0, 1) GB, (1, 0) GR, (1, 1) RG", tensor=True),
+            Arg("algorithm", "str", None, "CPU: bilinear_ocv (default) or gray_ocv (edgeaware_ocv and vng_ocv "
+                "are not implemented); GPU: default_npp (here the bilinear kernel)"),
+        ),
+    ))
