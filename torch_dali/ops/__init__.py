@@ -20,7 +20,8 @@ _FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", 
              "tensor_create", "tensor_shape", "conditional",
              "detection", "detection_crop", "readers.coco",
              "tensor_axes", "tensor_join", "tensor_values", "batch_permute", "reductions", "tensor_resize", "random_draws", "segmentation",
-             "subscript", "branches", "per_frame", "sequence", "decoders.npy", "audio")
+             "subscript", "branches", "per_frame", "sequence", "decoders.npy", "audio",
+             "audio_spectral")
 for _fam in _FAMILIES:
     try:
         importlib.import_module(f"{__name__}.{_fam}")
