@@ -28,6 +28,16 @@ def _sine_mix(n: int, rate: float, seed: int) -> np.ndarray:
             + 0.1 * rng.standard_normal(n)).astype(np.float32)
 
 
+def _spec(bins: int, windows: int, seed: int) -> np.ndarray:
+    """A power spectrogram-like (bins, windows) array: non-negative."""
+    return (np.random.default_rng(seed).standard_normal((bins, windows)) ** 2).astype(np.float32)
+
+
+def _mel(n: int, windows: int, seed: int) -> np.ndarray:
+    """A log-mel-like (n, windows) array."""
+    return (np.random.default_rng(seed).standard_normal((n, windows)) * 10 - 40).astype(np.float32)
+
+
 CASES: dict[str, Case] = {
     "spec_default_wl": _spectro(n=700, window_length=64, window_step=32),
     "spec_step3": _spectro(window_length=8, window_step=3),
@@ -49,4 +59,48 @@ CASES: dict[str, Case] = {
     "spec_err_f64": ((lambda fn, a: fn.spectrogram(a, window_length=4)), [np.ones(8)], None),
     "spec_sine": ((lambda fn, a: fn.spectrogram(a, nfft=256, window_length=200, window_step=80)),
                   [_sine_mix(1600, 16000.0, 1), _sine_mix(1000, 16000.0, 2)], None),
+    **{f"mel_{k}": v for k, v in {
+        "default": ((lambda fn, a: fn.mel_filter_bank(a)), [_spec(513, 4, 3), _spec(513, 2, 4)], None),
+        "small": ((lambda fn, a: fn.mel_filter_bank(a, nfilter=4, sample_rate=16000)), [_spec(17, 5, 5)], None),
+        "htk": ((lambda fn, a: fn.mel_filter_bank(a, nfilter=10, sample_rate=16000, mel_formula="htk",
+                                                   freq_low=300, freq_high=6000)), [_spec(129, 3, 6)], "ft"),
+        "peak": ((lambda fn, a: fn.mel_filter_bank(a, nfilter=12, sample_rate=22050, normalize=False,
+                                                    freq_low=50)), [_spec(257, 3, 7)], None),
+        "tf": ((lambda fn, a: fn.mel_filter_bank(a, nfilter=6, sample_rate=16000)), [_spec(65, 4, 8).T.copy()], "tf"),
+        "1d": ((lambda fn, a: fn.mel_filter_bank(a, nfilter=6, sample_rate=16000)), [_spec(65, 1, 9)[:, 0].copy()], None),
+        "3d": ((lambda fn, a: fn.mel_filter_bank(a, nfilter=6, sample_rate=16000)),
+               [np.stack([_spec(65, 3, 10), _spec(65, 3, 11)])], None),
+        "high_above_nyquist": ((lambda fn, a: fn.mel_filter_bank(a, nfilter=8, sample_rate=16000, freq_high=9000)),
+                               [_spec(65, 2, 12)], None),
+        "many_filters": ((lambda fn, a: fn.mel_filter_bank(a, nfilter=40, sample_rate=16000)), [_spec(17, 2, 13)], None),
+        "empty": ((lambda fn, a: fn.mel_filter_bank(a, nfilter=4)), [np.zeros((0, 5), np.float32)], None),
+        "one_bin": ((lambda fn, a: fn.mel_filter_bank(a, nfilter=4)), [np.ones((1, 3), np.float32)], None),
+        "err_layout": ((lambda fn, a: fn.mel_filter_bank(a, nfilter=4)), [_spec(17, 2, 1)], "ab"),
+        "err_f64": ((lambda fn, a: fn.mel_filter_bank(a, nfilter=4)), [np.ones((17, 2))], None),
+        "err_high": ((lambda fn, a: fn.mel_filter_bank(a, sample_rate=16000, freq_low=5000, freq_high=4000)),
+                     [_spec(17, 2, 1)], None),
+        "err_low": ((lambda fn, a: fn.mel_filter_bank(a, freq_low=-1.0)), [_spec(17, 2, 1)], None),
+        "err_nfilter": ((lambda fn, a: fn.mel_filter_bank(a, nfilter=0)), [_spec(17, 2, 1)], None),
+        "err_rate": ((lambda fn, a: fn.mel_filter_bank(a, sample_rate=0.0)), [_spec(17, 2, 1)], None),
+        "err_formula": ((lambda fn, a: fn.mel_filter_bank(a, mel_formula="bark")), [_spec(17, 2, 1)], None),
+    }.items()},
+    **{f"mfcc_{k}": v for k, v in {
+        "default": ((lambda fn, a: fn.mfcc(a)), [_mel(40, 7, 1), _mel(40, 3, 2)], None),
+        **{f"t{t}{'_ortho' if o else ''}": ((lambda fn, a, t=t, o=o: fn.mfcc(a, n_mfcc=5, dct_type=t, normalize=o)),
+                                            [_mel(12, 4, 3)], "ft") for t in (1, 2, 3, 4) for o in (False, True)},
+        "lifter": ((lambda fn, a: fn.mfcc(a, n_mfcc=6, lifter=3.0)), [_mel(12, 4, 4)], None),
+        "lifter_neg": ((lambda fn, a: fn.mfcc(a, n_mfcc=6, lifter=-2.0)), [_mel(12, 4, 4)], None),
+        "axis1": ((lambda fn, a: fn.mfcc(a, n_mfcc=4, axis=1)), [_mel(6, 9, 5)], "tf"),
+        "clip": ((lambda fn, a: fn.mfcc(a, n_mfcc=30)), [_mel(6, 3, 6)], None),
+        "3d": ((lambda fn, a: fn.mfcc(a, n_mfcc=3, axis=1)), [np.stack([_mel(8, 3, 7), _mel(8, 3, 8)])], None),
+        "empty": ((lambda fn, a: fn.mfcc(a, n_mfcc=4)), [np.zeros((0, 3), np.float32)], None),
+        "err_1d": ((lambda fn, a: fn.mfcc(a, n_mfcc=4)), [_mel(6, 1, 1)[:, 0].copy()], None),
+        "err_axis": ((lambda fn, a: fn.mfcc(a, axis=2)), [_mel(6, 3, 1)], None),
+        "err_neg_axis": ((lambda fn, a: fn.mfcc(a, axis=-1)), [_mel(6, 3, 1)], None),
+        "err_n_mfcc": ((lambda fn, a: fn.mfcc(a, n_mfcc=0)), [_mel(6, 3, 1)], None),
+        "err_type": ((lambda fn, a: fn.mfcc(a, dct_type=5)), [_mel(6, 3, 1)], None),
+        "err_ortho_t1": ((lambda fn, a: fn.mfcc(a, dct_type=1, normalize=True)), [_mel(6, 3, 1)], None),
+        "err_t1_one": ((lambda fn, a: fn.mfcc(a, dct_type=1)), [_mel(1, 3, 1)], None),
+        "err_f64": ((lambda fn, a: fn.mfcc(a)), [np.ones((6, 3))], None),
+    }.items()},
 }
