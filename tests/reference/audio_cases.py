@@ -38,6 +38,21 @@ def _mel(n: int, windows: int, seed: int) -> np.ndarray:
     return (np.random.default_rng(seed).standard_normal((n, windows)) * 10 - 40).astype(np.float32)
 
 
+def _pulses(n: int, *spans: tuple[int, int, float]) -> np.ndarray:
+    x = np.zeros(n, np.float32)
+    for a, b, v in spans:
+        x[a:b] = v
+    return x
+
+
+def _speechy(n: int, seed: int) -> np.ndarray:
+    """Quiet noise with a loud burst in the middle third."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n) * 1e-3
+    x[n // 3: n // 3 * 2] += np.sin(np.arange(n // 3) * 0.3)
+    return x.astype(np.float32)
+
+
 CASES: dict[str, Case] = {
     "spec_default_wl": _spectro(n=700, window_length=64, window_step=32),
     "spec_step3": _spectro(window_length=8, window_step=3),
@@ -102,5 +117,28 @@ CASES: dict[str, Case] = {
         "err_ortho_t1": ((lambda fn, a: fn.mfcc(a, dct_type=1, normalize=True)), [_mel(6, 3, 1)], None),
         "err_t1_one": ((lambda fn, a: fn.mfcc(a, dct_type=1)), [_mel(1, 3, 1)], None),
         "err_f64": ((lambda fn, a: fn.mfcc(a)), [np.ones((6, 3))], None),
+    }.items()},
+    **{f"nsr_{k}": ((lambda fn, a, kw=kw: fn.nonsilent_region(a, **kw)), data, None) for k, (data, kw) in {
+        "impulse": ([_pulses(50, (20, 21, 1.0))], dict(window_length=4)),
+        "block": ([_pulses(50, (20, 30, 1.0))], dict(window_length=4)),
+        **{f"cut{-c}": ([_pulses(50, (20, 30, 1.0), (35, 36, 0.5), (3, 4, 0.1))], dict(window_length=4, cutoff_db=c))
+           for c in (-3, -6, -20, -40)},
+        "wl1": ([_pulses(50, (20, 30, 1.0), (35, 36, 0.5))], dict(window_length=1, cutoff_db=-20)),
+        "start": ([_pulses(12, (1, 2, 1.0))], dict(window_length=4)),
+        "end": ([_pulses(12, (11, 12, 1.0))], dict(window_length=4)),
+        "short": ([np.ones(3, np.float32)], dict(window_length=4)),
+        "zeros": ([np.zeros(10, np.float32)], dict(window_length=4)),
+        "all_quiet": ([_pulses(50, (20, 30, 1.0))], dict(window_length=1, cutoff_db=3)),
+        "ref": ([_pulses(50, (20, 30, 1.0), (35, 36, 0.5))], dict(window_length=1, reference_power=0.5, cutoff_db=-3)),
+        "i16": ([np.array([0, 0, 100, 0, 0], np.int16), np.array([0, 0, 100, 0, 0, 0, 0], np.int16)],
+                dict(window_length=5)),
+        "u8_ref": ([np.array([0, 0, 100, 0, 0], np.uint8)], dict(window_length=1, reference_power=1.0, cutoff_db=-40)),
+        "noise": ([_speechy(4000, 1), _speechy(3000, 2)], dict(window_length=256, cutoff_db=-30)),
+        "default": ([_speechy(20000, 3)], {}),
+        "reset": ([_pulses(50, (20, 30, 1.0))], dict(window_length=5, reset_interval=10)),
+        "err_reset": ([_pulses(50, (20, 30, 1.0))], dict(window_length=5)),
+        "err_ref": ([_pulses(50, (20, 30, 1.0))], dict(window_length=1, reference_power=-1.0)),
+        "err_2d": ([np.ones((3, 1), np.float32)], dict(window_length=1)),
+        "err_f64": ([np.ones(3)], dict(window_length=1)),
     }.items()},
 }
