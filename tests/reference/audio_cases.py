@@ -3,6 +3,7 @@ source (written against a `fn` module, so the same case runs on DALI and on torc
 samples and their layout. Used by audio_make.py (in the DALI venv) and tests/test_ops_audio_*.py."""
 from __future__ import annotations
 
+import importlib
 from typing import Any, Callable
 
 import numpy as np
@@ -36,6 +37,14 @@ def _spec(bins: int, windows: int, seed: int) -> np.ndarray:
 def _mel(n: int, windows: int, seed: int) -> np.ndarray:
     """A log-mel-like (n, windows) array."""
     return (np.random.default_rng(seed).standard_normal((n, windows)) * 10 - 40).astype(np.float32)
+
+
+def _typed(fn: Any, kw: dict[str, Any]) -> dict[str, Any]:
+    """`dtype` given by name, as the `types` module next to `fn` (DALI's or torch_dali's) spells it."""
+    if "dtype" not in kw:
+        return kw
+    types = importlib.import_module(fn.__name__.rsplit(".", 1)[0] + ".types")
+    return {**kw, "dtype": getattr(types, kw["dtype"])}
 
 
 def _pulses(n: int, *spans: tuple[int, int, float]) -> np.ndarray:
@@ -140,5 +149,33 @@ CASES: dict[str, Case] = {
         "err_ref": ([_pulses(50, (20, 30, 1.0))], dict(window_length=1, reference_power=-1.0)),
         "err_2d": ([np.ones((3, 1), np.float32)], dict(window_length=1)),
         "err_f64": ([np.ones(3)], dict(window_length=1)),
+    }.items()},
+    **{f"resample_{k}": ((lambda fn, a, kw=kw: fn.audio_resample(a, **_typed(fn, kw))), data, None) for k, (data, kw) in {
+        "impulse_up": ([_pulses(64, (20, 21, 1.0))], dict(scale=2.0)),
+        "impulse_down": ([_pulses(64, (20, 21, 1.0))], dict(scale=0.5)),
+        "up_odd": ([_signal(300, 1), _signal(1000, 2)], dict(scale=1.37)),
+        "down_odd": ([_signal(700, 3)], dict(scale=0.61)),
+        "rates": ([_sine_mix(1600, 16000.0, 4)], dict(in_rate=16000.0, out_rate=22050.0)),
+        "rates_down": ([_sine_mix(2205, 22050.0, 5)], dict(in_rate=22050.0, out_rate=8000.0)),
+        "out_length": ([_signal(100, 6), _signal(50, 7)], dict(out_length=77)),
+        "q0": ([_signal(200, 8)], dict(scale=1.5, quality=0)),
+        "q100": ([_signal(200, 8)], dict(scale=1.5, quality=100)),
+        "q33": ([_signal(200, 8)], dict(scale=0.7, quality=33)),
+        "long": ([_signal(5000, 9)], dict(scale=1.1)),
+        "channels": ([np.stack([_signal(300, 10), _signal(300, 11), _signal(300, 12)], 1)], dict(scale=0.8)),
+        "i16": ([(_signal(300, 13) * 8000).astype(np.int16)], dict(scale=1.3)),
+        "u8_to_f": ([(np.clip(_signal(300, 14) * 40 + 128, 0, 255)).astype(np.uint8)], dict(scale=0.9, dtype="FLOAT")),
+        "f_to_i16": ([_signal(300, 15) * 0.3], dict(scale=1.25, dtype="INT16")),
+        "f_to_u8": ([_signal(300, 16) * 0.3], dict(scale=1.25, dtype="UINT8")),
+        "zero_scale": ([_signal(30, 17)], dict(scale=0.0)),
+        "empty": ([np.zeros(0, np.float32)], dict(scale=1.5)),
+        "err_3d": ([np.ones((2, 10, 2), np.float32)], dict(scale=1.5)),
+        "err_f64": ([np.ones(10)], dict(scale=1.5)),
+        "err_none": ([np.ones(10, np.float32)], {}),
+        "err_two": ([np.ones(10, np.float32)], dict(scale=1.5, out_length=3)),
+        "err_half_rates": ([np.ones(10, np.float32)], dict(in_rate=1.5)),
+        "err_neg_scale": ([np.ones(10, np.float32)], dict(scale=-1.0)),
+        "err_quality": ([np.ones(10, np.float32)], dict(scale=1.5, quality=101)),
+        "err_empty_len": ([np.zeros(0, np.float32)], dict(out_length=4)),
     }.items()},
 }

@@ -21,7 +21,7 @@ _FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", 
              "detection", "detection_crop", "readers.coco",
              "tensor_axes", "tensor_join", "tensor_values", "batch_permute", "reductions", "tensor_resize", "random_draws", "segmentation",
              "subscript", "branches", "per_frame", "sequence", "decoders.npy", "audio",
-             "audio_spectral", "audio_mel", "audio_region")
+             "audio_spectral", "audio_mel", "audio_region", "audio_resample")
 for _fam in _FAMILIES:
     try:
         importlib.import_module(f"{__name__}.{_fam}")
