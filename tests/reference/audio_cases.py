@@ -8,6 +8,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import audio_wav as W
+
 TABLES = "audio_tables.npz"
 
 Case = tuple[Callable[[Any, Any], Any], list[np.ndarray], str | None]
@@ -60,6 +62,31 @@ def _speechy(n: int, seed: int) -> np.ndarray:
     x = rng.standard_normal(n) * 1e-3
     x[n // 3: n // 3 * 2] += np.sin(np.arange(n // 3) * 0.3)
     return x.astype(np.float32)
+
+
+_WAVS = {
+    "pcm8": W.pcm(8, 1, 50, 16000, 1), "pcm16": W.pcm(16, 1, 50, 16000, 2), "pcm16_st": W.pcm(16, 2, 50, 44100, 3),
+    "pcm24_st": W.pcm(24, 2, 50, 16000, 4), "pcm32": W.pcm(32, 1, 50, 16000, 5), "pcm8_st": W.pcm(8, 2, 30, 8000, 6),
+    "pcm16_ext3": W.pcm(16, 3, 40, 16000, 7, extensible=True), "f32_st": W.floats(32, 2, 40, 22050, 8),
+    "f64": W.floats(64, 1, 40, 22050, 9),
+    "pcm16_list": W.riff(1, 1, 8000, 16, np.arange(-5, 5, dtype="<i2").tobytes(), extra=b"LIST\x04\x00\x00\x00abcd"),
+}
+_DEC: dict[str, tuple[list[bytes], dict[str, Any]]] = {
+    **{f"{name}_{t.lower()}": ([data], dict(dtype=t)) for name, data in _WAVS.items() for t in ("FLOAT", "INT16", "INT32")},
+    **{f"{name}_downmix_{t.lower()}": ([data], dict(downmix=True, dtype=t))
+       for name, data in _WAVS.items() for t in ("FLOAT", "INT16")},
+    "batch": ([_WAVS["pcm16"], _WAVS["pcm24_st"], _WAVS["f32_st"]], {}),
+    "resample_st": ([_WAVS["pcm16_st"]], dict(sample_rate=22050.0)),
+    "resample_st_i16": ([_WAVS["pcm16_st"]], dict(sample_rate=22050.0, dtype="INT16")),
+    "resample_st_i32": ([_WAVS["pcm16_st"]], dict(sample_rate=16000.0, dtype="INT32")),
+    "resample_down_q0": ([_WAVS["pcm16_st"]], dict(sample_rate=8000.0, downmix=True, quality=0)),
+    "resample_up": ([_WAVS["pcm24_st"]], dict(sample_rate=44100.0)),
+    "resample_float_i16": ([_WAVS["f32_st"]], dict(sample_rate=11025.0, dtype="INT16")),
+    "same_rate": ([_WAVS["pcm16"]], dict(sample_rate=16000.0, dtype="INT16")),
+    "negative_rate": ([_WAVS["pcm16"]], dict(sample_rate=-5.0)),
+    "err_garbage": ([b"RIFF\x00\x00 not audio"], {}),
+    "err_dtype": ([_WAVS["pcm16"]], dict(dtype="UINT8")),
+}
 
 
 CASES: dict[str, Case] = {
@@ -178,4 +205,6 @@ CASES: dict[str, Case] = {
         "err_quality": ([np.ones(10, np.float32)], dict(scale=1.5, quality=101)),
         "err_empty_len": ([np.zeros(0, np.float32)], dict(out_length=4)),
     }.items()},
+    **{f"dec_{k}": ((lambda fn, a, kw=kw: tuple(fn.decoders.audio(a, **_typed(fn, kw)))), [W.as_sample(d) for d in data],
+                    None) for k, (data, kw) in _DEC.items()},
 }

@@ -49,9 +49,9 @@ def ours(name: str, device: str = "cpu") -> dict[str, Any]:
             "layouts": [o.layout() for o in outs]}
 
 
-def compare(name: str, rtol: float = 1e-5, int_tol: int = 0) -> None:
+def compare(name: str, rtol: float = 1e-5, int_tol: int = 0, int_rtol: float = 0.0) -> None:
     """Our output against DALI's: same refusals, layouts, shapes, types; floats within `rtol` of
-    each sample's largest magnitude, integers within `int_tol`."""
+    each sample's largest magnitude, integers within `int_tol` + `int_rtol` * |DALI's|."""
     exp, got = expected(name), ours(name)
     assert ("error" in exp) == ("error" in got), (exp.get("error"), got.get("error"))
     if "error" in exp:
@@ -63,4 +63,4 @@ def compare(name: str, rtol: float = 1e-5, int_tol: int = 0) -> None:
             if e.dtype.kind == "f":
                 np.testing.assert_allclose(g, e, rtol=0, atol=rtol * max(1.0, float(np.abs(e).max(initial=0))))
             else:
-                np.testing.assert_allclose(g.astype(np.int64), e.astype(np.int64), rtol=0, atol=int_tol)
+                np.testing.assert_allclose(g.astype(np.int64), e.astype(np.int64), rtol=int_rtol, atol=int_tol)

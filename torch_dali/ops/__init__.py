@@ -20,7 +20,7 @@ _FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", 
              "tensor_create", "tensor_shape", "conditional",
              "detection", "detection_crop", "readers.coco",
              "tensor_axes", "tensor_join", "tensor_values", "batch_permute", "reductions", "tensor_resize", "random_draws", "segmentation",
-             "subscript", "branches", "per_frame", "sequence", "decoders.npy", "audio",
+             "subscript", "branches", "per_frame", "sequence", "decoders.npy", "decoders.audio", "audio",
              "audio_spectral", "audio_mel", "audio_region", "audio_resample")
 for _fam in _FAMILIES:
     try:
