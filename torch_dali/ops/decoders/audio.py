@@ -72,9 +72,22 @@ class AudioDecoder(Operator):
         return wave, torch.tensor(target if target != 0 else float(rate), dtype=torch.float32)
 
 
+def _span(n: int, rate: int, span: tuple[float, float | None] | None, where: str) -> slice:
+    """Frames [floor(offset * rate), + floor(duration * rate)) of n (a negative offset counts as 0;
+    no duration: to the end)."""
+    if span is None:
+        return slice(0, n)
+    start = max(0, math.floor(span[0] * rate))
+    if start > n:
+        raise DataError(f"{where}: the offset {span[0]} s is past the end of the audio ({n} frames at {rate} Hz)")
+    stop = n if span[1] is None else min(n, start + max(0, math.floor(span[1] * rate)))
+    return slice(start, stop)
+
+
 def decode_audio(raw: bytes, where: str, dtype: torch.dtype, downmix: bool, target_rate: float,
-                 quality: float) -> tuple[torch.Tensor, int]:
-    """(waveform, the file's rate): (frames, channels), or (frames,) when downmixed."""
+                 quality: float, span: tuple[float, float | None] | None = None) -> tuple[torch.Tensor, int]:
+    """(waveform, the file's rate): (frames, channels), or (frames,) when downmixed; `span`
+    (offset, duration) in seconds cuts the frames first."""
     kind = wav.container(raw)
     if kind == "":
         raise DataError(f"{where}: not a WAV, FLAC or OGG file (unrecognized header)")
@@ -91,9 +104,11 @@ def decode_audio(raw: bytes, where: str, dtype: torch.dtype, downmix: bool, targ
             out = wav.decode(raw, info, dtype)
         else:
             out = from_domain(floats, dtype)  # type: ignore[arg-type]
-        return (out[:, 0].contiguous() if downmix else out), rate
+        out = out[_span(out.shape[0], rate, span, where)]
+        return (out[:, 0].contiguous() if downmix else out.contiguous()), rate
     if floats is None:
         floats = wav.decode(raw, info, torch.float32)  # type: ignore[arg-type]
+    floats = floats[_span(floats.shape[0], rate, span, where)]
     if mix:
         floats = floats.mean(1, keepdim=True)
     if resampling:
