@@ -7,7 +7,7 @@ quality q, sampled into a table of lobes * 64 + 1 points and read with linear in
 are the input samples within `lobes` of the position, clipped to the signal. As in DALI's CPU
 kernel, positions run in blocks of 256 outputs: the block's start is computed in float64, the rest
 by adding the float32 step, and the table is read in float32, so the values match DALI's to float
-rounding (measured: within 7e-7 of the largest value at quality <= 50, 1e-5 at quality 100, where
+rounding (measured: within 1.5e-6 of the largest value at quality <= 50, 1e-5 at quality 100, where
 DALI's SSE loop also rounds each tap's offset as it advances it by 4.0 and sums in 4 lanes; an
 exact emulation of that was tried and was 3-40x slower, so it is not used). Length: ceil(len * out_rate / in_rate) with the rates (and `scale` = out/in) as float32,
 or `out_length`. Integer input is normalized to [-1, 1] (signed: x / max; unsigned: (x - max/2) /
