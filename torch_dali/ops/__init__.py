@@ -11,7 +11,7 @@ from ._naming import op_name as _op_name  # noqa: F401 - DALI's `ops._op_name(sc
 
 # Each family module registers its schemas on import.
 _FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", "readers.file", "readers.mxnet", "readers.npy", "readers.tfrecord",
-             "readers.webdataset", "readers.caffe",
+             "readers.webdataset", "readers.caffe", "readers.nemo_asr",
              "decoders.image", "python_function", "external_source",
              "color_adjust", "filters", "noise", "normalization", "morphology", "histogram", "distort",
              "warp", "transforms", "coords", "regions", "slicing", "crop_generators",
@@ -20,7 +20,8 @@ _FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", 
              "tensor_create", "tensor_shape", "conditional",
              "detection", "detection_crop", "readers.coco",
              "tensor_axes", "tensor_join", "tensor_values", "batch_permute", "reductions", "tensor_resize", "random_draws", "segmentation",
-             "subscript", "branches", "per_frame", "sequence", "decoders.npy", "audio",
+             "subscript", "branches", "per_frame", "sequence", "decoders.npy", "decoders.audio", "audio",
+             "audio_spectral", "audio_mel", "audio_region", "audio_resample",
              "bbox_rotate", "debayer", "io_file", "readers.sequence", "dump_image",
              "experimental_resize")
 for _fam in _FAMILIES:

@@ -19,6 +19,8 @@ FN = {
     "experimental.peek_image_shape": "peek_image_shape",
     "coin_flip": "random.coin_flip", "normal_distribution": "random.normal", "uniform": "random.uniform",
     "transform_translation": "transforms.translation",
+    "audio_decoder": "decoders.audio", "nemo_asr_reader": "readers.nemo_asr",
+    "experimental.audio_resample": "audio_resample",
 }
 # old class name in a namespace (or without a schema entry) -> current op
 CLASSES = {
@@ -26,4 +28,5 @@ CLASSES = {
     "experimental.decoders.ImageRandomCrop": "decoders.image_random_crop",
     "experimental.decoders.ImageSlice": "decoders.image_slice",
     "experimental.PeekImageShape": "peek_image_shape", "NormalDistribution": "random.normal",
+    "experimental.AudioResample": "audio_resample",
 }

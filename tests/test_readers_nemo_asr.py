@@ -1,0 +1,69 @@
+"""readers.nemo_asr against DALI 2.4's CPU output (tests/reference/audio_tables.npz, nemo_* entries,
+made by tests/reference/audio_make.py from tests/reference/audio_nemo.py): every batch, output and
+sample; same refusals. Plus the manifest problems DALI does not survive, refused here naming the line."""
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from torch_dali import fn, pipeline_def
+from torch_dali.errors import DataError
+
+from reference import audio_nemo as N
+from reference.audio_check import tables
+
+
+@pytest.mark.parametrize("name", list(N.CASES))
+def test_matches_dali(name, tmp_path):
+    t = tables()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the skipped manifest lines
+        try:
+            got = N.run(fn, pipeline_def, str(tmp_path), name)
+        except (RuntimeError, DataError) as e:  # refused at build (listing) as a DataError, like every reader here
+            assert f"nemo_{name}/error" in t, e
+            return
+    assert f"nemo_{name}/error" not in t, t.get(f"nemo_{name}/error")
+    n_batches, n_out = (int(v) for v in t[f"nemo_{name}/shape"])
+    assert len(got) == n_batches and all(len(b) == n_out for b in got)
+    resampled = "resampled" in name
+    for b, outs in enumerate(got):
+        for k, samples in enumerate(outs):
+            for i, g in enumerate(samples):
+                e = t[f"nemo_{name}/{b}/{k}/{i}"]
+                assert g.shape == e.shape and g.dtype == e.dtype, (b, k, i, g.shape, e.shape, g.dtype, e.dtype)
+                if resampled and e.dtype.kind == "f":
+                    np.testing.assert_allclose(g, e, rtol=0, atol=1e-5 * max(1.0, float(np.abs(e).max(initial=0))))
+                else:
+                    np.testing.assert_array_equal(g, e)
+
+
+def _read(tmp_path, lines: list[str]):
+    N.build(str(tmp_path), "default")
+    m = tmp_path / "m.json"
+    m.write_text("\n".join(lines) + "\n")
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return tuple(fn.readers.nemo_asr(manifest_filepaths=str(m)))
+
+    p = pipe()
+    p.build()
+    return p.run()
+
+
+@pytest.mark.parametrize("extra,what", [({"text": 5}, "text"), ({"duration": "0.5"}, "duration"),
+                                        ({"offset": 1.0}, "offset 1.0 s is past the end")])
+def test_bad_entries_refused_naming_the_line(tmp_path, extra, what):
+    line = json.dumps({"audio_filepath": str(tmp_path / "c.wav"), **extra})
+    with pytest.raises((RuntimeError, DataError), match=rf"m.json, line 2.*{what}"):
+        _read(tmp_path, ["", line])
+
+
+def test_skipped_lines_warn(tmp_path):
+    with pytest.warns(UserWarning, match=r"line 1: skipped"):
+        out = _read(tmp_path, ['{"duration": 1}', json.dumps({"audio_filepath": str(tmp_path / "a.wav")})])
+    assert np.asarray(out[0][0]).shape == (40,)
