@@ -16,7 +16,7 @@ from .. import _knobs
 from ..errors import PipelineError
 from .plan import Plan
 from .steps import Batch, Partial
-from .stage import Reorder, Stage, make_stages
+from .stage import Permits, Reorder, Stage, make_stages
 from .watch import add_times, dump_stall, stall_dump_s, stop_timeout_s, tensor_bytes
 
 _POLL_S = 0.1  # how often a waiting consumer checks for shutdown and Ctrl-C
@@ -96,15 +96,14 @@ class Executor:
         # `depth` plus the one the consumer holds, as in DALI, not the queue plus every hand-off
         # on the way to it (each a full batch of GPU memory). Never fewer than the last stage's
         # lanes: a lane without a permit would idle.
-        self._permits_n = max(self.depth, self.stages[-1].lanes)
-        self._permits = threading.Semaphore(self._permits_n)
+        self._permits = Permits(max(self.depth, self.stages[-1].lanes), self._stop)
         # TORCH_DALI_DECODE_PERMITS: decoded batches alive at once, from a mixed lane starting one
         # to the stage after it having read it. Without it, every lane decodes ahead while one batch
         # waits in the room and one is read: lanes + 2 decoded batches of device memory.
         names = [st.name for st in self.stages]
         self._decode_pos = names.index("mixed") if "mixed" in names[:-1] else None
         self._decode_n = _knobs.get("TORCH_DALI_DECODE_PERMITS") if self._decode_pos is not None else 0
-        self._decoding = threading.Semaphore(max(1, self._decode_n))
+        self._decoding = Permits(self._decode_n, self._stop)
         # per stage lane: seconds waiting for input, working, waiting to hand on; batches
         self._timing: dict[str, list[float]] = {}
         # external sources whose data are fetched on the caller's thread, as DALI fetches them
@@ -190,9 +189,7 @@ class Executor:
         takes_decode = bool(self._decode_n) and pos == self._decode_pos
         gives_decode = bool(self._decode_n) and self._decode_pos is not None and pos == self._decode_pos + 1
         while not self._stop.is_set():
-            if last and not self._take_permit():
-                return
-            if takes_decode and not self._take_permit(self._decoding):
+            if (last and not self._permits.take()) or (takes_decode and not self._decoding.take()):
                 return
             t0 = time.perf_counter()
             t1 = t0
@@ -213,7 +210,7 @@ class Executor:
                 except BaseException as e:  # noqa: BLE001
                     item = e
                 if gives_decode:  # its decoded values were dropped as this stage ended (Plan._live_after)
-                    self._decoding.release()
+                    self._decoding.give()
             t2 = time.perf_counter()
             if not outbox.put(seq, item):
                 return
@@ -243,20 +240,11 @@ class Executor:
             if isinstance(item, BaseException):
                 return
 
-    def _take_permit(self, permits: threading.Semaphore | None = None) -> bool:
-        """The last stage's wait for room (see `_permits`), or a decoding lane's (`_decoding`);
-        False when stopping."""
-        permits = permits or self._permits
-        while not permits.acquire(timeout=_POLL_S):
-            if self._stop.is_set():
-                return False
-        return True
-
     def _start(self) -> None:
         if self._thread is None:
             self._stop.clear()
-            self._permits = threading.Semaphore(self._permits_n)  # nothing is in flight now
-            self._decoding = threading.Semaphore(max(1, self._decode_n))
+            self._permits.refill()  # nothing is in flight now
+            self._decoding.refill()
             self._thread = threading.Thread(target=self._loop, name="torch_dali-prefetch", daemon=True)
             self._thread.start()
 
@@ -280,7 +268,7 @@ class Executor:
                 try:
                     item = self._queue.get(timeout=_POLL_S)
                     if self.staged:
-                        self._permits.release()
+                        self._permits.give()
                     break
                 except queue.Empty:
                     if self._thread is not None and not self._thread.is_alive() and self._queue.empty():

@@ -89,6 +89,28 @@ def make_stages(plan: Plan, lanes: int) -> list[Stage]:
             for pos, g in enumerate(groups)]
 
 
+class Permits:
+    """A counting semaphore whose wait ends when `stop` is set: `take()` (False when stopping),
+    `give()`, and `refill()` (all `n` again, once nothing is in flight)."""
+
+    def __init__(self, n: int, stop: threading.Event) -> None:
+        self.n = max(1, n)
+        self._stop = stop
+        self._sem = threading.Semaphore(self.n)
+
+    def take(self) -> bool:
+        while not self._sem.acquire(timeout=_POLL_S):
+            if self._stop.is_set():
+                return False
+        return True
+
+    def give(self) -> None:
+        self._sem.release()
+
+    def refill(self) -> None:
+        self._sem = threading.Semaphore(self.n)
+
+
 class Reorder:
     """Batches between two stages, in sequence order: `put(seq, item)` from any lane (it waits
     while `seq` is `capacity` or more ahead of the next one to be taken: lanes cannot run away);
