@@ -86,9 +86,9 @@ def run_frames(op: Operator, inputs: list[TensorList], args: dict[str, list[Any]
             elif m != 1 and m != ref[0]:
                 raise ArgumentError(f"{op.name}: sample {i} of the per-frame argument `{k}` has {m} values; "
                                     f"{ref[1]} has {ref[0]} frames (give one value per frame, or one for all)")
-        assert ref is not None  # (something is a sequence: checked above)
-        if ref[0] == 0:
-            raise ArgumentError(f"{op.name}: sample {i} has no frames ({ref[1]} is an empty sequence)")
+        if ref is None or ref[0] == 0:  # (None cannot happen: an input or an argument is per frame)
+            what = ref[1] if ref is not None else "nothing per frame"
+            raise ArgumentError(f"{op.name}: sample {i} has no frames ({what} is an empty sequence)")
         counts.append(ref[0])
     flat_in: list[list[torch.Tensor]] = [[] for _ in inputs]
     flat_args: dict[str, list[Any]] = {k: [] for k in args}
