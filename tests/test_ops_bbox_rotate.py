@@ -8,10 +8,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-import torch
 
 from reference import bbox_rotate_ref as R
-from torch_dali import fn, pipeline_def
+import torch_dali
 
 
 @functools.lru_cache(maxsize=1)
@@ -23,24 +22,7 @@ def _tables() -> dict[str, np.ndarray]:
 def run(boxes: list[np.ndarray], labels: list[np.ndarray] | None, args: dict[str, Any],
         angles: list[float] | None = None, shapes: list[list[int]] | None = None,
         device: str = "cpu") -> list[list[np.ndarray]]:
-    @pipeline_def(batch_size=len(boxes), num_threads=1, device_id=None if device == "cpu" else 0)
-    def pipe():
-        ins = [fn.external_source(source=lambda: [torch.from_numpy(b) for b in boxes], batch=True)]
-        if labels is not None:
-            ins.append(fn.external_source(source=lambda: [torch.from_numpy(lb) for lb in labels], batch=True))
-        if device == "gpu":
-            ins = [x.gpu() for x in ins]
-        kw = dict(args)
-        if angles is not None:
-            kw["angle"] = fn.external_source(source=lambda: [np.float32(a) for a in angles], batch=True)
-        if shapes is not None:
-            kw["input_shape"] = fn.external_source(source=lambda: [np.array(s, np.int64) for s in shapes],
-                                                   batch=True)
-        out = fn.bbox_rotate(*ins, **kw)
-        return tuple(out) if isinstance(out, (list, tuple)) else out
-
-    p = pipe()
-    p.build()
+    p = R.build(torch_dali, boxes, labels, args, angles, shapes, device)
     return [[t.cpu().numpy() for t in tl] for tl in p.run()]
 
 

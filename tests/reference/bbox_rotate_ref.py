@@ -72,15 +72,19 @@ ERRORS: dict[str, tuple[list[np.ndarray], list[np.ndarray] | None, dict[str, Any
 }
 
 
-def _dali_run(boxes: list[np.ndarray], labels: list[np.ndarray] | None, args: dict[str, Any],
-              angles: list[float] | None, shapes: list[list[int]] | None) -> list[list[np.ndarray]]:
-    from nvidia.dali import fn, pipeline_def
+def build(lib: Any, boxes: list[np.ndarray], labels: list[np.ndarray] | None, args: dict[str, Any],
+          angles: list[float] | None, shapes: list[list[int]] | None, device: str = "cpu") -> Any:
+    """A case's built pipeline on `lib` (nvidia.dali here, torch_dali in the test): the same graph
+    for both; on device "gpu" the boxes and labels are moved to the GPU first."""
+    fn, pipeline_def = lib.fn, lib.pipeline_def
 
-    @pipeline_def(batch_size=len(boxes), num_threads=1, device_id=None)
+    @pipeline_def(batch_size=len(boxes), num_threads=1, device_id=None if device == "cpu" else 0)
     def pipe():
         ins = [fn.external_source(source=lambda: boxes, batch=True)]
         if labels is not None:
             ins.append(fn.external_source(source=lambda: labels, batch=True))
+        if device == "gpu":
+            ins = [x.gpu() for x in ins]
         kw = dict(args)
         if angles is not None:
             kw["angle"] = fn.external_source(source=lambda: [np.float32(a) for a in angles], batch=True)
@@ -92,6 +96,14 @@ def _dali_run(boxes: list[np.ndarray], labels: list[np.ndarray] | None, args: di
 
     p = pipe()
     p.build()
+    return p
+
+
+def _dali_run(boxes: list[np.ndarray], labels: list[np.ndarray] | None, args: dict[str, Any],
+              angles: list[float] | None, shapes: list[list[int]] | None) -> list[list[np.ndarray]]:
+    import nvidia.dali as dali
+
+    p = build(dali, boxes, labels, args, angles, shapes)
     return [[np.array(t[i]) for i in range(len(boxes))] for t in p.run()]
 
 
