@@ -1,9 +1,13 @@
-"""A test-only source op that feeds a fixed list of images, one registered op per test module."""
+"""Test-only feeds: a source op that feeds a fixed list of images (one registered op per test
+module), and `run_graph`, one batch of a graph fed from a list of arrays."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
+import numpy as np
 import torch
+
+from torch_dali import fn, pipeline_def
 
 from torch_dali.ops._operator import BatchContext, Operator
 from torch_dali.ops._registry import lookup, make_function, register
@@ -26,3 +30,14 @@ def image_feed(name: str) -> tuple[Callable, list[torch.Tensor]]:
     except KeyError:
         register(OpSchema(name=name, impl=Feed, min_inputs=0, max_inputs=0))
     return make_function(lookup(name)), images
+
+
+def run_graph(graph: Callable[[Any], Any], data: list[np.ndarray], layout: str | None = None) -> Any:
+    """The first output of `graph(input)` for one CPU batch whose input is `data`."""
+    @pipeline_def(batch_size=len(data), num_threads=1, device_id=None)
+    def pipe():
+        return graph(fn.external_source(source=lambda: data, batch=True, layout=layout))
+
+    p = pipe()
+    p.build()
+    return p.run()[0]

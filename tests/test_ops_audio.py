@@ -1,22 +1,11 @@
 """preemphasis_filter and to_decibels against values measured on DALI 2.4's CPU backend."""
 from __future__ import annotations
 
-from typing import Any, Callable
-
 import numpy as np
 import pytest
 
-from torch_dali import fn, pipeline_def, types
-
-
-def _run(graph: Callable[[Any], Any], data: list[np.ndarray], layout: str | None = None) -> Any:
-    @pipeline_def(batch_size=len(data), num_threads=1, device_id=None)
-    def pipe():
-        return graph(fn.external_source(source=lambda: data, batch=True, layout=layout))
-
-    p = pipe()
-    p.build()
-    return p.run()[0]
+from feeds import run_graph
+from torch_dali import fn, types
 
 
 X = np.array([1.0, 2.0, 4.0, 8.0, 3.0], np.float32)
@@ -24,52 +13,52 @@ X = np.array([1.0, 2.0, 4.0, 8.0, 3.0], np.float32)
 
 @pytest.mark.parametrize("border,first", [("zero", 1.0), ("clamp", 0.5), ("reflect", 0.0)])
 def test_preemphasis_borders(border, first):
-    out = np.asarray(_run(lambda x: fn.preemphasis_filter(x, border=border, preemph_coeff=0.5), [X])[0])
+    out = np.asarray(run_graph(lambda x: fn.preemphasis_filter(x, border=border, preemph_coeff=0.5), [X])[0])
     np.testing.assert_array_equal(out, np.array([first, 1.5, 3.0, 6.0, -1.0], np.float32))
 
 
 def test_preemphasis_types_shapes_and_per_sample_coefficient():
     i16 = [np.array([10, 200, 30], np.int16)]
-    np.testing.assert_array_equal(np.asarray(_run(lambda x: fn.preemphasis_filter(x, dtype=types.INT16), i16)[0]),
+    np.testing.assert_array_equal(np.asarray(run_graph(lambda x: fn.preemphasis_filter(x, dtype=types.INT16), i16)[0]),
                                   [0, 190, -164])
-    np.testing.assert_array_equal(np.asarray(_run(lambda x: fn.preemphasis_filter(x, dtype=types.UINT8), i16)[0]),
+    np.testing.assert_array_equal(np.asarray(run_graph(lambda x: fn.preemphasis_filter(x, dtype=types.UINT8), i16)[0]),
                                   [0, 190, 0])  # saturated
-    out = _run(lambda x: fn.preemphasis_filter(x), [np.arange(6, dtype=np.float32).reshape(2, 3)], "ab")
+    out = run_graph(lambda x: fn.preemphasis_filter(x), [np.arange(6, dtype=np.float32).reshape(2, 3)], "ab")
     assert out.layout() == "ab"  # a 2-D sample is one signal in memory order
     np.testing.assert_allclose(np.asarray(out[0]), [[0, 1, 1.03], [1.06, 1.09, 1.12]], rtol=1e-6)
     coeff = fn.constant(fdata=0.25)
-    np.testing.assert_array_equal(np.asarray(_run(lambda x: fn.preemphasis_filter(x, preemph_coeff=coeff), [X])[0]),
+    np.testing.assert_array_equal(np.asarray(run_graph(lambda x: fn.preemphasis_filter(x, preemph_coeff=coeff), [X])[0]),
                                   np.array([0.75, 1.75, 3.5, 7.0, 1.0], np.float32))
     with pytest.raises(RuntimeError, match="border"):
-        _run(lambda x: fn.preemphasis_filter(x, border="bad"), [X])
+        run_graph(lambda x: fn.preemphasis_filter(x, border="bad"), [X])
 
 
 Y = np.array([0.0, 1e-12, 0.5, 1.0, 4.0, 100.0], np.float32)
 
 
 def test_to_decibels_bit_exact():
-    out = np.asarray(_run(lambda x: fn.to_decibels(x), [Y])[0])
+    out = np.asarray(run_graph(lambda x: fn.to_decibels(x), [Y])[0])
     np.testing.assert_array_equal(out, np.array([-200.00001525878906, -140.0, -23.01030158996582, -20.0,
                                                 -13.979400634765625, 0.0], np.float32))
-    out = np.asarray(_run(lambda x: fn.to_decibels(x, multiplier=20, reference=2.0, cutoff_db=-30), [Y])[0])
+    out = np.asarray(run_graph(lambda x: fn.to_decibels(x, multiplier=20, reference=2.0, cutoff_db=-30), [Y])[0])
     np.testing.assert_array_equal(out, np.array([-30.000001907348633, -30.000001907348633, -12.041200637817383,
                                                 -6.020600318908691, 6.020600318908691, 33.979400634765625], np.float32))
-    np.testing.assert_array_equal(np.asarray(_run(lambda x: fn.to_decibels(x), [np.zeros(3, np.float32)])[0]),
+    np.testing.assert_array_equal(np.asarray(run_graph(lambda x: fn.to_decibels(x), [np.zeros(3, np.float32)])[0]),
                                   np.full(3, -200.00002, np.float32))
     with pytest.raises(RuntimeError, match="float32"):
-        _run(lambda x: fn.to_decibels(x), [np.array([1, 10], np.int32)])
+        run_graph(lambda x: fn.to_decibels(x), [np.array([1, 10], np.int32)])
 
 
 def test_power_spectrum_axis_nfft_power():
     a = np.random.default_rng(0).standard_normal((3, 8)).astype(np.float32)
-    out = _run(lambda x: fn.power_spectrum(x), [a], "ft")
+    out = run_graph(lambda x: fn.power_spectrum(x), [a], "ft")
     assert out.layout() == "ft" and out.dtype == types.FLOAT
     np.testing.assert_allclose(np.asarray(out[0]), np.abs(np.fft.rfft(a, axis=-1)) ** 2, atol=1e-4)
-    out = np.asarray(_run(lambda x: fn.power_spectrum(x, axis=0, nfft=6, power=1), [a])[0])
+    out = np.asarray(run_graph(lambda x: fn.power_spectrum(x, axis=0, nfft=6, power=1), [a])[0])
     np.testing.assert_allclose(out, np.abs(np.fft.rfft(a, n=6, axis=0)), atol=1e-5)  # 6 > 3: zero-padded
-    out = np.asarray(_run(lambda x: fn.power_spectrum(x, nfft=5), [a])[0])
+    out = np.asarray(run_graph(lambda x: fn.power_spectrum(x, nfft=5), [a])[0])
     np.testing.assert_allclose(out, np.abs(np.fft.rfft(a, n=5, axis=-1)) ** 2, atol=1e-4)  # truncated
     with pytest.raises(RuntimeError, match="power"):
-        _run(lambda x: fn.power_spectrum(x, power=3), [a])
+        run_graph(lambda x: fn.power_spectrum(x, power=3), [a])
     with pytest.raises(RuntimeError, match="float32"):
-        _run(lambda x: fn.power_spectrum(x), [a.astype(np.float64)])
+        run_graph(lambda x: fn.power_spectrum(x), [a.astype(np.float64)])

@@ -3,34 +3,24 @@
 from __future__ import annotations
 
 import io
-from typing import Any, Callable
 
 import numpy as np
 import pytest
 
-from torch_dali import fn, pipeline_def, types
-
-
-def _run(graph: Callable[[Any], Any], data: list[np.ndarray], layout: str | None = None) -> Any:
-    @pipeline_def(batch_size=len(data), num_threads=1, device_id=None)
-    def pipe():
-        return graph(fn.external_source(source=lambda: data, batch=True, layout=layout))
-
-    p = pipe()
-    p.build()
-    return p.run()[0]
+from feeds import run_graph
+from torch_dali import fn, types
 
 
 SEQ = [np.arange(6, dtype=np.int32).reshape(3, 2), np.arange(8, dtype=np.int32).reshape(4, 2) + 100]
 
 
 def test_sequence_rearrange_orders_frames():
-    out = _run(lambda x: fn.sequence_rearrange(x, new_order=[2, 0, 0]), SEQ, "FX")
+    out = run_graph(lambda x: fn.sequence_rearrange(x, new_order=[2, 0, 0]), SEQ, "FX")
     assert out.layout() == "FX"
     np.testing.assert_array_equal(np.asarray(out[0]), [[4, 5], [0, 1], [0, 1]])
     np.testing.assert_array_equal(np.asarray(out[1]), [[104, 105], [100, 101], [100, 101]])
     per_sample = fn.constant(idata=[1, 0], dtype=types.INT32)
-    out = _run(lambda x: fn.sequence_rearrange(x, new_order=per_sample), SEQ, "FX")
+    out = run_graph(lambda x: fn.sequence_rearrange(x, new_order=per_sample), SEQ, "FX")
     np.testing.assert_array_equal(np.asarray(out[1]), [[102, 103], [100, 101]])
 
 
@@ -43,7 +33,7 @@ def test_sequence_rearrange_orders_frames():
 ])
 def test_sequence_rearrange_refusals(order, layout, data, match):
     with pytest.raises(RuntimeError, match=match):
-        _run(lambda x: fn.sequence_rearrange(x, new_order=order), data, layout)
+        run_graph(lambda x: fn.sequence_rearrange(x, new_order=order), data, layout)
 
 
 def _enc(a: np.ndarray) -> np.ndarray:
@@ -54,12 +44,12 @@ def _enc(a: np.ndarray) -> np.ndarray:
 
 def test_numpy_decoder_values_types_and_conversion():
     f = np.asfortranarray(np.arange(6, dtype=np.int16).reshape(2, 3))
-    out = _run(lambda x: fn.decoders.numpy(x), [_enc(f), _enc(f + 1)])
+    out = run_graph(lambda x: fn.decoders.numpy(x), [_enc(f), _enc(f + 1)])
     assert out.dtype == types.INT16 and out.layout() == ""
     np.testing.assert_array_equal(np.asarray(out[1]), f + 1)
-    out = _run(lambda x: fn.decoders.numpy(x, dtype=types.INT32), [_enc(np.array([2.5, -2.5, 1e10], np.float32))])
+    out = run_graph(lambda x: fn.decoders.numpy(x, dtype=types.INT32), [_enc(np.array([2.5, -2.5, 1e10], np.float32))])
     np.testing.assert_array_equal(np.asarray(out[0]), [3, -3, 2**31 - 1])  # rounded away from 0, saturated
-    out = _run(lambda x: fn.decoders.numpy(x), [_enc(np.float64(3.5))])
+    out = run_graph(lambda x: fn.decoders.numpy(x), [_enc(np.float64(3.5))])
     assert np.asarray(out[0]).shape == () and float(np.asarray(out[0])) == 3.5
 
 
@@ -72,4 +62,4 @@ def test_numpy_decoder_values_types_and_conversion():
 ])
 def test_numpy_decoder_refusals(data, match):
     with pytest.raises(RuntimeError, match=match):
-        _run(lambda x: fn.decoders.numpy(x), data)
+        run_graph(lambda x: fn.decoders.numpy(x), data)
