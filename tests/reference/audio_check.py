@@ -50,9 +50,14 @@ def ours(name: str, device: str = "cpu") -> dict[str, Any]:
 
 
 def compare(name: str, rtol: float = 1e-5, int_tol: int = 0, int_rtol: float = 0.0) -> None:
-    """Our output against DALI's: same refusals, layouts, shapes, types; floats within `rtol` of
-    each sample's largest magnitude, integers within `int_tol` + `int_rtol` * |DALI's|."""
-    exp, got = expected(name), ours(name)
+    """Our output against DALI's (`assert_same`)."""
+    assert_same(expected(name), ours(name), rtol, int_tol, int_rtol)
+
+
+def assert_same(exp: dict[str, Any], got: dict[str, Any], rtol: float = 1e-5, int_tol: int = 0,
+                int_rtol: float = 0.0) -> None:
+    """Two runs of a case agree: same refusals, layouts, shapes, types; floats within `rtol` of
+    each sample's largest magnitude in `exp`, integers within `int_tol` + `int_rtol` * |exp|."""
     assert ("error" in exp) == ("error" in got), (exp.get("error"), got.get("error"))
     if "error" in exp:
         return
