@@ -13,7 +13,7 @@ H=.refbench
 t0=$(date +%s)
 python3 -c "from torch_dali._native import extension as e; import time; t=time.time(); m=e.load(); print('extension', m is not None, round(time.time()-t,1), 's')" 2>&1 | tail -3
 if [ "$STEP" = tests ] || [ "$STEP" = all ]; then
-  timeout 330 python3 -m pytest -q -p no:cacheprovider tests/gpu -x -q 2>&1 | tail -40 > "$OUT/gpu_tests.txt"
+  timeout "${TESTS_TIMEOUT:-330}" python3 -m pytest -q -p no:cacheprovider ${TESTS:-tests/gpu} --durations=12 2>&1 | tail -60 > "$OUT/gpu_tests.txt"
   tail -15 "$OUT/gpu_tests.txt"
 fi
 echo "after tests: $(( $(date +%s) - t0 )) s"

@@ -46,6 +46,54 @@ def _decoders() -> dict[str, dict]:
         return {"error": repr(e)}
 
 
+def _milestone(free0: int) -> dict:
+    """GPU memory now: taken from the device since the start, torch's cache, and the rest (CUDA
+    modules, nvJPEG's own allocations, local memory), in MiB."""
+    import torch
+    taken = free0 - torch.cuda.mem_get_info()[0]
+    res = torch.cuda.memory_reserved()
+    return {"device": round(taken / 2**20), "reserved": round(res / 2**20),
+            "allocated": round(torch.cuda.memory_allocated() / 2**20),
+            "outside_torch": round((taken - res) / 2**20)}
+
+
+def _live_at_peak(snap: dict) -> dict:
+    """Replays torch's allocation trace: at the moment the most bytes were allocated, which
+    allocations were live, grouped by stream and by the torch_dali line that made them ("native"
+    for allocations from C++ threads such as the decoder's); and each stream's own peak. MiB."""
+    live: dict[int, tuple[int, str, str]] = {}
+    per_stream: dict[str, int] = defaultdict(int)
+    stream_peak: dict[str, int] = defaultdict(int)
+    total = peak = 0
+    at_peak: dict = {}
+    for e in (snap.get("device_traces") or [[]])[0]:
+        act, addr, size, stream = e.get("action"), e.get("addr"), e.get("size", 0), str(e.get("stream"))
+        if act == "alloc":
+            site = "native"
+            for f in e.get("frames") or []:
+                fn = f.get("filename", "")
+                if "torch_dali" in fn or "/bench/" in fn or ".refbench" in fn:
+                    site = f"{fn.split('torch_dali/')[-1]}:{f.get('line')} {f.get('name')}"
+                    break
+            live[addr] = (size, stream, site)
+            total += size
+            per_stream[stream] += size
+            stream_peak[stream] = max(stream_peak[stream], per_stream[stream])
+            if total > peak:
+                peak = total
+                groups: dict[str, float] = defaultdict(float)
+                for sz, st, si in live.values():
+                    groups[f"{st} {si}"] += sz
+                at_peak = groups
+        elif act == "free_completed" and addr in live:
+            sz, st, _ = live.pop(addr)
+            total -= sz
+            per_stream[st] -= sz
+    return {"peak_traced_mib": round(peak / 2**20),
+            "live_at_peak_mib": {k: round(v / 2**20, 1) for k, v in sorted(at_peak.items(), key=lambda kv: -kv[1])[:25]},
+            "stream_peak_mib": {k: round(v / 2**20) for k, v in stream_peak.items()}}
+
+
 def profile(kind: str, data: str, seconds: float, spy: str, out_dir: Path) -> dict:
     import torch
     import reference_pipes as R
@@ -59,14 +107,22 @@ def profile(kind: str, data: str, seconds: float, spy: str, out_dir: Path) -> di
         sync()
         torch.cuda.reset_peak_memory_stats()
     free0 = torch.cuda.mem_get_info()[0] if cuda else 0
+    trace = cuda and os.environ.get("PROFILE_MEM_TRACE") == "1"  # allocation sites (slower)
+    if trace:
+        torch.cuda.memory._record_memory_history(max_entries=400000, stacks="python")
+    milestones = {}
     t0 = time.perf_counter()
     pipe = R.make("torch_dali", kind, data)
     pipe.build()
+    if cuda:
+        milestones["built"] = _milestone(free0)
     it = plugin.DALIGenericIterator(pipe, ["data", "label"], reader_name="Reader",
                                     last_batch_policy=plugin.LastBatchPolicy.DROP, auto_reset=True)
     next(iter(it))
     sync()
     ttfb = time.perf_counter() - t0
+    if cuda:
+        milestones["first_batch"] = _milestone(free0)
     ex = pipe.executor
     times = ex.plan.time_ops(sync=False)  # host time of each op on its stage thread (chains split)
 
@@ -114,6 +170,12 @@ def profile(kind: str, data: str, seconds: float, spy: str, out_dir: Path) -> di
         "decoders": _decoders(),
         "segments_by_stream": _segments() if cuda else None,
     }
+    if cuda:
+        milestones["end"] = _milestone(free0)
+        res["memory_milestones_mib"] = milestones
+    if trace:
+        res["allocations"] = _live_at_peak(torch.cuda.memory._snapshot())
+        torch.cuda.memory._record_memory_history(enabled=None)
     if proc is not None:
         try:
             _, err = proc.communicate(timeout=30)
