@@ -60,6 +60,9 @@ class TensorList:
 
     # each sample's file or record, set on a pipeline's outputs made from a reader (source_info())
     _sources: Sequence[Any] | None = None
+    # (n, 4) int64 (y, x, H, W): sample i is the part at (y, x) of an H x W image. Set by a GPU
+    # decoder that decoded only what its one consumer reads (Operator.input_regions); None: whole.
+    regions: Any = None
 
     def set_sources(self, names: Sequence[Any] | None) -> None:
         """Each sample's file or record (what its `source_info()` gives; names may be lazy)."""

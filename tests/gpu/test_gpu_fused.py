@@ -2,6 +2,7 @@
 resize -> crop_mirror_normalize as one kernel, the mixed random-crop decoder's crops as views."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
@@ -96,3 +97,60 @@ def test_resize_to_one_size_is_dense_and_equals_per_sample_kernel(root):
     views = [im[3:30, 5:50] for im in imgs]  # strided crops read in place
     assert torch.equal(cb.resize_dense(views, (20, 20), True, "linear"),
                        torch.stack(cb.resize([v.contiguous() for v in views], [(20, 20)] * 3, True, "linear")))
+
+
+def _unfused(root, size=96, area=(0.08, 1.0)):
+    @pipeline_def(batch_size=12, num_threads=3, device_id=0, seed=7)
+    def p():
+        jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
+        images = fn.decoders.image(jpegs, device="mixed")
+        images = fn.random_resized_crop(images, size=[size, size], random_area=area)
+        return fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW", mean=MEAN, std=STD,
+                                        mirror=fn.random.coin_flip()), labels
+    return p()
+
+
+@pytest.mark.parametrize("size,area", [(96, (0.08, 1.0)), (224, (0.02, 0.1)), (40, (0.5, 1.0))])
+def test_decoding_only_what_random_resized_crop_reads_changes_no_pixel(root, size, area, monkeypatch):
+    """decoders.image (mixed) feeding only random_resized_crop decodes each window plus the
+    filter's reach (TensorList.regions); the kernel reads it in the whole image's coordinates, so
+    the outputs equal those of whole images bit for bit (upscaled, downscaled, at borders)."""
+    from torch_dali.ops.fast import image_kernels as K
+    seen = []
+    orig = K.RandomResizedCropKernel.run
+
+    def spy(self, op, ctx, inputs, args):
+        seen.append(inputs[0].regions)
+        return orig(self, op, ctx, inputs, args)
+    monkeypatch.setattr(K.RandomResizedCropKernel, "run", spy)
+    a, _ = _run(_unfused(root, size, area), n=4)
+    assert seen and all(r is not None for r in seen), "the decoder decoded whole images"
+    assert any((r[:, :2] > 0).any() for r in seen), "no image was cut"
+    seen.clear()
+    monkeypatch.setenv("TORCH_DALI_ROI_DECODE", "0")
+    b, _ = _run(_unfused(root, size, area), n=4)
+    assert seen and all(r is None for r in seen)
+    for x, y in zip(a, b):
+        for u, v in zip(x, y):
+            assert u.shape == v.shape and torch.equal(u, v)
+
+
+def test_region_kernel_reads_parts_as_wholes_and_refuses_short_parts():
+    from torch_dali.functional.crop_window import reading_regions
+    from torch_dali.ops.fast import cuda_image as cuda
+    g = torch.Generator().manual_seed(3)
+    imgs = [torch.randint(0, 256, (int(h), int(w), 3), generator=g, dtype=torch.uint8).cuda()
+            for h, w in [(300, 400), (64, 50), (500, 333), (224, 224)]]
+    sizes = torch.tensor([im.shape[:2] for im in imgs]).numpy()
+    wins = torch.tensor([[10, 20, 200, 150], [0, 0, 64, 50], [400, 300, 100, 33], [100, 7, 9, 11]]).numpy()
+    for out in [(224, 224), (32, 48)]:
+        whole = cuda.resized_crops(imgs, wins, out, True)
+        reg = reading_regions(wins, sizes, out)
+        parts = [im[y:y + h, x:x + w].contiguous() for im, (y, x, h, w) in zip(imgs, reg.tolist())]
+        full = reg.copy()
+        full[:, 2:] = sizes
+        assert torch.equal(cuda.resized_crops(parts, wins, out, True, full), whole)
+    short = [im[12:, :] for im in imgs]  # taps above row 12 are missing
+    full = torch.tensor([[12, 0, *s] for s in sizes.tolist()]).numpy()
+    with pytest.raises(RuntimeError, match="reads pixels outside"):
+        cuda.resized_crops(short, np.tile([[0, 0, 50, 50]], (4, 1)), (224, 224), True, full)

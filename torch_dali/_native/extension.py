@@ -298,7 +298,8 @@ def _register_fakes() -> None:
     @torch.library.register_fake("torch_dali::resized_crop_mirror_normalize")
     def _rcmn_fake(images: list[torch.Tensor], windows: torch.Tensor, mirror: torch.Tensor,
                    mean: torch.Tensor, std: torch.Tensor, out_h: int, out_w: int,
-                   antialias: bool, dtype: torch.dtype, nchw: bool) -> torch.Tensor:
+                   antialias: bool, dtype: torch.dtype, nchw: bool,
+                   regions: torch.Tensor | None = None) -> torch.Tensor:
         if len(images) == 0:
             raise ValueError("torch_dali::resized_crop_mirror_normalize: `images` is empty")
         c = images[0].shape[2]

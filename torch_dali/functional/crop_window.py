@@ -56,3 +56,17 @@ def random_crop_window_array(seed: int, iteration: int, sizes: Sequence[tuple[in
     return np.array([random_crop_window(SampleRNG(seed, iteration, i), int(h), int(w), area, aspect_ratio,
                                         num_attempts) for i, (h, w) in enumerate(np.asarray(sizes).tolist())],
                     dtype=np.int64).reshape(n, 4)
+
+
+def reading_regions(windows: np.ndarray, sizes: np.ndarray, out_size: Sequence[int]) -> np.ndarray:
+    """(n, 4) int64 (y, x, h, w): the part of each image of `sizes` (n, 2) that resampling its
+    window (y, x, h, w) to `out_size` (height, width) with a linear or triangular filter reads.
+    The filter's taps reach past the window by its radius (1, or in/out when shrinking with
+    antialias) plus one for rounding; the margin is twice that, and the region stays in the image."""
+    wins = np.asarray(windows, dtype=np.int64).reshape(-1, 4)
+    full = np.asarray(sizes, dtype=np.int64).reshape(-1, 2)
+    out = np.asarray(out_size, dtype=np.float64).reshape(1, 2)
+    margin = 2 * np.ceil(np.maximum(wins[:, 2:] / out, 1.0)).astype(np.int64) + 2
+    lo = np.maximum(wins[:, :2] - margin, 0)
+    hi = np.minimum(wins[:, :2] + wins[:, 2:] + margin, full)
+    return np.concatenate([lo, hi - lo], axis=1)

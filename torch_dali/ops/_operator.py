@@ -241,6 +241,18 @@ class Operator:
         """An object with `run_fused` that runs this op and its only consumer together, or None."""
         return None
 
+    def takes_regions(self) -> bool:
+        """At build: whether this op can say, before a batch runs, which part of each image of its
+        first input it will read (`input_regions`), and takes batches of those parts instead
+        (`TensorList.regions` says where each lies). A GPU decoder feeding only such an op then
+        decodes just those parts: less decoding and a smaller decoded batch."""
+        return False
+
+    def input_regions(self, iteration: int, sizes: Any) -> Any:
+        """(n, 4) int64 (y, x, h, w): the part of each whole image of `sizes` (n, 2) that this op's
+        run of `iteration` reads, every tap of its filters included."""
+        raise TypeError(f"{self.name} does not read regions")
+
     def output_layout(self, index: int) -> str | None:
         """Layout of output `index`; None means "the layout of input 0" (ops that keep it)."""
         if index == 0:

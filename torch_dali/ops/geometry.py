@@ -15,7 +15,7 @@ from .. import types
 from ..errors import ArgumentError
 from ..functional import batch_sizes as BS
 from ..functional import crop as C
-from ..functional.crop_window import random_crop_window
+from ..functional.crop_window import random_crop_window, reading_regions
 from ..functional import resize_plan as RP
 from ..functional.resize import resize
 from ..tensor_list import TensorList
@@ -23,7 +23,9 @@ from . import batching
 from . import layouts as L
 from ._operator import BatchContext, Operator, SampleContext
 from ._registry import register
+from .fast.windows import random_crop_window_array
 from ._schema import Arg, OpSchema, length, non_negative, one_of, positive, unit_interval
+from .geometry_args import CROP_ARGS, filter_args  # noqa: F401 - also imported from here
 
 _RESIZE_MODES = ("default", "stretch", "not_larger", "not_smaller")
 _RESIZE_TYPES = (torch.uint8, torch.int16, torch.uint16, torch.float32)
@@ -403,39 +405,36 @@ class RandomResizedCrop(_ImageOp):
         out = self.resize_window(img, self.window(ctx, img), args)
         return out if canon is None else canon.back(out)
 
+    def takes_regions(self) -> bool:
+        """HWC images resampled with a constant linear filter: the case whose taps `reading_regions`
+        bounds (and the batched CUDA kernel's, which reads regions exactly as whole images)."""
+        interp = getattr(self.args.get("interp_type"), "value", None)
+        return (self.device.type == "cuda" and self.hwc_input() and interp == "linear"
+                and self.args.get("min_filter") is None and self.args.get("mag_filter") is None
+                and not any(k in self.node.arg_inputs for k in ("interp_type", "min_filter", "mag_filter")))
+
+    def input_regions(self, iteration: int, sizes: np.ndarray) -> np.ndarray:
+        wins = random_crop_window_array(self.node.seed, iteration, sizes, self.area, self.ratio,
+                                        self.args["num_attempts"])
+        return reading_regions(wins, sizes, self.size)
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        regions = inputs[0].regions
+        if regions is None:
+            return super().run_batch(ctx, inputs, args)
+        # parts of images: windows drawn for the whole images, read from the parts (the CUDA
+        # kernel reads them exactly; here the shifted float origin may round a value differently)
+        self.note_layout(inputs)
+
+        def one(i: int) -> torch.Tensor:
+            y0, x0, h, w = (int(v) for v in regions[i])
+            wy, wx, wh, ww = random_crop_window(ctx.sample(i).rng, h, w, self.area, self.ratio,
+                                                self.args["num_attempts"])
+            return self.resize_window(inputs[0][i], (wy - y0, wx - x0, wh, ww), {k: v[i] for k, v in args.items()})
+        return [TensorList(ctx.map(one, len(inputs[0])), self.output_layout(0))]
+
 
 # -- schemas ----------------------------------------------------------------------------------------
-
-def filter_args() -> tuple[Arg, ...]:
-    return (
-        Arg("interp_type", "interp_type", types.INTERP_LINEAR, "resampling filter"),
-        Arg("min_filter", "interp_type", None, "filter for shrinking dimensions (default: interp_type)"),
-        Arg("mag_filter", "interp_type", None, "filter for growing dimensions (default: interp_type)"),
-        Arg("antialias", "bool", True, "widen the filter when downscaling"),
-        Arg("dtype", "dtype", None, "output type (default: the input's)"),
-        Arg("minibatch_size", "int", 32, "accepted for compatibility; unused", check=positive),
-        Arg("temp_buffer_hint", "int", 0, "accepted for compatibility; unused"),
-    )
-
-
-CROP_ARGS = (
-    Arg("crop", "floats", None, "window size (height, width), or (depth, height, width)", tensor=True),
-    Arg("crop_d", "float", 0.0, "window depth (volumes: layouts with D)", tensor=True, check=non_negative),
-    Arg("crop_pos_z", "float", 0.5, "relative depth window position, 0 front .. 1 back", tensor=True,
-        check=unit_interval),
-    Arg("crop_h", "float", 0.0, "window height (with crop_w)", tensor=True, check=non_negative),
-    Arg("crop_w", "float", 0.0, "window width (with crop_h)", tensor=True, check=non_negative),
-    Arg("crop_pos_x", "float", 0.5, "relative horizontal window position, 0 left .. 1 right",
-        tensor=True, check=unit_interval),
-    Arg("crop_pos_y", "float", 0.5, "relative vertical window position, 0 top .. 1 bottom",
-        tensor=True, check=unit_interval),
-    Arg("out_of_bounds_policy", "oob_policy", "error", "windows leaving the image: error, pad or "
-        "trim_to_shape"),
-    Arg("fill_values", "floats", (0.0,), "padding value, one or one per channel"),
-    Arg("rounding", "str", "round", "how the window anchor becomes an integer",
-        check=one_of("round", "truncate")),
-    Arg("image_type", "image_type", None, "legacy; accepted and ignored"),
-)
 
 register(OpSchema(
     name="resize", impl=Resize,

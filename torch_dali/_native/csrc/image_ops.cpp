@@ -3,6 +3,7 @@
 
 #include <torch/library.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -76,7 +77,8 @@ void apply_source(BatchPlan& plan, const std::optional<at::Tensor>& source, cons
 }  // namespace
 
 BatchPlan plan_crop_resize(const std::vector<at::Tensor>& images, const at::Tensor& windows,
-                           const at::Tensor& mirror, int64_t out_h, int64_t out_w) {
+                           const at::Tensor& mirror, int64_t out_h, int64_t out_w, bool antialias,
+                           const std::optional<at::Tensor>& regions) {
   check_batch(images, "resized_crop_mirror_normalize");
   TORCH_CHECK(out_h > 0 && out_w > 0 && out_h < kMaxDim && out_w < kMaxDim,
               "torch_dali::resized_crop_mirror_normalize: output size must be positive, got ",
@@ -90,6 +92,13 @@ BatchPlan plan_crop_resize(const std::vector<at::Tensor>& images, const at::Tens
   TORCH_CHECK(mir.dim() == 1 && mir.size(0) == n,
               "torch_dali::resized_crop_mirror_normalize: `mirror` must be [N] with N = ", n,
               ", got ", mir.sizes());
+  at::Tensor reg;
+  if (regions.has_value()) {
+    reg = host_long(*regions, "regions");
+    TORCH_CHECK(reg.dim() == 2 && reg.size(0) == n && reg.size(1) == 4,
+                "torch_dali::resized_crop_mirror_normalize: `regions` must be [N, 4] = (y, x, H, W) "
+                "with N = ", n, ", got ", reg.sizes());
+  }
   BatchPlan plan;
   plan.channels = static_cast<int>(images[0].size(2));
   plan.max_out_h = static_cast<int>(out_h);
@@ -102,16 +111,46 @@ BatchPlan plan_crop_resize(const std::vector<at::Tensor>& images, const at::Tens
   for (int64_t i = 0; i < n; ++i) {
     at::Tensor img = checked_image(images[i], i, device, plan.channels);
     const int64_t y = w[4 * i], x = w[4 * i + 1], h = w[4 * i + 2], ww = w[4 * i + 3];
-    TORCH_CHECK(h > 0 && ww > 0 && y >= 0 && x >= 0 && y + h <= img.size(0) && x + ww <= img.size(1),
+    // the image the window is in: this one, or the one this image is a region of
+    int64_t base_y = 0, base_x = 0, full_h = img.size(0), full_w = img.size(1);
+    if (reg.defined()) {
+      const int64_t* r = reg.data_ptr<int64_t>() + 4 * i;
+      base_y = r[0], base_x = r[1], full_h = r[2], full_w = r[3];
+      TORCH_CHECK(base_y >= 0 && base_x >= 0 && full_h < kMaxDim && full_w < kMaxDim &&
+                      base_y + img.size(0) <= full_h && base_x + img.size(1) <= full_w,
+                  "torch_dali::resized_crop_mirror_normalize: region ", i, " (y=", base_y, ", x=", base_x,
+                  ", H=", full_h, ", W=", full_w, ") does not hold its ", img.size(0), "x", img.size(1), " image");
+    }
+    TORCH_CHECK(h > 0 && ww > 0 && y >= 0 && x >= 0 && y + h <= full_h && x + ww <= full_w,
                 "torch_dali::resized_crop_mirror_normalize: window ", i, " (y=", y, ", x=", x,
-                ", h=", h, ", w=", ww, ") is not inside the ", img.size(0), "x", img.size(1), " image");
+                ", h=", h, ", w=", ww, ") is not inside the ", full_h, "x", full_w, " image");
+    if (reg.defined()) {
+      // The taps are computed in the whole image's coordinates (the same float arithmetic, so the
+      // same pixels as from the whole image); every one must land in the region this image holds.
+      const auto inside = [&](int64_t from, int64_t span, int64_t out, int64_t size, int64_t base,
+                              int64_t held) {
+        const Taps lo = make_taps(0, static_cast<int>(size), static_cast<float>(from),
+                                  static_cast<float>(span), static_cast<int>(out), antialias);
+        const Taps hi = make_taps(static_cast<int>(out - 1), static_cast<int>(size), static_cast<float>(from),
+                                  static_cast<float>(span), static_cast<int>(out), antialias);
+        const int64_t first = std::clamp<int64_t>(lo.first, 0, size - 1);
+        const int64_t last = std::clamp<int64_t>(hi.first + hi.count - 1, 0, size - 1);
+        return first >= base && last < base + held;
+      };
+      TORCH_CHECK(inside(y, h, out_h, full_h, base_y, img.size(0)) &&
+                      inside(x, ww, out_w, full_w, base_x, img.size(1)),
+                  "torch_dali::resized_crop_mirror_normalize: window ", i, " (y=", y, ", x=", x, ", h=", h,
+                  ", w=", ww, ") reads pixels outside the ", img.size(0), "x", img.size(1), " region at (",
+                  base_y, ", ", base_x, ")");
+    }
     // DALI's random_resized_crop: the window is a region of interest, taps beyond it read the image
     SampleDesc& d = plan.descs[i];
     d.row_stride = img.stride(0);
-    d.in = img.data_ptr<uint8_t>();
+    // the whole image's top-left pixel: only pixels inside the region are read (checked above)
+    d.in = img.data_ptr<uint8_t>() - (base_y * img.stride(0) + base_x * plan.channels);
     d.out = nullptr;
-    d.in_h = static_cast<int>(img.size(0));
-    d.in_w = static_cast<int>(img.size(1));
+    d.in_h = static_cast<int>(full_h);
+    d.in_w = static_cast<int>(full_w);
     d.out_h = static_cast<int>(out_h);
     d.out_w = static_cast<int>(out_w);
     d.org_y = static_cast<float>(y);
@@ -267,7 +306,7 @@ at::Tensor upload_descs(const std::vector<SampleDesc>& descs, const at::Device& 
 
 TORCH_LIBRARY(torch_dali, m) {
   m.def("resized_crop_mirror_normalize(Tensor[] images, Tensor windows, Tensor mirror, Tensor mean, "
-        "Tensor std, int out_h, int out_w, bool antialias, ScalarType dtype, bool nchw) -> Tensor");
+        "Tensor std, int out_h, int out_w, bool antialias, ScalarType dtype, bool nchw, Tensor? regions=None) -> Tensor");
   m.def("resize_batch(Tensor[] images, Tensor sizes, bool antialias, int interp, Tensor? source=None) -> Tensor[]");
   m.def("resize_crop_mirror_normalize(Tensor[] images, Tensor resized, Tensor anchors, Tensor mirror, "
         "Tensor mean, Tensor std, int out_h, int out_w, int interp, bool antialias, bool round_resized, "

@@ -116,6 +116,7 @@ class ImageDecoder(Operator):
         # per-sample CPU path unless the op really runs on a GPU (mixed without CUDA = CPU op)
         self.sample_wise = self.device.type == "cpu"
         self._views_ok = False  # set at build (connect)
+        self._region_reader: Operator | None = None  # set at build (connect)
 
     # -- on_error="skip": the reader checks each sample with our decode --------------------------
     def connect(self, plan: Any) -> None:
@@ -123,6 +124,15 @@ class ImageDecoder(Operator):
         strided samples; with on_error="skip", registers `_check` with the reader feeding us."""
         self._views_ok = not plan.is_output(self.node) and all(
             plan.op(c).strided_input_ok for c in plan.consumers(self.node))
+        # The one op reading our images reads only a part of each that it can name before it runs
+        # (random_resized_crop's window and its filter's reach): decode only those parts.
+        readers = plan.consumers(self.node)
+        self._region_reader = None
+        if (self.device.type == "cuda" and not self.crops and not self.skip and self.dtype == torch.uint8
+                and not plan.is_output(self.node)
+                and len(readers) == 1 and not readers[0].arg_inputs and len(readers[0].inputs) == 1
+                and plan.op(readers[0]).takes_regions()):
+            self._region_reader = plan.op(readers[0])
         if not self.skip:
             return
         src = self.node.inputs[0]
@@ -188,16 +198,22 @@ class ImageDecoder(Operator):
         n = len(datas)
         gpu_idx, orientations, hw = self._gpu_candidates(datas, ctx)
         out: list[torch.Tensor | None] = [None] * n
+        regions = None  # (n, 4) (y, x, H, W) of the parts decoded for `_region_reader`
         if gpu_idx:
             hw_load = float(self.args["hw_decoder_load"])
             wins = rois = None
-            if self.crops and _knobs.get("TORCH_DALI_ROI_DECODE") == 1 and nvjpeg.decodes_windows(self.device, hw_load):
+            parts = self._region_reader is not None
+            if (self.crops or parts) and _knobs.get("TORCH_DALI_ROI_DECODE") == 1 \
+                    and nvjpeg.decodes_windows(self.device, hw_load):
                 # Windows from the headers' sizes, before decoding: upright images are decoded to
                 # just their window (no full-size buffer); the others are cropped after decoding
                 sizes = np.ones((n, 2), dtype=np.int64)
                 turned = np.isin(np.asarray(orientations, dtype=np.int64), (5, 6, 7, 8))
                 sizes[gpu_idx] = np.where(turned[:, None], hw[:, ::-1], hw)  # the upright image's size
-                wins = self.gpu_windows(ctx, sizes, gpu_idx)
+                wins = (self._region_reader.input_regions(ctx.iteration, sizes) if parts
+                        else self.gpu_windows(ctx, sizes, gpu_idx))
+                if parts:
+                    regions = np.concatenate([wins[:, :2], sizes], axis=1)
                 if wins is not None:
                     sel = wins[gpu_idx].copy()
                     sel[np.asarray(orientations, dtype=np.int64) != 1, 2] = -1
@@ -239,7 +255,12 @@ class ImageDecoder(Operator):
 
         for i, img in zip(cpu_idx, ctx.map(cpu, len(cpu_idx))):
             out[i] = img.pin_memory().to(self.device, non_blocking=True)
-        return [TensorList(out, "HWC")]  # type: ignore[arg-type]
+        tl = TensorList(out, "HWC")  # type: ignore[arg-type]
+        if regions is not None:
+            for i in cpu_idx:  # decoded whole on the CPU
+                regions[i] = (0, 0, int(out[i].shape[0]), int(out[i].shape[1]))  # type: ignore[union-attr]
+            tl.regions = regions
+        return [tl]
 
     def _gpu_candidates(self, datas: list[torch.Tensor], ctx: BatchContext) -> tuple[list[int], list[int], np.ndarray]:
         """(samples the batched GPU decoder takes: baseline 8-bit gray/colour JPEGs within

@@ -104,13 +104,15 @@ def _windows(wins: Sequence[tuple[int, int, int, int]] | np.ndarray | torch.Tens
 
 
 def resized_crops(images: list[torch.Tensor], wins: Sequence[tuple[int, int, int, int]] | np.ndarray,
-                  size: tuple[int, int], antialias: bool) -> torch.Tensor:
-    """Dense (N, h, w, C) uint8: each window resized to `size` (bilinear), rounded as torch does."""
+                  size: tuple[int, int], antialias: bool, regions: np.ndarray | None = None) -> torch.Tensor:
+    """Dense (N, h, w, C) uint8: each window resized to `size` (bilinear), rounded as torch does.
+    `regions` (n, 4) (y, x, H, W): image i is that part of an H x W image the window is in."""
     c = int(images[0].shape[2])
     n = len(images)
+    reg = None if regions is None else torch.from_numpy(np.ascontiguousarray(regions, dtype=np.int64))
     return kernels().resized_crop_mirror_normalize(
         images, _windows(wins), torch.zeros(n, dtype=torch.bool), torch.zeros(c), torch.ones(c),
-        int(size[0]), int(size[1]), bool(antialias), torch.uint8, False)
+        int(size[0]), int(size[1]), bool(antialias), torch.uint8, False, reg)
 
 
 def crop_mirror_normalize(images: list[torch.Tensor], wins: Sequence[tuple[int, int, int, int]] | torch.Tensor,

@@ -100,10 +100,12 @@ class RandomResizedCropKernel(FastKernel):
             args: dict[str, list[Any]]) -> list[TensorList] | None:
         tl = inputs[0]
         imgs = tl.samples
-        sizes = np.array([tuple(im.shape) for im in imgs], dtype=np.int64)[:, :2]  # fastest way seen
+        regions = tl.regions  # parts of images (a decoder decoded what we read): windows of the wholes
+        sizes = (np.array([tuple(im.shape) for im in imgs], dtype=np.int64)[:, :2] if regions is None
+                 else regions[:, 2:])  # fastest way seen
         wins = random_crop_window_array(op.node.seed, ctx.iteration, sizes, op.area, op.ratio,
                                         op.args["num_attempts"])
-        return [TensorList(cuda.resized_crops(imgs, wins, op.size, op.args["antialias"]), tl.layout())]
+        return [TensorList(cuda.resized_crops(imgs, wins, op.size, op.args["antialias"], regions), tl.layout())]
 
 
 class CropMirrorNormalizeKernel(FastKernel):

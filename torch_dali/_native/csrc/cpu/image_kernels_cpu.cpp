@@ -66,9 +66,10 @@ void resize_rows(const BatchPlan& plan, int interp, bool antialias) {
 
 at::Tensor rcmn_cpu(at::TensorList images, const at::Tensor& windows, const at::Tensor& mirror,
                     const at::Tensor& mean, const at::Tensor& std, int64_t out_h, int64_t out_w,
-                    bool antialias, at::ScalarType dtype, bool nchw) {
+                    bool antialias, at::ScalarType dtype, bool nchw,
+                    const std::optional<at::Tensor>& regions) {
   check_out_dtype(dtype);
-  BatchPlan plan = plan_crop_resize(images.vec(), windows, mirror, out_h, out_w);
+  BatchPlan plan = plan_crop_resize(images.vec(), windows, mirror, out_h, out_w, antialias, regions);
   const NormParams norm = make_norm(mean, std, plan.channels);
   const int64_t n = static_cast<int64_t>(plan.descs.size());
   const int64_t c = plan.channels;

@@ -120,9 +120,10 @@ at::Tensor run_fused(BatchPlan& plan, const at::Tensor& mean, const at::Tensor& 
 
 at::Tensor rcmn_cuda(at::TensorList images, const at::Tensor& windows, const at::Tensor& mirror,
                      const at::Tensor& mean, const at::Tensor& std, int64_t out_h, int64_t out_w,
-                     bool antialias, at::ScalarType dtype, bool nchw) {
+                     bool antialias, at::ScalarType dtype, bool nchw,
+                    const std::optional<at::Tensor>& regions) {
   check_out_dtype(dtype);
-  BatchPlan plan = plan_crop_resize(images.vec(), windows, mirror, out_h, out_w);
+  BatchPlan plan = plan_crop_resize(images.vec(), windows, mirror, out_h, out_w, antialias, regions);
   const FusedArgs a{static_cast<int>(out_h), static_cast<int>(out_w), antialias, nchw, false, kLinear};
   return run_fused(plan, mean, std, a, dtype, "torch_dali::resized_crop_mirror_normalize");
 }

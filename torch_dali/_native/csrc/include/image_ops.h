@@ -18,8 +18,11 @@ struct BatchPlan {
 };
 
 // resized_crop_mirror_normalize: checks images/windows/mirror and fills descriptors.
+// `regions`: optional [N, 4] int64 (y, x, H, W): image i is the part at (y, x) of an H x W image
+// and its window is in that image's coordinates (a decoder decoded only what the taps read).
 BatchPlan plan_crop_resize(const std::vector<at::Tensor>& images, const at::Tensor& windows,
-                           const at::Tensor& mirror, int64_t out_h, int64_t out_w);
+                           const at::Tensor& mirror, int64_t out_h, int64_t out_w, bool antialias,
+                           const std::optional<at::Tensor>& regions = std::nullopt);
 // resize_crop_mirror_normalize: each image resized to `resized` [N, 2], then the (out_h, out_w)
 // window at `anchors` [N, 2] of that, optionally mirrored (descriptors carry the anchor).
 BatchPlan plan_resize_crop(const std::vector<at::Tensor>& images, const at::Tensor& resized,
@@ -38,7 +41,8 @@ at::Tensor upload_descs(const std::vector<SampleDesc>& descs, const at::Device& 
 // Device implementations (cuda/image_kernels.cu, cpu/image_kernels_cpu.cpp).
 at::Tensor rcmn_cuda(at::TensorList images, const at::Tensor& windows, const at::Tensor& mirror,
                      const at::Tensor& mean, const at::Tensor& std, int64_t out_h, int64_t out_w,
-                     bool antialias, at::ScalarType dtype, bool nchw);
+                     bool antialias, at::ScalarType dtype, bool nchw,
+                    const std::optional<at::Tensor>& regions);
 std::vector<at::Tensor> resize_batch_cuda(at::TensorList images, const at::Tensor& sizes,
                                           bool antialias, int64_t interp, const std::optional<at::Tensor>& source);
 at::Tensor rscmn_cuda(at::TensorList images, const at::Tensor& resized, const at::Tensor& anchors,
@@ -51,7 +55,8 @@ at::Tensor rscmn_cpu(at::TensorList images, const at::Tensor& resized, const at:
                      at::ScalarType dtype, bool nchw, const std::optional<at::Tensor>& source);
 at::Tensor rcmn_cpu(at::TensorList images, const at::Tensor& windows, const at::Tensor& mirror,
                     const at::Tensor& mean, const at::Tensor& std, int64_t out_h, int64_t out_w,
-                    bool antialias, at::ScalarType dtype, bool nchw);
+                    bool antialias, at::ScalarType dtype, bool nchw,
+                    const std::optional<at::Tensor>& regions);
 std::vector<at::Tensor> resize_batch_cpu(at::TensorList images, const at::Tensor& sizes,
                                          bool antialias, int64_t interp, const std::optional<at::Tensor>& source);
 
