@@ -89,6 +89,7 @@ DECODER_ARGS = (
 # Kept images are taken when used; this bounds what batches dropped by a stop leave behind. Up to
 # 2 * lanes + 1 batches sit between the reader and the mixed stage (TORCH_DALI_MIXED_LANES, at most 8).
 _KEEP_GENERATIONS = 20
+_MCU = 16  # the largest JPEG block (MCU) edge of the GPU decoder's inputs (4:2:0)
 
 
 def _range(v: float | list[float]) -> list[float]:
@@ -213,7 +214,11 @@ class ImageDecoder(Operator):
                 wins = (self._region_reader.input_regions(ctx.iteration, sizes) if parts
                         else self.gpu_windows(ctx, sizes, gpu_idx))
                 if parts:
-                    regions = np.concatenate([wins[:, :2], sizes], axis=1)
+                    # parts start on the 16-pixel grid of JPEG's largest blocks (MCUs): decoded from
+                    # there, a part has the whole image's pixels (chroma samples in the same phase)
+                    start = wins[:, :2] // _MCU * _MCU
+                    wins = np.concatenate([start, wins[:, :2] + wins[:, 2:] - start], axis=1)
+                    regions = np.concatenate([start, sizes], axis=1)
                 if wins is not None:
                     sel = wins[gpu_idx].copy()
                     sel[np.asarray(orientations, dtype=np.int64) != 1, 2] = -1
