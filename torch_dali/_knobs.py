@@ -89,9 +89,10 @@ KNOBS: tuple[Knob, ...] = (
          "lanes and the hand-off room: up to lanes + 2). H200, reference pipelines, 3 with 2 decoder "
          "slots against 0 with 3: torch's peak GPU memory fused 882 -> 728 MiB, unfused 1289 -> 1117, "
          "validation 1242 -> 926, images/s not lower", 0, 16),
-    Knob("TORCH_DALI_ROI_DECODE", "int", 1, "0 makes the mixed random-crop decoders decode whole images "
-         "and crop them, instead of decoding only each window (nvJPEG's ROI decode): for measuring and "
-         "tests", 0, 1),
+    Knob("TORCH_DALI_ROI_DECODE", "int", 1, "0 makes the mixed random-crop decoders, and a mixed "
+         "decoders.image whose only reader is random_resized_crop, decode whole images instead of only "
+         "each window (plus the filter's reach, for random_resized_crop) with nvJPEG's ROI decode: for "
+         "measuring and tests", 0, 1),
     Knob("TORCH_DALI_STOP_TIMEOUT_S", "float", 10.0, "seconds stopping a pipeline (shutdown, Ctrl-C, "
          "exit) waits for the op running now; one that does not return is named and left behind", 0),
     Knob("TORCH_DALI_STALL_DUMP_S", "float", 300.0, "seconds without a batch before every thread's stack "
