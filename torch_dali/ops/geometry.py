@@ -410,7 +410,7 @@ class RandomResizedCrop(_ImageOp):
         bounds (and the batched CUDA kernel's, which reads regions exactly as whole images)."""
         interp = getattr(self.args.get("interp_type"), "value", None)
         return (self.device.type == "cuda" and self.hwc_input() and interp == "linear"
-                and self.args.get("min_filter") is None and self.args.get("mag_filter") is None
+                and self.dtype in (None, torch.uint8) and self.args.get("min_filter") is None and self.args.get("mag_filter") is None
                 and not any(k in self.node.arg_inputs for k in ("interp_type", "min_filter", "mag_filter")))
 
     def input_regions(self, iteration: int, sizes: np.ndarray) -> np.ndarray:
