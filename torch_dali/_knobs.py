@@ -122,7 +122,8 @@ KNOBS: tuple[Knob, ...] = (
          "allocation, made on a stream of the decoder's own so that every lane reuses the same cached "
          "arenas; 2: that allocation on the decoding lane's stream (torch caches memory per stream, so each "
          "lane keeps its own arenas); 0: one allocation per image on the stream of the decoder state that "
-         "writes it", 0, 2),
+         "writes it; 3: as 1, the batch packed into chunks of one size and nVJPEG's scratch on a second "
+         "stream, so batches of changing sizes leave no cached blocks too small to reuse", 0, 3),
     Knob("TORCH_DALI_NVJPEG_LAZY_CUDA", "int", 2, "when the hardware engines decode: the decoder's CUDA "
          "backend (its nvJPEG handle and states) is made on a background thread, 2 (default) once the "
          "first batch has decoded (or a batch needs it), 1 from the start, so the first batch waits "

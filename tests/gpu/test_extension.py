@@ -400,3 +400,26 @@ def test_lazy_cuda_backend_decodes_as_the_eager_decoder(lazy, prealloc):
     mixed = fresh.decode([jpegs["progressive"], jpegs["q90_420"]], "rgb", None, True)
     _close(mixed[0], _cpu_decode(jpegs["progressive"]), "progressive, first batch")
     assert dec.build_stats.get("cuda_side_us", 0) > 0
+
+
+@pytest.mark.parametrize("hw,cu,load", [(2, 2, 0.9), (0, 2, 0.0)])
+def test_chunked_arenas_decode_as_one_arena(hw, cu, load):
+    """arena 3 packs a batch into chunks of one size (16 MiB here; an image larger than a chunk
+    gets its own block) and keeps nvJPEG's scratch on a stream of its own: the same pixels as one
+    arena per batch, with windows too, over batches of growing size (the chunk size grows)."""
+    g = torch.Generator().manual_seed(5)
+    jpegs = _jpegs()
+    big = _encode(_photo(g, 2400, 2500), quality=90, subsampling=2)  # 18 MB decoded: its own block
+    names = [k for k in jpegs if k != "progressive"]
+    one = EXT.NvJpegDecoder(0, hw, cu, load, 1000 * 1000, 1, arena=1)
+    chunked = EXT.NvJpegDecoder(0, hw, cu, load, 1000 * 1000, 1, arena=3)
+    for reps in (3, 60, 300):  # ~1, ~30 and ~150 MB batches
+        data = [jpegs[k] for k in names] * reps + [big]
+        a = one.decode(data, "rgb")
+        b = chunked.decode(data, "rgb")
+        torch.cuda.synchronize()
+        assert all(torch.equal(x, y) for x, y in zip(a, b))
+    rois = torch.tensor([[10, 20, 50, 60]] * len(data), dtype=torch.int64)
+    a, b = one.decode(data, "rgb", rois), chunked.decode(data, "rgb", rois)
+    torch.cuda.synchronize()
+    assert all(x.shape == (50, 60, 3) and torch.equal(x, y) for x, y in zip(a, b))

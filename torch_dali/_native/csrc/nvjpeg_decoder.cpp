@@ -275,7 +275,7 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
   TORCH_CHECK(num_cuda_states >= 1 && num_cuda_states <= 64,
               "NvJpegDecoder: num_cuda_states must be in [1, 64], got ", num_cuda_states);
   TORCH_CHECK(hw_load >= 0.0 && hw_load <= 1.0, "NvJpegDecoder: hw_load must be in [0, 1], got ", hw_load);
-  TORCH_CHECK(arena >= 0 && arena <= 2, "NvJpegDecoder: arena must be 0, 1 or 2, got ", arena);
+  TORCH_CHECK(arena >= 0 && arena <= 3, "NvJpegDecoder: arena must be 0, 1, 2 or 3, got ", arena);
   TORCH_CHECK(num_slots >= 1 && num_slots <= 8, "NvJpegDecoder: num_slots must be in [1, 8], got ", num_slots);
   TORCH_CHECK(device_padding >= 0 && device_padding <= (int64_t{1} << 30),
               "NvJpegDecoder: device_padding must be in [0, 1 GiB], got ", device_padding);
@@ -293,10 +293,12 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
     t = now;
   };
   try {
-    if (arena_ == 1) {
+    if (arena_ == 1 || arena_ == 3) {
       TD_CUDA(cudaStreamCreateWithFlags(&arena_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+      if (arena_ == 3)  // scratch of its own sizes in a cache of its own, away from the chunks
+        TD_CUDA(cudaStreamCreateWithFlags(&scratch_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
       scratch_ = std::make_unique<Scratch>();
-      scratch_->stream = arena_stream_;
+      scratch_->stream = arena_ == 3 ? scratch_stream_ : arena_stream_;
       scratch_->device = device_;
     }
     auto make_hw_handle = [this]() {
@@ -613,7 +615,8 @@ void NvJpegDecoder::destroy() noexcept {
   hw_handle_ = handle_ = nullptr;
   scratch_.reset();  // after every handle whose buffers it holds
   if (arena_stream_) cudaStreamDestroy(arena_stream_);
-  arena_stream_ = nullptr;
+  if (scratch_stream_) cudaStreamDestroy(scratch_stream_);
+  arena_stream_ = scratch_stream_ = nullptr;
 }
 
 nvjpegDevAllocatorV2_t* NvJpegDecoder::dev_alloc() { return scratch_ ? &scratch_->alloc : &g_dev_alloc; }
@@ -850,7 +853,45 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
       offs[k] = total;
       total += (static_cast<int64_t>(h) * w * channels + 255) / 256 * 256;
     }
-    if (total > 0) {
+    if (total > 0 && arena_ == 3) {
+      // Chunks of one size, the images packed in order (one larger than a chunk gets its own
+      // block); the chunk size only grows, in powers of two, so that a batch takes ~8-16 chunks.
+      int64_t chunk = chunk_bytes_.load(std::memory_order_relaxed);
+      const int64_t want = total / 8;
+      while (chunk < want) {
+        const int64_t grown = chunk * 2;
+        if (chunk_bytes_.compare_exchange_weak(chunk, grown, std::memory_order_relaxed)) chunk = grown;
+      }
+      c10::cuda::CUDAStreamGuard on(
+          c10::cuda::getStreamFromExternal(arena_stream_, static_cast<c10::DeviceIndex>(device_)));
+      at::Tensor current;
+      int64_t used = chunk;  // no chunk open yet
+      for (size_t k = 0; k < all.size(); ++k) {
+        Job* j = all[k].first;
+        const auto [h, w] = shape(j, all[k].second);
+        const int64_t bytes = static_cast<int64_t>(h) * w * channels;
+        const int64_t padded = (bytes + 255) / 256 * 256;
+        at::Tensor block;
+        int64_t off = 0;
+        if (padded > chunk) {
+          block = at::empty({padded}, opts);
+          c10::cuda::CUDACachingAllocator::recordStream(block.storage().data_ptr(), caller);
+        } else {
+          if (used + padded > chunk) {
+            current = at::empty({chunk}, opts);
+            c10::cuda::CUDACachingAllocator::recordStream(current.storage().data_ptr(), caller);
+            used = 0;
+          }
+          block = current;
+          off = used;
+          used += padded;
+        }
+        j->out = block.narrow(0, off, bytes).view({h, w, channels});
+        point(j, w);
+      }
+      TD_CUDA(cudaEventRecord(sl.arena_ready, caller.stream()), "cudaEventRecord");
+      waits.push_back(sl.arena_ready);
+    } else if (total > 0) {
       // Every arena the same size (the largest batch so far plus an eighth, in 2 MiB steps), so a
       // freed one serves any later batch: sized to each batch, torch's cache would keep blocks of
       // many sizes, each new largest one a new segment.

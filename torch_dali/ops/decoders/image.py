@@ -214,10 +214,12 @@ class ImageDecoder(Operator):
                 wins = (self._region_reader.input_regions(ctx.iteration, sizes) if parts
                         else self.gpu_windows(ctx, sizes, gpu_idx))
                 if parts:
-                    # parts start on the 16-pixel grid of JPEG's largest blocks (MCUs): decoded from
-                    # there, a part has the whole image's pixels (chroma samples in the same phase)
-                    start = wins[:, :2] // _MCU * _MCU
-                    wins = np.concatenate([start, wins[:, :2] + wins[:, 2:] - start], axis=1)
+                    # parts grow by half a block and then out to the 16-pixel grid of JPEG's largest
+                    # blocks (MCUs): the hardware's window decode interpolates chroma differently
+                    # near a window's edges, which the pixels read must stay clear of
+                    start = np.maximum(wins[:, :2] - _MCU // 2, 0) // _MCU * _MCU
+                    end = np.minimum(-(-(wins[:, :2] + wins[:, 2:] + _MCU // 2) // _MCU) * _MCU, sizes)
+                    wins = np.concatenate([start, end - start], axis=1)
                     regions = np.concatenate([start, sizes], axis=1)
                 if wins is not None:
                     sel = wins[gpu_idx].copy()

@@ -34,7 +34,10 @@ class NvJpegDecoder {
   // backend finish together (hw_load 0 and 1 stay as given). arena: a batch's outputs are views of
   // one allocation: 1, made on one stream of the decoder's own, shared by every caller (torch caches
   // blocks per stream: a freed arena then serves any lane); 2, made on the caller's stream; 0, one
-  // allocation per image on the stream of the state that writes it.
+  // allocation per image on the stream of the state that writes it; 3, as 1 but the batch is packed
+  // into chunks of one size (16 MiB, or an eighth of the largest batch rounded up to a power of
+  // two) and nvJPEG's scratch is on a second stream: blocks of one size serve any later batch, so
+  // batches of changing sizes leave no cached blocks too small to reuse.
   // device_padding: bytes nvJPEG adds to each scratch buffer it grows.
   // lazy_cuda (with the hardware engines and 0 < hw_load): the CUDA backend (default handle,
   // decoders, states) is made on a background thread, 1: from construction, 2: once the first
@@ -118,7 +121,7 @@ class NvJpegDecoder {
   void decode_one(CudaState& st, Job& job, nvjpegOutputFormat_t fmt, int slot);
   void destroy() noexcept;
 
-  nvjpegDevAllocatorV2_t* dev_alloc();  // the scratch's allocator (arena 1), else torch's per stream
+  nvjpegDevAllocatorV2_t* dev_alloc();  // the scratch's allocator (arena 1, 3), else torch's per stream
   void adapt(size_t n_hw, int64_t hw_us, size_t n_cuda, int64_t cuda_us);
 
   int device_;
@@ -130,6 +133,8 @@ class NvJpegDecoder {
   std::unique_ptr<Scratch> scratch_;  // arena 1: nvJPEG's scratch on arena_stream_  // arena 1: where every arena is allocated (no work runs on it)
   size_t device_padding_ = 0;
   std::atomic<int64_t> arena_bytes_{0};  // the size of every output arena (grows, never shrinks)
+  std::atomic<int64_t> chunk_bytes_{16 << 20};  // arena 3: the size of every chunk (grows, never shrinks)
+  cudaStream_t scratch_stream_ = nullptr;  // arena 3: where nvJPEG's scratch is allocated
   int64_t hybrid_threshold_;
   nvjpegHandle_t handle_ = nullptr;     // decoupled API (hybrid / GPU-hybrid decoders)
   nvjpegHandle_t hw_handle_ = nullptr;  // hardware backend, batched API
