@@ -44,7 +44,7 @@ class DecoderConfig:
     hw_concurrent: bool
     blocking_sync: bool
     adaptive: bool = False
-    arena: int = 1
+    arena: int = 3
     device_padding: int = 2 << 20
     lazy_cuda: int = 2
     preallocate: int = 2
