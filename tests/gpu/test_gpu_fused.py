@@ -162,3 +162,37 @@ def test_region_kernel_reads_parts_as_wholes_and_refuses_short_parts():
     full = torch.tensor([[12, 0, *s] for s in sizes.tolist()]).numpy()
     with pytest.raises(RuntimeError, match="reads pixels outside"):
         cuda.resized_crops(short, np.tile([[0, 0, 50, 50]], (4, 1)), (224, 224), True, full)
+
+
+@pytest.mark.parametrize("horizontal", ["all", "per_sample"])
+@pytest.mark.parametrize("channels", [1, 3, 4])
+def test_horizontal_flip_kernel_equals_the_spec(horizontal, channels, monkeypatch):
+    """fn.flip of a dense uint8 HWC batch on CUDA runs crop_mirror_normalize's kernel as a mirror
+    (no torch kernel, so no torch CUDA module is loaded for it): the same bytes as the spec's
+    torch.flip; a vertical flag sends the batch to the spec."""
+    from torch_dali.functional import crop as C
+    from torch_dali.ops.fast import image_kernels as K
+    used = []
+    orig = K.HorizontalFlipKernel.run
+
+    def spy(self, *a, **kw):
+        used.append(True)
+        return orig(self, *a, **kw)
+    monkeypatch.setattr(K.HorizontalFlipKernel, "run", spy)
+    g = torch.Generator().manual_seed(1)
+    batch = torch.randint(0, 256, (6, 37, 53, channels), generator=g, dtype=torch.uint8)
+    flags = [1] * 6 if horizontal == "all" else [1, 0, 1, 1, 0, 0]
+
+    @pipeline_def(batch_size=6, num_threads=1, device_id=0, seed=1)
+    def p(vertical):
+        x = fn.external_source(source=lambda: batch, batch=True, layout="HWC", device="gpu")
+        h = fn.external_source(source=lambda: [np.int32(f) for f in flags], batch=True)
+        return fn.flip(x, horizontal=h, vertical=vertical)
+    for vertical in (0, 1):
+        pipe = p(vertical)
+        pipe.build()
+        out = pipe.run()[0].as_tensor().cpu()
+        pipe.shutdown()
+        want = C.flip_batch(batch, [bool(f) for f in flags], [bool(vertical)] * 6)
+        assert torch.equal(out, want)
+        assert used == [True], used  # the vertical batch went to the spec

@@ -6,6 +6,9 @@
 * crop_mirror_normalize: one launch when every window lies inside its image and has one size.
 * resize -> crop_mirror_normalize (fused by the plan, `ops.fused`): only the crop's pixels, rounded
   to uint8 as resize would store them, so the result equals running the two ops.
+* flip, horizontal only, of a dense batch: crop_mirror_normalize's kernel with whole-image windows,
+  per-sample mirror flags and no normalization (uint8 in, the same uint8 out). No torch kernel is
+  launched, so none of torch's CUDA modules is loaded for it.
 
 All take CUDA uint8 HWC batches with 1, 3 or 4 channels, a plain filter (linear, triangular or
 nearest; random_resized_crop: linear) given as a constant, and no output dtype other than uint8
@@ -21,7 +24,7 @@ import torch
 from ...tensor_list import TensorList
 from .._dispatch import FastKernel, register_fast
 from ..fused import ResizeCropMirrorNormalize
-from ..geometry import RandomResizedCrop, Resize, interp_name
+from ..geometry import Flip, RandomResizedCrop, Resize, interp_name
 from ..normalize import CropMirrorNormalize, one_size_inside
 from . import cuda_image as cuda
 from .windows import random_crop_window_array
@@ -155,6 +158,31 @@ class ResizeCropMirrorNormalizeKernel(FastKernel):
         return [TensorList(out, cmn.layout)]
 
 
+class HorizontalFlipKernel(FastKernel):
+    name = "resized_crop_mirror_normalize (CUDA extension), as a mirror"
+
+    def supports(self, op: Flip, inputs: Sequence[TensorList], args: dict[str, list[Any]]) -> bool:
+        tl = inputs[0]
+        d = tl.dense
+        return (op.device.type == "cuda" and d is not None and d.dim() == 4 and d.is_cuda
+                and d.dtype == torch.uint8 and int(d.shape[3]) in (1, 3, 4) and d.shape[0] > 0
+                and _hwc(op, inputs) and cuda.kernels() is not None
+                and not any(_flags(op, args, "vertical", len(tl))) and not any(_flags(op, args, "depthwise", len(tl))))
+
+    def run(self, op: Flip, ctx: Any, inputs: Sequence[TensorList], args: dict[str, list[Any]]) -> list[TensorList] | None:
+        tl = inputs[0]
+        n, h, w, c = (int(v) for v in tl.dense.shape)
+        wins = np.broadcast_to(np.array([0, 0, h, w], dtype=np.int64), (n, 4))
+        out = cuda.crop_mirror_normalize(tl.samples, wins, _flags(op, args, "horizontal", n), torch.zeros(c),
+                                         torch.ones(c), torch.uint8, False)
+        return [TensorList(out, tl.layout())]
+
+
+def _flags(op: Flip, args: dict[str, list[Any]], name: str, n: int) -> list[bool]:
+    return [bool(v) for v in (args[name] if name in args else [op.args[name]] * n)]
+
+
+register_fast(Flip, HorizontalFlipKernel())
 register_fast(Resize, ResizeKernel())
 register_fast(RandomResizedCrop, RandomResizedCropKernel())
 register_fast(CropMirrorNormalize, CropMirrorNormalizeKernel())
