@@ -162,3 +162,43 @@ def test_decode_permits_bound_the_decoded_batches_alive(monkeypatch: pytest.Monk
     assert free >= 4  # three lanes, the room and the batch being read
     assert bounded <= 2
     assert all(torch.equal(a, b) for a, b in zip(want, got))
+
+
+def test_held_batch_counts_against_the_prefetch_queue(monkeypatch: pytest.MonkeyPatch) -> None:
+    """TORCH_DALI_OUTPUT_HELD_COUNTS=1: the batch the consumer took keeps its permit until it asks
+    for the next one, so the last stage makes at most prefetch_queue_depth - 1 batches beyond it
+    (without: depth beyond it, and one more output batch of device memory alive). Batches and
+    their order do not change."""
+    warnings.simplefilter("ignore", RuntimeWarning)
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=0, seed=4, prefetch_queue_depth=2)
+    def device():
+        x = fn.random.uniform(range=(0, 1), shape=(4,))
+        y = fn.copy(x, device="mixed")
+        return fn.copy(y, device="gpu")
+
+    def most_ahead(held: str) -> tuple[int, list[torch.Tensor]]:
+        monkeypatch.setenv("TORCH_DALI_OUTPUT_HELD_COUNTS", held)
+        pipe = device()
+        plan = pipe.executor.plan
+        run_stage = plan.run_stage
+        made = [0]
+
+        def counted(spec, part, lane, laned):  # type: ignore[no-untyped-def]
+            out = run_stage(spec, part, lane, laned)
+            if spec.kind == "gpu":
+                made[0] += 1
+            return out
+        plan.run_stage = counted
+        outs, ahead = [], 0
+        for taken in range(1, 9):
+            outs.append(pipe.run()[0].as_tensor().clone())
+            time.sleep(0.05)  # a slow consumer: the stages fill what they may
+            ahead = max(ahead, made[0] - taken)
+        pipe.shutdown()
+        return ahead, outs
+
+    free, want = most_ahead("0")
+    held, got = most_ahead("1")
+    assert free == 2 and held == 1, (free, held)
+    assert all(torch.equal(a, b) for a, b in zip(want, got))

@@ -83,6 +83,10 @@ KNOBS: tuple[Knob, ...] = (
          "(0: one after the decoding (mixed) stage, whose batches are device memory, else as many as the "
          "wider side has lanes). A lane that finds no room waits, holding its batch, instead of starting "
          "another", 0, 8),
+    Knob("TORCH_DALI_OUTPUT_HELD_COUNTS", "flag", False, "1: the batch the consumer took keeps its "
+         "place in the prefetch queue until it asks for the next one (prefetch_queue_depth then counts "
+         "it, as DALI's queue counts the buffer it shares until released): one output batch fewer "
+         "alive, one batch less made ahead. Off until measured on a GPU"),
     Knob("TORCH_DALI_DECODE_PERMITS", "int", 3, "decoded batches that may be alive at once between "
          "the decoding (mixed) stage and the GPU stage after it: a lane takes a permit before it starts "
          "a batch, the GPU stage gives it back once it has read that batch (0: no limit beyond the "

@@ -97,6 +97,8 @@ class Executor:
         # on the way to it (each a full batch of GPU memory). Never fewer than the last stage's
         # lanes: a lane without a permit would idle.
         self._permits = Permits(max(self.depth, self.stages[-1].lanes), self._stop)
+        # TORCH_DALI_OUTPUT_HELD_COUNTS: the batch handed out keeps its permit until the next call
+        self._held_counts, self._holding = _knobs.get("TORCH_DALI_OUTPUT_HELD_COUNTS"), False
         # TORCH_DALI_DECODE_PERMITS: decoded batches alive at once, from a mixed lane starting one
         # to the stage after it having read it. Without it, every lane decodes ahead while one batch
         # waits in the room and one is read: lanes + 2 decoded batches of device memory.
@@ -244,6 +246,7 @@ class Executor:
         if self._thread is None:
             self._stop.clear()
             self._permits.refill()  # nothing is in flight now
+            self._holding = False
             self._decoding.refill()
             self._thread = threading.Thread(target=self._loop, name="torch_dali-prefetch", daemon=True)
             self._thread.start()
@@ -264,11 +267,15 @@ class Executor:
             self._start()
             t0 = time.monotonic()
             dumped = False
+            if self._holding:  # the consumer asks for the next batch: done with the last one
+                self._permits.give()
+                self._holding = False
             while True:
                 try:
                     item = self._queue.get(timeout=_POLL_S)
-                    if self.staged:
+                    if self.staged and not self._held_counts:
                         self._permits.give()
+                    self._holding = self.staged and self._held_counts
                     break
                 except queue.Empty:
                     if self._thread is not None and not self._thread.is_alive() and self._queue.empty():
