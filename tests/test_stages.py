@@ -96,6 +96,14 @@ def test_stage_contract_next_get_state_reset() -> None:
     pipe.shutdown()
 
 
+@pipeline_def(batch_size=2, num_threads=1, device_id=0, seed=4, prefetch_queue_depth=2)
+def _staged():
+    """CPU -> mixed -> GPU stages (run on the CPU here): what the stage tests count."""
+    x = fn.random.uniform(range=(0, 1), shape=(4,))
+    y = fn.copy(x, device="mixed")
+    return fn.copy(y, device="gpu")
+
+
 def test_stage_names_and_lanes_follow_the_plan(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     """The mixed stage gets the lanes, the GPU stage follows on one thread (or joins the lanes with
     TORCH_DALI_GPU_ON_LANES=1); a CPU-only plan is one stage."""
@@ -103,18 +111,12 @@ def test_stage_names_and_lanes_follow_the_plan(monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.setenv("TORCH_DALI_MIXED_LANES", "3")
     assert [(s.name, s.lanes) for s in _counter().executor.stages] == [("cpu", 1)]
 
-    @pipeline_def(batch_size=2, num_threads=1, device_id=0, seed=4)
-    def device():
-        x = fn.random.uniform(range=(0, 1), shape=(4,))
-        y = fn.copy(x, device="mixed")
-        return fn.copy(y, device="gpu")
-
-    ex = device().executor  # by default the GPU stage runs on its own thread, in order
+    ex = _staged().executor  # by default the GPU stage runs on its own thread, in order
     assert [(s.name, s.lanes) for s in ex.stages] == [("cpu", 1), ("mixed", 3), ("gpu", 1)]
     assert ex.staged
-    want = device().run()[0].as_tensor().clone()
+    want = _staged().run()[0].as_tensor().clone()
     monkeypatch.setenv("TORCH_DALI_GPU_ON_LANES", "1")  # the GPU stage joins the mixed lanes
-    pipe = device()
+    pipe = _staged()
     assert [(s.name, s.lanes) for s in pipe.executor.stages] == [("cpu", 1), ("mixed+gpu", 3)]
     assert torch.equal(pipe.run()[0].as_tensor(), want)
 
@@ -126,15 +128,9 @@ def test_decode_permits_bound_the_decoded_batches_alive(monkeypatch: pytest.Monk
     warnings.simplefilter("ignore", RuntimeWarning)
     monkeypatch.setenv("TORCH_DALI_MIXED_LANES", "3")
 
-    @pipeline_def(batch_size=2, num_threads=1, device_id=0, seed=4, prefetch_queue_depth=2)
-    def device():
-        x = fn.random.uniform(range=(0, 1), shape=(4,))
-        y = fn.copy(x, device="mixed")
-        return fn.copy(y, device="gpu")
-
     def most_alive(permits: str) -> tuple[int, list[torch.Tensor]]:
         monkeypatch.setenv("TORCH_DALI_DECODE_PERMITS", permits)
-        pipe = device()
+        pipe = _staged()
         plan = pipe.executor.plan
         run_stage = plan.run_stage
         lock = threading.Lock()
@@ -171,15 +167,9 @@ def test_held_batch_counts_against_the_prefetch_queue(monkeypatch: pytest.Monkey
     their order do not change."""
     warnings.simplefilter("ignore", RuntimeWarning)
 
-    @pipeline_def(batch_size=2, num_threads=1, device_id=0, seed=4, prefetch_queue_depth=2)
-    def device():
-        x = fn.random.uniform(range=(0, 1), shape=(4,))
-        y = fn.copy(x, device="mixed")
-        return fn.copy(y, device="gpu")
-
     def most_ahead(held: str) -> tuple[int, list[torch.Tensor]]:
         monkeypatch.setenv("TORCH_DALI_OUTPUT_HELD_COUNTS", held)
-        pipe = device()
+        pipe = _staged()
         plan = pipe.executor.plan
         run_stage = plan.run_stage
         made = [0]
