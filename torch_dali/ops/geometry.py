@@ -335,6 +335,10 @@ class Crop(_ImageOp):
 class Flip(_ImageOp):
     layouts = L.FLIP
 
+    def flags(self, args: dict[str, list[Any]], name: str, n: int) -> list[bool]:
+        """Each sample's `horizontal` / `vertical` / `depthwise` flag (per-sample or constant)."""
+        return [bool(v) for v in (args[name] if name in args else [self.args[name]] * n)]
+
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         x = inputs[0]
         lay = self.layout_of(x)
@@ -348,18 +352,14 @@ class Flip(_ImageOp):
         tl = inputs[0]
         if self.device.type == "cuda" and self.hwc_input() and len(tl) and tl.is_dense_tensor() and tl[0].dim() == 3:
             n = len(tl)
-            h = [bool(v) for v in (args["horizontal"] if "horizontal" in args else [self.args["horizontal"]] * n)]
-            v = [bool(x) for x in (args["vertical"] if "vertical" in args else [self.args["vertical"]] * n)]
-            x = tl.as_tensor()
-            out = C.flip_batch(x, h, v)
+            out = C.flip_batch(tl.as_tensor(), self.flags(args, "horizontal", n), self.flags(args, "vertical", n))
             return [TensorList(out, tl.layout())]
         if batching.batched(self, tl) and self.hwc_input() and all(t.dim() == 3 for t in tl.samples) \
                 and len({t.dtype for t in tl.samples}) == 1 and len({int(t.shape[2]) for t in tl.samples}) == 1:
             n = len(tl)
-            h = [bool(v) for v in (args["horizontal"] if "horizontal" in args else [self.args["horizontal"]] * n)]
-            v = [bool(x) for x in (args["vertical"] if "vertical" in args else [self.args["vertical"]] * n)]
             self.layout_of(tl[0])
-            return [TensorList(C.flip_flat(tl.samples, h, v), self.output_layout(0))]
+            return [TensorList(C.flip_flat(tl.samples, self.flags(args, "horizontal", n),
+                                           self.flags(args, "vertical", n)), self.output_layout(0))]
         return super().run_batch(ctx, inputs, args)
 
 

@@ -167,19 +167,15 @@ class HorizontalFlipKernel(FastKernel):
         return (op.device.type == "cuda" and d is not None and d.dim() == 4 and d.is_cuda
                 and d.dtype == torch.uint8 and int(d.shape[3]) in (1, 3, 4) and d.shape[0] > 0
                 and _hwc(op, inputs) and cuda.kernels() is not None
-                and not any(_flags(op, args, "vertical", len(tl))) and not any(_flags(op, args, "depthwise", len(tl))))
+                and not any(op.flags(args, "vertical", len(tl))) and not any(op.flags(args, "depthwise", len(tl))))
 
     def run(self, op: Flip, ctx: Any, inputs: Sequence[TensorList], args: dict[str, list[Any]]) -> list[TensorList] | None:
         tl = inputs[0]
         n, h, w, c = (int(v) for v in tl.dense.shape)
         wins = np.broadcast_to(np.array([0, 0, h, w], dtype=np.int64), (n, 4))
-        out = cuda.crop_mirror_normalize(tl.samples, wins, _flags(op, args, "horizontal", n), torch.zeros(c),
+        out = cuda.crop_mirror_normalize(tl.samples, wins, op.flags(args, "horizontal", n), torch.zeros(c),
                                          torch.ones(c), torch.uint8, False)
         return [TensorList(out, tl.layout())]
-
-
-def _flags(op: Flip, args: dict[str, list[Any]], name: str, n: int) -> list[bool]:
-    return [bool(v) for v in (args[name] if name in args else [op.args[name]] * n)]
 
 
 register_fast(Flip, HorizontalFlipKernel())
