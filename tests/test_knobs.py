@@ -54,7 +54,6 @@ def test_extension_defaults_are_the_tables() -> None:
         "device_padding": _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"),
         "lazy_cuda": _knobs.get("TORCH_DALI_NVJPEG_LAZY_CUDA"),
         "preallocate": _knobs.get("TORCH_DALI_NVJPEG_PREALLOCATE"),
-        "hw_order": _knobs.get("TORCH_DALI_NVJPEG_HW_ORDER"),
         "hw_load": lookup("decoders.image").arg("hw_decoder_load").default,
     }
     parsed = {k: (v == "true") if v in ("true", "false") else float(v) for k, v in defaults.items() if k in want}
@@ -113,14 +112,3 @@ def test_hardware_share_replaces_loads_between_0_and_1(monkeypatch: pytest.Monke
     else:
         monkeypatch.setenv("TORCH_DALI_NVJPEG_HW_SHARE", raw)
     assert hw_share(load) == share
-
-
-@pytest.mark.parametrize("raw,share", [(None, 1.0), ("-1", 1.0), ("0.9", 0.9), ("0", 0.0)])
-def test_full_load_share_replaces_only_load_1(monkeypatch: pytest.MonkeyPatch, raw: str | None, share: float) -> None:
-    from torch_dali.io.nvjpeg import hw_share
-    monkeypatch.delenv("TORCH_DALI_NVJPEG_HW_SHARE", raising=False)
-    if raw is None:
-        monkeypatch.delenv("TORCH_DALI_NVJPEG_FULL_LOAD_SHARE", raising=False)
-    else:
-        monkeypatch.setenv("TORCH_DALI_NVJPEG_FULL_LOAD_SHARE", raw)
-    assert (hw_share(1.0), hw_share(0.65), hw_share(0.0)) == (share, 0.9, 0.0)

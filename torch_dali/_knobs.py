@@ -118,12 +118,6 @@ KNOBS: tuple[Knob, ...] = (
     Knob("TORCH_DALI_NVJPEG_HW_SHARE", "float", 0.9, "share of JPEGs our decoder sends to the hardware "
          "engines when a decoder's hw_decoder_load is strictly between 0 and 1 (DALI's value tunes DALI's "
          "decoder; ours measured fastest at 0.9 on an H200); negative: use hw_decoder_load as given", -1, 1),
-    Knob("TORCH_DALI_NVJPEG_FULL_LOAD_SHARE", "float", -1.0, "share of JPEGs our decoder sends to the "
-         "hardware engines when a decoder asks hw_decoder_load=1 (negative, the default: all of them, as "
-         "asked; the engines take one batch at a time, and the CUDA backend idles)", -1, 1),
-    Knob("TORCH_DALI_NVJPEG_HW_ORDER", "int", 1, "the order a batch is handed to the hardware engines: "
-         "1 (default) 4:4:4 before 4:2:2 before 4:2:0, then largest image first, so the engines that "
-         "finish early take the small ones at the batch's end; 0: the batch's order", 0, 1),
     Knob("TORCH_DALI_NVJPEG_ADAPTIVE", "int", 0, "1: the hardware share starts where TORCH_DALI_NVJPEG_HW_SHARE "
          "puts it and moves batch by batch to where the hardware engines and the CUDA backend finish together "
          "(shares 0 and 1 stay). Off by default: which images take which path then depends on timing, so "

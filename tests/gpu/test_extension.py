@@ -423,19 +423,3 @@ def test_chunked_arenas_decode_as_one_arena(hw, cu, load):
     a, b = one.decode(data, "rgb", rois), chunked.decode(data, "rgb", rois)
     torch.cuda.synchronize()
     assert all(x.shape == (50, 50, 3) and torch.equal(x, y) for x, y in zip(a, b))
-
-
-def test_hardware_order_changes_no_pixel():
-    """hw_order 1 hands a hardware batch to the engines 4:4:4 first, then largest first: each image
-    still lands in its own output, with the same pixels as in the batch's order (hw_order 0)."""
-    jpegs = _jpegs()
-    names = [k for k in jpegs if k != "progressive"]
-    data = [jpegs[k] for k in names] * 5
-    as_given = EXT.NvJpegDecoder(0, 1, 2, 1.0, 1000 * 1000, 1, hw_order=0)
-    ordered = EXT.NvJpegDecoder(0, 1, 2, 1.0, 1000 * 1000, 1, hw_order=1)
-    assert (as_given.hw_order, ordered.hw_order) == (0, 1)
-    for rois in (None, torch.tensor([[3, 5, 40, 30]] * len(data), dtype=torch.int64)):
-        a, b = as_given.decode(data, "rgb", rois), ordered.decode(data, "rgb", rois)
-        torch.cuda.synchronize()
-        assert ordered.last_stats["hardware"] == as_given.last_stats["hardware"] >= 4 * 5  # gray: maybe not
-        assert all(x is not None and torch.equal(x, y) for x, y in zip(a, b))

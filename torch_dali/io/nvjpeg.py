@@ -48,7 +48,6 @@ class DecoderConfig:
     device_padding: int = 2 << 20
     lazy_cuda: int = 2
     preallocate: int = 2
-    hw_order: int = 1
 
     @classmethod
     def from_knobs(cls) -> "DecoderConfig":
@@ -58,7 +57,7 @@ class DecoderConfig:
                    _knobs.get("TORCH_DALI_NVJPEG_HW_CONCURRENT"), _knobs.get("TORCH_DALI_NVJPEG_BLOCKING_SYNC"),
                    _knobs.get("TORCH_DALI_NVJPEG_ADAPTIVE") == 1, _knobs.get("TORCH_DALI_NVJPEG_ARENA"),
                    _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"), _knobs.get("TORCH_DALI_NVJPEG_LAZY_CUDA"),
-                   _knobs.get("TORCH_DALI_NVJPEG_PREALLOCATE"), _knobs.get("TORCH_DALI_NVJPEG_HW_ORDER"))
+                   _knobs.get("TORCH_DALI_NVJPEG_PREALLOCATE"))
 
 
 def hw_share(hw_decoder_load: float) -> float:
@@ -66,15 +65,11 @@ def hw_share(hw_decoder_load: float) -> float:
     `hw_decoder_load`. DALI's argument tunes DALI's decoder (its 0.65 default suits its own CUDA
     path); ours measured fastest at 0.9 on an H200 for any load strictly between 0 and 1, so
     TORCH_DALI_NVJPEG_HW_SHARE (default 0.9; negative: follow the argument) replaces those. 0 (no
-    hardware) is kept; 1 (all hardware, which lets the random-crop decoders decode every window) is
-    kept unless TORCH_DALI_NVJPEG_FULL_LOAD_SHARE says otherwise. Fixed per pipeline, so a rerun
-    sends the same images the same way (same pixels)."""
+    hardware) and 1 (all hardware, which lets the random-crop decoders decode every window) are
+    kept. Fixed per pipeline, so a rerun sends the same images the same way (same pixels)."""
     load = float(hw_decoder_load)
-    if load >= 1.0:
-        full = _knobs.get("TORCH_DALI_NVJPEG_FULL_LOAD_SHARE")
-        return 1.0 if full < 0 else float(full)
     share = _knobs.get("TORCH_DALI_NVJPEG_HW_SHARE")
-    return load if share < 0 or load <= 0.0 else float(share)
+    return load if share < 0 or load <= 0.0 or load >= 1.0 else float(share)
 
 
 def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
@@ -102,7 +97,7 @@ def _make_decoder(ext: Any, index: int, hw_load: float, config: DecoderConfig) -
         try:
             return ext.NvJpegDecoder(index, c.hw_states, c.cuda_states, hw_load, c.huffman_threshold, n,
                                      c.hw_concurrent, c.blocking_sync, c.adaptive, c.arena, c.device_padding,
-                                     c.lazy_cuda, c.preallocate, c.hw_order)
+                                     c.lazy_cuda, c.preallocate)
         except RuntimeError as e:
             err = e
     warnings.warn(f"torch_dali: our nvJPEG decoder could not be made on cuda:{index} ({err}); "

@@ -82,16 +82,6 @@ Frame baseline_frame(const uint8_t* d, size_t n) {
   return f;
 }
 
-// Larger for chroma planes the engines spend longer on (the hardware batch's order, hw_order 1).
-int css_rank(nvjpegChromaSubsampling_t css) {
-  switch (css) {
-    case NVJPEG_CSS_444: return 3;
-    case NVJPEG_CSS_422: return 2;
-    case NVJPEG_CSS_420: return 1;
-    default: return 0;
-  }
-}
-
 bool is_unsupported(nvjpegStatus_t s) {
   return s == NVJPEG_STATUS_JPEG_NOT_SUPPORTED || s == NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED;
 }
@@ -261,7 +251,6 @@ struct NvJpegDecoder::Job {
   bool decodable = false;   // a JPEG nvJPEG accepts (else: None, CPU fallback)
   bool hw_ok = false;       // the hardware batched decoder supports it
   bool unsupported = false; // rejected while decoding: None, CPU fallback
-  int css_rank = 0;         // chroma subsampling, for the hardware batch's order: 4:4:4 3 .. gray/other 0
   std::string error;        // corrupt data
   at::Tensor out;
   nvjpegImage_t dest{};
@@ -270,7 +259,7 @@ struct NvJpegDecoder::Job {
 NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states,
                              double hw_load, int64_t hybrid_huffman_threshold, int64_t num_slots,
                              bool hw_concurrent, bool blocking_sync, bool adaptive, int64_t arena,
-                             int64_t device_padding, int64_t lazy_cuda, int64_t preallocate, int64_t hw_order)
+                             int64_t device_padding, int64_t lazy_cuda, int64_t preallocate)
     : device_(static_cast<int>(device_index < 0 ? c10::cuda::current_device() : device_index)),
       hw_load_(hw_load),
       adaptive_(adaptive && hw_load > 0.0 && hw_load < 1.0),
@@ -293,10 +282,8 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
   TORCH_CHECK(lazy_cuda >= 0 && lazy_cuda <= 2, "NvJpegDecoder: lazy_cuda must be 0, 1 or 2, got ", lazy_cuda);
   TORCH_CHECK(preallocate >= 0 && preallocate <= 2, "NvJpegDecoder: preallocate must be 0, 1 or 2, got ",
               preallocate);
-  TORCH_CHECK(hw_order == 0 || hw_order == 1, "NvJpegDecoder: hw_order must be 0 or 1, got ", hw_order);
   device_padding_ = static_cast<size_t>(device_padding);
   preallocate_ = preallocate;
-  hw_order_ = hw_order;
   c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device_));
   using clock = std::chrono::steady_clock;
   auto lap = [t = clock::now(), this](const char* what) mutable {  // construction time per part (µs)
@@ -758,7 +745,6 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
       if (f.ok) {  // the common case: no nvJPEG parsing; the hardware takes it
         j.width = f.width;
         j.height = f.height;
-        j.css_rank = css_rank(f.css);
         j.decodable = true;
         j.hw_ok = hw_handle_ && !hw_.empty();
         continue;
@@ -783,7 +769,6 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
       }
       j.width = widths[0];
       j.height = heights[0];
-      j.css_rank = css_rank(css);
       j.decodable = true;
       // Other layouts: nvJPEG's exact check of what the hardware takes. A batch the hardware still
       // rejects is decoded again on the CUDA backend (phase 3): slower, never wrong.
@@ -1049,14 +1034,8 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
   st.used = true;
   for (cudaEvent_t e : waits) TD_CUDA(cudaStreamWaitEvent(st.stream, e, 0), "cudaStreamWaitEvent");
   const int n = static_cast<int>(jobs.size());
-  if (hw_order_ == 1) {
-    // Largest first, as in longest-processing-time scheduling: the engines that finish early take
-    // the small images at the batch's end. Each job carries its own output, so order is free.
-    std::stable_sort(jobs.begin(), jobs.end(), [](const Job* a, const Job* b) {
-      if (a->css_rank != b->css_rank) return a->css_rank > b->css_rank;
-      return static_cast<int64_t>(a->width) * a->height > static_cast<int64_t>(b->width) * b->height;
-    });
-  }
+  // In the batch's (shuffled) order: sorted 4:4:4 first, then largest first, the fused reference
+  // pipeline ran 3-33% slower in 6 of 6 paired rounds (bench/results/h200_2026-12-02_s7/row_ab_*).
   std::vector<const unsigned char*> ptrs(n);
   std::vector<size_t> lens(n);
   std::vector<nvjpegImage_t> dests(n);

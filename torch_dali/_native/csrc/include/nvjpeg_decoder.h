@@ -44,13 +44,10 @@ class NvJpegDecoder {
   // batch has decoded; a decode() that needs it waits for it, and one marked first_batch sends every
   // image the engines take to them. 0: made by the constructor. preallocate: when the hardware
   // states' memory pools are turned on, 0: never, 1: as each state is made, 2: the first slot's
-  // once the first batch has decoded (off the first batch's path). hw_order: the order a hardware
-  // batch is handed to the engines, 1: by chroma subsampling (4:4:4 first) then area, largest first
-  // (the engines share out a batch; big images last leave some engines idle at its end), 0: as given.
+  // once the first batch has decoded (off the first batch's path).
   NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states, double hw_load,
                 int64_t hybrid_huffman_threshold, int64_t num_slots, bool hw_concurrent, bool blocking_sync,
-                bool adaptive, int64_t arena, int64_t device_padding, int64_t lazy_cuda, int64_t preallocate,
-                int64_t hw_order);
+                bool adaptive, int64_t arena, int64_t device_padding, int64_t lazy_cuda, int64_t preallocate);
   ~NvJpegDecoder();
   NvJpegDecoder(const NvJpegDecoder&) = delete;
   NvJpegDecoder& operator=(const NvJpegDecoder&) = delete;
@@ -77,7 +74,6 @@ class NvJpegDecoder {
   bool cuda_ready() const { return cuda_ready_.load(std::memory_order_acquire); }
   int64_t lazy_cuda() const { return lazy_cuda_; }
   int64_t preallocate() const { return preallocate_; }
-  int64_t hw_order() const { return hw_order_; }
   // Slots ready now: the first is made by the constructor, the rest on a background thread
   // (making one takes ~0.5 s; the first batch needs only one).
   int64_t num_slots() const { return ready_slots_.load(std::memory_order_acquire); }
@@ -157,7 +153,6 @@ class NvJpegDecoder {
   std::atomic<bool> first_decoded_flag_{false};
   int64_t lazy_cuda_ = 0;    // 0 while the constructor makes the CUDA backend itself
   int64_t preallocate_ = 1;
-  int64_t hw_order_ = 1;
   std::atomic<bool> cuda_ready_{false};  // handle_, the decoders and slot 0's `cu` may be used
   std::mutex cuda_mu_;                   // wait_cuda() waits (cuda_cv_) for cuda_done_
   std::condition_variable cuda_cv_;
