@@ -135,7 +135,9 @@ KNOBS: tuple[Knob, ...] = (
          "for one nvJPEG handle instead of two; the pipeline's first batch (iteration 0) then sends "
          "every image the engines take to them. 0: made before the first batch. First batch of the "
          "fused reference pipeline on an H200: 0.93-1.71 s with 0, 1.00-1.03 s with 2 and "
-         "TORCH_DALI_NVJPEG_PREALLOCATE=2", 0, 2),
+         "TORCH_DALI_NVJPEG_PREALLOCATE=2. 3: the other way round: the CUDA backend (~0.1 s) is made "
+         "before the first batch, which it decodes alone, and the hardware side (~0.6 s) on the "
+         "background thread, which later batches wait for (not yet run on a GPU)", 0, 3),
     Knob("TORCH_DALI_NVJPEG_PREALLOCATE", "int", 2, "when the hardware decoder states' memory pools "
          "are turned on (nvjpegDecodeBatchedPreAllocate, ~0.04-0.11 s each): 0 never, 1 as each state "
          "is made, 2 (default) as each is made except the first slot's, which waits until the first "

@@ -423,3 +423,37 @@ def test_chunked_arenas_decode_as_one_arena(hw, cu, load):
     a, b = one.decode(data, "rgb", rois), chunked.decode(data, "rgb", rois)
     torch.cuda.synchronize()
     assert all(x.shape == (50, 50, 3) and torch.equal(x, y) for x, y in zip(a, b))
+
+
+@pytest.mark.parametrize("prealloc", [1, 2])
+def test_lazy_hardware_side_leaves_the_first_batch_to_the_cuda_backend(prealloc):
+    """lazy_cuda 3: the constructor makes the CUDA backend only. The first batch decodes on it alone
+    (a CUDA-backend-only decoder's pixels; windows as views of whole images); later batches wait for
+    the hardware side and split as an eager decoder splits them, pixel for pixel. A decoder dropped
+    while its hardware side is being made neither hangs nor crashes."""
+    jpegs = _jpegs()
+    batch = [jpegs[k] for k in jpegs if k != "progressive"] * 4
+    dev = torch.cuda.current_device()
+    cuda_only = EXT.NvJpegDecoder(dev, 0, 2, 0.0, 1000 * 1000, 1)
+    eager = EXT.NvJpegDecoder(dev, 1, 2, 0.5, 1000 * 1000, 1)
+    first_ref = [o.clone() for o in cuda_only.decode(batch, "rgb")]
+    later_ref = [o.clone() for o in eager.decode(batch, "rgb")]
+    dec = EXT.NvJpegDecoder(dev, 1, 2, 0.5, 1000 * 1000, 2, False, False, False, 1, 2 << 20, 3, prealloc)
+    assert dec.lazy_cuda == 3 and dec.cuda_ready
+    first = dec.decode(batch, "rgb", None, True)
+    assert (dec.last_stats["hardware"], dec.last_stats["hybrid"]) == (0, len(batch))
+    assert all(torch.equal(a, b) for a, b in zip(first, first_ref))
+    for _ in range(2):
+        later = dec.decode(batch, "rgb", None, False)
+        assert dec.hardware_available and dec.hardware_status == "ok"
+        assert dec.last_stats["hardware"] == eager.last_stats["hardware"] > 0
+        assert all(torch.equal(a, b) for a, b in zip(later, later_ref))
+    assert dec.build_stats.get("hw_side_us", 0) > 0
+    rois = torch.tensor([[3, 5, 40, 30]] * len(batch), dtype=torch.int64)
+    fresh = EXT.NvJpegDecoder(dev, 1, 2, 1.0, 1000 * 1000, 1, False, False, False, 3, 2 << 20, 3, prealloc)
+    windows = fresh.decode(batch, "rgb", rois, True)
+    assert fresh.last_stats["hardware"] == 0
+    assert all(w.shape[:2] == (40, 30) and torch.equal(w, r[3:43, 5:35]) for w, r in zip(windows, first_ref))
+    for _ in range(3):
+        EXT.NvJpegDecoder(dev, 1, 2, 0.9, 1000 * 1000, 2, False, False, False, 3, 2 << 20, 3, prealloc)
+    torch.cuda.synchronize()

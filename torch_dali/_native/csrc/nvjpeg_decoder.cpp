@@ -279,7 +279,7 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
   TORCH_CHECK(num_slots >= 1 && num_slots <= 8, "NvJpegDecoder: num_slots must be in [1, 8], got ", num_slots);
   TORCH_CHECK(device_padding >= 0 && device_padding <= (int64_t{1} << 30),
               "NvJpegDecoder: device_padding must be in [0, 1 GiB], got ", device_padding);
-  TORCH_CHECK(lazy_cuda >= 0 && lazy_cuda <= 2, "NvJpegDecoder: lazy_cuda must be 0, 1 or 2, got ", lazy_cuda);
+  TORCH_CHECK(lazy_cuda >= 0 && lazy_cuda <= 3, "NvJpegDecoder: lazy_cuda must be 0, 1, 2 or 3, got ", lazy_cuda);
   TORCH_CHECK(preallocate >= 0 && preallocate <= 2, "NvJpegDecoder: preallocate must be 0, 1 or 2, got ",
               preallocate);
   device_padding_ = static_cast<size_t>(device_padding);
@@ -311,7 +311,12 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
     };
     nvjpegStatus_t hw_s = NVJPEG_STATUS_SUCCESS;
     const bool lazy = lazy_cuda > 0 && num_hw_states > 0 && hw_load > 0.0;
-    if (lazy) {
+    lazy_hw_ = lazy && lazy_cuda == 3;
+    if (lazy_hw_) {
+      // Only the CUDA backend before the first batch; the hardware side follows on the filler
+      make_default_handle();
+      lap("default_handle_us");
+    } else if (lazy) {
       // Only the hardware side before the first batch; the CUDA backend follows on the filler
       hw_s = make_hw_handle();
       lap("hw_handle_us");
@@ -347,7 +352,9 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
       TORCH_CHECK(hw_err.empty(), "NvJpegDecoder: ", hw_err);
       lap("hw_handle_us");
     }
-    if (num_hw_states == 0) {
+    if (lazy_hw_) {
+      hw_status_ = "being made";
+    } else if (num_hw_states == 0) {
       hw_status_ = "disabled (num_hw_states=0)";
     } else if (hw_s != NVJPEG_STATUS_SUCCESS) {
       hw_handle_ = nullptr;
@@ -356,19 +363,22 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
       hw_status_ = "ok";
     }
     const int64_t hw_states = hw_handle_ ? num_hw_states : 0;
-    slots_[0] = make_slot(hw_states, num_cuda_states, /*first=*/true, /*with_cuda=*/lazy_cuda_ == 0);
+    slots_[0] = make_slot(hw_states, num_cuda_states, /*first=*/true, /*with_cuda=*/lazy_cuda_ == 0,
+                          /*reserve_hw=*/lazy_hw_ ? num_hw_states : 0);
     if (lazy_cuda_ == 0) cuda_ready_.store(true, std::memory_order_release);
     ready_slots_.store(1, std::memory_order_release);
     lap("first_slot_us");
-    if (num_slots > 1 || lazy_cuda_ > 0 || (preallocate_ == 2 && hw_states > 0)) {
+    if (num_slots > 1 || lazy_cuda_ > 0 || lazy_hw_ || (preallocate_ == 2 && hw_states > 0)) {
       // What the first batch does not need is made on this thread. The CUDA backend (lazy_cuda 1:
       // now; 2: after the first batch) is published to decode() calls without any slot's lock
       // (a decode() may hold one while it waits for it). The other slots are made once the first
       // batch has decoded: making a slot's hardware state holds the hardware lock (~0.2 s each),
       // which the first batch would wait for. A slot that cannot be made leaves the decoder with
       // fewer (decode() takes whichever are ready).
-      filler_ = std::thread([this, hw_states, num_cuda_states, num_slots] {
+      filler_ = std::thread([this, hw_states_now = hw_states, num_hw_states, num_cuda_states, num_slots] {
         c10::cuda::CUDAGuard g(static_cast<c10::DeviceIndex>(device_));
+        if (lazy_hw_) make_hw_side(num_hw_states);  // at once: every batch after the first waits for it
+        const int64_t hw_states = lazy_hw_ ? (hw_handle_ ? num_hw_states : 0) : hw_states_now;
         if (lazy_cuda_ == 1) make_cuda_side(num_cuda_states);
         if (lazy_cuda_ == 2) {  // after the first batch, or as soon as a decode() waits for it
           {
@@ -451,6 +461,85 @@ bool NvJpegDecoder::wait_cuda() {
   return cuda_ready_.load(std::memory_order_acquire);
 }
 
+void NvJpegDecoder::make_hw_side(int64_t num_hw_states) {
+  // Made outside slot 0's lock (the first batch may hold it, decoding on the CUDA backend), then
+  // moved in under it. Nothing decodes on the engines yet: every later batch waits in wait_hw().
+  const auto t = std::chrono::steady_clock::now();
+  nvjpegHandle_t h = nullptr;
+  std::vector<std::unique_ptr<HwState>> states;
+  std::string err;
+  const nvjpegStatus_t s = create_handle(NVJPEG_BACKEND_HARDWARE, &h, dev_alloc());
+  try {
+    if (s != NVJPEG_STATUS_SUCCESS) {
+      h = nullptr;
+      err = std::string("unavailable (nvjpegCreateEx(HARDWARE): ") + status_name(s) + ")";
+    } else {
+      TD_NVJPEG(nvjpegSetDeviceMemoryPadding(device_padding_, h), "nvjpegSetDeviceMemoryPadding(HW)");
+      TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, h), "nvjpegSetPinnedMemoryPadding(HW)");
+      for (int64_t i = 0; i < num_hw_states; ++i) {
+        states.push_back(std::make_unique<HwState>());
+        HwState* st = states.back().get();
+        if (i == 0) {  // as in fill_slot: the first state decodes with the decoder's own handle
+          st->handle = h;
+          st->owns_handle = false;
+        } else {
+          TD_NVJPEG(create_handle(NVJPEG_BACKEND_HARDWARE, &st->handle, dev_alloc()), "nvjpegCreateEx(HARDWARE)");
+          TD_NVJPEG(nvjpegSetDeviceMemoryPadding(device_padding_, st->handle), "nvjpegSetDeviceMemoryPadding(HW)");
+          TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, st->handle), "nvjpegSetPinnedMemoryPadding(HW)");
+        }
+        TD_NVJPEG(nvjpegJpegStateCreate(st->handle, &st->state), "nvjpegJpegStateCreate(HW)");
+        if (preallocate_ == 1)  // 2: after the first batch, as for the other modes (preallocate_first_slot)
+          nvjpegDecodeBatchedPreAllocate(st->handle, st->state, 1, 1, 1, NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI);
+        TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+        TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
+      }
+    }
+  } catch (const std::exception& e) {
+    err = std::string("unavailable (") + e.what() + ")";
+  }
+  if (!err.empty()) {  // the CUDA backend decodes everything, as on a GPU without engines
+    for (auto& st : states) {
+      if (st->state) nvjpegJpegStateDestroy(st->state);
+      if (st->handle && st->owns_handle) nvjpegDestroy(st->handle);
+      if (st->done) cudaEventDestroy(st->done);
+      if (st->stream) cudaStreamDestroy(st->stream);
+    }
+    states.clear();
+    if (h) nvjpegDestroy(h);
+    h = nullptr;
+  }
+  {
+    Slot& sl = *slots_[0];
+    std::lock_guard<std::mutex> l(sl.mu);
+    if (h) {
+      // header parsing with the hardware handle (phase 1) gets streams made by that handle
+      for (auto& js : sl.parse_streams) {
+        nvjpegJpegStream_t fresh = nullptr;
+        if (nvjpegJpegStreamCreate(h, &fresh) == NVJPEG_STATUS_SUCCESS) {
+          if (js) nvjpegJpegStreamDestroy(js);
+          js = fresh;
+        }
+      }
+      sl.hw = std::move(states);
+      hw_handle_ = h;
+    }
+    hw_status_ = h ? "ok" : err;
+  }
+  {
+    std::lock_guard<std::mutex> l(hw_ready_mu_);
+    hw_done_ = true;
+  }
+  hw_ready_cv_.notify_all();
+  std::lock_guard<std::mutex> sg(stats_mu_);
+  build_us_["hw_side_us"] =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t).count();
+}
+
+void NvJpegDecoder::wait_hw() {
+  std::unique_lock<std::mutex> l(hw_ready_mu_);
+  hw_ready_cv_.wait(l, [this] { return hw_done_ || stopping_.load(); });
+}
+
 void NvJpegDecoder::preallocate_first_slot() {
   // The first slot's hardware states get their pools now: under the slot's lock (no batch of its
   // own in flight on the host) and the hardware lock, after the state's last batch has run.
@@ -470,10 +559,10 @@ void NvJpegDecoder::preallocate_first_slot() {
 
 // Made whole or not at all: what a failure leaves half made is freed before the error goes on.
 std::unique_ptr<NvJpegDecoder::Slot> NvJpegDecoder::make_slot(int64_t num_hw_states, int64_t num_cuda_states,
-                                                             bool first, bool with_cuda) {
+                                                             bool first, bool with_cuda, int64_t reserve_hw) {
   auto owned = std::make_unique<Slot>();
   try {
-    fill_slot(*owned, num_hw_states, num_cuda_states, first, with_cuda);
+    fill_slot(*owned, num_hw_states, num_cuda_states, first, with_cuda, reserve_hw);
   } catch (...) {
     destroy_slot(*owned);
     throw;
@@ -482,7 +571,7 @@ std::unique_ptr<NvJpegDecoder::Slot> NvJpegDecoder::make_slot(int64_t num_hw_sta
 }
 
 void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states, bool first,
-                              bool with_cuda) {
+                              bool with_cuda, int64_t reserve_hw) {
   // No hardware batch decodes while hardware handles are made (the filler thread makes slots
   // while batches decode; concurrent hardware calls have hung nvJPEG before)
   std::unique_lock<std::mutex> hw_lock(hw_mu_, std::defer_lock);
@@ -524,7 +613,7 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
   if (with_cuda) fill_cuda(sl, num_cuda_states);
   lap("slot_cuda_states_us");
   // one thread per state, the CUDA-backend states' included when they come later (lazy_cuda)
-  const size_t threads = sl.hw.size() + static_cast<size_t>(num_cuda_states);
+  const size_t threads = std::max(sl.hw.size(), static_cast<size_t>(reserve_hw)) + static_cast<size_t>(num_cuda_states);
   nvjpegHandle_t parse_handle = hw_handle_ ? hw_handle_ : handle_;
   sl.parse_streams.assign(threads, nullptr);
   for (auto& js : sl.parse_streams) TD_NVJPEG(nvjpegJpegStreamCreate(parse_handle, &js), "nvjpegJpegStreamCreate");
@@ -601,6 +690,10 @@ void NvJpegDecoder::destroy() noexcept {
     std::lock_guard<std::mutex> l(cuda_mu_);  // a decode() waiting for the CUDA backend gives up
   }
   cuda_cv_.notify_all();
+  {
+    std::lock_guard<std::mutex> l(hw_ready_mu_);  // a decode() waiting for the hardware side gives up
+  }
+  hw_ready_cv_.notify_all();
   if (filler_.joinable()) filler_.join();  // at most the slot it is making
   const int ready = ready_slots_.exchange(0);
   for (int k = 0; k < ready; ++k) {
@@ -702,9 +795,18 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   std::vector<std::optional<at::Tensor>> results(n);
   if (n == 0) return results;
 
+  // lazy_cuda 3: the first batch decodes on the CUDA backend alone (whether or not the hardware
+  // side is there by now: timing must not choose the path); the others wait for the hardware side,
+  // before taking a slot (making it takes slot 0's lock).
+  const bool cuda_first = lazy_hw_ && first_batch;
+  if (lazy_hw_ && !first_batch) {
+    wait_hw();
+    TORCH_CHECK(!stopping_.load(), "NvJpegDecoder.decode: the decoder is being destroyed");
+  }
   std::unique_lock<std::mutex> lock;
   Slot& sl = acquire(lock);
-  auto& hw_ = sl.hw;
+  std::vector<std::unique_ptr<HwState>> no_hw;
+  auto& hw_ = cuda_first ? no_hw : sl.hw;
   // The CUDA-backend states, once there (lazy_cuda: made on the filler thread; read only after
   // cuda_ready_ says they are published). Until then this batch uses the hardware states alone.
   std::vector<CudaState*> cu_;

@@ -42,7 +42,10 @@ class NvJpegDecoder {
   // lazy_cuda (with the hardware engines and 0 < hw_load): the CUDA backend (default handle,
   // decoders, states) is made on a background thread, 1: from construction, 2: once the first
   // batch has decoded; a decode() that needs it waits for it, and one marked first_batch sends every
-  // image the engines take to them. 0: made by the constructor. preallocate: when the hardware
+  // image the engines take to them. 0: made by the constructor. 3: the other way round: the
+  // constructor makes the CUDA backend (~0.1 s against the hardware side's ~0.6 s), the first batch
+  // (first_batch) decodes on it alone, and the hardware side is made on the background thread;
+  // later batches wait for it. preallocate: when the hardware
   // states' memory pools are turned on, 0: never, 1: as each state is made, 2: the first slot's
   // once the first batch has decoded (off the first batch's path).
   NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states, double hw_load,
@@ -59,20 +62,21 @@ class NvJpegDecoder {
   // a sample with a window is decoded to just that window (nvJPEG's ROI decode: the engines
   // and kernels write only those pixels, so a random crop needs no full-size buffer). A window
   // outside its image is an error naming the sample.
-  // first_batch: the pipeline's first batch (iteration 0). With lazy_cuda, every image the engines
-  // take goes to them whatever the share, so that batch need not wait for the CUDA backend; keyed
-  // on the iteration, not on timing, so reruns route (and decode) every image the same way.
+  // first_batch: the pipeline's first batch (iteration 0). With lazy_cuda 1 or 2, every image the
+  // engines take goes to them whatever the share, so that batch need not wait for the CUDA backend;
+  // with 3, every image goes to the CUDA backend, so it need not wait for the hardware. Keyed on the
+  // iteration, not on timing, so reruns route (and decode) every image the same way.
   std::vector<std::optional<at::Tensor>> decode(const std::vector<at::Tensor>& data,
                                                 const std::string& output_format,
                                                 const std::optional<at::Tensor>& rois, bool first_batch);
 
-  bool hardware_available() const { return hw_handle_ != nullptr; }
+  bool hardware_available() const { return hw_handle_ != nullptr; }  // lazy_cuda 3: once made
   std::string hardware_status() const { return hw_status_; }
   int64_t device_index() const { return device_; }
   int64_t num_hw_states() const;    // per slot
   int64_t num_cuda_states() const;  // per slot (0 until the CUDA backend is made)
   bool cuda_ready() const { return cuda_ready_.load(std::memory_order_acquire); }
-  int64_t lazy_cuda() const { return lazy_cuda_; }
+  int64_t lazy_cuda() const { return lazy_hw_ ? 3 : lazy_cuda_; }
   int64_t preallocate() const { return preallocate_; }
   // Slots ready now: the first is made by the constructor, the rest on a background thread
   // (making one takes ~0.5 s; the first batch needs only one).
@@ -104,13 +108,17 @@ class NvJpegDecoder {
   struct Scratch;
 
   // first: the constructor's slot, whose first hardware state uses hw_handle_
+  // reserve_hw: worker threads kept for hardware states added later (lazy_cuda 3's first slot)
   std::unique_ptr<Slot> make_slot(int64_t num_hw_states, int64_t num_cuda_states, bool first = false,
-                                  bool with_cuda = true);
-  void fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states, bool first, bool with_cuda = true);
+                                  bool with_cuda = true, int64_t reserve_hw = 0);
+  void fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states, bool first, bool with_cuda = true,
+                 int64_t reserve_hw = 0);
   void fill_cuda(Slot& sl, int64_t num_cuda_states);  // the slot's CUDA-backend states
   void make_default_handle();                          // handle_ and its decoders
   void make_cuda_side(int64_t num_cuda_states);        // lazy_cuda: the above for slot 0, then published
   bool wait_cuda();                                    // until the CUDA backend is made; false if it failed
+  void make_hw_side(int64_t num_hw_states);            // lazy_cuda 3: hw_handle_ and slot 0's states, published
+  void wait_hw();                                      // lazy_cuda 3: until that is done (or failed, or stopped)
   void preallocate_first_slot();                       // preallocate 2, after the first batch
   static void destroy_slot(Slot& sl) noexcept;
   Slot& acquire(std::unique_lock<std::mutex>& lock);
@@ -152,6 +160,10 @@ class NvJpegDecoder {
   bool cuda_wanted_ = false;           // under fill_mu_: a decode() waits for the CUDA backend
   std::atomic<bool> first_decoded_flag_{false};
   int64_t lazy_cuda_ = 0;    // 0 while the constructor makes the CUDA backend itself
+  bool lazy_hw_ = false;     // lazy_cuda 3 with the engines wanted: the hardware side comes later
+  std::mutex hw_ready_mu_;   // wait_hw() waits (hw_ready_cv_) for hw_done_
+  std::condition_variable hw_ready_cv_;
+  bool hw_done_ = false;     // under hw_ready_mu_: the hardware side is made, or could not be
   int64_t preallocate_ = 1;
   std::atomic<bool> cuda_ready_{false};  // handle_, the decoders and slot 0's `cu` may be used
   std::mutex cuda_mu_;                   // wait_cuda() waits (cuda_cv_) for cuda_done_
