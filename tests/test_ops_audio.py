@@ -62,3 +62,29 @@ def test_power_spectrum_axis_nfft_power():
         run_graph(lambda x: fn.power_spectrum(x, power=3), [a])
     with pytest.raises(RuntimeError, match="float32"):
         run_graph(lambda x: fn.power_spectrum(x), [a.astype(np.float64)])
+
+
+def test_to_decibels_edges_as_dali():
+    """Values measured on DALI 2.4's CPU backend: NaN and infinite inputs, a negative reference, a
+    floor that underflows float32, a multiplier of 0; a reference of 0 is refused at build."""
+    z = np.array([np.nan, np.inf, -np.inf, -1, 0.5], np.float32)
+    cut = -200.00001525878906
+    np.testing.assert_array_equal(np.asarray(run_graph(lambda x: fn.to_decibels(x, reference=-1.0), [z])[0]),
+                                  np.array([cut, cut, np.inf, 0.0, cut], np.float32))
+    np.testing.assert_array_equal(np.asarray(run_graph(lambda x: fn.to_decibels(x, reference=1e-45), [z])[0]),
+                                  np.array([cut, np.inf, cut, cut, np.inf], np.float32))
+    # the sample's own maximum skips NaN and is never below 0
+    for a, want in [([0.5, np.nan, 0.25], [0.0, cut, -3.0103001594543457]), ([-1, -2, -0.5], [cut] * 3)]:
+        out = np.asarray(run_graph(lambda x: fn.to_decibels(x), [np.array(a, np.float32)])[0])
+        np.testing.assert_array_equal(out, np.array(want, np.float32))
+    w = np.array([0, 1e-45, 1e-39, 0.5, 4], np.float32)
+    out = np.asarray(run_graph(lambda x: fn.to_decibels(x, reference=1.0, multiplier=1e-30, cutoff_db=-5.0), [w])[0])
+    np.testing.assert_array_equal(out, np.array([-4.4853472985117047e-29, -4.4853472985117047e-29,
+                                                 -3.9000003132937535e-29, -3.01030020823265e-31,
+                                                 6.0206004164653e-31], np.float32))
+    out = np.asarray(run_graph(lambda x: fn.to_decibels(x, reference=1.0, multiplier=0.0), [w])[0])
+    np.testing.assert_array_equal(np.signbit(out), [True, True, True, True, False])
+    np.testing.assert_array_equal(out, np.zeros(5, np.float32))
+    assert np.isnan(np.asarray(run_graph(lambda x: fn.to_decibels(x, multiplier=0.0, cutoff_db=5.0), [w])[0])).all()
+    with pytest.raises(RuntimeError, match="reference"):
+        run_graph(lambda x: fn.to_decibels(x, reference=0.0), [w])

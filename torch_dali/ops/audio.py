@@ -6,7 +6,8 @@ multi-dimensional sample is one signal, as in DALI); x[-1] is 0 (`border='zero'`
 converted to `dtype` with DALI's rounding and saturation.
 
 to_decibels: multiplier * log10(max(x / reference, 10 ** (cutoff_db / multiplier))), float32 in
-and out; `reference` defaults to each sample's maximum (a sample of zeros gives cutoff_db).
+and out; `reference` defaults to each sample's maximum (a sample of zeros gives cutoff_db); a
+`reference` of 0 is refused at build; the floor ratio is at least float32's smallest positive value.
 
 power_spectrum: |rfft(x, nfft)|^power along `axis`, float32.
 """
@@ -55,26 +56,37 @@ class PreemphasisFilter(Operator):
 
 
 class ToDecibels(Operator):
+    def setup(self) -> None:
+        ref = self.args.get("reference")
+        if ref is not None and float(ref) == 0.0:  # at build, as in DALI: every value would be divided by it
+            raise ArgumentError(f"{self.name}: `reference` is the 0 dB value every input is divided by and "
+                                f"must not be 0")
+        # the floor ratio, 10 ** (cutoff_db / multiplier), taken in float64 and stored as float32, never below
+        # float32's smallest positive value (DALI 2.4, measured: a multiplier of 0 gives 0 dB for every value
+        # when cutoff_db < 0 and NaN otherwise; an underflowing floor gives log2 = -149, not -inf)
+        quot = torch.tensor(float(self.args["cutoff_db"]), dtype=torch.float64) / float(self.args["multiplier"])
+        floor = torch.pow(10.0, quot).to(torch.float32)
+        self.floor = torch.maximum(floor, torch.tensor(2.0 ** -149, dtype=torch.float32))
+
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         x = inputs[0]
         if x.dtype != torch.float32:
             raise ArgumentTypeError(f"{self.name}: the input must be float32, got {x.dtype}")
         mult = float(self.args["multiplier"])
-        if mult == 0:
-            raise ArgumentError(f"{self.name}: `multiplier` must not be 0")
-        floor = torch.tensor(10.0 ** (float(self.args["cutoff_db"]) / mult), dtype=torch.float32, device=x.device)
-        ref = self.args.get("reference")
-        if ref is None:  # each sample's own maximum
-            ref_t = x.max() if x.numel() else torch.tensor(1.0, device=x.device)
-        else:
-            ref_t = torch.tensor(float(ref), dtype=torch.float32, device=x.device)
+        floor = self.floor.to(x.device)
         if not x.numel():
             return x.clone()
-        ratio = torch.where(ref_t > 0, x / ref_t, torch.zeros_like(x))  # a zero reference: every value floors
-        ratio = torch.nan_to_num(ratio, nan=0.0)
+        ref = self.args.get("reference")
+        if ref is None:  # each sample's own maximum, NaNs skipped, never below 0 (DALI 2.4, measured)
+            ref_t = torch.where(torch.isnan(x), torch.zeros_like(x), x).max().clamp_min(0.0)
+        else:  # any sign: a negative reference divides as it is
+            ref_t = torch.tensor(float(ref), dtype=torch.float32, device=x.device)
+        ratio = x / ref_t
+        # a NaN ratio (0 / 0, inf / inf, NaN input) takes the floor; a NaN floor gives NaN everywhere
+        floored = torch.where(ratio > floor, ratio, floor)
         # as multiplier * log10(2) * log2(.) in float32: DALI 2.4's values to the last bit (measured)
         scale = torch.tensor(mult, dtype=torch.float32) * torch.tensor(math.log10(2.0), dtype=torch.float32)
-        return scale.to(x.device) * torch.log2(torch.maximum(ratio, floor))
+        return scale.to(x.device) * torch.log2(floored)
 
 
 class PowerSpectrum(Operator):
