@@ -88,3 +88,15 @@ def test_to_decibels_edges_as_dali():
     assert np.isnan(np.asarray(run_graph(lambda x: fn.to_decibels(x, multiplier=0.0, cutoff_db=5.0), [w])[0])).all()
     with pytest.raises(RuntimeError, match="reference"):
         run_graph(lambda x: fn.to_decibels(x, reference=0.0), [w])
+
+
+def test_power_spectrum_negative_axis_is_the_last():
+    """DALI 2.4 (measured): any negative `axis` transforms the last dimension; (3, 5, 7) with axis=-2 and
+    nfft=4 gives (3, 5, 3)."""
+    a = np.random.default_rng(1).standard_normal((3, 5, 7)).astype(np.float32)
+    for axis in (-2, -3, -5):
+        out = np.asarray(run_graph(lambda x: fn.power_spectrum(x, axis=axis, nfft=4), [a])[0])
+        assert out.shape == (3, 5, 3)
+        np.testing.assert_allclose(out, np.abs(np.fft.rfft(a, n=4, axis=-1)) ** 2, atol=1e-4)
+    with pytest.raises(RuntimeError, match="axis"):
+        run_graph(lambda x: fn.power_spectrum(x, axis=3), [a])

@@ -9,7 +9,8 @@ to_decibels: multiplier * log10(max(x / reference, 10 ** (cutoff_db / multiplier
 and out; `reference` defaults to each sample's maximum (a sample of zeros gives cutoff_db); a
 `reference` of 0 is refused at build; the floor ratio is at least float32's smallest positive value.
 
-power_spectrum: |rfft(x, nfft)|^power along `axis`, float32.
+power_spectrum: |rfft(x, nfft)|^power along `axis` (any negative `axis` is the last one, as in DALI),
+float32.
 """
 from __future__ import annotations
 
@@ -103,7 +104,9 @@ class PowerSpectrum(Operator):
         if x.dtype != torch.float32:
             raise ArgumentTypeError(f"{self.name}: the input must be float32, got {x.dtype}")
         axis = int(self.args["axis"])
-        if not -x.dim() <= axis < x.dim():
+        if axis < 0:  # DALI 2.4 (measured): any negative axis is the last one, not counted from the end
+            axis = x.dim() - 1
+        if not 0 <= axis < x.dim():
             raise ArgumentError(f"{self.name}: `axis` {axis} is out of range for a {x.dim()}-D sample")
         n = self.args.get("nfft") or int(x.shape[axis])
         spec = torch.fft.rfft(x, n=n, dim=axis).abs()  # nfft below the length truncates, above it zero-pads
@@ -114,7 +117,7 @@ register(OpSchema(
     name="power_spectrum", impl=PowerSpectrum, devices=("cpu",),
     doc="|FFT|^power along one axis (nfft // 2 + 1 bins): the power spectrum (power=2) or the magnitude "
         "(power=1); float32 input.",
-    args=(Arg("axis", "int", -1, "the axis transformed (default: the last)"),
+    args=(Arg("axis", "int", -1, "the axis transformed (any negative value: the last)"),
           Arg("nfft", "int", None, "FFT size (default: the axis' length; shorter truncates, longer zero-pads)"),
           Arg("power", "int", 2, "2: power spectrum, 1: magnitude")),
 ))
