@@ -174,6 +174,7 @@ CASES: dict[str, Case] = {
         "reset": ([_pulses(50, (20, 30, 1.0))], dict(window_length=5, reset_interval=10)),
         "err_reset": ([_pulses(50, (20, 30, 1.0))], dict(window_length=5)),
         "err_ref": ([_pulses(50, (20, 30, 1.0))], dict(window_length=1, reference_power=-1.0)),
+        "err_ref0": ([_pulses(50, (20, 30, 1.0))], dict(window_length=1, reference_power=0.0)),
         "err_2d": ([np.ones((3, 1), np.float32)], dict(window_length=1)),
         "err_f64": ([np.ones(3)], dict(window_length=1)),
     }.items()},

@@ -3,9 +3,9 @@
 Measured on DALI 2.4's CPU backend: the short-term power at sample i is the mean of x^2 over the
 window_length samples ending at i (samples before 0 count as 0; integer samples are squared as
 they are, not scaled to [-1, 1]). A sample is loud when that power is at least
-reference * 10 ** (cutoff_db / 10), the reference being `reference_power` or, when that is 0, the
-sample's largest short-term power (so an all-zero signal is loud throughout). With i0 and i1 the
-first and last loud indices, the region begins at max(0, i0 - window_length + 1) and ends at i1;
+reference * 10 ** (cutoff_db / 10), the reference being `reference_power` (which must be positive)
+or, when it is not given, the sample's largest short-term power (so an all-zero signal is loud
+throughout). With i0 and i1 the first and last loud indices, the region begins at max(0, i0 - window_length + 1) and ends at i1;
 no loud index gives (0, 0). The power is summed in float64 here, so `reset_interval` (DALI's
 guard against float32 drift) changes nothing but is checked as DALI checks it.
 """
@@ -53,12 +53,12 @@ class NonsilentRegion(Operator):
         if x.dtype == torch.float32 and reset != -1 and (reset <= 0 or reset % wl):
             raise ArgumentError(f"{self.name}: `reset_interval` ({reset}) must be -1 or a positive multiple of "
                                 f"`window_length` ({wl})")
-        ref = float(self.args["reference_power"])
-        if ref < 0:
-            raise ArgumentError(f"{self.name}: `reference_power` must be positive (or 0: the sample's maximum), "
-                                f"got {ref}")
+        ref = self.args.get("reference_power")
+        if ref is not None and not float(ref) > 0:  # given, it must be positive: 0 does not mean the maximum
+            raise ArgumentError(f"{self.name}: `reference_power` must be positive (leave it out for the "
+                                f"sample's maximum), got {ref}")
         power = short_term_power(x, wl)
-        reference = power.max() if ref == 0 else torch.tensor(ref, dtype=torch.float64, device=x.device)
+        reference = power.max() if ref is None else torch.tensor(float(ref), dtype=torch.float64, device=x.device)
         loud = torch.nonzero(power >= reference * 10.0 ** (float(self.args["cutoff_db"]) / 10.0)).flatten()
         zero = torch.zeros((), dtype=torch.int32, device=x.device)
         if loud.numel() == 0:
@@ -76,6 +76,7 @@ register(OpSchema(
         "power is within cutoff_db of the reference; int32 scalars.",
     args=(Arg("cutoff_db", "float", -60.0, "the threshold in dB below which the signal is silent"),
           Arg("window_length", "int", 2048, "samples in the short-term power window"),
-          Arg("reference_power", "float", 0.0, "the 0 dB power (0: the sample's largest short-term power)"),
+          Arg("reference_power", "float", None,
+              "the 0 dB power, positive (default: the sample's largest short-term power)"),
           Arg("reset_interval", "int", 8192, "DALI's float32 drift guard: -1 or a multiple of window_length")),
 ))
