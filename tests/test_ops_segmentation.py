@@ -98,3 +98,30 @@ def test_same_seed_same_boxes_whatever_the_threads():
     a = _boxes(1)
     assert a == _boxes(3)
     assert a != _boxes(1, seed=6)
+
+
+def _bbox_class(data, **kw):
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None, seed=1234)
+    def pipe():
+        return tuple(fn.segmentation.random_object_bbox(data, format="box", output_class=True, **kw))
+
+    p = pipe()
+    p.build()
+    return [np.asarray(o.at(0)).tolist() for o in p.run()]
+
+
+@pytest.mark.parametrize("classes,bg", [([0, -1], -2), ([1, 2], 0), ([-2**31, 2**31 - 1, 0, 2**31 - 2], 2**31 - 3)])
+def test_default_background_below_the_classes_with_int32_wrap(classes, bg):
+    """DALI 2.4: the background is 0, or (0 a class) one below the smallest class, wrapping around int32 and
+    stepping down past labels that are classes (values DALI's CPU backend gives for these classes)."""
+    assert _bbox_class(np.int32([0, 1, 2, 3]), foreground_prob=1e-9, classes=classes) == [[0, 4], bg]
+
+
+@pytest.mark.parametrize("dtype", [np.uint16, np.uint32])
+def test_unsigned_masks_with_classes(dtype):
+    assert _bbox_class(np.array([[0, 1, 1], [2, 2, 0]], dtype), classes=[2]) == [[1, 0, 2, 2], 2]  # DALI's too
+
+
+def test_a_class_that_is_the_background_is_refused():
+    with pytest.raises(RuntimeError, match="background"):
+        _bbox_class(np.int32([0, 1]), classes=[0, 1], background=0)

@@ -47,6 +47,20 @@ def _pick(rng: SampleRNG, weights: list[float]) -> int:
     return len(weights) - 1
 
 
+def _free_label(classes: list[int] | None) -> int:
+    """DALI's default background: 0 unless it is a class, else one below the smallest class, going
+    down (with int32 wrap-around) past the labels that are classes."""
+    if classes is None or 0 not in classes:
+        return 0
+    taken = set(classes)
+    bg = min(classes)
+    for _ in range(len(taken) + 1):
+        bg = (bg - 1 + 2**31) % 2**32 - 2**31
+        if bg not in taken:
+            return bg
+    raise ArgumentError("random_object_bbox: no int32 label is left for the background")
+
+
 class RandomObjectBBox(Operator):
     def setup(self) -> None:
         a = self.args
@@ -74,8 +88,11 @@ class RandomObjectBBox(Operator):
             classes = list(range(1, len(weights) + 1))
         bg = self.get(args, "background")
         if bg is None:
-            bg = 0 if classes is None or 0 not in classes else min([-1] + [c - 1 for c in classes if c - 1 not in classes])
+            bg = _free_label(classes)
         bg = int(bg)
+        if classes is not None and bg in classes:
+            raise ArgumentError(f"{self.name}: class {bg} is also the background label; a foreground class "
+                                "cannot be the background")
         thr = _ints(self.get(args, "threshold"))
         if thr is not None and len(thr) not in (1, ndim):
             raise ArgumentError(f"{self.name}: `threshold` must have 1 or {ndim} values, got {len(thr)}")
@@ -89,6 +106,7 @@ class RandomObjectBBox(Operator):
     def choose(self, mask: torch.Tensor, rng: SampleRNG, classes: list[int] | None, weights: list[float] | None,
                bg: int, thr: list[int] | None) -> tuple[torch.Tensor, torch.Tensor, int] | None:
         labels, lo, hi = K.boxes(mask, K.components(mask))
+        labels = labels.to(torch.int64)  # torch.isin has no unsigned kernels; int64 holds every label
         keep = labels != bg if classes is None else torch.isin(labels, torch.tensor(classes, dtype=labels.dtype))
         if thr is not None:
             keep &= ((hi - lo) >= torch.tensor(thr, dtype=torch.int64)).all(dim=1)
