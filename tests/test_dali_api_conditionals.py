@@ -173,3 +173,28 @@ def test_lambdas_on_one_line_with_the_same_arguments_keep_their_own_bodies() -> 
     h, k = (lambda x: x - y), (lambda x: x + y)
     assert (convert(f)(3), convert(g)(3)) == (4, 6)
     assert (convert(h)(3), convert(k)(3)) == (-7, 13)
+
+
+def test_split_and_merge_called_directly():
+    """DALI's `fn._conditional.split`/`merge`: each side's ops give what they give on that side's samples
+    alone, and merge puts every sample back in its place; sides whose layouts differ are refused."""
+    data = [np.full((2, 3), i, np.int32) for i in range(BS)]
+
+    @pipeline_def(batch_size=BS, num_threads=2, device_id=None)
+    def pipe(layout_of_false=None):
+        x = fn.external_source(source=lambda: data)
+        pred = fn.external_source(source=lambda: [np.array(i % 3 == 0) for i in range(BS)])
+        t, f = fn._conditional.split(x, predicate=pred)
+        if layout_of_false:
+            f = fn.reinterpret(f, layout=layout_of_false)
+        return fn._conditional.merge(t * 10, f + 1, predicate=pred)
+
+    p = pipe()
+    p.build()
+    (out,) = p.run()
+    assert [np.asarray(out[i]).tolist() for i in range(BS)] == \
+        [(d * 10 if i % 3 == 0 else d + 1).tolist() for i, d in enumerate(data)]
+    with pytest.raises(RuntimeError, match="layout"):
+        p = pipe(layout_of_false="HW")
+        p.build()
+        p.run()

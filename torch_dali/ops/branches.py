@@ -1,5 +1,6 @@
 """Choosing one of several branches per sample without paying for the others:
-`_conditional.route` and `_conditional.pick`.
+`_conditional.route` and `_conditional.pick`; DALI's own pair, `_conditional.split` and
+`_conditional.merge` (called directly: a predicate argument instead of a branch index), works the same way.
 
 DALI splits a batch at an `if` and runs each branch's ops on only the samples that take it. The
 executor here runs every op on the whole batch (one batch size per iteration, per-sample random
@@ -118,6 +119,68 @@ class Pick(Operator):
         return None  # the first branch's (every branch keeps the layout of the data it was given)
 
 
+def predicate_flags(op: str, args: dict[str, list[Any]], n: int) -> list[bool]:
+    """The `predicate` argument input of split/merge: one scalar per sample (nonzero is true)."""
+    pred = args.get("predicate")
+    if pred is None or len(pred) != n:
+        raise ArgumentError(f"{op}: `predicate` must be given as a batch of {n} scalars (one per sample)")
+    for i, v in enumerate(pred):
+        if isinstance(v, list):
+            raise ArgumentError(f"{op}: the predicate of a conditional must be a scalar per sample; sample {i} "
+                                f"has {len(v)} values")
+    return [bool(v) for v in pred]
+
+
+class Split(Operator):
+    """DALI's `_conditional.split`: the samples whose predicate is true (first output) and false (second).
+    Batch sizes stay the pipeline's (see the module's docstring): each output holds its own samples
+    as they are and, in place of the other branch's samples, their stand-ins; `merge` drops those."""
+
+    sample_wise = False
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        data = inputs[0]
+        flags = predicate_flags(self.name, args, len(data))
+        layout = data.layout()
+        return [TensorList([t if f == side else stand_in(t, layout) for t, f in zip(data.samples, flags)], layout)
+                for side in (True, False)]
+
+    def output_layout(self, index: int) -> str | None:
+        return None
+
+
+class Merge(Pick):
+    """DALI's `_conditional.merge`: per sample, the first input where the predicate is true, else the second."""
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        true, false = inputs
+        if len(true) != len(false):
+            raise ArgumentError(f"{self.name}: the branches give batches of different sizes ({len(true)}, "
+                                f"{len(false)})")
+        flags = predicate_flags(self.name, args, len(true))
+        if true.layout() != false.layout() and len(set(flags)) > 1:
+            raise ArgumentError(f"{self.name}: the branches give different layouts ({true.layout()!r}, "
+                                f"{false.layout()!r})")
+        chosen = [0 if f else 1 for f in flags]
+        out = [(true if f else false)[i] for i, f in enumerate(flags)]
+        self._check_same(out, chosen)
+        layout = next((v.layout() for v in (true, false) if v.layout()), "")
+        return [TensorList(out, layout)]
+
+
+_PREDICATE = Arg("predicate", "bool", doc="one boolean per sample: which branch the sample takes", tensor=True)
+
+register(OpSchema(
+    name="_conditional.split", impl=Split, devices=("cpu", "gpu"), num_outputs=2, class_name_override="Split",
+    doc="The samples whose predicate is true, and those whose predicate is false (the two sides of an `if`); "
+        "batch sizes stay the pipeline's, the other side's samples held by cheap stand-ins.",
+    args=(_PREDICATE, Arg("preserve", "bool", False, "accepted (nothing is pruned here)"))))
+register(OpSchema(
+    name="_conditional.merge", impl=Merge, min_inputs=2, max_inputs=2, devices=("cpu", "gpu"),
+    input_devices="any", class_name_override="Merge",
+    doc="Per sample, the first input where the predicate is true, else the second: where the two sides of a "
+        "`split` meet.",
+    args=(_PREDICATE, Arg("preserve", "bool", False, "accepted (nothing is pruned here)"))))
 register(OpSchema(
     name="_conditional.route", impl=Route, min_inputs=2, max_inputs=2, devices=("cpu", "gpu"),
     input_devices="any", class_name_override="Route",
