@@ -101,3 +101,19 @@ def test_declared_output_types_and_dimensions():
         make(output_dtype=int)
     with pytest.raises(ValueError, match="NO_TYPE"):
         make(output_dtype=types.NO_TYPE)
+
+
+def test_compose_chains_op_instances_and_nests():
+    from torch_dali import ops
+    inner = ops.Compose([ops.transforms.Translation(offset=[1, 2]), ops.transforms.Scale(scale=[2, 3])])
+    outer = ops.Compose([inner, ops.transforms.Scale(scale=[1, -1])])
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        return outer(fn.transforms.scale(scale=[5, 5]))
+
+    p = pipe()
+    p.build()
+    (m,) = p.run()
+    # scale 5, then translate (1, 2), then scale (2, 3), then scale (1, -1)
+    assert np.allclose(np.asarray(m[0]), [[10, 0, 2], [0, -15, -6]])
