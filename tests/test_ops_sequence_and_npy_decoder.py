@@ -30,6 +30,7 @@ def test_sequence_rearrange_orders_frames():
     ([], "FX", SEQ, "empty"),
     ([0], "XF", SEQ, "not a sequence"),
     ([0], "F", [np.arange(3, dtype=np.int32)] * 2, "at least one axis per frame"),
+    (fn.constant(idata=[1, 2], shape=[2, 1], dtype=types.INT32), "FX", SEQ, "1-D"),  # DALI refuses a 2-D order too
 ])
 def test_sequence_rearrange_refusals(order, layout, data, match):
     with pytest.raises(RuntimeError, match=match):

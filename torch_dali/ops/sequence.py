@@ -28,6 +28,9 @@ class SequenceRearrange(Operator):
                                 "and at least one axis per frame")
         order = args.get("new_order", self.args.get("new_order"))
         order = [order] if isinstance(order, (int, float)) else list(order)
+        if any(isinstance(v, (list, tuple)) for v in order):
+            raise ArgumentError(f"{self.name}: `new_order` of sample {i} must be a 1-D list of frame indices; it has "
+                                f"more dimensions ({torch.tensor(order).dim()})")
         if not order:
             raise ArgumentError(f"{self.name}: `new_order` is empty (sample {i}); the output needs at least one frame")
         n = int(x.shape[0])
