@@ -9,6 +9,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
+import torch_dali as td
 from torch_dali import fn, pipeline_def, types
 from torch_dali.errors import PipelineError
 
@@ -96,3 +97,33 @@ def test_index_types() -> None:
         run(lambda x, i: x[..., 1])
     with pytest.raises(TypeError, match="not iterable"):  # not a sequence: no endless x[0], x[1], ...
         run(lambda x, i: list(x))
+
+
+@pytest.mark.parametrize("f,ref,layout", [
+    (lambda x: x[1:, td.newaxis, :2], lambda a: a[1:, np.newaxis, :2], ""),
+    (lambda x: x[td.newaxis("N"), -1:, :-2], lambda a: a[np.newaxis, -1:, :-2], "NHWC"),
+    (lambda x: x[:, td.newaxis("N"), :], lambda a: a[:, np.newaxis, :], "HNWC"),
+    (lambda x: x[1, td.newaxis("N"), 1], lambda a: a[1, np.newaxis, 1], "NC"),
+])
+def test_newaxis_inserts_a_dimension_named_or_not(f, ref, layout):
+    """`dali.newaxis` (DALI 2.4 lowers it to expand_dims after the subscript): NumPy's values and
+    shapes; a named axis joins the layout, an unnamed one clears it (layouts as DALI gives them)."""
+    outs, got_layout = run(lambda x, i: f(x))
+    assert got_layout == layout
+    for o in outs:
+        np.testing.assert_array_equal(o, ref(X))
+
+
+def test_subscript_of_a_node_made_outside_the_pipeline():
+    """DALI code makes a source before the pipeline and indexes it inside (the node is copied in)."""
+    src = fn.external_source(source=lambda: [X, X + 1])
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe(s):
+        return s[1, ::2], s[1, ::2]
+
+    p = pipe(src)
+    p.build()
+    a, b = p.run()
+    np.testing.assert_array_equal(np.asarray(a.at(1)), (X + 1)[1, ::2])
+    np.testing.assert_array_equal(np.asarray(b.at(0)), X[1, ::2])

@@ -11,6 +11,7 @@ from .graph.dali_api import OperatorConcurrency, StreamPolicy  # noqa: F401
 from .tensor_list import TensorList, TensorListCPU, TensorListGPU  # noqa: F401
 from . import ops  # noqa: F401,E402
 from . import fn  # noqa: F401,E402
+from .ops.subscript import newaxis  # noqa: F401,E402 - DALI's `dali.newaxis` (DataNode subscripts)
 from .loader import DataLoader  # noqa: F401,E402
 from .plugin import pytorch as _plugin_pytorch  # noqa: F401,E402
 from .datasets import from_dataset  # noqa: F401,E402

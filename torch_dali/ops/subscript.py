@@ -6,7 +6,9 @@
 DataNode; the dimension goes away) or a slice (`lo_k:hi_k:step_k`, each may be per-sample).
 `None` in a subscript is a full slice (`:`), as in DALI 2.4. A subscript of only full slices adds
 `_subscript_dim_check`, which passes the data through after checking it has enough dimensions.
-Not supported: `...` (DALI neither) and named new axes (`dali.newaxis`).
+`newaxis` (DALI's `dali.newaxis`, optionally named: `dali.newaxis("C")`) inserts a dimension of
+extent 1 at its place in the output: the subscript, then `expand_dims` (DALI's lowering).
+Not supported: `...` (DALI neither).
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from ..functional import subscript as K
 from ..tensor_list import TensorList
 from ._operator import BatchContext
 from ._registry import call_op, lookup, register
-from ._schema import Arg, OpSchema, plain_kwargs
+from ._schema import Arg, OpSchema, adopted, plain_kwargs
 from .tensor_axes import BatchShapeOp
 
 MAX_SUBSCRIPTS = 32  # DALI 2.4's schema has at_0..at_31 (and lo/hi/step alike)
@@ -126,13 +128,59 @@ register(OpSchema(
 
 # -- DataNode.__getitem__ ------------------------------------------------------------------------------
 
+class NewAxis:
+    """DALI's `newaxis`: in a DataNode subscript, a new dimension of extent 1; `newaxis("C")` names
+    it in the output's layout (name every new axis of a subscript, or none)."""
+
+    def __init__(self, name: str | None = None) -> None:
+        if name is not None:
+            if not isinstance(name, str):
+                raise TypeError(f"newaxis: the axis name must be a one-character string, got {type(name).__name__}")
+            if len(name) != 1:
+                raise ValueError(f"newaxis: the axis name must be one character, got {name!r}")
+        self.name = name
+
+    def __call__(self, name: str | None = None) -> "NewAxis":
+        return NewAxis(name)
+
+    def __repr__(self) -> str:
+        return "newaxis" if self.name is None else f"newaxis({self.name!r})"
+
+
+newaxis = NewAxis()
+
+
 def getitem(node: Any, key: Any) -> Any:
     """`node[key]`: DALI's subscript rules (see the module's doc)."""
     from ..graph.node import DataNode
-    keys = key if isinstance(key, tuple) else (key,)
+    node = adopted(node)  # made outside the pipeline being traced: copy it in first, as an op's inputs are
+    every = key if isinstance(key, tuple) else (key,)
+    keys = [v for v in every if not isinstance(v, NewAxis)]  # the subscripts of input dimensions
+    new_axes: list[int] = []  # output positions of the new dimensions
+    names = []
+    out_dim = 0
+    for v in every:
+        if isinstance(v, NewAxis):
+            new_axes.append(out_dim)
+            if v.name is not None:
+                names.append(v.name)
+        if v is None or isinstance(v, (slice, NewAxis)):
+            out_dim += 1
+    if names and len(names) != len(new_axes):
+        raise ValueError("DataNode subscript: name every new axis (newaxis('X')) or none of them")
     if len(keys) > MAX_SUBSCRIPTS:
         raise ArgumentError(f"DataNode subscript: at most {MAX_SUBSCRIPTS} dimensions can be subscripted, "
                             f"got {len(keys)}")
+    sliced = _subscript(node, keys, skip_check=bool(new_axes) and isinstance(every[-1], NewAxis))
+    if not new_axes:
+        return sliced
+    return call_op(lookup("expand_dims"), (sliced,), {"axes": new_axes, "new_axis_names": "".join(names)})
+
+
+def _subscript(node: Any, keys: list[Any], skip_check: bool) -> Any:
+    """`node` subscripted by `keys` (no new axes): `_tensor_subscript`, or for full slices only the
+    dimension check (left out when a new axis comes last: expand_dims checks the rank then)."""
+    from ..graph.node import DataNode
     kwargs: dict[str, Any] = {}
     for k, v in enumerate(keys):
         if v is None:
@@ -146,6 +194,8 @@ def getitem(node: Any, key: Any) -> Any:
             continue
         kwargs[f"at_{k}"] = _index_value(v, f"at_{k}")
     if not kwargs:
+        if skip_check:
+            return node
         return call_op(lookup("_subscript_dim_check"), (node,), {"num_subscripts": len(keys)})
     kwargs = plain_kwargs({**kwargs, "num_subscripts": len(keys)})
     if any(isinstance(x, DataNode) and x.device != "cpu" for x in kwargs.values()):
