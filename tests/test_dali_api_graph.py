@@ -117,3 +117,17 @@ def test_compose_chains_op_instances_and_nests():
     (m,) = p.run()
     # scale 5, then translate (1, 2), then scale (2, 3), then scale (1, -1)
     assert np.allclose(np.asarray(m[0]), [[10, 0, 2], [0, -15, -6]])
+
+
+def test_methods_of_a_node_made_outside_the_pipeline_it_is_used_in():
+    """`src.shape()` (and `.gpu()`/`.cpu()`) on a node made before the pipeline: the node is copied in first."""
+    src = fn.external_source(source=lambda: [np.zeros((2, 3), np.uint8)] * 2)
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe(s):
+        return s.shape(), s.cpu()
+
+    p = pipe(src)
+    p.build()
+    shapes, data = p.run()
+    assert np.asarray(shapes.at(1)).tolist() == [2, 3] and data.shape() == [(2, 3), (2, 3)]

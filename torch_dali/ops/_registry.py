@@ -5,7 +5,7 @@ from typing import Any
 
 from ..errors import ArgumentError, ArgumentTypeError, GraphError
 from ..graph.node import DataNode, caller_origin, current_graph, set_op_caller
-from ._schema import COMMON_ARGS, OpSchema, array_arg_inputs, validate_args
+from ._schema import COMMON_ARGS, OpSchema, adopted, array_arg_inputs, validate_args
 
 
 class InputDeviceError(GraphError, RuntimeError):
@@ -111,8 +111,8 @@ def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
 
 def _call_by_name(op: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """What DataNode methods add (`node.gpu()`: a `copy` node on "mixed"; `node.shape()`: `shapes`),
-    as `fn.<op>(*inputs, **kwargs)` would."""
-    return call_op(lookup(op), inputs, kwargs)
+    as `fn.<op>(*inputs, **kwargs)` would (a node made outside the pipeline being traced is copied in)."""
+    return call_op(lookup(op), tuple(adopted(x) for x in inputs), kwargs)
 
 
 set_op_caller(_call_by_name)
