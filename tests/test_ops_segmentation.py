@@ -125,3 +125,20 @@ def test_unsigned_masks_with_classes(dtype):
 def test_a_class_that_is_the_background_is_refused():
     with pytest.raises(RuntimeError, match="background"):
         _bbox_class(np.int32([0, 1]), classes=[0, 1], background=0)
+
+
+@pytest.mark.parametrize("bg,labels", [(0, {1, 2, 3}), (1, {0, 2, 3}), (2, {0, 1, 3}), (5, {0, 1, 2})])
+def test_weights_without_classes_take_the_first_labels_but_the_background(bg, labels):
+    """What DALI 2.4's CPU backend draws: class_weights of length n without classes weigh the first n
+    labels from 0 up, the background skipped (1, 2, ... only for the default background 0)."""
+    m = np.int32([[1, 0, 2, 2], [3, 3, 0, 1]])
+    seen = set()
+    for seed in range(40):
+        @pipeline_def(batch_size=1, num_threads=1, device_id=None, seed=seed)
+        def pipe():
+            return tuple(fn.segmentation.random_object_bbox(m, format="box", output_class=True,
+                                                            class_weights=[1, 1, 1], background=bg))
+        p = pipe()
+        p.build()
+        seen.add(int(np.asarray(p.run()[1].at(0))))
+    assert seen == labels

@@ -84,15 +84,13 @@ class RandomObjectBBox(Operator):
         if weights is not None and classes is not None and len(weights) != len(classes):
             raise ArgumentError(f"{self.name}: `classes` ({len(classes)}) and `class_weights` ({len(weights)}) must "
                                 "have the same length")
-        if weights is not None and classes is None:
-            classes = list(range(1, len(weights) + 1))
         bg = self.get(args, "background")
-        if bg is None:
-            bg = _free_label(classes)
-        bg = int(bg)
+        bg = _free_label(classes) if bg is None else int(bg)
         if classes is not None and bg in classes:
             raise ArgumentError(f"{self.name}: class {bg} is also the background label; a foreground class "
                                 "cannot be the background")
+        if weights is not None and classes is None:  # DALI: the first labels from 0 up, skipping the background
+            classes = [c for c in range(len(weights) + 1) if c != bg][:len(weights)]
         thr = _ints(self.get(args, "threshold"))
         if thr is not None and len(thr) not in (1, ndim):
             raise ArgumentError(f"{self.name}: `threshold` must have 1 or {ndim} values, got {len(thr)}")
