@@ -41,6 +41,7 @@ from .graph.node import DataNode
 _SKIP_MODULES = ("torch_dali", "numpy", "torch", "builtins", "nvidia", "functools", "itertools", "typing",
                  "collections", "math", "operator", "abc", "enum", "scipy", "cv2", "PIL")
 _cache: "weakref.WeakKeyDictionary[Any, Callable]" = weakref.WeakKeyDictionary()
+_rewritten_code: "weakref.WeakSet[pytypes.CodeType]" = weakref.WeakSet()  # code the rewrite compiled
 
 
 UNDEFINED: Any = object()  # "not assigned" while a branch is traced
@@ -194,6 +195,23 @@ def converted(f: Any) -> Any:
     return convert(f, strict=False)
 
 
+def is_autograph_artifact(f: Any) -> bool:
+    """Whether `f` runs rewritten code (DALI's name): a function the rewrite converted, or one
+    defined inside converted code (a nested `def` or lambda, made when that code ran)."""
+    if isinstance(f, pytypes.MethodType):
+        f = f.__func__
+    if not isinstance(f, pytypes.FunctionType):
+        return False
+    return bool(getattr(f, "_torch_dali_converted", False)) or f.__code__ in _rewritten_code
+
+
+def _remember(code: pytypes.CodeType) -> None:
+    _rewritten_code.add(code)
+    for c in code.co_consts:
+        if isinstance(c, pytypes.CodeType):
+            _remember(c)
+
+
 def unsupported(what: str) -> GraphError:
     if what.startswith("only the"):
         return GraphError(f"`if` on a DataNode: {what}")
@@ -289,6 +307,7 @@ def convert(func: Callable, strict: bool = True) -> Callable:
     ast.fix_missing_locations(module)
     ast.increment_lineno(module, start - 1)
     code = compile(module, func.__code__.co_filename, "exec")
+    _remember(code)
     glob = func.__globals__
     glob.setdefault(_GLOBAL, sys.modules[__name__])
     ns: dict[str, Any] = {}
