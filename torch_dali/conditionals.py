@@ -130,13 +130,21 @@ def get(getter: Callable[[], Any]) -> Any:
         return UNDEFINED
 
 
-def _bool_node(v: DataNode) -> DataNode:
-    from .ops.arithmetic import expression
-    return expression("neq", v, False)
-
-
 def not_(v: Any) -> Any:
-    return expression_not(v) if isinstance(v, DataNode) else not v
+    return expression_not(_logical_operand(v, "not", "")) if isinstance(v, DataNode) else not v
+
+
+def _logical_operand(v: DataNode, expr: str, side: str) -> DataNode:
+    """`v` checked as an operand of `and`/`or`/`not` on DataNodes: on the CPU here, a scalar
+    per sample (and bool, for `and`/`or`) when the pipeline runs."""
+    from .ops._registry import call_op, lookup
+    if v.device != "cpu":
+        what = f"the {side} operand of `{expr}`" if side else f"the operand of `{expr}`"
+        raise GraphError(f"{what} on DataNodes must be on the CPU (a scalar per sample), got a {v.device} "
+                         "DataNode; compute it from CPU data")
+    from .ops._schema import adopted
+    return call_op(lookup("_conditional.validate_logical"), (adopted(v),), {"expression_name": expr,
+                                                                  "expression_side": side})
 
 
 def expression_not(v: DataNode) -> DataNode:
@@ -172,8 +180,9 @@ def or_(*thunks: Callable[[], Any]) -> Any:
 
 def _logic(op: str, a: DataNode, b: Any) -> DataNode:
     from .ops.arithmetic import expression
-    b = _bool_node(b) if isinstance(b, DataNode) else bool(b)
-    return expression(op, _bool_node(a), b)
+    expr = "and" if op == "bitand" else "or"
+    b = _logical_operand(b, expr, "right") if isinstance(b, DataNode) else bool(b)
+    return expression(op, _logical_operand(a, expr, "left"), b)
 
 
 def ifexp(cond: Any, when_true: Callable[[], Any], when_false: Callable[[], Any]) -> Any:

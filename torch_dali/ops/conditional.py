@@ -13,7 +13,7 @@ from ..errors import ArgumentError, ArgumentTypeError
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator
 from ._registry import register
-from ._schema import OpSchema
+from ._schema import Arg, OpSchema
 
 
 class Select(Operator):
@@ -58,3 +58,36 @@ register(OpSchema(
     input_devices="any", class_name_override="Select",
     doc="Per sample, the first input where the third (the predicate, a CPU scalar) is true, else the second: "
         "where the branches of an `if` on a DataNode meet (enable_conditionals)."))
+
+
+class ValidateLogical(Operator):
+    """Passes its input through after checking it can be an operand of `and`, `or` or `not` on
+    DataNodes: one scalar (0-d) per sample, and of type bool for `and` and `or` (`not` takes any
+    type: nonzero is true)."""
+    sample_wise = False
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        (data,) = inputs
+        expr, side = self.args.get("expression_name", ""), self.args.get("expression_side", "")
+        what = f"the {side} operand of `{expr}`" if side else f"the operand of `{expr}`"
+        for i, x in enumerate(data.samples):
+            if x.dim() != 0:
+                raise ArgumentError(f"{self.name}: {what} on DataNodes must be one scalar (0-d) per sample; "
+                                    f"sample {i} is {x.dim()}-d, shape {list(x.shape)}")
+            if expr != "not" and x.dtype != torch.bool:
+                raise ArgumentTypeError(f"{self.name}: {what} on DataNodes must be of type bool, got "
+                                        f"{str(x.dtype).replace('torch.', '')} (sample {i}); compare it "
+                                        "(`x != 0`) or cast it to bool")
+        return [data]
+
+    def output_layout(self, index: int) -> str | None:
+        return None
+
+
+register(OpSchema(
+    name="_conditional.validate_logical", impl=ValidateLogical, devices=("cpu",),
+    class_name_override="ValidateLogical",
+    args=(Arg("expression_name", "str", "", "the logical expression checked: `and`, `or` or `not`"),
+          Arg("expression_side", "str", "", "which operand: `left`, `right`, or empty for `not`")),
+    doc="Its input, after checking that it can be an operand of `and`, `or` or `not` on DataNodes "
+        "(enable_conditionals): a CPU scalar per sample, of type bool for `and` and `or`."))

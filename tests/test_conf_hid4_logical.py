@@ -1,0 +1,59 @@
+"""Operands of `and`, `or` and `not` on DataNodes (enable_conditionals), as DALI restricts them:
+one CPU scalar per sample, of type bool for `and`/`or`; `not` takes any type (nonzero is true).
+Anything else is an error, not a silently elementwise result."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from torch_dali import fn, pipeline_def
+from torch_dali.errors import GraphError, PipelineError
+
+BS = 4
+
+
+def _source(values):
+    return fn.external_source(source=lambda si: values[si.idx_in_batch], batch=False)
+
+
+def _pipe(body):
+    return pipeline_def(batch_size=BS, num_threads=1, device_id=None, enable_conditionals=True)(body)()
+
+
+BOOLS = [np.array(v) for v in (True, False, True, False)]
+INTS = [np.int32(v) for v in (0, 3, 0, 5)]
+ROWS = [np.array([True, False]) for _ in range(BS)]
+
+
+def test_and_or_of_bool_scalars_and_not_of_any_scalar():
+    def body():
+        a, b, n = _source(BOOLS), _source(BOOLS[::-1]), _source(INTS)
+        return a and b, a or b, not n
+    both, either, neg = _pipe(body).run()
+    assert [bool(x) for x in both] == [False, False, False, False]
+    assert [bool(x) for x in either] == [True, True, True, True]
+    assert [bool(x) for x in neg] == [True, False, True, False]
+
+
+@pytest.mark.parametrize("expr", [lambda x, y: x and y, lambda x, y: y or x, lambda x, y: x or y])
+def test_and_or_refuse_non_bool_operands(expr):
+    def body():
+        return expr(_source(INTS), _source(BOOLS))
+    with pytest.raises(PipelineError, match="must be of type bool"):
+        _pipe(body).run()
+
+
+@pytest.mark.parametrize("expr", [lambda x, y: not x, lambda x, y: x and y, lambda x, y: y or x])
+def test_operands_must_be_scalars(expr):
+    def body():
+        return expr(_source(ROWS), _source(BOOLS))
+    with pytest.raises(PipelineError, match="one scalar"):
+        _pipe(body).run()
+
+
+def test_operands_must_be_on_the_cpu():
+    def body():
+        a = _source(BOOLS)
+        return a.gpu() and a
+    with pytest.raises(GraphError, match="on the CPU"):
+        _pipe(body)
