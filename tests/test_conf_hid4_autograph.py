@@ -53,6 +53,16 @@ def test_functions_outside_conditional_pipelines_are_not_artifacts():
     assert not is_autograph_artifact(lambda: 0)
 
 
+def test_do_not_convert_marks_an_artifact_but_not_what_it_returns():
+    @do_not_convert
+    def factory():
+        def inner():
+            return 1
+        return inner
+    assert is_autograph_artifact(factory)
+    assert not is_autograph_artifact(factory())
+
+
 def test_pipeline_experimental_is_an_importable_submodule():
     spec = importlib.util.find_spec("torch_dali.pipeline.experimental")
     assert spec is not None

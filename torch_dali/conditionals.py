@@ -205,13 +205,14 @@ def converted(f: Any) -> Any:
 
 
 def is_autograph_artifact(f: Any) -> bool:
-    """Whether `f` runs rewritten code (DALI's name): a function the rewrite converted, or one
-    defined inside converted code (a nested `def` or lambda, made when that code ran)."""
+    """Whether the rewrite has had its hands on `f` (DALI's name): a function it converted, one
+    defined inside converted code (a nested `def` or lambda, made when that code ran), or one
+    marked `@do_not_convert` (as in DALI, where that marker is itself such an artifact)."""
     if isinstance(f, pytypes.MethodType):
         f = f.__func__
-    if not isinstance(f, pytypes.FunctionType):
-        return False
-    return bool(getattr(f, "_torch_dali_converted", False)) or f.__code__ in _rewritten_code
+    if getattr(f, "_torch_dali_converted", False) or getattr(f, "_torch_dali_do_not_convert", False):
+        return True
+    return isinstance(f, pytypes.FunctionType) and f.__code__ in _rewritten_code
 
 
 def _remember(code: pytypes.CodeType) -> None:
