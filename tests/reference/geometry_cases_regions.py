@@ -216,7 +216,7 @@ def _rcm_cases() -> dict[str, Case]:
         (dict(size=(12, 14), antialias=False, dtype="FLOAT"), dict(crop=(10, 10))),
     ]
     for k, (rkw, ckw) in enumerate(variants):
-        for mirror in (0, 1):
+        for mirror in (0, 1, 2, 3):  # a mask: 1 left-right, 2 up-down
             c[f"resize_crop_mirror/{k}_m{mirror}"] = Case("resize_crop_mirror", [[IMG]], ["HWC"], dict(rkw, **ckw, mirror=mirror))
     c["resize_crop_mirror/plain_resize_shorter"] = Case("resize", [[IMG]], ["HWC"], dict(resize_shorter=20))
     c["resize_crop_mirror/plain_resize_xy"] = Case("resize", [[IMG]], ["HWC"], dict(resize_x=40, resize_y=30))

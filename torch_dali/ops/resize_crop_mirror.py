@@ -1,12 +1,12 @@
 """resize_crop_mirror (and DALI's legacy class name FastResizeCropMirror): resize, then crop, then
-an optional horizontal flip, on HWC images, as one resampling of the crop's region (as DALI).
+optional flips, on HWC images, as one resampling of the crop's region (as DALI).
 
 The resize is planned as `resize` plans it (`Resize.plan`: output size, region of interest,
 flips, subpixel scale): each axis maps a source window [lo, hi] onto `out` pixels. The crop window
 is cut in those output pixels, and the source window under it, [lo + a * s, lo + (a + n) * s] with
 s = (hi - lo) / out, is resampled once (`functional.resize` with that window; taps beyond the image
 repeat its border, so a crop larger than the resized image is filled with resampled edges); the
-mirror reads the horizontal window backwards.
+mirror (a bit mask, as DALI's: 1 left-right, 2 up-down) reads that axis's window backwards.
 """
 from __future__ import annotations
 
@@ -57,8 +57,11 @@ class ResizeCropMirror(Resize):
         sy, sx = (y1 - y0) / out_h, (x1 - x0) / out_w
         wy = (y0 + top * sy, y0 + (top + h) * sy)
         wx = (x0 + left * sx, x0 + (left + w) * sx)
-        if self.get(args, "mirror"):
+        mirror = int(self.get(args, "mirror") or 0)
+        if mirror & 1:  # bit 0: left-right
             wx = (wx[1], wx[0])
+        if mirror & 2:  # bit 1: up-down
+            wy = (wy[1], wy[0])
         return resize(img, (h, w), interp_name(self.get(args, "interp_type")), self.args["antialias"],
                       interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
                       self.dtype, window=(wy, wx))
@@ -98,11 +101,11 @@ _CROP = (
     Arg("crop_pos_y", "float", 0.5, "relative vertical position", tensor=True, check=unit_interval),
     Arg("crop_pos_z", "float", 0.5, "volumes only; accepted", tensor=True),
     Arg("rounding", "str", "round", "how the window anchor becomes an integer", check=one_of("round", "truncate")),
-    Arg("mirror", "int", 0, "1 flips the result left-right", tensor=True),
+    Arg("mirror", "int", 0, "flip mask: 1 left-right, 2 up-down, 3 both", tensor=True),
 )
 register(OpSchema(
     name="resize_crop_mirror", impl=ResizeCropMirror, output_layout="HWC",
     legacy_names=("FastResizeCropMirror",),
-    doc="resize, then crop, then (mirror=1) a horizontal flip, of HWC images, in one op.",
+    doc="resize, then crop, then (mirror, a mask: 1 horizontal, 2 vertical) a flip, of HWC images, in one op.",
     args=_RESIZE_ARGS + _CROP + filter_args(),
 ))
