@@ -98,6 +98,13 @@ def _warp_cases() -> dict[str, Case]:
     c["warp_perspective/err_int32"] = Case(wp, [[IMG.astype(np.int32)]], ["HWC"], dict(matrix=HOMOGRAPHY))
     c["warp_perspective/err_no_matrix"] = Case(wp, [[IMG]], ["HWC"], {})
     c["warp_perspective/err_5_channels"] = Case(wp, [[np.zeros((5, 6, 5), np.uint8)]], ["HWC"], dict(matrix=HOMOGRAPHY))
+    # the matrix input: float32 3x3 only, and never beside `matrix`
+    hm = f32(*HOMOGRAPHY).reshape(3, 3)
+    c["warp_perspective/err_input_int16"] = Case(wp, [[IMG], [hm.astype(np.int16)]], ["HWC", ""], {})
+    c["warp_perspective/err_input_float64"] = Case(wp, [[IMG], [hm.astype(np.float64)]], ["HWC", ""], {})
+    c["warp_perspective/err_input_flat"] = Case(wp, [[IMG], [hm.reshape(9)]], ["HWC", ""], {})
+    c["warp_perspective/err_input_3x4"] = Case(wp, [[IMG], [np.ones((3, 4), np.float32)]], ["HWC", ""], {})
+    c["warp_perspective/err_input_and_arg"] = Case(wp, [[IMG], [hm]], ["HWC", ""], dict(matrix=HOMOGRAPHY))
     return c
 
 

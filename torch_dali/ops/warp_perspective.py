@@ -46,8 +46,22 @@ class WarpPerspective(Operator):
         if self.args["pixel_origin"] not in ("corner", "center"):
             raise ArgumentError(f"{self.name}: `pixel_origin` must be 'corner' or 'center', got "
                                 f"{self.args['pixel_origin']!r}")
-        if len(self.node.inputs) < 2 and "matrix" not in self.node.arg_inputs and not self.args.get("matrix"):
+        has_arg = "matrix" in self.node.arg_inputs or bool(self.args.get("matrix"))
+        if len(self.node.inputs) < 2 and not has_arg:
             raise ArgumentError(f"{self.name}: give `matrix` (3x3) or the matrices as a second input")
+        if len(self.node.inputs) >= 2 and has_arg:
+            raise ArgumentError(f"{self.name}: the matrices come either as the second input or as `matrix`, "
+                                "not both")
+
+    def _given_matrix(self, v: Any, where: str) -> torch.Tensor:
+        """A matrix from a tensor (the second input or a per-sample `matrix`): float32, shaped 3x3."""
+        if isinstance(v, torch.Tensor):
+            if v.dtype != torch.float32:
+                raise ArgumentTypeError(f"{self.name}: {where} must hold float32 values, got {v.dtype}")
+            if tuple(v.shape) != (3, 3):
+                raise ArgumentError(f"{self.name}: {where} must be a 3x3 matrix per sample, got shape "
+                                    f"{tuple(v.shape)}")
+        return self._matrix(v)
 
     def _matrix(self, v: Any) -> torch.Tensor:
         t = v.to(torch.float32) if isinstance(v, torch.Tensor) else torch.as_tensor(v, dtype=torch.float32)
@@ -87,9 +101,9 @@ class WarpPerspective(Operator):
                 raise ArgumentError(f"{self.name}: `fill_value` must have 1 or {c} values (one per channel), got "
                                     f"{len(fill)}")
             if len(inputs) > 1:
-                m = self._matrix(inputs[1][i])
+                m = self._given_matrix(inputs[1][i], "the matrix input")
             elif "matrix" in args:
-                m = self._matrix(args["matrix"][i])
+                m = self._given_matrix(args["matrix"][i], "`matrix`")
             else:
                 m = self._matrix(self.args["matrix"])
             size = args["size"][i] if "size" in args else self.args.get("size")
