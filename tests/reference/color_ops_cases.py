@@ -310,6 +310,10 @@ _CLAHE = {
     "clahe_no_clip": dict(op="clahe", input="u8_skewed", args=dict(tiles_x=3, tiles_y=5, clip_limit=0.0,
                                                                   luma_only=False)),
     "clahe_luma": dict(op="clahe", input="u8_photo", args=dict(tiles_x=4, tiles_y=4, clip_limit=2.5)),
+    # DALI 2.4 equalizes over 256 bins whatever `bins` says
+    "clahe_bins_64": dict(op="clahe", input="u8_gray", args=dict(tiles_x=3, tiles_y=2, clip_limit=1.5, bins=64)),
+    "clahe_bins_100": dict(op="clahe", input="u8_photo", args=dict(tiles_x=2, tiles_y=2, clip_limit=2.0, bins=100,
+                                                                   luma_only=False)),
 }
 
 CASES: dict[str, dict[str, Any]] = {**_COLOR, **_CSC, **_BLUR, **_LAPLACIAN, **_FILTER, **_NOISE, **_NORMALIZE,
