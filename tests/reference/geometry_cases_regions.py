@@ -218,6 +218,13 @@ def _rcm_cases() -> dict[str, Case]:
     for k, (rkw, ckw) in enumerate(variants):
         for mirror in (0, 1, 2, 3):  # a mask: 1 left-right, 2 up-down
             c[f"resize_crop_mirror/{k}_m{mirror}"] = Case("resize_crop_mirror", [[IMG]], ["HWC"], dict(rkw, **ckw, mirror=mirror))
+    # sequences and channel-first images: DALI's mirror bits name the layout's first two axes
+    seq = np.stack([IMG, IMG[::-1, ::-1]])
+    for lay, perm in (("FHWC", (0, 1, 2, 3)), ("FCHW", (0, 3, 1, 2)), ("CFHW", (3, 0, 1, 2)), ("CHW", (2, 0, 1))):
+        x = np.ascontiguousarray((IMG if lay == "CHW" else seq).transpose(perm))
+        for mirror in (0, 1, 2, 3):
+            c[f"resize_crop_mirror/{lay}_m{mirror}"] = Case("resize_crop_mirror", [[x]], [lay],
+                                                            dict(size=(14, 20), crop=(10, 12), mirror=mirror))
     c["resize_crop_mirror/plain_resize_shorter"] = Case("resize", [[IMG]], ["HWC"], dict(resize_shorter=20))
     c["resize_crop_mirror/plain_resize_xy"] = Case("resize", [[IMG]], ["HWC"], dict(resize_x=40, resize_y=30))
     c["resize_crop_mirror/per_sample"] = Case("resize_crop_mirror", [[IMG, IMG2]], ["HWC"], dict(resize_shorter=14, crop=(10, 10)),

@@ -1,12 +1,13 @@
 """resize_crop_mirror (and DALI's legacy class name FastResizeCropMirror): resize, then crop, then
-optional flips, on HWC images, as one resampling of the crop's region (as DALI).
+optional flips, on images and sequences (HWC, CHW, FHWC, FCHW, CFHW), as one resampling of the crop's region (as DALI).
 
 The resize is planned as `resize` plans it (`Resize.plan`: output size, region of interest,
 flips, subpixel scale): each axis maps a source window [lo, hi] onto `out` pixels. The crop window
 is cut in those output pixels, and the source window under it, [lo + a * s, lo + (a + n) * s] with
 s = (hi - lo) / out, is resampled once (`functional.resize` with that window; taps beyond the image
 repeat its border, so a crop larger than the resized image is filled with resampled edges); the
-mirror (a bit mask, as DALI's: 1 left-right, 2 up-down) reads that axis's window backwards.
+mirror (a bit mask, as DALI's: 1 left-right, 2 up-down on HWC; see `mirrored_axes` for the other
+layouts) reads that axis's window backwards.
 """
 from __future__ import annotations
 
@@ -22,6 +23,13 @@ from ._operator import BatchContext, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema, length, non_negative, one_of, unit_interval
 from .geometry import Resize, filter_args, interp_name
+
+
+def mirrored_axes(layout: str, mirror: int) -> str:
+    """The axes `mirror` flips, as DALI 2.4 does (measured): bit 0 flips the layout's second axis and
+    bit 1 its first, each only when it is H or W. So HWC (and HW) flip left-right and up-down; CHW
+    and FHWC flip H for bit 0 and nothing for bit 1; FCHW and CFHW flip nothing."""
+    return "".join(a for bit, a in ((1, layout[1:2]), (2, layout[:1])) if mirror & bit and a in ("H", "W"))
 
 
 class ResizeCropMirror(Resize):
@@ -49,22 +57,23 @@ class ResizeCropMirror(Resize):
             raise ArgumentError(f"{self.name}: {e}") from None
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        img = inputs[0]
-        self.check_image(img)
+        canon = self.canonical(inputs[0])  # sequences and channel-first: one (H, W, K) view
+        img = inputs[0] if canon is None else canon.hwk
         self.check_types(img)
         (out_h, y0, y1), (out_w, x0, x1) = self.plan((int(img.shape[0]), int(img.shape[1])), args)
         top, left, h, w = self.window(out_h, out_w, args)
         sy, sx = (y1 - y0) / out_h, (x1 - x0) / out_w
         wy = (y0 + top * sy, y0 + (top + h) * sy)
         wx = (x0 + left * sx, x0 + (left + w) * sx)
-        mirror = int(self.get(args, "mirror") or 0)
-        if mirror & 1:  # bit 0: left-right
+        flips = mirrored_axes(self.layout_of(inputs[0]), int(self.get(args, "mirror") or 0))
+        if "W" in flips:
             wx = (wx[1], wx[0])
-        if mirror & 2:  # bit 1: up-down
+        if "H" in flips:
             wy = (wy[1], wy[0])
-        return resize(img, (h, w), interp_name(self.get(args, "interp_type")), self.args["antialias"],
-                      interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
-                      self.dtype, window=(wy, wx))
+        y = resize(img, (h, w), interp_name(self.get(args, "interp_type")), self.args["antialias"],
+                   interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
+                   self.dtype, window=(wy, wx))
+        return y if canon is None else canon.back(y)
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
                   args: dict[str, list[Any]]) -> list[TensorList]:  # per sample (no batched kernel here)
@@ -106,6 +115,7 @@ _CROP = (
 register(OpSchema(
     name="resize_crop_mirror", impl=ResizeCropMirror, output_layout="HWC",
     legacy_names=("FastResizeCropMirror",),
-    doc="resize, then crop, then (mirror, a mask: 1 horizontal, 2 vertical) a flip, of HWC images, in one op.",
+    doc="resize, then crop, then (mirror, a mask: 1 horizontal, 2 vertical) a flip, of images and sequences "
+        "(HWC, CHW, FHWC, FCHW, CFHW), in one op.",
     args=_RESIZE_ARGS + _CROP + filter_args(),
 ))
