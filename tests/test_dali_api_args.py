@@ -65,3 +65,17 @@ def test_datanode_shape():
         return x.shape(), x.shape(dtype=types.INT32)
     a, b = p().run()
     assert a.at(0).tolist() == [3, 4] and a.dtype == types.INT64 and b.dtype == types.INT32
+
+
+def test_missing_required_argument_is_a_runtime_error_too():
+    # DALI raises RuntimeError for a required argument left out (DALI code asserts that type);
+    # torch_dali's ArgumentError (a ValueError) is kept for its own callers
+    from torch_dali.errors import ArgumentError
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def p():
+        return fn.clahe(types.Constant(np.zeros((4, 4, 1), np.uint8)), tiles_x=2, tiles_y=2)
+
+    for kind in (RuntimeError, ArgumentError):
+        with pytest.raises(kind, match="`clip_limit` is required"):
+            p().build()

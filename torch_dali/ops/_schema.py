@@ -373,7 +373,8 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
     for arg in schema.args:
         if arg.name in consts or arg.name in tensor_args:
             continue
-        if arg.required:
-            raise ArgumentError(f"{op}: argument `{arg.name}` is required ({arg.doc})")
+        if arg.required:  # a ValueError, and a RuntimeError as DALI raises it
+            from ._operator import BuildArgumentError
+            raise BuildArgumentError(f"{op}: argument `{arg.name}` is required ({arg.doc})")
         consts[arg.name] = arg.default
     return consts, tensor_args
