@@ -104,5 +104,17 @@ def test_rotate_takes_an_angle_per_frame() -> None:
     for f, a in enumerate((30.0, -60.0)):
         _, one = _run(lambda x, a=a: fn.rotate(x, angle=a, size=(9, 9)), ([seq[0][f]], "HWC"))
         np.testing.assert_array_equal(out[0][f], one[0])
-    with pytest.raises(PipelineError, match="different shapes"):
-        _run(lambda x, a: fn.rotate(x, angle=fn.per_frame(a)), (seq, "FHWC"), ([np.float32([0, 90])], None))
+
+
+def test_rotate_per_frame_canvas_is_the_sequences_largest() -> None:
+    # DALI 2.4 (measured): without `size`, a sequence's frames share one canvas, each extent the
+    # largest of its frames' fitted canvases, every frame turned about its centre
+    seqs = [RNG.integers(0, 255, (2, 6, 8, 3), dtype=np.uint8), RNG.integers(0, 255, (3, 7, 4, 3), dtype=np.uint8)]
+    angles = [np.float32([0, 90]), np.float32([10, 45, -20])]
+    lay, out = _run(lambda x, a: fn.rotate(x, angle=fn.per_frame(a)), (seqs, "FHWC"), (angles, None))
+    assert lay == "FHWC" and [o.shape for o in out] == [(2, 8, 8, 3), (3, 9, 8, 3)]  # DALI's shapes
+    for s, (seq, angs) in enumerate(zip(seqs, angles)):
+        size = tuple(float(v) for v in out[s].shape[1:3])
+        for f, a in enumerate(angs):
+            _, one = _run(lambda x, a=float(a): fn.rotate(x, angle=a, size=size), ([seq[f]], "HWC"))
+            np.testing.assert_array_equal(out[s][f], one[0])

@@ -112,6 +112,9 @@ def run_unfolded(op: Any, ctx: BatchContext, inputs: Sequence[TensorList], args:
             srcs.append(ctx.sources[i] if i < len(ctx.sources) else "")
     unfolded = [TensorList(frames, layout[1:] if seq else layout)]
     unfolded += [TensorList(o, other.layout()) for o, other in zip(others, inputs[1:])]
+    group = getattr(op, "sequence_frame_args", None)  # an op that sizes a sequence from all its frames
+    if group is not None:
+        fargs = group(unfolded[0], fargs, counts)
     fctx = BatchContext(ctx.node, ctx.iteration, len(frames), ctx.device, ctx.pool, srcs, ctx.stream)
     outs = run(op, fctx, unfolded, fargs)
     folded = []

@@ -223,6 +223,29 @@ class Rotate(_Warp):
         m = A.rotate_matrix(in_xyz, out_xyz, rad, axis)
         return out_xyz[::-1], torch.from_numpy(m)[None]
 
+    def sequence_frame_args(self, frames: TensorList, fargs: dict[str, list[Any]], counts: list[int]
+                            ) -> dict[str, list[Any]]:
+        """Per-frame angles with the canvas left to fit (no `size`, no `keep_size`): the frames of a
+        sequence share one canvas, as DALI 2.4 sizes it: each extent the largest of the frames'
+        fitted canvases, its parity that of the majority of the frames (`A.fix_parity`); every
+        frame turns about that canvas's centre."""
+        lay = frames.layout() or ("HWC" if len(frames) and frames[0].dim() == 3 else "HW")
+        if ("size" in fargs or self.args.get("size") not in (None, []) or self.args["keep_size"]
+                or "D" in lay or not len(frames)):
+            return fargs
+        h, w = lay.index("H"), lay.index("W")
+        angles = [_scalar(self.name, "angle", fargs["angle"][i] if "angle" in fargs else self.args["angle"])
+                  for i in range(len(frames))]
+        rads = (np.asarray(angles, dtype=A.F32) * A.F32(math.pi / 180.0)).tolist()  # as `plans_2d`
+        fitted = [A.rotated_canvas([int(x.shape[w]), int(x.shape[h])], r, None) for x, r in zip(frames, rads)]
+        sizes: list[Any] = []
+        for n in counts:
+            part, fitted = fitted[:n], fitted[n:]
+            top = [max(c[0][d] for c in part) for d in range(2)]
+            out_xy = A.fix_parity(top, [c[1] for c in part])
+            sizes += [[float(out_xy[1]), float(out_xy[0])]] * n
+        return {**fargs, "size": sizes}
+
 
     def plans_2d(self, spatials: list[list[int]], args: dict[str, list[Any]], mats: list[Any]
                  ) -> list[tuple[list[int], torch.Tensor]] | None:
