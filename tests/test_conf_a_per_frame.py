@@ -118,3 +118,16 @@ def test_rotate_per_frame_canvas_is_the_sequences_largest() -> None:
         for f, a in enumerate(angs):
             _, one = _run(lambda x, a=float(a): fn.rotate(x, angle=a, size=size), ([seq[f]], "HWC"))
             np.testing.assert_array_equal(out[s][f], one[0])
+
+
+def test_rotate_per_frame_volume_canvas() -> None:
+    # the same rule for volumes (DALI 2.4, measured: this sequence comes out 3 x 11 x 9 x 11)
+    vol = [RNG.integers(0, 255, (3, 5, 7, 4, 1), dtype=np.uint8)]
+    angles, axes = [np.float32([30, -70, 100])], [np.float32([[1, 0, 0], [0, 1, 1], [1, 2, 3]])]
+    lay, out = _run(lambda x, a, ax: fn.rotate(x, angle=fn.per_frame(a), axis=fn.per_frame(ax)),
+                    (vol, "FDHWC"), (angles, None), (axes, None))
+    assert lay == "FDHWC" and out[0].shape == (3, 11, 9, 11, 1)
+    for f in range(3):
+        _, one = _run(lambda x, f=f: fn.rotate(x, angle=float(angles[0][f]), axis=axes[0][f].tolist(),
+                                               size=(11.0, 9.0, 11.0)), ([vol[0][f]], "DHWC"))
+        np.testing.assert_array_equal(out[0][f], one[0])

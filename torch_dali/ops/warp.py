@@ -225,25 +225,35 @@ class Rotate(_Warp):
 
     def sequence_frame_args(self, frames: TensorList, fargs: dict[str, list[Any]], counts: list[int]
                             ) -> dict[str, list[Any]]:
-        """Per-frame angles with the canvas left to fit (no `size`, no `keep_size`): the frames of a
-        sequence share one canvas, as DALI 2.4 sizes it: each extent the largest of the frames'
-        fitted canvases, its parity that of the majority of the frames (`A.fix_parity`); every
-        frame turns about that canvas's centre."""
-        lay = frames.layout() or ("HWC" if len(frames) and frames[0].dim() == 3 else "HW")
-        if ("size" in fargs or self.args.get("size") not in (None, []) or self.args["keep_size"]
-                or "D" in lay or not len(frames)):
+        """Per-frame angles (or axes) with the canvas left to fit (no `size`, no `keep_size`): the
+        frames of a sequence share one canvas, as DALI 2.4 sizes it: each extent the largest of the
+        frames' fitted canvases, its parity that of the majority of the frames (`A.fix_parity`);
+        every frame turns about that canvas's centre."""
+        if "size" in fargs or self.args.get("size") not in (None, []) or self.args["keep_size"] or not len(frames):
             return fargs
-        h, w = lay.index("H"), lay.index("W")
-        angles = [_scalar(self.name, "angle", fargs["angle"][i] if "angle" in fargs else self.args["angle"])
-                  for i in range(len(frames))]
-        rads = (np.asarray(angles, dtype=A.F32) * A.F32(math.pi / 180.0)).tolist()  # as `plans_2d`
-        fitted = [A.rotated_canvas([int(x.shape[w]), int(x.shape[h])], r, None) for x, r in zip(frames, rads)]
+        lay = frames.layout() or ("HWC" if frames[0].dim() == 3 else "DHWC" if frames[0].dim() == 4 else "HW")
+        axes = [lay.index(a) for a in "DHW" if a in lay]  # outermost first
+        val = lambda k, i: fargs[k][i] if k in fargs else self.args.get(k)  # noqa: E731
+        angles = [_scalar(self.name, "angle", val("angle", i)) for i in range(len(frames))]
+        if len(axes) == 2:
+            rads = (np.asarray(angles, dtype=A.F32) * A.F32(math.pi / 180.0)).tolist()  # as `plans_2d`
+            fitted = [A.rotated_canvas([int(x.shape[axes[1]]), int(x.shape[axes[0]])], r, None)
+                      for x, r in zip(frames, rads)]
+        else:
+            fitted = []
+            for i, x in enumerate(frames):
+                axis = val("axis", i)
+                if axis is None:
+                    return fargs  # `plan` reports it
+                axis = [axis] if isinstance(axis, (int, float)) else list(axis)
+                fitted.append(A.rotated_canvas([int(x.shape[a]) for a in axes[::-1]],
+                                               float(A.deg2rad(angles[i])), axis))
         sizes: list[Any] = []
         for n in counts:
             part, fitted = fitted[:n], fitted[n:]
-            top = [max(c[0][d] for c in part) for d in range(2)]
-            out_xy = A.fix_parity(top, [c[1] for c in part])
-            sizes += [[float(out_xy[1]), float(out_xy[0])]] * n
+            top = [max(c[0][d] for c in part) for d in range(len(axes))]
+            out_xyz = A.fix_parity(top, [c[1] for c in part])
+            sizes += [[float(v) for v in out_xyz[::-1]]] * n
         return {**fargs, "size": sizes}
 
 
