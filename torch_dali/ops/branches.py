@@ -168,19 +168,20 @@ class Merge(Pick):
         return [TensorList(out, layout)]
 
 
-_PREDICATE = Arg("predicate", "bool", doc="one boolean per sample: which branch the sample takes", tensor=True)
+_PREDICATE_ARGS = (Arg("predicate", "bool", doc="one boolean per sample: which branch the sample takes", tensor=True),
+                   Arg("preserve", "bool", False, "accepted (nothing is pruned here)"))
 
 register(OpSchema(
     name="_conditional.split", impl=Split, devices=("cpu", "gpu"), num_outputs=2, class_name_override="Split",
     doc="The samples whose predicate is true, and those whose predicate is false (the two sides of an `if`); "
         "batch sizes stay the pipeline's, the other side's samples held by cheap stand-ins.",
-    args=(_PREDICATE, Arg("preserve", "bool", False, "accepted (nothing is pruned here)"))))
+    args=_PREDICATE_ARGS))
 register(OpSchema(
     name="_conditional.merge", impl=Merge, min_inputs=2, max_inputs=2, devices=("cpu", "gpu"),
     input_devices="any", class_name_override="Merge",
     doc="Per sample, the first input where the predicate is true, else the second: where the two sides of a "
         "`split` meet.",
-    args=(_PREDICATE, Arg("preserve", "bool", False, "accepted (nothing is pruned here)"))))
+    args=_PREDICATE_ARGS))
 register(OpSchema(
     name="_conditional.route", impl=Route, min_inputs=2, max_inputs=2, devices=("cpu", "gpu"),
     input_devices="any", class_name_override="Route",
