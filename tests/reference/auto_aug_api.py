@@ -58,11 +58,30 @@ def params(aug: Any) -> Any:
     return {"dtype": str(out[0].dtype), "values": [np.round(o.astype(np.float64), 6).tolist() for o in out]}
 
 
+def tables(aug: Any) -> Any:
+    """The magnitudes of `BINS` bins and their parameters as the augmentation's own helpers give
+    them (`_get_magnitudes`, `_map_mags_to_params`: DALI's names, which DALI's tests call)."""
+    mags = aug._get_magnitudes(BINS)
+    if mags is None:
+        return None
+    out = aug._map_mags_to_params(mags)
+    return {"magnitudes": [str(mags.dtype), np.round(mags.astype(np.float64), 6).tolist()],
+            "params": [str(out.dtype), np.round(out.astype(np.float64), 6).tolist()]}
+
+
 def augmentation(aug: Any) -> dict[str, Any]:
     op_params = list(inspect.signature(aug.op).parameters)
     return {"name": aug.name, "mag_range": None if aug.mag_range is None else [float(x) for x in aug.mag_range],
             "randomly_negate": aug.randomly_negate, "param_device": aug.param_device,
-            "op_args": op_params[2:], "params": params(aug)}
+            "op_args": op_params[2:], "params": params(aug), "tables": tables(aug)}
+
+
+def stage_matrix(auto_augment: Any, policy: Any) -> dict[str, Any]:
+    """`_sub_policy_to_augmentation_matrix_map(policy)` (DALI's name): the index of each
+    sub-policy's augmentation among its stage's distinct ones, and those per stage (by name)."""
+    matrix, per_stage = auto_augment._sub_policy_to_augmentation_matrix_map(policy)
+    return {"dtype": str(matrix.dtype), "matrix": matrix.tolist(),
+            "stages": [[a.name for a in stage] for stage in per_stage]}
 
 
 def describe(auto_aug: Any) -> dict[str, Any]:
@@ -86,7 +105,8 @@ def describe(auto_aug: Any) -> dict[str, Any]:
         out["policies"][f] = {
             "name": policy.name, "num_magnitude_bins": policy.num_magnitude_bins,
             "sub_policies": [[[a.name, p, m] for a, p, m in sub] for sub in policy.sub_policies],
-            "augmentations": {n: augmentation(a) for n, a in policy.augmentations.items()}}
+            "augmentations": {n: augmentation(a) for n, a in policy.augmentations.items()},
+            "stage_matrix": stage_matrix(mod["auto_augment"], policy)}
     return out
 
 

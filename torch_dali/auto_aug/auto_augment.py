@@ -96,10 +96,26 @@ def apply_auto_augment(policy: Policy, data: DataNode, seed: Optional[int] = Non
 
 def _tables(policy: Policy, stages: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[list[Augmentation]]]:
     """Per sub-policy and stage: the probability (float32), the magnitude bin (int32; 0 where the
-    augmentation takes none, so that every entry indexes the parameter tables) and the index of
-    the augmentation among those of its stage (int32); and per stage, those augmentations with
-    `identity` last (what shorter sub-policies do there, with probability 0)."""
+    augmentation takes none, so that every entry indexes the parameter tables), and the
+    augmentation matrix and per-stage lists of `_sub_policy_to_augmentation_matrix_map`."""
     subs = policy.sub_policies
+    ids, per_stage = _sub_policy_to_augmentation_matrix_map(policy)
+    probability = np.zeros((len(subs), stages), dtype=np.float32)
+    bins = np.zeros((len(subs), stages), dtype=np.int32)
+    for s, sub in enumerate(subs):
+        for k, (aug, p, mag) in enumerate(sub):
+            probability[s, k] = p
+            bins[s, k] = 0 if mag is None else mag
+    return probability, bins, ids, per_stage
+
+
+def _sub_policy_to_augmentation_matrix_map(policy: Policy) -> tuple[np.ndarray, list[list[Augmentation]]]:
+    """DALI's name. `(matrix, per_stage)`: per stage k, the distinct augmentations used at stage k
+    (in order of first use) with `identity` last (what shorter sub-policies do there); and an
+    int32 matrix (sub-policies x stages) whose entry [s, k] indexes `per_stage[k]` with the
+    augmentation sub-policy s runs at stage k."""
+    subs = policy.sub_policies
+    stages = max(len(sub) for sub in subs)
     per_stage: list[list[Augmentation]] = []
     for k in range(stages):
         used: list[Augmentation] = []
@@ -107,15 +123,11 @@ def _tables(policy: Policy, stages: int) -> tuple[np.ndarray, np.ndarray, np.nda
             if k < len(sub) and sub[k][0] not in used:
                 used.append(sub[k][0])
         per_stage.append(used + [a.identity])
-    probability = np.zeros((len(subs), stages), dtype=np.float32)
-    bins = np.zeros((len(subs), stages), dtype=np.int32)
     ids = np.array([[len(per_stage[k]) - 1 for k in range(stages)] for _ in subs], dtype=np.int32)
     for s, sub in enumerate(subs):
-        for k, (aug, p, mag) in enumerate(sub):
-            probability[s, k] = p
-            bins[s, k] = 0 if mag is None else mag
+        for k, (aug, _, _) in enumerate(sub):
             ids[s, k] = per_stage[k].index(aug)
-    return probability, bins, ids, per_stage
+    return ids, per_stage
 
 
 def _translations(use_shape: bool, max_translate_abs: Any, max_translate_rel: Any) -> list[Augmentation]:

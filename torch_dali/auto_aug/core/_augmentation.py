@@ -169,7 +169,7 @@ class Augmentation:
         op = self.op if getattr(self.op, "__name__", "") == "<lambda>" else converted(self.op)
         return op(data, param, **accepted_kwargs(self.op, kwargs, 2))
 
-    def _magnitudes(self, num_magnitude_bins: Optional[int]) -> Optional[np.ndarray]:
+    def _get_magnitudes(self, num_magnitude_bins: Optional[int]) -> Optional[np.ndarray]:
         mr = self.mag_range
         if mr is None:
             return None
@@ -186,7 +186,7 @@ class Augmentation:
                                 f"of magnitudes, got {mr!r}")
         return np.linspace(mr[0], mr[1], num_magnitude_bins, dtype=np.float32)
 
-    def _to_param(self, magnitude: Any) -> np.ndarray:
+    def _map_mag_to_param(self, magnitude: Any) -> np.ndarray:
         param = self.mag_to_param(magnitude)
         if _has_node(param):
             raise ArgumentTypeError(
@@ -194,8 +194,8 @@ class Augmentation:
                 "(parameters are computed once, in Python): move the ops into the augmentation itself")
         return np.array(param)
 
-    def _params(self, magnitudes: Sequence[Any]) -> np.ndarray:
-        params = [self._to_param(m) for m in magnitudes]
+    def _map_mags_to_params(self, magnitudes: Sequence[Any]) -> np.ndarray:
+        params = [self._map_mag_to_param(m) for m in magnitudes]
         for p, m in zip(params[1:], magnitudes[1:]):
             if p.shape != params[0].shape or p.dtype != params[0].dtype:
                 raise ArgumentError(
@@ -205,7 +205,7 @@ class Augmentation:
         return np.array(params)
 
     def _param(self, magnitude_bin: Any, num_magnitude_bins: Optional[int], device: str) -> Any:
-        magnitudes = self._magnitudes(num_magnitude_bins)
+        magnitudes = self._get_magnitudes(num_magnitude_bins)
         if magnitudes is None:
             return None
         if magnitude_bin is None:
@@ -221,14 +221,14 @@ class Augmentation:
                               "choosing among augmentations, with `signed_bin(magnitude_bin)`.", Warning, stacklevel=3)
                 magnitude_bin = signed_bin(magnitude_bin)
             if isinstance(magnitude_bin.bin, int):  # one magnitude: the table has its two signs
-                table = self._params(_SignedMagnitudeBin._remap_to_signed_magnitudes([magnitudes[magnitude_bin.bin]]))
+                table = self._map_mags_to_params(_SignedMagnitudeBin._remap_to_signed_magnitudes([magnitudes[magnitude_bin.bin]]))
                 return types.Constant(table, device=device)[magnitude_bin.random_sign]
-            table = self._params(_SignedMagnitudeBin._remap_to_signed_magnitudes(magnitudes))
+            table = self._map_mags_to_params(_SignedMagnitudeBin._remap_to_signed_magnitudes(magnitudes))
             return types.Constant(table, device=device)[magnitude_bin.signed_magnitude_idx]
         mbin = magnitude_bin.bin if isinstance(magnitude_bin, _SignedMagnitudeBin) else magnitude_bin
         if isinstance(mbin, int):
-            return types.Constant(self._to_param(magnitudes[mbin]), device=device)
-        return types.Constant(self._params(magnitudes), device=device)[mbin]
+            return types.Constant(self._map_mag_to_param(magnitudes[mbin]), device=device)
+        return types.Constant(self._map_mags_to_params(magnitudes), device=device)[mbin]
 
 
 def _has_node(obj: Any) -> bool:
