@@ -293,3 +293,21 @@ def test_a_stale_extension_build_lock_is_removed(tmp_path):
         warnings.simplefilter("always")
         _extension.clear_stale_lock(str(tmp_path))
     assert not lock.exists() and any("build lock" in str(w.message) for w in seen)
+
+
+def test_definition_without_outputs_is_accepted_until_build():
+    # DALI 2.4: a @pipeline_def function that returns None (or ()) makes a pipeline with no
+    # outputs; only building it fails
+    calls = []
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def nothing(ret):
+        calls.append(1)
+        fn.random.uniform(range=[0, 1])
+        return ret
+
+    for ret in (None, ()):
+        pipe = nothing(ret)
+        assert calls
+        with pytest.raises(GraphError):
+            pipe.build()

@@ -182,15 +182,21 @@ class Pipeline(DaliAPI):
             self._graph = Graph(self._seed)
         return self._graph
 
-    def _ensure_graph(self) -> None:
+    def _ensure_graph(self, outputs_required: bool = True) -> None:
+        """Trace the definition unless done. `outputs_required=False` (a @pipeline_def call) lets a
+        definition without outputs pass, as DALI does; building such a pipeline fails."""
         if self._graph is not None and self._graph.outputs:
             return
         Pipeline.push_current(self)
         try:
             outs = self._py_graph_fn() if self._py_graph_fn is not None else self.define_graph()
+            if outs is None:  # a definition that returns nothing has no outputs, as in DALI
+                outs = ()
             outs = as_nodes(flatten_outputs(outs if isinstance(outs, (tuple, list)) else (outs,)))
         finally:
             Pipeline.pop_current()
+        if not outs and not outputs_required:
+            return
         self._graph.set_outputs(outs)  # type: ignore[union-attr]
 
     # -- running -------------------------------------------------------------------------------
@@ -478,7 +484,7 @@ def pipeline_def(fn: Callable | None = None, *, enable_conditionals: bool = Fals
             pipe = Pipeline(**pipe_kw)
             pipe._py_graph_fn = functools.partial(body, *args, **kwargs)
             pipe._conditionals = conditionals
-            pipe._ensure_graph()  # traced now, as DALI does: errors in the definition surface here
+            pipe._ensure_graph(outputs_required=False)  # traced now, as DALI does: errors in the definition surface here
             return pipe
         make._is_pipeline_def = True  # type: ignore[attr-defined] - DALI's mark
         return make
