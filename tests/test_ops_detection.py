@@ -192,3 +192,18 @@ def test_bb_flip_per_sample_flags():
     np.testing.assert_allclose(out[0], [[0.6, 0.2, 0.9, 0.6]], atol=1e-7)
     np.testing.assert_array_equal(out[1], b[1])
     assert torch.equal(torch.from_numpy(out[0]), torch.from_numpy(out[2]))
+
+
+def test_bbox_paste_position_and_ratio_as_tensor_arguments():
+    """paste_x, paste_y and ratio fed per sample give what the same scalars give (a tensor
+    paste_x used to fail looking up its scalar default)."""
+    b = _boxes(3, 7)
+    px, py, r = [0.0, 0.25, 1.0], [1.0, 0.5, 0.0], [1.5, 2.0, 3.0]
+    def f32(v: list[float]) -> list[np.ndarray]:
+        return [np.float32(x) for x in v]
+
+    got = O.run(lambda x, a, c, d: fn.bbox_paste(x, paste_x=a, paste_y=c, ratio=d),
+                [b, f32(px), f32(py), f32(r)], 3)[0]
+    for i in range(3):
+        want = O.run(lambda x: fn.bbox_paste(x, paste_x=px[i], paste_y=py[i], ratio=r[i]), [[b[i]]], 1)[0][0]
+        np.testing.assert_array_equal(got[i], want)

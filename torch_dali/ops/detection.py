@@ -65,8 +65,8 @@ class BBoxPaste(Operator):
         ratio = float(args["ratio"] if "ratio" in args else self.args["ratio"])
         if not ratio >= 1.0:
             raise ArgumentError(f"{self.name}: `ratio` must be >= 1 (canvas / input size), got {ratio}")
-        px = float(args.get("paste_x", self.args["paste_x"]))
-        py = float(args.get("paste_y", self.args["paste_y"]))
+        px = float(args["paste_x"] if "paste_x" in args else self.args["paste_x"])
+        py = float(args["paste_y"] if "paste_y" in args else self.args["paste_y"])
         return K.bbox_paste(boxes, self.args["ltrb"], ratio, px, py)
 
 
