@@ -142,11 +142,21 @@ def steps_of(nodes: list[Node], ops: dict[int, Operator], fusions: dict[int, tup
     return steps
 
 
+def sources_first(nodes: list[Node], ops: dict[int, Operator]) -> list[Node]:
+    """`nodes` with the sources whose data set the iteration's batch size (external sources:
+    input-less and order-sensitive) first: the input-less ops that follow the batch size (random
+    draws, batch_permutation) then make as many samples as were fed, wherever they were defined.
+    Moving a node with no inputs earlier keeps the order topological."""
+    def sets_size(n: Node) -> bool:
+        return not n.inputs and not n.arg_inputs and ops[n.id].order_sensitive
+    return [n for n in nodes if sets_size(n)] + [n for n in nodes if not sets_size(n)]
+
+
 def plan_stages(nodes: list[Node], ops: dict[int, Operator],
                 fusions: dict[int, tuple[Node, Any]]) -> list[StageSpec]:
     """The stages that have steps, in order (an empty CPU stage when none has)."""
     stages: list[StageSpec] = []
-    for kind, members in zip(("cpu", "mixed", "gpu"), stage_order(nodes)):
+    for kind, members in zip(("cpu", "mixed", "gpu"), stage_order(sources_first(nodes, ops))):
         steps = steps_of(members, ops, fusions)
         if not steps:
             continue
