@@ -261,6 +261,11 @@ def _multipaste_cases() -> dict[str, Case]:
     c["multi_paste/positional_anchors"] = Case(mp, [[a, b], [b, a]], ["HWC", "HWC"], dict(output_size=[9, 12]),
                                                arg_inputs={"out_anchors": [pairs(0, 0, 3, 5), pairs(4, 4, 0, 0)]})
     c["multi_paste/int16_to_u8"] = Case(mp, [[IMG_I16]], ["HWC"], dict(dtype="UINT8"), arg_inputs={"in_ids": [i32(0)]})
+    c["multi_paste/size_hwc"] = Case(mp, [[a, b]], ["HWC"], dict(output_size=[8, 9, 3], in_ids=[0]))
+    c["multi_paste/size_extra"] = Case(mp, [[a, b]], ["HWC"], dict(output_size=[8, 9, 5, 1]),
+                                       arg_inputs={"in_ids": [i32(1), i32(0)]})
+    c["multi_paste/err_size_short"] = Case(mp, [[a, b]], ["HWC"], dict(output_size=[8]),
+                                           arg_inputs={"in_ids": [i32(1), i32(0)]})
     c["multi_paste/err_sizes"] = Case(mp, [[a, b]], ["HWC"], {}, arg_inputs={"in_ids": [i32(1), i32(0)]})
     c["multi_paste/err_out_bounds"] = Case(mp, [[a, b]], ["HWC"], dict(output_size=[4, 4]), arg_inputs={"in_ids": [i32(1), i32(0)]})
     c["multi_paste/err_idx"] = Case(mp, [[a, b]], ["HWC"], dict(output_size=[8, 9]), arg_inputs={"in_ids": [i32(1), i32(5)]})

@@ -103,8 +103,9 @@ class MultiPaste(Operator):
                 canvas = next(iter(shapes))
             else:
                 canvas = tuple(int(v) for v in np.asarray(size).reshape(-1))
-                if len(canvas) != 2:
+                if len(canvas) < 2:
                     raise ArgumentError(f"{self.name}: `output_size` must be (H, W), got {canvas}")
+                canvas = canvas[:2]  # as DALI: values past (H, W) (an (H, W, C) shape) are not read
             channels = int(base[i].shape[2])
             if any(int(s.shape[2]) != channels for s in srcs):
                 raise ArgumentError(f"{self.name}: All regions pasted into given output sample must have the same "
