@@ -57,3 +57,16 @@ def test_operands_must_be_on_the_cpu():
         return a.gpu() and a
     with pytest.raises(GraphError, match="on the CPU"):
         _pipe(body)
+
+
+def test_conditional_not_called_directly():
+    """fn._conditional.not_ (DALI's op behind `not`): a bool per sample, nonzero is true; values
+    as DALI 2.4 gives them for these inputs; 1-d samples are refused."""
+    def body():
+        return fn._conditional.not_(_source(INTS)), fn._conditional.not_(_source(BOOLS))
+    ints, bools = _pipe(body).run()
+    assert [np.asarray(x).dtype for x in ints] == [np.bool_] * BS
+    assert [bool(x) for x in ints] == [True, False, True, False]
+    assert [bool(x) for x in bools] == [False, True, False, True]
+    with pytest.raises(PipelineError, match="one scalar"):
+        _pipe(lambda: fn._conditional.not_(_source(ROWS))).run()

@@ -91,3 +91,29 @@ register(OpSchema(
           Arg("expression_side", "str", "", "which operand: `left`, `right`, or empty for `not`")),
     doc="Its input, after checking that it can be an operand of `and`, `or` or `not` on DataNodes "
         "(enable_conditionals): a CPU scalar per sample, of type bool for `and` and `or`."))
+
+
+class Not(Operator):
+    """DALI's `_conditional.not_`: per sample, the logical negation of a CPU scalar (0-d) of any
+    type (nonzero is true), as a bool."""
+    sample_wise = False
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        (data,) = inputs
+        out = []
+        for i, x in enumerate(data.samples):
+            if x.dim() != 0:
+                raise ArgumentError(f"{self.name}: the operand of `not` on DataNodes must be one scalar (0-d) per "
+                                    f"sample; sample {i} is {x.dim()}-d, shape {list(x.shape)}. For other "
+                                    "shapes, compare elementwise (`x == 0`)")
+            out.append(torch.logical_not(x))
+        return [TensorList(out, "")]
+
+    def output_layout(self, index: int) -> str | None:
+        return ""
+
+
+register(OpSchema(
+    name="_conditional.not_", impl=Not, devices=("cpu",), class_name_override="Not",
+    doc="Per sample, `not` of a CPU scalar of any type (nonzero is true), as a bool: what `not` on a "
+        "DataNode makes under enable_conditionals."))
