@@ -114,6 +114,6 @@ class Not(Operator):
 
 
 register(OpSchema(
-    name="_conditional.not_", impl=Not, devices=("cpu",), class_name_override="Not",
+    name="_conditional.not_", impl=Not, devices=("cpu",), class_name_override="Not_",
     doc="Per sample, `not` of a CPU scalar of any type (nonzero is true), as a bool: what `not` on a "
         "DataNode makes under enable_conditionals."))
