@@ -301,14 +301,7 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
       scratch_->stream = arena_ == 3 ? scratch_stream_ : arena_stream_;
       scratch_->device = device_;
     }
-    auto make_hw_handle = [this]() {
-      const nvjpegStatus_t s = create_handle(NVJPEG_BACKEND_HARDWARE, &hw_handle_, dev_alloc());
-      if (s == NVJPEG_STATUS_SUCCESS) {
-        TD_NVJPEG(nvjpegSetDeviceMemoryPadding(device_padding_, hw_handle_), "nvjpegSetDeviceMemoryPadding(HW)");
-        TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, hw_handle_), "nvjpegSetPinnedMemoryPadding(HW)");
-      }
-      return s;
-    };
+    auto make_hw_handle = [this]() { return new_hw_handle(&hw_handle_); };
     nvjpegStatus_t hw_s = NVJPEG_STATUS_SUCCESS;
     const bool lazy = lazy_cuda > 0 && num_hw_states > 0 && hw_load > 0.0;
     lazy_hw_ = lazy && lazy_cuda == 3;
@@ -413,6 +406,24 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
   }
 }
 
+nvjpegStatus_t NvJpegDecoder::new_hw_handle(nvjpegHandle_t* h) {
+  const nvjpegStatus_t s = create_handle(NVJPEG_BACKEND_HARDWARE, h, dev_alloc());
+  if (s == NVJPEG_STATUS_SUCCESS) {  // *h is set before a padding failure throws: the caller frees it
+    TD_NVJPEG(nvjpegSetDeviceMemoryPadding(device_padding_, *h), "nvjpegSetDeviceMemoryPadding(HW)");
+    TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, *h), "nvjpegSetPinnedMemoryPadding(HW)");
+  }
+  return s;
+}
+
+void NvJpegDecoder::destroy_hw_state(HwState& st) noexcept {
+  if (st.stream) cudaStreamSynchronize(st.stream);
+  for (auto p : st.params) nvjpegDecodeParamsDestroy(p);
+  if (st.state) nvjpegJpegStateDestroy(st.state);
+  if (st.handle && st.owns_handle) nvjpegDestroy(st.handle);
+  if (st.done) cudaEventDestroy(st.done);
+  if (st.stream) cudaStreamDestroy(st.stream);
+}
+
 void NvJpegDecoder::make_default_handle() {
   TD_NVJPEG(create_handle(NVJPEG_BACKEND_DEFAULT, &handle_, dev_alloc()), "nvjpegCreateEx(DEFAULT)");
   TD_NVJPEG(nvjpegSetDeviceMemoryPadding(device_padding_, handle_), "nvjpegSetDeviceMemoryPadding");
@@ -468,14 +479,12 @@ void NvJpegDecoder::make_hw_side(int64_t num_hw_states) {
   nvjpegHandle_t h = nullptr;
   std::vector<std::unique_ptr<HwState>> states;
   std::string err;
-  const nvjpegStatus_t s = create_handle(NVJPEG_BACKEND_HARDWARE, &h, dev_alloc());
   try {
+    const nvjpegStatus_t s = new_hw_handle(&h);
     if (s != NVJPEG_STATUS_SUCCESS) {
       h = nullptr;
       err = std::string("unavailable (nvjpegCreateEx(HARDWARE): ") + status_name(s) + ")";
     } else {
-      TD_NVJPEG(nvjpegSetDeviceMemoryPadding(device_padding_, h), "nvjpegSetDeviceMemoryPadding(HW)");
-      TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, h), "nvjpegSetPinnedMemoryPadding(HW)");
       for (int64_t i = 0; i < num_hw_states; ++i) {
         states.push_back(std::make_unique<HwState>());
         HwState* st = states.back().get();
@@ -483,9 +492,7 @@ void NvJpegDecoder::make_hw_side(int64_t num_hw_states) {
           st->handle = h;
           st->owns_handle = false;
         } else {
-          TD_NVJPEG(create_handle(NVJPEG_BACKEND_HARDWARE, &st->handle, dev_alloc()), "nvjpegCreateEx(HARDWARE)");
-          TD_NVJPEG(nvjpegSetDeviceMemoryPadding(device_padding_, st->handle), "nvjpegSetDeviceMemoryPadding(HW)");
-          TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, st->handle), "nvjpegSetPinnedMemoryPadding(HW)");
+          TD_NVJPEG(new_hw_handle(&st->handle), "nvjpegCreateEx(HARDWARE)");
         }
         TD_NVJPEG(nvjpegJpegStateCreate(st->handle, &st->state), "nvjpegJpegStateCreate(HW)");
         if (preallocate_ == 1)  // 2: after the first batch, as for the other modes (preallocate_first_slot)
@@ -498,12 +505,7 @@ void NvJpegDecoder::make_hw_side(int64_t num_hw_states) {
     err = std::string("unavailable (") + e.what() + ")";
   }
   if (!err.empty()) {  // the CUDA backend decodes everything, as on a GPU without engines
-    for (auto& st : states) {
-      if (st->state) nvjpegJpegStateDestroy(st->state);
-      if (st->handle && st->owns_handle) nvjpegDestroy(st->handle);
-      if (st->done) cudaEventDestroy(st->done);
-      if (st->stream) cudaStreamDestroy(st->stream);
-    }
+    for (auto& st : states) destroy_hw_state(*st);
     states.clear();
     if (h) nvjpegDestroy(h);
     h = nullptr;
@@ -593,9 +595,7 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
       st->handle = hw_handle_;
       st->owns_handle = false;
     } else {
-      TD_NVJPEG(create_handle(NVJPEG_BACKEND_HARDWARE, &st->handle, dev_alloc()), "nvjpegCreateEx(HARDWARE)");
-      TD_NVJPEG(nvjpegSetDeviceMemoryPadding(device_padding_, st->handle), "nvjpegSetDeviceMemoryPadding(HW)");
-      TD_NVJPEG(nvjpegSetPinnedMemoryPadding(kPinnedPadding, st->handle), "nvjpegSetPinnedMemoryPadding(HW)");
+      TD_NVJPEG(new_hw_handle(&st->handle), "nvjpegCreateEx(HARDWARE)");
     }
     lap("slot_hw_handle_us");
     TD_NVJPEG(nvjpegJpegStateCreate(st->handle, &st->state), "nvjpegJpegStateCreate(HW)");
@@ -718,14 +718,7 @@ void NvJpegDecoder::destroy_slot(Slot& sl_ref) noexcept {
   Slot* sl = &sl_ref;
   {
     sl->pool.reset();  // joins the threads
-    for (auto& st : sl->hw) {
-      if (st->stream) cudaStreamSynchronize(st->stream);
-      for (auto p : st->params) nvjpegDecodeParamsDestroy(p);
-      if (st->state) nvjpegJpegStateDestroy(st->state);
-      if (st->handle && st->owns_handle) nvjpegDestroy(st->handle);
-      if (st->done) cudaEventDestroy(st->done);
-      if (st->stream) cudaStreamDestroy(st->stream);
-    }
+    for (auto& st : sl->hw) destroy_hw_state(*st);
     for (auto& st : sl->cu) {
       if (st->stream) cudaStreamSynchronize(st->stream);
       if (st->params) nvjpegDecodeParamsDestroy(st->params);

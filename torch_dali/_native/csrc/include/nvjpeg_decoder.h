@@ -114,6 +114,8 @@ class NvJpegDecoder {
   void fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_states, bool first, bool with_cuda = true,
                  int64_t reserve_hw = 0);
   void fill_cuda(Slot& sl, int64_t num_cuda_states);  // the slot's CUDA-backend states
+  nvjpegStatus_t new_hw_handle(nvjpegHandle_t* h);     // a hardware handle with the paddings set
+  static void destroy_hw_state(HwState& st) noexcept;  // after its last batch has run
   void make_default_handle();                          // handle_ and its decoders
   void make_cuda_side(int64_t num_cuda_states);        // lazy_cuda: the above for slot 0, then published
   bool wait_cuda();                                    // until the CUDA backend is made; false if it failed
