@@ -2,7 +2,7 @@
 # One device call: build the extension, run the GPU tests, then A/B the mixed random-crop decoder's
 # window (ROI) decode and the lanes on DALI's ResNet-50 recipe ("fused") and validation ("val"):
 # images/s and GPU memory, each in its own process (bench/profile_ref.py), into $OUT.
-#   OUT=$OUT bash bench/gpu_session.sh [tests|ab|all|knobs|first|feed]
+#   OUT=$OUT bash bench/gpu_session.sh [tests|ab|all|knobs|first|feed|probe|first+probe]
 # knobs/first/feed take CONFIGS (';'-separated sets of VAR=value; an empty set: the defaults)
 set -u
 STEP=${1:-all}
@@ -37,7 +37,7 @@ for line in sys.stdin:
 "
   done
 fi
-if [ "$STEP" = first ]; then
+if [ "$STEP" = first ] || [ "$STEP" = first+probe ]; then
   # first batch in fresh processes, each of CONFIGS (';'-separated VAR=value sets) REPEAT times
   IFS=';' read -ra SETS <<< "${CONFIGS:-}"
   for r in $(seq "${REPEAT:-2}"); do
@@ -66,6 +66,24 @@ r = json.loads(line) if line.startswith('{') else {'error': line[-300:]}
 r['config'] = os.environ['CFG']
 open(os.environ['OUT'] + '/feed.jsonl', 'a').write(json.dumps(r) + chr(10))
 print('== feed', r.get('what'), r['config'] or 'defaults', r.get('img_per_s'), r.get('error', ''))
+"
+    done
+  done
+fi
+if [ "$STEP" = probe ] || [ "$STEP" = first+probe ]; then
+  # feed_probe.py (what the training step waits for) per MODE (synthetic td tdl dali) and CONFIGS set
+  IFS=';' read -ra SETS <<< "${CONFIGS:-}"
+  for mode in ${MODES:-synthetic td tdl}; do
+    for cfg in "${SETS[@]}"; do
+      [ "$mode" = synthetic ] && [ -n "$cfg" ] && continue
+      env $cfg timeout 120 python3 bench/feed_probe.py /tmp/ref420 $mode "${STEPS:-60}" 2>&1 | tail -1 | CFG="$cfg" python3 -c "
+import json, os, sys
+line = sys.stdin.read().strip()
+r = json.loads(line) if line.startswith('{') else {'error': line[-300:]}
+r['config'] = os.environ['CFG']
+open(os.environ['OUT'] + '/probe.jsonl', 'a').write(json.dumps(r) + chr(10))
+print('== probe', r.get('what'), r['config'] or 'defaults', r.get('images_per_s'), 'next', r.get('host_next_ms'), 'issue', r.get('host_issue_ms'),
+      'gpu wait', r.get('gpu_wait_ms'), 'gpu step', r.get('gpu_step_ms'), 'gap', r.get('gpu_gap_ms'), 'cpu/step', r.get('process_cpu_s_per_step'), r.get('error', ''))
 "
     done
   done

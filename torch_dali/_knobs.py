@@ -129,15 +129,14 @@ KNOBS: tuple[Knob, ...] = (
          "1395 -> 965-1113 MiB; images/s 1-13% lower, within the rounds' spread); 1: one allocation per "
          "batch on that stream, every one the largest size so far; 2: that allocation on the decoding lane's "
          "stream; 0: one allocation per image on the stream of the decoder state that writes it", 0, 3),
-    Knob("TORCH_DALI_NVJPEG_LAZY_CUDA", "int", 2, "when the hardware engines decode: the decoder's CUDA "
-         "backend (its nvJPEG handle and states) is made on a background thread, 2 (default) once the "
-         "first batch has decoded (or a batch needs it), 1 from the start, so the first batch waits "
-         "for one nvJPEG handle instead of two; the pipeline's first batch (iteration 0) then sends "
-         "every image the engines take to them. 0: made before the first batch. First batch of the "
-         "fused reference pipeline on an H200: 0.93-1.71 s with 0, 1.00-1.03 s with 2 and "
-         "TORCH_DALI_NVJPEG_PREALLOCATE=2. 3: the other way round: the CUDA backend (~0.1 s) is made "
-         "before the first batch, which it decodes alone, and the hardware side (~0.6 s) on the "
-         "background thread, which later batches wait for (not yet run on a GPU)", 0, 3),
+    Knob("TORCH_DALI_NVJPEG_LAZY_CUDA", "int", 3, "when the hardware engines decode, which side of the "
+         "decoder the first batch waits for. 3 (default): only the CUDA backend (~0.1 s to make), which "
+         "decodes the pipeline's first batch (iteration 0, so reruns decode the same way) alone, while the "
+         "hardware side (~0.6 s: its handle, then its state) is made on a background thread; later "
+         "batches wait for it. 2: the hardware side first, the first batch sent to the engines, and the "
+         "CUDA backend made on a background thread once that batch has decoded; 1: that thread starts at "
+         "once; 0: both made before the first batch. First batch of the fused reference pipeline in a "
+         "fresh process on an H200, three rounds: 0.84-1.05 s with 2, 0.54-0.68 s with 3", 0, 3),
     Knob("TORCH_DALI_NVJPEG_PREALLOCATE", "int", 2, "when the hardware decoder states' memory pools "
          "are turned on (nvjpegDecodeBatchedPreAllocate, ~0.04-0.11 s each): 0 never, 1 as each state "
          "is made, 2 (default) as each is made except the first slot's, which waits until the first "

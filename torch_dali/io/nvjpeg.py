@@ -46,7 +46,7 @@ class DecoderConfig:
     adaptive: bool = False
     arena: int = 3
     device_padding: int = 2 << 20
-    lazy_cuda: int = 2
+    lazy_cuda: int = 3
     preallocate: int = 2
 
     @classmethod

@@ -1,0 +1,136 @@
+"""What does ResNet-50's training wait for when a loader feeds it? Per training step, on the host:
+time in next() (the loader) and time issuing forward/backward/step; on the GPU (CUDA events on the
+training stream): time stalled before the step's first kernel (the batch's ready event, or the
+host not having issued work yet) and time from its first kernel to its last (grows when the
+loader's kernels share the SMs, or when the host issues kernels slower than the GPU runs them).
+Against synthetic data in the same call these split the feed loss into its causes.
+
+    python bench/feed_probe.py DATA synthetic|td|tdl|dali [steps]   (one JSON line)
+
+td: DALI's fused ResNet-50 recipe through DALIGenericIterator, as the judge's train_feed.py writes it
+(default hw_decoder_load); tdl: torch_dali.DataLoader over the README's pipeline; dali: the fused
+recipe with NVIDIA DALI. TORCH_DALI_PROBE_SWITCH=seconds sets the interpreter's GIL switch interval.
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+BS = 256
+MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
+STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
+
+
+def batches(data: str, mode: str) -> Iterator[Any]:
+    import torch
+    if mode == "synthetic":
+        x = torch.randn(BS, 3, 224, 224, device="cuda")
+        y = torch.randint(0, 1000, (BS,), device="cuda")
+        while True:
+            yield x, y
+    if mode == "tdl":
+        import torch_dali
+        from torch_dali import fn, pipeline_def, types
+
+        @pipeline_def(num_threads=os.cpu_count(), seed=12)
+        def train(data_dir: str) -> Any:
+            jpegs, labels = fn.readers.file(file_root=data_dir, random_shuffle=True, name="Reader")
+            images = fn.decoders.image(jpegs, device="mixed", output_type=types.RGB)
+            images = fn.random_resized_crop(images, size=(224, 224))
+            images = fn.crop_mirror_normalize(images, mirror=fn.random.coin_flip(), mean=MEAN, std=STD)
+            return images, labels
+        loader = torch_dali.DataLoader(lambda **kw: train(data, **kw), batch_size=BS, drop_last=True)
+        while True:
+            for x, y in loader:
+                yield x, y.cuda(non_blocking=True)
+    lib = "nvidia.dali" if mode == "dali" else "torch_dali"
+    nd = __import__(lib, fromlist=["fn"])
+    plugin = __import__(lib + ".plugin.pytorch", fromlist=["x"])
+    fn, types = nd.fn, nd.types
+
+    @nd.pipeline_def(batch_size=BS, num_threads=os.cpu_count(), device_id=0, seed=1, prefetch_queue_depth=2)
+    def p() -> Any:
+        jpegs, labels = fn.readers.file(file_root=data, random_shuffle=True, name="Reader")
+        images = fn.decoders.image_random_crop(jpegs, device="mixed", output_type=types.RGB)
+        images = fn.resize(images, resize_x=224, resize_y=224)
+        images = fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW",
+                                          mean=MEAN, std=STD, mirror=fn.random.coin_flip())
+        return images, labels.gpu()
+    pipe = p()
+    pipe.build()
+    it = plugin.DALIGenericIterator(pipe, ["data", "label"], reader_name="Reader",
+                                    last_batch_policy=plugin.LastBatchPolicy.DROP, auto_reset=True)
+    while True:
+        for out in it:
+            yield out[0]["data"], out[0]["label"].squeeze(-1).long()
+
+
+def main() -> None:
+    import torch
+    import torchvision
+    data, mode = sys.argv[1], sys.argv[2]
+    steps = int(sys.argv[3]) if len(sys.argv) > 3 else 60
+    if os.environ.get("TORCH_DALI_PROBE_SWITCH"):
+        sys.setswitchinterval(float(os.environ["TORCH_DALI_PROBE_SWITCH"]))
+    torch.backends.cudnn.benchmark = True
+    model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    gen = batches(data, mode)
+    rows: list[tuple[float, float, Any, Any, Any]] = []
+    t_start = None
+    cpu0 = None
+    for step in range(steps + 10):
+        if step == 10:
+            torch.cuda.synchronize()
+            t_start = time.perf_counter()
+            cpu0 = time.process_time()
+        ea, eb, ec = (torch.cuda.Event(enable_timing=True) for _ in range(3))
+        ea.record()
+        h0 = time.perf_counter()
+        x, y = next(gen)
+        h1 = time.perf_counter()
+        eb.record()  # after the iterator's wait on the batch's event
+        x = x.contiguous(memory_format=torch.channels_last)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(model(x), y % 1000)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        ec.record()
+        h2 = time.perf_counter()
+        if step >= 10:
+            rows.append((h1 - h0, h2 - h1, ea, eb, ec))
+    torch.cuda.synchronize()
+    wall = time.perf_counter() - t_start
+    cpu = time.process_time() - cpu0
+
+    def ms(v: list[float]) -> dict[str, float]:
+        return {"mean": round(statistics.mean(v), 2), "median": round(statistics.median(v), 2),
+                "max": round(max(v), 2)}
+    gaps = [rows[i][4].elapsed_time(rows[i + 1][2]) for i in range(len(rows) - 1)]  # between steps
+    rec = {
+        "what": f"feed_probe_{mode}", "steps": steps, "images_per_s": round(steps * BS / wall, 1),
+        "step_ms": round(wall / steps * 1e3, 2),
+        "host_next_ms": ms([r[0] * 1e3 for r in rows]),
+        "host_issue_ms": ms([r[1] * 1e3 for r in rows]),
+        "gpu_wait_ms": ms([r[2].elapsed_time(r[3]) for r in rows]),  # ea -> eb: the stream's wait
+        "gpu_step_ms": ms([r[3].elapsed_time(r[4]) for r in rows]),  # eb -> ec: the training work
+        "gpu_gap_ms": ms(gaps or [0.0]),  # one step's end to the next one's start
+        "process_cpu_s_per_step": round(cpu / steps, 4),
+        "switch_interval": sys.getswitchinterval(),
+        "config": {k: v for k, v in os.environ.items() if k.startswith("TORCH_DALI_")},
+    }
+    print(json.dumps(rec), flush=True)
+
+
+if __name__ == "__main__":
+    main()
