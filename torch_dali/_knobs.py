@@ -87,6 +87,10 @@ KNOBS: tuple[Knob, ...] = (
          "place in the prefetch queue until it asks for the next one (prefetch_queue_depth then counts "
          "it, as DALI's queue counts the buffer it shares until released): one output batch fewer "
          "alive, one batch less made ahead. Off until measured on a GPU"),
+    Knob("TORCH_DALI_STREAM_PRIORITY", "int", 0, "CUDA priority of the pipeline's own streams (the GPU "
+         "stage's and each mixed lane's): 0 (default) as torch's streams; negative is higher (-1: the "
+         "highest torch offers), so the loader's short kernels run ahead of a training step's queued "
+         "blocks instead of behind them. For measuring how training shares the GPU", -8, 0),
     Knob("TORCH_DALI_DECODE_PERMITS", "int", 3, "decoded batches that may be alive at once between "
          "the decoding (mixed) stage and the GPU stage after it: a lane takes a permit before it starts "
          "a batch, the GPU stage gives it back once it has read that batch (0: no limit beyond the "

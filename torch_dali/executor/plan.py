@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from .. import _knobs
 from ..errors import GraphError, PipelineError, TorchDaliError
 from ..graph.graph import Graph
 from ..graph.node import Node
@@ -75,7 +76,7 @@ class Plan:
         # The GPU stage's stream (the consumer waits on it). The mixed stage gets a stream per
         # lane (the executor decodes several batches at once): on one shared stream, batch i's
         # crops would queue behind batch i+1's decode.
-        self.stream = torch.cuda.Stream(self.cuda) if self.cuda is not None else None
+        self.stream = self._new_stream() if self.cuda is not None else None
         self._lane_streams: dict[int, Any] = {}
         # (event, device data) of batches whose stage read data another stream made: the data are
         # kept until the event has passed (cheaper than record_stream on every sample)
@@ -168,8 +169,11 @@ class Plan:
         if self.stream is None or not (stage.kind == "mixed" or laned):
             return self.stream
         if lane not in self._lane_streams:
-            self._lane_streams[lane] = torch.cuda.Stream(self.cuda)
+            self._lane_streams[lane] = self._new_stream()
         return self._lane_streams[lane]
+
+    def _new_stream(self) -> Any:
+        return torch.cuda.Stream(self.cuda, priority=_knobs.get("TORCH_DALI_STREAM_PRIORITY"))
 
     def run_stage(self, stage: StageSpec, part: Partial, lane: int = 0, laned: bool = False) -> Partial:
         """Runs `stage` of one iteration, on `lane`'s stream when the stage runs on lanes (the
