@@ -54,6 +54,7 @@ def test_extension_defaults_are_the_tables() -> None:
         "device_padding": _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"),
         "lazy_cuda": _knobs.get("TORCH_DALI_NVJPEG_LAZY_CUDA"),
         "preallocate": _knobs.get("TORCH_DALI_NVJPEG_PREALLOCATE"),
+        "stream_priority": _knobs.get("TORCH_DALI_STREAM_PRIORITY"),
         "hw_load": lookup("decoders.image").arg("hw_decoder_load").default,
     }
     parsed = {k: (v == "true") if v in ("true", "false") else float(v) for k, v in defaults.items() if k in want}

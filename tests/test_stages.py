@@ -6,6 +6,7 @@ import random
 import threading
 import time
 import warnings
+import weakref
 
 import pytest
 import torch
@@ -160,35 +161,51 @@ def test_decode_permits_bound_the_decoded_batches_alive(monkeypatch: pytest.Monk
     assert all(torch.equal(a, b) for a, b in zip(want, got))
 
 
-def test_held_batch_counts_against_the_prefetch_queue(monkeypatch: pytest.MonkeyPatch) -> None:
-    """TORCH_DALI_OUTPUT_HELD_COUNTS=1: the batch the consumer took keeps its permit until it asks
-    for the next one, so the last stage makes at most prefetch_queue_depth - 1 batches beyond it
-    (without: depth beyond it, and one more output batch of device memory alive). Batches and
-    their order do not change."""
+def test_held_batch_counts_until_the_consumer_drops_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """TORCH_DALI_OUTPUT_HELD_COUNTS=1: the batch handed out keeps a permit until the consumer has
+    dropped its outputs. A consumer holding the last batch while it asks for the next (a `for`
+    loop) then never has the last stage make batch k+2 while batch k-1 is alive (without the knob
+    it does); one dropping each batch keeps the full prefetch; one keeping every batch still gets
+    them all (the permit comes back at the call after next). Batches and their order never change."""
     warnings.simplefilter("ignore", RuntimeWarning)
 
-    def most_ahead(held: str) -> tuple[int, list[torch.Tensor]]:
+    def run(held: str, keep: str) -> tuple[int, int, list[torch.Tensor]]:
         monkeypatch.setenv("TORCH_DALI_OUTPUT_HELD_COUNTS", held)
         pipe = _staged()
         plan = pipe.executor.plan
         run_stage = plan.run_stage
-        made = [0]
+        made, dropped, early = [0], set(), [0]
 
         def counted(spec, part, lane, laned):  # type: ignore[no-untyped-def]
-            out = run_stage(spec, part, lane, laned)
             if spec.kind == "gpu":
+                if made[0] >= 3 and made[0] - 3 not in dropped:
+                    early[0] += 1  # batch k+2 made while the consumer still holds batch k-1
                 made[0] += 1
-            return out
+            return run_stage(spec, part, lane, laned)
         plan.run_stage = counted
-        outs, ahead = [], 0
-        for taken in range(1, 9):
-            outs.append(pipe.run()[0].as_tensor().clone())
-            time.sleep(0.05)  # a slow consumer: the stages fill what they may
-            ahead = max(ahead, made[0] - taken)
+        outs, kept, prev, ahead = [], [], None, 0
+        for taken in range(10):
+            cur = pipe.run()[0]
+            weakref.finalize(cur, dropped.add, taken)
+            outs.append(cur.as_tensor().clone())
+            time.sleep(0.05)  # the stages fill what they may while the consumer holds both
+            if taken >= 2:  # past the start, when the permit of a batch not yet handed is free too
+                ahead = max(ahead, made[0] - taken - 1)
+            if keep == "all":
+                kept.append(cur)
+            elif keep == "last":
+                prev = cur
+            del cur
+        del prev, kept
         pipe.shutdown()
-        return ahead, outs
+        return early[0], ahead, outs
 
-    free, want = most_ahead("0")
-    held, got = most_ahead("1")
-    assert free == 2 and held == 1, (free, held)
+    early, ahead, want = run("0", "last")
+    assert early >= 3 and ahead == 2, (early, ahead)  # the test sees what the knob prevents
+    early, ahead, got = run("1", "last")  # while it holds two batches, one is made ahead: 3 alive
+    assert early == 0 and ahead == 1, (early, ahead)
     assert all(torch.equal(a, b) for a, b in zip(want, got))
+    _, ahead, got = run("1", "none")
+    assert ahead == 2 and all(torch.equal(a, b) for a, b in zip(want, got))
+    _, ahead, got = run("1", "all")  # never dropped: one batch fewer made ahead, none lost
+    assert ahead == 1 and all(torch.equal(a, b) for a, b in zip(want, got))

@@ -83,14 +83,15 @@ KNOBS: tuple[Knob, ...] = (
          "(0: one after the decoding (mixed) stage, whose batches are device memory, else as many as the "
          "wider side has lanes). A lane that finds no room waits, holding its batch, instead of starting "
          "another", 0, 8),
-    Knob("TORCH_DALI_OUTPUT_HELD_COUNTS", "flag", False, "1: the batch the consumer took keeps its "
-         "place in the prefetch queue until it asks for the next one (prefetch_queue_depth then counts "
-         "it, as DALI's queue counts the buffer it shares until released): one output batch fewer "
-         "alive, one batch less made ahead. Off until measured on a GPU"),
+    Knob("TORCH_DALI_OUTPUT_HELD_COUNTS", "flag", False, "1: a batch handed to the consumer keeps a "
+         "place among the prefetch permits (one more of them) until the consumer has dropped its output "
+         "tensors, or at the latest until the call after next: a `for` loop holds the last batch while "
+         "it asks for the next, and without this the pipeline makes one more output batch in the "
+         "meantime. Off until measured on a GPU"),
     Knob("TORCH_DALI_STREAM_PRIORITY", "int", 0, "CUDA priority of the pipeline's own streams (the GPU "
-         "stage's and each mixed lane's): 0 (default) as torch's streams; negative is higher (-1: the "
-         "highest torch offers), so the loader's short kernels run ahead of a training step's queued "
-         "blocks instead of behind them. For measuring how training shares the GPU", -8, 0),
+         "stage's, each mixed lane's and the nvJPEG decoder's): 0 (default) as torch's; negative is higher "
+         "(clamped to what the device offers), so the loader's short kernels run ahead of a training "
+         "step's queued blocks instead of behind them", -8, 0),
     Knob("TORCH_DALI_DECODE_PERMITS", "int", 3, "decoded batches that may be alive at once between "
          "the decoding (mixed) stage and the GPU stage after it: a lane takes a permit before it starts "
          "a batch, the GPU stage gives it back once it has read that batch (0: no limit beyond the "

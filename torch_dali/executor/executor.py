@@ -8,6 +8,7 @@ import sys
 import threading
 import time
 import weakref
+from collections import deque
 from typing import Any
 
 import torch
@@ -16,7 +17,7 @@ from .. import _knobs
 from ..errors import PipelineError
 from .plan import Plan
 from .steps import Batch, Partial
-from .stage import Permits, Reorder, Stage, make_stages
+from .stage import Lease, Permits, Reorder, Stage, make_stages
 from .watch import add_times, dump_stall, stall_dump_s, stop_timeout_s, tensor_bytes
 
 _POLL_S = 0.1  # how often a waiting consumer checks for shutdown and Ctrl-C
@@ -96,9 +97,13 @@ class Executor:
         # `depth` plus the one the consumer holds, as in DALI, not the queue plus every hand-off
         # on the way to it (each a full batch of GPU memory). Never fewer than the last stage's
         # lanes: a lane without a permit would idle.
-        self._permits = Permits(max(self.depth, self.stages[-1].lanes), self._stop)
-        # TORCH_DALI_OUTPUT_HELD_COUNTS: the batch handed out keeps its permit until the next call
-        self._held_counts, self._holding = _knobs.get("TORCH_DALI_OUTPUT_HELD_COUNTS"), False
+        # TORCH_DALI_OUTPUT_HELD_COUNTS: the batch handed out keeps a permit (one more of them) until
+        # the consumer drops its outputs (a `Lease`), or at the latest until the call after next. A
+        # `for` loop still holds the last batch while it asks for the next: without this the stage
+        # would make one more output batch in the meantime (4 alive where DALI has 3).
+        self._held_counts = self.staged and _knobs.get("TORCH_DALI_OUTPUT_HELD_COUNTS")
+        self._permits = Permits(max(self.depth, self.stages[-1].lanes) + int(self._held_counts), self._stop)
+        self._leases: deque[Lease] = deque()
         # TORCH_DALI_DECODE_PERMITS: decoded batches alive at once, from a mixed lane starting one
         # to the stage after it having read it. Without it, every lane decodes ahead while one batch
         # waits in the room and one is read: lanes + 2 decoded batches of device memory.
@@ -246,7 +251,7 @@ class Executor:
         if self._thread is None:
             self._stop.clear()
             self._permits.refill()  # nothing is in flight now
-            self._holding = False
+            self._leases.clear()  # bound to the semaphore before the refill
             self._decoding.refill()
             self._thread = threading.Thread(target=self._loop, name="torch_dali-prefetch", daemon=True)
             self._thread.start()
@@ -267,15 +272,17 @@ class Executor:
             self._start()
             t0 = time.monotonic()
             dumped = False
-            if self._holding:  # the consumer asks for the next batch: done with the last one
-                self._permits.give()
-                self._holding = False
+            while len(self._leases) > 1:  # batches before the last one: done with, dropped or not
+                self._leases.popleft().release()
             while True:
                 try:
                     item = self._queue.get(timeout=_POLL_S)
-                    if self.staged and not self._held_counts:
+                    if self._held_counts and isinstance(item, Batch):
+                        lease = Lease(self._permits)
+                        self._leases.append(lease)
+                        lease.watch(item.outputs)
+                    elif self.staged:
                         self._permits.give()
-                    self._holding = self.staged and self._held_counts
                     break
                 except queue.Empty:
                     if self._thread is not None and not self._thread.is_alive() and self._queue.empty():

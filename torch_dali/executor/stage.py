@@ -14,6 +14,7 @@ buffer: lanes finish out of order, the next stage takes them strictly in sequenc
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any
 
 from .. import _knobs
@@ -109,6 +110,56 @@ class Permits:
 
     def refill(self) -> None:
         self._sem = threading.Semaphore(self.n)
+
+
+class _Samples(list):
+    """A batch's list of samples, as an object a finalizer can watch (a plain list cannot be)."""
+
+
+class Lease:
+    """The place a batch handed to the consumer keeps among the last stage's permits until the
+    consumer has dropped its outputs: each output's dense tensor (or its list of samples) is handed
+    as a fresh object whose finalizer counts down, and the permit goes back when none is left (or on `release()`, once).
+    The permit goes to the semaphore of the moment it was taken, so one left over from before a
+    restart (`Permits.refill`) gives nothing to the new one."""
+
+    def __init__(self, permits: Permits) -> None:
+        self._give = permits._sem.release
+        self._lock = threading.Lock()
+        self._live = 0
+        self._done = False
+
+    def watch(self, outputs: list[Any]) -> None:
+        """Hands each output's data as a fresh object and watches it; with none to watch, the
+        permit goes back now."""
+        for tl in outputs:
+            if getattr(tl, "_dense", None) is not None:
+                handed: Any = tl._dense.detach()  # a new tensor object on the same storage
+                tl._dense = handed
+            elif getattr(tl, "_samples", None) is not None:
+                handed = _Samples(tl._samples)  # the list the consumer's batch object shares
+                tl._samples = handed
+            else:
+                continue
+            with self._lock:
+                self._live += 1
+            weakref.finalize(handed, self._dropped)
+        if self._live == 0:
+            self.release()
+
+    def _dropped(self) -> None:
+        with self._lock:
+            self._live -= 1
+            last = self._live == 0
+        if last:
+            self.release()
+
+    def release(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        self._give()
 
 
 class Reorder:

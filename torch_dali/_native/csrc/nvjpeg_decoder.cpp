@@ -259,7 +259,8 @@ struct NvJpegDecoder::Job {
 NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states,
                              double hw_load, int64_t hybrid_huffman_threshold, int64_t num_slots,
                              bool hw_concurrent, bool blocking_sync, bool adaptive, int64_t arena,
-                             int64_t device_padding, int64_t lazy_cuda, int64_t preallocate)
+                             int64_t device_padding, int64_t lazy_cuda, int64_t preallocate,
+                             int64_t stream_priority)
     : device_(static_cast<int>(device_index < 0 ? c10::cuda::current_device() : device_index)),
       hw_load_(hw_load),
       adaptive_(adaptive && hw_load > 0.0 && hw_load < 1.0),
@@ -284,6 +285,7 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
               preallocate);
   device_padding_ = static_cast<size_t>(device_padding);
   preallocate_ = preallocate;
+  stream_priority_ = static_cast<int>(std::clamp<int64_t>(stream_priority, -64, 64));
   c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device_));
   using clock = std::chrono::steady_clock;
   auto lap = [t = clock::now(), this](const char* what) mutable {  // construction time per part (µs)
@@ -294,9 +296,9 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
   };
   try {
     if (arena_ == 1 || arena_ == 3) {
-      TD_CUDA(cudaStreamCreateWithFlags(&arena_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+      TD_CUDA(new_stream(&arena_stream_), "cudaStreamCreate");
       if (arena_ == 3)  // scratch of its own sizes in a cache of its own, away from the chunks
-        TD_CUDA(cudaStreamCreateWithFlags(&scratch_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+        TD_CUDA(new_stream(&scratch_stream_), "cudaStreamCreate");
       scratch_ = std::make_unique<Scratch>();
       scratch_->stream = arena_ == 3 ? scratch_stream_ : arena_stream_;
       scratch_->device = device_;
@@ -406,6 +408,15 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
   }
 }
 
+cudaError_t NvJpegDecoder::new_stream(cudaStream_t* s) const {
+  // the priority asked for, within what the device offers (lower numbers run first)
+  int least = 0, greatest = 0;
+  const cudaError_t e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+  if (e != cudaSuccess) return e;
+  const int priority = std::max(greatest, std::min(least, stream_priority_));
+  return cudaStreamCreateWithPriority(s, cudaStreamNonBlocking, priority);
+}
+
 nvjpegStatus_t NvJpegDecoder::new_hw_handle(nvjpegHandle_t* h) {
   const nvjpegStatus_t s = create_handle(NVJPEG_BACKEND_HARDWARE, h, dev_alloc());
   if (s == NVJPEG_STATUS_SUCCESS) {  // *h is set before a padding failure throws: the caller frees it
@@ -497,7 +508,7 @@ void NvJpegDecoder::make_hw_side(int64_t num_hw_states) {
         TD_NVJPEG(nvjpegJpegStateCreate(st->handle, &st->state), "nvjpegJpegStateCreate(HW)");
         if (preallocate_ == 1)  // 2: after the first batch, as for the other modes (preallocate_first_slot)
           nvjpegDecodeBatchedPreAllocate(st->handle, st->state, 1, 1, 1, NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI);
-        TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+        TD_CUDA(new_stream(&st->stream), "cudaStreamCreate");
         TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
       }
     }
@@ -605,7 +616,7 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
     if (preallocate_ == 1 || (preallocate_ == 2 && !first))
       nvjpegDecodeBatchedPreAllocate(st->handle, st->state, 1, 1, 1, NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI);
     lap("slot_hw_preallocate_us");
-    TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    TD_CUDA(new_stream(&st->stream), "cudaStreamCreate");
     TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
   }
   if (hw_lock.owns_lock()) hw_lock.unlock();
@@ -630,7 +641,7 @@ void NvJpegDecoder::fill_cuda(Slot& sl, int64_t num_cuda_states) {
   for (int64_t i = 0; i < num_cuda_states; ++i) {
     sl.cu.push_back(std::make_unique<CudaState>());
     CudaState* st = sl.cu.back().get();
-    TD_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    TD_CUDA(new_stream(&st->stream), "cudaStreamCreate");
     TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
     TD_NVJPEG(nvjpegDecoderStateCreate(handle_, dec_hybrid_, &st->st_hybrid), "nvjpegDecoderStateCreate(HYBRID)");
     TD_NVJPEG(nvjpegDecoderStateCreate(handle_, dec_gpu_, &st->st_gpu), "nvjpegDecoderStateCreate(GPU_HYBRID)");

@@ -50,7 +50,8 @@ class NvJpegDecoder {
   // once the first batch has decoded (off the first batch's path).
   NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states, double hw_load,
                 int64_t hybrid_huffman_threshold, int64_t num_slots, bool hw_concurrent, bool blocking_sync,
-                bool adaptive, int64_t arena, int64_t device_padding, int64_t lazy_cuda, int64_t preallocate);
+                bool adaptive, int64_t arena, int64_t device_padding, int64_t lazy_cuda, int64_t preallocate,
+                int64_t stream_priority = 0);
   ~NvJpegDecoder();
   NvJpegDecoder(const NvJpegDecoder&) = delete;
   NvJpegDecoder& operator=(const NvJpegDecoder&) = delete;
@@ -115,6 +116,7 @@ class NvJpegDecoder {
                  int64_t reserve_hw = 0);
   void fill_cuda(Slot& sl, int64_t num_cuda_states);  // the slot's CUDA-backend states
   nvjpegStatus_t new_hw_handle(nvjpegHandle_t* h);     // a hardware handle with the paddings set
+  cudaError_t new_stream(cudaStream_t* s) const;       // non-blocking, at stream_priority_
   static void destroy_hw_state(HwState& st) noexcept;  // after its last batch has run
   void make_default_handle();                          // handle_ and its decoders
   void make_cuda_side(int64_t num_cuda_states);        // lazy_cuda: the above for slot 0, then published
@@ -167,6 +169,7 @@ class NvJpegDecoder {
   std::condition_variable hw_ready_cv_;
   bool hw_done_ = false;     // under hw_ready_mu_: the hardware side is made, or could not be
   int64_t preallocate_ = 1;
+  int stream_priority_ = 0;  // of the decoder's own streams: 0 as torch's, negative runs first
   std::atomic<bool> cuda_ready_{false};  // handle_, the decoders and slot 0's `cu` may be used
   std::mutex cuda_mu_;                   // wait_cuda() waits (cuda_cv_) for cuda_done_
   std::condition_variable cuda_cv_;
