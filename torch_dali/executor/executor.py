@@ -224,6 +224,9 @@ class Executor:
             add_times(tm, t0, t1, t2)
             if isinstance(item, BaseException):
                 return
+            # nothing of this batch stays referenced here while the next permit is waited for: its
+            # outputs must die when the consumer drops them (TORCH_DALI_OUTPUT_HELD_COUNTS's leases)
+            item = part = got = None  # type: ignore[assignment]
 
     def _pipelined_loop(self) -> None:
         """exec_pipelined with device ops: every stage on threads of its own (one per lane); here
@@ -246,6 +249,7 @@ class Executor:
             self._put(self._queue, item)
             if isinstance(item, BaseException):
                 return
+            item = part = got = None  # type: ignore[assignment]  # (as in _stage_loop)
 
     def _start(self) -> None:
         if self._thread is None:
