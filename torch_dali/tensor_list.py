@@ -100,6 +100,19 @@ class TensorList:
         None: a cheap test for the batched paths (unlike `as_tensor()`, it never stacks)."""
         return self._dense
 
+    def fresh_handle(self) -> Any:
+        """Puts the batch's data in a new object and returns that object (or None when there is no
+        data): the dense tensor as a fresh alias of its storage, or the samples as a new list. Batch
+        objects made from this one afterwards (`user_view`, `plain`) share it, so it lives exactly
+        as long as some of them do: what the executor watches to learn the consumer is done."""
+        if self._dense is not None:
+            self._dense = self._dense.detach()
+            return self._dense
+        if self._samples is not None:
+            self._samples = _WatchableList(self._samples)
+            return self._samples
+        return None
+
     # -- DALI's API ---------------------------------------------------------------------------
     def __len__(self) -> int:
         return int(self._dense.shape[0]) if self._dense is not None else len(self._samples or [])
@@ -428,6 +441,10 @@ class TensorListGPU(_DaliTensorList):
 
 def _cpu_class(cls: type) -> type:
     return TensorListCPU if issubclass(cls, _DaliTensorList) else TensorList
+
+
+class _WatchableList(list):
+    """A list a weak reference (and so a finalizer) can point at; a plain list cannot be."""
 
 
 def user_view(tl: TensorList) -> TensorList:

@@ -112,16 +112,12 @@ class Permits:
         self._sem = threading.Semaphore(self.n)
 
 
-class _Samples(list):
-    """A batch's list of samples, as an object a finalizer can watch (a plain list cannot be)."""
-
-
 class Lease:
     """The place a batch handed to the consumer keeps among the last stage's permits until the
-    consumer has dropped its outputs: each output's dense tensor (or its list of samples) is handed
-    as a fresh object whose finalizer counts down, and the permit goes back when none is left (or on `release()`, once).
-    The permit goes to the semaphore of the moment it was taken, so one left over from before a
-    restart (`Permits.refill`) gives nothing to the new one."""
+    consumer has dropped its outputs: each output's data is handed as a fresh object
+    (`TensorList.fresh_handle`) whose finalizer counts down, and the permit goes back when none is
+    left (or on `release()`, once). The permit goes to the semaphore of the moment it was taken, so
+    one left over from before a restart (`Permits.refill`) gives nothing to the new one."""
 
     def __init__(self, permits: Permits) -> None:
         self._give = permits._sem.release
@@ -133,13 +129,8 @@ class Lease:
         """Hands each output's data as a fresh object and watches it; with none to watch, the
         permit goes back now."""
         for tl in outputs:
-            if getattr(tl, "_dense", None) is not None:
-                handed: Any = tl._dense.detach()  # a new tensor object on the same storage
-                tl._dense = handed
-            elif getattr(tl, "_samples", None) is not None:
-                handed = _Samples(tl._samples)  # the list the consumer's batch object shares
-                tl._samples = handed
-            else:
+            handed = tl.fresh_handle()
+            if handed is None:
                 continue
             with self._lock:
                 self._live += 1
