@@ -87,9 +87,9 @@ KNOBS: tuple[Knob, ...] = (
          "place among the prefetch permits (one more of them) until the consumer has dropped its output "
          "tensors, or at the latest until the call after next: a `for` loop holds the last batch while "
          "it asks for the next, and without this the pipeline makes one more output batch in the "
-         "meantime. Off: on an H200 it took validation's 4th output batch away (1121 against 1269 MiB, "
-         "one run) but beside DALI on the fused row it read 0.59-1.05 of DALI's speed (defaults "
-         "0.98-1.11) with 877-1055 MiB (defaults 909), three rounds; why it slows is not yet known"),
+         "meantime. Off: on an H200, alternating with the defaults on the judge's fused and validation "
+         "rows (bench/held_ab.sh, two rounds), the same speed and no less memory (fused 761 MiB both "
+         "ways; validation 1121, and once 1269 with it on)"),
     Knob("TORCH_DALI_STREAM_PRIORITY", "int", 0, "CUDA priority of the pipeline's own streams (the GPU "
          "stage's, each mixed lane's and the nvJPEG decoder's): 0 (default) as torch's; negative is higher "
          "(clamped to what the device offers), so the loader's short kernels run ahead of a training "
