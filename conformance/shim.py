@@ -32,7 +32,6 @@ PREFIX = "nvidia.dali"
 RENAMES: dict[str, str] = {
     "backend_impl": "backend",       # test_utils: `from nvidia.dali.backend_impl import TensorListCPU`
     "_conditionals": "conditionals",  # `from nvidia.dali import _conditionals`
-    "_autograph": "conditionals",     # `from nvidia.dali._autograph import is_autograph_artifact`
 }
 
 
