@@ -48,14 +48,15 @@ def _generate() -> None:
 
 
 def _deprecated(f: Callable[..., Any], old: str, new: str) -> Callable[..., Any]:
-    warned: list[bool] = []
+    """`f` (the op `new`) under DALI's old name `old`: each call warns, as DALI's do (once: where
+    the op is itself deprecated, its own function gives that warning)."""
+    from .ops import legacy
+    msg = "" if new in legacy.OPS else legacy.message(f"fn.{old}", f"fn.{new}")
 
     @functools.wraps(f)
     def call(*inputs: Any, **kwargs: Any) -> Any:
-        if not warned:
-            warned.append(True)
-            import warnings
-            warnings.warn(f"fn.{old} is deprecated in DALI; use fn.{new}", DeprecationWarning, stacklevel=2)
+        if msg:
+            legacy.warn(msg)
         return f(*inputs, **kwargs)
     return call
 

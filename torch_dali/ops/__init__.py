@@ -103,7 +103,7 @@ def _generate_legacy() -> None:
                 sys.modules[full] = sub
                 setattr(space, part, sub)
             space = sub
-        setattr(space, parts[-1], _plain_class(make_class(lookup(new), parts[-1])))
+        setattr(space, parts[-1], _plain_class(make_class(lookup(new), old)))
 
 
 _generate()

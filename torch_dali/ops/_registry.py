@@ -5,6 +5,7 @@ from typing import Any
 
 from ..errors import ArgumentError, ArgumentTypeError, GraphError
 from ..graph.node import DataNode, caller_origin, current_graph, set_op_caller
+from . import legacy
 from ._schema import COMMON_ARGS, OpSchema, adopted, array_arg_inputs, validate_args
 
 
@@ -119,8 +120,14 @@ set_op_caller(_call_by_name)
 
 
 def make_function(schema: OpSchema):
-    """`fn.resize(...)`: the functional API for one schema."""
+    """`fn.resize(...)`: the functional API for one schema (warning at each call when DALI
+    deprecates the op, ops/legacy.py)."""
+    deprecation = (legacy.message(f"fn.{schema.name}", legacy.OPS[schema.name] and f"fn.{legacy.OPS[schema.name]}")
+                   if schema.name in legacy.OPS else "")
+
     def op_fn(*inputs: Any, **kwargs: Any) -> Any:
+        if deprecation:
+            legacy.warn(deprecation)
         return call_op(schema, inputs, kwargs)
     op_fn.__name__ = schema.name.split(".")[-1]
     op_fn.__qualname__ = schema.name
@@ -132,6 +139,7 @@ class OpClass:
     """Base of the class API (`ops.Resize(...)`; then call the instance in define_graph)."""
 
     _schema: OpSchema
+    deprecation = ""  # the warning each call gives, where DALI deprecates the class's name
 
     def __init__(self, **kwargs: Any) -> None:
         schema = self._schema
@@ -145,6 +153,8 @@ class OpClass:
         return self._schema
 
     def __call__(self, *inputs: Any, **kwargs: Any) -> Any:
+        if self.deprecation:
+            legacy.warn(self.deprecation)
         merged = {**self._kwargs, **kwargs}
         return call_op(self._schema, inputs, merged, origin=caller_origin() or self._origin)
 
@@ -158,9 +168,23 @@ def validate_args_partial(schema: OpSchema, given: dict[str, Any]) -> None:
             raise
 
 
+def class_path(schema: OpSchema) -> str:
+    """The op's class under `ops`: `readers.File`, `CropMirrorNormalize`."""
+    return ".".join([*schema.name.split(".")[:-1], schema.class_name])
+
+
 def make_class(schema: OpSchema, name: str | None = None) -> type:
-    cls = type(name or schema.class_name, (OpClass,), {"_schema": schema, "__doc__": _docstring(schema)})
-    return cls
+    """`ops.Resize`: the class API for one schema, under its class name or the old name `name` (a
+    path under `ops` for the old names that live in a namespace); its calls warn where DALI
+    deprecates that name or the op (ops/legacy.py)."""
+    attrs: dict[str, Any] = {"_schema": schema, "__doc__": _docstring(schema)}
+    old = name or class_path(schema)
+    if schema.name in legacy.OPS:
+        new = legacy.OPS[schema.name]
+        attrs["deprecation"] = legacy.message(f"ops.{old}", new and f"ops.{class_path(lookup(new))}")
+    elif name in legacy.DEPRECATED_CLASSES or name in legacy.CLASSES:
+        attrs["deprecation"] = legacy.message(f"ops.{old}", f"ops.{class_path(schema)}")
+    return type(old.split(".")[-1], (OpClass,), attrs)
 
 
 def _docstring(schema: OpSchema) -> str:

@@ -1,10 +1,19 @@
 """DALI's deprecated spellings of ops that still run in DALI 2.4 code: `fn.file_reader`,
 `fn.image_decoder`, `fn.uniform`, `fn.experimental.decoders.image`, `ops.NormalDistribution`...
-Each is the current op under its old name (and warns once that it is deprecated, as DALI does).
-Top-level class names (`ops.FileReader`) are the schemas' `legacy_names`; this table holds the
-functional names and the class names that live in a namespace. DALI's `hidden.*` names are its
-internals, not API, and are left out."""
+Each is the current op under its old name. Top-level class names (`ops.FileReader`) are the
+schemas' `legacy_names`; this table holds the functional names and the class names that live in a
+namespace. DALI's `hidden.*` names are its internals, not API, and are left out.
+
+As in DALI 2.4, every call made through a deprecated name (these, `DEPRECATED_CLASSES`, and the ops
+of `OPS`, which DALI deprecates under their own name) gives a DeprecationWarning, when the op is
+added to the graph (not when the pipeline is built), each time, shown whatever filters hide
+DeprecationWarnings by default. Calls made by torch_dali itself through a current name (`.shape()`
+adds a `shapes` node) give none."""
 from __future__ import annotations
+
+import os
+import sys
+import warnings
 
 # old functional name -> current op
 FN = {
@@ -30,3 +39,37 @@ CLASSES = {
     "experimental.PeekImageShape": "peek_image_shape", "NormalDistribution": "random.normal",
     "experimental.AudioResample": "audio_resample",
 }
+
+# ops DALI 2.4 deprecates under their own name -> the op to use instead ("": none named)
+OPS = {
+    "experimental.tensor_resize": "tensor_resize", "experimental.filter": "filter",
+    "experimental.equalize": "equalize", "experimental.debayer": "debayer",
+    "fast_resize_crop_mirror": "resize_crop_mirror", "ssd_random_crop": "random_bbox_crop",
+    "shapes": "", "readers.sequence": "",
+}
+# the schemas' top-level legacy class names that DALI 2.4 deprecates (the others, `ops.PythonFunction`,
+# `ops.ExternalSource`, `ops.PeekImageShape`, are current names there)
+DEPRECATED_CLASSES = frozenset({
+    "AudioDecoder", "COCOReader", "Caffe2Reader", "CaffeReader", "CoinFlip", "FastResizeCropMirror", "FileReader",
+    "ImageDecoder", "ImageDecoderCrop", "ImageDecoderRandomCrop", "ImageDecoderSlice", "MXNetReader",
+    "NemoAsrReader", "NormalDistribution", "NumpyReader", "SequenceReader", "TransformTranslation", "Uniform",
+})
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def message(old: str, new: str) -> str:
+    """The warning for a call through `old` (`fn.file_reader`); `new` the name to use, or ""."""
+    return f"{old} is deprecated in DALI; use {new}" if new else f"{old} is deprecated in DALI"
+
+
+def warn(msg: str) -> None:
+    """One call through a deprecated name: a DeprecationWarning pointing at the caller's line (the
+    first frame outside torch_dali), shown at every call as DALI's is (its own "default" filter, set
+    afresh each time, so no earlier call or filter hides it)."""
+    level, f = 2, sys._getframe(1)
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR):
+        f, level = f.f_back, level + 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.warn(msg, DeprecationWarning, stacklevel=level)

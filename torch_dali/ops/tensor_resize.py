@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import warnings
 from typing import Any
 
 import torch
@@ -46,9 +45,6 @@ class TensorResize(BatchShapeOp):
             raise ArgumentError(f"{self.name}: `axes` and `axis_names` are mutually exclusive; give one")
         dt = self.args.get("dtype")
         self.dtype = None if dt is None else types.to_torch_dtype(dt)
-        if self.node.schema.name.startswith("experimental."):
-            warnings.warn("experimental.tensor_resize is deprecated; use tensor_resize", DeprecationWarning,
-                          stacklevel=2)
 
     def output_layout(self, index: int) -> str | None:
         return None  # the input's
@@ -105,12 +101,7 @@ class TensorResize(BatchShapeOp):
 
 
 class FastResizeCropMirror(ResizeCropMirror):
-    """resize_crop_mirror under DALI's deprecated name."""
-
-    def setup(self) -> None:
-        super().setup()
-        warnings.warn("fast_resize_crop_mirror is deprecated; use resize_crop_mirror", DeprecationWarning,
-                      stacklevel=2)
+    """resize_crop_mirror under DALI's deprecated name (its calls warn: ops/legacy.py)."""
 
 
 _ARGS = (
