@@ -7,6 +7,7 @@ from __future__ import annotations
 import torch
 
 from . import __version__ as _version
+from . import types  # noqa: F401 - DALI's `backend_impl.types`: the type enums
 from .tensor_list import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU  # noqa: F401
 
 

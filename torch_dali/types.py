@@ -105,6 +105,16 @@ NO_TYPE, STRING, FEATURE, PYTHON_OBJECT = (DALIDataType.NO_TYPE, DALIDataType.ST
 IMAGE_TYPE, DATA_TYPE, INTERP_TYPE, TENSOR_LAYOUT = (DALIDataType.IMAGE_TYPE, DALIDataType.DATA_TYPE,
                                                      DALIDataType.INTERP_TYPE, DALIDataType.TENSOR_LAYOUT)
 
+# DALI's backend names the class `.dtype` values belong to `_DALIDataType` (a DALIDataType whose call
+# warns); here `.dtype` values are plain DALIDataType members, so both names are the one class.
+_DALIDataType = DALIDataType
+
+# The element types DALI groups by kind, in DALI's order (its tests iterate `types._all_types`).
+_bool_types = [BOOL]
+_int_types = [INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64]
+_float_types = [FLOAT16, FLOAT, FLOAT64]
+_all_types = _bool_types + _int_types + _float_types
+
 
 class TensorLayout(str):
     """A layout such as "HWC": a string (DALI has a class of its own; a str subclass compares equal
