@@ -1,9 +1,11 @@
-"""DALI's `backend_impl` names, as DALI 2.4 has them: `backend.types` (the type enums,
-`_DALIDataType`) and `types._all_types`."""
+"""DALI's `backend_impl` names and its batch-from-a-list rules, as DALI 2.4 behaves on the CPU:
+`backend.types` (the type enums, `_DALIDataType`), `types._all_types`, and `TensorListCPU([...])`
+refusing samples of different element types, dimensions or layouts with a TypeError."""
 import numpy as np
+import pytest
 
 from torch_dali import backend, fn, pipeline_def, types
-from torch_dali.backend import TensorCPU
+from torch_dali.backend import TensorCPU, TensorListCPU
 
 
 def test_backend_types_is_the_type_module() -> None:
@@ -26,3 +28,29 @@ def test_external_source_takes_a_backend_dtype() -> None:
     p = pipe()
     p.build()
     assert p.run()[0].dtype == types.INT8
+
+
+def _t(shape, dtype=np.float32, layout=None):
+    return TensorCPU(np.zeros(shape, dtype), layout)
+
+
+def test_batch_from_a_list_takes_the_first_sample_layout() -> None:
+    assert TensorListCPU([_t((1, 2), layout="AB"), _t((1, 2), layout="AB")]).layout() == "AB"
+    assert TensorListCPU([_t((1, 2), layout="AB"), _t((1, 2))]).layout() == "AB"
+    assert TensorListCPU([_t((1, 2), layout="AB"), _t((1, 2), layout="AB")], "XY").layout() == "XY"
+    assert TensorListCPU([np.zeros((1, 2)), np.zeros((3, 4))]).shape() == [(1, 2), (3, 4)]
+    assert len(TensorListCPU([])) == 0
+
+
+@pytest.mark.parametrize("samples", [
+    [_t(1), _t(1, np.int8)],                                  # element types differ
+    [np.zeros(1, np.float32), np.zeros(1, np.uint8)],
+    [np.zeros((1, 2)), np.zeros(1)],                          # dimensions differ
+    [_t((1, 2), layout="AB"), _t((1, 2), layout="CD")],       # layouts differ
+    [_t((1, 2)), _t((1, 2), layout="AB")],                    # a layout the first sample lacks
+])
+def test_batch_from_a_list_refuses_unlike_samples(samples) -> None:
+    with pytest.raises(TypeError, match="sample 1"):
+        TensorListCPU(samples)
+    with pytest.raises(TypeError, match="sample 1"):
+        TensorListCPU(samples, "XY")

@@ -342,6 +342,25 @@ def _with_layout(t: torch.Tensor, cls: type[TensorCPU], layout: str) -> TensorCP
     return out
 
 
+def _alike_samples(name: str, samples: list[torch.Tensor], given: Sequence[Any]) -> str:
+    """Checks that the samples of a batch built from a list share the element type, the number of
+    dimensions and (where a sample has one) the layout, as DALI does; returns the first sample's
+    layout, the batch's when none is given."""
+    if not samples:
+        return ""
+    layouts = [x.dali_layout() if isinstance(x, TensorCPU) else "" for x in given]
+    first = samples[0]
+    for i, t in enumerate(samples[1:], 1):
+        if t.dtype != first.dtype:
+            raise ArgumentTypeError(f"{name}: the samples of a batch share one element type; sample {i} "
+                                    f"is {t.dtype}, sample 0 {first.dtype}")
+        if t.dim() != first.dim() or (layouts[i] and layouts[i] != layouts[0]):
+            raise ArgumentTypeError(f"{name}: sample {i} (shape {tuple(t.shape)}, layout {layouts[i]!r}) does "
+                                    f"not fit a batch whose sample 0 has {first.dim()} dimensions and "
+                                    f"layout {layouts[0]!r}")
+    return layouts[0]
+
+
 class _DaliTensorList(TensorList):
     """What DALI's TensorListCPU and TensorListGPU share (they are unrelated classes in DALI, so
     `isinstance(x, TensorListCPU)` does not hold for a device batch here either)."""
@@ -354,7 +373,9 @@ class _DaliTensorList(TensorList):
             dense, samples = data._dense, data._samples
             super().__init__(dense if dense is not None else list(samples or []), layout or data.layout())
         elif isinstance(data, (list, tuple)):
-            super().__init__([_from_user(x, f"{name}, sample {i}") for i, x in enumerate(data)], layout or "")
+            samples = [_from_user(x, f"{name}, sample {i}") for i, x in enumerate(data)]
+            own = _alike_samples(name, samples, data)
+            super().__init__(samples, layout or own)
         else:
             t = _from_user(data, name)
             if t.dim() == 0:
