@@ -54,3 +54,40 @@ def test_batch_from_a_list_refuses_unlike_samples(samples) -> None:
         TensorListCPU(samples)
     with pytest.raises(TypeError, match="sample 1"):
         TensorListCPU(samples, "XY")
+
+
+# -- backend.GetSchema -------------------------------------------------------------------------------
+
+def test_get_schema_answers_as_dali_does() -> None:
+    """Every op both have: state, input counts and input devices as DALI 2.4 answers them
+    (tests/reference/schema_api.json, written by tests/reference/schema_api.py under DALI)."""
+    import json
+
+    from tests.reference.schema_api import STORED, describe
+    stored = json.loads(STORED.read_text())
+    compared = 0
+    for name, want in stored.items():
+        schema = backend.TryGetSchema(name)
+        if schema is None:
+            continue
+        assert describe(schema) == want, name
+        compared += 1
+    assert compared > 100
+
+
+def test_get_schema_by_function_and_by_legacy_name() -> None:
+    assert backend.GetSchema(fn.readers.file._schema_name).Name() == "readers__File"
+    assert backend.GetSchema(fn.python_function._schema_name).IsStateful()
+    assert not backend.GetSchema(fn.decoders.image._schema_name).IsStateful()
+    old = backend.GetSchema("FileReader")
+    assert old.IsDeprecated() and old.DeprecatedInFavorOf() == "readers__File"
+    assert backend.TryGetSchema("NoSuchOp") is None
+    with pytest.raises(KeyError):
+        backend.GetSchema("NoSuchOp")
+    shapes = backend.GetSchema("Shapes")  # a metadata op: reads its input where it is
+    assert [shapes.GetInputDevice(0, d, None) for d in (None, "cpu", "gpu")] == [None, "cpu", "gpu"]
+    assert shapes.GetInputDevice(0, None, "gpu") == "gpu"
+    resize = backend.GetSchema("Resize")
+    assert resize.HasArgument("resize_x") and resize.IsTensorArgument("resize_x")
+    assert resize.HasArgument("seed") and not resize.HasArgument("device")
+    assert resize.OperatorName() == "Resize" and backend.GetSchema("readers__File").ModulePath() == ["readers"]

@@ -9,6 +9,8 @@ import torch
 from . import __version__ as _version
 from . import types  # noqa: F401 - DALI's `backend_impl.types`: the type enums
 from .tensor_list import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU  # noqa: F401
+from .ops.dali_schema import DaliSchema as OpSchema, get_schema as GetSchema  # noqa: F401
+from .ops.dali_schema import try_get_schema as TryGetSchema  # noqa: F401
 
 
 def _cuda_int(v: str | None) -> int:

@@ -8,6 +8,7 @@ import functools
 from typing import Any, Callable
 
 from . import ops as _ops  # noqa: F401 - registers every schema
+from .ops._naming import class_for as _class_for, dali_schema_name as _dali_schema_name
 from .ops._naming import schema_name as _schema_name_of, to_snake_case as _to_snake_case  # noqa: F401
 from .ops._registry import all_schemas as _all_schemas, make_function as _make_function
 from .ops._schema import plain_inputs as _plain_inputs, plain_kwargs as _plain_kwargs
@@ -42,7 +43,7 @@ def _generate() -> None:
             setattr(target, parts[-1], external_source)
             continue
         f = _plain(_make_function(schema), schema.display_name())
-        f._schema_name = _schema_name_of(parts[:-1], _class_for(parts[-1], schema.class_name))  # type: ignore
+        f._schema_name = _dali_schema_name(schema.name, schema.class_name)  # type: ignore
         setattr(target, parts[-1], f)
 
 
@@ -87,16 +88,6 @@ def _generate_legacy() -> None:
         f = _deprecated(target, old, new)
         f._schema_name = _schema_name_of(parts[:-1], _legacy_class(parts[-1], new))  # type: ignore[attr-defined]
         setattr(_space(this, parts[:-1]), parts[-1], f)
-
-
-def _class_for(fn_name: str, *candidates: str) -> str:
-    """The class part of the `_schema_name` DALI gives the function `fn_name`: the first candidate
-    class name whose snake case is `fn_name` (so `ops._op_name` gives the function's path back, as
-    in DALI), else the CamelCase of `fn_name`."""
-    for name in candidates:
-        if _to_snake_case(name) == fn_name:
-            return name
-    return "".join(p[:1].upper() + p[1:] for p in fn_name.split("_"))
 
 
 def _legacy_class(old: str, new: str) -> str:

@@ -36,3 +36,20 @@ def op_name(op_schema_name: str, api: str = "fn") -> str:
         raise ValueError(f"_op_name: `api` must be 'fn' or 'ops', got {api!r}")
     *namespace, cls = op_schema_name.split("__")
     return ".".join([*namespace, to_snake_case(cls) if api == "fn" else cls])
+
+
+def class_for(fn_name: str, *candidates: str) -> str:
+    """The class part of the schema name DALI gives the function `fn_name`: the first candidate
+    class name whose snake case is `fn_name` (so `op_name` gives the function's path back, as in
+    DALI), else the CamelCase of `fn_name`."""
+    for name in candidates:
+        if to_snake_case(name) == fn_name:
+            return name
+    return "".join(p[:1].upper() + p[1:] for p in fn_name.split("_"))
+
+
+def dali_schema_name(path: str, class_name: str) -> str:
+    """DALI's schema name of the op at functional `path` (`readers.file` -> `readers__File`) whose
+    class is `class_name`."""
+    *namespace, fn_name = path.split(".")
+    return schema_name(namespace, class_for(fn_name, class_name))

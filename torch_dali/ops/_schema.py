@@ -68,6 +68,11 @@ class OpSchema:
     random: bool = False
     output_layout: str = ""
     input_devices: str = "same"  # "same": inputs on the op's device; "cpu": always CPU (mixed ops)
+    # Where DALI's schema lets an input be, per input position, where it differs from
+    # `input_devices` ("" where it does not): "cpu" (the CPU only), "cpu_or_same" (the CPU or the
+    # op's device), "any" (either: only its shape or metadata is read). What
+    # `backend.GetSchema(...).GetInputDevice` reports; inputs are moved as `input_devices` says.
+    input_kinds: tuple[str, ...] = ()
     class_name_override: str = ""  # where DALI's class name is not the CamelCase of the fn name
     _by_name: dict[str, Arg] = field(default_factory=dict, compare=False, repr=False)
 

@@ -333,5 +333,6 @@ _FILTER_ARGS = (
 for _name in ("filter", "experimental.filter"):  # DALI keeps the experimental name as an alias
     register(OpSchema(
         name=_name, impl=Filter, min_inputs=2, max_inputs=3, args=_FILTER_ARGS,
+        input_kinds=("", "cpu_or_same", "cpu_or_same"),
         doc="Correlates 2-D (or 3-D) samples with a per-sample filter (input 1) placed at `anchor`; "
             "input 2 is the fill value of the constant border."))

@@ -174,7 +174,8 @@ def _shape_arg() -> Arg:
                check=non_negative)
 
 
-_COMMON = dict(min_inputs=0, max_inputs=1, random=True, devices=("cpu", "gpu"))
+# the optional input gives only the shape: DALI takes it from either device
+_COMMON = dict(min_inputs=0, max_inputs=1, random=True, devices=("cpu", "gpu"), input_kinds=("any",))
 
 register(OpSchema(
     name="random.uniform", impl=Uniform, legacy_names=("Uniform",), **_COMMON,

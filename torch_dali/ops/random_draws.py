@@ -149,7 +149,7 @@ def _shape_arg() -> Arg:
 
 
 register(OpSchema(
-    name="random.beta", impl=Beta, devices=("cpu",), min_inputs=0, max_inputs=1, random=True,
+    name="random.beta", impl=Beta, devices=("cpu",), min_inputs=0, max_inputs=1, random=True, input_kinds=("any",),
     doc="Beta-distributed numbers in [0, 1]. An optional input (shape_like) gives the output shape.",
     args=(Arg("alpha", "float", 1.0, "the alpha parameter (a positive float32)", tensor=True),
           Arg("beta", "float", 1.0, "the beta parameter (a positive float32)", tensor=True),
@@ -158,6 +158,7 @@ register(OpSchema(
 ))
 register(OpSchema(
     name="random.choice", impl=Choice, devices=("cpu",), min_inputs=1, max_inputs=2, random=True,
+    input_kinds=("", "any"),
     doc="Random picks among the elements of `a` (its outer dimension), or of range(a) for a scalar "
         "integer `a`, with probabilities `p`. An optional second input (shape_like) gives the output shape.",
     args=(Arg("p", "floats", None, "probability of each element, or one for all (default: uniform)",

@@ -194,7 +194,7 @@ class Slice(Operator):
 
 
 register(OpSchema(
-    name="slice", impl=Slice, min_inputs=1, max_inputs=3,
+    name="slice", impl=Slice, min_inputs=1, max_inputs=3, input_kinds=("", "cpu_or_same", "cpu_or_same"),
     doc="Cuts a window from any tensor: named start/end/shape (absolute, or rel_* relative) or "
         "positional (anchor, shape) inputs; axes by `axis_names` or `axes` (default [1, 0]: W, H of an "
         "HWC image).",

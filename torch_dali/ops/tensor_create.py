@@ -158,10 +158,10 @@ register(OpSchema(name="full", impl=Full, min_inputs=1, max_inputs=1, devices=("
                   doc="A tensor of `shape` filled with the input (`fill_value`, broadcast NumPy-style); its type "
                       "is the input's.", args=(_SHAPE, _LAYOUT)))
 for _name, _impl in (("zeros_like", ZerosLike), ("ones_like", OnesLike)):
-    register(OpSchema(name=_name, impl=_impl, min_inputs=1, max_inputs=1, devices=("cpu",),
+    register(OpSchema(name=_name, impl=_impl, min_inputs=1, max_inputs=1, devices=("cpu",), input_kinds=("any",),
                       doc=f"{_name.split('_')[0].capitalize()} with the input's shape, type (or `dtype`) and "
                           "layout.", args=(Arg("dtype", "dtype", None, "the element type (default: the input's)"),)))
-register(OpSchema(name="full_like", impl=FullLike, min_inputs=2, max_inputs=2, devices=("cpu",),
+register(OpSchema(name="full_like", impl=FullLike, min_inputs=2, max_inputs=2, devices=("cpu",), input_kinds=("any",),
                   doc="The second input (`fill_value`, broadcast) with the first input's shape and layout."))
 
 

@@ -154,12 +154,15 @@ _RESHAPE_ARGS = (
     Arg("layout", "layout", None, "the output layout (default: the input's if the dimensions match)"),
 )
 register(OpSchema(name="reshape", impl=Reshape, min_inputs=1, max_inputs=2, devices=("cpu", "gpu"),
+                  input_kinds=("", "cpu"),
                   doc="The input with another shape and/or layout; the data are not copied.",
                   args=_RESHAPE_ARGS))
 register(OpSchema(name="reinterpret", impl=Reshape, min_inputs=1, max_inputs=2, devices=("cpu", "gpu"),
+                  input_kinds=("", "cpu"),
                   doc="The input's bytes seen as another type, shape and/or layout; the data are not copied.",
                   args=_RESHAPE_ARGS + (Arg("dtype", "dtype", None, "the output element type (same bytes)"),)))
 register(OpSchema(name="cast_like", impl=CastLike, min_inputs=2, max_inputs=2, devices=("cpu", "gpu"),
+                  input_kinds=("", "any"),
                   doc="Casts the first input to the type of the second (float to integer rounds and saturates)."))
 
 

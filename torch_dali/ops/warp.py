@@ -382,7 +382,7 @@ register(OpSchema(
     )),
 ))
 register(OpSchema(
-    name="warp_affine", impl=WarpAffine, max_inputs=2,
+    name="warp_affine", impl=WarpAffine, max_inputs=2, input_kinds=("", "cpu_or_same"),
     doc="Applies an affine transform (HWC, FHWC, DHWC, FDHWC): output pixel p (its centre) takes the "
         "input at matrix @ (p, 1), with (0, 0) the corner of the first pixel.",
     args=_common((
