@@ -91,3 +91,32 @@ def test_get_schema_by_function_and_by_legacy_name() -> None:
     assert resize.HasArgument("resize_x") and resize.IsTensorArgument("resize_x")
     assert resize.HasArgument("seed") and not resize.HasArgument("device")
     assert resize.OperatorName() == "Resize" and backend.GetSchema("readers__File").ModulePath() == ["readers"]
+
+
+# -- DLPack capsules and reinterpret ------------------------------------------------------------------
+
+def test_sample_from_a_dlpack_capsule_shares_the_memory() -> None:
+    a = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
+    t = TensorCPU(a.__dlpack__())
+    assert t.shape() == [2, 3] and t.data_ptr() == a.ctypes.data
+    again = TensorCPU(t.__dlpack__())
+    assert again.data_ptr() == t.data_ptr() and again.dtype == types.INT32
+    assert TensorListCPU(a.__dlpack__()).shape() == [(3,), (3,)]
+
+
+def test_reinterpret_in_place() -> None:
+    t = TensorCPU(np.array([0x3F800000, 0x3FC00000, 0x40000000], np.int32))
+    t.reinterpret(types.UINT32)
+    assert t.dtype == types.UINT32 and type(t) is TensorCPU
+    t.reinterpret(types.FLOAT)
+    np.testing.assert_array_equal(np.array(t), np.float32([1.0, 1.5, 2.0]))
+    tl = TensorListCPU(np.array([[1, 2, 3], [5, 6, 7]], np.int32), "X")
+    tl.reinterpret(types.UINT32)
+    assert tl.dtype == types.UINT32 and tl.layout() == "X" and tl[1].dtype == types.UINT32
+    ragged = TensorListCPU([np.zeros(2, np.int16), np.zeros(3, np.int16)])
+    ragged.reinterpret(types.FLOAT16)
+    assert [s.dtype for s in ragged] == [types.FLOAT16] * 2
+    for x in (t, tl):  # another element size: a RuntimeError, as in DALI
+        for other in (types.UINT16, types.FLOAT64):
+            with pytest.raises(RuntimeError, match="different element size"):
+                x.reinterpret(other)

@@ -16,39 +16,7 @@ import torch
 
 from . import types
 from .errors import ArgumentError, ArgumentTypeError
-
-
-def from_numpy(x: np.ndarray) -> torch.Tensor:
-    """A NumPy array as a torch tensor, sharing memory where torch can: read-only arrays and
-    negative strides are copied; NumPy's second names of a type (`np.ulonglong` beside `np.uint64`,
-    which torch does not know) are viewed as the first."""
-    if not x.flags.writeable:
-        x = x.copy()  # torch tensors are writable; never alias read-only memory
-    canonical = np.dtype(x.dtype.str) if x.dtype.kind in "biuf" else x.dtype
-    if canonical != x.dtype or canonical.char != x.dtype.char:
-        x = x.view(canonical)
-    try:
-        return torch.from_numpy(x)
-    except ValueError:  # negative strides
-        return torch.from_numpy(np.ascontiguousarray(x).copy())
-
-
-def _from_user(x: Any, where: str) -> torch.Tensor:
-    """One array-like (NumPy, torch, DLPack, TensorCPU, scalar) as a torch tensor, sharing memory
-    where it can (read-only NumPy arrays are copied: torch tensors are writable)."""
-    if isinstance(x, torch.Tensor):
-        return x if type(x) is torch.Tensor else x.as_subclass(torch.Tensor)
-    if isinstance(x, np.ndarray):
-        if x.dtype == object:
-            raise ArgumentTypeError(f"{where}: got a NumPy array of Python objects; give numbers")
-        return from_numpy(x)
-    if isinstance(x, (bool, int, float, np.generic)):
-        return torch.from_numpy(np.asarray(x))
-    if hasattr(x, "__dlpack__"):
-        return torch.from_dlpack(x)
-    if hasattr(x, "__array__") or isinstance(x, (list, tuple)):
-        return _from_user(np.asarray(x), where)
-    raise ArgumentTypeError(f"{where}: cannot make a tensor out of {type(x).__name__}")
+from .tensor_input import from_user, reinterpreted
 
 
 class TensorList:
@@ -174,6 +142,13 @@ class TensorList:
             self._dense = torch.stack(self.samples) if self.samples else torch.empty(0)
         return self._dense
 
+    def reinterpret(self, dtype: Any) -> None:
+        """DALI's `reinterpret`: the batch's bytes, in place, as elements of `dtype` of the same size."""
+        if self._dense is not None:
+            self._dense, self._samples = reinterpreted(self._dense, dtype), None
+        elif self._samples:
+            self._samples[:] = [reinterpreted(t, dtype) for t in self._samples]
+
     def as_reshaped_tensor(self, shape: Sequence[int]) -> torch.Tensor:
         """The batch as one tensor of `shape` (its element count must match)."""
         return self.as_tensor().reshape([int(s) for s in shape])
@@ -269,7 +244,7 @@ class TensorCPU(torch.Tensor):
     __torch_function__ = torch._C._disabled_torch_function_impl
 
     def __new__(cls, data: Any = None, layout: str | None = None) -> "TensorCPU":
-        t = torch.empty(0) if data is None else _from_user(data, cls.__name__)
+        t = torch.empty(0) if data is None else from_user(data, cls.__name__)
         out = t.as_subclass(cls)
         if layout and len(layout) != out.dim():
             raise ArgumentError(f"{cls.__name__}: layout {layout!r} has {len(layout)} dimensions, the data "
@@ -323,6 +298,10 @@ class TensorCPU(torch.Tensor):
     def copy_to_external(self, ptr: Any, *args: Any, **kwargs: Any) -> None:
         _copy_to(self, ptr)
 
+    def reinterpret(self, dtype: Any) -> None:
+        """DALI's `reinterpret`: this sample's bytes, in place, as elements of `dtype` of the same size."""
+        self.data = reinterpreted(self.as_subclass(torch.Tensor), dtype)
+
 
 class TensorGPU(TensorCPU):
     """A device sample as `out[i]` gives it; `as_cpu()` copies it to the host."""
@@ -373,11 +352,11 @@ class _DaliTensorList(TensorList):
             dense, samples = data._dense, data._samples
             super().__init__(dense if dense is not None else list(samples or []), layout or data.layout())
         elif isinstance(data, (list, tuple)):
-            samples = [_from_user(x, f"{name}, sample {i}") for i, x in enumerate(data)]
+            samples = [from_user(x, f"{name}, sample {i}") for i, x in enumerate(data)]
             own = _alike_samples(name, samples, data)
             super().__init__(samples, layout or own)
         else:
-            t = _from_user(data, name)
+            t = from_user(data, name)
             if t.dim() == 0:
                 raise ArgumentError(f"{name}: a batch needs a leading sample dimension, got a scalar")
             super().__init__(t, layout or "")

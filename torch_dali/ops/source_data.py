@@ -10,7 +10,8 @@ import numpy as np
 import torch
 
 from ..errors import DataError
-from ..tensor_list import TensorCPU, TensorList, from_numpy, plain
+from ..tensor_input import from_numpy
+from ..tensor_list import TensorCPU, TensorList, plain
 
 
 def describe(x: Any) -> str:
