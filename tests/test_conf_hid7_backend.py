@@ -120,3 +120,25 @@ def test_reinterpret_in_place() -> None:
         for other in (types.UINT16, types.FLOAT64):
             with pytest.raises(RuntimeError, match="different element size"):
                 x.reinterpret(other)
+
+
+# -- sample properties and the copy to the device ----------------------------------------------------
+
+def test_sample_properties_and_set_layout() -> None:
+    t = _t((2, 3), layout="AB")
+    assert t.get_property("layout") == "AB" and t.get_property("source_info") is None
+    assert _t(2).get_property("layout") is None and t.get_property("no_such_key") is None
+    t.set_layout("XY")
+    assert t.layout() == "XY"
+    with pytest.raises(ValueError):
+        t.set_layout("XYZ")
+
+
+def test_as_gpu_keeps_data_and_layout() -> None:
+    from torch_dali.backend import TensorGPU, TensorListGPU
+    g = _t((2, 3), layout="AB")._as_gpu()
+    assert type(g) is TensorGPU and g.layout() == "AB"
+    np.testing.assert_array_equal(np.array(g.as_cpu()), np.zeros((2, 3), np.float32))
+    tl = TensorListCPU(np.arange(6).reshape(2, 3), "X")._as_gpu()
+    assert type(tl) is TensorListGPU and tl.layout() == "X" and tl.shape() == [(3,), (3,)]
+    np.testing.assert_array_equal(tl.as_cpu().as_array(), np.arange(6).reshape(2, 3))

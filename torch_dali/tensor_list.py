@@ -302,6 +302,21 @@ class TensorCPU(torch.Tensor):
         """DALI's `reinterpret`: this sample's bytes, in place, as elements of `dtype` of the same size."""
         self.data = reinterpreted(self.as_subclass(torch.Tensor), dtype)
 
+    def get_property(self, key: str) -> str | None:
+        """DALI's sample properties by name: "layout", "source_info" (None where unset or unknown)."""
+        value = {"layout": self.dali_layout(), "source_info": self.source_info()}.get(key)
+        return value or None
+
+    def set_layout(self, layout: str | None) -> None:
+        if layout and len(layout) != self.dim():
+            raise ArgumentError(f"set_layout: layout {layout!r} has {len(layout)} dimensions, the sample {self.dim()}")
+        self._dali_layout = layout or ""
+
+    def _as_gpu(self) -> "TensorGPU":
+        """DALI's copy to the device (the data stay on the host without CUDA, as TensorListGPU's)."""
+        t = self.as_subclass(torch.Tensor)
+        return _with_layout(t.cuda() if torch.cuda.is_available() else t, TensorGPU, self.dali_layout())
+
 
 class TensorGPU(TensorCPU):
     """A device sample as `out[i]` gives it; `as_cpu()` copies it to the host."""
@@ -389,6 +404,12 @@ class _DaliTensorList(TensorList):
     def as_tensor(self) -> TensorCPU:
         """The batch as one tensor (as TensorList's), as DALI's class: `as_tensor().as_cpu()`."""
         return _with_layout(TensorList.as_tensor(self), self._sample_cls, "")
+
+    def _as_gpu(self) -> "TensorListGPU":
+        """DALI's copy to the device (without CUDA the data stay on the host)."""
+        out = TensorListGPU(self, self._layout)
+        out._sources = self._sources
+        return out
 
     @classmethod
     def from_dlpack_list(cls, items: Sequence[Any], layout: str | None = None) -> "_DaliTensorList":
