@@ -142,3 +142,13 @@ def test_as_gpu_keeps_data_and_layout() -> None:
     tl = TensorListCPU(np.arange(6).reshape(2, 3), "X")._as_gpu()
     assert type(tl) is TensorListGPU and tl.layout() == "X" and tl.shape() == [(3,), (3,)]
     np.testing.assert_array_equal(tl.as_cpu().as_array(), np.arange(6).reshape(2, 3))
+
+
+def test_batch_from_a_list_refuses_the_other_device_class() -> None:
+    from torch_dali.backend import TensorListGPU
+    cpu, gpu = _t(1), _t(1)._as_gpu()
+    with pytest.raises(TypeError, match="sample 1"):
+        TensorListCPU([cpu, gpu])
+    with pytest.raises(TypeError, match="sample 1"):
+        TensorListGPU([gpu, cpu])
+    assert len(TensorListGPU([gpu, gpu])) == 2 and len(TensorListCPU([cpu, np.zeros(1, np.float32)])) == 2

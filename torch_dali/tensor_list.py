@@ -367,6 +367,10 @@ class _DaliTensorList(TensorList):
             dense, samples = data._dense, data._samples
             super().__init__(dense if dense is not None else list(samples or []), layout or data.layout())
         elif isinstance(data, (list, tuple)):
+            for i, x in enumerate(data):  # DALI's samples of the other device's class are refused
+                if isinstance(x, TensorCPU) and isinstance(x, TensorGPU) != (self._sample_cls is TensorGPU):
+                    raise ArgumentTypeError(f"{name}: sample {i} is a {type(x).__name__}; a {name} is made of "
+                                            f"{self._sample_cls.__name__}s (use as_cpu() or _as_gpu())")
             samples = [from_user(x, f"{name}, sample {i}") for i, x in enumerate(data)]
             own = _alike_samples(name, samples, data)
             super().__init__(samples, layout or own)
