@@ -152,3 +152,27 @@ def test_batch_from_a_list_refuses_the_other_device_class() -> None:
     with pytest.raises(TypeError, match="sample 1"):
         TensorListGPU([gpu, cpu])
     assert len(TensorListGPU([gpu, gpu])) == 2 and len(TensorListCPU([cpu, np.zeros(1, np.float32)])) == 2
+
+
+# -- the rest of backend_impl's module-level names ---------------------------------------------------
+
+def test_registered_ops_and_buffer_policy() -> None:
+    cpu = backend.RegisteredCPUOps()
+    assert {"Resize", "readers__File", "FileReader", "ExternalSource"} <= set(cpu)
+    assert "decoders__Image" in backend.RegisteredMixedOps() and "Resize" in backend.RegisteredGPUOps()
+    assert "readers__File" not in backend.RegisteredGPUOps()
+    assert backend.tfrecord.int64 == 0 and backend.tfrecord.FixedLenFeature
+    # DALI 2.4's defaults and ranges: shrink threshold in [0, 1], growth factors in [1, 4]
+    assert backend.GetHostBufferShrinkThreshold() == 0.5 and backend.GetHostBufferGrowthFactor() == 1.1
+    try:
+        backend.SetBufferGrowthFactor(2)
+        assert backend.GetHostBufferGrowthFactor() == backend.GetDeviceBufferGrowthFactor() == 2
+        backend.SetHostBufferShrinkThreshold(0.7)
+        assert backend.GetHostBufferShrinkThreshold() == 0.7
+        for bad in (lambda: backend.SetHostBufferShrinkThreshold(2), lambda: backend.SetBufferGrowthFactor(0.5),
+                    lambda: backend.SetDeviceBufferGrowthFactor(5)):
+            with pytest.raises(ValueError):
+                bad()
+    finally:
+        backend.SetBufferGrowthFactor(1.1)
+        backend.SetHostBufferShrinkThreshold(0.5)

@@ -7,10 +7,10 @@ from __future__ import annotations
 import torch
 
 from . import __version__ as _version
-from . import types  # noqa: F401 - DALI's `backend_impl.types`: the type enums
+from . import tfrecord, types  # noqa: F401 - DALI's `backend_impl.tfrecord` / `.types`
 from .tensor_list import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU  # noqa: F401
 from .ops.dali_schema import DaliSchema as OpSchema, get_schema as GetSchema  # noqa: F401
-from .ops.dali_schema import try_get_schema as TryGetSchema  # noqa: F401
+from .ops.dali_schema import registered_ops, try_get_schema as TryGetSchema  # noqa: F401
 
 
 def _cuda_int(v: str | None) -> int:
@@ -57,13 +57,61 @@ def RestrictPinnedMemUsage() -> bool:  # noqa: N802
     return False
 
 
+def RegisteredCPUOps(internal_ops: bool = False) -> list[str]:  # noqa: N802
+    """DALI's schema names of the ops that run on the CPU (deprecated names included)."""
+    return registered_ops("cpu")
+
+
+def RegisteredGPUOps(internal_ops: bool = False) -> list[str]:  # noqa: N802
+    return registered_ops("gpu")
+
+
+def RegisteredMixedOps(internal_ops: bool = False) -> list[str]:  # noqa: N802
+    return registered_ops("mixed")
+
+
 def _accepted(*args: object, **kwargs: object) -> None:
     """DALI allocator knobs: torch's caching allocator has no counterpart; accepted, no effect."""
 
 
-SetHostBufferShrinkThreshold = _accepted
-SetHostBufferGrowthFactor = _accepted
-SetDeviceBufferGrowthFactor = _accepted
-SetBufferGrowthFactor = _accepted
+# DALI's buffer-size policy (its defaults): kept to be read back, used by nothing here
+_buffer_policy = {"host_shrink": 0.5, "host_growth": 1.1, "device_growth": 1.1}
+
+
+def _in_range(what: str, value: float, lo: float, hi: float) -> float:
+    if not lo <= value <= hi:
+        raise ValueError(f"{what} must be in [{lo:g}, {hi:g}], got {value}")
+    return float(value)
+
+
+def SetHostBufferShrinkThreshold(ratio: float) -> None:  # noqa: N802
+    _buffer_policy["host_shrink"] = _in_range("the host buffer shrink threshold", ratio, 0, 1)
+
+
+def SetHostBufferGrowthFactor(factor: float) -> None:  # noqa: N802
+    _buffer_policy["host_growth"] = _in_range("a buffer growth factor", factor, 1, 4)
+
+
+def SetDeviceBufferGrowthFactor(factor: float) -> None:  # noqa: N802
+    _buffer_policy["device_growth"] = _in_range("a buffer growth factor", factor, 1, 4)
+
+
+def SetBufferGrowthFactor(factor: float) -> None:  # noqa: N802
+    SetHostBufferGrowthFactor(factor)
+    SetDeviceBufferGrowthFactor(factor)
+
+
+def GetHostBufferShrinkThreshold() -> float:  # noqa: N802
+    return _buffer_policy["host_shrink"]
+
+
+def GetHostBufferGrowthFactor() -> float:  # noqa: N802
+    return _buffer_policy["host_growth"]
+
+
+def GetDeviceBufferGrowthFactor() -> float:  # noqa: N802
+    return _buffer_policy["device_growth"]
+
+
 PreallocateDeviceMemory = _accepted
 PreallocatePinnedMemory = _accepted

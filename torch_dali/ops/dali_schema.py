@@ -128,3 +128,9 @@ def get_schema(name: str) -> DaliSchema:
         raise KeyError(f"no operator schema is named {name!r} (DALI's schema names look like 'Resize', "
                        "'readers__File')")
     return found
+
+
+def registered_ops(device: str) -> list[str]:
+    """DALI's schema names (current and deprecated) of the ops that run on `device` ("cpu", "gpu",
+    "mixed"), as DALI's `RegisteredCPUOps()` and its siblings list them."""
+    return sorted(name for name, (s, _) in _by_name().items() if device in s.devices)
