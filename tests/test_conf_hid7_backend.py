@@ -176,3 +176,16 @@ def test_registered_ops_and_buffer_policy() -> None:
     finally:
         backend.SetBufferGrowthFactor(1.1)
         backend.SetHostBufferShrinkThreshold(0.5)
+
+
+def test_host_sample_array_interface() -> None:
+    tl = TensorListCPU(np.arange(30, dtype=np.float64).reshape(3, 2, 5), "HW")
+    s = tl[1]
+    ai = s.__array_interface__
+    assert ai["data"] == (s.data_ptr(), False) and tuple(ai["shape"]) == (2, 5)
+    assert np.dtype(ai["typestr"]) == np.float64
+    view = np.asarray(s)
+    assert np.shares_memory(view, tl.as_array()) and view[0, 0] == 10
+    import torch
+    bf = TensorCPU(torch.ones(2, dtype=torch.bfloat16))  # NumPy has no bfloat16: `__array__` converts
+    assert not hasattr(bf, "__array_interface__") and np.array(bf).dtype == np.float32

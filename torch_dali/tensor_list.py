@@ -274,6 +274,15 @@ class TensorCPU(torch.Tensor):
         out._source_info = self.source_info()  # type: ignore[attr-defined]
         return out
 
+    @property
+    def __array_interface__(self) -> dict[str, Any]:
+        """NumPy's description of a host sample's memory (DALI's samples have one); absent (an
+        AttributeError, so NumPy uses `__array__`) for device data and types NumPy lacks."""
+        try:
+            return self.as_subclass(torch.Tensor).detach().numpy().__array_interface__
+        except (RuntimeError, TypeError):
+            raise AttributeError("__array_interface__") from None
+
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         t = self.as_subclass(torch.Tensor)
         a = (t if t.dtype != torch.bfloat16 else t.float()).numpy()
