@@ -8,7 +8,6 @@ import sys
 import threading
 import time
 import weakref
-from collections import deque
 from typing import Any
 
 import torch
@@ -17,7 +16,7 @@ from .. import _knobs
 from ..errors import PipelineError
 from .plan import Plan
 from .steps import Batch, Partial
-from .stage import Lease, Permits, Reorder, Stage, make_stages
+from .stage import OutputPermits, Permits, Reorder, Stage, make_stages
 from .watch import add_times, dump_stall, stall_dump_s, stop_timeout_s, tensor_bytes
 
 _POLL_S = 0.1  # how often a waiting consumer checks for shutdown and Ctrl-C
@@ -97,13 +96,10 @@ class Executor:
         # `depth` plus the one the consumer holds, as in DALI, not the queue plus every hand-off
         # on the way to it (each a full batch of GPU memory). Never fewer than the last stage's
         # lanes: a lane without a permit would idle.
-        # TORCH_DALI_OUTPUT_HELD_COUNTS: the batch handed out keeps a permit (one more of them) until
-        # the consumer drops its outputs (a `Lease`), or at the latest until the call after next. A
-        # `for` loop still holds the last batch while it asks for the next: without this the stage
-        # would make one more output batch in the meantime (4 alive where DALI has 3).
-        self._held_counts = self.staged and _knobs.get("TORCH_DALI_OUTPUT_HELD_COUNTS")
-        self._permits = Permits(max(self.depth, self.stages[-1].lanes) + int(self._held_counts), self._stop)
-        self._leases: deque[Lease] = deque()
+        # TORCH_DALI_OUTPUT_HELD_COUNTS: a `for` loop still holds the last batch while it asks for
+        # the next, so the stage may make one more output batch meanwhile (`OutputPermits`).
+        self._permits = OutputPermits(max(self.depth, self.stages[-1].lanes), self._stop,
+                                      self.staged and _knobs.get("TORCH_DALI_OUTPUT_HELD_COUNTS"))
         # TORCH_DALI_DECODE_PERMITS: decoded batches alive at once, from a mixed lane starting one
         # to the stage after it having read it. Without it, every lane decodes ahead while one batch
         # waits in the room and one is read: lanes + 2 decoded batches of device memory.
@@ -255,7 +251,6 @@ class Executor:
         if self._thread is None:
             self._stop.clear()
             self._permits.refill()  # nothing is in flight now
-            self._leases.clear()  # bound to the semaphore before the refill
             self._decoding.refill()
             self._thread = threading.Thread(target=self._loop, name="torch_dali-prefetch", daemon=True)
             self._thread.start()
@@ -276,17 +271,12 @@ class Executor:
             self._start()
             t0 = time.monotonic()
             dumped = False
-            while len(self._leases) > 1:  # batches before the last one: done with, dropped or not
-                self._leases.popleft().release()
+            self._permits.asking()
             while True:
                 try:
                     item = self._queue.get(timeout=_POLL_S)
-                    if self._held_counts and isinstance(item, Batch):
-                        lease = Lease(self._permits)
-                        self._leases.append(lease)
-                        lease.watch(item.outputs)
-                    elif self.staged:
-                        self._permits.give()
+                    if self.staged:
+                        self._permits.handed(item.outputs) if isinstance(item, Batch) else self._permits.give()
                     break
                 except queue.Empty:
                     if self._thread is not None and not self._thread.is_alive() and self._queue.empty():
@@ -305,7 +295,8 @@ class Executor:
                 raise item
             batch = item
         self._handed += 1
-        self._hand_off(batch)
+        if batch.event is not None:
+            batch.hand_to(torch.cuda.current_stream(self.plan.cuda))
         return batch
 
     def schedule_count(self) -> int:
@@ -379,17 +370,6 @@ class Executor:
         self._close_on_exit = True
         if not quiet:
             print(self._abandoned, file=sys.stderr, flush=True)
-
-    def _hand_off(self, batch: Batch) -> None:
-        """The consumer's stream waits for the batch; its memory stays reserved for that stream."""
-        if batch.event is None:
-            return
-        consumer = torch.cuda.current_stream(self.plan.cuda)
-        consumer.wait_event(batch.event)
-        for tl in batch.outputs:
-            if tl.is_cuda:
-                for t in ([tl.dense] if tl.dense is not None else tl.samples):
-                    t.record_stream(consumer)
 
     def stage_stats(self) -> dict[str, dict[str, float]]:
         """Per stage lane of the staged executor ("cpu.0", "mixed.1", "gpu.0"), since the first

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections import deque
 from typing import Any
 
 from .. import _knobs
@@ -151,6 +152,36 @@ class Lease:
                 return
             self._done = True
         self._give()
+
+
+class OutputPermits(Permits):
+    """The last stage's permits: it takes one before making a batch; the consumer's taking the
+    batch gives it back (`handed`), or, with `held` (TORCH_DALI_OUTPUT_HELD_COUNTS), the batch
+    keeps it in a `Lease` until the consumer drops its outputs, or at the latest until the call
+    after next (`asking`); one permit more then."""
+
+    def __init__(self, n: int, stop: threading.Event, held: bool) -> None:
+        super().__init__(n + int(held), stop)
+        self.held = held
+        self._leases: deque[Lease] = deque()
+
+    def refill(self) -> None:
+        super().refill()
+        self._leases.clear()  # bound to the semaphore before the refill
+
+    def asking(self) -> None:
+        """The consumer asks for the next batch: batches before the last one are done with,
+        dropped or not."""
+        while len(self._leases) > 1:
+            self._leases.popleft().release()
+
+    def handed(self, outputs: list[Any]) -> None:
+        if not self.held:
+            self.give()
+            return
+        lease = Lease(self)
+        self._leases.append(lease)
+        lease.watch(outputs)
 
 
 class Reorder:

@@ -69,6 +69,17 @@ class Batch:
     state: dict[str, Any] = field(default_factory=dict)
     iteration: int = 0
 
+    def hand_to(self, consumer: Any) -> None:
+        """The consumer's CUDA stream waits for the batch; its memory stays reserved for that
+        stream until the consumer's work on it has run."""
+        if self.event is None:
+            return
+        consumer.wait_event(self.event)
+        for tl in self.outputs:
+            if tl.is_cuda:
+                for t in ([tl.dense] if tl.dense is not None else tl.samples):
+                    t.record_stream(consumer)
+
 
 def find_fusions(nodes: list[Node], ops: dict[int, Operator], consumers: dict[int, list[Node]],
                  is_output: Callable[[Node], bool]) -> dict[int, tuple[Node, Any]]:
