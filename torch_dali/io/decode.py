@@ -26,6 +26,7 @@ from . import headers as _headers
 from . import host_io
 from . import jpeg_roi as _jpeg_roi
 from . import png as _png
+from . import tiff as _tiff
 from .headers import ImageInfo
 
 # torchvision's libjpeg-turbo / nvJPEG kernels, called as the torch ops they register (the Python
@@ -92,6 +93,10 @@ def _header(b: bytes | memoryview) -> ImageInfo:
         return _jpeg_info(b)
     if head == _png.SIGNATURE:
         return _png_info(b)
+    lay = _tiff.reads_here(b)
+    if lay is not None:
+        return ImageInfo("tiff", lay.height, lay.width, lay.samples,
+                         lay.orientation if 1 <= lay.orientation <= 8 else 1, bit_depth=lay.bits)
     return _pil_info(b)
 
 
@@ -206,6 +211,18 @@ def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: 
     return torch.from_numpy(a.reshape(a.shape[0], a.shape[1], -1)).permute(2, 0, 1)
 
 
+def _tiff_decode(b: memoryview, output_type: types.DALIImageType,
+                 adjust_orientation: bool) -> torch.Tensor | None:
+    """CHW of a TIFF PIL would not hand over whole (more samples than its modes, 16-bit colour:
+    see `tiff`); None for the TIFFs PIL reads as they are."""
+    lay = _tiff.reads_here(b)
+    if lay is None:
+        return None
+    want = "gray" if output_type == GRAY else "any" if output_type == ANY else "rgb"
+    chw = torch.from_numpy(_tiff.to_channels(_tiff.decode(b, lay), lay, want)).permute(2, 0, 1)
+    return apply_orientation(chw, lay.orientation) if adjust_orientation else chw
+
+
 def decode_chw(data: torch.Tensor, output_type: types.DALIImageType = RGB,
                adjust_orientation: bool = True, source: str = "", op: str = "ImageDecoder",
                max_pixels: int | None = MAX_PIXELS) -> torch.Tensor:
@@ -246,6 +263,10 @@ def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
             hwc = _png.decode(b, "gray" if output_type == GRAY else "any" if output_type == ANY else "rgb")
             chw = torch.from_numpy(hwc).permute(2, 0, 1)
             return apply_orientation(chw, _png_info(b).orientation) if adjust_orientation else chw
+        if head[:4] in _tiff.MAGIC:
+            chw = _tiff_decode(_as_bytes(data), output_type, adjust_orientation)
+            if chw is not None:
+                return chw
         return _pil_decode(data.numpy().tobytes(), output_type, adjust_orientation)
     except DataError:
         raise

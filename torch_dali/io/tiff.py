@@ -1,0 +1,236 @@
+"""Baseline TIFF read here for the files PIL cannot hand over whole.
+
+PIL maps a TIFF onto one of its modes: an RGB file with extra (non-alpha) samples loses them, one
+with more than 4 samples per pixel above 8 bits or 5+ samples in general is refused, and 16-bit colour
+is cut to 8 bits. DALI's decoders keep every sample for `ANY_DATA` (multispectral images: RGB plus
+more bands), take the first three for RGB/BGR, and scale 16-bit samples to the output type. So these
+files are read here: the first IFD, strips or tiles, chunky or planar samples, unsigned 8/16-bit
+samples, no compression, LZW, Deflate or PackBits, with or without horizontal differencing. Every
+other TIFF still goes through PIL (`decode`).
+
+Limits (the bytes are untrusted): `decode`'s `max_pixels` check sees the size from `layout`; at most
+MAX_SAMPLES samples a pixel; a strip or tile may not be much larger than the image; no strip or
+tile is inflated past the bytes its pixels need (a Deflate/LZW bomb stops there).
+"""
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+MAGIC = (b"II*\x00", b"MM\x00*")
+
+_WIDTH, _HEIGHT, _BITS, _COMPRESSION, _PHOTOMETRIC = 256, 257, 258, 259, 262
+_STRIP_OFFSETS, _ORIENTATION, _SAMPLES, _ROWS_PER_STRIP, _STRIP_COUNTS = 273, 274, 277, 278, 279
+_PLANAR, _PREDICTOR, _TILE_W, _TILE_H, _TILE_OFFSETS, _TILE_COUNTS = 284, 317, 322, 323, 324, 325
+_EXTRA_SAMPLES, _SAMPLE_FORMAT = 338, 339
+
+_NONE, _LZW, _DEFLATE, _PACKBITS, _OLD_DEFLATE = 1, 5, 8, 32773, 32946
+_COMPRESSIONS = (_NONE, _LZW, _DEFLATE, _PACKBITS, _OLD_DEFLATE)
+_MIN_IS_BLACK, _RGB = 1, 2
+_ALPHA = (1, 2)  # ExtraSamples values PIL reads as alpha (associated, unassociated)
+_TYPES = {1: "B", 3: "H", 4: "I", 16: "Q"}  # BYTE, SHORT, LONG, LONG8: the integer tag types used
+
+#: most samples per pixel read here (multispectral files hold tens of bands); more go to PIL, which refuses
+MAX_SAMPLES = 256
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What IFD0 says about the pixels."""
+
+    height: int
+    width: int
+    samples: int
+    bits: int
+    photometric: int
+    compression: int
+    planar: int  # 1 chunky (samples interleaved), 2 planar (one plane per sample)
+    predictor: int
+    orientation: int
+    extra: tuple[int, ...]
+    sample_format: int
+    offsets: tuple[int, ...]
+    counts: tuple[int, ...]
+    block: tuple[int, int]  # (rows, columns) of one strip or tile
+    tiled: bool
+
+
+def _tags(b: bytes | memoryview) -> tuple[str, dict[int, tuple[int, ...]]]:
+    e = "<" if bytes(b[:2]) == b"II" else ">"
+    ifd = struct.unpack_from(e + "I", b, 4)[0]
+    n = struct.unpack_from(e + "H", b, ifd)[0]
+    tags: dict[int, tuple[int, ...]] = {}
+    for i in range(n):
+        tag, typ, count = struct.unpack_from(e + "HHI", b, ifd + 2 + 12 * i)
+        fmt = _TYPES.get(typ)
+        if fmt is None:
+            continue
+        size = struct.calcsize(fmt) * count
+        at = ifd + 2 + 12 * i + 8
+        if size > 4:
+            at = struct.unpack_from(e + "I", b, at)[0]
+        if at + size > len(b):
+            raise ValueError(f"TIFF tag {tag} points past the end of the data")
+        tags[tag] = struct.unpack_from(f"{e}{count}{fmt}", b, at)
+    return e, tags
+
+
+def layout(b: bytes | memoryview) -> Layout:
+    """IFD0 of a TIFF; ValueError / struct.error when it cannot be read."""
+    _, t = _tags(b)
+
+    def one(tag: int, default: int) -> int:
+        return int(t[tag][0]) if tag in t and t[tag] else default
+
+    samples = one(_SAMPLES, 1)
+    bits = set(t.get(_BITS, (1,)))
+    if len(bits) != 1:
+        raise ValueError(f"TIFF samples of different bit depths {sorted(bits)}")
+    formats = set(t.get(_SAMPLE_FORMAT, (1,)))
+    tiled = _TILE_OFFSETS in t
+    h, w = one(_HEIGHT, 0), one(_WIDTH, 0)
+    block = (one(_TILE_H, 0), one(_TILE_W, 0)) if tiled else (min(one(_ROWS_PER_STRIP, h), h), w)
+    return Layout(h, w, samples, bits.pop(), one(_PHOTOMETRIC, _MIN_IS_BLACK), one(_COMPRESSION, _NONE),
+                  one(_PLANAR, 1), one(_PREDICTOR, 1), one(_ORIENTATION, 1), tuple(t.get(_EXTRA_SAMPLES, ())),
+                  formats.pop() if len(formats) == 1 else 0,
+                  tuple(t.get(_TILE_OFFSETS if tiled else _STRIP_OFFSETS, ())),
+                  tuple(t.get(_TILE_COUNTS if tiled else _STRIP_COUNTS, ())), block, tiled)
+
+
+def reads_here(b: bytes | memoryview) -> Layout | None:
+    """The layout when this TIFF is one PIL would not hand over whole and this reader can take;
+    None for everything else (not a TIFF, or a TIFF for PIL)."""
+    if len(b) < 8 or bytes(b[:4]) not in MAGIC:
+        return None
+    try:
+        lay = layout(b)
+    except (ValueError, struct.error):
+        return None
+    if lay.bits not in (8, 16) or lay.sample_format != 1 or lay.compression not in _COMPRESSIONS \
+            or lay.predictor not in (1, 2) or lay.height <= 0 or lay.width <= 0 or min(lay.block) <= 0 \
+            or not 1 <= lay.samples <= MAX_SAMPLES or lay.planar not in (1, 2) \
+            or lay.block[0] * lay.block[1] > 4 * lay.height * lay.width + (1 << 16):
+        return None
+    if lay.photometric == _RGB and lay.samples >= 3:
+        plain = lay.samples == 3 or (lay.samples == 4 and lay.extra[:1] in ((1,), (2,)))
+    elif lay.photometric == _MIN_IS_BLACK:
+        plain = lay.samples == 1 or (lay.samples == 2 and lay.extra[:1] in ((1,), (2,)))
+    else:
+        return None
+    return None if plain and lay.bits == 8 else lay
+
+
+def _lzw(data: bytes, limit: int) -> bytes:
+    """TIFF's LZW: MSB-first codes of 9..12 bits, the width growing one code early; stops after
+    `limit` bytes out."""
+    out = bytearray()
+    table = [bytes([i]) for i in range(256)] + [b"", b""]
+    nbits, pos, end = 9, 0, len(data) * 8
+    padded = bytes(data) + b"\0\0\0"
+    prev = b""
+    while pos + nbits <= end and len(out) < limit:
+        at = pos >> 3
+        word = (padded[at] << 16) | (padded[at + 1] << 8) | padded[at + 2]
+        code = (word >> (24 - (pos & 7) - nbits)) & ((1 << nbits) - 1)
+        pos += nbits
+        if code == 256:
+            del table[258:]
+            nbits, prev = 9, b""
+            continue
+        if code == 257:
+            break
+        if not prev:
+            entry = table[code] if code < len(table) else b""
+            if not entry:
+                raise ValueError("corrupt LZW data")
+        elif code < len(table):
+            entry = table[code]
+            table.append(prev + entry[:1])
+        elif code == len(table):
+            entry = prev + prev[:1]
+            table.append(entry)
+        else:
+            raise ValueError("corrupt LZW data")
+        out += entry
+        prev = entry
+        if len(table) + 1 >= (1 << nbits) and nbits < 12:
+            nbits += 1
+    return bytes(out)
+
+
+def _packbits(data: bytes, limit: int) -> bytes:
+    out, i = bytearray(), 0
+    while i < len(data) and len(out) < limit:
+        n = data[i]
+        i += 1
+        if n < 128:
+            out += data[i:i + n + 1]
+            i += n + 1
+        elif n > 128:
+            out += data[i:i + 1] * (257 - n)
+            i += 1
+    return bytes(out)
+
+
+def _inflate(lay: Layout, raw: bytes, need: int) -> bytes:
+    """The first `need` bytes a strip/tile's data holds (fewer when it holds fewer)."""
+    if lay.compression == _LZW:
+        return _lzw(raw, need)
+    if lay.compression in (_DEFLATE, _OLD_DEFLATE):
+        return zlib.decompressobj().decompress(raw, need)
+    if lay.compression == _PACKBITS:
+        return _packbits(raw, need)
+    return raw
+
+
+def decode(b: bytes | memoryview, lay: Layout) -> np.ndarray:
+    """HWC array of every sample as stored (uint8 or uint16), before orientation."""
+    dtype = np.dtype(("<" if bytes(b[:2]) == b"II" else ">") + ("u1" if lay.bits == 8 else "u2"))
+    planes = lay.samples if lay.planar == 2 else 1
+    per_block = 1 if lay.planar == 2 else lay.samples
+    bh, bw = lay.block
+    across, down = -(-lay.width // bw), -(-lay.height // bh)
+    if len(lay.offsets) < planes * across * down or len(lay.counts) < len(lay.offsets):
+        raise ValueError("TIFF has fewer strips/tiles than its size needs")
+    out = np.zeros((planes, lay.height, lay.width, per_block), dtype)
+    k = 0
+    for p in range(planes):
+        for by in range(down):
+            for bx in range(across):
+                off, cnt = lay.offsets[k], lay.counts[k]
+                k += 1
+                rows = bh if lay.tiled else min(bh, lay.height - by * bh)
+                need = rows * bw * per_block * dtype.itemsize
+                data = _inflate(lay, bytes(b[off:off + cnt]), need)
+                if len(data) < need:
+                    raise ValueError("TIFF strip/tile data is truncated")
+                blk = np.frombuffer(data[:need], dtype).reshape(rows, bw, per_block)
+                if lay.predictor == 2:
+                    blk = np.cumsum(blk, axis=1, dtype=dtype)
+                y, x = by * bh, bx * bw
+                h, w = min(rows, lay.height - y), min(bw, lay.width - x)
+                out[p, y:y + h, x:x + w] = blk[:h, :w]
+    hwc = out[..., 0].transpose(1, 2, 0) if lay.planar == 2 else out[0]
+    return np.ascontiguousarray(hwc.astype(dtype.newbyteorder("=")))
+
+
+def to_channels(hwc: np.ndarray, lay: Layout, want: str) -> np.ndarray:
+    """`want` "any": every sample; "rgb": the first three; "gray": BT.601 luma of the first three,
+    halves rounded up. As DALI, the first three samples are taken as RGB whatever the photometric
+    tag says; a file of fewer samples (gray + extra) gives its first sample (DALI 2.4 reads
+    past the pixel there)."""
+    if want == "any":
+        return hwc
+    if lay.samples < 3:
+        gray = hwc[..., :1]
+        return gray if want == "gray" else np.repeat(gray, 3, axis=2)
+    rgb = hwc[..., :3]
+    if want == "rgb":
+        return rgb
+    r, g, b = (rgb[..., i].astype(np.float32) for i in range(3))
+    luma = np.float32(0.299) * r + np.float32(0.587) * g + np.float32(0.114) * b
+    top = 255 if hwc.dtype == np.uint8 else 65535
+    return np.clip(np.floor(luma + np.float32(0.5)), 0, top).astype(hwc.dtype)[..., None]
