@@ -9,7 +9,7 @@ samples, no compression, LZW, Deflate or PackBits, with or without horizontal di
 other TIFF still goes through PIL (`decode`).
 
 Limits (the bytes are untrusted): `decode`'s `max_pixels` check sees the size from `layout`; at most
-MAX_SAMPLES samples a pixel; a strip or tile may not be much larger than the image; no strip or
+MAX_SAMPLES samples a pixel and MAX_BYTES bytes an image; a strip or tile may not be much larger than the image; no strip or
 tile is inflated past the bytes its pixels need (a Deflate/LZW bomb stops there).
 """
 from __future__ import annotations
@@ -35,6 +35,8 @@ _TYPES = {1: "B", 3: "H", 4: "I", 16: "Q"}  # BYTE, SHORT, LONG, LONG8: the inte
 
 #: most samples per pixel read here (multispectral files hold tens of bands); more go to PIL, which refuses
 MAX_SAMPLES = 256
+#: most bytes a decoded image may take here: what `max_pixels`' default (2**28) allows a 16-bit RGB image
+MAX_BYTES = 3 << 29
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,8 @@ def reads_here(b: bytes | memoryview) -> Layout | None:
     if lay.bits not in (8, 16) or lay.sample_format != 1 or lay.compression not in _COMPRESSIONS \
             or lay.predictor not in (1, 2) or lay.height <= 0 or lay.width <= 0 or min(lay.block) <= 0 \
             or not 1 <= lay.samples <= MAX_SAMPLES or lay.planar not in (1, 2) \
-            or lay.block[0] * lay.block[1] > 4 * lay.height * lay.width + (1 << 16):
+            or lay.block[0] * lay.block[1] > 4 * lay.height * lay.width + (1 << 16) \
+            or lay.height * lay.width * lay.samples * (lay.bits // 8) > MAX_BYTES:
         return None
     if lay.photometric == _RGB and lay.samples >= 3:
         plain = lay.samples == 3 or (lay.samples == 4 and lay.extra[:1] in ((1,), (2,)))
