@@ -1,12 +1,13 @@
 """Fuzz targets for the data entry points: the C header table (host_io), JPEG region windows
-(jpeg_roi), PNG decoding, the RecordIO reader and the crop-window helper (crop_windows.c); the
-readers' file parsers (LMDB, caffe records, tf.train.Example, .npy, tar) in tests/_fuzz_readers.py.
+(jpeg_roi), PNG decoding, TIFFs read by io.tiff, the RecordIO reader and the crop-window helper
+(crop_windows.c); the readers' file parsers (LMDB, caffe records, tf.train.Example, .npy, tar) in
+tests/_fuzz_readers.py.
 
 Each target takes mutated bytes (seeded, deterministic: input i of a run is a function of the run's
 seed and i alone) and checks an oracle besides "no crash": the C and Python header parsers agree and
 read the size libjpeg decodes; ROI windows outside the image are refused and inside ones give the
-pixels of a full decode; decoded PNGs have their header's size; mapped and pread RecordIO reads
-agree; C and Python crop windows are equal and inside the image. Only the library's own errors
+pixels of a full decode; decoded PNGs and TIFFs have their header's size (TIFFs: and channels);
+mapped and pread RecordIO reads agree; C and Python crop windows are equal and inside the image. Only the library's own errors
 (DataError, ...) may be raised.
 
     python -m tests._fuzz --iterations 2000        # every target in-process, fixed seed (CI runs fewer)
@@ -56,6 +57,10 @@ try:
 except ImportError:
     from _fuzz_inputs import (fix_png_crcs, guard, jpeg_seeds, mutate, mutate_png_pixels,  # type: ignore[no-redef]
                               png_seeds, rec_seed)
+try:
+    from tests.reference import tiff_ref
+except ImportError:
+    from reference import tiff_ref  # type: ignore[no-redef]
 
 ROOT = Path(__file__).resolve().parent.parent
 INT_MAX = 2**31 - 1
@@ -155,6 +160,18 @@ def target_png(data: bytes, rnd: random.Random) -> None:
     _check(tuple(img.shape[:2]) == D.oriented_size(info), f"decoded {tuple(img.shape)} for {info}")
 
 
+def target_tiff(data: bytes, rnd: random.Random) -> None:
+    """Multi-sample / 16-bit TIFFs (io.tiff): DataError, or the header's oriented size and channels."""
+    out_type = rnd.choice([types.RGB, types.GRAY, types.ANY_DATA])
+    try:
+        img = D.decode_image(_t(data), out_type, dtype=rnd.choice([torch.uint8, torch.uint16]))
+    except TorchDaliError:
+        return
+    info = D.peek_image_info(data)
+    _check(tuple(img.shape[:2]) == D.oriented_size(info) and img.shape[2] == D.output_channels(info, out_type),
+           f"decoded {tuple(img.shape)} for {info}")
+
+
 _REC_DIR = tempfile.mkdtemp(prefix="td-fuzz-rec-")
 
 
@@ -206,6 +223,7 @@ TARGETS: dict[str, tuple[Target, Callable[[], list[bytes]]]] = {
     "headers": (target_headers, lambda: jpeg_seeds() + png_seeds()),
     "roi": (target_roi, lambda: [s for s in jpeg_seeds() if b"Exif" not in s][:3]),
     "png": (target_png, png_seeds),
+    "tiff": (target_tiff, lambda: [bytes(tiff_ref.encoded(n)) for n in tiff_ref.CASES]),
     "recordio": (target_recordio, lambda: [rec_seed()]),
     "crop_windows": (target_crop_windows, lambda: [b""]),
     **READER_TARGETS,  # lmdb, caffe, tfexample, npy, tar (tests/_fuzz_readers.py)
