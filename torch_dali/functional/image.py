@@ -80,3 +80,35 @@ def to_hwc(chw: torch.Tensor, output_type: types.DALIImageType,
     if output_type == BGR:
         hwc = hwc.flip(2)
     return hwc.contiguous()
+
+
+#: BT.601 studio-swing matrix (rows Y, Cb, Cr) on RGB in [0, 1]; offsets below
+_YCBCR = torch.tensor([[65.481, 128.553, 24.966], [-37.797, -74.203, 112.0], [112.0, -93.786, -18.214]],
+                      dtype=torch.float64) / 255
+
+
+def ycbcr_as(chw: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """YCbCr of an RGB CHW image straight into a non-uint8 `dtype`, as DALI's decoders make it:
+    float in [0, 1] with offsets 1/16 (Y) and 1/2 (Cb, Cr); an integer type with the 8-bit offsets
+    16 and 128 scaled by 2**(bits - 8) and the matrix applied in the type's range, rounded half up
+    (DALI 2.4 differs by one unit on a fraction of a percent of the values there)."""
+    peak = 65535.0 if chw.dtype == torch.uint16 else 255.0
+    x = chw[:3].to(torch.float64) / peak
+    ycc = torch.einsum("ij,jhw->ihw", _YCBCR.to(x.device), x)
+    if dtype.is_floating_point:
+        return ycc.add_(torch.tensor([0.0625, 0.5, 0.5], dtype=torch.float64, device=x.device)[:, None, None]).to(dtype)
+    top = float(torch.iinfo(dtype).max)
+    off = torch.tensor([16.0, 128.0, 128.0], dtype=torch.float64, device=x.device) * ((top + 1) / 256)
+    return ycc.mul_(top).add_(off[:, None, None]).add_(0.5).floor_().clamp_(0, top).to(dtype)
+
+
+def to_output(chw: torch.Tensor, output_type: types.DALIImageType,
+              window: tuple[int, int, int, int] | None, dtype: torch.dtype) -> torch.Tensor:
+    """A decoder's output: `to_hwc` then the range scaling to `dtype`; YCbCr into any other type
+    than uint8 is computed in that type (`ycbcr_as`), not scaled from 8-bit YCbCr."""
+    if output_type == YCBCR and dtype != torch.uint8:
+        if window is not None:
+            y, x, h, w = window
+            chw = chw[:, y:y + h, x:x + w]
+        return ycbcr_as(chw, dtype).permute(1, 2, 0).contiguous()
+    return convert_range(to_hwc(chw, output_type, window), dtype)

@@ -21,7 +21,8 @@ import torch
 
 from .. import types
 from ..errors import DataError
-from ..functional.image import ANY, BGR, GRAY, RGB, YCBCR, apply_orientation, convert_range, to_hwc  # noqa: F401
+from ..functional.image import (ANY, BGR, GRAY, RGB, YCBCR, apply_orientation, convert_range,  # noqa: F401
+                               to_hwc, to_output)
 from . import headers as _headers
 from . import host_io
 from . import jpeg_roi as _jpeg_roi
@@ -235,7 +236,7 @@ def from_chw(chw: torch.Tensor, output_type: types.DALIImageType = RGB,
              dtype: torch.dtype = torch.uint8,
              window: tuple[int, int, int, int] | None = None) -> torch.Tensor:
     """What `decode_image` (window None) or `decode_image_crop` returns, from `decode_chw`'s image."""
-    return convert_range(to_hwc(chw, output_type, window), dtype)
+    return to_output(chw, output_type, window, dtype)
 
 
 def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
@@ -313,7 +314,7 @@ def decode_image(data: torch.Tensor, output_type: types.DALIImageType = RGB,
     header declaring more than `max_pixels` pixels (None: no limit)."""
     # (jpeg_roi's whole-image decode measured no faster than torchvision's: 0.58 ms both)
     chw = _decode_chw(data, output_type, adjust_orientation, source, op, max_pixels)
-    return convert_range(to_hwc(chw, output_type, None), dtype)
+    return to_output(chw, output_type, None, dtype)
 
 
 def decode_image_crop(data: torch.Tensor, window_fn: Callable[[int, int], tuple[int, int, int, int]],
@@ -331,9 +332,9 @@ def decode_image_crop(data: torch.Tensor, window_fn: Callable[[int, int], tuple[
         window = window_fn(info.height, info.width)  # drawn once: a fallback reuses it
         chw = _roi_decode(data, gray, window)
         if chw is not None:
-            return convert_range(to_hwc(chw, output_type, None), dtype)
+            return to_output(chw, output_type, None, dtype)
         chw = _decode_chw(data, output_type, adjust_orientation, source, op)
-        return convert_range(to_hwc(chw, output_type, window), dtype)
+        return to_output(chw, output_type, window, dtype)
     chw = _decode_chw(data, output_type, adjust_orientation, source, op, max_pixels)
     y, x, h, w = window_fn(int(chw.shape[1]), int(chw.shape[2]))
-    return convert_range(to_hwc(chw, output_type, (y, x, h, w)), dtype)
+    return to_output(chw, output_type, (y, x, h, w), dtype)

@@ -274,7 +274,8 @@ class ImageDecoder(Operator):
         max_pixels; their EXIF orientations; their stored (height, width), (m, 2)). Unreadable headers go to the CPU decoder, which
         reports them naming the file. Headers come from one C call as a table (no Python object
         per sample: this ran under the GIL for every batch)."""
-        if self.output_type == types.ANY_DATA:
+        if self.output_type == types.ANY_DATA or (self.output_type == types.YCbCr and self.dtype != torch.uint8):
+            # channels as stored, or YCbCr computed in a wider type (functional.image.to_output): the CPU decoder
             return [], [], np.zeros((0, 2), dtype=np.int64)
         table = host_io.image_info_table(datas) if host_io.available() else None
         if table is None:
