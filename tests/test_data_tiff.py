@@ -53,7 +53,7 @@ def test_matches_dali(name):
         want = ref[key]
         if want.dtype.kind == "U":  # DALI 2.4 refuses planar and rotated multi-sample files; we
             continue  # decode them (test_planar_and_rotated_files_decode)
-        if name == "gray16_2ch" and "/ANY_DATA/" not in key and "/shape" not in key:
+        if R.CASES[name][0].shape[-1] == 2 and "/ANY_DATA/" not in key and "/shape" not in key:
             continue  # DALI 2.4 reads 3 samples a pixel of 2 there: test_two_samples_give_the_first
         assert out.dtype == want.dtype and out.shape == want.shape, key
         np.testing.assert_array_equal(out, want, err_msg=key)

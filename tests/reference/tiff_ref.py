@@ -126,6 +126,8 @@ CASES: dict[str, tuple[np.ndarray, dict]] = {
     "rgb16_4ch_alpha": (_img(9, 7, 4, np.uint16), {"extra": 2}),
     "gray_3ch": (_img(10, 8, 3), {"photometric": 1}),
     "gray16_2ch": (_img(10, 8, 2, np.uint16), {"photometric": 1}),
+    "gray16": (_img(9, 6, 1, np.uint16), {"photometric": 1, "compression": 8}),
+    "gray_2ch_unspecified": (_img(8, 6, 2), {"photometric": 1}),
 }
 
 
