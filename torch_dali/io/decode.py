@@ -202,7 +202,7 @@ def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: 
         a = np.asarray(im).astype(np.int64).clip(0, 65535).astype(np.uint16)
         gray = torch.from_numpy(a)[None]
         return gray if output_type in (GRAY, ANY) else gray.expand(3, -1, -1)
-    if output_type == GRAY:
+    if output_type == GRAY or (output_type == ANY and im.mode == "1"):  # bilevel: gray, as stored
         mode = "L"
     elif output_type == ANY and im.mode in ("L", "LA", "RGBA"):
         mode = im.mode

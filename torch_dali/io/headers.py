@@ -156,7 +156,7 @@ def pil_info(b: bytes | memoryview) -> ImageInfo:
     with Image.open(io.BytesIO(b)) as im:
         w, h = im.size
         orientation = int(im.getexif().get(0x0112, 1) or 1)
-        bands = len(im.getbands())
+        bands = 3 if im.mode in ("P", "PA") else len(im.getbands())  # a palette decodes to its colours
         depth = 16 if im.mode.startswith("I;16") else 8
         return ImageInfo(str(im.format).lower(), h, w, bands, orientation if 1 <= orientation <= 8 else 1,
                          bit_depth=depth)
