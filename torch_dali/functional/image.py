@@ -52,7 +52,7 @@ def convert_range(hwc: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
         return hwc
     peak = 65535.0 if hwc.dtype == torch.uint16 else 255.0
     if dtype.is_floating_point:
-        return hwc.to(dtype) / peak
+        return hwc.to(dtype) * (1.0 / peak)  # DALI multiplies by the reciprocal (x / 255 differs in the last bit)
     if hwc.dtype == torch.uint8 and dtype == torch.uint16:
         return hwc.to(torch.int32).mul_(257).to(dtype)
     top = float(torch.iinfo(dtype).max)

@@ -192,16 +192,35 @@ def _reason(e: BaseException) -> str:
     return msg
 
 
+def _gray(rgb: np.ndarray, fmt: str) -> np.ndarray | None:
+    """GRAY of an 8-bit RGB image as DALI 2.4's decoder for that format computes it: OpenCV's
+    fixed-point BT.601 for BMP and PNM, libtiff's path in float rounded half up for TIFF; None:
+    PIL's conversion (WebP and the rest agree with it)."""
+    if fmt in ("BMP", "PPM"):
+        r, g, b = (rgb[..., i].astype(np.int32) for i in range(3))
+        return ((r * 4899 + g * 9617 + b * 1868 + 8192) >> 14).astype(np.uint8)
+    if fmt == "TIFF":
+        r, g, b = (rgb[..., i].astype(np.float32) for i in range(3))
+        luma = np.float32(0.299) * r + np.float32(0.587) * g + np.float32(0.114) * b
+        return np.floor(luma + np.float32(0.5)).clip(0, 255).astype(np.uint8)
+    return None
+
+
 def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: bool) -> torch.Tensor:
     from PIL import Image, ImageOps
     im = Image.open(io.BytesIO(b))
     im.load()
+    fmt = str(im.format)
     if adjust_orientation:
         im = ImageOps.exif_transpose(im)
     if im.mode.startswith("I;16") or im.mode == "I":  # 16-bit gray: keep the depth
         a = np.asarray(im).astype(np.int64).clip(0, 65535).astype(np.uint16)
         gray = torch.from_numpy(a)[None]
         return gray if output_type in (GRAY, ANY) else gray.expand(3, -1, -1)
+    if output_type == GRAY and im.mode not in ("1", "L", "LA"):
+        gray = _gray(np.asarray(im.convert("RGB")), fmt)
+        if gray is not None:
+            return torch.from_numpy(gray)[None]
     if output_type == GRAY or (output_type == ANY and im.mode == "1"):  # bilevel: gray, as stored
         mode = "L"
     elif output_type == ANY and im.mode in ("L", "LA", "RGBA"):
