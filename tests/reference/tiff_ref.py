@@ -128,6 +128,8 @@ CASES: dict[str, tuple[np.ndarray, dict]] = {
     "gray16_2ch": (_img(10, 8, 2, np.uint16), {"photometric": 1}),
     "gray16": (_img(9, 6, 1, np.uint16), {"photometric": 1, "compression": 8}),
     "gray_2ch_unspecified": (_img(8, 6, 2), {"photometric": 1}),
+    "rgb_4ch_associated_alpha": (_img(7, 6, 4), {"extra": 1}),
+    "gray_2ch_associated_alpha": (_img(7, 6, 2), {"photometric": 1, "extra": 1}),
 }
 
 

@@ -30,7 +30,8 @@ _EXTRA_SAMPLES, _SAMPLE_FORMAT = 338, 339
 _NONE, _LZW, _DEFLATE, _PACKBITS, _OLD_DEFLATE = 1, 5, 8, 32773, 32946
 _COMPRESSIONS = (_NONE, _LZW, _DEFLATE, _PACKBITS, _OLD_DEFLATE)
 _MIN_IS_BLACK, _RGB = 1, 2
-_ALPHA = (1, 2)  # ExtraSamples values PIL reads as alpha (associated, unassociated)
+_UNASSOCIATED_ALPHA = 2  # the ExtraSamples value PIL keeps as stored (RGBA, LA); associated alpha (1) it
+# un-premultiplies (RGBa) or refuses (gray), where DALI gives the samples as stored
 _TYPES = {1: "B", 3: "H", 4: "I", 16: "Q"}  # BYTE, SHORT, LONG, LONG8: the integer tag types used
 
 #: most samples per pixel read here (multispectral files hold tens of bands); more go to PIL, which refuses
@@ -118,9 +119,9 @@ def reads_here(b: bytes | memoryview) -> Layout | None:
             or lay.height * lay.width * lay.samples * (lay.bits // 8) > MAX_BYTES:
         return None
     if lay.photometric == _RGB and lay.samples >= 3:
-        plain = lay.samples == 3 or (lay.samples == 4 and lay.extra[:1] in ((1,), (2,)))
+        plain = lay.samples == 3 or (lay.samples == 4 and lay.extra[:1] == (_UNASSOCIATED_ALPHA,))
     elif lay.photometric == _MIN_IS_BLACK:
-        plain = lay.samples == 1 or (lay.samples == 2 and lay.extra[:1] in ((1,), (2,)))
+        plain = lay.samples == 1 or (lay.samples == 2 and lay.extra[:1] == (_UNASSOCIATED_ALPHA,))
     else:
         return None
     return None if plain and lay.bits == 8 else lay
