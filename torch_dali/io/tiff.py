@@ -1,16 +1,18 @@
 """Baseline TIFF read here for the files PIL cannot hand over whole.
 
-PIL maps a TIFF onto one of its modes: an RGB file with extra (non-alpha) samples loses them, one
-with more than 4 samples per pixel above 8 bits or 5+ samples in general is refused, and 16-bit colour
-is cut to 8 bits. DALI's decoders keep every sample for `ANY_DATA` (multispectral images: RGB plus
-more bands), take the first three for RGB/BGR, and scale 16-bit samples to the output type. So these
-files are read here: the first IFD, strips or tiles, chunky or planar samples, unsigned 8/16-bit
-samples, no compression, LZW, Deflate or PackBits, with or without horizontal differencing. Every
-other TIFF still goes through PIL (`decode`).
+PIL maps a TIFF onto one of its modes: an RGB file with extra samples beyond an alpha loses them
+(5 or 6 samples come out RGB), 8 samples or 16-bit multi-sample files are refused, 16-bit colour is
+cut to 8 bits and associated alpha is un-premultiplied. DALI's decoders keep every sample as stored
+for `ANY_DATA` (multispectral images: RGB plus more bands), take the first three for RGB/BGR, and
+scale 16-bit samples to the output type. So these files are read here: the first IFD, strips or
+tiles, chunky or planar samples, unsigned 8/16-bit samples, no compression, LZW, Deflate or
+PackBits, with or without horizontal differencing. Every other TIFF still goes through PIL
+(`decode`).
 
-Limits (the bytes are untrusted): `decode`'s `max_pixels` check sees the size from `layout`; at most
-MAX_SAMPLES samples a pixel and MAX_BYTES bytes an image; a strip or tile may not be much larger than the image; no strip or
-tile is inflated past the bytes its pixels need (a Deflate/LZW bomb stops there).
+Limits (the bytes are untrusted): `decode`'s `max_pixels` check sees the size from `layout`; at
+most MAX_SAMPLES samples a pixel and MAX_BYTES bytes an image; a strip or tile may not be much
+larger than the image; no strip or tile is inflated past the bytes its pixels need (a Deflate/LZW
+bomb stops there).
 """
 from __future__ import annotations
 
