@@ -67,9 +67,15 @@ def test_planar_and_rotated_files_decode():
                                   np.rot90(R.CASES["rgb_6ch_orientation6"][0], -1))
 
 
+@pytest.mark.parametrize("libtiff", [True, False])
 @pytest.mark.parametrize("shape", [(64, 80, 3), (9, 5, 3)])
-def test_lzw_strips_match_pil(shape):
-    """LZW (codes growing 9 -> 12 bits, table resets) on files PIL writes; read by this module."""
+def test_lzw_strips_match_pil(shape, libtiff, monkeypatch):
+    """LZW (codes growing 9 -> 12 bits, table resets) on files PIL writes; read by this module,
+    through PIL's libtiff binding and by the Python decoder it falls back to without libtiff."""
+    if not libtiff:
+        from PIL import features
+        check = features.check
+        monkeypatch.setattr(features, "check", lambda name: False if name == "libtiff" else check(name))
     rng = np.random.default_rng(1)
     a = rng.integers(0, 256, shape, dtype=np.uint8)
     a[: shape[0] // 2] //= 32  # some repetition too

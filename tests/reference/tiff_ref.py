@@ -4,7 +4,8 @@
 `/work/dali-venv/bin/python -m tests.reference.tiff_ref` decodes each case with DALI 2.4's CPU
 decoder (every output_type x uint8/uint16, and peek_image_shape) and writes tiff_tables.npz beside
 this file. The files are written here by `write_tiff` (baseline TIFF: strips or tiles, chunky or
-planar, none / Deflate / PackBits, horizontal differencing, either byte order). NumPy only at import.
+planar, none / LZW / Deflate / PackBits, horizontal differencing, either byte order). NumPy only at
+import.
 """
 from __future__ import annotations
 
@@ -35,6 +36,47 @@ def _packbits(raw: bytes) -> bytes:
     return bytes(out)
 
 
+def _lzw(raw: bytes) -> bytes:
+    """TIFF LZW: 9..12-bit MSB-first codes, the width growing when the next code reaches 2**bits
+    (libtiff's "early change"), a clear code before the table would need 13 bits."""
+    out, acc, nacc = bytearray(), 0, 0
+    nbits = 9
+
+    def emit(code: int) -> None:
+        nonlocal acc, nacc
+        acc, nacc = (acc << nbits) | code, nacc + nbits
+        while nacc >= 8:
+            nacc -= 8
+            out.append((acc >> nacc) & 0xFF)
+        acc &= (1 << nacc) - 1
+
+    table = {bytes([i]): i for i in range(256)}
+    nxt, w = 258, b""
+    emit(256)
+    for c in raw:
+        wc = w + bytes([c])
+        if wc in table:
+            w = wc
+            continue
+        emit(table[w])
+        table[wc], nxt = nxt, nxt + 1
+        if nxt >= 4094:
+            emit(256)
+            table, nxt, nbits = {bytes([i]): i for i in range(256)}, 258, 9
+        elif nxt == 1 << nbits:
+            nbits += 1
+        w = bytes([c])
+    if w:
+        emit(table[w])
+        nxt += 1
+        if nxt == 1 << nbits and nbits < 12:
+            nbits += 1
+    emit(257)
+    if nacc:
+        out.append((acc << (8 - nacc)) & 0xFF)
+    return bytes(out)
+
+
 def write_tiff(a: np.ndarray, photometric: int = 2, extra: int = 0, compression: int = 1,
                planar: int = 1, predictor: int = 1, rows: int | None = None,
                tile: tuple[int, int] | None = None, big_endian: bool = False, orientation: int = 1) -> bytes:
@@ -61,6 +103,8 @@ def write_tiff(a: np.ndarray, photometric: int = 2, extra: int = 0, compression:
                 raw = blk.tobytes()
                 if compression == 8:
                     raw = zlib.compress(raw)
+                elif compression == 5:
+                    raw = _lzw(raw)
                 elif compression == 32773:  # the spec packs each row on its own (libtiff relies on it)
                     raw = b"".join(_packbits(row.tobytes()) for row in blk)
                 blocks.append(raw)
@@ -116,6 +160,8 @@ CASES: dict[str, tuple[np.ndarray, dict]] = {
     "rgb_4ch_unspecified": (_img(12, 9, 4), {}),
     "rgb_6ch_planar": (_img(15, 10, 6), {"planar": 2, "rows": 6}),
     "rgb_6ch_packbits": (_img(16, 12, 6), {"compression": 32773}),
+    "rgb_6ch_lzw": (_img(60, 50, 6), {"compression": 5, "rows": 25}),
+    "rgb16_6ch_lzw_predictor": (_img(21, 17, 6, np.uint16), {"compression": 5, "predictor": 2}),
     "rgb_6ch_predictor": (_img(14, 10, 6), {"compression": 8, "predictor": 2}),
     "rgb_6ch_tiles": (_img(37, 21, 6), {"tile": (16, 16)}),
     "rgb_6ch_big_endian": (_img(11, 8, 6), {"big_endian": True}),
