@@ -184,7 +184,7 @@ def _lzw_libtiff(data: bytes, row_bytes: int, rows: int) -> bytes | None:
         with Image.open(io.BytesIO(b"II*\x00" + struct.pack("<I", 8) + ifd + data)) as im:
             im.load()
             return im.tobytes()
-    except (OSError, ValueError, SyntaxError):
+    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError):  # bomb: a strip over ~179 MB
         return None
 
 
