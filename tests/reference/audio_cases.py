@@ -84,6 +84,10 @@ _DEC: dict[str, tuple[list[bytes], dict[str, Any]]] = {
     "resample_float_i16": ([_WAVS["f32_st"]], dict(sample_rate=11025.0, dtype="INT16")),
     "same_rate": ([_WAVS["pcm16"]], dict(sample_rate=16000.0, dtype="INT16")),
     "negative_rate": ([_WAVS["pcm16"]], dict(sample_rate=-5.0)),
+    # downmix of 3+ channels, where the rounding of the channel average shows (int32 keeps every bit)
+    "f32_5ch_downmix_int32": ([W.floats(32, 5, 200, 16000, 10)], dict(downmix=True, dtype="INT32")),
+    "pcm16_3ch_downmix_int32": ([W.pcm(16, 3, 200, 16000, 11)], dict(downmix=True, dtype="INT32")),
+    "pcm16_7ch_downmix_int16": ([W.pcm(16, 7, 300, 16000, 12)], dict(downmix=True, dtype="INT16")),
     "err_garbage": ([b"RIFF\x00\x00 not audio"], {}),
     "err_dtype": ([_WAVS["pcm16"]], dict(dtype="UINT8")),
 }

@@ -5,8 +5,9 @@ WAV (PCM 8/16/24/32-bit, IEEE float 32/64-bit) is read with the standard library
 FLAC and OGG need the `soundfile` package; without it they are refused with an error naming the
 sample. Measured on DALI 2.4: with no downmix and no resampling the values are libsndfile's
 (float: x / 2^(bits-1); int16/int32: PCM shifted to the width, float files rounded unscaled). A
-multi-channel file with `downmix` is averaged over its channels in float32 (a mono file is left as
-it is) and `sample_rate` > 0 other than the file's resamples with audio_resample's kernel; either
+multi-channel file with `downmix` is averaged over its channels in float32 as DALI's kernel does it
+(`downmix_channels`: each channel times float32(1 / channels), summed left to right; a mono file
+is left as it is) and `sample_rate` > 0 other than the file's resamples with audio_resample's kernel; either
 way integer output is then the float value times the type's maximum, rounded half away from zero.
 The second output is the rate: `sample_rate` when given (nonzero), else the file's, float32.
 """
@@ -72,6 +73,17 @@ class AudioDecoder(Operator):
         return wave, torch.tensor(target if target != 0 else float(rate), dtype=torch.float32)
 
 
+def downmix_channels(floats: torch.Tensor) -> torch.Tensor:
+    """(frames, channels) float32 to (frames, 1): x0*w + x1*w + ... in float32 with w = float32(1 / C),
+    in channel order; this rounds as DALI 2.4 does (torch's mean divides the sum instead and differs
+    by an ulp, a unit of integer output after scaling, for 3, 5, 6, 7... channels)."""
+    w = torch.tensor(1.0, dtype=torch.float32) / floats.shape[1]
+    acc = floats[:, 0] * w
+    for c in range(1, floats.shape[1]):
+        acc = acc + floats[:, c] * w
+    return acc.unsqueeze(1)
+
+
 def _span(n: int, rate: int, span: tuple[float, float | None] | None, where: str) -> slice:
     """Frames [floor(offset * rate), + floor(duration * rate)) of n (a negative offset counts as 0;
     no duration: to the end)."""
@@ -110,7 +122,7 @@ def decode_audio(raw: bytes, where: str, dtype: torch.dtype, downmix: bool, targ
         floats = wav.decode(raw, info, torch.float32)  # type: ignore[arg-type]
     floats = floats[_span(floats.shape[0], rate, span, where)]
     if mix:
-        floats = floats.mean(1, keepdim=True)
+        floats = downmix_channels(floats)
     if resampling:
         in_r, out_r = float(rate), float(torch.tensor(target_rate, dtype=torch.float32))
         n_out = math.ceil(floats.shape[0] * out_r / in_r)
