@@ -199,3 +199,14 @@ def test_truncated_tars(tmp_path):
                 _pipe(bs=1, **indexed)
         else:  # only the end-of-archive blocks were cut
             _pipe(bs=1, **indexed).shutdown()
+
+
+def test_index_sample_count_read_as_a_stream_integer():
+    # DALI 2.4 reads the header's count as a C++ stream reads an integer: "+2x" is 2 (measured)
+    from torch_dali.io.tarindex import parse_index
+    body = "cls 512 1\ncls 1536 1\ncls 2560 1\n"
+    for head, n in (("v1.1 2", 2), ("v1.1 +2x", 2), ("v1.1 3abc extra", 3)):
+        assert len(parse_index(f"{head}\n{body}", "i.idx")) == n
+    for head in ("v1.1 -2", "v1.1 x2", "v1.1 0", "v1.1"):
+        with pytest.raises(DataError, match="sample count"):
+            parse_index(f"{head}\n{body}", "i.idx")

@@ -12,6 +12,7 @@ is capped (`MAX_HEADER_READ`), so a forged pax or long-name header cannot exhaus
 from __future__ import annotations
 
 import io
+import re
 import tarfile
 from typing import IO, NamedTuple
 
@@ -97,9 +98,12 @@ def parse_index(text: str, where: str) -> list[list[Component]]:
     if head[0] not in ("v1.1", "v1.2"):
         raise DataError(f"{where}, line 0: unsupported index version {head[0][:20]!r} (v1.1 and "
                         "v1.2 are read)")
-    if len(head) < 2 or not head[1].isdigit() or int(head[1]) <= 0:
+    # the count is read as a C++ stream reads an integer (DALI 2.4): its leading [+-]digits, the
+    # rest of the token ignored ("3x" is 3)
+    lead = re.match(r"[+-]?\d+", head[1]) if len(head) > 1 else None
+    if lead is None or int(lead.group()) <= 0:
         raise DataError(f"{where}, line 0: the sample count must be a positive integer")
-    count, width = int(head[1]), 4 if head[0] == "v1.2" else 3
+    count, width = int(lead.group()), 4 if head[0] == "v1.2" else 3
     if count > len(lines) - 1:
         raise DataError(f"{where}: the header says {count} samples, the file has {len(lines) - 1} lines")
     samples: list[list[Component]] = []
