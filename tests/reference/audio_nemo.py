@@ -43,6 +43,9 @@ CASES: dict[str, tuple[list[list[str]], dict[str, Any], int, int]] = {
     "max_duration": ([_FILTER], dict(max_duration=0.003, read_idxs=True), 3, 1),
     "two_manifests": ([_MAIN[:2], _CUTS[:3]], dict(read_idxs=True), 5, 1),
     "shards": ([_MAIN], dict(num_shards=2, shard_id=1, read_idxs=True), 2, 2),
+    # a negative duration reads to the end (as an absent one); -0.0 and 0 read no frames
+    "negative_duration": ([[_e("c.wav", duration=-1.0, text="a"), _e("c.wav", offset=0.0002, duration=-0.5),
+                            _e("c.wav", duration=-0.0), _e("c.wav", duration=-1e-9)]], dict(read_idxs=True), 4, 1),
     "err_empty": ([[_e("a.wav", duration=0.001)]], dict(min_duration=0.5), 1, 1),
     "err_missing_file": ([[_e("nope.wav")]], {}, 1, 1),
     "err_dtype": ([_MAIN], dict(dtype="UINT8"), 1, 1),

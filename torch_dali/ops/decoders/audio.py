@@ -86,13 +86,13 @@ def downmix_channels(floats: torch.Tensor) -> torch.Tensor:
 
 def _span(n: int, rate: int, span: tuple[float, float | None] | None, where: str) -> slice:
     """Frames [floor(offset * rate), + floor(duration * rate)) of n (a negative offset counts as 0;
-    no duration: to the end)."""
+    no duration, or a negative one: to the end, as DALI 2.4 reads them; 0 gives no frames)."""
     if span is None:
         return slice(0, n)
     start = max(0, math.floor(span[0] * rate))
     if start > n:
         raise DataError(f"{where}: the offset {span[0]} s is past the end of the audio ({n} frames at {rate} Hz)")
-    stop = n if span[1] is None else min(n, start + max(0, math.floor(span[1] * rate)))
+    stop = n if span[1] is None or span[1] < 0 else min(n, start + math.floor(span[1] * rate))
     return slice(start, stop)
 
 

@@ -7,8 +7,8 @@ blank lines, lines that are not a JSON object and objects without "audio_filepat
 with a warning. A relative audio path is taken as it is (relative to the working directory, not
 to the manifest). With `min_duration` / `max_duration` > 0, entries whose "duration" is below /
 above them are left out (a missing duration counts as 0, so `min_duration` drops those entries). The audio is cut to the frames
-[floor(offset * rate), + floor(duration * rate)) ("duration" absent: to the end; a negative
-offset counts as 0), then decoded as decoders.audio decodes it (`downmix` defaults to True here;
+[floor(offset * rate), + floor(duration * rate)) ("duration" absent or negative: to the end; a
+negative offset counts as 0), then decoded as decoders.audio decodes it (`downmix` defaults to True here;
 `sample_rate` <= 0 keeps the file's rate). Outputs: the audio (float32 (frames,), or
 (frames, channels) without downmix, or `dtype`), then the file's rate (float32 scalar, the
 file's even when resampled) when `read_sample_rate`, the text's UTF-8 bytes (uint8, no terminator; "" when absent) when
