@@ -67,3 +67,19 @@ def test_skipped_lines_warn(tmp_path):
     with pytest.warns(UserWarning, match=r"line 1: skipped"):
         out = _read(tmp_path, ['{"duration": 1}', json.dumps({"audio_filepath": str(tmp_path / "a.wav")})])
     assert np.asarray(out[0][0]).shape == (40,)
+
+
+def test_no_source_info(tmp_path):
+    # DALI 2.4 (measured): no output of readers.nemo_asr carries a source_info() name
+    paths = N.build(str(tmp_path), "default")
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        audio, rate, text = fn.readers.nemo_asr(manifest_filepaths=paths)
+        return audio, rate, text, fn.get_property(audio, key="source_info")
+
+    p = pipe()
+    p.build()
+    outs = p.run()
+    assert all(o[i].source_info() == "" for o in outs for i in range(2))
+    assert all(np.asarray(outs[3][i]).size == 0 for i in range(2))

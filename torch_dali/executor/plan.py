@@ -6,6 +6,7 @@ import time
 import traceback
 import warnings
 from collections import deque
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -93,7 +94,7 @@ class Plan:
                 raise GraphError(f"{n.describe()}: {e}") from e
         self._output_keys = {(d.node.id, d.index) for d in graph.outputs}
         self._consumers: dict[int, list[Node]] = {n.id: [] for n in self.nodes}
-        self._lineage: list[list[tuple[int, int]]] | None = None  # per output, the values it comes from
+        self._lineage: dict[tuple[int, int], list[tuple[int, int]]] = {}  # per value, the values it comes from
         for n in self.nodes:
             for d in [*n.inputs, *n.arg_inputs.values()]:
                 if n not in self._consumers[d.node.id]:
@@ -227,30 +228,27 @@ class Plan:
         (a reader) carry those names, as DALI's `source_info()` of each output sample."""
         outs = [part.values[(d.node.id, d.index)] for d in self.graph.outputs]
         if part.source_info:
-            for tl, lineage in zip(outs, self._output_lineage()):
-                key = next((k for k in lineage if k in part.source_info), None)
-                if key is not None:
-                    tl.set_sources(part.source_info[key])
+            for tl, d in zip(outs, self.graph.outputs):
+                names = self._carried_names(d, part)
+                if names is not None:
+                    tl.set_sources(names)
         return outs
 
-    def _output_lineage(self) -> list[list[tuple[int, int]]]:
-        """Per output: the (node id, output index) values its data come from, through data inputs
-        (not argument inputs), each op's first input first: the source whose names an output
-        sample carries is the first one found (DALI's samples keep their first input's)."""
-        if self._lineage is None:
-            lineage = []
-            for d in self.graph.outputs:
-                seen: list[tuple[int, int]] = []
-                todo = [d]
-                while todo:
-                    x = todo.pop(0)
-                    key = (x.node.id, x.index)
-                    if key not in seen:
-                        seen.append(key)
-                        todo.extend(x.node.inputs)
-                lineage.append(seen)
-            self._lineage = lineage
-        return self._lineage
+    def _carried_names(self, d: Any, part: Partial) -> Sequence[str] | None:
+        """The `source_info()` names the samples of value `d` carry: those of the first source
+        found going back through data inputs (not argument inputs), each op's first input first
+        (DALI's samples keep their first input's); None when no reader named them."""
+        lineage = self._lineage.get((d.node.id, d.index))
+        if lineage is None:
+            lineage, todo = [], [d]
+            while todo:
+                x = todo.pop(0)
+                if (x.node.id, x.index) not in lineage:
+                    lineage.append((x.node.id, x.index))
+                    todo.extend(x.node.inputs)
+            self._lineage[(d.node.id, d.index)] = lineage
+        key = next((k for k in lineage if k in part.source_info), None)
+        return None if key is None else part.source_info[key]
 
     def run_cpu_stage(self, iteration: int) -> Partial:
         """The CPU stage of one iteration (for profiling a stage on its own)."""
@@ -308,6 +306,8 @@ class Plan:
             bs = len(ins[0])
         args = {k: batch_args(values[(d.node.id, d.index)]) for k, d in node.arg_inputs.items()}
         ctx = BatchContext(node, iteration, bs, op.device, self.pool, sources, stream)
+        if op.reads_source_info and node.inputs and part.source_info:
+            ctx.source_info = self._carried_names(node.inputs[0], part) or ()
         if step.fused is not None:  # the consumer's outputs are what the step leaves
             last = step.nodes[1]
             run: Any = partial(_dispatch.run_batch, step.fused, (ctx, BatchContext(last, iteration, bs, op.device,

@@ -87,6 +87,8 @@ class BatchContext:
         self.device = device
         self.pool = pool
         self.sources = sources if sources else [""] * batch_size  # may be lazy (readers' Sources)
+        #: the `source_info()` names the first input's samples carry, for ops that `reads_source_info`
+        self.source_info: Sequence[str] = ()
         self.stream = stream
 
     def sample(self, i: int) -> SampleContext:
@@ -168,6 +170,8 @@ class Operator:
     last_sources: Sequence[str] = ()
     #: the outputs whose samples carry `source_info()` names (None: every output)
     source_info_outputs: ClassVar[tuple[int, ...] | None] = (0,)
+    #: the executor gives the op (in BatchContext.source_info) the names its first input's samples carry
+    reads_source_info: ClassVar[bool] = False
     #: a reader's place in its epoch after its last batch: `real` samples, whether the epoch `ended`
     batch_info: dict[str, Any] | None = None
     #: samples left out with on_error="skip" (readers), listed by `Pipeline.skipped()`

@@ -3,8 +3,10 @@
 one_hot follows DALI 2.4: a batch whose every sample holds one element is read as scalars (the
 legacy rule) unless `axis` is given; classes are the input values truncated to integers; on/off
 values are converted to `dtype` as C converts (integers wrap). get_property gives each sample's
-`layout` or `source_info` as uint8 bytes; `source_info` is the file or record the sample was read
-from (empty for data not read by a reader), as the reader of its iteration names it."""
+`layout` or `source_info` as uint8 bytes; `source_info` is what the sample's `source_info()` gives:
+the reader's name for the file or record it came from (as DALI names it: relative to `file_root`,
+empty for readers.sequence and readers.nemo_asr), followed back through the op's first input;
+empty for data no reader named."""
 from __future__ import annotations
 
 from typing import Any
@@ -67,6 +69,7 @@ class GetProperty(Operator):
     """Each sample's `layout` or `source_info`, as a 1-D uint8 tensor of its bytes."""
 
     sample_wise = False
+    reads_source_info = True  # DALI's source_info(): a reader's name for the sample, not its full path
 
     def setup(self) -> None:
         if self.args["key"] not in ("layout", "source_info"):
@@ -78,7 +81,7 @@ class GetProperty(Operator):
         if self.args["key"] == "layout":
             texts = [inputs[0].layout()] * n
         else:
-            texts = [str(ctx.sources[i]) if i < len(ctx.sources) else "" for i in range(n)]
+            texts = [str(ctx.source_info[i]) if i < len(ctx.source_info) else "" for i in range(n)]
         return [TensorList([torch.tensor(list(s.encode()), dtype=torch.uint8, device=self.device) for s in texts], "")]
 
     def output_layout(self, index: int) -> str:

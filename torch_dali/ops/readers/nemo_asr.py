@@ -111,6 +111,9 @@ class NemoAsrReader(MultiOutputReader):
     def _source(self, index: int) -> str:
         return printable(self._entries[index].path)
 
+    def _info(self, index: int) -> str:
+        return ""  # DALI 2.4 gives nemo_asr's outputs no source_info (errors still name the file)
+
     def _load(self, index: int) -> tuple[torch.Tensor, tuple[torch.Tensor, ...]]:
         a, e = self.args, self._entries[index]
         where = f"{e.where} ({printable(e.path)})"
