@@ -210,3 +210,22 @@ def test_index_sample_count_read_as_a_stream_integer():
     for head in ("v1.1 -2", "v1.1 x2", "v1.1 0", "v1.1"):
         with pytest.raises(DataError, match="sample count"):
             parse_index(f"{head}\n{body}", "i.idx")
+
+
+def test_each_output_carries_its_components_source_info(tmp_path):
+    # DALI 2.4 (measured): every output's sample names its own component, "tar:offset:name"; a
+    # missing component names nothing; get_property gives the same
+    p = str(tmp_path / "t.tar")
+    W.write_tar(p, [("a.bin", b"xy"), ("a.cls", b"0"), ("b.cls", b"1")])
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        data, cls = fn.readers.webdataset(paths=[p], ext=["bin", "cls"])
+        return data, cls, fn.get_property(cls, key="source_info")
+
+    q = pipe()
+    q.build()
+    data, cls, prop = q.run()
+    assert [data[i].source_info() for i in range(2)] == [f"{p}:512:a.bin", ""]
+    assert [cls[i].source_info() for i in range(2)] == [f"{p}:1536:a.cls", f"{p}:2560:b.cls"]
+    assert [bytes(np.asarray(prop[i])).decode() for i in range(2)] == [f"{p}:1536:a.cls", f"{p}:2560:b.cls"]

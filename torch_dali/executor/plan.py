@@ -339,9 +339,10 @@ class Plan:
             if src and not sources:
                 sources = src  # may be lazy: names are formatted only when needed
             if src:
-                names = op.source_info()
-                for k in (range(len(outs)) if op.source_info_outputs is None else op.source_info_outputs):
-                    part.source_info[(node.id, k)] = names
+                for k in range(len(outs)):
+                    names = op.output_source_info(k)
+                    if names is not None:
+                        part.source_info[(node.id, k)] = names
         for k, tl in enumerate(outs):
             values[(node.id, k)] = tl
         part.sources, part.bs = sources, bs

@@ -182,6 +182,13 @@ class Operator:
         listed); `last_sources` (what error messages print) unless the op says otherwise."""
         return self.last_sources
 
+    def output_source_info(self, k: int) -> Sequence[str] | None:
+        """The `source_info()` names output `k`'s samples of the last batch carry; None for an
+        output that carries none (by default: `source_info()` on `source_info_outputs`)."""
+        if self.source_info_outputs is not None and k not in self.source_info_outputs:
+            return None
+        return self.source_info()
+
     def __init__(self, node: "Node", device: torch.device) -> None:
         self.node = node
         self.args = node.args

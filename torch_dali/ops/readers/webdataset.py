@@ -38,7 +38,7 @@ from ...io.tarindex import Component, parse_index, scan_tar
 from ...skips import printable
 from .._registry import register
 from .._schema import REQUIRED, Arg, OpSchema
-from ._base import READER_ARGS
+from ._base import READER_ARGS, Sources
 from ._multi import MultiOutputReader, as_list
 from ._storage import FilePool, open_stream
 
@@ -193,6 +193,15 @@ class WebdatasetReader(MultiOutputReader):
         if first is None:
             return f"{printable(self._paths[k])} (a sample with no selected component)"
         return f"{printable(self._paths[k])}:{first.offset}:{first.name}"
+
+    def output_source_info(self, k: int) -> Sources:
+        """As DALI 2.4: each output's samples carry their own component's "tar:offset:name" (the
+        name empty with a v1.1 index), "" where the sample has no such component."""
+        def name(index: int) -> str:
+            t, comps = self._samples[index]
+            c = comps[k]
+            return "" if c is None else f"{printable(self._paths[t])}:{c.offset}:{c.name}"
+        return Sources(name, list(getattr(self, "_last_indices", [])))
 
     # -- the order of an epoch ---------------------------------------------------------------
     def _file_groups(self, epoch: int) -> list[list[int]]:
