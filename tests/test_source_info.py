@@ -89,3 +89,29 @@ def test_a_deep_copy_of_an_output_sample_keeps_class_layout_and_source(tree: Pat
     assert type(dup) is type(sample) and dup.layout() == sample.layout()
     assert dup.source_info() == "g1.npy" and np.array_equal(np.asarray(dup), np.asarray(sample))
     assert dup.data_ptr() != sample.data_ptr()
+
+
+def test_coco_names_the_image_as_its_annotations_list_it(tmp_path: Path) -> None:
+    # DALI 2.4 (measured): the file_name as listed, not file_root joined to it; the annotation
+    # outputs carry none
+    import json
+    (tmp_path / "img" / "sub").mkdir(parents=True)
+    for n in ("a.jpg", "sub/b.jpg"):
+        (tmp_path / "img" / n).write_bytes(b"\xff\xd8xx")
+    images = [{"id": i + 1, "file_name": n, "width": 10, "height": 10} for i, n in enumerate(["a.jpg", "sub/b.jpg"])]
+    anns = [{"id": i, "image_id": i, "category_id": 1, "bbox": [1, 1, 2, 2], "area": 4, "iscrowd": 0} for i in (1, 2)]
+    (tmp_path / "ann.json").write_text(json.dumps({"images": images, "annotations": anns,
+                                                    "categories": [{"id": 1, "name": "x"}]}))
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        jpegs, boxes, labels = fn.readers.coco(file_root=str(tmp_path / "img"),
+                                               annotations_file=str(tmp_path / "ann.json"))
+        return jpegs, boxes, fn.get_property(jpegs, key="source_info")
+
+    p = pipe()
+    p.build()
+    jpegs, boxes, prop = p.run()
+    assert [t.source_info() for t in jpegs] == ["a.jpg", "sub/b.jpg"]
+    assert [t.source_info() for t in boxes] == ["", ""]
+    assert [bytes(np.asarray(t)).decode() for t in prop] == ["a.jpg", "sub/b.jpg"]

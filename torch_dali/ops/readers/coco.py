@@ -80,6 +80,10 @@ class CocoReader(ReaderBase):
     def _source(self, index: int) -> str:
         return self._path(index)
 
+    def _info(self, index: int) -> str:
+        """DALI 2.4's source_info(): the image's file_name as the annotations list it."""
+        return self._samples[index].file_name
+
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         if self.may_skip:  # the base's skipping path yields (data, index) pairs
             data, idx = super().run_batch(ctx, inputs, args)
