@@ -115,3 +115,25 @@ def test_coco_names_the_image_as_its_annotations_list_it(tmp_path: Path) -> None
     assert [t.source_info() for t in jpegs] == ["a.jpg", "sub/b.jpg"]
     assert [t.source_info() for t in boxes] == ["", ""]
     assert [bytes(np.asarray(t)).decode() for t in prop] == ["a.jpg", "sub/b.jpg"]
+
+
+def test_mxnet_names_the_file_and_the_records_offset(tmp_path: Path) -> None:
+    # DALI 2.4 (measured): "<file> at index <byte offset of the record in that file>"; labels none
+    import struct
+    rec, idx = str(tmp_path / "x.rec"), str(tmp_path / "x.idx")
+    with open(rec, "wb") as f, open(idx, "w") as fi:
+        for k in range(3):
+            payload = struct.pack("<IfQQ", 0, float(k), k, 0) + bytes([k]) * (5 + k)
+            fi.write(f"{k}\t{f.tell()}\n")
+            f.write(struct.pack("<II", 0xCED7230A, len(payload)) + payload + b"\x00" * (-len(payload) % 4))
+
+    @pipeline_def(batch_size=3, num_threads=1, device_id=None)
+    def pipe():
+        data, labels = fn.readers.mxnet(path=[rec], index_path=[idx])
+        return data, labels
+
+    p = pipe()
+    p.build()
+    data, labels = p.run()
+    assert [t.source_info() for t in data] == [f"{rec} at index {o}" for o in (0, 40, 80)]
+    assert [t.source_info() for t in labels] == ["", "", ""]

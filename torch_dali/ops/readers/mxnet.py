@@ -126,6 +126,11 @@ class MXNetReader(ReaderBase):
         k, _, key = self._entries[index]
         return f"{self._paths[k]}#record {key}"
 
+    def _info(self, index: int) -> str:
+        """DALI 2.4's source_info(): the file and the record's byte offset in it."""
+        k, offset, _ = self._entries[index]
+        return f"{self._paths[k]} at index {offset}"
+
     def close(self) -> None:
         for f in self._files:
             f.close()
