@@ -137,3 +137,25 @@ def test_mxnet_names_the_file_and_the_records_offset(tmp_path: Path) -> None:
     data, labels = p.run()
     assert [t.source_info() for t in data] == [f"{rec} at index {o}" for o in (0, 40, 80)]
     assert [t.source_info() for t in labels] == ["", "", ""]
+
+
+def test_tfrecord_names_the_file_and_the_records_offset(tmp_path: Path) -> None:
+    # DALI 2.4 (measured): "<file> at index <byte offset of the record in that file>", on every feature
+    import torch_dali.tfrecord as tfrec
+    from tests.reference import readers_formats as W
+    path = str(tmp_path / "t.tfrecord")
+    spans = W.write_tfrecord(path, [W.encode_example({"x": ("int64", [k] * (k + 1))}) for k in range(3)], path + ".idx")
+
+    @pipeline_def(batch_size=3, num_threads=1, device_id=None)
+    def pipe():
+        out = fn.readers.tfrecord(path=[path], index_path=[path + ".idx"],
+                                  features={"x": tfrec.VarLenFeature(tfrec.int64, 0)})
+        return out["x"], fn.get_property(out["x"], key="source_info")
+
+    p = pipe()
+    p.build()
+    x, prop = p.run()
+    want = [f"{path} at index {off}" for off, _ in spans]
+    assert [off for off, _ in spans] == [0, 30, 61]
+    assert [t.source_info() for t in x] == want
+    assert [bytes(np.asarray(t)).decode() for t in prop] == want

@@ -116,12 +116,9 @@ class TFRecordReader(MultiOutputReader):
     source_info_outputs = None  # every feature carries the record's name, as in DALI
 
     def _info(self, index: int) -> str:
-        """DALI's name of a record: its file and its place among that file's records."""
-        k = self._entries[index][0]
-        first = index
-        while first > 0 and self._entries[first - 1][0] == k:  # a file's records are listed together
-            first -= 1
-        return f"{printable(self._paths[k])} at index {index - first}"
+        """DALI 2.4's name of a record (measured): its file and the record's byte offset in it."""
+        k, off, _ = self._entries[index]
+        return f"{printable(self._paths[k])} at index {off}"
 
     def _load(self, index: int) -> tuple[torch.Tensor, tuple[torch.Tensor, ...]]:
         k, off, n = self._entries[index]
