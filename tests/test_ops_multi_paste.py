@@ -33,3 +33,29 @@ def test_dali_wording(name, key):
     from torch_dali.errors import TorchDaliError
     with pytest.raises(TorchDaliError, match=key):
         ours(name)
+
+
+def test_outputs_name_the_samples_pasted_into_them(tmp_path):
+    # DALI 2.4 (measured): an output's source_info() joins the non-empty names of the samples
+    # pasted into it with ";" (in_ids order, or input order); get_property gives the same
+    from torch_dali import fn as F, pipeline_def as P
+    for i in range(3):
+        np.save(tmp_path / f"m{i}.npy", np.full((4, 4, 1), i, np.uint8))
+    ids = [np.array([0, 0], np.int32), np.array([2, 1, 0], np.int32), np.array([], np.int32)]
+
+    @P(batch_size=3, num_threads=1, device_id=None)
+    def pipe():
+        x = F.readers.numpy(file_root=str(tmp_path), files=["m0.npy", "m1.npy", "m2.npy"])
+        y = F.readers.numpy(file_root=str(tmp_path), files=["m2.npy", "m0.npy", "m1.npy"])
+        e = F.external_source(source=lambda: [np.zeros((4, 4, 1), np.uint8)] * 3, batch=True, layout="HWC")
+        picked = F.multi_paste(x, in_ids=F.external_source(source=lambda: ids, batch=True), output_size=[4, 4])
+        return (picked, F.multi_paste(x, y, output_size=[4, 4]), F.multi_paste(e, x, output_size=[4, 4]),
+                F.get_property(picked, key="source_info"))
+
+    p = pipe()
+    p.build()
+    picked, both, mixed, prop = p.run()
+    assert [t.source_info() for t in picked] == ["m0.npy;m0.npy", "m2.npy;m1.npy;m0.npy", ""]
+    assert [t.source_info() for t in both] == ["m0.npy;m2.npy", "m1.npy;m0.npy", "m2.npy;m1.npy"]
+    assert [t.source_info() for t in mixed] == ["m0.npy", "m1.npy", "m2.npy"]
+    assert [bytes(np.asarray(t)).decode() for t in prop] == ["m0.npy;m0.npy", "m2.npy;m1.npy;m0.npy", ""]

@@ -18,7 +18,8 @@ from ..graph.graph import Graph
 from ..graph.node import Node
 from ..io.host_memory import empty_batch
 from ..ops import _dispatch
-from ..ops._operator import BatchContext, Operator, SampleContext, WorkerPool, batch_args, parallel_map, sample_arg
+from ..ops._operator import (BatchContext, Operator, SampleContext, WorkerPool, batch_args, joined_names,
+                              parallel_map, sample_arg)
 from ..tensor_list import TensorList
 from .steps import Batch, Partial, StageSpec, Step, find_fusions, plan_stages  # noqa: F401 - Batch: graph.pipeline
 from .timing import OpTimes
@@ -333,6 +334,9 @@ class Plan:
             raise
         except Exception as e:
             raise self._error(node, e, None, sources) from e
+        if ctx.source_picks is not None and part.source_info:  # an op that gathers samples names them
+            part.source_info[(node.id, 0)] = joined_names(
+                ctx.source_picks, [self._carried_names(d, part) for d in node.inputs])
         if not node.inputs and outs:  # a source (reader, external source) sets the batch size
             bs = len(outs[0])
             src = op.last_sources

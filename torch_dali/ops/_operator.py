@@ -89,6 +89,9 @@ class BatchContext:
         self.sources = sources if sources else [""] * batch_size  # may be lazy (readers' Sources)
         #: the `source_info()` names the first input's samples carry, for ops that `reads_source_info`
         self.source_info: Sequence[str] = ()
+        #: set by an op whose output samples gather input samples (multi_paste): per output sample,
+        #: the (input, sample) pairs it took; its names are then theirs (`joined_names`)
+        self.source_picks: list[list[tuple[int, int]]] | None = None
         self.stream = stream
 
     def sample(self, i: int) -> SampleContext:
@@ -100,6 +103,12 @@ class BatchContext:
         if self.pool is None or n <= 1:
             return [fn(i) for i in range(n)]
         return parallel_map(self.pool, fn, n)
+
+
+def joined_names(picks: list[list[tuple[int, int]]], names: list[Sequence[str] | None]) -> list[str]:
+    """Per output sample, the non-empty names of the (input, sample) pairs it took, joined with
+    ";" (DALI 2.4's source_info() of a multi_paste output, measured)."""
+    return [";".join(n for n in (names[t][s] if names[t] is not None else "" for t, s in p) if n) for p in picks]
 
 
 def parallel_map(pool: WorkerPool, fn: Callable[[int], Any], n: int) -> list[Any]:

@@ -82,6 +82,7 @@ class MultiPaste(Operator):
         base = inputs[0]
         n_out = len(base)
         out = []
+        ctx.source_picks = []  # each output names the samples pasted into it (DALI 2.4)
         for i in range(n_out):
             if self.has_ids:
                 ids = [int(v) for v in np.asarray(self._get(args, "in_ids", i)).reshape(-1)]
@@ -90,8 +91,10 @@ class MultiPaste(Operator):
                         raise ArgumentError(f"{self.name}: The `in_idx` must be in range [0, .., batch_size - 1]. "
                                             f"Got in_idx: {k}. Input batch size is: {len(base)}.")
                 srcs = [base[k] for k in ids]
+                ctx.source_picks.append([(0, k) for k in ids])
             else:
                 srcs = [tl[i] for tl in inputs]
+                ctx.source_picks.append([(t, i) for t in range(len(inputs))])
             n = len(srcs)
             size = self._get(args, "output_size", i)
             if size is None:
