@@ -43,6 +43,7 @@ class PermuteBatch(Operator):
         bad = [(k, v) for k, v in enumerate(idx) if not 0 <= v < n]
         if bad:
             raise ArgumentError(f"{self.name}: indices[{bad[0][0]}] = {bad[0][1]} is not a sample of a batch of {n}")
+        ctx.source_picks = [[(0, v)] for v in idx]  # a sample keeps its source_info() (DALI 2.4)
         if tl.dense is not None:
             return [TensorList(tl.dense[torch.tensor(idx, device=tl.dense.device)], tl.layout())]
         return [TensorList([tl[v] for v in idx], tl.layout())]
