@@ -150,6 +150,10 @@ KNOBS: tuple[Knob, ...] = (
          "are turned on (nvjpegDecodeBatchedPreAllocate, ~0.04-0.11 s each): 0 never, 1 as each state "
          "is made, 2 (default) as each is made except the first slot's, which waits until the first "
          "batch has decoded", 0, 2),
+    Knob("TORCH_DALI_NVJPEG_SHARED_HW_HANDLE", "int", 0, "1: every slot's hardware decoder state "
+         "decodes with one hardware handle (each handle holds ~42 MiB of device memory on an H200) instead "
+         "of a handle per slot; their batches take the engines in turn anyway. Ignored with "
+         "TORCH_DALI_NVJPEG_HW_CONCURRENT=1", 0, 1),
     Knob("TORCH_DALI_NVJPEG_DEVICE_PADDING", "int", 2 << 20, "bytes nvJPEG adds to each scratch buffer "
          "it grows (fewer re-allocations as image sizes vary; the buffers come from torch's caching "
          "allocator, so growing is cheap)", 0, 1 << 30),

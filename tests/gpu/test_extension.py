@@ -265,10 +265,11 @@ def test_decoder_settings_are_arguments(monkeypatch):
     assert made.num_cuda_states == 3
 
 
-@pytest.mark.parametrize("slots", [2, 3])
-def test_slots_decode_batches_concurrently(slots):
+@pytest.mark.parametrize("slots,shared", [(2, False), (3, False), (3, True)])
+def test_slots_decode_batches_concurrently(slots, shared):
     """Several threads decoding at once on a decoder with independent slots get the pixels a lone
-    decode gives (each batch on its own stream; hardware batches serialised across slots)."""
+    decode gives (each batch on its own stream; hardware batches serialised across slots), with a
+    hardware handle per slot or one for all (share_hw_handle)."""
     import threading
     jpegs = _jpegs()
     names = list(jpegs)
@@ -276,7 +277,8 @@ def test_slots_decode_batches_concurrently(slots):
     single = EXT.NvJpegDecoder(torch.cuda.current_device(), 1, 2, 0.8, 1000 * 1000, 1)
     refs = [[None if o is None else o.clone() for o in single.decode(b, "rgb")] for b in batches]
     torch.cuda.synchronize()
-    dec = EXT.NvJpegDecoder(torch.cuda.current_device(), 1, 2, 0.8, 1000 * 1000, slots)
+    dec = EXT.NvJpegDecoder(torch.cuda.current_device(), 1, 2, 0.8, 1000 * 1000, slots, share_hw_handle=shared)
+    assert dec.share_hw_handle == shared
     import time
     time.sleep(0.3)
     # the first slot is made at once, the others in the background once a batch has decoded (the

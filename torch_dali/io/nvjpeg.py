@@ -49,6 +49,7 @@ class DecoderConfig:
     lazy_cuda: int = 3
     preallocate: int = 2
     stream_priority: int = 0
+    share_hw_handle: bool = False
 
     @classmethod
     def from_knobs(cls) -> "DecoderConfig":
@@ -58,7 +59,8 @@ class DecoderConfig:
                    _knobs.get("TORCH_DALI_NVJPEG_HW_CONCURRENT"), _knobs.get("TORCH_DALI_NVJPEG_BLOCKING_SYNC"),
                    _knobs.get("TORCH_DALI_NVJPEG_ADAPTIVE") == 1, _knobs.get("TORCH_DALI_NVJPEG_ARENA"),
                    _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"), _knobs.get("TORCH_DALI_NVJPEG_LAZY_CUDA"),
-                   _knobs.get("TORCH_DALI_NVJPEG_PREALLOCATE"), _knobs.get("TORCH_DALI_STREAM_PRIORITY"))
+                   _knobs.get("TORCH_DALI_NVJPEG_PREALLOCATE"), _knobs.get("TORCH_DALI_STREAM_PRIORITY"),
+                   _knobs.get("TORCH_DALI_NVJPEG_SHARED_HW_HANDLE") == 1)
 
 
 def hw_share(hw_decoder_load: float) -> float:
@@ -98,7 +100,7 @@ def _make_decoder(ext: Any, index: int, hw_load: float, config: DecoderConfig) -
         try:
             return ext.NvJpegDecoder(index, c.hw_states, c.cuda_states, hw_load, c.huffman_threshold, n,
                                      c.hw_concurrent, c.blocking_sync, c.adaptive, c.arena, c.device_padding,
-                                     c.lazy_cuda, c.preallocate, c.stream_priority)
+                                     c.lazy_cuda, c.preallocate, c.stream_priority, c.share_hw_handle)
         except RuntimeError as e:
             err = e
     warnings.warn(f"torch_dali: our nvJPEG decoder could not be made on cuda:{index} ({err}); "

@@ -260,13 +260,14 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
                              double hw_load, int64_t hybrid_huffman_threshold, int64_t num_slots,
                              bool hw_concurrent, bool blocking_sync, bool adaptive, int64_t arena,
                              int64_t device_padding, int64_t lazy_cuda, int64_t preallocate,
-                             int64_t stream_priority)
+                             int64_t stream_priority, bool share_hw_handle)
     : device_(static_cast<int>(device_index < 0 ? c10::cuda::current_device() : device_index)),
       hw_load_(hw_load),
       adaptive_(adaptive && hw_load > 0.0 && hw_load < 1.0),
       arena_(arena),
       hybrid_threshold_(hybrid_huffman_threshold),
       hw_concurrent_(hw_concurrent),
+      share_hw_handle_(share_hw_handle && !hw_concurrent),
       blocking_sync_(blocking_sync) {
   share_.store(hw_load);
   TORCH_CHECK(device_ < c10::cuda::device_count(), "NvJpegDecoder: device_index ", device_index,
@@ -499,7 +500,7 @@ void NvJpegDecoder::make_hw_side(int64_t num_hw_states) {
       for (int64_t i = 0; i < num_hw_states; ++i) {
         states.push_back(std::make_unique<HwState>());
         HwState* st = states.back().get();
-        if (i == 0) {  // as in fill_slot: the first state decodes with the decoder's own handle
+        if (i == 0 || share_hw_handle_) {  // as in fill_slot: the decoder's own handle
           st->handle = h;
           st->owns_handle = false;
         } else {
@@ -599,10 +600,11 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
   for (int64_t i = 0; i < num_hw_states; ++i) {
     sl.hw.push_back(std::make_unique<HwState>());
     HwState* st = sl.hw.back().get();
-    if (first && i == 0 && hw_handle_) {
+    if (hw_handle_ && ((first && i == 0) || share_hw_handle_)) {
       // The first slot's first state decodes with the handle the decoder made for header checks
       // (its paddings set): one hardware handle less (~0.27 s) before the first batch. The
-      // other slots' states keep handles of their own.
+      // other slots' states keep handles of their own unless share_hw_handle_ (their batches take
+      // the hardware lock in turn, so one handle serves them all).
       st->handle = hw_handle_;
       st->owns_handle = false;
     } else {

@@ -51,7 +51,7 @@ class NvJpegDecoder {
   NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states, double hw_load,
                 int64_t hybrid_huffman_threshold, int64_t num_slots, bool hw_concurrent, bool blocking_sync,
                 bool adaptive, int64_t arena, int64_t device_padding, int64_t lazy_cuda, int64_t preallocate,
-                int64_t stream_priority = 0);
+                int64_t stream_priority = 0, bool share_hw_handle = false);
   ~NvJpegDecoder();
   NvJpegDecoder(const NvJpegDecoder&) = delete;
   NvJpegDecoder& operator=(const NvJpegDecoder&) = delete;
@@ -88,6 +88,7 @@ class NvJpegDecoder {
   bool adaptive() const { return adaptive_; }
   int64_t arena() const { return arena_; }
   bool hw_concurrent() const { return hw_concurrent_; }
+  bool share_hw_handle() const { return share_hw_handle_; }
   bool blocking_sync() const { return blocking_sync_; }
   // Where the images of the last finished decode() went (hardware, hybrid, retried, left to the
   // CPU) and the host time of its phases.
@@ -170,6 +171,9 @@ class NvJpegDecoder {
   bool hw_done_ = false;     // under hw_ready_mu_: the hardware side is made, or could not be
   int64_t preallocate_ = 1;
   int stream_priority_ = 0;  // of the decoder's own streams: 0 as torch's, negative runs first
+  // every hardware state decodes with hw_handle_ (one handle's device memory, ~42 MiB on an H200,
+  // instead of one per slot); only when hardware batches are serialised (!hw_concurrent_)
+  bool share_hw_handle_ = false;
   std::atomic<bool> cuda_ready_{false};  // handle_, the decoders and slot 0's `cu` may be used
   std::mutex cuda_mu_;                   // wait_cuda() waits (cuda_cv_) for cuda_done_
   std::condition_variable cuda_cv_;
