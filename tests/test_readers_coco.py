@@ -17,7 +17,10 @@ from torch_dali import fn, pipeline_def
 from torch_dali.errors import DataError, PipelineError
 from torch_dali.io import coco as C
 
-from reference import detection_cases as S
+try:
+    from reference import detection_cases as S
+except ImportError:  # in a child process of tests/_isolate.py (the repository root on the path)
+    from tests.reference import detection_cases as S
 
 
 def _write(tmp: Path, doc: Any) -> Path:
@@ -169,3 +172,31 @@ def test_batches_and_output_shapes(tmp_path):
         assert labels.at(i).dtype == np.int32 and polys.at(i).dtype == np.int32 and verts.at(i).dtype == np.float32
         assert bytes(jpegs.at(i)[:2]) == b"\xff\xd8"
     assert polys.at(1).tolist() == [[0, 0, 3], [0, 3, 6]]  # a two-polygon object
+
+
+def pixelwise_of_far_vertex(req: list) -> str:
+    """Child side of the test below: the reader's error for a polygon vertex far outside the image."""
+    root, x = Path(req[0]), float(req[1])
+    images, ann = S.write_coco_sample(root)
+    d = json.loads(ann.read_text())
+    first = min(d["images"], key=lambda im: im["id"])["id"]
+    d["annotations"] = [a for a in d["annotations"] if a["image_id"] != first]
+    d["annotations"].append(dict(id=999, image_id=first, category_id=d["categories"][0]["id"], iscrowd=0,
+                                 bbox=[1, 1, 5, 5], segmentation=[[0, 0, x, 0, 0, 1]]))
+    ann.write_text(json.dumps(d))
+    try:
+        _reader_pipe(images, ann, pixelwise_masks=True).run()
+    except (DataError, PipelineError) as e:
+        return str(e)
+    return "no error"
+
+
+@pytest.mark.parametrize("x", [2e8, 1e30, 1e39])
+def test_far_polygon_vertex_is_refused_without_hanging(tmp_path, x):
+    """A polygon vertex far outside the image once meant billions of outline steps (a hang, then
+    memory exhaustion) for pixel-wise masks, or an OverflowError past float32's range: now a
+    DataError naming the image and object, in well under the timeout."""
+    from _isolate import Died, run_isolated
+    got = run_isolated("tests.test_readers_coco:pixelwise_of_far_vertex", [[str(tmp_path), x]], timeout=60)[0]
+    assert not isinstance(got, Died), got
+    assert "astronaut.jpg" in got and "object" in got and ("polygon" in got), got

@@ -50,45 +50,53 @@ def rle_from_string(s: str, where: str) -> list[int]:
     return counts
 
 
-def rle_from_polygon(xy: np.ndarray, h: int, w: int) -> list[int]:
-    """Run lengths of a polygon (k, 2) rasterized on an h x w grid (pycocotools' frPoly rule)."""
+#: outline points (at 5x) one polygon may trace: an edge steps once per 1/5 pixel along its longer
+#: axis, so a vertex far outside the image would otherwise mean billions of steps
+MAX_OUTLINE_POINTS = 1 << 23
+#: |coordinate| a polygon vertex may have, in pixels
+MAX_COORDINATE = float(1 << 28)
+
+
+def rle_from_polygon(xy: np.ndarray, h: int, w: int, where: str = "readers.coco") -> list[int]:
+    """Run lengths of a polygon (k, 2) rasterized on an h x w grid (pycocotools' frPoly rule), the
+    outline traced with NumPy. DataError for a vertex beyond MAX_COORDINATE or an outline longer than
+    MAX_OUTLINE_POINTS (a hostile file's way to hang or exhaust memory)."""
     k = len(xy)
     if k == 0:
         return [h * w]
-    x = [math.trunc(_SCALE * float(v) + 0.5) for v in xy[:, 0]] + [0]
-    y = [math.trunc(_SCALE * float(v) + 0.5) for v in xy[:, 1]] + [0]
-    x[k], y[k] = x[0], y[0]
-    u: list[int] = []
-    v: list[int] = []
-    for j in range(k):  # dense points along each edge, at 5x
-        xs, xe, ys, ye = x[j], x[j + 1], y[j], y[j + 1]
-        dx, dy = abs(xe - xs), abs(ys - ye)
-        flip = (dx >= dy and xs > xe) or (dx < dy and ys > ye)
-        if flip:
-            xs, xe, ys, ye = xe, xs, ye, ys
-        if dx >= dy:
-            s = (ye - ys) / dx if dx else 0.0
-            for d in range(dx + 1):
-                t = dx - d if flip else d
-                u.append(t + xs)
-                v.append(math.trunc(ys + s * t + 0.5))
-        else:
-            s = (xe - xs) / dy
-            for d in range(dy + 1):
-                t = dy - d if flip else d
-                v.append(t + ys)
-                u.append(math.trunc(xs + s * t + 0.5))
-    starts: list[int] = []
-    for j in range(1, len(u)):  # where the outline crosses a column centre: a run boundary
-        if u[j] == u[j - 1]:
-            continue
-        xd = (u[j] if u[j] < u[j - 1] else u[j] - 1)
-        xd = (xd + 0.5) / _SCALE - 0.5
-        if math.floor(xd) != xd or xd < 0 or xd > w - 1:
-            continue
-        yd = (min(v[j], v[j - 1]) + 0.5) / _SCALE - 0.5
-        yd = math.ceil(min(max(yd, 0.0), float(h)))
-        starts.append(int(xd) * h + int(yd))
+    xy = np.asarray(xy, np.float64)
+    if not np.isfinite(xy).all() or np.abs(xy).max() > MAX_COORDINATE:
+        raise DataError(f"{where}: a polygon vertex is not finite or lies beyond {MAX_COORDINATE:.0f} pixels")
+    x = np.trunc(_SCALE * xy[:, 0] + 0.5).astype(np.int64)
+    y = np.trunc(_SCALE * xy[:, 1] + 0.5).astype(np.int64)
+    xs, xe, ys, ye = x, np.roll(x, -1), y, np.roll(y, -1)  # edge j: vertex j to j + 1 (the last closes it)
+    dx, dy = np.abs(xe - xs), np.abs(ys - ye)
+    major = dx >= dy  # steps along x
+    flip = np.where(major, xs > xe, ys > ye)
+    xs, xe = np.where(flip, xe, xs), np.where(flip, xs, xe)
+    ys, ye = np.where(flip, ye, ys), np.where(flip, ys, ye)
+    steps = np.where(major, dx, dy)
+    total = int(steps.sum()) + k
+    if total > MAX_OUTLINE_POINTS:
+        raise DataError(f"{where}: a polygon's outline is {total} points at 5x scale, more than the "
+                        f"{MAX_OUTLINE_POINTS} allowed (a vertex far outside the {w}x{h} image?)")
+    e = np.repeat(np.arange(k), steps + 1)
+    d = np.arange(total) - np.repeat(np.cumsum(steps + 1) - (steps + 1), steps + 1)
+    t = np.where(flip[e], steps[e] - d, d)
+    # the same float64 operations, in the same order, as the scalar rule
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = np.where(major, np.where(dx > 0, (ye - ys) / np.maximum(dx, 1), 0.0), (xe - xs) / np.maximum(dy, 1))
+    along = np.trunc(np.where(major, ys, xs)[e] + slope[e] * t + 0.5).astype(np.int64)
+    u = np.where(major[e], t + xs[e], along)
+    v = np.where(major[e], along, t + ys[e])
+    # where the outline crosses a column centre: a run boundary
+    cur, prev = u[1:], u[:-1]
+    moved = cur != prev
+    xd = (np.where(cur < prev, cur, cur - 1) + 0.5) / _SCALE - 0.5
+    keep = moved & (np.floor(xd) == xd) & (xd >= 0) & (xd <= w - 1)
+    yd = (np.minimum(v[1:], v[:-1]) + 0.5) / _SCALE - 0.5
+    yd = np.ceil(np.minimum(np.maximum(yd, 0.0), float(h)))
+    starts = (xd[keep].astype(np.int64) * h + yd[keep].astype(np.int64)).tolist()
     a = sorted(starts + [h * w])
     diffs = [a[0]] + [a[i] - a[i - 1] for i in range(1, len(a))]
     out = [diffs[0]]
@@ -186,7 +194,9 @@ def pixelwise_mask(s: CocoSample) -> torch.Tensor:
         per_label[labels[obj]] = cnts
     polys: dict[int, list[list[int]]] = {}
     for obj, start, end in s.polygons.tolist():
-        polys.setdefault(labels[obj], []).append(rle_from_polygon(s.vertices[start:end].astype(np.float64), h, w))
+        polys.setdefault(labels[obj], []).append(
+            rle_from_polygon(s.vertices[start:end].astype(np.float64), h, w,
+                             f"readers.coco: image {s.file_name} (id {s.image_id}), object {obj}"))
     for lab, rl in polys.items():
         per_label[lab] = _union(rl, n)
     order = sorted(set(labels))
