@@ -47,6 +47,11 @@ _rewritten_code: "weakref.WeakSet[pytypes.CodeType]" = weakref.WeakSet()  # code
 UNDEFINED: Any = object()  # "not assigned" while a branch is traced
 
 
+class LogicalOperandError(GraphError, RuntimeError):
+    """An operand of `and`/`or`/`not` on DataNodes is not on the CPU: DALI raises a RuntimeError
+    when it traces the expression, so this is one too (and a GraphError, as torch_dali's are)."""
+
+
 # -- runtime helpers the rewritten code calls ------------------------------------------------------
 
 def is_node(v: Any) -> bool:
@@ -140,7 +145,7 @@ def _logical_operand(v: DataNode, expr: str, side: str) -> DataNode:
     from .ops._registry import call_op, lookup
     if v.device != "cpu":
         what = f"the {side} operand of `{expr}`" if side else f"the operand of `{expr}`"
-        raise GraphError(f"{what} on DataNodes must be on the CPU (a scalar per sample), got a {v.device} "
+        raise LogicalOperandError(f"{what} on DataNodes must be on the CPU (a scalar per sample), got a {v.device} "
                          "DataNode; compute it from CPU data")
     from .ops._schema import adopted
     return call_op(lookup("_conditional.validate_logical"), (adopted(v),), {"expression_name": expr,
