@@ -147,6 +147,24 @@ def test_permute_batch_follows_a_permutation():
     assert out.layout() == "HW"
 
 
+@pytest.mark.parametrize("dtype, ok", [(np.int32, True), (np.int64, True), (np.float32, False), (np.bool_, False)])
+def test_permute_batch_index_batches_must_be_integers(dtype, ok):
+    # DALI 2.4 (measured) refuses float and bool index batches at run time (a RuntimeError); it refuses
+    # int64 too, which torch_dali takes
+    xs = [np.full((2,), k, np.uint8) for k in range(3)]
+    idx = [np.array(v, dtype) for v in (1, 0, 1)]
+
+    def body():
+        return fn.permute_batch(_feed(xs), indices=_feed(idx))
+
+    if ok:
+        (out,), = _run(body)
+        assert [int(np.asarray(t)[0]) for t in out] == [1, 0, 1]
+    else:
+        with pytest.raises(RuntimeError, match="must be integers"):
+            _run(body)
+
+
 def test_class_names_are_dalis():
     for name in ("Transpose", "Squeeze", "ExpandDims", "ElementExtract", "Cat", "Stack", "OneHot", "GetProperty",
                  "PermuteBatch", "BatchPermutation"):

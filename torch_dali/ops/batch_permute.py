@@ -25,6 +25,8 @@ def _index(v: Any) -> int:
         if len(v) != 1:
             raise ArgumentError(f"PermuteBatch: each per-sample index must be a scalar, got {v!r}")
         v = v[0]
+    if isinstance(v, (bool, float)):  # DALI 2.4 takes only integer index batches (it refuses float and bool)
+        raise ArgumentError(f"PermuteBatch: the per-sample indices must be integers, got {type(v).__name__} {v!r}")
     return int(v)
 
 
