@@ -79,6 +79,10 @@ def _round_half_away(x: float) -> int:
 class _VideoReaderBase(ReaderBase):
     legacy = False
 
+    def setup(self) -> None:
+        self.args = {**self.args, "shuffle_after_epoch": False, "shuffle_after_epoch_seed": None}
+        super().setup()
+
     # -- arguments ------------------------------------------------------------------------------
     def _check_args(self) -> None:
         a = self.args
@@ -420,7 +424,9 @@ def _outputs(a: dict[str, Any]) -> int:
 
 
 def _strip_seed(args: tuple[Arg, ...]) -> tuple[Arg, ...]:
-    return tuple(x for x in args if x.name != "seed")
+    """Without `seed` (every op's) and shuffle_after_epoch (DALI's video readers have none)."""
+    drop = ("seed", "shuffle_after_epoch", "shuffle_after_epoch_seed")
+    return tuple(x for x in args if x.name not in drop)
 
 
 register(OpSchema(
