@@ -30,6 +30,8 @@ FN = {
     "transform_translation": "transforms.translation",
     "audio_decoder": "decoders.audio", "nemo_asr_reader": "readers.nemo_asr",
     "experimental.audio_resample": "audio_resample",
+    "experimental.decoders.video": "decoders.video", "video_reader": "readers.video",
+    "video_reader_resize": "readers.video_resize",
 }
 # old class name in a namespace (or without a schema entry) -> current op
 CLASSES = {
@@ -38,6 +40,7 @@ CLASSES = {
     "experimental.decoders.ImageSlice": "decoders.image_slice",
     "experimental.PeekImageShape": "peek_image_shape", "NormalDistribution": "random.normal",
     "experimental.AudioResample": "audio_resample",
+    "experimental.decoders.Video": "decoders.video",
 }
 
 # ops DALI 2.4 deprecates under their own name -> the op to use instead ("": none named)
@@ -53,6 +56,7 @@ DEPRECATED_CLASSES = frozenset({
     "AudioDecoder", "COCOReader", "Caffe2Reader", "CaffeReader", "CoinFlip", "FastResizeCropMirror", "FileReader",
     "ImageDecoder", "ImageDecoderCrop", "ImageDecoderRandomCrop", "ImageDecoderSlice", "MXNetReader",
     "NemoAsrReader", "NormalDistribution", "NumpyReader", "SequenceReader", "TransformTranslation", "Uniform",
+    "VideoReader", "VideoReaderResize",
 })
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

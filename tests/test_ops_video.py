@@ -1,0 +1,189 @@
+"""decoders.video and the video readers beyond DALI's tables (tests/test_ref_video.py): codecs DALI's
+CPU backend refuses, YCbCr, the legacy readers, resize, argument errors, the missing-PyAV error and
+untrusted files (truncated, garbage) in a child process."""
+from __future__ import annotations
+
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+av = pytest.importorskip("av")
+
+try:  # run by pytest (tests/ on the path) or as the child of tests._isolate (the root on the path)
+    from reference import video_cases as C  # noqa: E402
+except ImportError:
+    from tests.reference import video_cases as C  # type: ignore[no-redef]  # noqa: E402
+
+from torch_dali import fn, pipeline_def, types  # noqa: E402
+from torch_dali.errors import DataError  # noqa: E402
+
+
+def _decode(data: bytes, **kw) -> np.ndarray:
+    arr = np.frombuffer(data, np.uint8)
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return fn.decoders.video(fn.external_source(source=lambda: [arr], batch=True), **kw)
+
+    p = pipe()
+    p.build()
+    return np.array(p.run()[0].at(0))
+
+
+@pytest.mark.parametrize("codec,fmt,pix", [("libx264", "mp4", "yuv420p"), ("mpeg4", "avi", "yuv420p")])
+def test_codecs_dali_cpu_refuses_are_decoded(codec, fmt, pix):
+    """DALI 2.4's CPU backend refuses H.264 and MPEG-4 (its GPU backend decodes them): here they decode,
+    each nearest to the frame encoded at its place."""
+    data = C.encode(codec, fmt, 6, 48, 32, pix)
+    out = _decode(data)
+    assert out.shape == (6, 32, 48, 3) and out.dtype == np.uint8
+    pats = [C.pattern(j, 48, 32).astype(int) for j in range(6)]
+    nearest = [int(np.argmin([np.abs(out[i].astype(int) - q).mean() for q in pats])) for i in range(6)]
+    assert nearest == list(range(6))  # each frame is the one encoded there (lossy, so not exact)
+
+
+def test_ycbcr_matches_rgb():
+    """image_type=YCbCr: the same frames as planar 4:4:4 YCbCr (BT.601), interleaved."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+    files = C.load_files()
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = C.write_tree(Path(tmp))
+
+        def run(it):
+            @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+            def pipe():
+                return fn.experimental.readers.video(filenames=[paths["a/vp8.webm"]], sequence_length=3, image_type=it)
+            p = pipe()
+            p.build()
+            return np.array(p.run()[0].at(0)).astype(np.float64)
+        rgb, ycc = run(types.RGB), run(types.YCbCr)
+    assert files and rgb.shape == ycc.shape
+    y, cb, cr = ycc[..., 0] - 16, ycc[..., 1] - 128, ycc[..., 2] - 128
+    r = 1.164 * y + 1.596 * cr
+    g = 1.164 * y - 0.392 * cb - 0.813 * cr
+    b = 1.164 * y + 2.017 * cb
+    back = np.clip(np.stack([r, g, b], -1), 0, 255)
+    assert np.abs(back - rgb).mean() < 1.5
+
+
+def test_image_type_refused():
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return fn.experimental.readers.video(filenames=["x.webm"], sequence_length=1, image_type=types.BGR)
+    with pytest.raises(RuntimeError, match="image_type"):
+        pipe().build()
+
+
+def test_frames_with_range_refused():
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return fn.decoders.video(fn.external_source(source=lambda: [np.zeros(4, np.uint8)], batch=True),
+                                 frames=[1], start_frame=1)
+    with pytest.raises(RuntimeError, match="frames"):
+        pipe().build()
+
+
+def test_skips_unreadable_file_when_listing(tmp_path):
+    """A file FFmpeg cannot open is left out with a warning, as DALI does; the others are read."""
+    paths = C.write_tree(tmp_path)
+    (tmp_path / "a" / "zz_garbage.webm").write_bytes(b"not a video" * 10)
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        return fn.experimental.readers.video(file_root=str(tmp_path), sequence_length=3, name="R")
+    with pytest.warns(RuntimeWarning, match="zz_garbage"):
+        p = pipe()
+        p.build()
+    assert p.epoch_size("R") == 9 and paths
+    assert np.array(p.run()[0].at(0)).shape == (3, 24, 40, 3)  # a/mjpeg.avi, first by name
+
+
+def test_legacy_reader(tmp_path):
+    """readers.video: step defaults to sequence_length, pad_sequences pads with zero frames
+    (frame numbers -1), labels=[] numbers the files, dtype=FLOAT with normalized divides by 255;
+    device='gpu' without CUDA runs on the CPU."""
+    paths = C.write_tree(tmp_path)
+    names = [paths["a/vp8.webm"], paths["a/mjpeg.avi"]]
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe(**kw):
+        return tuple(fn.readers.video(device="gpu", filenames=names, labels=[], sequence_length=3, stride=2,
+                                      name="R", **kw))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = pipe(pad_sequences=True, enable_frame_num="sequence")
+        p.build()
+        q = pipe(dtype=types.FLOAT, normalized=True)
+        q.build()
+    got = [[np.array(t.at(0)) for t in p.run()] for _ in range(p.epoch_size("R"))]
+    assert [g[1].tolist() for g in got] == [[0], [0], [1]]
+    assert [g[2].tolist() for g in got] == [[0, 2, 4], [3, 5, -1], [0, 2, 4]]
+    assert not got[1][0][2].any() and got[1][0][:2].any(axis=(1, 2, 3)).all()
+    f = [np.array(t.at(0)) for t in q.run()]
+    assert f[0].dtype == np.float32 and 0 <= f[0].min() and f[0].max() <= 1.0
+    np.testing.assert_allclose(f[0] * 255, got[0][0].astype(np.float32), atol=1e-3)
+
+
+def test_video_resize(tmp_path):
+    """readers.video_resize resizes every frame as fn.resize does."""
+    paths = C.write_tree(tmp_path)
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        seq = fn.readers.video(device="gpu", filenames=[paths["a/vp8.webm"]], sequence_length=2)
+        res = fn.readers.video_resize(device="gpu", filenames=[paths["a/vp8.webm"]], sequence_length=2,
+                                      resize_x=20, resize_y=10)
+        return seq, res, fn.resize(seq, resize_x=20, resize_y=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = pipe()
+        p.build()
+    seq, res, ref = (np.array(t.at(0)) for t in p.run())
+    assert seq.shape == (2, 32, 48, 3) and res.shape == (2, 10, 20, 3)
+    np.testing.assert_array_equal(res, ref)
+
+
+def test_missing_pyav_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "av", None)
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return fn.decoders.video(fn.external_source(source=lambda: [np.zeros(4, np.uint8)], batch=True))
+    with pytest.raises(RuntimeError, match=r"pip install torch_dali\[video\]"):
+        pipe().build()
+
+
+# -- untrusted files, in a child process (a crash or a hang fails the test, not pytest) -------------
+
+def _child_decode(req: dict) -> dict:
+    """Decodes the named damaged video with decoders.video; what happened, as JSON."""
+    good = C.load_files()["a/vp8.webm"] if req["kind"] != "mjpeg" else C.load_files()["a/mjpeg.avi"]
+    data = {"truncated": good[: len(good) * 2 // 3], "garbage": bytes(range(256)) * 40,
+            "header_only": good[:64], "mjpeg": good[: len(good) // 2], "empty": b""}[req["kind"]]
+    try:
+        _decode(data if data else b"\x00")
+    except Exception as e:  # noqa: BLE001 - reported to the test
+        cause = e.__cause__ or e.__context__
+        return {"error": type(e).__name__, "runtime": isinstance(e, RuntimeError),
+                "data_error": isinstance(e, DataError) or isinstance(cause, DataError) or "VideoDataError" in str(e),
+                "msg": str(e)}
+    return {"ok": True}
+
+
+def test_damaged_videos_in_child_process():
+    try:
+        from tests._isolate import Died, run_isolated
+    except ImportError:
+        from _isolate import Died, run_isolated  # type: ignore[no-redef]
+    kinds = ["truncated", "garbage", "header_only", "mjpeg", "empty"]
+    results = run_isolated("tests.test_ops_video:_child_decode", [{"kind": k} for k in kinds], timeout=60)
+    for kind, r in zip(kinds, results):
+        assert not isinstance(r, Died), (kind, r)
+        # a truncated file may still hold whole frames (decoded), else a DataError naming the sample
+        assert r.get("ok") or (r["runtime"] and r["data_error"] and "sample 0" in r["msg"]), (kind, r)
+    assert any("error" in r for r in results)
