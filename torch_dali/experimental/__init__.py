@@ -1,0 +1,2 @@
+"""`torch_dali.experimental` mirrors `nvidia.dali.experimental`; `dynamic` is DALI's dynamic mode
+(`import nvidia.dali.experimental.dynamic as ndd`)."""
