@@ -145,3 +145,30 @@ def test_contexts_and_refusals():
         assert ndd.EvalContext.current().device_id is None and ndd.ThreadPool(2).device_id is None
     with pytest.raises(NotImplementedError):
         ndd.Stream()
+
+
+def test_batch_torch_shares_dense_memory():
+    b = ndd.batch(np.ones((2, 2)))
+    b.torch()[0, 0] = 42  # DALI 2.4: a batch made from one array is one dense tensor
+    assert np.asarray(ndd.as_tensor(b)).tolist() == [[42, 1], [1, 1]]
+    assert b.torch(copy=True).data_ptr() != b.torch().data_ptr()
+    with pytest.raises(RuntimeError, match="dense"):
+        ndd.batch([[1, 2, 3], [4, 5]]).torch()
+
+
+def test_thread_count_follows_the_global_setting():
+    ctx = ndd.EvalContext()
+    try:
+        ndd.set_num_threads(5)
+        assert ctx.num_threads == 5 and ndd.get_num_threads() == 5
+    finally:
+        ndd.set_num_threads(None)
+    assert ndd.EvalContext(num_threads=3).num_threads == 3
+
+
+def test_missing_parts_say_so():
+    for name in ("ExternalSource", "checkpoint", "ops"):
+        with pytest.raises(NotImplementedError, match=name):
+            getattr(ndd, name)
+    with pytest.raises(NotImplementedError):
+        ndd.stream()

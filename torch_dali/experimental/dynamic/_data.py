@@ -367,6 +367,7 @@ class Batch:
         dev = D.device(device) if device is not None else None
         self._storage: TensorList | None = None
         self._items: list[Tensor] | None = None
+        self._whole: torch.Tensor | None = None  # one tensor whose rows are the samples, if any
         if isinstance(tensors, Batch):
             src = tensors
             items = [Tensor(x, dtype=want, device=dev, copy=copy) if (copy or want or dev) else x
@@ -376,7 +377,7 @@ class Batch:
             self._device = dev or src.device
             self._items = items
             if not copy and want is None and (dev is None or dev == src.device):
-                self._storage = src._storage
+                self._storage, self._whole = src._storage, src._whole
         elif isinstance(tensors, TensorList):
             samples = [Tensor(x, dtype=want, device=dev, copy=copy) for x in tensors.samples]
             self._items = samples
@@ -404,6 +405,7 @@ class Batch:
             if whole.ndim == 0:
                 raise ValueError("ndd.Batch: a batch needs a leading sample dimension, got a scalar")
             t = whole.torch()
+            self._whole = t
             self._items = [_sample_of(t[i], whole.dtype) for i in range(t.shape[0])]
             self._dtype = whole.dtype
             inner = whole.layout[1:] if whole.layout else None
@@ -479,10 +481,10 @@ class Batch:
     def evaluate(self) -> "Batch":
         """Makes the batch's storage (a TensorList); returns self."""
         if self._storage is None:
-            samples = [x.torch() for x in self._samples()]
+            data: Any = self._whole if self._whole is not None else [x.torch() for x in self._samples()]
             cls = TensorListGPU if self._device.device_type == "gpu" else TensorListCPU
             st = cls.__new__(cls)
-            TensorList.__init__(st, samples, self._layout or "")
+            TensorList.__init__(st, data, self._layout or "")
             self._storage = st
         return self
 
@@ -492,11 +494,16 @@ class Batch:
         return self._storage
 
     def _dense(self) -> torch.Tensor:
+        """The samples as one tensor: shared memory when the batch was made from one tensor, else
+        a stacked copy; a batch of samples of different shapes is not dense (RuntimeError)."""
+        if self._whole is not None:
+            return self._whole
         s = [x.torch() for x in self._samples()]
         if not s:
             return torch.empty((0,), dtype=self._dtype.torch_dtype)
         if any(x.shape != s[0].shape for x in s):
-            raise ValueError(f"ndd: a batch of samples of different shapes {self.shape} cannot be one tensor")
+            raise RuntimeError(f"ndd: a batch of samples of different shapes {self.shape} is not dense: it "
+                               "cannot be one tensor")
         return torch.stack(s)
 
     def cpu(self) -> "Batch":
@@ -512,8 +519,8 @@ class Batch:
         return Batch(self, device=dev, copy=force_copy)
 
     def torch(self, copy: bool = False) -> torch.Tensor:
-        """The batch as one torch tensor (samples must share a shape); a copy unless the batch is one
-        dense tensor already."""
+        """The batch as one torch tensor (samples must share a shape): shared memory when the batch
+        was made from one tensor (`ndd.batch(array)`), else a stacked copy."""
         t = self._dense()
         return t.clone() if copy else t
 

@@ -13,7 +13,8 @@ from typing import Any
 
 import torch
 
-__all__ = ["EvalMode", "EvalContext", "ThreadPool", "Stream", "get_num_threads", "set_num_threads"]
+__all__ = ["EvalMode", "EvalContext", "ThreadPool", "Stream", "get_num_threads", "set_num_threads", "stream",
+           "get_default_stream", "set_default_stream", "get_current_stream", "set_current_stream"]
 
 
 class EvalMode(enum.Enum):
@@ -51,11 +52,14 @@ _num_threads: int | None = None
 
 
 def get_num_threads() -> int:
-    """Threads the ops of the default context use (DALI's default: the CPU count, at most ... as set)."""
+    """Threads the ops use unless a context says otherwise: what `set_num_threads` set, else the
+    CPUs this process may run on (as DALI 2.4)."""
     if _num_threads is not None:
         return _num_threads
-    env = os.environ.get("DALI_NUM_THREADS")
-    return int(env) if env else max(1, min(os.cpu_count() or 1, 8))
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def set_num_threads(n: int | None) -> None:
@@ -74,10 +78,15 @@ class ThreadPool:
     it serves (None where there is no CUDA)."""
 
     def __init__(self, num_threads: int | None = None, device_id: int | None = None) -> None:
-        self.num_threads = get_num_threads() if num_threads is None else int(num_threads)
-        if self.num_threads < 1:
+        if num_threads is not None and int(num_threads) < 1:
             raise ValueError(f"ThreadPool: needs at least one thread, got {num_threads}")
+        self._num_threads = None if num_threads is None else int(num_threads)
         self._device_id = device_id if device_id is not None else _default_device_id()
+
+    @property
+    def num_threads(self) -> int:
+        """Its thread count; a pool made without one follows `set_num_threads`."""
+        return self._num_threads if self._num_threads is not None else get_num_threads()
 
     @property
     def device_id(self) -> int | None:
@@ -134,7 +143,7 @@ class EvalContext:
 
     @staticmethod
     def default() -> "EvalContext":
-        if EvalContext._default is None or EvalContext._default.num_threads != get_num_threads():
+        if EvalContext._default is None:
             EvalContext._default = EvalContext()
         return EvalContext._default
 
@@ -144,3 +153,30 @@ class Stream:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise NotImplementedError("ndd.Stream: CUDA streams are not supported by torch_dali's dynamic mode yet")
+
+
+def stream(*args: Any, **kwargs: Any) -> Stream:
+    """DALI's `ndd.stream()`: CUDA streams are not supported yet (NotImplementedError)."""
+    return Stream(*args, **kwargs)
+
+
+def get_default_stream() -> None:
+    """None: torch_dali's dynamic mode runs ops on torch's current stream."""
+    return None
+
+
+def get_current_stream() -> None:
+    return None
+
+
+def _no_streams(what: str, s: Any) -> None:
+    if s is not None:
+        raise NotImplementedError(f"ndd.{what}: CUDA streams are not supported by torch_dali's dynamic mode yet")
+
+
+def set_default_stream(s: Any) -> None:
+    _no_streams("set_default_stream", s)
+
+
+def set_current_stream(s: Any) -> None:
+    _no_streams("set_current_stream", s)
