@@ -131,6 +131,12 @@ def test_reader_epochs_as_dali(tiny_dataset):
     sharded = ndd.readers.File(file_root=tiny_dataset, shard_id=1, num_shards=2)
     got = [[bytes(np.asarray(f)).decode() for f, _ in sharded.next_epoch()] for _ in range(2)]
     assert got == [["a2", "bb0", "bb1"], ["a0", "a1"]]
+    with pytest.raises(ValueError):  # DALI 2.4: one batch size per reader
+        next(r.next_epoch(batch_size=3))
+    padded = ndd.readers.File(file_root=tiny_dataset, shard_id=1, num_shards=2, stick_to_shard=True,
+                              pad_last_batch=True)
+    assert [[bytes(np.asarray(f)).decode() for f, _ in padded.next_epoch()] for _ in range(2)] == [
+        ["a2", "bb0", "bb1"]] * 2
     with pytest.raises(NotImplementedError):
         r.get_state()
 

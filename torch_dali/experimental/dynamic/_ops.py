@@ -8,6 +8,7 @@ from types import ModuleType
 from typing import Any, Callable, Iterator
 
 from ...ops._registry import all_schemas
+from ...tensor_list import TensorList
 from . import _data
 from . import random as _random
 
@@ -59,16 +60,18 @@ class Reader:
         self._seed = _random.draw_for_call(None, None) & 0x7FFFFFFF if seed is None else int(seed)
         self._pipe: Any = None
         self._pipe_bs = 0
+        self._batched = False
+        self._queue: list[list[tuple[Any, Any, str]]] = []
+        self._named = False
         if str(device) != "cpu":
             raise ValueError(f"ndd readers run on the CPU, got device={device!r}")
 
     def _pipeline(self, batch_size: int) -> Any:
-        """The reader's pipeline for batches of `batch_size` (made once; the reader's samples are one
-        stream across epochs, as in a pipeline, so a new batch size starts the stream anew)."""
-        if self._pipe is not None and self._pipe_bs == batch_size:
-            return self._pipe
+        """The reader's pipeline (made once, at the first epoch's batch size; 1 for samples): its
+        samples are one stream across epochs, as in a pipeline (the batch size matters where the
+        reader pads a shard's last batch)."""
         if self._pipe is not None:
-            self._pipe.shutdown()
+            return self._pipe
         from ... import fn as _fn
         from ...graph.pipeline import pipeline_def
 
@@ -87,6 +90,19 @@ class Reader:
         pipe.build()
         self._pipe, self._pipe_bs = pipe, batch_size
         return pipe
+
+    def _take(self, n: int) -> list[list[tuple[Any, Any, str]]]:
+        """The next `n` samples of the stream: per sample, (output key, tensor, layout) per output."""
+        while len(self._queue) < n:
+            outs = self._pipe.run()
+            self._named = isinstance(outs, dict)
+            items = list(outs.items()) if self._named else list(
+                enumerate(outs if isinstance(outs, (tuple, list)) else (outs,)))
+            for k in range(len(items[0][1])):
+                self._queue.append([(key, tl.samples[k], tl.layout()) for key, tl in items])
+        taken = self._queue[:n]
+        del self._queue[:n]
+        return taken
 
     def get_metadata(self) -> dict[str, Any]:
         """The reader's metadata (epoch_size, epoch_size_padded, number_of_shards, shard_id,
@@ -114,6 +130,11 @@ class Reader:
 
     def _epoch_iter(self, batch_size: int | None) -> Iterator[Any]:
         bs = int(batch_size) if batch_size is not None else 1
+        if self._pipe is not None and bs != self._pipe_bs:
+            raise ValueError(f"{type(self).__name__}.next_epoch: batch_size={batch_size} differs from the "
+                             f"{self._pipe_bs if self._pipe_bs > 1 or self._batched else None} of the reader's "
+                             "earlier epochs (as in DALI 2.4, a reader keeps one batch size; make a new reader)")
+        self._batched = batch_size is not None
         pipe = self._pipeline(bs)
         meta = pipe.reader_meta("reader")
         padded = int(meta["epoch_size_padded"])
@@ -124,12 +145,12 @@ class Reader:
         if not self._stick_to_shard:
             self._shard_id = (self._shard_id + 1) % self._num_shards
         for _ in range(-(-size // bs)):
-            outs = pipe.run()
-            named = isinstance(outs, dict)
-            items = list(outs.items()) if named else list(enumerate(outs if isinstance(outs, (tuple, list))
-                                                                     else (outs,)))
-            yield _shape_outputs([(key, _data.from_tensor_list(tl, batch_size is not None)) for key, tl in items],
-                                 named)
+            samples = self._take(bs)
+            vals = []
+            for j, (key, _, layout) in enumerate(samples[0]):
+                tl = TensorList([smp[j][1] for smp in samples], layout)
+                vals.append((key, _data.from_tensor_list(tl, batch_size is not None)))
+            yield _shape_outputs(vals, self._named)
 
 
 def _shape_outputs(vals: list[tuple[Any, Any]], named: bool) -> Any:
