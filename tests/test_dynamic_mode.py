@@ -178,3 +178,19 @@ def test_missing_parts_say_so():
             getattr(ndd, name)
     with pytest.raises(NotImplementedError):
         ndd.stream()
+
+
+def test_layouts_errors_and_per_frame_arguments():
+    # DALI 2.4: data without a layout get the layout a pipeline would give (resize: HWC, blur: none)
+    plain = np.zeros((8, 8, 3), dtype=np.uint8)
+    assert ndd.resize(plain, size=[4, 4]).layout == "HWC"
+    assert ndd.gaussian_blur(plain, sigma=1.0).layout is None
+    with pytest.raises(TypeError, match="bogus"):
+        ndd.flip(plain, bogus=1)
+    with pytest.raises(ValueError):
+        ndd.as_tensor(ndd.batch([[1, 2], [3]]))
+    # an argument whose layout starts with "F" is per frame (as ndd.per_frame marks it)
+    seq = ndd.as_batch([ndd.zeros(shape=(4, 3, 10, 12), dtype=ndd.uint8)] * 2, layout="FCHW")
+    sigma = ndd.tensor([[1, 1], [2, 2], [3, 3], [4, 4]], dtype=ndd.float32, layout="F*")
+    out = ndd.gaussian_blur(seq, sigma=ndd.per_frame(ndd.as_batch([sigma] * 2)))
+    assert out.shape == [(4, 3, 10, 12)] * 2 and out.layout == "FCHW"

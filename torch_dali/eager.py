@@ -71,7 +71,8 @@ def _op_device(schema: OpSchema, device: torch.device) -> str:
 
 
 def _build(schema: OpSchema, n_data: int, n: int, device: torch.device, layouts: tuple[str, ...],
-           const: dict[str, Any], tensor_args: tuple[str, ...], seed: int | None, num_threads: int) -> Any:
+           const: dict[str, Any], tensor_args: tuple[str, ...], seed: int | None, num_threads: int,
+           arg_layouts: dict[str, str] | None = None) -> Any:
     from .graph.pipeline import pipeline_def
     gpu = device.type == "cuda"
     where = "gpu" if gpu else "cpu"
@@ -87,7 +88,11 @@ def _build(schema: OpSchema, n_data: int, n: int, device: torch.device, layouts:
         src_dev = "cpu" if op_device == "mixed" else where
         ins = [_fn.external_source(name=f"in{k}", device=src_dev, layout=layouts[k] or None)
                for k in range(n_data)]
-        targs = {a: _fn.external_source(name=f"arg_{a}", device="cpu") for a in tensor_args}
+        targs = {a: _fn.external_source(name=f"arg_{a}", device="cpu", layout=(arg_layouts or {}).get(a) or None)
+                 for a in tensor_args}
+        # an argument whose layout starts with "F" holds values per frame (as fn.per_frame marks them)
+        targs = {a: _fn.per_frame(v) if (arg_layouts or {}).get(a, "").startswith("F") else v
+                 for a, v in targs.items()}
         out = target(*ins, device=op_device, **const, **targs)
         return tuple(out) if isinstance(out, (list, tuple)) else out
     pipe = one_op()
@@ -130,9 +135,10 @@ def _call(schema: OpSchema, args: tuple[Any, ...], kwargs: dict[str, Any]) -> An
 
 def _run(schema: OpSchema, datas: list[list[torch.Tensor]], layouts: tuple[str, ...], n: int, device: torch.device,
          const: dict[str, Any], tensor_args: dict[str, list[torch.Tensor]], seed: int | None, num_threads: int,
-         iteration: int | None) -> list[TensorList]:
+         iteration: int | None, arg_layouts: dict[str, str] | None = None) -> list[TensorList]:
     """Runs the cached one-op pipeline for this signature on the given samples."""
     key = (schema.name, len(datas), n, str(device), layouts, repr(sorted(const.items())), tuple(sorted(tensor_args)),
+           tuple(sorted((arg_layouts or {}).items())),
            seed, num_threads, tuple((d[0].dtype, d[0].dim()) for d in datas),
            # an external source keeps its first batch's type and dimensionality (as in DALI)
            tuple((a, per[0].dtype, per[0].dim()) for a, per in sorted(tensor_args.items())))
@@ -140,7 +146,7 @@ def _run(schema: OpSchema, datas: list[list[torch.Tensor]], layouts: tuple[str, 
         entry = _CACHE.pop(key, None)
         if entry is None:
             entry = _build(schema, len(datas), n, device, layouts, const, tuple(sorted(tensor_args)), seed,
-                           num_threads)
+                           num_threads, arg_layouts)
             while len(_CACHE) >= _CACHE_MAX:
                 _CACHE.pop(next(iter(_CACHE)))[0].shutdown()
         _CACHE[key] = entry  # most recently used last
@@ -161,7 +167,8 @@ def apply(name: str, inputs: list[TensorList], args: dict[str, Any], *, batch_si
     """One op on whole batches, the seam for front ends that hold their own batch objects (the
     dynamic mode, torch_dali.experimental.dynamic). `inputs` are TensorLists (their layouts are the
     inputs' layouts); an argument given as a TensorList is per-sample (one sample per input sample),
-    any other value is a constant. `device` ("cpu" / "gpu", default: where the inputs are) picks the
+    any other value is a constant (a TensorList's layout goes with it: `"F*"` marks a per-frame
+    argument). `device` ("cpu" / "gpu", default: where the inputs are) picks the
     op's backend: "gpu" with host inputs runs a mixed op (decoders) or copies the inputs to the GPU.
     `draw` picks the random stream of a random op: outputs are a pure function of (op, arguments,
     draw), so equal draws give equal results. Returns the outputs as TensorLists."""
@@ -181,17 +188,19 @@ def apply(name: str, inputs: list[TensorList], args: dict[str, Any], *, batch_si
             datas = [[x.to(where) for x in d] for d in datas]
     elif device == "cpu" and where.type == "cuda":
         raise ArgumentError(f"{name}: device='cpu' cannot take inputs on the GPU; copy them with .cpu()")
-    tensor_args, const = {}, {}
+    tensor_args, const, arg_layouts = {}, {}, {}
     for k, v in args.items():
         if isinstance(v, TensorList):
             if len(v) != n:
                 raise ArgumentError(f"{name}: argument {k!r} has {len(v)} samples, the batch {n}")
             tensor_args[k] = [x.cpu() for x in v.samples]
+            if v.layout():
+                arg_layouts[k] = v.layout()  # "F*": a per-frame argument
         else:
             const[k] = v
-    layouts = tuple((t.layout() or "HWC") if t.ndim() == 3 and not t.layout() else t.layout() for t in inputs)
+    layouts = tuple(t.layout() for t in inputs)  # as given: ops without one treat data as a pipeline does
     return tuple(_run(schema, datas, layouts, n, where, const, tensor_args, 0 if draw is not None else None,
-                      num_threads, draw))
+                      num_threads, draw, arg_layouts))
 
 
 def _shape_like(tl: TensorList, kind: str) -> Any:

@@ -21,6 +21,7 @@ from ... import types as dali_types
 from ...backend import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
 from ...ops import arith_kernels as K
 from ...ops._registry import lookup
+from ...ops._schema import COMMON_ARGS
 from ...tensor_list import TensorList
 from . import _device as D
 from . import _type as T
@@ -148,7 +149,11 @@ class Tensor:
             if copy:
                 t = t.clone()
         elif isinstance(data, Batch):
-            t, et, found = data._dense(), data.dtype, None
+            try:
+                t = data._dense()
+            except RuntimeError as e:  # DALI 2.4: a ragged batch as one tensor is a ValueError
+                raise ValueError(str(e)) from None
+            et, found = data.dtype, None
             if copy:
                 t = t.clone()
         else:
@@ -660,10 +665,10 @@ def _arg_value(schema: Any, name: str, v: Any, n: int | None) -> Any:
     if isinstance(v, Batch):
         if n is not None and v.batch_size != n:
             raise ValueError(f"ndd.{schema.name}: argument {name!r} has {v.batch_size} samples, the batch {n}")
-        return TensorList([x.torch().cpu() for x in v.tensors])
+        return TensorList([x.torch().cpu() for x in v.tensors], v.layout or "")
     if isinstance(v, Tensor):
         if a is not None and a.tensor:
-            return TensorList([v.torch().cpu()] * (n or 1))
+            return TensorList([v.torch().cpu()] * (n or 1), v.layout or "")
         value = v.torch().cpu()
         return value.item() if value.dim() == 0 else value.tolist()
     return v
@@ -686,8 +691,10 @@ def invoke(name: str, inputs: Sequence[Any], kwargs: dict[str, Any], *, draw: in
     device = kwargs.pop("device", None)
     batch_size = kwargs.pop("batch_size", None)
     kwargs.pop("max_batch_size", None)
-    for bad in ("name", "preserve"):
-        kwargs.pop(bad, None)
+    kwargs.pop("name", None)
+    for k in kwargs:
+        if schema.arg(k) is None and k not in COMMON_ARGS:
+            raise TypeError(f"{name.split('.')[-1]}() got an unexpected keyword argument {k!r}")
     batched = [x for x in [*inputs, *kwargs.values()] if isinstance(x, Batch)]
     n = batched[0].batch_size if batched else (int(batch_size) if batch_size is not None else None)
     if batched and batch_size is not None and int(batch_size) != n:
