@@ -25,7 +25,7 @@ import torch
 from . import fn as _fn
 from . import ops as _ops  # noqa: F401 - registers every schema
 from .errors import ArgumentError
-from .ops._registry import all_schemas
+from .ops._registry import all_schemas, lookup
 from .ops._schema import OpSchema
 from .tensor_list import TensorList
 
@@ -64,13 +64,19 @@ def _device_of(batches: list[list[torch.Tensor]]) -> torch.device:
     return devs.pop() if devs else torch.device("cpu")
 
 
+def _op_device(schema: OpSchema, device: torch.device) -> str:
+    where = "gpu" if device.type == "cuda" else "cpu"
+    return ("mixed" if "mixed" in schema.devices and where == "gpu" and schema.input_devices == "cpu"
+            else where if where in schema.devices else schema.devices[0])
+
+
 def _build(schema: OpSchema, n_data: int, n: int, device: torch.device, layouts: tuple[str, ...],
-           const: dict[str, Any], tensor_args: tuple[str, ...], seed: int | None, num_threads: int) -> Any:
+           const: dict[str, Any], tensor_args: tuple[str, ...], seed: int | None, num_threads: int,
+           arg_layouts: dict[str, str] | None = None) -> Any:
     from .graph.pipeline import pipeline_def
     gpu = device.type == "cuda"
     where = "gpu" if gpu else "cpu"
-    op_device = ("mixed" if "mixed" in schema.devices and gpu and schema.input_devices == "cpu"
-                 else where if where in schema.devices else schema.devices[0])
+    op_device = _op_device(schema, device)
     target = _fn
     for part in schema.name.split("."):
         target = getattr(target, part)
@@ -82,7 +88,11 @@ def _build(schema: OpSchema, n_data: int, n: int, device: torch.device, layouts:
         src_dev = "cpu" if op_device == "mixed" else where
         ins = [_fn.external_source(name=f"in{k}", device=src_dev, layout=layouts[k] or None)
                for k in range(n_data)]
-        targs = {a: _fn.external_source(name=f"arg_{a}", device="cpu") for a in tensor_args}
+        targs = {a: _fn.external_source(name=f"arg_{a}", device="cpu", layout=(arg_layouts or {}).get(a) or None)
+                 for a in tensor_args}
+        # an argument whose layout starts with "F" holds values per frame (as fn.per_frame marks them)
+        targs = {a: _fn.per_frame(v) if (arg_layouts or {}).get(a, "").startswith("F") else v
+                 for a, v in targs.items()}
         out = target(*ins, device=op_device, **const, **targs)
         return tuple(out) if isinstance(out, (list, tuple)) else out
     pipe = one_op()
@@ -118,28 +128,79 @@ def _call(schema: OpSchema, args: tuple[Any, ...], kwargs: dict[str, Any]) -> An
     # 3-D samples without a layout are images, HWC (as DALI's image ops take them by default)
     layouts = tuple((layout or d[2] or "HWC") if d[0][0].dim() == 3 else (layout or d[2]) for d in datas)
     device = _device_of([d[0] for d in datas])
+    outs = _run(schema, [d[0] for d in datas], layouts, n, device, const, tensor_args, seed, num_threads, None)
+    results = [_shape_like(o, kind) for o in outs]
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _run(schema: OpSchema, datas: list[list[torch.Tensor]], layouts: tuple[str, ...], n: int, device: torch.device,
+         const: dict[str, Any], tensor_args: dict[str, list[torch.Tensor]], seed: int | None, num_threads: int,
+         iteration: int | None, arg_layouts: dict[str, str] | None = None) -> list[TensorList]:
+    """Runs the cached one-op pipeline for this signature on the given samples."""
     key = (schema.name, len(datas), n, str(device), layouts, repr(sorted(const.items())), tuple(sorted(tensor_args)),
-           seed, num_threads, tuple((d[0][0].dtype, d[0][0].dim()) for d in datas),
+           tuple(sorted((arg_layouts or {}).items())),
+           seed, num_threads, tuple((d[0].dtype, d[0].dim()) for d in datas),
            # an external source keeps its first batch's type and dimensionality (as in DALI)
            tuple((a, per[0].dtype, per[0].dim()) for a, per in sorted(tensor_args.items())))
     with _LOCK:
         entry = _CACHE.pop(key, None)
         if entry is None:
             entry = _build(schema, len(datas), n, device, layouts, const, tuple(sorted(tensor_args)), seed,
-                           num_threads)
+                           num_threads, arg_layouts)
             while len(_CACHE) >= _CACHE_MAX:
                 _CACHE.pop(next(iter(_CACHE)))[0].shutdown()
         _CACHE[key] = entry  # most recently used last
         pipe, first = entry
-        if seed is not None:  # a seed pins the draws: every call is the pipeline's first batch
+        if iteration is not None:  # draws are a pure function of (seed, iteration, sample)
+            pipe.load_state_dict({**first, "iteration": int(iteration)})
+        elif seed is not None:  # a seed pins the draws: every call is the pipeline's first batch
             pipe.load_state_dict(first)
         for k, d in enumerate(datas):
-            pipe.feed_input(f"in{k}", d[0])
+            pipe.feed_input(f"in{k}", d)
         for name, per in tensor_args.items():
             pipe.feed_input(f"arg_{name}", per)
-        outs = pipe.run()
-    results = [_shape_like(o, kind) for o in outs]
-    return results[0] if len(results) == 1 else tuple(results)
+        return list(pipe.run())
+
+
+def apply(name: str, inputs: list[TensorList], args: dict[str, Any], *, batch_size: int | None = None,
+          device: str | None = None, draw: int | None = None, num_threads: int = 1) -> tuple[TensorList, ...]:
+    """One op on whole batches, the seam for front ends that hold their own batch objects (the
+    dynamic mode, torch_dali.experimental.dynamic). `inputs` are TensorLists (their layouts are the
+    inputs' layouts); an argument given as a TensorList is per-sample (one sample per input sample),
+    any other value is a constant (a TensorList's layout goes with it: `"F*"` marks a per-frame
+    argument). `device` ("cpu" / "gpu", default: where the inputs are) picks the
+    op's backend: "gpu" with host inputs runs a mixed op (decoders) or copies the inputs to the GPU.
+    `draw` picks the random stream of a random op: outputs are a pure function of (op, arguments,
+    draw), so equal draws give equal results. Returns the outputs as TensorLists."""
+    schema = lookup(name)
+    n = len(inputs[0]) if inputs else batch_size
+    if n is None or n < 1:
+        raise ArgumentError(f"{name}: no samples (an op without inputs needs a batch size)")
+    if any(len(t) != n for t in inputs):
+        raise ArgumentError(f"{name}: the inputs have different numbers of samples {[len(t) for t in inputs]}")
+    datas = [list(t.samples) for t in inputs]
+    where = torch.device("cpu") if not datas else _device_of(datas)
+    if device == "gpu" and where.type != "cuda":
+        if not torch.cuda.is_available():
+            raise RuntimeError(f"{name}: device='gpu' needs a CUDA device; none is available")
+        where = torch.device("cuda", torch.cuda.current_device())
+        if _op_device(schema, where) != "mixed":
+            datas = [[x.to(where) for x in d] for d in datas]
+    elif device == "cpu" and where.type == "cuda":
+        raise ArgumentError(f"{name}: device='cpu' cannot take inputs on the GPU; copy them with .cpu()")
+    tensor_args, const, arg_layouts = {}, {}, {}
+    for k, v in args.items():
+        if isinstance(v, TensorList):
+            if len(v) != n:
+                raise ArgumentError(f"{name}: argument {k!r} has {len(v)} samples, the batch {n}")
+            tensor_args[k] = [x.cpu() for x in v.samples]
+            if v.layout():
+                arg_layouts[k] = v.layout()  # "F*": a per-frame argument
+        else:
+            const[k] = v
+    layouts = tuple(t.layout() for t in inputs)  # as given: ops without one treat data as a pipeline does
+    return tuple(_run(schema, datas, layouts, n, where, const, tensor_args, 0 if draw is not None else None,
+                      num_threads, draw, arg_layouts))
 
 
 def _shape_like(tl: TensorList, kind: str) -> Any:

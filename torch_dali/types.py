@@ -50,6 +50,10 @@ class DALIDataType(enum.Enum):
         twin = _torch_twin(self)
         return hash(twin) if twin is not None else hash(self._name_)
 
+    def __int__(self) -> int:
+        """DALI's number of the type (`int(types.INT32) == 6`), as DALI's enums give it."""
+        return _number(self)
+
 
 def _torch_twin(d: DALIDataType) -> torch.dtype | None:
     twin = getattr(torch, d.value, None)
@@ -66,6 +70,9 @@ class DALIImageType(enum.Enum):
     def __repr__(self) -> str:
         return f"types.{self.name}"
 
+    def __int__(self) -> int:
+        return _number(self)
+
 
 class DALIInterpType(enum.Enum):
     INTERP_NN = "nn"
@@ -77,6 +84,36 @@ class DALIInterpType(enum.Enum):
 
     def __repr__(self) -> str:
         return f"types.{self.name}"
+
+    def __int__(self) -> int:
+        return _number(self)
+
+
+# DALI's numbers of its enum values (DALI 2.4: `int(types.INTERP_CUBIC) == 2`); bfloat16 has none there
+_NUMBERS: dict[str, dict[str, int]] = {
+    "DALIDataType": {"NO_TYPE": -1, "UINT8": 0, "UINT16": 1, "UINT32": 2, "UINT64": 3, "INT8": 4, "INT16": 5,
+                     "INT32": 6, "INT64": 7, "FLOAT16": 8, "FLOAT": 9, "FLOAT64": 10, "BOOL": 11, "STRING": 12,
+                     "FEATURE": 17, "IMAGE_TYPE": 20, "DATA_TYPE": 21, "INTERP_TYPE": 22, "TENSOR_LAYOUT": 23,
+                     "PYTHON_OBJECT": 24},
+    "DALIImageType": {"RGB": 0, "BGR": 1, "GRAY": 2, "YCbCr": 3, "ANY_DATA": 4},
+    "DALIInterpType": {"INTERP_NN": 0, "INTERP_LINEAR": 1, "INTERP_CUBIC": 2, "INTERP_LANCZOS3": 3,
+                       "INTERP_TRIANGULAR": 4, "INTERP_GAUSSIAN": 5},
+}
+
+
+def _number(v: enum.Enum) -> int:
+    table = _NUMBERS[type(v).__name__]
+    if v.name not in table:
+        raise TypeError(f"{v!r} has no number in DALI")
+    return table[v.name]
+
+
+def enum_from_number(cls: type[enum.Enum], n: int) -> enum.Enum:
+    """The value of DALI enum `cls` whose number (`int(value)`) is `n`."""
+    for name, k in _NUMBERS[cls.__name__].items():
+        if k == int(n):
+            return cls[name]
+    raise ValueError(f"{n} is not a value of {cls.__name__}")
 
 
 class OutOfBoundsPolicy(enum.Enum):

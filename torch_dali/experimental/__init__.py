@@ -1,2 +1,3 @@
-"""`torch_dali.experimental` mirrors `nvidia.dali.experimental`: Python helpers built from public ops
-(`multi_crop`). DALI's dynamic mode is `torch_dali.eager`; its torchvision adaptor is not here."""
+"""`torch_dali.experimental` mirrors `nvidia.dali.experimental`: `dynamic` is DALI's dynamic mode
+(`import nvidia.dali.experimental.dynamic as ndd`), `multi_crop` a helper built from public ops;
+DALI's torchvision adaptor is not here."""

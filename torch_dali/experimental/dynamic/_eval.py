@@ -1,0 +1,182 @@
+"""Evaluation state of the dynamic mode: `EvalMode` (when work runs), `EvalContext` (threads and
+device for the ops in a `with` block), `ThreadPool`, the global thread count, and `Stream`.
+
+torch_dali runs every dynamic-mode op when it is called (each is a cached one-op pipeline, see
+torch_dali.eager), so all four modes compute the same results at the same time; the modes are kept
+so that DALI code that selects one runs unchanged. CUDA streams are not offered yet."""
+from __future__ import annotations
+
+import enum
+import os
+import threading
+from typing import Any
+
+import torch
+
+__all__ = ["EvalMode", "EvalContext", "ThreadPool", "Stream", "get_num_threads", "set_num_threads", "stream",
+           "get_default_stream", "set_default_stream", "get_current_stream", "set_current_stream"]
+
+
+class EvalMode(enum.Enum):
+    """When ops run (DALI: deferred < eager < sync_cpu < sync_full). Here every mode evaluates at
+    the call; `with ndd.EvalMode.deferred:` selects one for a block."""
+
+    deferred = 1
+    eager = 2
+    sync_cpu = 3
+    sync_full = 4
+    default = 2  # an alias of eager
+
+    def __enter__(self) -> "EvalMode":
+        _stack("modes", [EvalMode.eager]).append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _stack("modes", [EvalMode.eager]).pop()
+
+    @staticmethod
+    def current() -> "EvalMode":
+        return _stack("modes", [EvalMode.eager])[-1]
+
+
+_tls = threading.local()
+
+
+def _stack(name: str, initial: list[Any]) -> list[Any]:
+    if not hasattr(_tls, name):
+        setattr(_tls, name, list(initial))
+    return getattr(_tls, name)
+
+
+_num_threads: int | None = None
+
+
+def get_num_threads() -> int:
+    """Threads the ops use unless a context says otherwise: what `set_num_threads` set, else the
+    CPUs this process may run on (as DALI 2.4)."""
+    if _num_threads is not None:
+        return _num_threads
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def set_num_threads(n: int | None) -> None:
+    global _num_threads
+    if n is not None and int(n) < 1:
+        raise ValueError(f"set_num_threads: needs a positive number, got {n}")
+    _num_threads = None if n is None else int(n)
+
+
+def _default_device_id() -> int | None:
+    return torch.cuda.current_device() if torch.cuda.is_available() else None
+
+
+class ThreadPool:
+    """A pool of `num_threads` worker threads for the ops of an EvalContext; `device_id` is the GPU
+    it serves (None where there is no CUDA)."""
+
+    def __init__(self, num_threads: int | None = None, device_id: int | None = None) -> None:
+        if num_threads is not None and int(num_threads) < 1:
+            raise ValueError(f"ThreadPool: needs at least one thread, got {num_threads}")
+        self._num_threads = None if num_threads is None else int(num_threads)
+        self._device_id = device_id if device_id is not None else _default_device_id()
+
+    @property
+    def num_threads(self) -> int:
+        """Its thread count; a pool made without one follows `set_num_threads`."""
+        return self._num_threads if self._num_threads is not None else get_num_threads()
+
+    @property
+    def device_id(self) -> int | None:
+        return self._device_id
+
+
+class EvalContext:
+    """The threads and device the ops in a `with EvalContext(...):` block use. Outside any block,
+    `EvalContext.current()` is the default context (the global thread count, the current CUDA device
+    or None without CUDA)."""
+
+    def __init__(self, *, num_threads: int | None = None, device_id: int | None = None,
+                 cuda_stream: Any = None, thread_pool: ThreadPool | None = None, **_unused: Any) -> None:
+        if cuda_stream is not None:
+            raise NotImplementedError("ndd.EvalContext(cuda_stream=...): CUDA streams are not supported by "
+                                      "torch_dali's dynamic mode yet")
+        if device_id is not None and not torch.cuda.is_available():
+            device_id = None  # no CUDA: ops run on the CPU
+        self._device_id = device_id if device_id is not None else _default_device_id()
+        self._thread_pool = thread_pool or ThreadPool(num_threads, self._device_id)
+
+    @property
+    def device_id(self) -> int | None:
+        return self._device_id
+
+    @property
+    def num_threads(self) -> int:
+        return self._thread_pool.num_threads
+
+    @property
+    def thread_pool(self) -> ThreadPool:
+        return self._thread_pool
+
+    @property
+    def cuda_stream(self) -> None:
+        return None
+
+    def evaluate_all(self) -> None:
+        """Waits for this context's pending work: none here (ops run at the call)."""
+
+    def __enter__(self) -> "EvalContext":
+        _stack("contexts", []).append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _stack("contexts", []).pop()
+
+    @staticmethod
+    def current() -> "EvalContext":
+        stack = _stack("contexts", [])
+        return stack[-1] if stack else EvalContext.default()
+
+    _default: "EvalContext | None" = None
+
+    @staticmethod
+    def default() -> "EvalContext":
+        if EvalContext._default is None:
+            EvalContext._default = EvalContext()
+        return EvalContext._default
+
+
+class Stream:
+    """DALI's CUDA stream wrapper: not supported by torch_dali's dynamic mode yet."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError("ndd.Stream: CUDA streams are not supported by torch_dali's dynamic mode yet")
+
+
+def stream(*args: Any, **kwargs: Any) -> Stream:
+    """DALI's `ndd.stream()`: CUDA streams are not supported yet (NotImplementedError)."""
+    return Stream(*args, **kwargs)
+
+
+def get_default_stream() -> None:
+    """None: torch_dali's dynamic mode runs ops on torch's current stream."""
+    return None
+
+
+def get_current_stream() -> None:
+    return None
+
+
+def _no_streams(what: str, s: Any) -> None:
+    if s is not None:
+        raise NotImplementedError(f"ndd.{what}: CUDA streams are not supported by torch_dali's dynamic mode yet")
+
+
+def set_default_stream(s: Any) -> None:
+    _no_streams("set_default_stream", s)
+
+
+def set_current_stream(s: Any) -> None:
+    _no_streams("set_current_stream", s)

@@ -1,0 +1,196 @@
+"""The dynamic mode's ops, generated from torch_dali's schemas: a function per op
+(`ndd.resize`, `ndd.decoders.image`, `ndd.random.uniform`...) and a class per reader
+(`ndd.readers.File`), each placed at its functional path under the package."""
+from __future__ import annotations
+
+import sys
+from types import ModuleType
+from typing import Any, Callable, Iterator
+
+from ...ops._registry import all_schemas
+from ...tensor_list import TensorList
+from . import _data
+from . import random as _random
+
+# not ops applied to data: graph internals, sources, Python callbacks, arithmetic (operators)
+_SKIP = {"arithmetic", "external_source", "python_function", "dl_tensor_python_function",
+         "torch_python_function", "readers.dataset"}
+
+_all_functions: list[Callable[..., Any]] = []
+
+
+def _function(schema: Any) -> Callable[..., Any]:
+    name = schema.name
+    if schema.random:
+        def call(*inputs: Any, rng: Any = None, seed: int | None = None, **kwargs: Any) -> Any:
+            return _data.invoke(name, inputs, kwargs, draw=_random.draw_for_call(rng, seed))
+    else:
+        def call(*inputs: Any, **kwargs: Any) -> Any:
+            return _data.invoke(name, inputs, kwargs)
+    call.__name__ = name.split(".")[-1]
+    call.__qualname__ = name
+    call.__doc__ = (f"{schema.doc}\n\nDynamic-mode `{name}`: inputs are ndd.Tensor / ndd.Batch (or "
+                    "tensor-likes); a Batch input or argument gives a Batch. `device=` picks where it runs.")
+    return call
+
+
+class Reader:
+    """A reader as an object (`ndd.readers.File(file_root=...)`), iterated by epochs:
+    `for jpegs, labels in reader.next_epoch(batch_size=8)` gives Batches (Tensors with
+    `batch_size=None`). Each epoch reads the reader's shard once (the next shard in the next epoch
+    unless `stick_to_shard`); its last batch may be smaller."""
+
+    _schema_name = ""
+
+    def __init__(self, batch_size: int | None = None, name: str | None = None, device: Any = "cpu",
+                 shard_id: int = 0, num_shards: int = 1, stick_to_shard: bool = False,
+                 enable_checkpointing: bool = False, seed: int | None = None, **kwargs: Any) -> None:
+        if enable_checkpointing:
+            raise NotImplementedError("ndd readers: checkpointing (enable_checkpointing=True) is not supported "
+                                      "by torch_dali's dynamic mode yet")
+        if num_shards < 1:
+            raise ValueError(f"The number of shards must be a positive integer, got {num_shards}")
+        if not 0 <= shard_id < num_shards:
+            raise ValueError(f"shard_id={shard_id} is out of range [0, {num_shards - 1}]")
+        self._batch_size = batch_size
+        self._shard_id = shard_id
+        self._num_shards = num_shards
+        self._stick_to_shard = stick_to_shard
+        self._kwargs = kwargs
+        self._seed = _random.draw_for_call(None, None) & 0x7FFFFFFF if seed is None else int(seed)
+        self._pipe: Any = None
+        self._pipe_bs = 0
+        self._batched = False
+        self._queue: list[list[tuple[Any, Any, str]]] = []
+        self._named = False
+        if str(device) != "cpu":
+            raise ValueError(f"ndd readers run on the CPU, got device={device!r}")
+
+    def _pipeline(self, batch_size: int) -> Any:
+        """The reader's pipeline (made once, at the first epoch's batch size; 1 for samples): its
+        samples are one stream across epochs, as in a pipeline (the batch size matters where the
+        reader pads a shard's last batch)."""
+        if self._pipe is not None:
+            return self._pipe
+        from ... import fn as _fn
+        from ...graph.pipeline import pipeline_def
+
+        target: Any = _fn
+        for part in self._schema_name.split("."):
+            target = getattr(target, part)
+        kwargs = dict(self._kwargs, shard_id=self._shard_id, num_shards=self._num_shards,
+                      stick_to_shard=self._stick_to_shard)
+
+        @pipeline_def(batch_size=batch_size, num_threads=1, device_id=None, seed=self._seed,
+                      exec_async=False, exec_pipelined=False, prefetch_queue_depth=1)
+        def one_reader() -> Any:
+            return target(name="reader", **kwargs)
+
+        pipe = one_reader()
+        pipe.build()
+        self._pipe, self._pipe_bs = pipe, batch_size
+        return pipe
+
+    def _take(self, n: int) -> list[list[tuple[Any, Any, str]]]:
+        """The next `n` samples of the stream: per sample, (output key, tensor, layout) per output."""
+        while len(self._queue) < n:
+            outs = self._pipe.run()
+            self._named = isinstance(outs, dict)
+            items = list(outs.items()) if self._named else list(
+                enumerate(outs if isinstance(outs, (tuple, list)) else (outs,)))
+            for k in range(len(items[0][1])):
+                self._queue.append([(key, tl.samples[k], tl.layout()) for key, tl in items])
+        taken = self._queue[:n]
+        del self._queue[:n]
+        return taken
+
+    def get_metadata(self) -> dict[str, Any]:
+        """The reader's metadata (epoch_size, epoch_size_padded, number_of_shards, shard_id,
+        pad_last_batch, stick_to_shard)."""
+        meta = dict(self._pipeline(self._pipe_bs or 1).reader_meta("reader"))
+        meta["shard_id"] = self._shard_id
+        return meta
+
+    def get_state(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("ndd readers: get_state (checkpointing) is not supported by torch_dali's "
+                                  "dynamic mode yet")
+
+    def set_state(self, state: Any) -> None:
+        raise NotImplementedError("ndd readers: set_state (checkpointing) is not supported by torch_dali's "
+                                  "dynamic mode yet")
+
+    def next_epoch(self, batch_size: int | None = None, ctx: Any = None) -> Iterator[Any]:
+        """The next epoch of the reader's shard: tuples of Batches of `batch_size` samples (a dict for
+        readers with named outputs, one Batch for one output), or of Tensors, one sample at a time,
+        when `batch_size` is None. As in DALI, batches are always full: the last one of an epoch
+        continues into the next epoch's samples, which then start where it stopped."""
+        if batch_size is None:
+            batch_size = self._batch_size
+        return self._epoch_iter(batch_size)
+
+    def _epoch_iter(self, batch_size: int | None) -> Iterator[Any]:
+        bs = int(batch_size) if batch_size is not None else 1
+        if self._pipe is not None and bs != self._pipe_bs:
+            raise ValueError(f"{type(self).__name__}.next_epoch: batch_size={batch_size} differs from the "
+                             f"{self._pipe_bs if self._pipe_bs > 1 or self._batched else None} of the reader's "
+                             "earlier epochs (as in DALI 2.4, a reader keeps one batch size; make a new reader)")
+        self._batched = batch_size is not None
+        pipe = self._pipeline(bs)
+        meta = pipe.reader_meta("reader")
+        padded = int(meta["epoch_size_padded"])
+        size = padded * (self._shard_id + 1) // self._num_shards - padded * self._shard_id // self._num_shards
+        if size < 1:
+            raise RuntimeError(f"{type(self).__name__}: shard {self._shard_id} of {self._num_shards} has no samples "
+                               f"(the dataset has {meta['epoch_size']})")
+        if not self._stick_to_shard:
+            self._shard_id = (self._shard_id + 1) % self._num_shards
+        for _ in range(-(-size // bs)):
+            samples = self._take(bs)
+            vals = []
+            for j, (key, _, layout) in enumerate(samples[0]):
+                tl = TensorList([smp[j][1] for smp in samples], layout)
+                vals.append((key, _data.from_tensor_list(tl, batch_size is not None)))
+            yield _shape_outputs(vals, self._named)
+
+
+def _shape_outputs(vals: list[tuple[Any, Any]], named: bool) -> Any:
+    if named:
+        return dict(vals)
+    return vals[0][1] if len(vals) == 1 else tuple(v for _, v in vals)
+
+
+def _reader_class(schema: Any) -> type:
+    return type(schema.class_name, (Reader,), {"_schema_name": schema.name, "__doc__": Reader.__doc__,
+                                               "__module__": "torch_dali.experimental.dynamic.readers"})
+
+
+def _namespace(root: ModuleType, parts: list[str]) -> ModuleType:
+    target = root
+    for depth, part in enumerate(parts):
+        full = f"{root.__name__}." + ".".join(parts[: depth + 1])
+        sub = sys.modules.get(full) or getattr(target, part, None)
+        if not isinstance(sub, ModuleType):
+            sub = ModuleType(full)
+            sys.modules[full] = sub
+        setattr(target, part, sub)
+        target = sub
+    return target
+
+
+def install(root: ModuleType) -> None:
+    """Places every op under `root` (the package)."""
+    readers = _namespace(root, ["readers"])
+    for schema in all_schemas():
+        name = schema.name
+        if name.startswith("_") or name in _SKIP:
+            continue
+        parts = name.split(".")
+        if parts[0] == "readers":
+            setattr(readers, schema.class_name, _reader_class(schema))
+            continue
+        target = _namespace(root, parts[:-1])
+        if hasattr(target, parts[-1]) and target is root:
+            continue  # the package's own name (e.g. `copy` is not shadowed twice)
+        f = _function(schema)
+        setattr(target, parts[-1], f)
+        _all_functions.append(f)
