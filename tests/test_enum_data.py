@@ -1,0 +1,78 @@
+"""Tensors of enum values and the enums' numbers, as DALI 2.4's CPU backend gives them (measured):
+`types.Constant(types.INTERP_CUBIC)` is a tensor of element type INTERP_TYPE holding 2; `fn.cast`
+converts such tensors to and from integers, never floats; arithmetic on them fails when the
+pipeline runs; NumPy views of them are a TypeError."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from torch_dali import fn, pipeline_def, types
+
+INTERPS = [types.INTERP_CUBIC, types.INTERP_GAUSSIAN, types.INTERP_LANCZOS3]
+
+
+def _run(make):
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        return make()
+
+    p = pipe()
+    p.build()
+    return p.run()
+
+
+def test_enum_numbers_are_dalis():
+    assert [types.UINT8.value, types.INT16.value, types.FLOAT.value, types.BOOL.value] == [0, 5, 9, 11]
+    assert [types.DATA_TYPE.value, types.INTERP_TYPE.value, types.IMAGE_TYPE.value] == [21, 22, 20]
+    assert [m.value for m in INTERPS] == [2, 5, 3] and types.RGB.value == 0 and types.GRAY.value == 2
+    # found by DALI's number and by torch_dali's name alike
+    assert types.DALIDataType(9) is types.FLOAT and types.DALIDataType("float32") is types.FLOAT
+    assert types.DALIInterpType("linear") is types.INTERP_LINEAR and types.INTERP_LINEAR.key == "linear"
+
+
+@pytest.mark.parametrize("make", [
+    lambda: (types.Constant(types.INT16), types.Constant(INTERPS)),
+    lambda: (fn.copy(types.INT16), fn.copy(INTERPS)),
+    lambda: (types.Constant(5, dtype=types.DATA_TYPE), types.Constant([2, 5, 3], dtype=types.INTERP_TYPE)),
+], ids=["constant", "copy", "numbers_with_dtype"])
+def test_enum_constants(make):
+    def pipe():
+        scalar, tensor = make()
+        return (scalar, tensor, fn.cast(scalar, dtype=types.INT32), fn.cast(tensor, dtype=types.INT32),
+                fn.reshape(tensor, shape=[3, 1]))
+    scalar, tensor, scalar_int, tensor_int, reshaped = _run(pipe)
+    assert scalar.dtype == types.DATA_TYPE and scalar.shape() == [(), ()]
+    assert tensor.dtype == types.INTERP_TYPE and tensor.shape() == [(3,), (3,)]
+    assert reshaped.dtype == types.INTERP_TYPE and reshaped.shape() == [(3, 1), (3, 1)]
+    assert scalar_int.dtype == types.INT32 and tensor_int.dtype == types.INT32
+    for i in range(2):
+        assert np.array_equal(scalar_int.at(i), 5) and np.array_equal(tensor_int.at(i), [2, 5, 3])
+    for read in (lambda: scalar.as_array(), lambda: tensor.at(0), lambda: tensor.as_cpu().at(1)):
+        with pytest.raises(TypeError, match="enum values"):
+            read()
+
+
+def test_cast_between_enum_types_and_integers():
+    to_enum, to_other_enum, to_bool = _run(lambda: (
+        fn.cast(types.Constant(np.uint8([1, 4])), dtype=types.INTERP_TYPE),
+        fn.cast(types.Constant(types.RGB), dtype=types.DATA_TYPE),
+        fn.cast(types.Constant(types.INTERP_CUBIC), dtype=types.BOOL)))
+    assert to_enum.dtype == types.INTERP_TYPE and to_other_enum.dtype == types.DATA_TYPE
+    assert to_bool.dtype == types.BOOL and bool(to_bool.at(0)) is True
+
+
+@pytest.mark.parametrize("make", [
+    lambda: fn.cast(types.Constant(types.INTERP_CUBIC), dtype=types.FLOAT),
+    lambda: fn.cast(types.Constant(np.float32([1.0])), dtype=types.INTERP_TYPE),
+    lambda: fn.cast(1.0, dtype=types.DATA_TYPE),
+    lambda: types.Constant(types.INTERP_CUBIC) + 1,
+], ids=["enum_to_float", "float_to_enum", "python_float_to_enum", "arithmetic"])
+def test_refused_when_the_pipeline_runs(make):
+    with pytest.raises(RuntimeError, match="enum"):
+        _run(make)
+
+
+def test_one_enum_per_tensor():
+    with pytest.raises(TypeError, match="one enum"):
+        types.Constant([types.INTERP_NN, types.RGB])
