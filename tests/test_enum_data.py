@@ -76,3 +76,25 @@ def test_refused_when_the_pipeline_runs(make):
 def test_one_enum_per_tensor():
     with pytest.raises(TypeError, match="one enum"):
         types.Constant([types.INTERP_NN, types.RGB])
+
+
+def test_resize_filters_per_sample():
+    """DALI's resize family takes `interp_type`, `min_filter` and `mag_filter` as per-sample inputs
+    (tensors of INTERP_TYPE); each sample is then resampled as with that filter given as a constant
+    (outputs equal to DALI 2.4's CPU resize, measured)."""
+    rng = np.random.default_rng(0)
+    imgs = [rng.integers(0, 255, (9, 13, 3), dtype=np.uint8) for _ in range(2)]
+    chosen = [types.INTERP_NN, types.INTERP_CUBIC]
+
+    def pipe():
+        x = fn.external_source(source=lambda: imgs, layout="HWC")
+        per_sample = fn.cast(fn.external_source(source=lambda: [np.int32(m.value) for m in chosen]),
+                             dtype=types.INTERP_TYPE)
+        return (fn.resize(x, size=[5, 7], interp_type=per_sample),
+                fn.resize(x, size=[17, 6], mag_filter=per_sample, min_filter=types.INTERP_LINEAR),
+                *[fn.resize(x, size=[5, 7], interp_type=m) for m in chosen],
+                *[fn.resize(x, size=[17, 6], mag_filter=m, min_filter=types.INTERP_LINEAR) for m in chosen])
+    shrunk, grown, nn, cubic, nn_up, cubic_up = _run(pipe)
+    assert not np.array_equal(nn.at(1), cubic.at(1))
+    for i, (down, up) in enumerate([(nn, nn_up), (cubic, cubic_up)]):
+        assert np.array_equal(shrunk.at(i), down.at(i)) and np.array_equal(grown.at(i), up.at(i))
