@@ -98,3 +98,19 @@ def test_resize_filters_per_sample():
     assert not np.array_equal(nn.at(1), cubic.at(1))
     for i, (down, up) in enumerate([(nn, nn_up), (cubic, cubic_up)]):
         assert np.array_equal(shrunk.at(i), down.at(i)) and np.array_equal(grown.at(i), up.at(i))
+
+
+def test_random_choice_among_enum_values():
+    """Picks among enum values are enum values (DALI 2.4: INTERP_TYPE), usable as a per-sample
+    filter; one enum value is not a number of choices (RuntimeError when the pipeline runs)."""
+    interps = [types.INTERP_LINEAR, types.INTERP_CUBIC]
+
+    def pipe():
+        picks = fn.random.choice(interps, shape=[20], seed=5)
+        img = fn.random.uniform(range=[0, 255], dtype=types.UINT8, shape=(10, 10, 3), seed=6)
+        return picks, fn.cast(picks, dtype=types.INT32), fn.resize(img, size=(5, 5), interp_type=picks[0])
+    picks, as_int, resized = _run(pipe)
+    assert picks.dtype == types.INTERP_TYPE and resized.shape() == [(5, 5, 3)] * 2
+    assert set(np.concatenate([as_int.at(i) for i in range(2)]).tolist()) == {1, 2}
+    with pytest.raises(RuntimeError, match="enum value"):
+        _run(lambda: fn.random.choice(types.INTERP_CUBIC))

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 _KEEP_ELEMENTS = frozenset({
     "copy", "reshape", "squeeze", "expand_dims", "transpose", "slice", "element_extract", "stack", "cat",
     "permute_batch", "_tensor_subscript", "_subscript_dim_check", "_conditional.split", "_conditional.merge",
-    "_conditional.route", "_conditional.pick", "_conditional.select"})
+    "_conditional.route", "_conditional.pick", "_conditional.select", "random.choice"})
 
 
 def is_enum_type(dtype: Any) -> bool:
