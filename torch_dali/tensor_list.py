@@ -8,6 +8,7 @@ gives plain torch tensors on every class (and `plain(tl).as_tensor()` one plain 
 """
 from __future__ import annotations
 
+import copy
 import ctypes
 from typing import Any, Sequence
 
@@ -33,6 +34,13 @@ class TensorList:
     regions: Any = None
     # the enum element type (types.INTERP_TYPE...) of a pipeline output holding enum values (as int32)
     enum_type: Any = None
+
+    def with_enum_type(self, enum_type: Any) -> "TensorList":
+        """This batch (the same data, layout and names) as a batch of enum values of `enum_type`
+        (types.INTERP_TYPE...): its `dtype` says so; the batch itself is left as it is."""
+        out = copy.copy(self)
+        out.enum_type = enum_type
+        return out
 
     def set_sources(self, names: Sequence[Any] | None) -> None:
         """Each sample's file or record (what its `source_info()` gives; names may be lazy)."""

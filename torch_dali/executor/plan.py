@@ -231,9 +231,7 @@ class Plan:
         """The iteration's outputs; those made from the source op that named the batch's samples
         (a reader) carry those names, as DALI's `source_info()` of each output sample."""
         outs = [part.values[(d.node.id, d.index)] for d in self.graph.outputs]
-        for tl, kind in zip(outs, self._enum_types):
-            if kind is not None:
-                tl.enum_type = kind
+        outs = [tl if kind is None else tl.with_enum_type(kind) for tl, kind in zip(outs, self._enum_types)]
         if part.source_info:
             for tl, d in zip(outs, self.graph.outputs):
                 names = self._carried_names(d, part)
