@@ -47,8 +47,8 @@ class Constant(Operator):
         dtype = a["dtype"] or (types.FLOAT if fdata is not None else types.INT32)
         tdt = storage_dtype(dtype)
         flat = torch.tensor(data, dtype=torch.float64 if fdata is not None else torch.int64)
-        shape = _shape_of(self.name, a["shape"]) if a["shape"] is not None else (
-            (len(data),) if len(data) != 1 else ())
+        # without `shape`, a 1-D tensor of the data, one value included (DALI 2.4: idata=[2] is (1,))
+        shape = _shape_of(self.name, a["shape"]) if a["shape"] is not None else (len(data),)
         volume = int(np.prod(shape)) if shape else 1
         if flat.numel() == 1:
             value = flat.reshape(()).expand(shape)
