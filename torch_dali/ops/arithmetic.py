@@ -19,7 +19,6 @@ from ..errors import ArgumentError, ArgumentTypeError
 from ..tensor_list import TensorList
 from . import arith_kernels as K
 from ._operator import BatchContext, Operator
-from .enum_data import enum_type_of
 from ._registry import call_op, lookup, register
 from ._schema import Arg, OpSchema, adopted
 
@@ -67,8 +66,6 @@ class Arithmetic(Operator):
         if used != list(range(n_in)):
             raise ArgumentError(f"{self.name}: operands {a.get('operands')} do not use each of the {n_in} "
                                 "input(s) once")
-        # DALI has no arithmetic on enum values; its pipeline fails when it runs (so does this one)
-        self.enum_input = next((t for t in map(enum_type_of, self.node.inputs) if t is not None), None)
 
     def _constant(self, value: Any, dt: torch.dtype | None, like: torch.dtype) -> torch.Tensor:
         if dt is None:  # a legacy scalar: an integer stays one with integer inputs
@@ -80,9 +77,6 @@ class Arithmetic(Operator):
     # -- one batch -------------------------------------------------------------------------------
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
                   args: dict[str, list[Any]]) -> list[TensorList]:
-        if self.enum_input is not None:
-            raise ArgumentTypeError(f"{self.name}: `{K.display(self.op)}` is not defined for tensors of enum "
-                                    f"values ({self.enum_input!r}); fn.cast them to an integer type first")
         n = len(inputs[0]) if inputs else ctx.batch_size
         if any(len(t) != n for t in inputs):
             raise ArgumentError(f"{self.name}: the inputs have different batch sizes {[len(t) for t in inputs]}")

@@ -23,11 +23,16 @@ from ..errors import ArgumentTypeError
 if TYPE_CHECKING:
     from ..graph.node import DataNode
 
-# Ops whose first output holds elements of their first input, moved or reshaped but not converted.
+# Ops whose first output holds elements of their first input, moved or reshaped but not converted
+# (each takes enum values in DALI 2.4, measured).
 _KEEP_ELEMENTS = frozenset({
-    "copy", "reshape", "squeeze", "expand_dims", "transpose", "slice", "element_extract", "stack", "cat",
-    "permute_batch", "_tensor_subscript", "_subscript_dim_check", "_conditional.split", "_conditional.merge",
-    "_conditional.route", "_conditional.pick", "_conditional.select", "random.choice"})
+    "copy", "reshape", "squeeze", "expand_dims", "element_extract", "permute_batch", "_tensor_subscript",
+    "_subscript_dim_check", "per_frame", "random.choice", "_conditional.split", "_conditional.merge",
+    "_conditional.route", "_conditional.pick", "_conditional.select"})
+# The ops that take enum values as data besides those (DALI 2.4, measured); any other op given them
+# (arithmetic, slice, cat, stack, transpose, pad, flip, full, zeros_like, python_function...) fails when
+# the pipeline runs, in DALI and here.
+_TAKE_ENUMS = _KEEP_ELEMENTS | {"reinterpret", "cast", "cast_like", "shapes", "get_property"}
 
 
 def is_enum_type(dtype: Any) -> bool:
@@ -47,13 +52,30 @@ def enum_type_of(d: "DataNode") -> types.DALIDataType | None:
         if op in ("constant", "cast"):
             dtype = node.args.get("dtype")
             return dtype if is_enum_type(dtype) else None
+        if op == "cast_like" and len(node.inputs) > 1:  # the type of the second input
+            d = node.inputs[1]
+            continue
         if op == "reinterpret" and node.args.get("dtype") is None and node.inputs:
             d = node.inputs[0]
             continue
-        if op in _KEEP_ELEMENTS and d.index == 0 and node.inputs:
+        if op in _KEEP_ELEMENTS and node.inputs and (d.index == 0 or op == "_conditional.split"):
             d = node.inputs[0]
             continue
         return None
+    return None
+
+
+def enum_refusal(node: Any) -> str | None:
+    """Why op `node` cannot run (it is given enum values as data and takes none), or None."""
+    if node.schema.name in _TAKE_ENUMS:
+        return None
+    for k, d in enumerate(node.inputs):
+        if isinstance(d, (list, tuple)):  # an input set
+            continue
+        kind = enum_type_of(d)
+        if kind is not None:
+            return (f"{node.schema.display_name()}: input {k} holds enum values ({kind!r}), which this op does "
+                    "not take; fn.cast them to an integer type first")
     return None
 
 
