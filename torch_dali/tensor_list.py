@@ -8,6 +8,7 @@ gives plain torch tensors on every class (and `plain(tl).as_tensor()` one plain 
 """
 from __future__ import annotations
 
+import copy
 import ctypes
 from typing import Any, Sequence
 
@@ -31,6 +32,15 @@ class TensorList:
     # (n, 4) int64 (y, x, H, W): sample i is the part at (y, x) of an H x W image. Set by a GPU
     # decoder that decoded only what its one consumer reads (Operator.input_regions); None: whole.
     regions: Any = None
+    # the enum element type (types.INTERP_TYPE...) of a pipeline output holding enum values (as int32)
+    enum_type: Any = None
+
+    def with_enum_type(self, enum_type: Any) -> "TensorList":
+        """This batch (the same data, layout and names) as a batch of enum values of `enum_type`
+        (types.INTERP_TYPE...): its `dtype` says so; the batch itself is left as it is."""
+        out = copy.copy(self)
+        out.enum_type = enum_type
+        return out
 
     def set_sources(self, names: Sequence[Any] | None) -> None:
         """Each sample's file or record (what its `source_info()` gives; names may be lazy)."""
@@ -97,8 +107,14 @@ class TensorList:
             raise IndexError(f"TensorList.at: index {i} out of range for a batch of {len(self)}")
         t = self.samples[i]
         if t.device.type == "cpu":
+            self._no_enum_view("at")
             return t.numpy() if t.dtype != torch.bfloat16 else t.float().numpy()
         return t
+
+    def _no_enum_view(self, what: str) -> None:
+        if self.enum_type is not None:
+            raise TypeError(f"{what}: this batch holds enum values ({self.enum_type!r}), which have no NumPy "
+                            "type; fn.cast them to an integer type in the pipeline to read them as numbers")
 
     def layout(self) -> str:
         return self._layout
@@ -116,6 +132,8 @@ class TensorList:
     @property
     def dtype(self) -> types.DALIDataType:
         """The element type, as DALI names it (`types.UINT8`)."""
+        if self.enum_type is not None:
+            return self.enum_type
         if self._dense is not None:
             return types.from_torch_dtype(self._dense.dtype)
         return types.from_torch_dtype(self.samples[0].dtype) if self.samples else types.NO_TYPE
@@ -157,11 +175,14 @@ class TensorList:
         if self.device.type == "cpu":
             return self
         data = self._dense.cpu() if self._dense is not None else [t.cpu() for t in self.samples]
-        return _cpu_class(type(self))(data, self._layout)
+        out = _cpu_class(type(self))(data, self._layout)
+        out.enum_type = self.enum_type
+        return out
 
     asCPU = as_cpu  # DALI's legacy spelling
 
     def as_array(self) -> np.ndarray:
+        self._no_enum_view("as_array")
         return self.as_cpu().as_tensor().numpy()
 
     def data_ptr(self) -> int:
@@ -421,7 +442,7 @@ class _DaliTensorList(TensorList):
     def _as_gpu(self) -> "TensorListGPU":
         """DALI's copy to the device (without CUDA the data stay on the host)."""
         out = TensorListGPU(self, self._layout)
-        out._sources = self._sources
+        out._sources, out.enum_type = self._sources, self.enum_type
         return out
 
     @classmethod
@@ -466,7 +487,7 @@ class TensorListGPU(_DaliTensorList):
         else:
             data = [t.cpu() for t in self.samples]
         out = TensorListCPU(data, self._layout)
-        out._sources = self._sources
+        out._sources, out.enum_type = self._sources, self.enum_type
         return out
 
     def device_id(self) -> int:
@@ -488,7 +509,7 @@ def user_view(tl: TensorList) -> TensorList:
     cls = TensorListGPU if tl.is_cuda else TensorListCPU
     out = cls.__new__(cls)
     out._dense, out._samples, out._layout = tl._dense, tl._samples, tl._layout
-    out._sources = tl._sources
+    out._sources, out.enum_type = tl._sources, tl.enum_type
     return out
 
 
@@ -498,4 +519,5 @@ def plain(tl: TensorList) -> TensorList:
         return tl
     out = TensorList.__new__(TensorList)
     out._dense, out._samples, out._layout = tl._dense, tl._samples, tl._layout
+    out.enum_type = tl.enum_type
     return out

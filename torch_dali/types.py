@@ -8,35 +8,60 @@ import numpy as np
 import torch
 
 
-class DALIDataType(enum.Enum):
-    """Element types, named as in DALI."""
+class _Numbered(enum.Enum):
+    """An enum whose members are `(number, key)`: `.value` is the number DALI gives the member (what
+    `types.Constant` stores for it in a tensor, what `fn.cast` gives as an integer), `.key` the name
+    torch_dali uses for it (`"float32"`, `"linear"`, `"RGB"`); `Enum(key)` finds a member by its key."""
 
-    BOOL = "bool"
-    UINT8 = "uint8"
-    UINT16 = "uint16"
-    UINT32 = "uint32"
-    UINT64 = "uint64"
-    INT8 = "int8"
-    INT16 = "int16"
-    INT32 = "int32"
-    INT64 = "int64"
-    FLOAT16 = "float16"
-    BFLOAT16 = "bfloat16"
-    FLOAT = "float32"
-    FLOAT64 = "float64"
-    # Not element types of tensors torch_dali makes; named so that DALI code that mentions them
-    # (`dtype=types.NO_TYPE` for "unset", enum-valued constants) imports and runs.
-    NO_TYPE = "no_type"
-    STRING = "string"
-    FEATURE = "feature"
-    IMAGE_TYPE = "image_type"
-    DATA_TYPE = "data_type"
-    INTERP_TYPE = "interp_type"
-    TENSOR_LAYOUT = "tensor_layout"
-    PYTHON_OBJECT = "python_object"
+    key: str
+
+    def __new__(cls, number: int, key: str) -> "_Numbered":
+        self = object.__new__(cls)
+        self._value_ = number
+        self.key = key
+        return self
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if isinstance(value, str):
+            for member in cls:
+                if member.key == value:
+                    return member
+        return None
 
     def __repr__(self) -> str:
         return f"types.{self.name}"
+
+
+class DALIDataType(_Numbered):
+    """Element types, named and numbered as in DALI."""
+
+    NO_TYPE = (-1, "no_type")
+    UINT8 = (0, "uint8")
+    UINT16 = (1, "uint16")
+    UINT32 = (2, "uint32")
+    UINT64 = (3, "uint64")
+    INT8 = (4, "int8")
+    INT16 = (5, "int16")
+    INT32 = (6, "int32")
+    INT64 = (7, "int64")
+    FLOAT16 = (8, "float16")
+    FLOAT = (9, "float32")
+    FLOAT64 = (10, "float64")
+    BOOL = (11, "bool")
+    # Not element types of tensors torch_dali makes; named so that DALI code that mentions them
+    # (`dtype=types.NO_TYPE` for "unset") imports and runs.
+    STRING = (12, "string")
+    FEATURE = (17, "feature")
+    # Element types of tensors of enum values (`types.Constant(types.INTERP_LINEAR)`): held as int32
+    # (ops/enum_data.py).
+    IMAGE_TYPE = (20, "image_type")
+    DATA_TYPE = (21, "data_type")
+    INTERP_TYPE = (22, "interp_type")
+    TENSOR_LAYOUT = (23, "tensor_layout")
+    PYTHON_OBJECT = (24, "python_object")
+    # DALI 2.4 has no bfloat16; its number is torch_dali's, after DALI's last
+    BFLOAT16 = (28, "bfloat16")
 
     # An element type equals the torch dtype of the same name (`types.FLOAT == torch.float32`), with the
     # same hash: samples of `Pipeline.run()` outputs are torch tensors whose `.dtype` is torch's, and
@@ -56,34 +81,28 @@ class DALIDataType(enum.Enum):
 
 
 def _torch_twin(d: DALIDataType) -> torch.dtype | None:
-    twin = getattr(torch, d.value, None)
+    twin = getattr(torch, d.key, None)
     return twin if isinstance(twin, torch.dtype) else None
 
 
-class DALIImageType(enum.Enum):
-    RGB = "RGB"
-    BGR = "BGR"
-    GRAY = "GRAY"
-    YCbCr = "YCbCr"
-    ANY_DATA = "ANY_DATA"
-
-    def __repr__(self) -> str:
-        return f"types.{self.name}"
+class DALIImageType(_Numbered):
+    RGB = (0, "RGB")
+    BGR = (1, "BGR")
+    GRAY = (2, "GRAY")
+    YCbCr = (3, "YCbCr")
+    ANY_DATA = (4, "ANY_DATA")
 
     def __int__(self) -> int:
         return _number(self)
 
 
-class DALIInterpType(enum.Enum):
-    INTERP_NN = "nn"
-    INTERP_LINEAR = "linear"
-    INTERP_CUBIC = "cubic"
-    INTERP_LANCZOS3 = "lanczos3"
-    INTERP_TRIANGULAR = "triangular"
-    INTERP_GAUSSIAN = "gaussian"
-
-    def __repr__(self) -> str:
-        return f"types.{self.name}"
+class DALIInterpType(_Numbered):
+    INTERP_NN = (0, "nn")
+    INTERP_LINEAR = (1, "linear")
+    INTERP_CUBIC = (2, "cubic")
+    INTERP_LANCZOS3 = (3, "lanczos3")
+    INTERP_TRIANGULAR = (4, "triangular")
+    INTERP_GAUSSIAN = (5, "gaussian")
 
     def __int__(self) -> int:
         return _number(self)
@@ -219,7 +238,7 @@ def to_torch_dtype(dtype: DALIDataType | torch.dtype | str | Any) -> torch.dtype
     if isinstance(dtype, torch.dtype):
         return dtype
     if isinstance(dtype, str):
-        dtype = DALIDataType(dtype) if dtype in {d.value for d in DALIDataType} else DALIDataType[dtype]
+        dtype = DALIDataType(dtype) if dtype in {d.key for d in DALIDataType} else DALIDataType[dtype]
     elif not isinstance(dtype, DALIDataType):
         dtype = to_dali_type(dtype)
     if dtype not in _TORCH:
@@ -229,6 +248,25 @@ def to_torch_dtype(dtype: DALIDataType | torch.dtype | str | Any) -> torch.dtype
 
 def from_torch_dtype(dtype: torch.dtype) -> DALIDataType:
     return _FROM_TORCH[dtype]
+
+
+def enum_key(v: Any) -> Any:
+    """torch_dali's name of an enum member (`types.INTERP_LINEAR` -> "linear"; `.value` of an enum
+    without one); anything else unchanged."""
+    if isinstance(v, _Numbered):
+        return v.key
+    return v.value if isinstance(v, enum.Enum) else v
+
+
+# The element types of tensors of enum values, and the enum each holds.
+ENUM_ELEMENT_TYPES: dict[DALIDataType, type[enum.Enum]] = {
+    DALIDataType.DATA_TYPE: DALIDataType, DALIDataType.IMAGE_TYPE: DALIImageType,
+    DALIDataType.INTERP_TYPE: DALIInterpType}
+
+
+def enum_element_type(member: enum.Enum) -> DALIDataType | None:
+    """The element type a tensor of `member`'s enum has (`types.RGB` -> `types.IMAGE_TYPE`)."""
+    return next((t for t, cls in ENUM_ELEMENT_TYPES.items() if isinstance(member, cls)), None)
 
 
 def enum_by_name(name: str) -> enum.Enum:

@@ -18,6 +18,7 @@ from ..graph.graph import Graph
 from ..graph.node import Node
 from ..io.host_memory import empty_batch
 from ..ops import _dispatch
+from ..ops.enum_data import enum_type_of
 from ..ops._operator import (BatchContext, Operator, SampleContext, WorkerPool, batch_args, joined_names,
                               parallel_map, sample_arg)
 from ..tensor_list import TensorList
@@ -96,6 +97,8 @@ class Plan:
         self._output_keys = {(d.node.id, d.index) for d in graph.outputs}
         self._consumers: dict[int, list[Node]] = {n.id: [] for n in self.nodes}
         self._lineage: dict[tuple[int, int], list[tuple[int, int]]] = {}  # per value, the values it comes from
+        # per pipeline output, the enum element type of its tensors (types.INTERP_TYPE...) or None
+        self._enum_types = [enum_type_of(d) for d in graph.outputs]
         for n in self.nodes:
             for d in [*n.inputs, *n.arg_inputs.values()]:
                 if n not in self._consumers[d.node.id]:
@@ -228,6 +231,7 @@ class Plan:
         """The iteration's outputs; those made from the source op that named the batch's samples
         (a reader) carry those names, as DALI's `source_info()` of each output sample."""
         outs = [part.values[(d.node.id, d.index)] for d in self.graph.outputs]
+        outs = [tl if kind is None else tl.with_enum_type(kind) for tl, kind in zip(outs, self._enum_types)]
         if part.source_info:
             for tl, d in zip(outs, self.graph.outputs):
                 names = self._carried_names(d, part)

@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
+from ..errors import ArgumentTypeError
 from ..tensor_list import TensorList
 
 
@@ -59,6 +60,9 @@ def run_batch(op: Any, ctx: Any, inputs: Sequence[TensorList], args: Any) -> lis
     """Runs one batch of `op`: the first registered fast kernel that supports it, else the spec
     (`op.run_batch`). For a fused pair (`Operator.fuse`), `ctx` and `args` are per-op pairs. An op
     given per-frame arguments (fn.per_frame) runs on the batch unfolded into frames."""
+    refusal = getattr(op, "enum_refusal", None)  # (a fused pair has none)
+    if refusal:
+        raise ArgumentTypeError(refusal)
     names = getattr(op, "per_frame_names", None)  # (a fused pair has none)
     if names and not getattr(op, "own_frames", False):
         from .per_frame import run_unfolded  # here: per_frame imports the op base classes
@@ -107,6 +111,11 @@ def register_fast_sample(op_class: type, kernel: FastSampleKernel) -> None:
 def sample_runner(op: Any) -> SampleRunner:
     """What runs one sample of `op` (ctx, inputs, args): the first registered per-sample kernel that
     supports it, falling back to `op.run_sample` for the samples it declines; else `op.run_sample`."""
+    refusal = getattr(op, "enum_refusal", None)
+    if refusal:
+        def refuse(ctx: Any, inputs: list[torch.Tensor], args: dict[str, Any]) -> Any:
+            raise ArgumentTypeError(refusal)
+        return refuse
     for kernel in _FAST_SAMPLE.get(type(op), ()):
         if kernel.supports(op):
             spec = op.run_sample

@@ -10,6 +10,7 @@ import torch
 from ..errors import ArgumentError, ArgumentTypeError
 from ..rng import SampleRNG
 from ..tensor_list import TensorList
+from .enum_data import enum_refusal
 
 if TYPE_CHECKING:
     from ..graph.node import Node
@@ -204,6 +205,8 @@ class Operator:
         self.device = device
         # argument inputs made by fn.per_frame: the op then runs frame by frame (ops/per_frame.py)
         self.per_frame_names = sorted(k for k, d in node.arg_inputs.items() if d.node.schema.name == "per_frame")
+        # given enum values as data by an op that takes none: fails when it runs, as in DALI (_dispatch)
+        self.enum_refusal = enum_refusal(node)
         try:
             if self.per_frame_names and not self.per_frame_ok:
                 raise ArgumentError(f"{self.name}: argument `{self.per_frame_names[0]}` is given per frame "

@@ -193,7 +193,8 @@ def enum_member(cls: type[enum.Enum], v: Any) -> enum.Enum:
             if cand in cls.__members__:
                 return cls[cand]
         for m in cls:
-            if m.value == v or m.value == v.lower():
+            key = types.enum_key(m)
+            if key == v or key == v.lower():
                 return m
     raise ValueError
 

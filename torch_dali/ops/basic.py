@@ -9,17 +9,31 @@ from .. import types
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator, SampleContext
 from .arith_kernels import cast_sat
+from .enum_data import enum_type_of, is_enum_type, refuse_float, storage_dtype
 from ._registry import register
 from ._schema import Arg, OpSchema
 
 
 class Cast(Operator):
     def setup(self) -> None:
-        self.dtype = types.to_torch_dtype(self.args["dtype"])
+        target = self.args["dtype"]
+        self.dtype = storage_dtype(target)
+        source = enum_type_of(self.node.inputs[0]) if self.node.inputs else None
+        # enum values convert to and from integers only (DALI's pipeline fails when it runs: so here)
+        self.float_refused = None
+        if is_enum_type(target):
+            self.float_refused = (None, target)
+        elif source is not None and self.dtype.is_floating_point:
+            self.float_refused = (source, target)
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        x = inputs[0]
+        if self.float_refused is not None:
+            source, target = self.float_refused
+            if source is not None or x.dtype.is_floating_point:
+                refuse_float(self.name, source or types.from_torch_dtype(x.dtype), target)
         # DALI's conversion: integers saturate, floats round half away from zero (arith_kernels)
-        return cast_sat(inputs[0], self.dtype)
+        return cast_sat(x, self.dtype)
 
 
 class Copy(Operator):

@@ -4,7 +4,6 @@ CUDA water and jitter take images of different sizes so too, flat: `functional.r
 per-sample `mask` (0: leave the sample as it is) is applied to the batch afterwards."""
 from __future__ import annotations
 
-import enum
 from typing import Any
 
 import torch
@@ -24,7 +23,7 @@ WARP_TYPES = (torch.uint8, torch.float32)
 
 
 def _interp(v: Any) -> str:
-    return str(v.value if isinstance(v, enum.Enum) else v)
+    return str(types.enum_key(v))
 
 
 class _Displacement(LayoutOp):

@@ -51,7 +51,7 @@ def accepted_arg_count(source: Callable[..., Any]) -> int:
 def dali_type_name(dtype: torch.dtype) -> str:
     """The name DALI's messages give an element type (`float`, `double`, `uint8`...)."""
     try:
-        name = types.from_torch_dtype(dtype).value
+        name = types.from_torch_dtype(dtype).key
     except KeyError:
         return str(dtype).removeprefix("torch.")
     return {"float32": "float", "float64": "double"}.get(name, name)

@@ -5,7 +5,6 @@ layout comes from the input (see `layouts`), an input without one is taken as DA
 dimensions), and the output has the input's layout."""
 from __future__ import annotations
 
-import enum
 from typing import Any
 
 import numpy as np
@@ -32,7 +31,7 @@ _RESIZE_TYPES = (torch.uint8, torch.int16, torch.uint16, torch.float32)
 
 
 def _enum_value(v: Any) -> Any:
-    return v.value if isinstance(v, enum.Enum) else v
+    return types.enum_key(v)
 
 
 def interp_name(v: Any) -> str | None:
@@ -408,7 +407,7 @@ class RandomResizedCrop(_ImageOp):
     def takes_regions(self) -> bool:
         """HWC images resampled with a constant linear filter: the case whose taps `reading_regions`
         bounds (and the batched CUDA kernel's, which reads regions exactly as whole images)."""
-        interp = getattr(self.args.get("interp_type"), "value", None)
+        interp = getattr(self.args.get("interp_type"), "key", None)
         return (self.device.type == "cuda" and self.hwc_input() and interp == "linear"
                 and self.dtype in (None, torch.uint8) and self.args.get("min_filter") is None and self.args.get("mag_filter") is None
                 and not any(k in self.node.arg_inputs for k in ("interp_type", "min_filter", "mag_filter")))

@@ -8,9 +8,11 @@ from ._schema import Arg, non_negative, one_of, positive, unit_interval
 
 def filter_args() -> tuple[Arg, ...]:
     return (
-        Arg("interp_type", "interp_type", types.INTERP_LINEAR, "resampling filter"),
-        Arg("min_filter", "interp_type", None, "filter for shrinking dimensions (default: interp_type)"),
-        Arg("mag_filter", "interp_type", None, "filter for growing dimensions (default: interp_type)"),
+        Arg("interp_type", "interp_type", types.INTERP_LINEAR, "resampling filter", tensor=True),
+        Arg("min_filter", "interp_type", None, "filter for shrinking dimensions (default: interp_type)",
+            tensor=True),
+        Arg("mag_filter", "interp_type", None, "filter for growing dimensions (default: interp_type)",
+            tensor=True),
         Arg("antialias", "bool", True, "widen the filter when downscaling"),
         Arg("dtype", "dtype", None, "output type (default: the input's)"),
         Arg("minibatch_size", "int", 32, "accepted for compatibility; unused", check=positive),

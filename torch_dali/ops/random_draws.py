@@ -19,6 +19,7 @@ from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import random_draws as K
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator, SampleContext
+from .enum_data import enum_type_of
 from ._registry import register
 from ._schema import Arg, OpSchema, non_negative
 
@@ -78,10 +79,18 @@ class Choice(_Draws):
     shape_input = 1
     sample_wise = False
 
+    def setup(self) -> None:
+        super().setup()
+        # picks among enum values keep their enum type (enum_data); one enum value is not a count
+        self.enum_a = enum_type_of(self.node.inputs[0]) if self.node.inputs else None
+
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         a = inputs[0]
         i = ctx.index
         if a.dim() == 0:
+            if self.enum_a is not None:
+                raise ArgumentTypeError(f"{self.name}: a scalar `a` must be an integer (the number of choices), got "
+                                        f"an enum value ({self.enum_a!r})")
             if a.dtype.is_floating_point or a.dtype == torch.bool or a.dtype.is_complex:
                 raise ArgumentTypeError(f"{self.name}: a scalar `a` must be an integer (the number of choices), got "
                                         f"{a.dtype}")

@@ -27,7 +27,7 @@ class Remap(Operator):
 
     def setup(self) -> None:
         interp = self.args["interp"]
-        self.interp = interp.value if isinstance(interp, types.DALIInterpType) else str(interp)
+        self.interp = interp.key if isinstance(interp, types.DALIInterpType) else str(interp)
         if self.interp not in ("nn", "linear"):
             raise ArgumentError(f"{self.name}: `interp` must be INTERP_NN or INTERP_LINEAR, got {interp!r}")
         if self.args["pixel_origin"] not in ("corner", "center"):

@@ -16,6 +16,7 @@ from ..errors import ArgumentError, ArgumentTypeError
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator, SampleContext
 from .arith_kernels import cast_sat
+from .enum_data import storage_dtype
 from ._registry import call_op, lookup, register
 from ._schema import Arg, OpSchema
 
@@ -44,10 +45,10 @@ class Constant(Operator):
             raise ArgumentError(f"{self.name}: give exactly one of `fdata` and `idata`")
         data = fdata if fdata is not None else idata
         dtype = a["dtype"] or (types.FLOAT if fdata is not None else types.INT32)
-        tdt = types.to_torch_dtype(dtype)
+        tdt = storage_dtype(dtype)
         flat = torch.tensor(data, dtype=torch.float64 if fdata is not None else torch.int64)
-        shape = _shape_of(self.name, a["shape"]) if a["shape"] is not None else (
-            (len(data),) if len(data) != 1 else ())
+        # without `shape`, a 1-D tensor of the data, one value included (DALI 2.4: idata=[2] is (1,))
+        shape = _shape_of(self.name, a["shape"]) if a["shape"] is not None else (len(data),)
         volume = int(np.prod(shape)) if shape else 1
         if flat.numel() == 1:
             value = flat.reshape(()).expand(shape)
@@ -183,12 +184,22 @@ def _from_array(value: Any, dtype: Any) -> tuple[np.ndarray, Any]:
     return arr, types.to_dali_type(arr.dtype)
 
 
+def _from_enums(items: list[Any]) -> tuple[list[Any], Any]:
+    """Enum members (all of one enum) as their numbers, and the element type of a tensor of them."""
+    kinds = {type(x) for x in items}
+    kind = types.enum_element_type(items[0])
+    if len(kinds) > 1 or kind is None:
+        names = ", ".join(sorted(k.__name__ for k in kinds))
+        raise ArgumentTypeError(f"types.Constant: a tensor of enum values holds members of one enum "
+                                f"(DALIDataType, DALIImageType or DALIInterpType); got {names}")
+    return [x.value for x in items], kind
+
+
 def _from_python(value: Any) -> tuple[list[Any], Any]:
     items = list(value) if isinstance(value, (list, tuple)) else [value]
+    if items and any(isinstance(x, enum.Enum) for x in items):
+        return _from_enums(items)
     for x in items:
-        if isinstance(x, enum.Enum):
-            raise ArgumentTypeError("types.Constant: enum values (types.FLOAT, types.RGB...) are not supported "
-                                    "as constant tensors here; give them as op arguments")
         if not isinstance(x, (bool, int, float)):
             raise ArgumentTypeError(f"types.Constant: values must be numbers, got {type(x).__name__}")
     if any(isinstance(x, float) for x in items):
@@ -217,7 +228,7 @@ def constant_node(value: Any, dtype: Any = None, shape: Any = None, layout: str 
         data, own = _from_python(value)
         if shape is None:
             shape = [len(data)] if isinstance(value, (list, tuple)) else []
-        is_int = own in (types.INT32, types.BOOL)
+        is_int = own in (types.INT32, types.BOOL) or own in types.ENUM_ELEMENT_TYPES
     args: dict[str, Any] = {"shape": list(shape) if not isinstance(shape, int) else [shape],
                             "dtype": dtype or own, "layout": layout or ""}
     if is_int:

@@ -32,7 +32,7 @@ _IN_TYPES = (torch.uint8, torch.int16, torch.int32, torch.float32)
 
 
 def interp_of(v: Any) -> str:
-    return v.value if isinstance(v, types.DALIInterpType) else str(v)
+    return v.key if isinstance(v, types.DALIInterpType) else str(v)
 
 
 def dtype_names(dts: Sequence[torch.dtype]) -> str:

@@ -36,7 +36,7 @@ def _plain_filter(op: Any) -> bool:
     """One filter the kernels have (linear, triangular, nearest), given as a constant."""
     if any(n in op.node.arg_inputs for n in _FILTER_ARGS):
         return False
-    interp = getattr(op.args.get("interp_type"), "value", op.args.get("interp_type"))
+    interp = getattr(op.args.get("interp_type"), "key", op.args.get("interp_type"))
     return interp in cuda.INTERP and op.args.get("min_filter") is None and op.args.get("mag_filter") is None
 
 
@@ -95,7 +95,7 @@ class RandomResizedCropKernel(FastKernel):
     name = "resized_crop_mirror_normalize (CUDA extension)"
 
     def supports(self, op: RandomResizedCrop, inputs: Sequence[TensorList], args: dict[str, list[Any]]) -> bool:
-        interp = getattr(op.args.get("interp_type"), "value", None)
+        interp = getattr(op.args.get("interp_type"), "key", None)
         return (op.device.type == "cuda" and interp == "linear" and _hwc(op, inputs) and _plain_filter(op)
                 and op.dtype in (None, torch.uint8) and cuda.images_ok(inputs[0]) and cuda.kernels() is not None)
 
