@@ -80,6 +80,14 @@ class DataNode:
             kw["dtype"] = dtype
         return _call_op("shapes", (self,), kw)
 
+    def get(self) -> Any:
+        """DALI's debug-mode accessor; torch_dali traces debug pipelines as graphs, so there is no
+        batch to return while the body runs."""
+        raise GraphError(
+            f"DataNode '{self.name}' has no data while the pipeline is traced: torch_dali runs "
+            "pipeline_def(debug=True) as an ordinary graph, so .get() is not available; run the "
+            "pipeline and read its outputs, or apply single ops to data with torch_dali.eager.")
+
     def __repr__(self) -> str:
         return f"DataNode(name={self.name!r}, device={self.device!r})"
 

@@ -71,6 +71,7 @@ class Pipeline(DaliAPI):
         self._built = False
         self._setup_ended = False  # iter_setup() raised StopIteration (DALI's end of an epoch)
         self._conditionals = False
+        self._debug = False  # pipeline_def(debug=True): accepted, traced as a graph (see pipeline_def)
         self._set_output_descs(output_dtype, output_ndim, output_layout)
         self._stream_policy = executor_flag("stream_policy", stream_policy, StreamPolicy)
         self._concurrency = executor_flag("concurrency", concurrency, OperatorConcurrency)
@@ -461,20 +462,40 @@ def do_not_convert(func: Callable) -> Callable:
         return call
 
 
+def _takes_keyword(func: Callable, name: str) -> bool:
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+    p = params.get(name)
+    return p is not None and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+
+
 def pipeline_def(fn: Callable | None = None, *, enable_conditionals: bool = False,
                  **pipeline_kwargs: Any) -> Any:
     """Decorator: the function's body defines the graph; calling it returns a Pipeline.
 
     Pipeline arguments can be given to the decorator or at call time; the rest go to the function.
     With `enable_conditionals=True`, `if`/`else` on DataNodes in the body route samples (see
-    `torch_dali.conditionals`).
+    `torch_dali.conditionals`). `debug=True` (DALI's debug mode) is accepted: the body is traced
+    once into the same graph, so outputs are those of the ordinary pipeline, but the body does not
+    run again each iteration and `DataNode.get()` is refused; `torch_dali.eager` runs single ops
+    on data for inspection.
     """
+    debug_default = bool(pipeline_kwargs.pop("debug", False))
+
     def decorate(func: Callable) -> Callable[..., Pipeline]:
         if getattr(func, "_torch_dali_do_not_convert", False):
             raise ArgumentError(f"pipeline_def: '{getattr(func, '__name__', func)}' is marked @do_not_convert; "
                                 "a pipeline definition cannot be (mark the functions it calls instead)")
+        takes_debug = _takes_keyword(func, "debug")
+
         @functools.wraps(func)
         def make(*args: Any, **kwargs: Any) -> Pipeline:
+            # DALI's `debug=True` (decorator or call) runs the body eagerly, op by op, every
+            # iteration; torch_dali traces it once into the same graph (same outputs) and refuses
+            # `DataNode.get()`. The function still receives `debug` when it names it, as in DALI.
+            debug = bool(kwargs.get("debug", debug_default)) if takes_debug else bool(kwargs.pop("debug", debug_default))
             pipe_kw = {**pipeline_kwargs, **{k: kwargs.pop(k) for k in list(kwargs) if k in _PIPELINE_ARGS}}
             conditionals = bool(kwargs.pop("enable_conditionals", enable_conditionals))
             body = func
@@ -484,6 +505,7 @@ def pipeline_def(fn: Callable | None = None, *, enable_conditionals: bool = Fals
             pipe = Pipeline(**pipe_kw)
             pipe._py_graph_fn = functools.partial(body, *args, **kwargs)
             pipe._conditionals = conditionals
+            pipe._debug = debug
             pipe._ensure_graph(outputs_required=False)  # traced now, as DALI does: errors in the definition surface here
             return pipe
         make._is_pipeline_def = True  # type: ignore[attr-defined] - DALI's mark

@@ -1,0 +1,62 @@
+"""pipeline_def(debug=True): DALI's debug mode flag is accepted (decorator or call); torch_dali
+traces the body into the ordinary graph, so outputs match the standard pipeline, and
+`DataNode.get()` is refused with a clear error."""
+import numpy as np
+import pytest
+import torch
+
+from torch_dali import fn, pipeline_def
+from torch_dali.errors import GraphError
+
+
+def _source():
+    return [np.arange(8, dtype=np.float32).reshape(4, 2) + i for i in range(3)]
+
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=5)
+def body(data):
+    x = fn.external_source(data, batch=True)
+    return x * 2, fn.random.coin_flip()
+
+
+def _outs(pipe, n=3):
+    pipe.build()
+    return [[torch.as_tensor(np.asarray(t)).clone() for t in o] for _ in range(n) for o in pipe.run()]
+
+
+@pytest.mark.parametrize("where", ["call", "decorator"])
+def test_debug_outputs_match_standard(where):
+    if where == "call":
+        dbg = body(_source(), debug=True)
+    else:
+        dbg = pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=5, debug=True)(
+            body.__wrapped__)(_source())
+    ref = _outs(body(_source()))
+    got = _outs(dbg)
+    assert len(got) == len(ref) == 6
+    for a, b in zip(got, ref):
+        for x, y in zip(a, b):
+            assert torch.equal(x, y)
+
+
+def test_function_naming_debug_receives_it():
+    seen = []
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def named(debug=False):
+        seen.append(debug)
+        return fn.random.coin_flip()
+
+    named(debug=True)
+    assert seen == [True]
+
+
+def test_get_is_refused():
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, debug=True)
+    def uses_get():
+        x = fn.random.coin_flip()
+        x.get()
+        return x
+
+    with pytest.raises(GraphError, match="get"):
+        uses_get()
