@@ -8,7 +8,9 @@ What nose2 (0.16, DALI's unittest.cfg) collects from a module, in its order (`di
   one argument). `setup`/`setUp`/`teardown`/`tearDown` attributes run around each case;
 * `unittest.TestCase` subclasses and plain classes whose name starts with `test`
   (case-insensitive): methods starting with `test`, sorted, with the same generator / paramList
-  expansion; a fresh instance per case, `setUp`/`tearDown` around it;
+  expansion; a fresh instance per case, `setUp`/`tearDown` around it; the class's `setUpClass`
+  runs once, before its first case (when it raises, each of the class's cases fails with that
+  error), and `tearDownClass` after its last;
 * objects with a false `__test__` are left out (nose2's dundertest plugin).
 
 Case ids follow nose2: `module.func`, `module.func:N` (N from 1), `module.Class.method:N`.
@@ -116,7 +118,38 @@ def _enabled(obj: Any) -> bool:
     return bool(getattr(obj, "__test__", True))
 
 
+class _ClassFixture:
+    """A class's `setUpClass`, run once on first use; its error, if it raised, is raised again for each case."""
+
+    def __init__(self, cls: type) -> None:
+        self.set_up = _fixture(cls, "setUpClass", "setup_class")
+        self.tear_down = _fixture(cls, "tearDownClass", "teardown_class")
+        self.ran = False
+        self.error: BaseException | None = None
+
+    def __call__(self) -> None:
+        if not self.ran:
+            self.ran = True
+            if self.set_up is not None:
+                try:
+                    self.set_up()
+                except Exception as e:  # each case of the class reports it
+                    self.error = e
+        if self.error is not None:
+            raise self.error
+
+    def finish(self) -> None:
+        if self.ran and self.error is None and self.tear_down is not None:
+            self.tear_down()
+
+
 def _class_cases(modname: str, cls: type) -> Iterator[Case]:
+    fixture = _ClassFixture(cls)
+    yield from _method_cases(modname, cls, fixture)
+    fixture.finish()
+
+
+def _method_cases(modname: str, cls: type, class_setup: Callable[[], None]) -> Iterator[Case]:
     names = sorted(n for n in dir(cls) if n.startswith(PREFIX) and callable(getattr(cls, n, None)))
     is_tc = issubclass(cls, unittest.TestCase)
     for name in names:
@@ -131,6 +164,7 @@ def _class_cases(modname: str, cls: type) -> Iterator[Case]:
             return cls(name) if is_tc else cls()
 
         def setup(fixtures: dict = fixtures, make: Callable = make) -> None:
+            class_setup()
             inst = fixtures["inst"] = make()
             f = _fixture(inst, "setUp")
             if f:
@@ -144,6 +178,11 @@ def _class_cases(modname: str, cls: type) -> Iterator[Case]:
         raw = method
         if inspect.isgeneratorfunction(raw) and getattr(raw, "paramList", None) is None:
             # generators run once at collection, on an instance of their own (as nose2 does)
+            try:
+                class_setup()
+            except Exception as e:
+                yield Case(f"{base}:collect", "", lambda err=e: _reraise(err), attrs)
+                continue
             inst = make()
             yield from _expand(base, raw, (inst,), attrs, None, None)
             continue

@@ -96,6 +96,48 @@ def test_collector_follows_nose2_rules(tmp_path):
                          ("check", ([5, 6],)), ("params", 1, 2), ("params", 3, 4), "plain"]
 
 
+
+SYNTH_CLASS_FIXTURES = '''
+import unittest
+calls = []
+
+class Ready(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        calls.append("up")
+        cls.data = 5
+    @classmethod
+    def tearDownClass(cls):
+        calls.append("down")
+    def test_a(self):
+        calls.append(("a", self.data))
+    def test_b(self):
+        calls.append(("b", self.data))
+
+class Broken(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        calls.append("broken up")
+        raise OSError("no data here")
+    def test_c(self):
+        calls.append("c")
+    def test_d(self):
+        calls.append("d")
+'''
+
+
+def test_collector_runs_class_fixtures_once(tmp_path):
+    mod = _load(tmp_path, "synth_class", SYNTH_CLASS_FIXTURES)
+    errors = []
+    for c in collect(mod):
+        try:
+            c.run()
+        except OSError as e:
+            errors.append((c.id, str(e)))
+    # setUpClass once per class, before its first case; when it raises, each case fails with its error
+    assert mod.calls == ["broken up", "up", ("a", 5), ("b", 5), "down"]
+    assert errors == [("synth_class.Broken.test_c", "no data here"), ("synth_class.Broken.test_d", "no data here")]
+
 SYNTH_ISOLATION = '''
 import os, signal, time
 

@@ -80,3 +80,47 @@ def test_algorithms_we_lack_are_refused():
     for alg in ("edgeaware_ocv", "vng_ocv"):
         with pytest.raises(RuntimeError, match="not implemented"):
             run(R.U8[:1], "HW", {"blue_position": [0, 0], "algorithm": alg})
+
+
+def _npp_by_pixel(m: np.ndarray, by: int, bx: int) -> np.ndarray:
+    """NPP's bilinear demosaic (DALI's GPU default_npp), one pixel at a time: floored means of the
+    nearest samples of each missing colour; green at a red or blue site along the axis where that
+    colour changes less (both on a tie); the mosaic mirrored about its edge samples."""
+    h, w = m.shape
+
+    def v(y: int, x: int) -> int:
+        y, x = abs(y), abs(x)  # mirror about sample 0 ...
+        y, x = (2 * (h - 1) - y if y >= h else y), (2 * (w - 1) - x if x >= w else x)  # ... and the last
+        return int(m[y, x])
+
+    out = np.zeros((h, w, 3), np.int64)
+    for y in range(h):
+        for x in range(w):
+            red_row, red_col = y % 2 == by, x % 2 == bx
+            c = v(y, x)
+            horiz = (v(y, x - 1) + v(y, x + 1)) // 2
+            vert = (v(y - 1, x) + v(y + 1, x)) // 2
+            diag = (v(y - 1, x - 1) + v(y - 1, x + 1) + v(y + 1, x - 1) + v(y + 1, x + 1)) // 4
+            if red_row and red_col or not red_row and not red_col:  # a red or a blue site
+                dh = abs(c - (v(y, x - 2) + v(y, x + 2)) // 2)
+                dv = abs(c - (v(y - 2, x) + v(y + 2, x)) // 2)
+                four = (v(y, x - 1) + v(y, x + 1) + v(y - 1, x) + v(y + 1, x)) // 4
+                g = horiz if dh < dv else vert if dh > dv else four
+                out[y, x] = (c, g, diag) if red_row else (diag, g, c)
+            else:  # green: the other two colours from its row and its column
+                out[y, x] = (horiz, c, vert) if red_row else (vert, c, horiz)
+    return out.astype(m.dtype)
+
+
+@pytest.mark.parametrize("pos", [(0, 0), (0, 1), (1, 0), (1, 1)])
+def test_npp_kernel(pos):
+    from torch_dali.ops.debayer import demosaic_npp
+    rng = np.random.default_rng(5)
+    # noise, structured mosaics (where the axis choice matters) and 2-wide edge cases
+    for m in (*R.U8, *R.U16, rng.integers(0, 256, (2, 2), dtype=np.uint8), R.U8[1].T.copy()):
+        got = demosaic_npp(torch.from_numpy(m)[None], *pos)[0].numpy()
+        np.testing.assert_array_equal(got, _npp_by_pixel(m, *pos), err_msg=f"{m.shape} {m.dtype}")
+    seq = R.FHW[0]  # frames of a sequence one by one
+    got = demosaic_npp(torch.from_numpy(seq), *pos).numpy()
+    for f in range(seq.shape[0]):
+        np.testing.assert_array_equal(got[f], _npp_by_pixel(seq[f], *pos))

@@ -77,21 +77,12 @@ def clahe_planes(x: torch.Tensor, tiles_x: int, tiles_y: int, clip_limit: float,
     return torch.round(res).clamp(0, 255).to(torch.uint8)
 
 
-# sRGB (D65) <-> CIE Lab, in float32, with OpenCV's constants
+# sRGB (D65) <-> CIE Lab with OpenCV's constants: the way back in float32
 _RGB2XYZ = torch.tensor([[0.412453, 0.357580, 0.180423], [0.212671, 0.715160, 0.072169],
                          [0.019334, 0.119193, 0.950227]], dtype=F32)
 _XYZ2RGB = torch.tensor([[3.240479, -1.53715, -0.498535], [-0.969256, 1.875991, 0.041556],
                          [0.055648, -0.204043, 1.057311]], dtype=F32)
 _WHITE = torch.tensor([0.950456, 1.0, 1.088754], dtype=F32)
-
-
-def _rgb_to_lab(rgb: torch.Tensor) -> torch.Tensor:
-    c = rgb.to(F32) / 255.0
-    lin = torch.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    xyz = (lin @ _RGB2XYZ.to(rgb.device).T) / _WHITE.to(rgb.device)
-    f = torch.where(xyz > 216.0 / 24389.0, xyz.clamp(min=0) ** (1.0 / 3.0), (841.0 / 108.0) * xyz + 16.0 / 116.0)
-    fx, fy, fz = f[..., 0], f[..., 1], f[..., 2]
-    return torch.stack([116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)], -1)
 
 
 def _lab_to_rgb(lab: torch.Tensor) -> torch.Tensor:
@@ -104,11 +95,47 @@ def _lab_to_rgb(lab: torch.Tensor) -> torch.Tensor:
     return torch.round((c * 255.0).clamp(0, 255)).to(torch.uint8)
 
 
+_LAB8_TABLES: dict[str, torch.Tensor] = {}
+
+
+def _lab8_tables(device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """OpenCV's fixed-point tables for 8-bit RGB -> Lab: the sRGB decoding of each byte (scaled by
+    255 * 8), the cube root of i / 2040 for i < 3072 (scaled by 2**15; below 216 / 24389 the
+    straight line 841 / 108 * x + 16 / 116) and the RGB -> XYZ matrix over the D65 white (2**12)."""
+    if "gamma" not in _LAB8_TABLES:
+        x = torch.arange(256, dtype=torch.float64) / 255.0
+        lin = torch.where(x <= 0.04045, x / 12.92, ((x + 0.055) / 1.055) ** 2.4)
+        _LAB8_TABLES["gamma"] = torch.round(255 * 8 * lin).to(torch.int64)
+        t = torch.arange(3072, dtype=torch.float64) / 2040.0
+        f = torch.where(t < 216.0 / 24389.0, t * (841.0 / 108.0) + 16.0 / 116.0, t ** (1.0 / 3.0))
+        cbrt = torch.round(32768 * f).to(torch.int64)
+        # OpenCV builds this table in single precision, which lands these two entries, a hair
+        # from a half, on the other side of it (measured over all 2**24 colours)
+        cbrt[49], cbrt[628] = 9454, 22126
+        _LAB8_TABLES["cbrt"] = cbrt
+        white = torch.tensor([0.950456, 1.0, 1.088754], dtype=torch.float64)
+        _LAB8_TABLES["coef"] = torch.round(4096 * _RGB2XYZ.to(torch.float64) / white[:, None]).to(torch.int64)
+    return (_LAB8_TABLES["gamma"].to(device), _LAB8_TABLES["cbrt"].to(device), _LAB8_TABLES["coef"].to(device))
+
+
+def rgb_to_lab8(rgb: torch.Tensor) -> torch.Tensor:
+    """(..., 3) uint8 RGB -> OpenCV's 8-bit Lab (L * 255 / 100, a + 128, b + 128), bit for bit its
+    fixed-point conversion (checked over all 2**24 colours)."""
+    gamma, cbrt, coef = _lab8_tables(rgb.device)
+    xyz = (gamma[rgb.to(torch.int64)] @ coef.T + 2048) >> 12
+    f = cbrt[xyz]
+    fx, fy, fz = f[..., 0], f[..., 1], f[..., 2]
+    half = 1 << 14
+    light = (296 * fy - 1336934 + half) >> 15  # 296 = 116 * 255 / 100, 1336934 = 16 * 255 * 2**15 / 100
+    a = (500 * (fx - fy) + (128 << 15) + half) >> 15
+    b = (200 * (fy - fz) + (128 << 15) + half) >> 15
+    return torch.stack([light, a, b], -1).clamp(0, 255).to(torch.uint8)
+
+
 def clahe_rgb_luma(x: torch.Tensor, tiles_x: int, tiles_y: int, clip_limit: float, bins: int = 256) -> torch.Tensor:
-    """(N, H, W, 3) RGB: CLAHE of the Lab lightness (as uint8, L * 255 / 100), a and b kept (as
-    OpenCV's 8-bit Lab holds them: rounded, offset by 128)."""
-    lab = _rgb_to_lab(x)
-    light = torch.round((lab[..., 0] * (255.0 / 100.0)).clamp(0, 255)).to(torch.uint8)
-    new = clahe_planes(light, tiles_x, tiles_y, clip_limit, bins).to(F32) * (100.0 / 255.0)
-    ab = torch.round(lab[..., 1:] + 128).clamp(0, 255) - 128  # 8-bit a and b, as OpenCV's uint8 Lab holds them
+    """(N, H, W, 3) RGB: CLAHE of the 8-bit Lab lightness, a and b kept, as OpenCV does it: the
+    conversion to Lab is OpenCV's fixed-point one, bit for bit; the way back is float32."""
+    lab8 = rgb_to_lab8(x)
+    new = clahe_planes(lab8[..., 0].contiguous(), tiles_x, tiles_y, clip_limit, bins).to(F32) * (100.0 / 255.0)
+    ab = lab8[..., 1:].to(F32) - 128
     return _lab_to_rgb(torch.cat([new.unsqueeze(-1), ab], -1))

@@ -8,8 +8,10 @@ and column (OpenCV's naming: (0, 0) BG, (0, 1) GB, (1, 0) GR, (1, 1) RG). Algori
   3 pixels high or wide come out black. Bit for bit DALI 2.4's CPU output (OpenCV's).
 - gray_ocv: the luma (0.299 R + 0.587 G + 0.114 B, OpenCV's 14-bit weights) of the same
   interpolation, one channel out.
-- default_npp (the GPU's only algorithm in DALI): here the bilinear_ocv kernel, not NPP's values.
-edgeaware_ocv and vng_ocv are refused (not implemented). The kernel is one batched set of torch
+- default_npp (the GPU's only algorithm, as in DALI): NPP's bilinear demosaic (floored means, green
+  at red and blue sites from the axis along which that colour changes less, mirrored borders),
+  bit for bit the values DALI's test of its GPU operator expects (`demosaic_npp`).
+edgeaware_ocv and vng_ocv are refused (not implemented). Each kernel is one batched set of torch
 integer calls over every frame of a dense batch, on the batch's device.
 """
 from __future__ import annotations
@@ -82,6 +84,58 @@ def demosaic(x: torch.Tensor, by: int, bx: int, gray: bool = False) -> torch.Ten
     return full.to(x.dtype).permute(0, 2, 3, 1).contiguous()
 
 
+def _reflect101(n: int, pad: int, device: torch.device) -> torch.Tensor:
+    """Indices of 0..n-1 extended by `pad` on each side, mirrored about the edge samples (n >= 2)."""
+    period = 2 * (n - 1)
+    m = torch.arange(-pad, n + pad, device=device) % period
+    return torch.where(m >= n, period - m, m)
+
+
+def demosaic_npp(x: torch.Tensor, by: int, bx: int) -> torch.Tensor:
+    """(N, H, W) uint8/uint16 planes, all with one Bayer pattern -> (N, H, W, 3) RGB of the input's
+    dtype, as NPP's bilinear demosaic with chroma-guided green (DALI's GPU `default_npp`).
+
+    Outside the image the mosaic mirrors about its edge samples (so sites keep their colour). A
+    missing red or blue is the floored mean of its 2 or 4 nearest samples of that colour. Green at
+    a green site is kept; at a red or blue site it is the floored mean of the 2 horizontal greens
+    where that site's colour changes less horizontally than vertically (|c - (c[x-2] + c[x+2]) // 2|
+    against the same vertically), of the 2 vertical greens where it changes less vertically, and
+    of all 4 on a tie."""
+    n, h, w = (int(s) for s in x.shape)
+    dev = x.device
+    iy, ix = _reflect101(h, 2, dev), _reflect101(w, 2, dev)
+    p = x.to(torch.int32)[:, iy][:, :, ix]  # (N, H + 4, W + 4)
+    ys = (torch.arange(-2, h + 2, device=dev) % 2)[:, None]
+    xs = (torch.arange(-2, w + 2, device=dev) % 2)[None, :]
+    red_row, red_col = ys == by, xs == bx  # red at (by, bx) mod 2, blue at (by + 1, bx + 1)
+    red_m, blue_m = red_row & red_col, ~red_row & ~red_col
+    green_m = ~(red_m | blue_m)
+    rs, gs, bs = p * red_m, p * green_m, p * blue_m
+
+    def at(t: torch.Tensor, dy: int, dx: int) -> torch.Tensor:
+        return t[:, 2 + dy:2 + dy + h, 2 + dx:2 + dx + w]
+
+    def spread(t: torch.Tensor) -> torch.Tensor:  # 1 2 1 / 2 4 2 / 1 2 1, floored by 4
+        edges = at(t, 0, -1) + at(t, 0, 1) + at(t, -1, 0) + at(t, 1, 0)
+        diag = at(t, -1, -1) + at(t, -1, 1) + at(t, 1, -1) + at(t, 1, 1)
+        return (4 * at(t, 0, 0) + 2 * edges + diag) >> 2
+
+    g_h = at(gs, 0, -1) + at(gs, 0, 1)
+    g_v = at(gs, -1, 0) + at(gs, 1, 0)
+    g_all = (4 * at(gs, 0, 0) + g_h + g_v) >> 2
+
+    def changes(t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        c = at(t, 0, 0)
+        dh = (c - ((at(t, 0, -2) + at(t, 0, 2)) >> 1)).abs()
+        dv = (c - ((at(t, -2, 0) + at(t, 2, 0)) >> 1)).abs()
+        return dh < dv, dh > dv
+
+    h_r, v_r = changes(rs)
+    h_b, v_b = changes(bs)
+    g = torch.where(h_r | h_b, g_h >> 1, torch.where(v_r | v_b, g_v >> 1, g_all))
+    return torch.stack([spread(rs), g, spread(bs)], -1).to(x.dtype)
+
+
 def _position(op: str, v: Any) -> tuple[int, int]:
     vals = v if isinstance(v, (list, tuple)) else [v]
     if len(vals) == 1:
@@ -150,12 +204,17 @@ class Debayer(Operator):
         positions = ([_position(self.name, v) for v in args["blue_position"]] if "blue_position" in args
                      else [self.position] * len(samples))
         gray = self.alg == "gray_ocv"
+        npp = self.alg == "default_npp"
+
+        def kernel(planes: torch.Tensor, pos: tuple[int, int]) -> torch.Tensor:
+            return demosaic_npp(planes, *pos) if npp else demosaic(planes, *pos, gray)
+
         same = len({tuple(p.shape) for p in planes}) == 1 and len(set(positions)) == 1
         if same:  # one call for the whole batch
-            out = demosaic(torch.cat(planes) if len(planes) > 1 else planes[0], *positions[0], gray)
+            out = kernel(torch.cat(planes) if len(planes) > 1 else planes[0], positions[0])
             outs = list(out.split([int(p.shape[0]) for p in planes]))
         else:
-            outs = [demosaic(p, *pos, gray) for p, pos in zip(planes, positions)]
+            outs = [kernel(p, pos) for p, pos in zip(planes, positions)]
         outs = outs if seq else [o[0] for o in outs]
         return [TensorList(outs, "FHWC" if seq else "HWC")]
 
@@ -164,11 +223,12 @@ for _name in ("debayer", "experimental.debayer"):
     register(OpSchema(
         name=_name, impl=Debayer, devices=("cpu", "gpu"),
         doc="Demosaics single-channel uint8/uint16 Bayer images (HW, HWC, FHW, FHWC; even height and width) "
-            "to RGB HWC (FHWC); bilinear (bit for bit DALI's CPU output) or its luma (gray_ocv).",
+            "to RGB HWC (FHWC); bilinear (bit for bit DALI's CPU output) or its luma (gray_ocv) on the CPU, "
+            "NPP's bilinear (default_npp) on the GPU.",
         args=(
             Arg("blue_position", "ints", doc="(y, x) of blue in the 2x2 tile at the second row and column: "
                 "(0, 0) BG, (0, 1) GB, (1, 0) GR, (1, 1) RG", tensor=True),
             Arg("algorithm", "str", None, "CPU: bilinear_ocv (default) or gray_ocv (edgeaware_ocv and vng_ocv "
-                "are not implemented); GPU: default_npp (here the bilinear kernel)"),
+                "are not implemented); GPU: default_npp (NPP's bilinear with chroma-guided green)"),
         ),
     ))

@@ -39,9 +39,9 @@ for _name in ("equalize", "experimental.equalize"):
 
 
 class Clahe(LayoutOp):
-    """Gray and per-channel: OpenCV's CLAHE, bit for bit. RGB with luma_only: CLAHE of the CIE Lab
-    lightness, converted in float32 (a and b rounded as OpenCV's 8-bit Lab holds them); DALI's CPU
-    backend runs OpenCV's fixed-point Lab conversion, so that path is close, not bit for bit."""
+    """Gray and per-channel: OpenCV's CLAHE, bit for bit. RGB with luma_only: CLAHE of the 8-bit
+    Lab lightness, as DALI's CPU backend (OpenCV) does it; the conversion to Lab is OpenCV's
+    fixed-point one bit for bit, the way back float32 (values within 1 or 2 of DALI's)."""
 
     layouts = ("HWC",)
 
