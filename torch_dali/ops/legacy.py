@@ -32,6 +32,7 @@ FN = {
     "experimental.audio_resample": "audio_resample",
     "experimental.decoders.video": "decoders.video", "video_reader": "readers.video",
     "video_reader_resize": "readers.video_resize",
+    "experimental.inflate": "decoders.inflate",
 }
 # old class name in a namespace (or without a schema entry) -> current op
 CLASSES = {
@@ -41,6 +42,7 @@ CLASSES = {
     "experimental.PeekImageShape": "peek_image_shape", "NormalDistribution": "random.normal",
     "experimental.AudioResample": "audio_resample",
     "experimental.decoders.Video": "decoders.video",
+    "experimental.Inflate": "decoders.inflate",
 }
 
 # ops DALI 2.4 deprecates under their own name -> the op to use instead ("": none named)
