@@ -22,7 +22,7 @@ _FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", 
              "tensor_axes", "tensor_join", "tensor_values", "batch_permute", "reductions", "tensor_resize", "random_draws", "segmentation",
              "subscript", "branches", "per_frame", "sequence", "decoders.npy", "decoders.audio", "audio",
              "audio_spectral", "audio_mel", "audio_region", "audio_resample",
-             "bbox_rotate", "debayer", "io_file", "readers.sequence", "dump_image", "decoders.video", "readers.video", "readers.fits", "decoders.inflate",
+             "bbox_rotate", "debayer", "io_file", "readers.sequence", "dump_image", "decoders.video", "readers.video", "readers.fits", "decoders.inflate", "video_input",
              "experimental_resize")
 for _fam in _FAMILIES:
     try:
