@@ -110,3 +110,10 @@ _generate()
 _generate_legacy()
 
 from ..graph.node import DataNode as _DataNode  # noqa: E402,F401 - DALI's `from nvidia.dali.ops import _DataNode`
+
+
+def __getattr__(name: str) -> Any:
+    """A DALI op torch_dali leaves out (ops.OpticalFlow) says why; any other name is missing."""
+    from .legacy import not_provided
+    raise not_provided(__name__, name)
+
