@@ -127,3 +127,14 @@ def test_deprecated_names_warn_at_each_call_as_dali_does():
         warnings.simplefilter("always")
         ops.experimental.TensorResize(sizes=[1])  # made, not called: no warning yet
     assert caught == []
+
+
+def test_optical_flow_says_why_it_is_missing():
+    """DALI's optical_flow needs NVIDIA's optical-flow hardware: the name says so, and stays absent."""
+    from torch_dali import fn, ops
+    for space, name in ((fn, "optical_flow"), (ops, "OpticalFlow")):
+        assert not hasattr(space, name)
+        with pytest.raises(AttributeError, match="not provided by torch_dali"):
+            getattr(space, name)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_op'"):
+        fn.no_such_op  # noqa: B018

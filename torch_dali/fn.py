@@ -99,3 +99,10 @@ def _legacy_class(old: str, new: str) -> str:
 
 _generate()
 _generate_legacy()
+
+
+def __getattr__(name: str) -> Any:
+    """A DALI op torch_dali leaves out (fn.optical_flow) says why; any other name is missing."""
+    from .ops.legacy import not_provided
+    raise not_provided(__name__, name)
+

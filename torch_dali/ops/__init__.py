@@ -22,7 +22,7 @@ _FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", 
              "tensor_axes", "tensor_join", "tensor_values", "batch_permute", "reductions", "tensor_resize", "random_draws", "segmentation",
              "subscript", "branches", "per_frame", "sequence", "decoders.npy", "decoders.audio", "audio",
              "audio_spectral", "audio_mel", "audio_region", "audio_resample",
-             "bbox_rotate", "debayer", "io_file", "readers.sequence", "dump_image", "decoders.video", "readers.video",
+             "bbox_rotate", "debayer", "io_file", "readers.sequence", "dump_image", "decoders.video", "readers.video", "readers.fits", "decoders.inflate", "video_input",
              "experimental_resize")
 for _fam in _FAMILIES:
     try:
@@ -110,3 +110,10 @@ _generate()
 _generate_legacy()
 
 from ..graph.node import DataNode as _DataNode  # noqa: E402,F401 - DALI's `from nvidia.dali.ops import _DataNode`
+
+
+def __getattr__(name: str) -> Any:
+    """A DALI op torch_dali leaves out (ops.OpticalFlow) says why; any other name is missing."""
+    from .legacy import not_provided
+    raise not_provided(__name__, name)
+

@@ -43,7 +43,8 @@ def reset_sources(executor: Any, consumed: int | None = None) -> None:
 
 
 def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) -> None:
-    """`Pipeline.feed_input`: queues `data` for the external source named `data_node`.
+    """`Pipeline.feed_input`: queues `data` for the external source named `data_node` (or another
+    input op that `accepts_feed`, experimental.inputs.video).
 
     A pipeline fed this way runs each iteration when run() asks for it (after iter_setup fed it)
     rather than prefetching ahead of the data.
@@ -65,7 +66,7 @@ def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) 
         raise UnknownSourceError(f"feed_input: no external source named {name!r} in this pipeline (one whose output "
                                  f"no pipeline output needs is not part of it); external sources: "
                                  f"{', '.join(sources) or 'none'}")
-    if not isinstance(op, ExternalSource):
+    if not isinstance(op, ExternalSource) and not getattr(op, "accepts_feed", False):
         raise ArgumentError(f"feed_input: '{name}' is a {op.name}, not an external source")
     op.feed(data, layout, output)
     executor.produce_on_demand()  # each batch after the data for it was fed

@@ -32,6 +32,7 @@ FN = {
     "experimental.audio_resample": "audio_resample",
     "experimental.decoders.video": "decoders.video", "video_reader": "readers.video",
     "video_reader_resize": "readers.video_resize",
+    "experimental.inflate": "decoders.inflate",
 }
 # old class name in a namespace (or without a schema entry) -> current op
 CLASSES = {
@@ -41,6 +42,7 @@ CLASSES = {
     "experimental.PeekImageShape": "peek_image_shape", "NormalDistribution": "random.normal",
     "experimental.AudioResample": "audio_resample",
     "experimental.decoders.Video": "decoders.video",
+    "experimental.Inflate": "decoders.inflate",
 }
 
 # ops DALI 2.4 deprecates under their own name -> the op to use instead ("": none named)
@@ -50,6 +52,25 @@ OPS = {
     "fast_resize_crop_mirror": "resize_crop_mirror", "ssd_random_crop": "random_bbox_crop",
     "shapes": "", "readers.sequence": "",
 }
+# DALI 2.4 ops torch_dali does not provide, with why: `fn.<name>` / `ops.<Class>` raise an
+# AttributeError saying so (still an AttributeError: `hasattr` and DALI's `has_operator` say False)
+NOT_PROVIDED = {
+    "optical_flow": "it runs on NVIDIA's optical-flow hardware (NVOFA) through the Optical Flow SDK, "
+                    "which has no PyTorch or CPU counterpart here; compute flow with a model (e.g. "
+                    "torchvision.models.optical_flow.raft_small) on the pipeline's output instead",
+}
+NOT_PROVIDED_CLASSES = {"OpticalFlow": "optical_flow"}
+
+
+def not_provided(module: str, name: str) -> AttributeError:
+    """The AttributeError for `module.name`: why, when it is a DALI op torch_dali leaves out."""
+    op = NOT_PROVIDED_CLASSES.get(name, name)
+    why = NOT_PROVIDED.get(op)
+    if why is None:
+        return AttributeError(f"module {module!r} has no attribute {name!r}")
+    return AttributeError(f"{module}.{name}: DALI's {op} is not provided by torch_dali: {why}")
+
+
 # the schemas' top-level legacy class names that DALI 2.4 deprecates (the others, `ops.PythonFunction`,
 # `ops.ExternalSource`, `ops.PeekImageShape`, are current names there)
 DEPRECATED_CLASSES = frozenset({
