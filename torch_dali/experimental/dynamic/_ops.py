@@ -63,6 +63,7 @@ class Reader:
         self._batched = False
         self._queue: list[list[tuple[Any, Any, str]]] = []
         self._named = False
+        self._keys: list[str] = []
         if str(device) != "cpu":
             raise ValueError(f"ndd readers run on the CPU, got device={device!r}")
 
@@ -81,23 +82,29 @@ class Reader:
         kwargs = dict(self._kwargs, shard_id=self._shard_id, num_shards=self._num_shards,
                       stick_to_shard=self._stick_to_shard)
 
+        keys: list[str] = []
+
         @pipeline_def(batch_size=batch_size, num_threads=1, device_id=None, seed=self._seed,
                       exec_async=False, exec_pipelined=False, prefetch_queue_depth=1)
         def one_reader() -> Any:
-            return target(name="reader", **kwargs)
+            out = target(name="reader", **kwargs)
+            if isinstance(out, dict):  # named outputs (readers.tfrecord): a pipeline returns their values
+                keys[:] = list(out)
+                return tuple(out.values())
+            return out
 
         pipe = one_reader()
         pipe.build()
-        self._pipe, self._pipe_bs = pipe, batch_size
+        self._pipe, self._pipe_bs, self._keys = pipe, batch_size, keys
         return pipe
 
     def _take(self, n: int) -> list[list[tuple[Any, Any, str]]]:
         """The next `n` samples of the stream: per sample, (output key, tensor, layout) per output."""
         while len(self._queue) < n:
             outs = self._pipe.run()
-            self._named = isinstance(outs, dict)
-            items = list(outs.items()) if self._named else list(
-                enumerate(outs if isinstance(outs, (tuple, list)) else (outs,)))
+            outs = outs if isinstance(outs, (tuple, list)) else (outs,)
+            self._named = bool(self._keys)
+            items = list(zip(self._keys, outs)) if self._named else list(enumerate(outs))
             for k in range(len(items[0][1])):
                 self._queue.append([(key, tl.samples[k], tl.layout()) for key, tl in items])
         taken = self._queue[:n]

@@ -1,0 +1,48 @@
+"""Dynamic mode (`ndd`) as DALI's documentation examples use it. Expected values were measured with
+DALI 2.4's CPU backend."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+import torch_dali.experimental.dynamic as ndd
+import torch_dali.tfrecord as tfrec
+from torch_dali import fn, pipeline_def
+from torch_dali.sample_data import make_image_folder
+from tests.reference import readers_formats as W
+
+
+def test_path_objects_are_string_arguments(tmp_path):
+    # DALI 2.4 takes pathlib.Path wherever an argument is a string or a list of strings
+    make_image_folder(tmp_path, images_per_class=1)
+    names = sorted(p.relative_to(tmp_path) for p in tmp_path.glob("*/*.jpg"))
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        a, _ = fn.readers.file(file_root=tmp_path)
+        b, _ = fn.readers.file(file_root=str(tmp_path), files=names[:2])
+        return a, b
+
+    p = pipe()
+    p.build()
+    a, b = p.run()
+    assert len(a) == 2 and np.asarray(b.at(0)).size > 0
+    jpegs, labels = next(ndd.readers.File(file_root=tmp_path).next_epoch(batch_size=3))
+    assert jpegs.batch_size == 3 and np.asarray(labels.select(0)).tolist() == [0]
+
+
+def test_tfrecord_reader_gives_a_dict_per_batch(tmp_path):
+    path, idx = tmp_path / "d.tfrecord", tmp_path / "d.idx"
+    W.write_tfrecord(str(path), [W.encode_example({"img": ("bytes", [b"ab" * (k + 1)]),
+                                                   "label": ("int64", [k])}) for k in range(3)], str(idx))
+    reader = ndd.readers.TFRecord(path=str(path), index_path=Path(idx), features={
+        "img": tfrec.FixedLenFeature((), tfrec.string, ""),
+        "label": tfrec.FixedLenFeature([1], tfrec.int64, -1)})
+    batches = list(reader.next_epoch(batch_size=2))
+    assert [list(b) for b in batches] == [["img", "label"]] * 2  # as in DALI: the features' names
+    assert [np.asarray(t).tolist() for t in batches[0]["label"].tensors] == [[0], [1]]
+    assert bytes(np.asarray(batches[0]["img"].select(1))) == b"abab"
+    sample = next(ndd.readers.TFRecord(path=str(path), index_path=str(idx), features={
+        "label": tfrec.FixedLenFeature([1], tfrec.int64, -1)}).next_epoch())
+    assert isinstance(sample, dict) and np.asarray(sample["label"]).tolist() == [0]
