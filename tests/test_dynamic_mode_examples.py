@@ -46,3 +46,17 @@ def test_tfrecord_reader_gives_a_dict_per_batch(tmp_path):
     sample = next(ndd.readers.TFRecord(path=str(path), index_path=str(idx), features={
         "label": tfrec.FixedLenFeature([1], tfrec.int64, -1)}).next_epoch())
     assert isinstance(sample, dict) and np.asarray(sample["label"]).tolist() == [0]
+
+
+def test_coin_flip_output_types_are_dalis():
+    # DALI 2.4: bool, uint8 and int32 coin flips; any other dtype fails the op (RuntimeError)
+    from torch_dali import types
+    assert [ndd.random.coin_flip(dtype=t).dtype for t in (types.BOOL, types.UINT8, types.INT32)] == [
+        ndd.bool, ndd.uint8, ndd.int32]
+    for t in (types.FLOAT, types.INT64):
+        try:
+            ndd.random.coin_flip(probability=0.5, dtype=t)
+        except RuntimeError as e:
+            assert "not supported" in str(e)
+        else:
+            raise AssertionError(f"coin_flip(dtype={t}) was taken")
