@@ -60,3 +60,16 @@ def test_coin_flip_output_types_are_dalis():
             assert "not supported" in str(e)
         else:
             raise AssertionError(f"coin_flip(dtype={t}) was taken")
+
+
+def test_a_reader_with_one_output_gives_1_tuples(tmp_path):
+    # DALI 2.4: `for (batch,) in ndd.readers.Numpy(...).next_epoch(batch_size=4)`, and 1-tuples of
+    # Tensors one sample at a time
+    for k in range(3):
+        np.save(tmp_path / f"{k}.npy", np.full((2, 3), k, dtype=np.int16))
+    batches = list(ndd.readers.Numpy(file_root=tmp_path).next_epoch(batch_size=2))
+    assert all(isinstance(b, tuple) and len(b) == 1 for b in batches)
+    (first,) = batches[0]
+    assert first.batch_size == 2 and [int(np.asarray(t)[0, 0]) for t in first.tensors] == [0, 1]
+    samples = list(ndd.readers.Numpy(file_root=tmp_path, roi_start=[0, 1], roi_end=[2, 3]).next_epoch())
+    assert [len(s) for s in samples] == [1, 1, 1] and samples[2][0].shape == (2, 2)

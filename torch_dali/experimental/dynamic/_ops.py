@@ -128,7 +128,7 @@ class Reader:
 
     def next_epoch(self, batch_size: int | None = None, ctx: Any = None) -> Iterator[Any]:
         """The next epoch of the reader's shard: tuples of Batches of `batch_size` samples (a dict for
-        readers with named outputs, one Batch for one output), or of Tensors, one sample at a time,
+        readers with named outputs; a 1-tuple for one output, as in DALI), or of Tensors, one sample at a time,
         when `batch_size` is None. As in DALI, batches are always full: the last one of an epoch
         continues into the next epoch's samples, which then start where it stopped."""
         if batch_size is None:
@@ -163,7 +163,7 @@ class Reader:
 def _shape_outputs(vals: list[tuple[Any, Any]], named: bool) -> Any:
     if named:
         return dict(vals)
-    return vals[0][1] if len(vals) == 1 else tuple(v for _, v in vals)
+    return tuple(v for _, v in vals)  # a 1-tuple for one output, as in DALI 2.4: `for (batch,) in ...`
 
 
 def _reader_class(schema: Any) -> type:
