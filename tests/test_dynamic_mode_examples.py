@@ -73,3 +73,23 @@ def test_a_reader_with_one_output_gives_1_tuples(tmp_path):
     assert first.batch_size == 2 and [int(np.asarray(t)[0, 0]) for t in first.tensors] == [0, 1]
     samples = list(ndd.readers.Numpy(file_root=tmp_path, roi_start=[0, 1], roi_end=[2, 3]).next_epoch())
     assert [len(s) for s in samples] == [1, 1, 1] and samples[2][0].shape == (2, 2)
+
+
+def test_calling_a_reader_gives_the_streams_next_sample(tmp_path):
+    # DALI 2.4: `encoded, label = reader()` gives one sample's Tensors, the stream running on across
+    # epochs (labels 0, 1, 1, 0, 1 for files a/0, b/0, b/1); calling and next_epoch() do not mix
+    for d, n in (("a", 1), ("b", 2)):
+        (tmp_path / d).mkdir()
+        for k in range(n):
+            (tmp_path / d / f"{k}.wav").write_bytes(bytes([k, 7]))
+    r = ndd.readers.File(file_root=tmp_path)
+    outs = [r() for _ in range(5)]
+    assert all(isinstance(o, tuple) and len(o) == 2 for o in outs)
+    assert [int(np.asarray(lbl)[0]) for _, lbl in outs] == [0, 1, 1, 0, 1]
+    assert isinstance(outs[0][0], ndd.Tensor) and bytes(np.asarray(outs[2][0])) == bytes([1, 7])
+    try:
+        next(r.next_epoch())
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("next_epoch() after reader() was taken")

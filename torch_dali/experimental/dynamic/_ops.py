@@ -64,6 +64,7 @@ class Reader:
         self._queue: list[list[tuple[Any, Any, str]]] = []
         self._named = False
         self._keys: list[str] = []
+        self._api: str | None = None
         if str(device) != "cpu":
             raise ValueError(f"ndd readers run on the CPU, got device={device!r}")
 
@@ -126,6 +127,29 @@ class Reader:
         raise NotImplementedError("ndd readers: set_state (checkpointing) is not supported by torch_dali's "
                                   "dynamic mode yet")
 
+    def _use(self, api: str) -> None:
+        """As in DALI 2.4, one reader is either called (`reader()`) or iterated by epochs, not both."""
+        if self._api not in (None, api):
+            raise RuntimeError(f"{type(self).__name__}: a reader is either called (reader()) or iterated with "
+                               "next_epoch(), not both (as in DALI); make another reader")
+        self._api = api
+
+    def __call__(self, *, batch_size: int | None = None) -> Any:
+        """The stream's next sample (a tuple of Tensors, a dict for named outputs), or its next
+        `batch_size` samples as Batches. The stream runs across epochs, as a pipeline's reader does."""
+        self._use("call")
+        bs = int(batch_size) if batch_size is not None else 1
+        if self._pipe is not None and bs != self._pipe_bs:
+            raise ValueError(f"{type(self).__name__}(): batch_size={batch_size} differs from the reader's earlier "
+                             "calls (as in DALI 2.4, a reader keeps one batch size; make a new reader)")
+        self._pipeline(bs)
+        samples = self._take(bs)
+        vals = []
+        for j, (key, _, layout) in enumerate(samples[0]):
+            tl = TensorList([smp[j][1] for smp in samples], layout)
+            vals.append((key, _data.from_tensor_list(tl, batch_size is not None)))
+        return _shape_outputs(vals, self._named)
+
     def next_epoch(self, batch_size: int | None = None, ctx: Any = None) -> Iterator[Any]:
         """The next epoch of the reader's shard: tuples of Batches of `batch_size` samples (a dict for
         readers with named outputs; a 1-tuple for one output, as in DALI), or of Tensors, one sample at a time,
@@ -136,6 +160,7 @@ class Reader:
         return self._epoch_iter(batch_size)
 
     def _epoch_iter(self, batch_size: int | None) -> Iterator[Any]:
+        self._use("epoch")
         bs = int(batch_size) if batch_size is not None else 1
         if self._pipe is not None and bs != self._pipe_bs:
             raise ValueError(f"{type(self).__name__}.next_epoch: batch_size={batch_size} differs from the "
