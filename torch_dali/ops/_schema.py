@@ -3,6 +3,7 @@ are all generated from the schema."""
 from __future__ import annotations
 
 import enum
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -231,6 +232,8 @@ def coerce(op: str, arg: Arg, v: Any) -> Any:
             else:
                 raise ValueError
         elif kind in ("str", "layout"):
+            if isinstance(v, os.PathLike):
+                v = os.fspath(v)  # DALI 2.4 takes pathlib.Path for string arguments (file_root=Path(...))
             if not isinstance(v, str):
                 raise ValueError
             out = v
@@ -249,7 +252,10 @@ def coerce(op: str, arg: Arg, v: Any) -> Any:
             if kind == "floats" and (_is_num(v) or _is_flag(v)):
                 out = out[0]
         elif kind in ("str_list", "strs"):
-            items = [v] if isinstance(v, str) else _as_list(v)
+            if isinstance(v, os.PathLike):
+                v = os.fspath(v)
+            items = [v] if isinstance(v, str) else [os.fspath(x) if isinstance(x, os.PathLike) else x
+                                                    for x in _as_list(v)]
             if not all(isinstance(x, str) for x in items):
                 raise ValueError
             out = items if kind == "str_list" or not isinstance(v, str) else v

@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from .. import types
-from ..errors import ArgumentError
+from ..errors import ArgumentError, ArgumentTypeError
 from ..rng import first_uniforms
 from ..functional.crop import convert, round_half_away
 from ..tensor_list import TensorList
@@ -133,6 +133,9 @@ class CoinFlip(_RandomOp):
 
     def setup(self) -> None:
         super().setup()
+        if self.dtype not in (torch.bool, torch.uint8, torch.int32):
+            # DALI 2.4 (measured) fails such a pipeline: its coin flips are bool, uint8 or int32
+            raise ArgumentTypeError(f"{self.name}: output type {self.dtype} is not supported (bool, uint8 or int32)")
         if not self.vectorised:
             return
         p = float(self.args["probability"])

@@ -63,6 +63,8 @@ class Reader:
         self._batched = False
         self._queue: list[list[tuple[Any, Any, str]]] = []
         self._named = False
+        self._keys: list[str] = []
+        self._api: str | None = None
         if str(device) != "cpu":
             raise ValueError(f"ndd readers run on the CPU, got device={device!r}")
 
@@ -81,23 +83,29 @@ class Reader:
         kwargs = dict(self._kwargs, shard_id=self._shard_id, num_shards=self._num_shards,
                       stick_to_shard=self._stick_to_shard)
 
+        keys: list[str] = []
+
         @pipeline_def(batch_size=batch_size, num_threads=1, device_id=None, seed=self._seed,
                       exec_async=False, exec_pipelined=False, prefetch_queue_depth=1)
         def one_reader() -> Any:
-            return target(name="reader", **kwargs)
+            out = target(name="reader", **kwargs)
+            if isinstance(out, dict):  # named outputs (readers.tfrecord): a pipeline returns their values
+                keys[:] = list(out)
+                return tuple(out.values())
+            return out
 
         pipe = one_reader()
         pipe.build()
-        self._pipe, self._pipe_bs = pipe, batch_size
+        self._pipe, self._pipe_bs, self._keys = pipe, batch_size, keys
         return pipe
 
     def _take(self, n: int) -> list[list[tuple[Any, Any, str]]]:
         """The next `n` samples of the stream: per sample, (output key, tensor, layout) per output."""
         while len(self._queue) < n:
             outs = self._pipe.run()
-            self._named = isinstance(outs, dict)
-            items = list(outs.items()) if self._named else list(
-                enumerate(outs if isinstance(outs, (tuple, list)) else (outs,)))
+            outs = outs if isinstance(outs, (tuple, list)) else (outs,)
+            self._named = bool(self._keys)
+            items = list(zip(self._keys, outs)) if self._named else list(enumerate(outs))
             for k in range(len(items[0][1])):
                 self._queue.append([(key, tl.samples[k], tl.layout()) for key, tl in items])
         taken = self._queue[:n]
@@ -119,9 +127,32 @@ class Reader:
         raise NotImplementedError("ndd readers: set_state (checkpointing) is not supported by torch_dali's "
                                   "dynamic mode yet")
 
+    def _use(self, api: str) -> None:
+        """As in DALI 2.4, one reader is either called (`reader()`) or iterated by epochs, not both."""
+        if self._api not in (None, api):
+            raise RuntimeError(f"{type(self).__name__}: a reader is either called (reader()) or iterated with "
+                               "next_epoch(), not both (as in DALI); make another reader")
+        self._api = api
+
+    def __call__(self, *, batch_size: int | None = None) -> Any:
+        """The stream's next sample (a tuple of Tensors, a dict for named outputs), or its next
+        `batch_size` samples as Batches. The stream runs across epochs, as a pipeline's reader does."""
+        self._use("call")
+        bs = int(batch_size) if batch_size is not None else 1
+        if self._pipe is not None and bs != self._pipe_bs:
+            raise ValueError(f"{type(self).__name__}(): batch_size={batch_size} differs from the reader's earlier "
+                             "calls (as in DALI 2.4, a reader keeps one batch size; make a new reader)")
+        self._pipeline(bs)
+        samples = self._take(bs)
+        vals = []
+        for j, (key, _, layout) in enumerate(samples[0]):
+            tl = TensorList([smp[j][1] for smp in samples], layout)
+            vals.append((key, _data.from_tensor_list(tl, batch_size is not None)))
+        return _shape_outputs(vals, self._named)
+
     def next_epoch(self, batch_size: int | None = None, ctx: Any = None) -> Iterator[Any]:
         """The next epoch of the reader's shard: tuples of Batches of `batch_size` samples (a dict for
-        readers with named outputs, one Batch for one output), or of Tensors, one sample at a time,
+        readers with named outputs; a 1-tuple for one output, as in DALI), or of Tensors, one sample at a time,
         when `batch_size` is None. As in DALI, batches are always full: the last one of an epoch
         continues into the next epoch's samples, which then start where it stopped."""
         if batch_size is None:
@@ -129,6 +160,7 @@ class Reader:
         return self._epoch_iter(batch_size)
 
     def _epoch_iter(self, batch_size: int | None) -> Iterator[Any]:
+        self._use("epoch")
         bs = int(batch_size) if batch_size is not None else 1
         if self._pipe is not None and bs != self._pipe_bs:
             raise ValueError(f"{type(self).__name__}.next_epoch: batch_size={batch_size} differs from the "
@@ -156,7 +188,7 @@ class Reader:
 def _shape_outputs(vals: list[tuple[Any, Any]], named: bool) -> Any:
     if named:
         return dict(vals)
-    return vals[0][1] if len(vals) == 1 else tuple(v for _, v in vals)
+    return tuple(v for _, v in vals)  # a 1-tuple for one output, as in DALI 2.4: `for (batch,) in ...`
 
 
 def _reader_class(schema: Any) -> type:
