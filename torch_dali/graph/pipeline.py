@@ -307,6 +307,7 @@ class Pipeline(DaliAPI):
             node.arg_inputs.pop(k, None)  # a constant replaces a per-sample input
         if seed is not None:
             node.seed = int(seed)
+            node.seed_given = True  # as if given at definition (a reader's shared shard seed)
 
     def reader_names(self) -> list[str]:
         """The names of the pipeline's readers (ops with epochs), in definition order (builds)."""

@@ -13,10 +13,14 @@ Semantics checked against DALI 2.4 (n samples, R = num_shards, r = shard_id):
 
 Shuffling differs from DALI on purpose. DALI shuffles within a buffer of `initial_fill` samples;
 here `random_shuffle=True` draws a true global permutation per epoch,
-`rng.permutation(seed, epoch, n)` (the op's seed, equal on every rank for the same pipeline seed),
-and rank r reads exactly the list torch's `DistributedSampler(shuffle=True, seed=seed,
-drop_last=False)` yields for that epoch: the permutation wrapped to R*ceil(n/R) entries, then every
-R-th entry from r. Every rank so reads ceil(n/R) samples per epoch and the shard does not rotate
+`rng.permutation(seed, epoch, n)`, and rank r reads exactly the list torch's
+`DistributedSampler(shuffle=True, seed=seed, drop_last=False)` yields for that epoch: the
+permutation wrapped to R*ceil(n/R) entries, then every R-th entry from r. With one shard `seed` is
+the op's (derived from the pipeline's); with several it must be the same on every rank, so it is
+the `seed=` given to the reader itself, else 0 (DistributedSampler's default), never the
+pipeline's: DALI code commonly gives each rank its own pipeline seed (`seed=12 + rank`) or none (a
+random one per process), and DALI's shards stay disjoint whatever the seeds; a per-rank seed here
+would make ranks read overlapping samples and miss others. Every rank so reads ceil(n/R) samples per epoch and the shard does not rotate
 (each epoch is a fresh permutation). With `stick_to_shard=True`, shard r's own contiguous range is
 permuted instead. `shuffle_after_epoch` (as DALI: shards fixed, meta reports stick_to_shard=1)
 permutes the whole dataset per epoch with `shuffle_after_epoch_seed` (or a fixed default) and
@@ -62,6 +66,7 @@ from .._operator import BatchContext, Operator
 from .._schema import Arg, non_negative, one_of, positive
 
 _DEFAULT_SHUFFLE_AFTER_EPOCH_SEED = 0x5EED_DA11
+_SHARED_SHARD_SEED = 0  # DistributedSampler's default seed
 
 READER_ARGS: tuple[Arg, ...] = (
     Arg("random_shuffle", "bool", False, "shuffle with a global permutation per epoch"),
@@ -270,7 +275,12 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
         if self.after_epoch:
             s = self.args.get("shuffle_after_epoch_seed")
             return _DEFAULT_SHUFFLE_AFTER_EPOCH_SEED if s is None else int(s)
-        return int(self.node.seed)
+        node = self.node
+        if self.shuffle and not self.stick and self.num_shards > 1 and not getattr(node, "seed_given", False):
+            # every rank must draw the same global permutation, and DALI code gives each rank its
+            # own pipeline seed (or none): only a seed given to the reader itself is shared
+            return _SHARED_SHARD_SEED
+        return int(node.seed)
 
     def _make_order(self, epoch: int) -> _EpochOrder:
         n, R, r = self._ensure_listed(), self.num_shards, self.shard_id
