@@ -112,3 +112,23 @@ def test_only_run():
     pipe.build()
     with pytest.raises(Exception, match="run"):
         pipe.schedule_run()
+
+
+def test_samples_edited_in_python_feed_the_next_op():
+    """The notebook's last cell: take the decoded batch as arrays, change them, rotate the list."""
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, debug=True)
+    def pipe_fn():
+        images = fn.external_source(source=_source(), batch=True, layout="HWC")
+        arrays = [np.array(t) for t in images.get()]
+        for a in arrays:
+            a[:, :, [0, 2]] = 0
+        return fn.flip(arrays, horizontal=1), images
+
+    pipe = pipe_fn()
+    pipe.build()
+    out, images = pipe.run()
+    for i in range(2):
+        want = np.asarray(images.at(i))[:, ::-1].copy()
+        want[:, :, [0, 2]] = 0
+        np.testing.assert_array_equal(np.asarray(out.at(i)), want)
+    np.testing.assert_array_equal(np.asarray(images.at(0)), DATA[0])  # the source's batch is untouched

@@ -25,7 +25,7 @@ import torch
 from . import fn as _fn
 from . import ops as _ops  # noqa: F401 - registers every schema
 from .errors import ArgumentError
-from .graph.node import DataNode
+from .graph.node import DataNode, set_debug_active
 from .graph.pipeline import set_debug_runner
 from .ops._registry import all_schemas, lookup, set_debug_call
 from .ops._schema import OpSchema
@@ -373,10 +373,12 @@ def _debug_run(pipe: Any, definition: Callable[[], Any]) -> tuple[TensorList, ..
     if getattr(_DEBUG, "run", None) is not None:
         raise ArgumentError("debug mode: a debug pipeline cannot run inside another one's definition")
     _DEBUG.run = _DebugRun(pipe)
+    set_debug_active(True)
     try:
         outs = definition()
     finally:
         _DEBUG.run = None
+        set_debug_active(False)
     if outs is None:
         return ()
     return tuple(_debug_batch("debug pipeline output", o) for o in _flatten(outs))

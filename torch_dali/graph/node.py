@@ -114,6 +114,16 @@ def tracing() -> bool:
     return bool(getattr(_local, "stack", None))
 
 
+def set_debug_active(active: bool) -> None:
+    """Marks this thread as running a debug-mode pipeline's definition (torch_dali.eager)."""
+    _local.debug = active
+
+
+def debug_active() -> bool:
+    """Whether ops called now run at once (a debug-mode definition running, no graph traced)."""
+    return bool(getattr(_local, "debug", False)) and not tracing()
+
+
 def push_graph(graph: "Graph") -> None:
     if not hasattr(_local, "stack"):
         _local.stack = []
