@@ -15,6 +15,7 @@ from .ops.subscript import newaxis  # noqa: F401,E402 - DALI's `dali.newaxis` (D
 from .loader import DataLoader  # noqa: F401,E402
 from .plugin import pytorch as _plugin_pytorch  # noqa: F401,E402
 from .datasets import from_dataset  # noqa: F401,E402
+from . import eager as _eager  # noqa: F401,E402 - installs debug mode (pipeline_def(debug=True))
 from ._native import extension as _extension  # noqa: E402
 
 _extension.preload()  # a finished build of the CUDA extension loads while the caller sets up

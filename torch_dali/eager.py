@@ -25,7 +25,10 @@ import torch
 from . import fn as _fn
 from . import ops as _ops  # noqa: F401 - registers every schema
 from .errors import ArgumentError
-from .ops._registry import all_schemas, lookup
+from .graph.node import DataNode, set_debug_active
+from .graph.pipeline import set_debug_runner
+from .ops._registry import all_schemas, lookup, set_debug_call
+from .rng import derive_seed
 from .ops._schema import OpSchema
 from .tensor_list import TensorList
 
@@ -72,7 +75,9 @@ def _op_device(schema: OpSchema, device: torch.device) -> str:
 
 def _build(schema: OpSchema, n_data: int, n: int, device: torch.device, layouts: tuple[str, ...],
            const: dict[str, Any], tensor_args: tuple[str, ...], seed: int | None, num_threads: int,
-           arg_layouts: dict[str, str] | None = None) -> Any:
+           arg_layouts: dict[str, str] | None = None, op_seed: int | None = None) -> Any:
+    """The one-op pipeline. `seed` is its pipeline seed (an op seed derived from it, as
+    `@pipeline_def(seed=...)` gives); `op_seed`, when given, is the op's own seed."""
     from .graph.pipeline import pipeline_def
     gpu = device.type == "cuda"
     where = "gpu" if gpu else "cpu"
@@ -93,7 +98,8 @@ def _build(schema: OpSchema, n_data: int, n: int, device: torch.device, layouts:
         # an argument whose layout starts with "F" holds values per frame (as fn.per_frame marks them)
         targs = {a: _fn.per_frame(v) if (arg_layouts or {}).get(a, "").startswith("F") else v
                  for a, v in targs.items()}
-        out = target(*ins, device=op_device, **const, **targs)
+        own = {} if op_seed is None else {"seed": op_seed}
+        out = target(*ins, device=op_device, **const, **targs, **own)
         return tuple(out) if isinstance(out, (list, tuple)) else out
     pipe = one_op()
     pipe.build()
@@ -245,3 +251,147 @@ def _generate() -> None:
 
 
 _generate()
+
+
+# -- debug mode (DALI's experimental `@pipeline_def(debug=True)`) --------------------------------
+#
+# A debug pipeline's run() calls its definition; every op the definition calls runs at once on real
+# batches and returns a DataNodeDebug holding its outputs (`.get()`), which later ops take as inputs
+# and Python code can print or inspect. Each call site (the n-th op call of an iteration) keeps its
+# own one-op pipeline across iterations, so readers go on through their data and random ops draw
+# new values, each seeded as the traced graph seeds the op in that place (so a debug run draws what
+# the ordinary pipeline draws).
+
+_DEBUG = threading.local()
+
+
+class DataNodeDebug(DataNode):
+    """An op's output in debug mode: a DataNode that holds its batch."""
+
+    __slots__ = ("_data", "_label")
+
+    def __init__(self, data: TensorList, label: str, device: str) -> None:
+        super().__init__(None, 0, device)  # type: ignore[arg-type] - no graph node behind it
+        self._data = data
+        self._label = label
+
+    @property
+    def name(self) -> str:
+        return self._label
+
+    def get(self) -> TensorList:
+        """The batch (a TensorListCPU / TensorListGPU)."""
+        return self._data
+
+    def __repr__(self) -> str:
+        data = repr(self._data).replace("\n", "\n" + " " * 9)
+        return f'DataNodeDebug(\n    name="{self._label}",\n    data={data})'
+
+    __str__ = __repr__
+
+
+class _DebugRun:
+    def __init__(self, pipe: Any) -> None:
+        self.pipe = pipe
+        self.calls = 0
+        self.seeded = 0  # ops that are not device copies, counted as a traced graph counts them
+
+
+def _debug_batch(op: str, x: Any) -> TensorList:
+    if isinstance(x, DataNodeDebug):
+        return x.get()
+    if isinstance(x, TensorList):
+        return x
+    if isinstance(x, DataNode):
+        raise ArgumentError(f"{op}: a DataNode from a traced graph cannot feed a debug-mode pipeline")
+    if isinstance(x, (list, tuple)) and x and not isinstance(x[0], (int, float, bool)):
+        return TensorList([torch.as_tensor(np.asarray(v)) if not isinstance(v, torch.Tensor) else v for v in x])
+    raise ArgumentError(f"{op}: in debug mode an input must be an op's output, a TensorList or a list of "
+                        f"samples, got {type(x).__name__}")
+
+
+def _debug_call(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    run = getattr(_DEBUG, "run", None)
+    if run is None:
+        return NotImplemented
+    op = schema.display_name()
+    kwargs = dict(kwargs)
+    name = kwargs.pop("name", None)
+    seed = kwargs.pop("seed", None)
+    device = kwargs.pop("device", None)
+    batches = [_debug_batch(op, x) for x in inputs]
+    pipe = run.pipe
+    n = len(batches[0]) if batches else pipe.batch_size
+    tensor_args: dict[str, list[torch.Tensor]] = {}
+    const: dict[str, Any] = {}
+    arg_layouts: dict[str, str] = {}
+    for k, v in kwargs.items():
+        if isinstance(v, (DataNodeDebug, TensorList)):
+            tl = _debug_batch(op, v)
+            if len(tl) != n:
+                raise ArgumentError(f"{op}: argument {k!r} has {len(tl)} samples, the batch {n}")
+            tensor_args[k] = [x.cpu() for x in tl]
+            if tl.layout():
+                arg_layouts[k] = tl.layout()
+        else:
+            const[k] = v
+    where = torch.device("cpu")
+    if device in ("gpu", "mixed") or any(t.is_cuda for b in batches for t in b):
+        where = torch.device("cuda", pipe.device_id or 0)
+    layouts = tuple(b.layout() for b in batches)
+    call = run.calls
+    run.calls += 1
+    seeded = run.seeded  # the op's seed is the one the traced graph gives the op in this place
+    if schema.name != "copy":
+        run.seeded += 1
+    # a callable or iterator argument (an external source's `source`) is made anew by each run of
+    # the definition: the op keeps the one its first iteration gave, as its other state
+    fixed = {k: (type(v).__name__ if callable(v) or hasattr(v, "__next__") else v) for k, v in const.items()}
+    sig = (schema.name, len(batches), n, str(where), layouts, repr(sorted(fixed.items())),
+           tuple(sorted(tensor_args)), tuple(sorted(arg_layouts.items())),
+           tuple((b[0].dtype, b[0].dim()) if len(b) else None for b in batches))
+    ops = pipe.__dict__.setdefault("debug_ops", {})
+    entry = ops.get(call)
+    if entry is None or entry[0] != sig:
+        if entry is not None:
+            entry[1].shutdown()
+        op_seed = seed if seed is not None else derive_seed(pipe.seed, seeded)
+        entry = (sig, _build(schema, len(batches), n, where, layouts, const, tuple(sorted(tensor_args)), None,
+                             pipe.num_threads, arg_layouts, op_seed)[0])
+        ops[call] = entry
+    one = entry[1]
+    for k, b in enumerate(batches):
+        one.feed_input(f"in{k}", list(b), layout=b.layout() or None)
+    for k, per in tensor_args.items():
+        one.feed_input(f"arg_{k}", per)
+    outs = list(one.run())
+    label = name or f"__{schema.display_name()}_{call}"
+    nodes = [DataNodeDebug(o, label if i == 0 else f"{label}:{i}", "gpu" if o.is_cuda else "cpu")
+             for i, o in enumerate(outs)]
+    return nodes[0] if len(nodes) == 1 else tuple(nodes)
+
+
+def _flatten(outs: Any) -> list[Any]:
+    if isinstance(outs, (list, tuple)):
+        return [x for o in outs for x in _flatten(o)]
+    return [outs]
+
+
+def _debug_run(pipe: Any, definition: Callable[[], Any]) -> tuple[TensorList, ...]:
+    """One iteration of a debug pipeline: the definition called with ops running at once."""
+    if getattr(_DEBUG, "run", None) is not None:
+        raise ArgumentError("debug mode: a debug pipeline cannot run inside another one's definition")
+    _DEBUG.run = _DebugRun(pipe)
+    set_debug_active(True)
+    try:
+        outs = definition()
+    finally:
+        _DEBUG.run = None
+        set_debug_active(False)
+    if outs is None:
+        return ()
+    return tuple(_debug_batch("debug pipeline output", o) for o in _flatten(outs))
+
+
+set_debug_call(_debug_call)
+set_debug_runner(_debug_run)

@@ -81,12 +81,12 @@ class DataNode:
         return _call_op("shapes", (self,), kw)
 
     def get(self) -> Any:
-        """DALI's debug-mode accessor; torch_dali traces debug pipelines as graphs, so there is no
-        batch to return while the body runs."""
+        """DALI's debug-mode accessor. In debug mode ops return nodes holding data (eager's
+        DataNodeDebug); a node of a traced graph has no batch to return."""
         raise GraphError(
-            f"DataNode '{self.name}' has no data while the pipeline is traced: torch_dali runs "
-            "pipeline_def(debug=True) as an ordinary graph, so .get() is not available; run the "
-            "pipeline and read its outputs, or apply single ops to data with torch_dali.eager.")
+            f"DataNode '{self.name}' has no data while the pipeline is traced: .get() gives a batch "
+            "in debug mode (pipeline_def(debug=True)); otherwise run the pipeline and read its "
+            "outputs, or apply single ops to data with torch_dali.eager.")
 
     def __repr__(self) -> str:
         return f"DataNode(name={self.name!r}, device={self.device!r})"
@@ -120,6 +120,16 @@ def current_graph() -> "Graph":
 def tracing() -> bool:
     """Whether a pipeline's graph is being traced on this thread."""
     return bool(getattr(_local, "stack", None))
+
+
+def set_debug_active(active: bool) -> None:
+    """Marks this thread as running a debug-mode pipeline's definition (torch_dali.eager)."""
+    _local.debug = active
+
+
+def debug_active() -> bool:
+    """Whether ops called now run at once (a debug-mode definition running, no graph traced)."""
+    return bool(getattr(_local, "debug", False)) and not tracing()
 
 
 def push_graph(graph: "Graph") -> None:

@@ -8,7 +8,7 @@ import random as _pyrandom
 from typing import Any, Callable
 
 
-from ..errors import ArgumentError, ArgumentTypeError, GraphError
+from ..errors import ArgumentError, ArgumentTypeError, GraphError, PipelineError
 from ..executor.executor import Executor
 from ..executor.plan import Batch, Plan
 from ..tensor_list import TensorList, user_view
@@ -31,7 +31,7 @@ class Pipeline(DaliAPI):
                  py_start_method: str = "fork", strict_device: bool = False, enable_checkpointing: bool = False,
                  checkpoint: Any = None, output_dtype: Any = None, output_ndim: Any = None,
                  output_layout: Any = None, stream_policy: Any = None, concurrency: Any = None,
-                 **kwargs: Any) -> None:
+                 debug: bool = False, **kwargs: Any) -> None:
         unknown = set(kwargs) - ACCEPTED
         if unknown:
             raise ArgumentError(f"Pipeline: unknown argument(s) {', '.join(sorted(unknown))}")
@@ -71,7 +71,7 @@ class Pipeline(DaliAPI):
         self._built = False
         self._setup_ended = False  # iter_setup() raised StopIteration (DALI's end of an epoch)
         self._conditionals = False
-        self._debug = False  # pipeline_def(debug=True): accepted, traced as a graph (see pipeline_def)
+        self._debug = bool(debug)
         self._set_output_descs(output_dtype, output_ndim, output_layout)
         self._stream_policy = executor_flag("stream_policy", stream_policy, StreamPolicy)
         self._concurrency = executor_flag("concurrency", concurrency, OperatorConcurrency)
@@ -201,11 +201,23 @@ class Pipeline(DaliAPI):
         self._graph.set_outputs(outs)  # type: ignore[union-attr]
 
     # -- running -------------------------------------------------------------------------------
+    @property
+    def debug(self) -> bool:
+        """Debug mode (DALI's experimental `debug=True`): run() calls the definition each iteration
+        and every op in it runs at once on real batches (see torch_dali.eager)."""
+        return self._debug
+
     def build(self) -> None:
         if self._built:
             return
         if self._batch_size < 1:
             raise ArgumentError("Pipeline: `batch_size` must be given (a positive integer) to build")
+        if self._debug:
+            if self._py_graph_fn is None:
+                raise PipelineError("Pipeline: debug mode runs a @pipeline_def definition; a Pipeline "
+                                    "subclass or `with pipe:` graph cannot run in debug mode")
+            self._built = True
+            return
         self._ensure_graph()
         self._check_output_descs(len(self._graph.outputs))  # type: ignore[union-attr]
         if self._restored is not None:  # the seeds the checkpointed pipeline drew
@@ -231,6 +243,12 @@ class Pipeline(DaliAPI):
         """The next batch of every output, as TensorLists: `schedule_run()` then `outputs()`, as
         DALI's. `timeout` (seconds; with exec_async, the default): a PipelineError naming the
         running ops when no batch is ready by then."""
+        if self._debug:
+            if not self._built:
+                self.build()
+            if _debug_runner is None:
+                raise PipelineError("Pipeline: debug mode needs torch_dali.eager (import torch_dali)")
+            return _debug_runner(self, self._py_graph_fn)
         self.schedule_run()
         return self.outputs(timeout=timeout)
 
@@ -239,6 +257,8 @@ class Pipeline(DaliAPI):
         one), each after an `iter_setup()`; external sources' `source` callables run now, on this
         thread, for what is scheduled. An iter_setup() that raises StopIteration ends the epoch:
         `outputs()` raises it once the batches scheduled before are taken."""
+        if self._debug:
+            raise PipelineError("Pipeline: a debug-mode pipeline runs with run() only (no schedule_run/outputs)")
         executor = self._exec()  # build first: iter_setup may feed inputs
         for _ in range(executor.schedule_count()):
             if self._setup_ended:
@@ -446,6 +466,15 @@ class Pipeline(DaliAPI):
             pass
 
 
+_debug_runner: Any = None
+
+
+def set_debug_runner(fn: Any) -> None:
+    """Installs what runs one iteration of a debug-mode pipeline: fn(pipe, definition) -> outputs."""
+    global _debug_runner
+    _debug_runner = fn
+
+
 _PIPELINE_ARGS = (set(inspect.signature(Pipeline.__init__).parameters) - {"self", "kwargs"}) | ACCEPTED
 
 
@@ -478,10 +507,9 @@ def pipeline_def(fn: Callable | None = None, *, enable_conditionals: bool = Fals
 
     Pipeline arguments can be given to the decorator or at call time; the rest go to the function.
     With `enable_conditionals=True`, `if`/`else` on DataNodes in the body route samples (see
-    `torch_dali.conditionals`). `debug=True` (DALI's debug mode) is accepted: the body is traced
-    once into the same graph, so outputs are those of the ordinary pipeline, but the body does not
-    run again each iteration and `DataNode.get()` is refused; `torch_dali.eager` runs single ops
-    on data for inspection.
+    `torch_dali.conditionals`). `debug=True` (DALI's debug mode, at decoration or call time): run()
+    calls the body each iteration and its ops run at once on data (`.get()` gives a batch; see
+    torch_dali.eager); a function that names a `debug` parameter still receives it.
     """
     debug_default = bool(pipeline_kwargs.pop("debug", False))
 
@@ -493,11 +521,11 @@ def pipeline_def(fn: Callable | None = None, *, enable_conditionals: bool = Fals
 
         @functools.wraps(func)
         def make(*args: Any, **kwargs: Any) -> Pipeline:
-            # DALI's `debug=True` (decorator or call) runs the body eagerly, op by op, every
-            # iteration; torch_dali traces it once into the same graph (same outputs) and refuses
-            # `DataNode.get()`. The function still receives `debug` when it names it, as in DALI.
+            # DALI's `debug=True` (decorator or call): the function still receives `debug` when it
+            # names it, as in DALI
             debug = bool(kwargs.get("debug", debug_default)) if takes_debug else bool(kwargs.pop("debug", debug_default))
-            pipe_kw = {**pipeline_kwargs, **{k: kwargs.pop(k) for k in list(kwargs) if k in _PIPELINE_ARGS}}
+            pipe_kw = {**pipeline_kwargs, **{k: kwargs.pop(k) for k in list(kwargs) if k in _PIPELINE_ARGS and k != "debug"},
+                       "debug": debug}
             conditionals = bool(kwargs.pop("enable_conditionals", enable_conditionals))
             body = func
             if conditionals:
@@ -506,8 +534,8 @@ def pipeline_def(fn: Callable | None = None, *, enable_conditionals: bool = Fals
             pipe = Pipeline(**pipe_kw)
             pipe._py_graph_fn = functools.partial(body, *args, **kwargs)
             pipe._conditionals = conditionals
-            pipe._debug = debug
-            pipe._ensure_graph(outputs_required=False)  # traced now, as DALI does: errors in the definition surface here
+            if not pipe._debug:  # a debug pipeline runs its definition at each run() instead
+                pipe._ensure_graph(outputs_required=False)  # traced now, as DALI does: errors in the definition surface here
             return pipe
         make._is_pipeline_def = True  # type: ignore[attr-defined] - DALI's mark
         return make

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ArgumentError, ArgumentTypeError, GraphError
-from ..graph.node import DataNode, caller_origin, current_graph, set_op_caller
+from ..graph.node import DataNode, caller_origin, current_graph, set_op_caller, tracing
 from . import legacy
 from ._schema import COMMON_ARGS, OpSchema, adopted, array_arg_inputs, validate_args
 
@@ -53,9 +53,24 @@ def _resolve_device(schema: OpSchema, device: str | None, inputs: list[DataNode]
     return device
 
 
+_debug_call: Any = None
+
+
+def set_debug_call(fn: Any) -> None:
+    """Installs the debug-mode hook (torch_dali.eager): called with (schema, inputs, kwargs) for every
+    op call made while no graph is traced; it runs the op at once during a debug pipeline's run and
+    returns NotImplemented otherwise."""
+    global _debug_call
+    _debug_call = fn
+
+
 def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
             origin: str | None = None) -> Any:
     """Adds one node (or one per input set) to the graph being traced; returns its outputs."""
+    if _debug_call is not None and not tracing():
+        out = _debug_call(schema, inputs, kwargs)
+        if out is not NotImplemented:
+            return out
     op = schema.display_name()
     origin = caller_origin() if origin is None else origin
     sets = [len(x) for x in inputs if isinstance(x, (list, tuple))]

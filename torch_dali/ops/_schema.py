@@ -150,12 +150,15 @@ def plain_inputs(op: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> tu
     """Positional inputs as DataNodes: constants (numbers, NumPy arrays, lists of numbers,
     `types.Constant`) become constant nodes on the op's input device, as in DALI; lists that hold
     DataNodes stay input sets."""
-    from ..graph.node import DataNode
+    from ..graph.node import DataNode, debug_active
     dev = "gpu" if kwargs.get("device") == "gpu" else "cpu"
+    debug = debug_active()
 
     def node(v: Any, k: int) -> Any:
         if isinstance(v, DataNode):
             return adopted(v)
+        if debug and isinstance(v, (list, tuple)) and v and all(hasattr(y, "__array__") for y in v):
+            return v  # debug mode: a batch given as its samples (arrays, tensors) feeds the op as it is
         from ..graph.branch_values import check_defined
         check_defined(v)  # a variable an `if` on a DataNode set in one branch only
         if isinstance(v, types.ScalarConstant):

@@ -4,6 +4,8 @@ CUDA water and jitter take images of different sizes so too, flat: `functional.r
 per-sample `mask` (0: leave the sample as it is) is applied to the batch afterwards."""
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 import torch
@@ -162,8 +164,8 @@ register(OpSchema(
     doc="Water ripples: the pixel (y, x) reads (x + ampl_x sin(freq_x y + phase_x), "
         "y + ampl_y cos(freq_y x + phase_y)).",
     args=(Arg("ampl_x", "float", 10.0, "wave amplitude along x"), Arg("ampl_y", "float", 10.0, "wave amplitude along y"),
-          Arg("freq_x", "float", 0.049087, "wave frequency along x"), Arg("freq_y", "float", 0.049087,
-                                                                          "wave frequency along y"),
+          Arg("freq_x", "float", 2 * math.pi / 128, "wave frequency along x"),
+          Arg("freq_y", "float", 2 * math.pi / 128, "wave frequency along y"),
           Arg("phase_x", "float", 0.0, "wave phase along x"), Arg("phase_y", "float", 0.0, "wave phase along y"),
           _FILL, _INTERP, _MASK),
 ))

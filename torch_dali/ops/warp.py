@@ -289,6 +289,51 @@ class WarpAffine(_Warp):
         if len(self.node.inputs) < 2 and "matrix" not in self.node.arg_inputs and not m:
             raise ArgumentError(f"{self.name}: give `matrix` (or the matrices as a second input)")
 
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
+                  args: dict[str, list[Any]]) -> list[TensorList]:
+        if len(inputs) > 1 and inputs[1].layout().startswith("F"):
+            return self._run_per_frame(ctx, inputs, args)
+        return super().run_batch(ctx, inputs, args)
+
+    def _run_per_frame(self, ctx: BatchContext, inputs: list[TensorList],
+                       args: dict[str, list[Any]]) -> list[TensorList]:
+        """Matrices given per frame (a second input whose layout starts with "F", as fn.per_frame
+        or a sequence of fn.transforms makes): frame f of sample i is warped by matrix f. An input
+        without frames is used whole for every frame, so the output is a sequence ("F" + layout);
+        an input with frames must have as many as there are matrices (DALI 2.4 refuses others)."""
+        tl, mt = inputs[0], inputs[1]
+        layout, ndim, has_frames = self.layout_of(tl)
+        n = len(tl)
+        if len(mt) != n:
+            raise ArgumentError(f"{self.name}: expected one set of per-frame matrices per sample, got {len(mt)} "
+                                f"for {n} samples")
+
+        def one(i: int) -> torch.Tensor:
+            x, m = tl[i], mt[i]
+            if x.dim() != ndim + 1 + has_frames:
+                raise ArgumentError(f"{self.name}: a {layout} sample must have {ndim + 1 + has_frames} "
+                                    f"dimensions, got shape {tuple(x.shape)}")
+            if m.dim() != 3 or tuple(m.shape[1:]) != (ndim, ndim + 1):
+                raise ArgumentError(f"{self.name}: per-frame matrices must be ({ndim}, {ndim + 1}) for each "
+                                    f"frame, got shape {tuple(m.shape)} in sample {i}")
+            frames = int(m.shape[0])
+            if has_frames and int(x.shape[0]) != frames:
+                raise ArgumentError(f"{self.name}: sample {i} has {int(x.shape[0])} frames but {frames} "
+                                    "per-frame matrices")
+            spatial = [int(s) for s in x.shape[has_frames:has_frames + ndim]]
+            size = self.explicit_size(args, i, ndim)
+            out_size = size if size is not None else spatial
+            out_dtype = self.out_dtype(x)
+            if frames == 0:
+                return torch.empty((0, *out_size, int(x.shape[-1])), dtype=out_dtype, device=x.device)
+            mats = torch.cat([self._matrix(m[f], ndim) for f in range(frames)])
+            imgs = x if has_frames else x.unsqueeze(0).expand(frames, *x.shape)
+            return self.resample(imgs, mats.to(x.device), out_size, out_dtype)
+
+        out_layout = layout if has_frames else "F" + layout
+        return [TensorList(ctx.map(one, n) if self.device.type == "cpu" else [one(i) for i in range(n)],
+                           out_layout)]
+
     def matrices_input(self, inputs: list[TensorList]) -> list[Any]:
         if len(inputs) < 2:
             return []
