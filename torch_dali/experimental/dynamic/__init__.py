@@ -20,16 +20,16 @@ from ._eval import (EvalContext, EvalMode, Stream, ThreadPool, get_current_strea
                     get_num_threads, set_current_stream, set_default_stream, set_num_threads, stream)
 from ._data import Batch, Tensor, as_batch, as_tensor, batch, tensor  # noqa: F401
 from ._imread import imread  # noqa: F401
+from ._external_source import ExternalSource  # noqa: F401
 from . import math  # noqa: F401
 from . import random  # noqa: F401
+from . import checkpoint  # noqa: F401
 from . import _ops
 
 _ops.install(_sys.modules[__name__])
 
 # parts of DALI 2.4's dynamic mode torch_dali does not offer yet: a clear error naming them
 _NOT_YET = {
-    "ExternalSource": "ndd.ExternalSource (feed data with ndd.tensor / ndd.batch instead)",
-    "checkpoint": "ndd.checkpoint (reader and RNG checkpoints)",
     "capture": "ndd.capture (capturing dynamic-mode code as a pipeline)",
     "pytorch": "ndd.pytorch (the dynamic-mode PyTorch data loader)",
     "ops": "ndd.ops (the class API of the dynamic mode)",

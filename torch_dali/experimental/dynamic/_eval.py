@@ -107,6 +107,10 @@ class EvalContext:
             device_id = None  # no CUDA: ops run on the CPU
         self._device_id = device_id if device_id is not None else _default_device_id()
         self._thread_pool = thread_pool or ThreadPool(num_threads, self._device_id)
+        self._owner: int | None = None  # the thread it is active in (as in DALI: one at a time)
+        self._depth = 0
+        self._guard = threading.Lock()
+        self._checkpoint: Any = None
 
     @property
     def device_id(self) -> int | None:
@@ -124,15 +128,35 @@ class EvalContext:
     def cuda_stream(self) -> None:
         return None
 
+    @property
+    def checkpoint(self) -> Any:
+        """This context's `ndd.checkpoint.Checkpoint` (made at the first use)."""
+        if self._checkpoint is None:
+            from .checkpoint import Checkpoint
+
+            self._checkpoint = Checkpoint()
+        return self._checkpoint
+
     def evaluate_all(self) -> None:
         """Waits for this context's pending work: none here (ops run at the call)."""
 
     def __enter__(self) -> "EvalContext":
+        me = threading.get_ident()
+        with self._guard:
+            if self._owner not in (None, me):
+                raise RuntimeError("This EvalContext is already active in another thread; a context is active "
+                                   "in one thread at a time (make one EvalContext per thread)")
+            self._owner = me
+            self._depth += 1
         _stack("contexts", []).append(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
         _stack("contexts", []).pop()
+        with self._guard:
+            self._depth -= 1
+            if self._depth == 0:
+                self._owner = None
 
     @staticmethod
     def current() -> "EvalContext":

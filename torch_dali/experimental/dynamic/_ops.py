@@ -3,6 +3,7 @@
 (`ndd.readers.File`), each placed at its functional path under the package."""
 from __future__ import annotations
 
+import json
 import sys
 from types import ModuleType
 from typing import Any, Callable, Iterator
@@ -45,9 +46,7 @@ class Reader:
     def __init__(self, batch_size: int | None = None, name: str | None = None, device: Any = "cpu",
                  shard_id: int = 0, num_shards: int = 1, stick_to_shard: bool = False,
                  enable_checkpointing: bool = False, seed: int | None = None, **kwargs: Any) -> None:
-        if enable_checkpointing:
-            raise NotImplementedError("ndd readers: checkpointing (enable_checkpointing=True) is not supported "
-                                      "by torch_dali's dynamic mode yet")
+        # enable_checkpointing: accepted; a reader's state (get_state) is always available here
         if num_shards < 1:
             raise ValueError(f"The number of shards must be a positive integer, got {num_shards}")
         if not 0 <= shard_id < num_shards:
@@ -65,6 +64,10 @@ class Reader:
         self._named = False
         self._keys: list[str] = []
         self._api: str | None = None
+        self._consumed = 0  # samples taken from the stream so far
+        self._epoch_left = 0  # batches of the current epoch not yet given
+        self._resume: dict[str, Any] | None = None  # a state set before the first iteration
+        self._resume_left = 0  # batches left in the restored state's epoch
         if str(device) != "cpu":
             raise ValueError(f"ndd readers run on the CPU, got device={device!r}")
 
@@ -97,6 +100,9 @@ class Reader:
         pipe = one_reader()
         pipe.build()
         self._pipe, self._pipe_bs, self._keys = pipe, batch_size, keys
+        if self._resume is not None:  # a restored state: the stream goes on where it stopped
+            skip = int(self._resume["consumed"])
+            self._take(skip)
         return pipe
 
     def _take(self, n: int) -> list[list[tuple[Any, Any, str]]]:
@@ -110,6 +116,7 @@ class Reader:
                 self._queue.append([(key, tl.samples[k], tl.layout()) for key, tl in items])
         taken = self._queue[:n]
         del self._queue[:n]
+        self._consumed += n
         return taken
 
     def get_metadata(self) -> dict[str, Any]:
@@ -119,13 +126,39 @@ class Reader:
         meta["shard_id"] = self._shard_id
         return meta
 
-    def get_state(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("ndd readers: get_state (checkpointing) is not supported by torch_dali's "
-                                  "dynamic mode yet")
+    def _enable_checkpointing(self) -> None:
+        """Called by ndd.checkpoint.Checkpoint.register: nothing to switch on here."""
+
+    def get_state(self, *, cuda_stream: Any = None) -> "ReaderState":
+        """Where the reader is (its stream position, shard and epoch progress): give it to
+        `set_state` of a new reader made with the same arguments to go on from here."""
+        if self._pipe is None:
+            raise RuntimeError(f"{type(self).__name__}.get_state: the reader has no state before its first "
+                               "iteration (call next_epoch() or the reader first)")
+        return ReaderState({"seed": self._seed, "shard_id": self._shard_id, "consumed": self._consumed,
+                            "batch_size": self._pipe_bs, "batched": self._batched, "api": self._api,
+                            "epoch_left": self._epoch_left})
 
     def set_state(self, state: Any) -> None:
-        raise NotImplementedError("ndd readers: set_state (checkpointing) is not supported by torch_dali's "
-                                  "dynamic mode yet")
+        """Makes this new reader go on from `state` (a ReaderState or its string); only before
+        the reader's first iteration."""
+        if isinstance(state, ReaderState):
+            values = dict(state.values)
+        elif isinstance(state, str):
+            values = ReaderState.parse(state).values
+        else:
+            raise TypeError(f"{type(self).__name__}.set_state: expected a ReaderState or its string form, "
+                            f"got {type(state).__name__}")
+        if self._pipe is not None:
+            raise RuntimeError(f"{type(self).__name__}.set_state: a state can only be set before the first "
+                               "iteration, not after iteration has begun (make a new reader)")
+        self._seed = int(values["seed"])
+        self._shard_id = int(values["shard_id"])
+        self._resume = values
+        self._pipeline(int(values["batch_size"]))
+        self._batched = bool(values["batched"])
+        self._api = values.get("api")
+        self._resume_left = int(values["epoch_left"])
 
     def _use(self, api: str) -> None:
         """As in DALI 2.4, one reader is either called (`reader()`) or iterated by epochs, not both."""
@@ -168,6 +201,12 @@ class Reader:
                              "earlier epochs (as in DALI 2.4, a reader keeps one batch size; make a new reader)")
         self._batched = batch_size is not None
         pipe = self._pipeline(bs)
+        if self._resume_left > 0:  # a restored state stopped inside an epoch: its remaining batches
+            self._epoch_left, self._resume_left = self._resume_left, 0
+            while self._epoch_left > 0:
+                self._epoch_left -= 1
+                yield self._batch_of(self._take(bs), batch_size is not None)
+            return
         meta = pipe.reader_meta("reader")
         padded = int(meta["epoch_size_padded"])
         size = padded * (self._shard_id + 1) // self._num_shards - padded * self._shard_id // self._num_shards
@@ -176,13 +215,41 @@ class Reader:
                                f"(the dataset has {meta['epoch_size']})")
         if not self._stick_to_shard:
             self._shard_id = (self._shard_id + 1) % self._num_shards
-        for _ in range(-(-size // bs)):
-            samples = self._take(bs)
-            vals = []
-            for j, (key, _, layout) in enumerate(samples[0]):
-                tl = TensorList([smp[j][1] for smp in samples], layout)
-                vals.append((key, _data.from_tensor_list(tl, batch_size is not None)))
-            yield _shape_outputs(vals, self._named)
+        self._epoch_left = -(-size // bs)
+        while self._epoch_left > 0:
+            self._epoch_left -= 1
+            yield self._batch_of(self._take(bs), batch_size is not None)
+
+    def _batch_of(self, samples: list[list[tuple[Any, Any, str]]], batched: bool) -> Any:
+        vals = []
+        for j, (key, _, layout) in enumerate(samples[0]):
+            tl = TensorList([smp[j][1] for smp in samples], layout)
+            vals.append((key, _data.from_tensor_list(tl, batched)))
+        return _shape_outputs(vals, self._named)
+
+
+class ReaderState:
+    """A reader's position (`reader.get_state()`); `str(state)` is its JSON form, which
+    `set_state` also takes."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.values = dict(values)
+
+    @staticmethod
+    def parse(text: str) -> "ReaderState":
+        try:
+            values = json.loads(text)
+            if not isinstance(values, dict) or not {"seed", "shard_id", "consumed", "batch_size"} <= set(values):
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"not a reader state: {text[:80]!r}") from None
+        return ReaderState(values)
+
+    def __str__(self) -> str:
+        return json.dumps(self.values, sort_keys=True)
+
+    def __repr__(self) -> str:
+        return f"ReaderState({self})"
 
 
 def _shape_outputs(vals: list[tuple[Any, Any]], named: bool) -> Any:

@@ -1,0 +1,116 @@
+"""Dynamic mode: ndd.ExternalSource, ndd.checkpoint (reader and RNG states), one EvalContext per
+thread. Behaviour measured with DALI 2.4's dynamic mode (CPU) on the same calls."""
+import json
+import threading
+
+import numpy as np
+import pytest
+
+import torch_dali.experimental.dynamic as ndd
+
+
+def _files(tmp_path, n=10):
+    lines = []
+    for i in range(n):
+        (tmp_path / f"f{i}.bin").write_bytes(bytes([i]) * (i + 1))
+        lines.append(f"f{i}.bin {i}")
+    (tmp_path / "list.txt").write_text("\n".join(lines) + "\n")
+    return dict(file_root=str(tmp_path), file_list=str(tmp_path / "list.txt"))
+
+
+def _labels(batch):
+    return [int(np.asarray(t)[0]) for t in batch[1].tensors]
+
+
+def test_external_source_sources_and_outputs():
+    es = ndd.ExternalSource([np.full((2, 2), i) for i in range(2)], cycle="raise")
+    assert isinstance(es(), ndd.Tensor) and int(np.asarray(es())[0, 0]) == 1
+    with pytest.raises(StopIteration):
+        es()
+    assert int(np.asarray(es())[0, 0]) == 0  # restarted after the raise
+    b = ndd.ExternalSource(lambda: np.arange(3))(batch_size=4)
+    assert isinstance(b, ndd.Batch) and b.batch_size == 4
+    with pytest.raises(ValueError, match="expected batch size 5"):
+        ndd.ExternalSource(lambda: ndd.batch([np.zeros(2)] * 2))(batch_size=5)
+    a, c = ndd.ExternalSource(lambda: (np.zeros((4, 4, 3)), np.zeros(3)), num_outputs=2,
+                              layout=["HWC", None], dtype=[None, ndd.int32])()
+    assert a.layout == "HWC" and c.dtype == ndd.int32
+    with pytest.raises(ValueError, match="expected 2 outputs"):
+        ndd.ExternalSource(lambda: (np.zeros(2),), num_outputs=2)()
+    with pytest.raises(ValueError, match="no parameters"):
+        ndd.ExternalSource(lambda info: 0)
+    with pytest.raises(ValueError, match="cycle"):
+        ndd.ExternalSource(lambda: 0, cycle=True)
+
+
+def test_eval_context_one_thread_at_a_time():
+    ctx = ndd.EvalContext()
+    errors = []
+    entered, release = threading.Event(), threading.Event()
+
+    def hold():
+        with ctx:
+            entered.set()
+            release.wait(5)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    entered.wait(5)
+    try:
+        with ctx:
+            pass
+    except RuntimeError as e:
+        errors.append(e)
+    release.set()
+    t.join()
+    assert len(errors) == 1 and "EvalContext" in str(errors[0])
+    with ctx:  # free again, and re-entrant in one thread
+        with ctx:
+            assert ndd.EvalContext.current() is ctx
+
+
+def test_checkpoint_rng_roundtrip_and_files(tmp_path):
+    rng = ndd.random.RNG(seed=42)
+    rng()
+    ckpt = ndd.checkpoint.Checkpoint()
+    assert ckpt.register(rng) == "__op_0"
+    ckpt.collect()
+    payload = json.loads(ckpt.serialize())
+    assert payload["version"] == 2 and payload["states"]["__op_0"]["type"] == "RNG"
+    expected = [rng() for _ in range(3)]
+    pattern = str(tmp_path / "ck_{seq:03d}.json")
+    assert ckpt.save(pattern) != ckpt.save(pattern)
+    other = ndd.checkpoint.Checkpoint()
+    assert other.load(pattern).endswith("ck_001.json")
+    rng2 = ndd.random.RNG(seed=7)
+    other.register(rng2)
+    assert [rng2() for _ in range(3)] == expected
+    with pytest.raises(KeyError, match="no state"):
+        other.register(ndd.random.RNG(seed=1))
+    with pytest.raises(ValueError, match="seq"):
+        other.save(str(tmp_path / "plain.json"))
+    assert ndd.checkpoint.current() is ndd.EvalContext.current().checkpoint
+
+
+def test_reader_state_resumes(tmp_path):
+    kw = _files(tmp_path)
+    ref = ndd.readers.File(**kw, random_shuffle=True)
+    with pytest.raises(RuntimeError, match="before its first iteration"):
+        ref.get_state()
+    it = ref.next_epoch(batch_size=3)
+    next(it)
+    state = ref.get_state()
+    rest = [_labels(b) for b in it]
+    following = [_labels(b) for b in ref.next_epoch(batch_size=3)]
+    with pytest.raises(RuntimeError, match="after iteration has begun"):
+        ref.set_state(state)
+    restored = ndd.readers.File(**kw, random_shuffle=True)
+    restored.set_state(str(state))
+    assert [_labels(b) for b in restored.next_epoch(batch_size=3)] == rest
+    assert [_labels(b) for b in restored.next_epoch(batch_size=3)] == following
+    with pytest.raises(TypeError, match="ReaderState"):
+        ndd.readers.File(**kw).set_state(42)
+    ckpt = ndd.checkpoint.Checkpoint()
+    ckpt.register(ndd.random.RNG(seed=1), "x")
+    with pytest.raises(TypeError, match="Cannot replace operator"):
+        ckpt.register(ndd.readers.File(**kw), "x")
