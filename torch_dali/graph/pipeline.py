@@ -18,6 +18,8 @@ from .graph import Graph
 from .dali_api import (ACCEPTED, DaliAPI, OperatorConcurrency, StreamPolicy, as_nodes, executor_flag,
                        flatten_outputs, integer)
 
+# seeds of unseeded pipelines: OS entropy, not the global `random` generator user code seeds
+_SEED_SOURCE = _pyrandom.SystemRandom()
 
 class Pipeline(DaliAPI):
     """A graph of ops and the machinery that runs it. Define it by subclassing (`define_graph`),
@@ -52,7 +54,9 @@ class Pipeline(DaliAPI):
             device_id = None
         self._device_id = device_id
         self._seed_given = seed is not None and seed != -1
-        self._seed = int(seed) if self._seed_given else _pyrandom.randrange(1 << 31)
+        # an unseeded pipeline draws its seed from the OS, leaving Python's global `random` state as
+        # the user's code left it (DALI's Pipeline does not touch it either)
+        self._seed = int(seed) if self._seed_given else _SEED_SOURCE.randrange(1 << 31)
         self._exec_async = bool(exec_async)
         self._exec_pipelined = bool(exec_pipelined)
         if isinstance(prefetch_queue_depth, dict):

@@ -1,0 +1,26 @@
+"""Behaviours DALI's PyTorch documentation programs rely on (hid-23's notebook pass)."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from torch_dali import fn
+from torch_dali.pipeline import Pipeline
+
+
+def test_unseeded_pipeline_leaves_python_random_alone():
+    # DALI 2.4 (measured): Pipeline(3, 2, None) without a seed does not draw from Python's global
+    # `random`; the PyTorch external-input notebook seeds/uses `random.shuffle` around it
+    random.seed(5)
+    expected = random.random()
+    random.seed(5)
+    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with pipe:
+        pipe.set_outputs(fn.external_source(source=lambda: [np.zeros(1, np.uint8)] * 2))
+    pipe.build()
+    pipe.run()
+    assert random.random() == expected
+    # and unseeded pipelines still differ from each other
+    seeds = {Pipeline(batch_size=1, num_threads=1, device_id=None).seed for _ in range(4)}
+    assert len(seeds) > 1
