@@ -211,6 +211,13 @@ class Pipeline(DaliAPI):
         and every op in it runs at once on real batches (see torch_dali.eager)."""
         return self._debug
 
+    def start_py_workers(self) -> None:
+        """DALI starts the worker processes of `parallel=True` external sources here (before build,
+        so that they fork without a CUDA context). torch_dali runs such sources on the pipeline's
+        threads, so there is nothing to start: like DALI's, the call is accepted before or after
+        build, more than once, and with no parallel source at all."""
+        return None
+
     def build(self) -> None:
         if self._built:
             return
