@@ -42,3 +42,27 @@ def test_start_py_workers_is_accepted_like_dali():
     assert pipe.start_py_workers() is None
     out, = pipe.run()
     assert np.asarray(out.at(1)).tolist() == [1, 1]
+
+
+def test_loader_evaluator_replay_and_log():
+    # DALI 2.4's LoaderEvaluator (measured on a list of batches): replay keeps the last
+    # num_cached_batches batches and yields len(loader) of them cyclically; log passes through
+    import importlib
+    mod = importlib.import_module("torch_dali.plugin.pytorch.loader_evaluator")
+    loader = [("b", i) for i in range(5)]
+    rep = mod.LoaderEvaluator(loader, mode="replay", num_cached_batches=2)
+    assert len(rep) == 5 and rep.cache_ready
+    assert [b[1] for b in rep] == [3, 4, 3, 4, 3]
+    m = rep.get_metrics()
+    assert (m["mode"], m["total_batches"], m["cached_batches"]) == ("replay", 5, 2)
+    log = mod.LoaderEvaluator(loader, mode="other")
+    assert log.get_metrics() == {}
+    assert [b[1] for b in log] == [0, 1, 2, 3, 4] and log.get_metrics()["total_batches"] == 5
+    empty = mod.LoaderEvaluator(loader, mode="replay", num_cached_batches=0)
+    assert not empty.cache_ready
+    try:
+        list(empty)
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("replay with nothing cached must raise RuntimeError")
