@@ -66,3 +66,32 @@ def test_loader_evaluator_replay_and_log():
         pass
     else:
         raise AssertionError("replay with nothing cached must raise RuntimeError")
+
+
+def _run_one(samples, layout=None):
+    pipe = Pipeline(batch_size=len(samples), num_threads=1, device_id=None, seed=1)
+    with pipe:
+        pipe.set_outputs(fn.external_source(source=lambda: samples, layout=layout))
+    pipe.build()
+    return pipe.run()[0]
+
+
+def test_batch_print_and_repr_as_dali():
+    # texts printed by DALI 2.4 for the same batches (measured); DALI's autoaugment notebook prints
+    # its policy ids this way
+    ids = _run_one([np.int32(v) for v in (0, 6, 1)])
+    assert str(ids) == ('TensorListCPU(\n    [0, 6, 1],\n    dtype=DALIDataType.INT32,\n    device="cpu",\n'
+                        '    num_samples=3,\n    shape=[(), (), ()])')
+    ragged = _run_one([np.arange(i + 2, dtype=np.float32) for i in range(2)])
+    assert str(ragged) == ('TensorListCPU(\n    [[0. 1.],\n    [0. 1. 2.]],\n    dtype=DALIDataType.FLOAT,\n'
+                           '    device="cpu",\n    num_samples=2,\n    shape=[(2,), (3,)])')
+    hwc = _run_one([np.full((2, 1, 1), i, np.uint8) for i in range(2)], layout="HWC")
+    assert str(hwc) == ('TensorListCPU(\n    [[[[0]]\n\n     [[0]]],\n\n\n    [[[1]]\n\n     [[1]]]],\n'
+                        '    dtype=DALIDataType.UINT8,\n    layout="HWC",\n    device="cpu",\n    num_samples=2,\n'
+                        '    shape=[(2, 1, 1), (2, 1, 1)])')
+    assert repr(hwc) == ('TensorListCPU(\n    dtype=DALIDataType.UINT8,\n    layout="HWC",\n    device="cpu",\n'
+                         '    num_samples=2,\n    shape=[(2, 1, 1), (2, 1, 1)])')
+    many = _run_one([np.float32(i) for i in range(20)])
+    assert repr(many).endswith("num_samples=20,\n    shape=[(), (), ..., (), ()])")
+    big = str(_run_one([np.full((300,), i, np.int16) for i in range(6)]))
+    assert big.count("...") == 1 and "\n    ...,\n" in big  # samples 2 and 3 elided (DALI: the same)
