@@ -95,3 +95,34 @@ def test_batch_print_and_repr_as_dali():
     assert repr(many).endswith("num_samples=20,\n    shape=[(), (), ..., (), ()])")
     big = str(_run_one([np.full((300,), i, np.int16) for i in range(6)]))
     assert big.count("...") == 1 and "\n    ...,\n" in big  # samples 2 and 3 elided (DALI: the same)
+
+
+class _CountingIterable:
+    def __init__(self):
+        self.calls = []
+
+    def __iter__(self):
+        self.calls.append(len(self.calls))
+        self.i = 0
+        return self
+
+    def __next__(self):
+        if self.i >= 2:
+            raise StopIteration
+        self.i += 1
+        return [np.full((1,), self.i, np.int32)] * 2
+
+
+def test_iterable_source_is_started_at_definition():
+    # DALI 2.4 (measured): fn.external_source(source=iterable) calls iter() while the pipeline is
+    # defined, not at build; build and reset() do not call it again
+    src = _CountingIterable()
+    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None, prefetch_queue_depth=1)
+    with pipe:
+        out = fn.external_source(source=src)
+        assert src.calls == [0]
+        pipe.set_outputs(out)
+    pipe.build()
+    assert src.calls == [0]
+    assert [int(np.asarray(pipe.run()[0].at(0))[0]) for _ in range(2)] == [1, 2]
+    assert src.calls == [0]
