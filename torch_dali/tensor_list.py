@@ -200,8 +200,64 @@ class TensorList:
         return self.as_tensor().__dlpack_device__()
 
     def __repr__(self) -> str:
-        kind = "TensorListGPU" if self.is_cuda else "TensorListCPU"
-        return f"{kind}(batch={len(self)}, layout={self._layout!r}, shapes={self.shape()[:2]}...)"
+        return _describe_batch(self, with_data=False)
+
+    def __str__(self) -> str:
+        return _describe_batch(self, with_data=True)
+
+
+_PAD = " " * 4
+
+
+def _sample_text(t: torch.Tensor) -> str:
+    a = t.detach().cpu()
+    a = a.float() if a.dtype == torch.bfloat16 else a
+    return np.array2string(a.numpy(), prefix=_PAD, edgeitems=2)
+
+
+def _elide(items: list[str], keep: int | None, sep: str) -> str:
+    if keep is not None and len(items) > 2 * keep + 1:
+        items = items[:keep] + ["..."] + items[-keep:]
+    return sep.join(items)
+
+
+def _describe_batch(tl: "TensorList", with_data: bool) -> str:
+    """DALI's text for a batch (DALI 2.4's print() / repr(), measured): the class name, then one
+    item a line, indented by 4: the samples as NumPy prints them (print() only; a batch of more than
+    5 samples and more than 1000 elements shows the first and last 2), dtype=DALIDataType.X,
+    layout="..." (when there is one), device="cpu"|"gpu", num_samples=N and shape=[...] (more than
+    16 shapes, or more than 5 with over 100 dimensions in all, show the first and last 2; past 75
+    characters one shape a line)."""
+    kind = "TensorListGPU" if tl.is_cuda else "TensorListCPU"
+    shapes = tl.shape()
+    items: list[str] = []
+    if with_data:
+        samples = list(tl.samples)
+        if not samples:
+            items.append("[]")
+        else:
+            total = sum(max(int(np.prod(s, dtype=np.int64)), 1) for s in shapes)
+            keep = 2 if len(samples) > 5 and total > 1000 else None
+            if keep is not None:
+                samples = samples[:keep] + samples[-keep:]
+            ndim = samples[0].dim()
+            sep = ", " if ndim == 0 else ",\n" + "\n" * (ndim - 1) + _PAD
+            texts = [_sample_text(t) for t in samples]
+            if keep is not None:
+                texts = texts[:keep] + ["..."] + texts[keep:]
+            items.append("[" + sep.join(texts) + "]")
+    items.append(f"dtype={tl.dtype}")
+    if tl.layout():
+        items.append(f'layout="{tl.layout()}"')
+    items.append(f'device="{"gpu" if tl.is_cuda else "cpu"}"')
+    items.append(f"num_samples={len(tl)}")
+    texts = [str(tuple(s)) for s in shapes]
+    crop = len(shapes) > 16 or (len(shapes) > 5 and len(shapes) * len(shapes[0]) > 100)
+    joined = _elide(texts, 2 if crop else None, ", ")
+    if len(joined) > 75:
+        joined = _elide(texts, 2 if crop else None, ", \n" + _PAD + " " * len("shape=["))
+    items.append(f"shape=[{joined}])")
+    return f"{kind}(\n{_PAD}" + (",\n" + _PAD).join(items)
 
 
 def _copy_to(t: torch.Tensor, ptr: Any) -> None:

@@ -18,6 +18,8 @@ from .graph import Graph
 from .dali_api import (ACCEPTED, DaliAPI, OperatorConcurrency, StreamPolicy, as_nodes, executor_flag,
                        flatten_outputs, integer)
 
+# seeds of unseeded pipelines: OS entropy, not the global `random` generator user code seeds
+_SEED_SOURCE = _pyrandom.SystemRandom()
 
 class Pipeline(DaliAPI):
     """A graph of ops and the machinery that runs it. Define it by subclassing (`define_graph`),
@@ -52,7 +54,9 @@ class Pipeline(DaliAPI):
             device_id = None
         self._device_id = device_id
         self._seed_given = seed is not None and seed != -1
-        self._seed = int(seed) if self._seed_given else _pyrandom.randrange(1 << 31)
+        # an unseeded pipeline draws its seed from the OS, leaving Python's global `random` state as
+        # the user's code left it (DALI's Pipeline does not touch it either)
+        self._seed = int(seed) if self._seed_given else _SEED_SOURCE.randrange(1 << 31)
         self._exec_async = bool(exec_async)
         self._exec_pipelined = bool(exec_pipelined)
         if isinstance(prefetch_queue_depth, dict):
@@ -206,6 +210,13 @@ class Pipeline(DaliAPI):
         """Debug mode (DALI's experimental `debug=True`): run() calls the definition each iteration
         and every op in it runs at once on real batches (see torch_dali.eager)."""
         return self._debug
+
+    def start_py_workers(self) -> None:
+        """DALI starts the worker processes of `parallel=True` external sources here (before build,
+        so that they fork without a CUDA context). torch_dali runs such sources on the pipeline's
+        threads, so there is nothing to start: like DALI's, the call is accepted before or after
+        build, more than once, and with no parallel source at all."""
+        return None
 
     def build(self) -> None:
         if self._built:

@@ -100,6 +100,35 @@ def _describe_source(src: Any) -> str:
     return f"<{type(src).__qualname__} object>"
 
 
+# iterators taken at definition time, as DALI takes them (`fn.external_source(source=iterable)`
+# calls `iter(iterable)` there, before build): id(source) -> [(source, iterator), ...]; the op's
+# setup at build uses the latest one, later builds and restarts call `iter()` anew
+_STARTED: dict[int, list[tuple[Any, Iterator[Any]]]] = {}
+_STARTED_LOCK = threading.Lock()
+
+
+def start_iterable(src: Any) -> None:
+    """At definition: `iter(src)` now when `src` is a plain iterable (not a callable, a generator
+    function or a generator), so that its `__iter__` runs where DALI runs it."""
+    if src is None or callable(src) or inspect.isgenerator(src) or not hasattr(src, "__iter__"):
+        return
+    it = iter(src)
+    with _STARTED_LOCK:
+        _STARTED.setdefault(id(src), []).append((src, it))
+
+
+def _take_started(src: Any) -> Iterator[Any] | None:
+    with _STARTED_LOCK:
+        queue = _STARTED.get(id(src))
+        while queue:
+            owner, it = queue.pop()
+            if not queue:
+                del _STARTED[id(src)]
+            if owner is src:
+                return it
+        return None
+
+
 class ExternalSource(Operator):
     """Hands out batches from a Python source, or from `pipe.feed_input`."""
 
@@ -155,7 +184,8 @@ class ExternalSource(Operator):
             raise ArgumentTypeError(f"{self.name}: `source` must be an iterable, a generator function or "
                                     f"a callable, got {type(src).__name__}")
         if self._factory is not None:
-            self._it = self._factory()
+            started = _take_started(src) if not inspect.isgeneratorfunction(src) else None
+            self._it = started if started is not None else self._factory()
 
     def _dtype(self, d: Any) -> torch.dtype | None:
         if d is None or isinstance(d, torch.dtype):

@@ -8,7 +8,7 @@ import inspect
 from typing import Any
 
 from ..errors import ArgumentError, ArgumentTypeError
-from .external_source import CYCLES, GENERATOR_CYCLE, ExternalSource
+from .external_source import CYCLES, GENERATOR_CYCLE, ExternalSource, start_iterable
 
 
 def warn_unrestorable_sources(plan: Any) -> None:
@@ -79,6 +79,7 @@ def _gather(source: Any, num_outputs: Any, kwargs: dict[str, Any]) -> dict[str, 
         raise ArgumentTypeError(f"ExternalSource: cycle={kwargs.get('cycle')!r}, but {GENERATOR_CYCLE}")
     if source is not None:
         kwargs["source"] = source
+        start_iterable(source)
     if num_outputs is not None:
         kwargs["num_outputs"] = num_outputs
     return plain_kwargs(kwargs)

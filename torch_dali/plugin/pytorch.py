@@ -30,6 +30,10 @@ fn = ModuleType(f"{__name__}.fn", "the functional API of the PyTorch plugin: tor
 fn.torch_python_function = _fn.torch_python_function  # type: ignore[attr-defined]
 sys.modules[fn.__name__] = fn
 
+# DALI's `nvidia.dali.plugin.pytorch.loader_evaluator` (a subpackage there): importable by that name
+from . import loader_evaluator  # noqa: E402
+sys.modules[f"{__name__}.loader_evaluator"] = loader_evaluator
+
 
 def to_torch(tl: TensorList) -> torch.Tensor:
     """A dense batch as one tensor (zero-copy when the batch is dense already)."""
