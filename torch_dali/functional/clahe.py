@@ -10,6 +10,7 @@ the algorithm of OpenCV's createCLAHE, which DALI 2.4's CPU backend runs:
 """
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from .filters import pad_axis
@@ -77,22 +78,61 @@ def clahe_planes(x: torch.Tensor, tiles_x: int, tiles_y: int, clip_limit: float,
     return torch.round(res).clamp(0, 255).to(torch.uint8)
 
 
-# sRGB (D65) <-> CIE Lab with OpenCV's constants: the way back in float32
+# sRGB (D65) -> CIE XYZ with OpenCV's constants
 _RGB2XYZ = torch.tensor([[0.412453, 0.357580, 0.180423], [0.212671, 0.715160, 0.072169],
                          [0.019334, 0.119193, 0.950227]], dtype=F32)
-_XYZ2RGB = torch.tensor([[3.240479, -1.53715, -0.498535], [-0.969256, 1.875991, 0.041556],
-                         [0.055648, -0.204043, 1.057311]], dtype=F32)
-_WHITE = torch.tensor([0.950456, 1.0, 1.088754], dtype=F32)
 
 
-def _lab_to_rgb(lab: torch.Tensor) -> torch.Tensor:
-    fy = (lab[..., 0] + 16.0) / 116.0
-    f = torch.stack([lab[..., 1] / 500.0 + fy, fy, fy - lab[..., 2] / 200.0], -1)
-    t = 6.0 / 29.0
-    xyz = torch.where(f > t, f ** 3, 3 * t * t * (f - 4.0 / 29.0)) * _WHITE.to(lab.device)
-    lin = xyz @ _XYZ2RGB.to(lab.device).T
-    c = torch.where(lin <= 0.0031308, 12.92 * lin, 1.055 * lin.clamp(min=0) ** (1 / 2.4) - 0.055)
-    return torch.round((c * 255.0).clamp(0, 255)).to(torch.uint8)
+_LAB8_INV: dict[str, torch.Tensor] = {}
+
+
+def _rne(x: np.ndarray) -> np.ndarray:
+    return np.rint(x).astype(np.int64)  # round half to even, as OpenCV's cvRound
+
+
+def _lab8_inverse_tables(device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """OpenCV's fixed-point tables for 8-bit Lab -> RGB (base 2**14): per L byte, Y and f(Y); f(X)
+    or f(Z) -> X or Z (the inverse of the cube-root curve, integer arithmetic truncating toward
+    zero, from f = -8145); the XYZ -> sRGB matrix times the white point (2**12); and the sRGB
+    encoding of i / 4096 as a byte. The float steps are done in float32 as OpenCV does them."""
+    if "yf" not in _LAB8_INV:
+        f32 = np.float32
+        base = 1 << 14
+        i = np.arange(256)
+        low = i <= 20
+        y_low = _rne(f32(i * base * 20 * 9) / f32(17 * 29 ** 3))
+        ify_low = _rne(f32(base) * (f32(16) / f32(116) + (i * 5).astype(f32) / f32(3 * 17 * 29)))
+        fy = ((i * 100 * base).astype(f32) / f32(255 * 116) + f32(16 * base) / f32(116)).astype(f32)
+        y_high = _rne(((fy * fy).astype(f32) * fy).astype(f32) / f32(base * base))
+        yf = np.stack([np.where(low, y_low, y_high), np.where(low, ify_low, _rne(fy))], -1)
+        v = np.arange(-8145, (1 << 14) * 9 // 4 - 8145, dtype=np.int64)
+        lin = np.trunc(v * 108 / 841).astype(np.int64) - 290  # C division truncates toward zero
+        cube = (v * v // base) * v // base
+        xz = np.where(v <= 3390, lin, cube)
+        m = np.array([[3.240479, -1.53715, -0.498535], [-0.969256, 1.875991, 0.041556],
+                      [0.055648, -0.204043, 1.057311]], f32).astype(np.float64)
+        white = np.array([0.950456, 1.0, 1.088754], f32).astype(np.float64)
+        coef = _rne(4096.0 * m * white[None, :])
+        x = (np.arange(4096) * f32(1.0 / 4096)).astype(f32).astype(np.float64)
+        enc = np.where(x <= 7827 / 2500000, x * (323 / 25), x ** (5 / 12) * 1.055 - 0.055).astype(f32)
+        gamma = _rne((f32(255) * enc).astype(f32))
+        for k, t in (("yf", yf), ("xz", xz), ("coef", coef), ("gamma", gamma)):
+            _LAB8_INV[k] = torch.from_numpy(np.ascontiguousarray(t))
+    return tuple(_LAB8_INV[k].to(device) for k in ("yf", "xz", "coef", "gamma"))  # type: ignore
+
+
+def lab8_to_rgb(lab: torch.Tensor) -> torch.Tensor:
+    """(..., 3) OpenCV 8-bit Lab -> uint8 RGB with OpenCV's fixed-point arithmetic (what DALI's CPU
+    clahe gets back from Lab; checked over all 2**24 Lab bytes)."""
+    yf, xz, coef, gamma = _lab8_inverse_tables(lab.device)
+    q = lab.to(torch.int64)
+    y, ify = yf[q[..., 0], 0], yf[q[..., 0], 1]
+    adiv = ((5 * q[..., 1] * 53687 + (1 << 7)) >> 13) - (128 * (1 << 14)) // 500
+    bdiv = ((q[..., 2] * 41943 + (1 << 4)) >> 9) - (128 * (1 << 14)) // 200 + 1
+    x = xz[ify + adiv + 8145]
+    z = xz[ify - bdiv + 8145]
+    lin = (torch.stack([x, y, z], -1) @ coef.T + (1 << 13)) >> 14
+    return gamma[lin.clamp(0, 4095)].to(torch.uint8)
 
 
 _LAB8_TABLES: dict[str, torch.Tensor] = {}
@@ -133,9 +173,8 @@ def rgb_to_lab8(rgb: torch.Tensor) -> torch.Tensor:
 
 
 def clahe_rgb_luma(x: torch.Tensor, tiles_x: int, tiles_y: int, clip_limit: float, bins: int = 256) -> torch.Tensor:
-    """(N, H, W, 3) RGB: CLAHE of the 8-bit Lab lightness, a and b kept, as OpenCV does it: the
-    conversion to Lab is OpenCV's fixed-point one, bit for bit; the way back is float32."""
+    """(N, H, W, 3) RGB: CLAHE of the 8-bit Lab lightness, a and b kept, as OpenCV does it: both
+    conversions (to 8-bit Lab and back) are OpenCV's fixed-point ones, bit for bit."""
     lab8 = rgb_to_lab8(x)
-    new = clahe_planes(lab8[..., 0].contiguous(), tiles_x, tiles_y, clip_limit, bins).to(F32) * (100.0 / 255.0)
-    ab = lab8[..., 1:].to(F32) - 128
-    return _lab_to_rgb(torch.cat([new.unsqueeze(-1), ab], -1))
+    new = clahe_planes(lab8[..., 0].contiguous(), tiles_x, tiles_y, clip_limit, bins)
+    return lab8_to_rgb(torch.cat([new.unsqueeze(-1), lab8[..., 1:]], -1))

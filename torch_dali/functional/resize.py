@@ -307,3 +307,52 @@ def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: 
             y = _axis_pass(y, dim, idx, w)
     out = _to_output(y, out_dtype, axes[-1][1] != "nn").contiguous()
     return out.squeeze(-1) if squeeze else out
+
+
+Size3 = tuple[int, int, int]
+
+
+def resize_volume(volume: torch.Tensor, size: Size3, interp: str = "linear", antialias: bool = True,
+                  min_filter: str | None = None, mag_filter: str | None = None,
+                  dtype: torch.dtype | None = None,
+                  window: Sequence[tuple[float, float]] | None = None) -> torch.Tensor:
+    """Resizes one (D, H, W, K) volume to `size` = (depth, height, width), with the filters and
+    rules of `resize` (separable: the height and width passes of `resize` on each depth slice,
+    then one pass along depth). `window` = ((z0, z1), (y0, y1), (x0, x1)) is the source region per
+    axis (float coordinates; z0 > z1 reads depth backwards). Integer outputs saturate and round
+    half to even (half away from zero when every axis is nearest-neighbour)."""
+    out_dtype = dtype or volume.dtype
+    d, h, w = (int(v) for v in volume.shape[:3])
+    od, oh, ow = (int(v) for v in size)
+    if min(od, oh, ow) <= 0:
+        raise ValueError(f"resize: output size must be positive, got {(od, oh, ow)}")
+    if min(d, h, w) <= 0:
+        raise ValueError(f"resize: the input is empty, shape {tuple(volume.shape)}")
+    F = np.float32
+    z0, z1 = (0.0, float(d)) if window is None else window[0]
+    zs, zspan = float(F(z0)), float(F(F(z1) - F(z0)))
+    if zspan == 0 or not math.isfinite(zs + zspan):
+        raise ValueError(f"resize: the source window must have a finite, non-zero size, got {(z0, z1)}")
+    kind = (min_filter if od < abs(zspan) else mag_filter) or interp
+    if kind not in FILTERS:
+        raise ValueError(f"resize: unknown filter {kind!r}; expected one of {FILTERS}")
+    hw_window = None if window is None else window[1:]
+    k = int(volume.shape[3])
+    # height and width: every depth slice at once, the slices merged into the channel axis
+    slices = volume.permute(1, 2, 0, 3).reshape(h, w, d * k)
+    hw_names = [(min_filter if n < abs(sp) else mag_filter) or interp
+                for n, sp in ((oh, h if hw_window is None else hw_window[0][1] - hw_window[0][0]),
+                              (ow, w if hw_window is None else hw_window[1][1] - hw_window[1][0]))]
+    all_nn = kind == "nn" and all(n == "nn" for n in hw_names)
+    mid = resize(slices, (oh, ow), interp, antialias, min_filter, mag_filter,
+                 None if all_nn else torch.float32, window=hw_window)
+    m = mid.reshape(oh, ow, d, k).permute(2, 0, 1, 3).reshape(d, oh * ow * k)
+    if not _exact_copy(kind, d, od, zs, zspan):
+        idx, wts = _weights(kind, d, od, antialias, zs, zspan, False, 0)
+        if all_nn:
+            m = m.index_select(0, torch.from_numpy(idx[:, 0]).to(m.device))
+        else:
+            m = _gather_sum(m, 0, idx.T, wts.T)
+    y = m.reshape(od, oh, ow, k)
+    last_nn = kind == "nn" if not _exact_copy(kind, d, od, zs, zspan) else hw_names[-1] == "nn"
+    return _to_output(y, out_dtype, not last_nn).contiguous()

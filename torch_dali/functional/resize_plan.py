@@ -147,9 +147,11 @@ def plan(in_size: Any, requested: Any, mode: str = "default", max_size: Any = No
 
 
 def requested(n: int, ndim: int, *, resize_x: Any = 0.0, resize_y: Any = 0.0, resize_shorter: Any = 0.0,
-              resize_longer: Any = 0.0, size: Any = None, mode: str = "default") -> tuple[np.ndarray, str]:
+              resize_longer: Any = 0.0, size: Any = None, mode: str = "default",
+              resize_z: Any = 0.0) -> tuple[np.ndarray, str]:
     """The requested extents (n, ndim) and the mode DALI uses, from one way of sizing (`size`,
-    `resize_shorter`, `resize_longer`, else `resize_x` / `resize_y`: whichever is given first)."""
+    `resize_shorter`, `resize_longer`, else `resize_x` / `resize_y` (/ `resize_z` for volumes):
+    whichever is given first)."""
     if size is not None:
         return per_axis(size, n, ndim, "size"), mode
     for value, implied in ((resize_shorter, "not_smaller"), (resize_longer, "not_larger")):
@@ -158,7 +160,8 @@ def requested(n: int, ndim: int, *, resize_x: Any = 0.0, resize_y: Any = 0.0, re
             return per_axis(v[:, None], n, ndim, "size"), implied
     ry = np.broadcast_to(np.asarray(resize_y, dtype=F64).reshape(-1), (n,))
     rx = np.broadcast_to(np.asarray(resize_x, dtype=F64).reshape(-1), (n,))
-    cols = [ry, rx] if ndim == 2 else [np.zeros(n)] * (ndim - 2) + [ry, rx]
+    rz = np.broadcast_to(np.asarray(resize_z, dtype=F64).reshape(-1), (n,))
+    cols = [ry, rx] if ndim == 2 else [np.zeros(n)] * (ndim - 3) + [rz, ry, rx]
     return per_axis(np.stack(cols, 1), n, ndim, "size"), mode
 
 

@@ -16,7 +16,7 @@ from ..functional import batch_sizes as BS
 from ..functional import crop as C
 from ..functional.crop_window import random_crop_window, reading_regions
 from ..functional import resize_plan as RP
-from ..functional.resize import resize
+from ..functional.resize import resize, resize_volume
 from ..tensor_list import TensorList
 from . import batching
 from . import layouts as L
@@ -124,9 +124,15 @@ class _ImageOp(Operator):
 
 # -- resize -----------------------------------------------------------------------------------------
 
+_VOLUMES = ("DHWC", "CDHW", "FDHWC", "FCDHW")
+
+
 class Resize(_ImageOp):
-    """Resizes images; sizes and windows may be per-sample (`resize_shorter=fn.random.uniform(...)`).
+    """Resizes images and volumes (DHWC, CDHW and sequences of them: three spatial axes, sized by
+    `resize_z` too); sizes and windows may be per-sample (`resize_shorter=fn.random.uniform(...)`).
     The output size and the source window of each axis come from `resize_plan` (DALI's rules)."""
+
+    layouts = L.RESIZE + _VOLUMES
 
     def setup(self) -> None:
         ways = [self.given("resize_x") or self.given("resize_y") or self.given("resize_z"), self.given("size"),
@@ -143,9 +149,9 @@ class Resize(_ImageOp):
         self.has_roi = self.defined("roi_start")
         for name in ("size", "roi_start", "roi_end", "max_size"):
             v = self.args.get(name)
-            if name not in self.node.arg_inputs and isinstance(v, list) and len(v) not in (1, 2):
-                raise ArgumentError(f"{self.name}: `{name}` must have 1 or 2 values (one per spatial axis), "
-                                    f"got {len(v)}")
+            if name not in self.node.arg_inputs and isinstance(v, list) and len(v) not in (1, 2, 3):
+                raise ArgumentError(f"{self.name}: `{name}` must have 1 value or one per spatial axis (2, or "
+                                    f"3 for volumes), got {len(v)}")
         self.dtype = _dtype(self.args["dtype"])
 
     def defined(self, name: str) -> bool:
@@ -155,8 +161,8 @@ class Resize(_ImageOp):
     def shape_arg(self, args: dict[str, Any], name: str) -> Any:
         """A size-like argument (`size`, `roi_start`, `roi_end`): a per-sample one must give both axes."""
         v = self.get(args, name)
-        if name in self.node.arg_inputs and len(v if isinstance(v, list) else [v]) != 2:
-            raise ArgumentError(f"{self.name}: each sample's `{name}` must have 2 values (one per spatial axis), "
+        if name in self.node.arg_inputs and len(v if isinstance(v, list) else [v]) not in (2, 3):
+            raise ArgumentError(f"{self.name}: each sample's `{name}` must have one value per spatial axis, "
                                 f"got {v!r}")
         return v
 
@@ -169,9 +175,11 @@ class Resize(_ImageOp):
             raise ArgumentError(f"{self.name}: `dtype` must be the input's type ({x.dtype}) or float, "
                                 f"got {self.dtype}")
 
-    def plan(self, hw: tuple[int, int], args: dict[str, Any]) -> tuple[tuple[int, float, float], ...]:
-        """[(output extent, window start, window end)] for the (height, width) axes of one image."""
-        sizing = {k: float(self.get(args, k) or 0.0) for k in ("resize_x", "resize_y", "resize_shorter", "resize_longer")}
+    def plan(self, hw: tuple[int, ...], args: dict[str, Any]) -> tuple[tuple[int, float, float], ...]:
+        """[(output extent, window start, window end)] for the spatial axes of one image ((height,
+        width)) or volume ((depth, height, width))."""
+        sizing = {k: float(self.get(args, k) or 0.0)
+                  for k in ("resize_x", "resize_y", "resize_z", "resize_shorter", "resize_longer")}
         sizing["size"] = self.shape_arg(args, "size") if self.given("size") else None
         roi = (self.shape_arg(args, "roi_start"), self.shape_arg(args, "roi_end")) if self.has_roi else None
         try:
@@ -213,7 +221,30 @@ class Resize(_ImageOp):
         lo32, hi32 = lo.astype(F), hi.astype(F)
         return out, np.concatenate([lo32, (hi32 - lo32).astype(F)], axis=1)
 
+    def run_volume(self, x: torch.Tensor, lay: str, args: dict[str, Any]) -> torch.Tensor:
+        """A volume (its layout has D): seen as (D, H, W, K), frames and channels merged into K."""
+        self.check_types(x)
+        spatial = [lay.index(a) for a in "DHW"]
+        rest = [i for i, a in enumerate(lay) if a not in "DHWC"] + ([lay.index("C")] if "C" in lay else [])
+        order = spatial + rest
+        dhw = tuple(int(x.shape[i]) for i in spatial)
+        v = x.permute(order).reshape(*dhw, -1)
+        plan = self.plan(dhw, args)
+        window = None if all((lo, hi) == (0.0, n) for (_, lo, hi), n in zip(plan, dhw)) else \
+            [(lo, hi) for _, lo, hi in plan]
+        y = resize_volume(v, tuple(o for o, _, _ in plan), interp_name(self.get(args, "interp_type")),
+                          self.args["antialias"], interp_name(self.get(args, "min_filter")),
+                          interp_name(self.get(args, "mag_filter")), self.dtype, window=window)
+        y = y.reshape(*y.shape[:3], *[int(x.shape[i]) for i in rest])
+        y = y.permute([order.index(i) for i in range(len(lay))]).contiguous()
+        if self.args.get("save_attrs"):
+            return y, torch.tensor(dhw, dtype=torch.int32, device=y.device)
+        return y
+
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        lay = self.layout_of(inputs[0])
+        if "D" in lay:
+            return self.run_volume(inputs[0], lay, args)
         canon = self.canonical(inputs[0])
         self.check_types(inputs[0])
         img = inputs[0] if canon is None else canon.hwk
@@ -437,8 +468,9 @@ class RandomResizedCrop(_ImageOp):
 
 register(OpSchema(
     name="resize", impl=Resize,
-    doc="Resizes images (HWC, CHW, HW, FHWC, FCHW, CFHW; volumes are refused), optionally a region of "
-        "interest of them; output sizes, windows, flips, subpixel scale and rounding follow DALI.",
+    doc="Resizes images (HWC, CHW, HW, FHWC, FCHW, CFHW) and volumes (DHWC, CDHW, FDHWC, FCDHW), "
+        "optionally a region of interest of them; output sizes, windows, flips, subpixel scale and "
+        "rounding follow DALI.",
     args=(
         Arg("resize_x", "float", 0.0, "output width (negative flips)", tensor=True),
         Arg("resize_y", "float", 0.0, "output height (negative flips)", tensor=True),
