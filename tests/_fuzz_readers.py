@@ -1,6 +1,6 @@
 """Fuzz targets for the data-file parsers of the readers (registered in tests/_fuzz.py's TARGETS):
-LMDB databases, caffe Datum / caffe2 TensorProtos records, tf.train.Example records, .npy headers
-and webdataset tars. Each takes mutated bytes and checks, beyond "only the library's DataError",
+LMDB databases, caffe Datum / caffe2 TensorProtos records, tf.train.Example records, .npy headers,
+webdataset tars and FITS files. Each takes mutated bytes and checks, beyond "only the library's DataError",
 that what the parser hands on lies inside the data: listed LMDB records and tar members within
 the file, .npy data within it, arrays of the shapes their headers give."""
 from __future__ import annotations
@@ -15,6 +15,7 @@ import numpy as np
 
 from torch_dali.errors import DataError
 from torch_dali.io import caffe as C
+from torch_dali.io import fits as F
 from torch_dali.io import lmdb as L
 from torch_dali.io import npy
 from torch_dali.io import tarindex as T
@@ -119,6 +120,26 @@ def target_tar(data: bytes, rnd: random.Random) -> None:
                    f"member {c.name!r} at {c.offset}+{c.size}")
 
 
+def target_fits(data: bytes, rnd: random.Random) -> None:
+    """FITS files (plain and tile-compressed images): every listed HDU lies inside the file, and each
+    image reads as an array of as many values as its header's axes give, or a DataError."""
+    try:
+        hdus = F.list_hdus(_read(data), len(data), "fuzz", 8)
+    except DataError:
+        return
+    for h in hdus:
+        _check(0 <= h.data_offset and h.data_offset + h.data_size <= len(data) + 2880,
+               f"HDU data at {h.data_offset}+{h.data_size} past the file ({len(data)})")
+        if h.kind not in ("PRIMARY", "IMAGE", "BINTABLE"):
+            continue
+        try:
+            img = F.read_image(_read(data), h, "fuzz")
+        except DataError:
+            continue
+        _check(isinstance(img, np.ndarray) and img.nbytes <= max(F.MAX_EXPANSION * len(data), 1 << 30),
+               f"an image of {getattr(img, 'nbytes', '?')} bytes from a {len(data)}-byte file")
+
+
 # -- seeds ------------------------------------------------------------------------------------------
 
 def lmdb_seeds() -> list[bytes]:
@@ -173,7 +194,15 @@ def tar_seeds() -> list[bytes]:
     return out
 
 
+def fits_seeds() -> list[bytes]:
+    """Files astropy wrote (tests/reference/fits_tables.npz): plain, RICE_1 and GZIP_2 images."""
+    from pathlib import Path
+    tables = np.load(Path(__file__).parent / "reference" / "fits_tables.npz")
+    return [tables[f"file/{n}"].tobytes() for n in ("i16", "f32", "rice_i16", "gzip2_i32", "tiles_i16")]
+
+
 TARGETS = {
+    "fits": (target_fits, fits_seeds),
     "lmdb": (target_lmdb, lmdb_seeds),
     "caffe": (target_caffe, caffe_seeds),
     "tfexample": (target_tfexample, tfexample_seeds),

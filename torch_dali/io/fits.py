@@ -22,7 +22,7 @@ import math
 import re
 import zlib
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -349,6 +349,17 @@ def _gunzip(buf: bytes, where: str) -> bytes:
         raise DataError(f"{where}: a GZIP tile cannot be decompressed ({e})") from None
 
 
+def _option(opts: dict[str, object], name: str, default: int, allowed: Any, where: str) -> int:
+    """A compression parameter (ZNAMEi / ZVALi) as an integer in `allowed`, else a DataError."""
+    v = opts.get(name, default)
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int) or v not in allowed:
+        raise DataError(f"{where}: the compression parameter {name} is {v!r}; it must be an integer "
+                        f"in {allowed if isinstance(allowed, tuple) else f'[{allowed.start}, {allowed.stop - 1}]'}")
+    return v
+
+
 def _read_compressed(read: Callable[[int, int], bytes | bytearray], hdu: Hdu, where: str) -> np.ndarray:
     c = hdu.cards
     shape = _shape(c, "Z", where)
@@ -387,8 +398,8 @@ def _read_compressed(read: Callable[[int, int], bytes | bytearray], hdu: Hdu, wh
     table = read(hdu.data_offset, row_len * rows)
     opts = {str(c.get(f"ZNAME{i}", "")).strip().upper(): c.get(f"ZVAL{i}") for i in range(1, 1000)
             if f"ZNAME{i}" in c}
-    bytepix = int(opts.get("BYTEPIX", 4 if zbitpix not in (8, 16) else abs(zbitpix) // 8))  # type: ignore[arg-type]
-    blocksize = int(opts.get("BLOCKSIZE", 32))  # type: ignore[arg-type]
+    bytepix = _option(opts, "BYTEPIX", 4 if zbitpix not in (8, 16) else abs(zbitpix) // 8, (1, 2, 4, 8), where)
+    blocksize = _option(opts, "BLOCKSIZE", 32, range(1, 1 << 16), where)
     quant = str(c.get("ZQUANTIZ", "NO_DITHER")).strip().upper()
     zdither0 = _int_key(c, "ZDITHER0", where, 1)
     bscale, bzero = _fnum(c, "BSCALE", 1.0, where), _fnum(c, "BZERO", 0.0, where)
