@@ -183,7 +183,10 @@ def _one_worker(python: str, spec: dict[str, Any], cwd: Path, env: dict[str, str
                             res.import_error, res.import_where = msg["reason"], msg.get("where", "")
                     elif ev == "start":
                         current = msg["id"]
-                        log_at = os.fstat(log.fileno()).st_size
+                        # the worker says where the case's output starts (it may have printed a lot
+                        # by the time this event is read)
+                        at = msg.get("log_at", -1)
+                        log_at = at if isinstance(at, int) and at >= 0 else os.fstat(log.fileno()).st_size
                     elif ev == "end":
                         res.cases[msg["id"]] = {k: msg.get(k, "") for k in ("status", "reason", "where", "summary", "detail")}
                         current = None

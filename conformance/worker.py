@@ -84,6 +84,21 @@ class _Out:
         self._f.flush()
 
 
+def _log_position() -> int:
+    """Where the case's output will start in the log (stdout and stderr are the log file): the
+    runner measures a flood from here, not from when it reads the start event, which may come
+    after megabytes of output on a loaded machine."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    try:
+        return os.lseek(1, 0, os.SEEK_CUR)
+    except OSError:
+        return -1
+
+
 def main(spec: dict[str, Any]) -> None:
     out = _Out(spec["fd"])
     tests_dir = spec["tests_dir"]
@@ -135,7 +150,7 @@ def main(spec: dict[str, Any]) -> None:
                 out.send(event="end", id=case.id, status="excluded", reason=",".join(sorted(case.attrs & exclude)),
                          where="", summary=case.summary)
                 continue
-            out.send(event="start", id=case.id)
+            out.send(event="start", id=case.id, log_at=_log_position())
             status, reason, where, detail = "pass", "", "", ""
             try:
                 patch()
