@@ -433,7 +433,8 @@ def _read_compressed(read: Callable[[int, int], bytes | bytearray], hdu: Hdu, wh
         tshape = tuple(s.stop - s.start for s in sl)
         n = math.prod(tshape)
         data = cell("COMPRESSED_DATA", k)
-        assert isinstance(data, (bytes, bytearray))
+        if not isinstance(data, (bytes, bytearray)):  # a hostile TFORM: not a byte-array column
+            raise DataError(f"{where}: the COMPRESSED_DATA column of tile {k} does not hold bytes")
         vals: np.ndarray
         if not data and floating and "GZIP_COMPRESSED_DATA" in cols:
             raw = _gunzip(cell("GZIP_COMPRESSED_DATA", k), where)  # type: ignore[arg-type]

@@ -111,7 +111,8 @@ class Inflate(Operator):
                 if o >= n:
                     raise DataError(f"{where}: chunk offset {o} is past the sample's {n} bytes")
         if sizes is None:
-            assert offsets is not None
+            if offsets is None:  # _chunks runs only when one of the two is given
+                raise ArgumentError(f"{where}: give `chunk_offsets`, `chunk_sizes` or both")
             sizes = [(offsets[k + 1] if k + 1 < len(offsets) else n) - o for k, o in enumerate(offsets)]
             if any(s <= 0 for s in sizes):
                 raise DataError(f"{where}: with only `chunk_offsets` each chunk runs to the next "
