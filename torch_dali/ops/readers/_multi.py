@@ -19,7 +19,7 @@ from ...errors import ArgumentError, DataError
 from ...skips import printable
 from ...tensor_list import TensorList
 from .._operator import BatchContext
-from ._base import ReaderBase
+from ._base import ReaderBase, relative_name
 from ._storage import is_file, is_url, join, list_folder, local_path, read_small
 
 
@@ -140,3 +140,29 @@ def as_list(v: str | Sequence[str] | None) -> list[str]:
     if v is None:
         return []
     return [v] if isinstance(v, str) else list(v)
+
+
+class NamedFilesReader(MultiOutputReader):
+    """A reader of the files DALI's `file_root` / `files` / `file_list` / `file_filter` name
+    (`name_files`), `file_filter` defaulting to `default_filter`; its paths are `self._paths`."""
+
+    default_filter = "*"
+    _paths: list[str]
+
+    def _describe_source(self) -> str:
+        a = self.args
+        if a["file_list"] is not None:
+            return f"file_list {a['file_list']} has no entries"
+        if a["files"] is not None:
+            return "`files` is empty"
+        return f"no files matching {a['file_filter']!r} in {a['file_root']} or its subfolders"
+
+    def _list(self) -> int:
+        self._paths = name_files(self.args, self.name, self.default_filter)
+        return len(self._paths)
+
+    def _source(self, index: int) -> str:
+        return printable(self._paths[index])
+
+    def _info(self, index: int) -> str:
+        return relative_name(self._source(index), self.args)

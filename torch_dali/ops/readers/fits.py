@@ -35,8 +35,8 @@ from ...skips import printable
 from ...tensor_list import TensorList
 from .._registry import register
 from .._schema import Arg, OpSchema
-from ._base import READER_ARGS, relative_name
-from ._multi import MultiOutputReader, name_files
+from ._base import READER_ARGS
+from ._multi import NamedFilesReader
 from ._storage import ByteFile
 
 _NUMERIC = {torch.uint8, torch.int8, torch.uint16, torch.int16, torch.uint32, torch.int32,
@@ -50,8 +50,9 @@ def _hdus(a: dict[str, Any]) -> list[int]:
     return [int(v)] if isinstance(v, (int, np.integer)) else [int(x) for x in v]
 
 
-class FitsReader(MultiOutputReader):
+class FitsReader(NamedFilesReader):
     """Lists the files at build; reads the asked-for HDUs of each sample's file."""
+    default_filter = "*.fits"
 
     def _check_args(self) -> None:
         a = self.args
@@ -73,24 +74,6 @@ class FitsReader(MultiOutputReader):
                     raise ArgumentError(f"{self.name}: unsupported dtype {d!r} in `dtypes`; "
                                         "integer and floating-point types are")
         self._paths: list[str] = []
-
-    def _describe_source(self) -> str:
-        a = self.args
-        if a["file_list"] is not None:
-            return f"file_list {a['file_list']} has no entries"
-        if a["files"] is not None:
-            return "`files` is empty"
-        return f"no files matching {a['file_filter']!r} in {a['file_root']} or its subfolders"
-
-    def _list(self) -> int:
-        self._paths = name_files(self.args, self.name, "*.fits")
-        return len(self._paths)
-
-    def _source(self, index: int) -> str:
-        return printable(self._paths[index])
-
-    def _info(self, index: int) -> str:
-        return relative_name(self._source(index), self.args)
 
     def _load(self, index: int) -> tuple[torch.Tensor, tuple[torch.Tensor, ...]]:
         path = self._paths[index]

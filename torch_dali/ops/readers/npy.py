@@ -28,14 +28,15 @@ from .._operator import BatchContext
 from .._registry import register
 from .._schema import Arg, OpSchema, one_of
 from ._base import READER_ARGS, relative_name
-from ._multi import MultiOutputReader, check_uniform, name_files
+from ._multi import NamedFilesReader, check_uniform
 from ._storage import ByteFile
 
 _ROI_ARGS = ("roi_start", "rel_roi_start", "roi_end", "rel_roi_end", "roi_shape", "rel_roi_shape")
 
 
-class NumpyReader(MultiOutputReader):
+class NumpyReader(NamedFilesReader):
     """Lists the files at build; reads each sample's header once, then its data (or region)."""
+    default_filter = "*.npy"
 
     def _check_args(self) -> None:
         a = self.args
@@ -47,21 +48,6 @@ class NumpyReader(MultiOutputReader):
         self._paths: list[str] = []
         self._headers: dict[int, npy.NpyHeader] = {}
         self._const_roi = {k: a.get(k) for k in _ROI_ARGS + ("roi_axes", "out_of_bounds_policy")}
-
-    def _describe_source(self) -> str:
-        a = self.args
-        if a["file_list"] is not None:
-            return f"file_list {a['file_list']} has no entries"
-        if a["files"] is not None:
-            return "`files` is empty"
-        return f"no files matching {a['file_filter']!r} in {a['file_root']} or its subfolders"
-
-    def _list(self) -> int:
-        self._paths = name_files(self.args, self.name, "*.npy")
-        return len(self._paths)
-
-    def _source(self, index: int) -> str:
-        return printable(self._paths[index])
 
     def _info(self, index: int) -> str:
         """DALI's source_info(): the path relative to `file_root` when given; a file listed
