@@ -114,3 +114,16 @@ def test_hardware_share_replaces_loads_between_0_and_1(monkeypatch: pytest.Monke
     else:
         monkeypatch.setenv("TORCH_DALI_NVJPEG_HW_SHARE", raw)
     assert hw_share(load) == share
+
+
+@pytest.mark.parametrize("raw,load,share", [(None, 1.0, 1.0), ("0.9", 1.0, 0.9), ("0.9", 1.5, 0.9), ("0.9", 0.65, 0.9),
+                                            ("0.9", 0.0, 0.0)])
+def test_full_load_share_only_moves_load_one(monkeypatch: pytest.MonkeyPatch, raw: str | None,
+                                             load: float, share: float) -> None:
+    from torch_dali.io.nvjpeg import hw_share
+    monkeypatch.delenv("TORCH_DALI_NVJPEG_HW_SHARE", raising=False)
+    if raw is None:
+        monkeypatch.delenv("TORCH_DALI_NVJPEG_FULL_HW_SHARE", raising=False)
+    else:
+        monkeypatch.setenv("TORCH_DALI_NVJPEG_FULL_HW_SHARE", raw)
+    assert hw_share(load) == share

@@ -127,6 +127,10 @@ KNOBS: tuple[Knob, ...] = (
     Knob("TORCH_DALI_NVJPEG_HW_SHARE", "float", 0.9, "share of JPEGs our decoder sends to the hardware "
          "engines when a decoder's hw_decoder_load is strictly between 0 and 1 (DALI's value tunes DALI's "
          "decoder; ours measured fastest at 0.9 on an H200); negative: use hw_decoder_load as given", -1, 1),
+    Knob("TORCH_DALI_NVJPEG_FULL_HW_SHARE", "float", 1.0, "share of JPEGs our decoder sends to the hardware "
+         "engines when a decoder's hw_decoder_load is 1 (DALI's ResNet-50 recipe asks for 1.0): the rest decode "
+         "whole on the CUDA backend beside the engines and are cropped after; 1 (default): all on the engines, "
+         "each random-crop window decoded alone", 0, 1),
     Knob("TORCH_DALI_NVJPEG_ADAPTIVE", "int", 0, "1: the hardware share starts where TORCH_DALI_NVJPEG_HW_SHARE "
          "puts it and moves batch by batch to where the hardware engines and the CUDA backend finish together "
          "(shares 0 and 1 stay). Off by default: which images take which path then depends on timing, so "

@@ -69,10 +69,13 @@ def hw_share(hw_decoder_load: float) -> float:
     path); ours measured fastest at 0.9 on an H200 for any load strictly between 0 and 1, so
     TORCH_DALI_NVJPEG_HW_SHARE (default 0.9; negative: follow the argument) replaces those. 0 (no
     hardware) and 1 (all hardware, which lets the random-crop decoders decode every window) are
-    kept. Fixed per pipeline, so a rerun sends the same images the same way (same pixels)."""
+    kept, unless TORCH_DALI_NVJPEG_FULL_HW_SHARE moves some of load 1's images to the CUDA backend.
+    Fixed per pipeline, so a rerun sends the same images the same way (same pixels)."""
     load = float(hw_decoder_load)
+    if load >= 1.0:
+        return min(1.0, float(_knobs.get("TORCH_DALI_NVJPEG_FULL_HW_SHARE")))
     share = _knobs.get("TORCH_DALI_NVJPEG_HW_SHARE")
-    return load if share < 0 or load <= 0.0 or load >= 1.0 else float(share)
+    return load if share < 0 or load <= 0.0 else float(share)
 
 
 def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
