@@ -24,9 +24,13 @@ def hflip_hwc(t: Any) -> Any:
     return t.flip(1)
 
 
-def make(lib: str, kind: str, data: str, threads: int | None = None, hw_load: float = 0.65,
+def make(lib: str, kind: str, data: str, threads: int | None = None, hw_load: float | None = None,
          batch_size: int = BS) -> Any:
-    """An unbuilt pipeline of `kind` over `data` (a JPEG class folder; a .rec file for "seed")."""
+    """An unbuilt pipeline of `kind` over `data` (a JPEG class folder; a .rec file for "seed").
+    hw_load: the decoder's hw_decoder_load, by default what the judge's reference.sh asks for
+    (1.0 for fused, DALI's ResNet-50 recipe; 0.65 otherwise)."""
+    if hw_load is None:
+        hw_load = 1.0 if kind == "fused" else 0.65
     nd = importlib.import_module(lib)
     fn, types, ops = nd.fn, nd.types, nd.ops
     plugin = importlib.import_module(lib + ".plugin.pytorch")
