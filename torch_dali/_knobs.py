@@ -130,13 +130,14 @@ KNOBS: tuple[Knob, ...] = (
     Knob("TORCH_DALI_NVJPEG_FULL_HW_SHARE", "float", 1.0, "share of JPEGs our decoder sends to the hardware "
          "engines when a decoder's hw_decoder_load is 1 (DALI's ResNet-50 recipe asks for 1.0): the rest decode "
          "whole on the CUDA backend beside the engines and are cropped after; 1 (default): all on the engines, "
-         "each random-crop window decoded alone", 0, 1),
+         "each random-crop window decoded alone. 0.9 and 0.8 measured no faster beside DALI on an H200 "
+         "(2026-12-02, 2-3 paired rounds per data set, within the rounds' spread) and took 20-40 MiB more", 0, 1),
     Knob("TORCH_DALI_NVJPEG_ADAPTIVE", "int", 0, "1: the hardware share starts where TORCH_DALI_NVJPEG_HW_SHARE "
          "puts it and moves batch by batch to where the hardware engines and the CUDA backend finish together "
          "(shares 0 and 1 stay). Off by default: which images take which path then depends on timing, so "
          "reruns differ in the last bits, and it measured slower on the validation pipeline", 0, 1),
     Knob("TORCH_DALI_NVJPEG_ARENA", "int", 3, "3 (default): a decoded batch's images are packed into "
-         "chunks of one size (16 MiB, or an eighth of the largest batch in powers of two), made on a stream "
+         "chunks of one size (16 MiB, or a sixteenth of the largest batch in powers of two), made on a stream "
          "of the decoder's own, with nvJPEG's scratch on a second one: batches of changing sizes leave no "
          "cached blocks too small to reuse (H200, two rounds: fused 1255-1309 -> 881-1027 MiB, unfused "
          "1395 -> 965-1113 MiB; images/s 1-13% lower, within the rounds' spread); 1: one allocation per "
@@ -155,8 +156,9 @@ KNOBS: tuple[Knob, ...] = (
          "is made, 2 (default) as each is made except the first slot's, which waits until the first "
          "batch has decoded", 0, 2),
     Knob("TORCH_DALI_NVJPEG_SHARED_HW_HANDLE", "int", 0, "1: every slot's hardware decoder state "
-         "decodes with one hardware handle (each handle holds ~42 MiB of device memory on an H200) instead "
-         "of a handle per slot; their batches take the engines in turn anyway. Ignored with "
+         "decodes with one hardware handle instead of a handle per slot (their batches take the engines in "
+         "turn anyway). Off: on an H200 (2026-12-02) it saved 2 MiB, not the ~42 MiB per handle expected "
+         "(device memory outside torch's cache 151 against 153 MiB), at no clear speed change. Ignored with "
          "TORCH_DALI_NVJPEG_HW_CONCURRENT=1", 0, 1),
     Knob("TORCH_DALI_NVJPEG_DEVICE_PADDING", "int", 2 << 20, "bytes nvJPEG adds to each scratch buffer "
          "it grows (fewer re-allocations as image sizes vary; the buffers come from torch's caching "

@@ -964,8 +964,11 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
     if (total > 0 && arena_ == 3) {
       // Chunks of one size, the images packed in order (one larger than a chunk gets its own
       // block); the chunk size only grows, in powers of two, so that a batch takes ~8-16 chunks.
+      // (total / 8 made it 4-8: the first batch, decoded whole by the CUDA backend, grew 16 MiB
+      // chunks to 32 MiB, and each later batch of windows, ~75 MB on the fused reference pipeline,
+      // then took three 32 MiB chunks, up to 21 MiB of each batch's last chunk unused.)
       int64_t chunk = chunk_bytes_.load(std::memory_order_relaxed);
-      const int64_t want = total / 8;
+      const int64_t want = total / 16;
       while (chunk < want) {
         const int64_t grown = chunk * 2;
         if (chunk_bytes_.compare_exchange_weak(chunk, grown, std::memory_order_relaxed)) chunk = grown;
