@@ -19,6 +19,7 @@ from ._device import Device, DeviceLike, device  # noqa: F401
 from ._eval import (EvalContext, EvalMode, Stream, ThreadPool, get_current_stream, get_default_stream,  # noqa: F401
                     get_num_threads, set_current_stream, set_default_stream, set_num_threads, stream)
 from ._data import Batch, Tensor, as_batch, as_tensor, batch, tensor  # noqa: F401
+from . import _invoke  # noqa: F401  (gives Tensor and Batch their arithmetic)
 from ._imread import imread  # noqa: F401
 from ._external_source import ExternalSource  # noqa: F401
 from . import math  # noqa: F401

@@ -1,132 +1,26 @@
-"""`ndd.Tensor` and `ndd.Batch`, the data of the dynamic mode, and how ops are applied to them.
+"""`ndd.Tensor` and `ndd.Batch`, the data of the dynamic mode.
 
 A Tensor holds one sample as a torch tensor (`_storage`: torch_dali's `backend.TensorCPU` /
 `TensorGPU`, the class `Pipeline.run()` samples have); a Batch holds samples as a TensorList
 (`_storage`, made when first needed) and/or as a list of Tensors. `as_tensor` / `as_batch` share
 memory with their source where they can (NumPy arrays, torch tensors, DLPack objects, other
-Tensors); `tensor` / `batch` copy. Arithmetic uses the kernels of torch_dali's arithmetic op
-(DALI's type promotion); every other op runs through `torch_dali.eager.apply`, the same kernels
-and pipelines as `fn.*`.
+Tensors); `tensor` / `batch` copy. Their arithmetic and the ops applied to them: `_invoke`.
 """
 from __future__ import annotations
 
-import enum
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 import torch
 
-from ... import eager
-from ... import types as dali_types
-from ...backend import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
-from ...ops import arith_kernels as K
-from ...ops._registry import lookup
-from ...ops._schema import COMMON_ARGS
+from ...backend import TensorCPU, TensorListCPU, TensorListGPU
 from ...tensor_list import TensorList
 from . import _device as D
 from . import _type as T
+from ._convert import cast, check_layout, place, to_torch, wrap
 from ._device import Device
 
-__all__ = ["Tensor", "Batch", "tensor", "as_tensor", "batch", "as_batch"]
-
-
-# -- conversion of user data -----------------------------------------------------------------------
-
-def _enum_type(x: Any) -> T.DType | None:
-    return T.ENUM_TYPES.get(type(x)) if isinstance(x, enum.Enum) else None
-
-
-def _python_scalar_dtype(x: Any) -> torch.dtype | None:
-    if isinstance(x, (bool, np.bool_)):
-        return torch.bool
-    if isinstance(x, int):
-        return torch.int32
-    if isinstance(x, float):
-        return torch.float32
-    return None
-
-
-def _from_nested(data: Any) -> tuple[torch.Tensor, T.DType | None]:
-    """Python scalars / (nested) lists: ints are INT32, floats FLOAT, bools BOOL (as DALI)."""
-    flat = data
-    while isinstance(flat, (list, tuple)) and flat:
-        flat = flat[0]
-    et = _enum_type(flat)
-    if et is not None:
-        return torch.tensor(np.vectorize(int, otypes=[np.int32])(np.array(data, dtype=object)) if isinstance(
-            data, (list, tuple)) else int(data), dtype=torch.int32), et
-    arr = np.asarray(data)
-    if arr.dtype == np.float64 and not isinstance(data, np.ndarray):
-        arr = arr.astype(np.float32)
-    elif arr.dtype == np.int64 and not isinstance(data, (np.ndarray, np.generic)):
-        arr = arr.astype(np.int32)
-    if arr.dtype == object:
-        raise TypeError(f"ndd: cannot make a tensor of {type(data).__name__} data")
-    return torch.from_numpy(np.array(arr)), None
-
-
-def _to_torch(data: Any, copy: bool) -> tuple[torch.Tensor, T.DType | None, str | None]:
-    """(torch tensor, enum dtype if any, layout found) of any data a Tensor is made from; shares
-    memory unless `copy`."""
-    if isinstance(data, TensorCPU):
-        layout = data.dali_layout() or None
-        t = data.as_subclass(torch.Tensor)
-        return (t.clone() if copy else t), None, layout
-    if isinstance(data, torch.Tensor):
-        return (data.clone() if copy else data), None, None
-    if isinstance(data, np.ndarray):
-        if data.dtype == object:
-            raise TypeError("ndd: NumPy arrays of objects cannot be tensors")
-        if not copy and data.flags.writeable and data.dtype.isnative:
-            try:
-                return torch.from_numpy(data), None, None
-            except (TypeError, ValueError):
-                pass
-        return torch.from_numpy(np.array(data)), None, None
-    if isinstance(data, TensorList):
-        dense = data.as_tensor()
-        return (dense.clone() if copy else dense), None, None
-    if hasattr(data, "__dlpack__") and not isinstance(data, (list, tuple)):
-        try:
-            t = torch.from_dlpack(data)
-            return (t.clone() if copy else t), None, None
-        except (TypeError, BufferError, RuntimeError):
-            pass
-    if hasattr(data, "__array__") or hasattr(data, "__array_interface__"):
-        return _to_torch(np.asarray(data), copy)
-    t, et = _from_nested(data)
-    return t, et, None
-
-
-def _cast(t: torch.Tensor, dt: T.DType) -> torch.Tensor:
-    if t.dtype == dt.torch_dtype:
-        return t
-    if dt.kind is T.DType.Kind.enum:
-        return t.to(torch.int32)
-    return K.cast_sat(t, dt.torch_dtype)
-
-
-def _check_layout(layout: str | None, ndim: int, what: str) -> str | None:
-    if layout is None or layout == "":
-        return None
-    layout = str(layout)
-    if len(layout) != ndim:
-        raise ValueError(f"{what}: layout {layout!r} has {len(layout)} dimensions, the data have {ndim} dimensions")
-    return layout
-
-
-def _wrap(t: torch.Tensor, layout: str | None) -> TensorCPU:
-    cls = TensorGPU if t.is_cuda else TensorCPU
-    out = t.as_subclass(cls)
-    out.set_layout(layout or "")
-    return out
-
-
-def _place(t: torch.Tensor, dev: Device | None) -> torch.Tensor:
-    if dev is None:
-        return t
-    target = D.to_torch(dev)
-    return t if t.device == target else t.to(target)
+__all__ = ["Tensor", "Batch", "tensor", "as_tensor", "batch", "as_batch", "sample_of"]
 
 
 # -- Tensor ----------------------------------------------------------------------------------------
@@ -157,21 +51,21 @@ class Tensor:
             if copy:
                 t = t.clone()
         else:
-            t, et, found = _to_torch(data, copy)
+            t, et, found = to_torch(data, copy)
         if want is not None:
             if want.kind is T.DType.Kind.enum or et is not None:
                 t = t.to(torch.int32) if t.dtype != torch.int32 else t
             else:
-                t = _cast(t, want)
+                t = cast(t, want)
             et = want
         else:
             et = et or T.DType.from_torch(t.dtype)
         dev = D.device(device) if device is not None else None
-        t = _place(t, dev)
+        t = place(t, dev)
         if layout is None:
             layout = found
         self._dtype: T.DType = et
-        self._storage: TensorCPU = _wrap(t, _check_layout(layout, t.dim(), "ndd.Tensor"))
+        self._storage: TensorCPU = wrap(t, check_layout(layout, t.dim(), "ndd.Tensor"))
 
     # -- properties --------------------------------------------------------------------------
     @property
@@ -258,7 +152,7 @@ class Tensor:
         t, layout = _subscript(self.torch(), self.layout, index)
         out = Tensor.__new__(Tensor)
         out._dtype = self._dtype
-        out._storage = _wrap(t, layout)
+        out._storage = wrap(t, layout)
         return out
 
     def __bool__(self) -> bool:
@@ -411,7 +305,7 @@ class Batch:
                 raise ValueError("ndd.Batch: a batch needs a leading sample dimension, got a scalar")
             t = whole.torch()
             self._whole = t
-            self._items = [_sample_of(t[i], whole.dtype) for i in range(t.shape[0])]
+            self._items = [sample_of(t[i], whole.dtype) for i in range(t.shape[0])]
             self._dtype = whole.dtype
             inner = whole.layout[1:] if whole.layout else None
             self._layout = layout if layout is not None else inner
@@ -420,7 +314,7 @@ class Batch:
             self._layout = None
         if self._layout is not None and self._items:
             for x in self._items:
-                _check_layout(self._layout, x.ndim, "ndd.Batch")
+                check_layout(self._layout, x.ndim, "ndd.Batch")
             self._items = [_relayout(x, self._layout) for x in self._items]
 
     # -- properties --------------------------------------------------------------------------
@@ -431,7 +325,7 @@ class Batch:
     def _samples(self) -> list[Tensor]:
         if self._items is None:
             st = self._storage
-            self._items = [_sample_of(x, self._dtype, self._layout) for x in st.samples]
+            self._items = [sample_of(x, self._dtype, self._layout) for x in st.samples]
         return self._items
 
     @property
@@ -537,17 +431,17 @@ class Batch:
                 f"    num_samples={self.batch_size},\n    shape={self.shape})")
 
 
-def _sample_of(t: torch.Tensor, dt: T.DType, layout: str | None = None) -> Tensor:
+def sample_of(t: torch.Tensor, dt: T.DType, layout: str | None = None) -> Tensor:
     out = Tensor.__new__(Tensor)
     out._dtype = dt
-    out._storage = _wrap(t, layout)
+    out._storage = wrap(t, layout)
     return out
 
 
 def _relayout(x: Tensor, layout: str | None) -> Tensor:
     if x.layout == layout:
         return x
-    return _sample_of(x.torch(), x.dtype, layout)
+    return sample_of(x.torch(), x.dtype, layout)
 
 
 class _BatchSlicer:
@@ -562,7 +456,7 @@ class _BatchSlicer:
         for k, x in enumerate(b.tensors):
             mine = tuple(i.tensors[k] if isinstance(i, Batch) else i for i in idx)
             t, layout = _subscript(x.torch(), b.layout, mine)
-            out.append(_sample_of(t, b.dtype, layout))
+            out.append(sample_of(t, b.dtype, layout))
         return Batch(out, dtype=b.dtype, layout=layout if out else None)
 
 
@@ -578,152 +472,3 @@ def as_batch(tensors: Any, dtype: Any = None, device: Any = None, layout: str | 
             device is None or D.device(device) == tensors.device):
         return tensors
     return Batch(tensors, dtype=dtype, device=device, layout=layout, copy=False)
-
-
-# -- arithmetic ------------------------------------------------------------------------------------
-
-def _operand(x: Any) -> Tensor | Batch:
-    if isinstance(x, (Tensor, Batch)):
-        return x
-    if isinstance(x, enum.Enum):
-        raise TypeError(f"ndd: arithmetic on {x!r} is not supported")
-    return as_tensor(x)
-
-
-def _device_name(d: Device) -> str:
-    return d.device_type.upper()
-
-
-def _arith(op: str, *operands: Any) -> Tensor | Batch:
-    xs = [_operand(x) for x in operands]
-    devs = {x.device.device_type for x in xs}
-    if len(devs) > 1:
-        a, b = (_device_name(x.device) for x in xs[:2])
-        raise ValueError(f"ndd: `{K.display(op)}` got operands on different devices: {a} and {b}")
-    for x in xs:
-        if x.dtype.kind is T.DType.Kind.enum:
-            raise TypeError(f"ndd: arithmetic on {x.dtype} values is not supported")
-    out_type = K.result_type(op, [x.dtype.torch_dtype for x in xs])
-    batches = [x for x in xs if isinstance(x, Batch)]
-    if not batches:
-        r = K.compute(op, [x.torch() for x in xs], out_type)  # type: ignore[union-attr]
-        layout = next((x.layout for x in xs if x.layout and x.ndim == r.dim()), None)
-        return _sample_of(r, T.DType.from_torch(out_type), layout)
-    n = batches[0].batch_size
-    if any(b.batch_size != n for b in batches):
-        raise ValueError(f"ndd: `{K.display(op)}` got batches of different sizes {[b.batch_size for b in batches]}")
-    samples = []
-    for k in range(n):
-        ts = [x.tensors[k].torch() if isinstance(x, Batch) else x.torch() for x in xs]
-        samples.append(_sample_of(K.compute(op, ts, out_type), T.DType.from_torch(out_type)))
-    layout = next((b.layout for b in batches if b.layout and samples and len(b.layout) == samples[0].ndim), None)
-    return Batch(samples, dtype=T.DType.from_torch(out_type), layout=layout)
-
-
-_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "fdiv", "floordiv": "div", "pow": "pow",
-           "mod": "mod", "and": "bitand", "or": "bitor", "xor": "bitxor", "lshift": "lshift", "rshift": "rshift"}
-_COMPARE = {"eq": "eq", "ne": "neq", "lt": "lt", "le": "leq", "gt": "gt", "ge": "geq"}
-
-
-def _install_arithmetic(cls: type) -> None:
-    def binary(op: str, reverse: bool) -> Any:
-        if reverse:
-            return lambda self, other: _arith(op, other, self)
-        return lambda self, other: _arith(op, self, other)
-
-    for py, op in _BINARY.items():
-        setattr(cls, f"__{py}__", binary(op, False))
-        setattr(cls, f"__r{py}__", binary(op, True))
-    for py, op in _COMPARE.items():
-        setattr(cls, f"__{py}__", binary(op, False))
-    cls.__neg__ = lambda self: _arith("minus", self)
-    cls.__pos__ = lambda self: _arith("plus", self)
-    cls.__abs__ = lambda self: _arith("abs", self)
-    cls.__invert__ = lambda self: _arith("bitnot", self)
-    cls.__hash__ = None  # `==` is elementwise
-
-
-_install_arithmetic(Tensor)
-_install_arithmetic(Batch)
-
-
-def math_op(op: str, *operands: Any) -> Tensor | Batch:
-    """An elementwise math function (`sqrt`, `min`, `clamp`...) with DALI's type rules."""
-    return _arith(op, *operands)
-
-
-# -- ops -------------------------------------------------------------------------------------------
-
-def _arg_value(schema: Any, name: str, v: Any, n: int | None) -> Any:
-    """An argument as eager.apply takes it: per-sample TensorLists for Batches (and Tensors of
-    per-sample arguments in batch mode), plain values otherwise."""
-    if isinstance(v, T.DType):
-        return v.type_id
-    if isinstance(v, Device):
-        return str(v.device_type)
-    a = schema.arg(name)
-    if isinstance(v, Batch):
-        if n is not None and v.batch_size != n:
-            raise ValueError(f"ndd.{schema.name}: argument {name!r} has {v.batch_size} samples, the batch {n}")
-        return TensorList([x.torch().cpu() for x in v.tensors], v.layout or "")
-    if isinstance(v, Tensor):
-        if a is not None and a.tensor:
-            return TensorList([v.torch().cpu()] * (n or 1), v.layout or "")
-        value = v.torch().cpu()
-        return value.item() if value.dim() == 0 else value.tolist()
-    return v
-
-
-def _input_list(x: Any, n: int | None) -> TensorList:
-    if isinstance(x, Batch):
-        samples = [t.torch() for t in x.tensors]
-        return TensorList(samples, x.layout or "")
-    t = as_tensor(x)
-    return TensorList([t.torch()] * (n or 1), t.layout or "")
-
-
-def invoke(name: str, inputs: Sequence[Any], kwargs: dict[str, Any], *, draw: int | None = None) -> Any:
-    """Applies the op of schema `name` to Tensors / Batches (and tensor-likes): Batch inputs or
-    per-sample arguments give Batches, Tensors give Tensors; `batch_size=` makes an op without
-    inputs give a Batch. `device=` picks where it runs (default: where the inputs are)."""
-    schema = lookup(name)
-    kwargs = dict(kwargs)
-    device = kwargs.pop("device", None)
-    batch_size = kwargs.pop("batch_size", None)
-    kwargs.pop("max_batch_size", None)
-    kwargs.pop("name", None)
-    for k in kwargs:
-        if schema.arg(k) is None and k not in COMMON_ARGS:
-            raise TypeError(f"{name.split('.')[-1]}() got an unexpected keyword argument {k!r}")
-    batched = [x for x in [*inputs, *kwargs.values()] if isinstance(x, Batch)]
-    n = batched[0].batch_size if batched else (int(batch_size) if batch_size is not None else None)
-    if batched and batch_size is not None and int(batch_size) != n:
-        raise ValueError(f"ndd.{name}: batch_size={batch_size} does not match the inputs' {n} samples")
-    if n is not None and n < 1:
-        raise ValueError(f"ndd.{name}: a batch needs at least one sample")
-    ins = [_input_list(x, n) for x in inputs]
-    args = {k: _arg_value(schema, k, v, n) for k, v in kwargs.items()}
-    dev = None if device is None else D.device(device).device_type
-    outs = eager.apply(name, ins, args, batch_size=n or 1, device=dev, draw=draw)
-    results = [_result(o, n is not None) for o in outs]
-    return results[0] if len(results) == 1 else tuple(results)
-
-
-def _result(tl: TensorList, as_batch_: bool) -> Tensor | Batch:
-    samples = tl.samples
-    dt = T.DType.from_torch(samples[0].dtype) if samples else T.DType.from_type_id(tl.dtype)
-    layout = tl.layout() or None
-    if as_batch_:
-        return Batch([_sample_of(s, dt, layout) for s in samples], dtype=dt, layout=layout)
-    return _sample_of(samples[0], dt, layout)
-
-
-def from_tensor_list(tl: TensorList, as_batch_: bool = True) -> Tensor | Batch:
-    """A pipeline's output batch as a Batch (or its first sample as a Tensor), sharing memory."""
-    return _result(tl, as_batch_)
-
-
-def enum_value(t: Tensor) -> Any:
-    """The DALI enum value an enum-typed scalar Tensor holds."""
-    cls = {v: k for k, v in T.ENUM_TYPES.items()}.get(t.dtype)
-    return dali_types.enum_from_number(cls, int(t.item())) if cls else t.item()

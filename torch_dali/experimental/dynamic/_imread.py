@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _data
+from . import _data, _invoke
 
 
 def imread(path: Any, device: Any = "cpu", output_type: Any = None, **kwargs: Any) -> Any:
@@ -16,4 +16,4 @@ def imread(path: Any, device: Any = "cpu", output_type: Any = None, **kwargs: An
     if output_type is not None:
         kwargs["output_type"] = output_type
     data: Any = _data.as_batch(raw) if many else _data.as_tensor(raw[0])
-    return _data.invoke("decoders.image", [data], dict(kwargs, device=device))
+    return _invoke.invoke("decoders.image", [data], dict(kwargs, device=device))

@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterator
 
 from ...ops._registry import all_schemas
 from ...tensor_list import TensorList
-from . import _data
+from . import _invoke
 from . import random as _random
 
 # not ops applied to data: graph internals, sources, Python callbacks, arithmetic (operators)
@@ -24,10 +24,10 @@ def _function(schema: Any) -> Callable[..., Any]:
     name = schema.name
     if schema.random:
         def call(*inputs: Any, rng: Any = None, seed: int | None = None, **kwargs: Any) -> Any:
-            return _data.invoke(name, inputs, kwargs, draw=_random.draw_for_call(rng, seed))
+            return _invoke.invoke(name, inputs, kwargs, draw=_random.draw_for_call(rng, seed))
     else:
         def call(*inputs: Any, **kwargs: Any) -> Any:
-            return _data.invoke(name, inputs, kwargs)
+            return _invoke.invoke(name, inputs, kwargs)
     call.__name__ = name.split(".")[-1]
     call.__qualname__ = name
     call.__doc__ = (f"{schema.doc}\n\nDynamic-mode `{name}`: inputs are ndd.Tensor / ndd.Batch (or "
@@ -180,7 +180,7 @@ class Reader:
         vals = []
         for j, (key, _, layout) in enumerate(samples[0]):
             tl = TensorList([smp[j][1] for smp in samples], layout)
-            vals.append((key, _data.from_tensor_list(tl, batch_size is not None)))
+            vals.append((key, _invoke.from_tensor_list(tl, batch_size is not None)))
         return _shape_outputs(vals, self._named)
 
     def next_epoch(self, batch_size: int | None = None, ctx: Any = None) -> Iterator[Any]:
@@ -224,7 +224,7 @@ class Reader:
         vals = []
         for j, (key, _, layout) in enumerate(samples[0]):
             tl = TensorList([smp[j][1] for smp in samples], layout)
-            vals.append((key, _data.from_tensor_list(tl, batched)))
+            vals.append((key, _invoke.from_tensor_list(tl, batched)))
         return _shape_outputs(vals, self._named)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._data import math_op as _math_op
+from ._invoke import math_op as _math_op
 
 __all__ = ["abs", "fabs", "floor", "ceil", "sqrt", "rsqrt", "cbrt", "exp", "log", "log2", "log10", "sin", "cos",
            "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "min", "max", "pow",
