@@ -131,7 +131,7 @@ def run(build: Build, data: list[np.ndarray], batched: bool, monkeypatch: pytest
         m.setattr(batching, "batched", (lambda op, tl: len(tl) > 1) if batched else (lambda op, tl: False))
         if batched:  # per-sample ops chained on CPU threads would never see the batch
             m.setattr(color._ColorOp, "sample_wise", False, raising=False)
-            m.setattr(geometry._ImageOp, "sample_wise", False, raising=False)
+            m.setattr(geometry.ImageOp, "sample_wise", False, raising=False)
 
         @pipeline_def(batch_size=len(data), num_threads=1, device_id=0 if device == "gpu" else None, seed=3,
                       prefetch_queue_depth=1)

@@ -11,7 +11,8 @@ import torch
 from torch_dali import fn, pipeline_def
 from torch_dali.ops import _dispatch
 from torch_dali.ops.fused import ResizeCropMirrorNormalize
-from torch_dali.ops.geometry import RandomResizedCrop, Resize
+from torch_dali.ops.geometry import Resize
+from torch_dali.ops.random_resized_crop import RandomResizedCrop
 from torch_dali.ops.normalize import CropMirrorNormalize
 from torch_dali.tensor_list import TensorList
 

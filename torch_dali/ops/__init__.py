@@ -10,7 +10,7 @@ from ._registry import all_schemas, lookup, make_class  # noqa: F401
 from ._naming import op_name as _op_name  # noqa: F401 - DALI's `ops._op_name(schema_name, api)`
 
 # Each family module registers its schemas on import.
-_FAMILIES = ("basic", "arithmetic", "random", "geometry", "normalize", "color", "readers.file", "readers.mxnet", "readers.npy", "readers.tfrecord",
+_FAMILIES = ("basic", "arithmetic", "random", "geometry", "flip", "random_resized_crop", "normalize", "color", "readers.file", "readers.mxnet", "readers.npy", "readers.tfrecord",
              "readers.webdataset", "readers.caffe", "readers.nemo_asr",
              "decoders.image", "python_function", "external_source",
              "color_adjust", "filters", "noise", "normalization", "morphology", "histogram", "distort",

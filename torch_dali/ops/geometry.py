@@ -1,4 +1,5 @@
-"""Geometry ops: resize, crop, flip, random_resized_crop (CPU or CUDA tensors).
+"""Geometry ops: resize and crop (CPU or CUDA tensors), and ImageOp, the base of the image ops
+(flip, random_resized_crop) that take their layout from the input.
 
 Images may be HWC, CHW, HW or sequences of them (FHWC, FCHW, CFHW; flip also volumes); the
 layout comes from the input (see `layouts`), an input without one is taken as DALI does (HWC for 3
@@ -14,16 +15,13 @@ from .. import types
 from ..errors import ArgumentError
 from ..functional import batch_sizes as BS
 from ..functional import crop as C
-from ..functional.crop_window import random_crop_window, reading_regions
 from ..functional import resize_plan as RP
 from ..functional.resize import resize, resize_volume
 from ..tensor_list import TensorList
-from . import batching
 from . import layouts as L
 from ._operator import BatchContext, Operator, SampleContext
 from ._registry import register
-from .fast.windows import random_crop_window_array
-from ._schema import Arg, OpSchema, length, non_negative, one_of, positive, unit_interval
+from ._schema import Arg, OpSchema, length, non_negative, one_of
 from .geometry_args import CROP_ARGS, filter_args  # noqa: F401 - also imported from here
 
 _RESIZE_MODES = ("default", "stretch", "not_larger", "not_smaller")
@@ -44,11 +42,11 @@ def interp_name(v: Any) -> str | None:
     return _enum_value(v)
 
 
-def _dtype(v: Any) -> torch.dtype | None:
+def output_dtype(v: Any) -> torch.dtype | None:
     return None if v is None else types.to_torch_dtype(v)
 
 
-class _ImageOp(Operator):
+class ImageOp(Operator):
     """Shared helpers: per-sample argument lookup and the input's layout."""
 
     strided_input_ok = True  # torch ops and our kernels read strided rows
@@ -127,7 +125,7 @@ class _ImageOp(Operator):
 _VOLUMES = ("DHWC", "CDHW", "FDHWC", "FCDHW")
 
 
-class Resize(_ImageOp):
+class Resize(ImageOp):
     """Resizes images and volumes (DHWC, CDHW and sequences of them: three spatial axes, sized by
     `resize_z` too); sizes and windows may be per-sample (`resize_shorter=fn.random.uniform(...)`).
     The output size and the source window of each axis come from `resize_plan` (DALI's rules)."""
@@ -152,7 +150,7 @@ class Resize(_ImageOp):
             if name not in self.node.arg_inputs and isinstance(v, list) and len(v) not in (1, 2, 3):
                 raise ArgumentError(f"{self.name}: `{name}` must have 1 value or one per spatial axis (2, or "
                                     f"3 for volumes), got {len(v)}")
-        self.dtype = _dtype(self.args["dtype"])
+        self.dtype = output_dtype(self.args["dtype"])
 
     def defined(self, name: str) -> bool:
         """Whether `name` was given at all (a window starting at 0 is a window)."""
@@ -281,7 +279,7 @@ class Resize(_ImageOp):
 
 # -- crop -------------------------------------------------------------------------------------------
 
-class Crop(_ImageOp):
+class Crop(ImageOp):
     """Cuts a window of `crop` = (height, width) at relative position (crop_pos_y, crop_pos_x)."""
 
     layouts = L.CROP
@@ -296,7 +294,7 @@ class Crop(_ImageOp):
         if crop is not None and not isinstance(crop, (int, float)) and len(crop) not in (2, 3):
             raise ArgumentError(f"{self.name}: `crop` must be (height, width) or (depth, height, width), got {crop!r}")
         self.policy = _enum_value(self.args["out_of_bounds_policy"])
-        self.dtype = _dtype(self.args["dtype"])
+        self.dtype = output_dtype(self.args["dtype"])
         fill = self.args["fill_values"]
         self.fill_values = [float(fill)] if isinstance(fill, (int, float)) else list(fill or [0.0])
 
@@ -360,110 +358,6 @@ class Crop(_ImageOp):
         return out if canon is None else canon.back(out)
 
 
-# -- flip -------------------------------------------------------------------------------------------
-
-class Flip(_ImageOp):
-    layouts = L.FLIP
-
-    def flags(self, args: dict[str, list[Any]], name: str, n: int) -> list[bool]:
-        """Each sample's `horizontal` / `vertical` / `depthwise` flag (per-sample or constant)."""
-        return [bool(v) for v in (args[name] if name in args else [self.args[name]] * n)]
-
-    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        x = inputs[0]
-        lay = self.layout_of(x)
-        dims = [lay.index(axis) for axis, arg in (("W", "horizontal"), ("H", "vertical"), ("D", "depthwise"))
-                if axis in lay and bool(self.get(args, arg))]
-        return x.flip(dims) if dims else x
-
-    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
-        """On CUDA a dense batch flips in two launches, not one per sample (the batched spec)."""
-        self.note_layout(inputs)
-        tl = inputs[0]
-        if self.device.type == "cuda" and self.hwc_input() and len(tl) and tl.is_dense_tensor() and tl[0].dim() == 3:
-            n = len(tl)
-            out = C.flip_batch(tl.as_tensor(), self.flags(args, "horizontal", n), self.flags(args, "vertical", n))
-            return [TensorList(out, tl.layout())]
-        if batching.batched(self, tl) and self.hwc_input() and all(t.dim() == 3 for t in tl.samples) \
-                and len({t.dtype for t in tl.samples}) == 1 and len({int(t.shape[2]) for t in tl.samples}) == 1:
-            n = len(tl)
-            self.layout_of(tl[0])
-            return [TensorList(C.flip_flat(tl.samples, self.flags(args, "horizontal", n),
-                                           self.flags(args, "vertical", n)), self.output_layout(0))]
-        return super().run_batch(ctx, inputs, args)
-
-
-# -- random resized crop ------------------------------------------------------------------------------
-
-class RandomResizedCrop(_ImageOp):
-    """A random window (area and aspect ratio drawn as DALI does), resized to `size`."""
-
-    layouts = L.RANDOM_RESIZED_CROP
-
-    def setup(self) -> None:
-        size = self.args["size"]
-        size = [size] if isinstance(size, int) else list(size)
-        self.size = (size[0], size[-1])
-        self.area = self._pair("random_area")
-        self.ratio = self._pair("random_aspect_ratio")
-        if not 0 < self.area[0] <= self.area[1]:
-            raise ArgumentError(f"{self.name}: `random_area` must be 0 < min <= max, got {self.area}")
-        if not 0 < self.ratio[0] <= self.ratio[1]:
-            raise ArgumentError(f"{self.name}: `random_aspect_ratio` must be 0 < min <= max, "
-                                f"got {self.ratio}")
-        self.dtype = _dtype(self.args["dtype"])
-
-    def _pair(self, name: str) -> tuple[float, float]:
-        v = self.args[name]
-        v = [v] if isinstance(v, (int, float)) else list(v)
-        return (float(v[0]), float(v[-1]))
-
-    def window(self, ctx: SampleContext, img: torch.Tensor) -> tuple[int, int, int, int]:
-        return random_crop_window(ctx.rng, int(img.shape[0]), int(img.shape[1]), self.area, self.ratio,
-                                  self.args["num_attempts"])
-
-    def resize_window(self, img: torch.Tensor, window: tuple[int, int, int, int], args: dict[str, Any]) -> torch.Tensor:
-        """An (H, W, K) image's window resized to `size`. The window is a region of interest, as in
-        DALI: the filter reads the pixels past it."""
-        return resize(img, self.size, interp_name(self.get(args, "interp_type")), self.args["antialias"],
-                      interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
-                      self.dtype, roi=window)
-
-    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        canon = self.canonical(inputs[0])
-        img = inputs[0] if canon is None else canon.hwk
-        out = self.resize_window(img, self.window(ctx, img), args)
-        return out if canon is None else canon.back(out)
-
-    def takes_regions(self) -> bool:
-        """HWC images resampled with a constant linear filter: the case whose taps `reading_regions`
-        bounds (and the batched CUDA kernel's, which reads regions exactly as whole images)."""
-        interp = getattr(self.args.get("interp_type"), "key", None)
-        return (self.device.type == "cuda" and self.hwc_input() and interp == "linear"
-                and self.dtype in (None, torch.uint8) and self.args.get("min_filter") is None and self.args.get("mag_filter") is None
-                and not any(k in self.node.arg_inputs for k in ("interp_type", "min_filter", "mag_filter")))
-
-    def input_regions(self, iteration: int, sizes: np.ndarray) -> np.ndarray:
-        wins = random_crop_window_array(self.node.seed, iteration, sizes, self.area, self.ratio,
-                                        self.args["num_attempts"])
-        return reading_regions(wins, sizes, self.size)
-
-    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
-        regions = inputs[0].regions
-        if regions is None:
-            return super().run_batch(ctx, inputs, args)
-        # parts of images: windows drawn for the whole images, read from the parts (the CUDA
-        # kernel reads them exactly; here the shifted float origin may round a value differently)
-        self.note_layout(inputs)
-
-        def one(i: int) -> torch.Tensor:
-            y0, x0, h, w = (int(v) for v in regions[i])
-            wy, wx, wh, ww = random_crop_window(ctx.sample(i).rng, h, w, self.area, self.ratio,
-                                                self.args["num_attempts"])
-            return self.resize_window(inputs[0][i], (wy - y0, wx - x0, wh, ww), {k: v[i] for k, v in args.items()})
-        return [TensorList(ctx.map(one, len(inputs[0])), self.output_layout(0))]
-
-
 # -- schemas ----------------------------------------------------------------------------------------
 
 register(OpSchema(
@@ -503,25 +397,4 @@ register(OpSchema(
         "follow the policy.",
     args=(*CROP_ARGS, Arg("dtype", "dtype", None, "output type (default: the input's)",
                            aliases=("output_dtype",))),
-))
-register(OpSchema(
-    name="flip", impl=Flip, doc="Mirrors images, sequences and volumes along W, H and D (per-sample flags).",
-    args=(
-        Arg("horizontal", "int", 1, "1 flips left-right", tensor=True),
-        Arg("vertical", "int", 0, "1 flips upside down", tensor=True),
-        Arg("depthwise", "int", 0, "1 flips volumes front to back (layouts with D)", tensor=True),
-    ),
-))
-register(OpSchema(
-    name="random_resized_crop", impl=RandomResizedCrop, random=True,
-    doc="Crops a random area / aspect-ratio window and resizes it to `size` (height, width).",
-    args=(
-        Arg("size", "ints", doc="output (height, width)", check=positive),
-        Arg("random_area", "floats", (0.08, 1.0), "range of the window's fraction of the image area",
-            check=length(1, 2)),
-        Arg("random_aspect_ratio", "floats", (3.0 / 4.0, 4.0 / 3.0),
-            "range of the window's width / height (drawn log-uniformly)", check=length(1, 2)),
-        Arg("num_attempts", "int", 10, "tries before the clamped fallback window", check=positive),
-        *filter_args(),
-    ),
 ))

@@ -22,7 +22,8 @@ import torch
 
 from ..._native import helpers
 from .._dispatch import FastSampleKernel, register_fast_sample
-from ..geometry import RandomResizedCrop, Resize, interp_name
+from ..geometry import Resize, interp_name
+from ..random_resized_crop import RandomResizedCrop
 from ..normalize import CropMirrorNormalize
 
 _FILTER_ARGS = ("interp_type", "min_filter", "mag_filter")

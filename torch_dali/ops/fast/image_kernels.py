@@ -24,7 +24,9 @@ import torch
 from ...tensor_list import TensorList
 from .._dispatch import FastKernel, register_fast
 from ..fused import ResizeCropMirrorNormalize
-from ..geometry import Flip, RandomResizedCrop, Resize, interp_name
+from ..flip import Flip
+from ..geometry import Resize, interp_name
+from ..random_resized_crop import RandomResizedCrop
 from ..normalize import CropMirrorNormalize, one_size_inside
 from . import cuda_image as cuda
 from .windows import random_crop_window_array
