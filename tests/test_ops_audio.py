@@ -86,7 +86,7 @@ def test_to_decibels_edges_as_dali():
     np.testing.assert_array_equal(np.signbit(out), [True, True, True, True, False])
     np.testing.assert_array_equal(out, np.zeros(5, np.float32))
     assert np.isnan(np.asarray(run_graph(lambda x: fn.to_decibels(x, multiplier=0.0, cutoff_db=5.0), [w])[0])).all()
-    with pytest.raises(RuntimeError, match="reference"):
+    with pytest.raises(RuntimeError, match="`reference` argument can't be zero"):
         run_graph(lambda x: fn.to_decibels(x, reference=0.0), [w])
 
 

@@ -60,8 +60,9 @@ class ToDecibels(Operator):
     def setup(self) -> None:
         ref = self.args.get("reference")
         if ref is not None and float(ref) == 0.0:  # at build, as in DALI: every value would be divided by it
-            raise ArgumentError(f"{self.name}: `reference` is the 0 dB value every input is divided by and "
-                                f"must not be 0")
+            # DALI's tests match the fragment "`reference` argument can't be zero" (kept, like other short ones)
+            raise ArgumentError(f"{self.name}: `reference` argument can't be zero; it is the 0 dB level every "
+                                f"input is divided by")
         # the floor ratio, 10 ** (cutoff_db / multiplier), taken in float64 and stored as float32, never below
         # float32's smallest positive value (DALI 2.4, measured: a multiplier of 0 gives 0 dB for every value
         # when cutoff_db < 0 and NaN otherwise; an underflowing floor gives log2 = -149, not -inf)
