@@ -86,7 +86,7 @@ def test_to_decibels_edges_as_dali():
     np.testing.assert_array_equal(np.signbit(out), [True, True, True, True, False])
     np.testing.assert_array_equal(out, np.zeros(5, np.float32))
     assert np.isnan(np.asarray(run_graph(lambda x: fn.to_decibels(x, multiplier=0.0, cutoff_db=5.0), [w])[0])).all()
-    with pytest.raises(RuntimeError, match="reference"):
+    with pytest.raises(RuntimeError, match="`reference` argument can't be zero"):
         run_graph(lambda x: fn.to_decibels(x, reference=0.0), [w])
 
 
@@ -100,3 +100,13 @@ def test_power_spectrum_negative_axis_is_the_last():
         np.testing.assert_allclose(out, np.abs(np.fft.rfft(a, n=4, axis=-1)) ** 2, atol=1e-4)
     with pytest.raises(RuntimeError, match="axis"):
         run_graph(lambda x: fn.power_spectrum(x, axis=3), [a])
+
+
+def test_power_spectrum_nfft_not_positive_is_the_axis_length():
+    """DALI 2.4 (measured): nfft=0, -1 or -5 gives what no nfft gives: an FFT of the axis' length."""
+    a = np.random.default_rng(2).standard_normal((7, 10)).astype(np.float32)
+    want = np.abs(np.fft.rfft(a, axis=0)) ** 2
+    for nfft in (0, -1, -5):
+        out = np.asarray(run_graph(lambda x: fn.power_spectrum(x, axis=0, nfft=nfft), [a])[0])
+        assert out.shape == (4, 10)
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)

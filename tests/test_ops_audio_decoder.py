@@ -77,3 +77,20 @@ def test_every_truncation_and_byte_flip_is_decoded_or_refused():
             continue
         out = wav.decode(v, info, torch.float32)
         assert out.shape[0] * info.channels * info.bits // 8 <= len(v)
+
+
+def test_quality_checked_only_when_resampling():
+    """DALI 2.4 (measured): `quality` outside [0, 100] is refused at build (RuntimeError) when
+    `sample_rate` is given, as a constant (even 0) or a per-sample input; without it, or with
+    sample_rate=None, the quality is unused and taken."""
+    from torch_dali import types
+    for kw in ({"sample_rate": 0}, {"sample_rate": 16000.0}, {"sample_rate": types.Constant(8000.0)}):
+        with pytest.raises(RuntimeError, match="quality"):
+            _decode([GOOD], quality=-1, **kw)
+    with pytest.raises(RuntimeError, match="quality"):
+        _decode([GOOD], quality=100.5, sample_rate=8000)
+    for kw in ({}, {"sample_rate": None}):
+        wave, rate = _decode([GOOD], quality=101, **kw)
+        assert np.asarray(rate[0]) == 8000 and np.asarray(wave[0]).shape == (20, 2)
+    wave, _ = _decode([GOOD], quality=100, sample_rate=16000)
+    assert np.asarray(wave[0]).shape == (40, 2)

@@ -116,7 +116,8 @@ def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
                           name=name, seed=seed, origin=origin)
     for key, value in kwargs.items():  # the constants the caller gave (validate_args checked the names)
         arg = schema.arg(key)
-        if key not in COMMON_ARGS and arg is not None and not isinstance(value, DataNode):
+        # None is DALI's "not given" (the default applies), so it is not recorded as set
+        if key not in COMMON_ARGS and arg is not None and value is not None and not isinstance(value, DataNode):
             node.explicit.add(arg.name)
     outs = node.outputs
     named = getattr(schema.impl, "graph_outputs", None)  # outputs by name (readers.tfrecord's dict)

@@ -10,7 +10,7 @@ and out; `reference` defaults to each sample's maximum (a sample of zeros gives 
 `reference` of 0 is refused at build; the floor ratio is at least float32's smallest positive value.
 
 power_spectrum: |rfft(x, nfft)|^power along `axis` (any negative `axis` is the last one, as in DALI),
-float32.
+float32; nfft not given, or <= 0, is the axis' length (as in DALI).
 """
 from __future__ import annotations
 
@@ -60,8 +60,9 @@ class ToDecibels(Operator):
     def setup(self) -> None:
         ref = self.args.get("reference")
         if ref is not None and float(ref) == 0.0:  # at build, as in DALI: every value would be divided by it
-            raise ArgumentError(f"{self.name}: `reference` is the 0 dB value every input is divided by and "
-                                f"must not be 0")
+            # DALI's tests match the fragment "`reference` argument can't be zero" (kept, like other short ones)
+            raise ArgumentError(f"{self.name}: `reference` argument can't be zero; it is the 0 dB level every "
+                                f"input is divided by")
         # the floor ratio, 10 ** (cutoff_db / multiplier), taken in float64 and stored as float32, never below
         # float32's smallest positive value (DALI 2.4, measured: a multiplier of 0 gives 0 dB for every value
         # when cutoff_db < 0 and NaN otherwise; an underflowing floor gives log2 = -149, not -inf)
@@ -95,9 +96,6 @@ class PowerSpectrum(Operator):
         if self.args["power"] not in (1, 2):
             raise ArgumentError(f"{self.name}: `power` must be 2 (power spectrum) or 1 (magnitude), got "
                                 f"{self.args['power']}")
-        nfft = self.args.get("nfft")
-        if nfft is not None and nfft <= 0:
-            raise ArgumentError(f"{self.name}: `nfft` must be positive, got {nfft}")
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         x = inputs[0]
@@ -108,7 +106,9 @@ class PowerSpectrum(Operator):
             axis = x.dim() - 1
         if not 0 <= axis < x.dim():
             raise ArgumentError(f"{self.name}: `axis` {axis} is out of range for a {x.dim()}-D sample")
-        n = self.args.get("nfft") or int(x.shape[axis])
+        nfft = self.args.get("nfft")
+        # DALI 2.4 (measured): nfft <= 0 is the default too, the axis' length
+        n = int(nfft) if nfft is not None and nfft > 0 else int(x.shape[axis])
         spec = torch.fft.rfft(x, n=n, dim=axis).abs()  # nfft below the length truncates, above it zero-pads
         return (spec * spec if self.args["power"] == 2 else spec).to(torch.float32)
 
@@ -118,7 +118,7 @@ register(OpSchema(
     doc="|FFT|^power along one axis (nfft // 2 + 1 bins): the power spectrum (power=2) or the magnitude "
         "(power=1); float32 input.",
     args=(Arg("axis", "int", -1, "the axis transformed (any negative value: the last)"),
-          Arg("nfft", "int", None, "FFT size (default: the axis' length; shorter truncates, longer zero-pads)"),
+          Arg("nfft", "int", None, "FFT size (default, or <= 0: the axis' length; shorter truncates, longer zero-pads)"),
           Arg("power", "int", 2, "2: power spectrum, 1: magnitude")),
 ))
 register(OpSchema(

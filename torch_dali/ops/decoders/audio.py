@@ -19,7 +19,7 @@ from typing import Any
 import torch
 
 from ... import types
-from ...errors import ArgumentTypeError, DataError
+from ...errors import ArgumentError, ArgumentTypeError, DataError
 from ...io import wav
 from .._operator import Operator, SampleContext
 from .._registry import register
@@ -56,6 +56,12 @@ class AudioDecoder(Operator):
         self.dtype = types.to_torch_dtype(self.args["dtype"])
         if self.dtype not in _OUT:
             raise ArgumentTypeError(f"{self.name}: output type {self.dtype} is not supported (int16, int32 or float32)")
+        # DALI 2.4 (measured) checks `quality` at build only when `sample_rate` is given (a constant, even 0
+        # or the file's own rate, or a per-sample input); without it any quality is taken and unused
+        rate_given = "sample_rate" in self.node.explicit or "sample_rate" in self.node.arg_inputs
+        if rate_given and not 0.0 <= float(self.args["quality"]) <= 100.0:
+            raise ArgumentError(f"{self.name}: `quality` must be in [0, 100] when resampling (`sample_rate` is "
+                                f"given), got {self.args['quality']}")
 
     def output_layout(self, index: int) -> str:
         return ""
