@@ -68,3 +68,29 @@ def test_gray_from_colour_as_dalis_decoder_for_the_format(fmt):
     else:
         want = np.asarray(Image.fromarray(_BIG).convert("L"))
     np.testing.assert_array_equal(got, want)
+
+
+# EXIF orientation k applied to an image as stored (rows, cols, channels)
+_UPRIGHT = {1: lambda a: a, 2: lambda a: a[:, ::-1], 3: lambda a: a[::-1, ::-1], 4: lambda a: a[::-1],
+            5: lambda a: a.transpose(1, 0, 2), 6: lambda a: np.rot90(a, -1), 7: lambda a: a.transpose(1, 0, 2)[::-1, ::-1],
+            8: lambda a: np.rot90(a, 1)}
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_tiff_orientation_tag_as_dali(orientation):
+    """A TIFF whose orientation tag turns it (DALI 2.4 measured on o1/3/5/6/8 files written so):
+    adjust_orientation=True gives it upright and peek says the upright shape; False gives the pixels
+    as stored and the stored shape. Pillow 11+ turns TIFFs upright itself while loading (and reports
+    the upright size), which made adjust_orientation=False a no-op and peek swap the sides twice."""
+    stored = _RGB[:, :7]  # 12 x 7: the sides differ
+    im = Image.fromarray(np.ascontiguousarray(stored))
+    exif = im.getexif()
+    exif[0x0112] = orientation
+    buf = io.BytesIO()
+    im.save(buf, "TIFF", exif=exif)
+    data = torch.frombuffer(bytearray(buf.getvalue()), dtype=torch.uint8)
+    upright = _UPRIGHT[orientation](stored)
+    np.testing.assert_array_equal(D.decode_image(data, types.RGB).numpy(), upright)
+    np.testing.assert_array_equal(D.decode_image(data, types.RGB, adjust_orientation=False).numpy(), stored)
+    assert tuple(D.peek_image_shape(data, types.RGB)) == upright.shape
+    assert tuple(D.peek_image_shape(data, types.RGB, adjust_orientation=False)) == stored.shape

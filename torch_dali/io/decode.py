@@ -206,13 +206,26 @@ def _gray(rgb: np.ndarray, fmt: str) -> np.ndarray | None:
     return None
 
 
+_ORIENTATION_TAG = 0x0112
+#: the transposition that takes an image turned upright from EXIF orientation k back to as stored
+_UNDO_ORIENTATION = {2: "FLIP_LEFT_RIGHT", 3: "ROTATE_180", 4: "FLIP_TOP_BOTTOM", 5: "TRANSPOSE", 6: "ROTATE_90",
+                     7: "TRANSVERSE", 8: "ROTATE_270"}
+
+
 def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: bool) -> torch.Tensor:
     from PIL import Image, ImageOps
     im = Image.open(io.BytesIO(b))
-    im.load()
     fmt = str(im.format)
-    if adjust_orientation:
+    tags = getattr(im, "tag_v2", None)  # a TIFF's tags
+    stored = int(tags.get(_ORIENTATION_TAG, 1) or 1) if tags is not None else 1
+    im.load()
+    # Pillow 11+ turns a TIFF upright while loading it and drops its orientation tag; older ones
+    # leave both to the caller (exif_transpose then finds the tag)
+    upright = tags is not None and 2 <= stored <= 8 and _ORIENTATION_TAG not in im.tag_v2
+    if adjust_orientation and not upright:
         im = ImageOps.exif_transpose(im)
+    elif not adjust_orientation and upright:
+        im = im.transpose(Image.Transpose[_UNDO_ORIENTATION[stored]])  # as stored, as DALI gives it
     if im.mode.startswith("I;16") or im.mode == "I":  # 16-bit gray: keep the depth
         a = np.asarray(im).astype(np.int64).clip(0, 65535).astype(np.uint16)
         gray = torch.from_numpy(a)[None]

@@ -156,6 +156,9 @@ def pil_info(b: bytes | memoryview) -> ImageInfo:
     with Image.open(io.BytesIO(b)) as im:
         w, h = im.size
         orientation = int(im.getexif().get(0x0112, 1) or 1)
+        tags = getattr(im, "tag_v2", None)
+        if tags is not None and isinstance(tags.get(256), int) and isinstance(tags.get(257), int):
+            w, h = tags[256], tags[257]  # a TIFF's stored size (Pillow 11+ reports it upright)
         bands = 3 if im.mode in ("P", "PA") else len(im.getbands())  # a palette decodes to its colours
         depth = 16 if im.mode.startswith("I;16") else 8
         return ImageInfo(str(im.format).lower(), h, w, bands, orientation if 1 <= orientation <= 8 else 1,
