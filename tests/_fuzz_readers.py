@@ -1,17 +1,20 @@
 """Fuzz targets for the data-file parsers of the readers (registered in tests/_fuzz.py's TARGETS):
 LMDB databases, caffe Datum / caffe2 TensorProtos records, tf.train.Example records, .npy headers,
-webdataset tars and FITS files. Each takes mutated bytes and checks, beyond "only the library's DataError",
+webdataset tars and their index files, FITS files and WAV audio. Each takes mutated bytes and checks, beyond "only the library's DataError",
 that what the parser hands on lies inside the data: listed LMDB records and tar members within
 the file, .npy data within it, arrays of the shapes their headers give."""
 from __future__ import annotations
 
 import io
 import random
+import re
 import struct
 import tarfile
 import tempfile
+import wave
 
 import numpy as np
+import torch
 
 from torch_dali.errors import DataError
 from torch_dali.io import caffe as C
@@ -20,6 +23,7 @@ from torch_dali.io import lmdb as L
 from torch_dali.io import npy
 from torch_dali.io import tarindex as T
 from torch_dali.io import tfexample as X
+from torch_dali.io import wav as W
 
 
 class Fail(AssertionError):
@@ -140,6 +144,38 @@ def target_fits(data: bytes, rnd: random.Random) -> None:
                f"an image of {getattr(img, 'nbytes', '?')} bytes from a {len(data)}-byte file")
 
 
+def target_wds_index(data: bytes, rnd: random.Random) -> None:
+    """A webdataset index (text, as the reader decodes it, with Unicode look-alike digits mixed in
+    at times): the samples its header counts, each component on a tar block, or a DataError."""
+    text = data.decode("utf-8", "replace")
+    if rnd.random() < 0.3:
+        digits = [i for i, ch in enumerate(text) if ch.isdigit()]
+        if digits:
+            i = rnd.choice(digits)
+            text = text[:i] + rnd.choice("\u00b2\u0663\u2460\uff11") + text[i + 1:]
+    try:
+        samples = T.parse_index(text, "fuzz")
+    except DataError:
+        return
+    count = re.match(r"[+-]?[0-9]+", text.split("\n")[0].split()[1])
+    _check(count is not None and len(samples) == int(count.group()), f"{len(samples)} samples for {text[:30]!r}")
+    for comps in samples:
+        for c in comps:
+            _check(c.offset >= 0 and c.offset % T.BLOCK == 0 and c.size >= 0, f"component {c}")
+
+
+def target_wav(data: bytes, rnd: random.Random) -> None:
+    """A WAV header read gives frames inside the file; decoding gives (frames, channels) samples."""
+    try:
+        info = W.parse(data, "fuzz")
+    except DataError:
+        return
+    align = info.channels * info.bits // 8
+    _check(info.data_offset + info.frames * align <= len(data), f"{info} runs past {len(data)} bytes")
+    out = W.decode(data, info, rnd.choice([torch.float32, torch.int16, torch.int32]))
+    _check(tuple(out.shape) == (info.frames, info.channels), f"{tuple(out.shape)} for {info}")
+
+
 # -- seeds ------------------------------------------------------------------------------------------
 
 def lmdb_seeds() -> list[bytes]:
@@ -201,6 +237,29 @@ def fits_seeds() -> list[bytes]:
     return [tables[f"file/{n}"].tobytes() for n in ("i16", "f32", "rice_i16", "gzip2_i32", "tiles_i16")]
 
 
+def wds_index_seeds() -> list[bytes]:
+    return [b"v1.1 3\njpg 512 100 cls 1024 1\njpg 2048 30 cls 2560 1\npng 3072 7\n",
+            b"v1.2 2\njpg 0 700 a.jpg cls 1024 2 a.cls\njpg 1536 9 b.jpg\n"]
+
+
+def wav_seeds() -> list[bytes]:
+    """PCM 8/16/24-bit WAVs written by the standard library, and a 32-bit float one."""
+    out = []
+    for width, channels in ((1, 1), (2, 2), (3, 1)):
+        f = io.BytesIO()
+        with wave.open(f, "wb") as w:
+            w.setnchannels(channels)
+            w.setsampwidth(width)
+            w.setframerate(8000)
+            w.writeframes(bytes(range(256))[: 12 * width * channels])
+        out.append(f.getvalue())
+    pcm = np.linspace(-1, 1, 10, dtype=np.float32).tobytes()
+    fmt = struct.pack("<HHIIHH", 3, 1, 16000, 64000, 4, 32)
+    out.append(b"RIFF" + struct.pack("<I", 4 + 8 + len(fmt) + 8 + len(pcm)) + b"WAVE" + b"fmt " +
+               struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(pcm)) + pcm)
+    return out
+
+
 TARGETS = {
     "fits": (target_fits, fits_seeds),
     "lmdb": (target_lmdb, lmdb_seeds),
@@ -208,4 +267,6 @@ TARGETS = {
     "tfexample": (target_tfexample, tfexample_seeds),
     "npy": (target_npy, npy_seeds),
     "tar": (target_tar, tar_seeds),
+    "wds_index": (target_wds_index, wds_index_seeds),
+    "wav": (target_wav, wav_seeds),
 }

@@ -212,6 +212,16 @@ def test_index_sample_count_read_as_a_stream_integer():
             parse_index(f"{head}\n{body}", "i.idx")
 
 
+def test_index_numbers_are_ascii_digits():
+    # str.isdigit() takes '²' (and int() then raised ValueError out of the reader's listing); found by
+    # the wds_index fuzz target. Digits of other scripts are not numbers to a C++ stream either.
+    from torch_dali.io.tarindex import parse_index
+    for bad in ("v1.1 1\ncls 5\u00b212 1\n", "v1.1 1\ncls 512 1\u00b2\n", "v1.1 1\ncls 512 \u0663\n",
+                "v1.1 \u0663\ncls 512 1\n"):
+        with pytest.raises(DataError):
+            parse_index(bad, "i.idx")
+
+
 def test_each_output_carries_its_components_source_info(tmp_path):
     # DALI 2.4 (measured): every output's sample names its own component, "tar:offset:name"; a
     # missing component names nothing; get_property gives the same

@@ -100,7 +100,7 @@ def parse_index(text: str, where: str) -> list[list[Component]]:
                         "v1.2 are read)")
     # the count is read as a C++ stream reads an integer (DALI 2.4): its leading [+-]digits, the
     # rest of the token ignored ("3x" is 3)
-    lead = re.match(r"[+-]?\d+", head[1]) if len(head) > 1 else None
+    lead = re.match(r"[+-]?[0-9]+", head[1]) if len(head) > 1 else None
     if lead is None or int(lead.group()) <= 0:
         raise DataError(f"{where}, line 0: the sample count must be a positive integer")
     count, width = int(lead.group()), 4 if head[0] == "v1.2" else 3
@@ -115,7 +115,7 @@ def parse_index(text: str, where: str) -> list[list[Component]]:
         comps = []
         for k in range(0, len(parts), width):
             ext, off, size = parts[k:k + 3]
-            if not (off.isdigit() and size.isdigit()):
+            if not (off.isascii() and off.isdigit() and size.isascii() and size.isdigit()):  # not '²'
                 raise DataError(f"{where}, line {no}: offset and size must be non-negative integers "
                                 f"(got {off[:20]!r}, {size[:20]!r})")
             if int(off) % BLOCK:

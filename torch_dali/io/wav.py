@@ -83,7 +83,8 @@ def _samples(raw: bytes, info: WavInfo) -> np.ndarray:
     n = info.frames * info.channels
     buf = np.frombuffer(raw, np.uint8, count=n * info.bits // 8, offset=info.data_offset)
     if info.fmt == FLOAT:
-        v = buf.view("<f4" if info.bits == 32 else "<f8").astype(np.float64)
+        with np.errstate(invalid="ignore"):  # NaNs stored in the file are kept, without a warning
+            v = buf.view("<f4" if info.bits == 32 else "<f8").astype(np.float64)
     elif info.bits == 8:
         v = buf.astype(np.int64) - 128
     elif info.bits == 24:

@@ -56,7 +56,7 @@ def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) 
     else:
         name = data_node
         base, sep, idx = str(name).rpartition(":")
-        if sep and idx.isdigit():
+        if sep and idx.isascii() and idx.isdigit():
             name, output = base, int(idx)
     executor = pipe.executor
     op = next((o for n, o in ((n, executor.plan.ops[n.id]) for n in executor.plan.nodes) if n.name == name),
