@@ -187,3 +187,21 @@ def test_damaged_videos_in_child_process():
         # a truncated file may still hold whole frames (decoded), else a DataError naming the sample
         assert r.get("ok") or (r["runtime"] and r["data_error"] and "sample 0" in r["msg"]), (kind, r)
     assert any("error" in r for r in results)
+
+
+@pytest.mark.parametrize("start,end", [("nan", "5"), ("0", "inf"), ("1e999", "2")])
+def test_file_list_numbers_must_be_finite(tmp_path, start, end):
+    """A file_list line whose start or end is not a finite number is a DataError naming the line
+    (it was an OverflowError / ValueError from deep inside the frame planning)."""
+    paths = C.write_tree(tmp_path)
+    lst = tmp_path / "list.txt"
+    lst.write_text(f"{paths['a/vp8.webm']} 0 {start} {end}\n")
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return tuple(fn.experimental.readers.video(file_list=str(lst), sequence_length=2,
+                                                   file_list_format="frames"))
+    with pytest.raises(DataError, match="line 1"):
+        p = pipe()
+        p.build()
+        p.run()

@@ -174,6 +174,8 @@ class _VideoReaderBase(ReaderBase):
             try:
                 label = int(parts[1])
                 nums = [float(p) for p in parts[2:]]
+                if not all(math.isfinite(x) for x in nums):  # "nan", "inf", "1e999": no frame to start at
+                    raise ValueError
             except ValueError:
                 raise DataError(f"{self.name}: {printable(path)} line {n}: the label must be an integer and "
                                 f"start/end numbers, got {line!r}") from None
