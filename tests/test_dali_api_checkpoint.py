@@ -86,3 +86,39 @@ def test_sources_whose_state_cannot_be_captured_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         p(lambda info: np.array(info.idx_in_epoch)).build()
+
+
+def test_edited_checkpoints_are_errors_not_crashes(tmp_path):
+    """A checkpoint is a file: values of the wrong type or out of range (found by mutating the JSON
+    of a real checkpoint) are torch_dali errors naming the checkpoint, never a ValueError or an
+    OverflowError from deep inside the reader or the user's source."""
+    import json
+    from PIL import Image
+    from torch_dali.errors import TorchDaliError
+    for i in range(4):
+        (tmp_path / "c").mkdir(exist_ok=True)
+        Image.fromarray(np.full((4, 4, 3), i * 40, np.uint8)).save(tmp_path / "c" / f"{i}.png")
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=3, enable_checkpointing=True)
+    def p():
+        j, _ = fn.readers.file(file_root=str(tmp_path), random_shuffle=True, name="R")
+        e = fn.external_source(lambda info: np.array([info.iteration], np.int32), batch=False)
+        return j, e
+
+    pipe = p()
+    pipe.run()
+    good = json.loads(pipe.checkpoint())
+    es = next(k for k in good["state"]["ops"] if "ExternalSource" in k)
+    edits = [("seeds", "R", 2 ** 64), ("seeds", "R", 10 ** 30), (("state", "ops", "R"), "epoch", "x"),
+             (("state", "ops", "R"), "epoch", 2 ** 40), (("state", "ops", "R"), "position", ""),
+             (("state", "ops", es), "iteration", 2 ** 64), ("state", "iteration", 10 ** 30)]
+    for path, key, value in edits:
+        doc = json.loads(json.dumps(good))
+        node = doc
+        for k in (path if isinstance(path, tuple) else (path,)):
+            node = node[k]
+        node[key] = value
+        with pytest.raises(TorchDaliError):
+            q = p(checkpoint=json.dumps(doc))
+            q.build()
+            q.run()

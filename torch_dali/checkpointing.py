@@ -28,6 +28,14 @@ VERSION = 1
 MAX_BYTES = 64 << 20  # a checkpoint holds positions and counters: anything larger is not one
 
 
+_INT64 = 1 << 63
+
+
+def _int_in(v: Any, lo: int, hi: int) -> bool:
+    """An int (not a bool) in [lo, hi): what seeds and counters are; anything else is not a checkpoint."""
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v < hi
+
+
 def dumps(state: dict[str, Any], seeds: dict[str, int], iterator_data: Any = None) -> str:
     """The checkpoint string of a pipeline state, its ops' seeds (a pipeline made without a seed
     draws new ones: the restored one must draw what the original would) and, optionally, an
@@ -61,12 +69,13 @@ def loads(text: str | bytes) -> tuple[dict[str, Any], dict[str, int], Any]:
     if not isinstance(doc, dict) or doc.get(FORMAT) != VERSION or not isinstance(doc.get("state"), dict):
         raise SerializationError(f"checkpoint: not a torch_dali checkpoint of version {VERSION}")
     state = doc["state"]
-    if not isinstance(state.get("ops", {}), dict) or not isinstance(state.get("iteration", 0), int):
+    it = state.get("iteration", 0)
+    if not isinstance(state.get("ops", {}), dict) or not _int_in(it, 0, _INT64):
         raise SerializationError("checkpoint: the pipeline state is malformed")
     seeds = doc.get("seeds") or {}
-    if not isinstance(seeds, dict) or not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+    if not isinstance(seeds, dict) or not all(isinstance(k, str) and _int_in(v, -_INT64, _INT64)
                                               for k, v in seeds.items()):
-        raise SerializationError("checkpoint: the op seeds are malformed")
+        raise SerializationError("checkpoint: the op seeds are malformed (integers of 64 bits)")
     return state, seeds, doc.get("iterator_data")
 
 

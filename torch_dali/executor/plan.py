@@ -13,7 +13,7 @@ from typing import Any
 import torch
 
 from .. import _knobs
-from ..errors import GraphError, PipelineError, TorchDaliError
+from ..errors import GraphError, PipelineError, SerializationError, TorchDaliError
 from ..graph.graph import Graph
 from ..graph.node import Node
 from ..io.host_memory import empty_batch
@@ -453,7 +453,12 @@ class Plan:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         for n in self.nodes:
             if n.name in state:
-                self.ops[n.id].load_state_dict(state[n.name])
+                try:
+                    self.ops[n.id].load_state_dict(state[n.name])
+                except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as e:
+                    # a state that is not what the op saved (an edited or damaged checkpoint)
+                    raise SerializationError(f"checkpoint: the saved state of {n.name!r} is malformed "
+                                             f"({type(e).__name__}: {e})") from None
 
     def batch_info(self) -> dict[str, Any]:
         """Per reader, where the last batch stands in its epoch (`real` samples, `ended`)."""

@@ -443,7 +443,7 @@ class ExternalSource(Operator):
             return
         for key in ("epoch", "iteration", "idx_in_epoch"):
             v = state.get(key, 0)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 1 << 62:  # int64 in a source's hands
                 raise ArgumentError(f"{self.where()}: the saved state has a bad `{key}`: {v!r}")
             setattr(self, key, v)
         self._produced = (self.epoch, self.iteration, self.idx_in_epoch)

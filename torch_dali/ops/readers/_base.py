@@ -494,6 +494,6 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
                 raise ArgumentError(f"{self.name}: the saved state has {key}={state[key]}, this "
                                     f"reader {key}={getattr(self, key)}")
         epoch, position = int(state.get("epoch", 0)), int(state.get("position", 0))
-        if epoch < 0 or not 0 <= position <= len(self._order(epoch)):
+        if not 0 <= epoch < 1 << 32 or not 0 <= position <= len(self._order(epoch)):
             raise DataError(f"{self.name}: invalid saved position (epoch {epoch}, position {position})")
         self.epoch, self.position = epoch, position
