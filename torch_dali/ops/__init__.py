@@ -12,7 +12,7 @@ from ._naming import op_name as _op_name  # noqa: F401 - DALI's `ops._op_name(sc
 # Each family module registers its schemas on import.
 _FAMILIES = ("basic", "arithmetic", "random", "geometry", "flip", "random_resized_crop", "normalize", "color", "readers.file", "readers.mxnet", "readers.npy", "readers.tfrecord",
              "readers.webdataset", "readers.caffe", "readers.nemo_asr",
-             "decoders.image", "python_function", "external_source",
+             "decoders.image", "python_function", "numba_function", "external_source",
              "color_adjust", "filters", "noise", "normalization", "morphology", "histogram", "distort",
              "warp", "transforms", "coords", "regions", "slicing", "crop_generators",
              "decoders.crop", "resize_crop_mirror", "multi_paste", "remap",
