@@ -244,7 +244,7 @@ def build(root: str | os.PathLike) -> list[Case]:
                     stray_byte_jpeg(), bad=True,
                     reason="declares 20000x20000 pixels; more than the limit `max_pixels`", isolate=True),
         _image_case(root, "progressive JPEG of 1,000 scans (15 kB, 1024x1024)", b"b.jpg",
-                    many_scans_jpeg(1000, 1024, 1024), bad=True, reason="more than 100 scans"),
+                    many_scans_jpeg(1000, 1024, 1024), bad=True, reason="more than 256 scans"),
         _image_case(root, "PNG named .jpg", b"b.jpg", image(8, fmt="PNG"), bad=False),
         _image_case(root, "CMYK JPEG", b"b.jpg", image(9, "CMYK"), bad=False),
         _image_case(root, "grayscale JPEG", b"b.jpg", image(10, "L"), bad=False),

@@ -12,6 +12,7 @@ and so is a header that cannot be read (`headers` reads JPEG markers as libjpeg 
 from __future__ import annotations
 
 import io
+import os
 import struct
 import threading
 from typing import Any, Callable
@@ -147,15 +148,22 @@ def peek_image_shape(data: bytes | torch.Tensor | np.ndarray,
 
 # -- CPU decoding ----------------------------------------------------------------------------------
 
+def _env_scans(default: int = 256) -> int:
+    """DALI_MAX_JPEG_SCANS when it is a positive integer (DALI's own setting), else DALI's 256."""
+    raw = os.environ.get("DALI_MAX_JPEG_SCANS", "")
+    return int(raw) if raw.isascii() and raw.isdigit() and int(raw) > 0 else default
+
+
 #: default `max_pixels` of the decoders: 2**28 pixels (16384x16384), 768 MiB as RGB uint8
 MAX_PIXELS = 1 << 28
 
 #: Most scans (SOS markers) a progressive JPEG may have; None: no limit. Each scan makes libjpeg
 #: pass over every block of the image, and a scan can be a few bytes: 1,000 scans of a 4096x4096
 #: image fit in 68 kB and took 4.5 s to decode. libjpeg's standard progression writes 10 scans (6
-#: for gray); common encoders stay within a few dozen. Read at every check: assign
+#: for gray); common encoders stay within a few dozen. DALI's limit: 256, or its environment
+#: variable DALI_MAX_JPEG_SCANS, read here too. Read at every check: assign
 #: `torch_dali.io.decode.MAX_JPEG_SCANS` to change it for all decoders, or pass `max_scans`.
-MAX_JPEG_SCANS: int | None = 100
+MAX_JPEG_SCANS: int | None = _env_scans()
 
 
 def check_pixels(data: torch.Tensor, max_pixels: int | None, source: str = "",
