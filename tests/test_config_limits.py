@@ -13,6 +13,7 @@ import pytest
 from _config_child import finished, run_configs
 
 HEADER = "torch_dali_pipeline: 1\npipeline: {batch_size: 2, num_threads: 1, device_id: null, seed: 1}\n"
+UNIFORM = "ops:\n- name: u\n  op: random.uniform\noutputs: [u]\n"
 N = 20_000  # levels of nesting: 40 KB of text
 BOMB = ("ops:\n- &a [x, x, x, x, x, x, x, x, x]\n- &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
         + "".join(f"- &{c} [{', '.join(['*' + p] * 9)}]\n" for p, c in zip("bcdefgh", "cdefghi"))
@@ -27,6 +28,13 @@ CASES = {
     "many_values": (HEADER + "ops: [" + "0, " * 150_000 + "0]\n", "more than 100000 values", 3),
     "not_utf8": (lambda p: p.write_bytes(HEADER.encode() + b"ops:\n- name: \xff\xfe\n"), "not UTF-8 text", 4),
     "fifo": (lambda p: os.mkfifo(p), "not a regular file", None),
+    # sizes that decide the memory a pipeline takes before it reads anything
+    "huge_batch": (HEADER.replace("batch_size: 2", "batch_size: 1000000000") + UNIFORM, r"`batch_size` 1000000000 is "
+                   "more than a file may ask for", 2),
+    "deep_queue": (HEADER.replace("seed: 1}", "seed: 1, prefetch_queue_depth: 1000000}") + UNIFORM,
+                   "`prefetch_queue_depth` 1000000 is more than", 2),
+    "huge_shape": (HEADER + UNIFORM.replace("op: random.uniform", "op: random.uniform\n  args: {shape: [100000, 100000]}"),
+                   r"makes samples of 10000000000 values", 6),
 }
 
 

@@ -28,6 +28,12 @@ PIPELINE_KEYS = ("batch_size", "num_threads", "device_id", "seed", "prefetch_que
                  "exec_pipelined", "output_dtype", "output_ndim", "output_layout", "stream_policy", "concurrency")
 # Arguments that hold a live Python object: a YAML file cannot give one.
 PYTHON_ONLY = {("readers.dataset", "dataset"): "a dataset is a Python object (see torch_dali.from_dataset)"}
+# What a file may ask for: a YAML file is untrusted, and these sizes decide the memory a pipeline
+# takes before any data is read (a batch of 10**9 samples, a queue of 10**6 batches, a random
+# tensor of 10**10 values per sample). Well above what training uses.
+MAX_BATCH_SIZE = 1 << 20
+MAX_QUEUE_DEPTH = 256
+MAX_SHAPE_ELEMENTS = 1 << 28  # one sample of a `shape` argument: 1 GiB of float32
 SHOWN = 20  # problems in one loading error; `torch-dali validate` lists up to MAX_PROBLEMS
 MAX_PROBLEMS = 200
 
@@ -88,6 +94,12 @@ def _settings(doc: Mapping, r: Report) -> tuple[dict[str, Any], int]:
         if key not in PIPELINE_KEYS:
             r.bad(params.key_lines[key], f"unknown pipeline setting `{key}`" + _hint(key, PIPELINE_KEYS))
     out = {k: plain(v) for k, v in params.items() if k in PIPELINE_KEYS}
+    for key, most in (("batch_size", MAX_BATCH_SIZE), ("prefetch_queue_depth", MAX_QUEUE_DEPTH)):
+        v = out.get(key)
+        values = list(v.values()) if isinstance(v, dict) else [v]  # depth: {cpu_size, gpu_size} too
+        if any(isinstance(x, int) and not isinstance(x, bool) and x > most for x in values):
+            r.bad(params.key_lines[key], f"`{key}` {_shown(v)} is more than a file may ask for ({most})")
+            out.pop(key)
     if "output_dtype" in out:  # type names (FLOAT, UINT8) or null, one per output
         out["output_dtype"] = _dtype_names(out["output_dtype"], params.key_lines["output_dtype"], r)
     return out, params.line
@@ -102,6 +114,18 @@ def _dtype_names(value: Any, line: int, r: Report) -> Any:
         return None
     dtypes = [None if n is None else types.DALIDataType[n] for n in names]
     return dtypes if isinstance(value, list) else dtypes[0]
+
+
+def _check_shape(label: str, shape: Any) -> None:
+    """A `shape` argument (the size of each sample an op makes) within MAX_SHAPE_ELEMENTS."""
+    dims = shape if isinstance(shape, (list, tuple)) else [shape]
+    n = 1
+    for d in dims:
+        if isinstance(d, int) and not isinstance(d, bool) and d > 0:
+            n *= d
+    if n > MAX_SHAPE_ELEMENTS:
+        raise SerializationError(f"{label}: `shape` {_shown(shape)} makes samples of {n} values, more than a "
+                                 f"file may ask for ({MAX_SHAPE_ELEMENTS})")
 
 
 def _make_pipeline(make: Callable[..., Any], params: dict[str, Any], line: int, r: Report) -> Any:
@@ -246,6 +270,8 @@ class _Ops:
                                                  f"'module:name', got {_shown(value)}")
                     value = resolve_function(value, f"{label} argument `{arg.name}`", self.allow)
                 consts[arg.name] = None if value is None and arg.default is None else coerce(label, arg, value)
+                if arg.name == "shape":
+                    _check_shape(label, consts[arg.name])
             except TorchDaliError as e:
                 r.bad(line, str(e))
                 ok = False
