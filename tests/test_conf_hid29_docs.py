@@ -67,3 +67,40 @@ def test_parallel_callable_without_parameters_is_refused_at_definition(batch):
         pipe.set_outputs(fn.external_source(source=lambda: np.zeros(2), batch=False))
     pipe.build()
     assert np.asarray(pipe.run()[0].at(0)).tolist() == [0.0, 0.0]
+
+
+# -- serialization (DALI's Serialization notebook and what loading keeps) ------------------------
+
+def _rand_pipe(seed=5, **kwargs):
+    pipe = Pipeline(batch_size=3, num_threads=2, device_id=None, seed=seed, **kwargs)
+    with pipe:
+        pipe.set_outputs(fn.random.uniform(range=[0, 1]), fn.random.uniform(range=[0, 1], seed=1234))
+    return pipe
+
+
+def _values(pipe):
+    pipe.build()
+    a, b = pipe.run()
+    return [float(a.at(i)) for i in range(len(a))], [float(b.at(i)) for i in range(len(b))]
+
+
+def test_deserialize_and_build_takes_unset_settings_from_the_file():
+    # DALI 2.4: Pipeline() (nothing given) + deserialize_and_build takes batch size, threads and seed
+    # from the serialized pipeline; what the pipeline was given stays (batch_size=2 -> 2 samples)
+    text = _rand_pipe(exec_async=False, exec_pipelined=False, prefetch_queue_depth=3).serialize()
+    q = Pipeline()
+    q.deserialize_and_build(text)
+    assert (q.batch_size, q.num_threads, q.seed) == (3, 2, 5)
+    assert (q.exec_async, q.exec_pipelined, q.prefetch_queue_depth) == (True, True, 2)  # its own
+    assert [float(x) for x in q.run()[0]] == _values(_rand_pipe())[0]
+    r = Pipeline(batch_size=2, num_threads=1, device_id=None)
+    r.deserialize_and_build(text)
+    assert (r.batch_size, r.num_threads, r.seed) == (2, 1, 5) and len(r.run()[0]) == 2
+
+
+def test_serialized_pipeline_refusals_are_runtime_errors():
+    # DALI 2.4: a serialized pipeline that does not parse is a RuntimeError; ours also say what it is
+    with pytest.raises(RuntimeError, match="protobuf"):
+        Pipeline.deserialize(b"\x08\x01\x10\x02*\x9d\x04\n\x0frandom__Uniform")
+    with pytest.raises(RuntimeError, match="YAML"):
+        Pipeline.deserialize("hello: [world")

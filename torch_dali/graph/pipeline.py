@@ -53,6 +53,7 @@ class Pipeline(DaliAPI):
             prefetch_queue_depth = integer("prefetch_queue_depth", prefetch_queue_depth, 2)
         self._batch_size = batch_size
         self._num_threads = num_threads if num_threads and num_threads > 0 else (os.cpu_count() or 1)
+        self._num_threads_given = bool(num_threads and num_threads > 0)
         if device_id == CPU_ONLY_DEVICE_ID:
             device_id = None
         self._device_id = device_id
@@ -482,14 +483,30 @@ class Pipeline(DaliAPI):
 
     def deserialize_and_build(self, serialized_pipeline: str | bytes, *, allow_modules: Any = None,
                               allow_functions: Any = None) -> None:
-        """Replaces this pipeline's graph with the serialized one; this pipeline's own batch size,
-        threads, device and prefetch settings are kept where it was given them. Functions named in
-        the YAML resolve as in `deserialize` (`allow_modules`, `allow_functions`)."""
+        """Replaces this pipeline's graph with the serialized one. This pipeline's own batch size,
+        threads and seed are kept where it was given them, else the serialized pipeline's are taken
+        (as DALI 2.4 does); its device, prefetch and executor settings are its own. Each op keeps
+        the seed written for it (a pipeline seed decides only ops written without one). Functions
+        named in the YAML
+        resolve as in `deserialize` (`allow_modules`, `allow_functions`)."""
         from ..serialization.callables import allow_list
         from ..serialization.yaml_io import load_graph
         if self._built:
             raise GraphError("deserialize_and_build: this pipeline is already built")
-        self._graph = load_graph(serialized_pipeline, self._seed, allow=allow_list(allow_modules, allow_functions))
+        written: dict[str, Any] = {}
+
+        def pick_seed(params: dict[str, Any]) -> int:
+            written.update({k: v for k, v in params.items() if isinstance(v, int) and not isinstance(v, bool)})
+            return self._seed if self._seed_given or "seed" not in written else written["seed"]
+
+        graph = load_graph(serialized_pipeline, pick_seed, allow=allow_list(allow_modules, allow_functions))
+        if self._batch_size < 1 and written.get("batch_size", 0) >= 1:
+            self._batch_size = written["batch_size"]
+        if not self._num_threads_given and written.get("num_threads", 0) >= 1:
+            self._num_threads = written["num_threads"]
+        if not self._seed_given and "seed" in written:
+            self._seed, self._seed_given = written["seed"], written["seed"] != -1
+        self._graph = graph
         self.build()
 
     # -- teardown ------------------------------------------------------------------------------
