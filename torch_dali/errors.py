@@ -18,8 +18,9 @@ class GraphError(TorchDaliError, ValueError):
     """The pipeline graph is malformed (wrong device, wrong input count, no outputs...)."""
 
 
-class SerializationError(TorchDaliError, ValueError):
-    """A YAML pipeline cannot be read, or a graph cannot be written as YAML."""
+class SerializationError(TorchDaliError, ValueError, RuntimeError):
+    """A YAML pipeline cannot be read, or a graph cannot be written as YAML (also a RuntimeError,
+    which DALI raises when a serialized pipeline does not parse or an op cannot be serialized)."""
 
 
 class DataError(TorchDaliError, ValueError):

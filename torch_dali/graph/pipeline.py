@@ -20,6 +20,9 @@ from .dali_api import (ACCEPTED, DaliAPI, OperatorConcurrency, StreamPolicy, as_
 
 # seeds of unseeded pipelines: OS entropy, not the global `random` generator user code seeds
 _SEED_SOURCE = _pyrandom.SystemRandom()
+# the start methods of `multiprocessing` (DALI starts its Python workers with one of them)
+PY_START_METHODS = ("fork", "spawn", "forkserver")
+
 
 class Pipeline(DaliAPI):
     """A graph of ops and the machinery that runs it. Define it by subclassing (`define_graph`),
@@ -50,6 +53,7 @@ class Pipeline(DaliAPI):
             prefetch_queue_depth = integer("prefetch_queue_depth", prefetch_queue_depth, 2)
         self._batch_size = batch_size
         self._num_threads = num_threads if num_threads and num_threads > 0 else (os.cpu_count() or 1)
+        self._num_threads_given = bool(num_threads and num_threads > 0)
         if device_id == CPU_ONLY_DEVICE_ID:
             device_id = None
         self._device_id = device_id
@@ -67,6 +71,8 @@ class Pipeline(DaliAPI):
             raise ArgumentError(f"Pipeline: `prefetch_queue_depth` must be >= 1, got {prefetch_queue_depth!r}")
         self._prefetch_queue_depth = depth
         self._strict_device = strict_device
+        self._py_num_workers = integer("py_num_workers", py_num_workers, 1)
+        self._py_start_method = py_start_method
         self._graph: Graph | None = None
         self._executor: Executor | None = None
         self._last_batch: Batch | None = None
@@ -105,6 +111,16 @@ class Pipeline(DaliAPI):
     @property
     def seed(self) -> int:
         return self._seed
+
+    @property
+    def py_num_workers(self) -> int:
+        """As given (DALI's worker count for `parallel=True` external sources; torch_dali runs
+        them on the pipeline's threads, but refuses 0 workers with such a source, as DALI does)."""
+        return self._py_num_workers
+
+    @property
+    def py_start_method(self) -> str:
+        return self._py_start_method
 
     @property
     def stream_policy(self) -> StreamPolicy | None:
@@ -231,6 +247,7 @@ class Pipeline(DaliAPI):
             return
         self._ensure_graph()
         self._check_output_descs(len(self._graph.outputs))  # type: ignore[union-attr]
+        self._check_parallel_sources()
         if self._restored is not None:  # the seeds the checkpointed pipeline drew
             for node in self._graph.nodes:  # type: ignore[union-attr]
                 if node.name in self._restored[1]:
@@ -244,6 +261,22 @@ class Pipeline(DaliAPI):
             warn_unrestorable_sources(plan)
         if self._restored is not None:
             self.load_state_dict(self._restored[0])
+
+    def _check_parallel_sources(self) -> None:
+        """DALI 2.4 refuses at build a `parallel=True` external source when `py_num_workers` is
+        below 1 (RuntimeError) or `py_start_method` names no multiprocessing start method
+        (ValueError); torch_dali runs such sources on its threads but refuses the same settings."""
+        parallel = [n for n in self._graph.nodes  # type: ignore[union-attr]
+                    if n.op == "external_source" and n.args.get("parallel")]
+        if not parallel:
+            return
+        if self._py_num_workers < 1:
+            raise PipelineError(f"Pipeline: {parallel[0].describe()} has parallel=True, which needs "
+                                f"py_num_workers >= 1 (got {self._py_num_workers}); give a positive worker "
+                                "count or drop parallel=True")
+        if self._py_start_method not in PY_START_METHODS:
+            raise ArgumentError(f"Pipeline: py_start_method={self._py_start_method!r} is not a start method "
+                                f"({', '.join(PY_START_METHODS)}); {parallel[0].describe()} has parallel=True")
 
     def _exec(self) -> Executor:
         if not self._built:
@@ -450,14 +483,30 @@ class Pipeline(DaliAPI):
 
     def deserialize_and_build(self, serialized_pipeline: str | bytes, *, allow_modules: Any = None,
                               allow_functions: Any = None) -> None:
-        """Replaces this pipeline's graph with the serialized one; this pipeline's own batch size,
-        threads, device and prefetch settings are kept where it was given them. Functions named in
-        the YAML resolve as in `deserialize` (`allow_modules`, `allow_functions`)."""
+        """Replaces this pipeline's graph with the serialized one. This pipeline's own batch size,
+        threads and seed are kept where it was given them, else the serialized pipeline's are taken
+        (as DALI 2.4 does); its device, prefetch and executor settings are its own. Each op keeps
+        the seed written for it (a pipeline seed decides only ops written without one). Functions
+        named in the YAML
+        resolve as in `deserialize` (`allow_modules`, `allow_functions`)."""
         from ..serialization.callables import allow_list
         from ..serialization.yaml_io import load_graph
         if self._built:
             raise GraphError("deserialize_and_build: this pipeline is already built")
-        self._graph = load_graph(serialized_pipeline, self._seed, allow=allow_list(allow_modules, allow_functions))
+        written: dict[str, Any] = {}
+
+        def pick_seed(params: dict[str, Any]) -> int:
+            written.update({k: v for k, v in params.items() if isinstance(v, int) and not isinstance(v, bool)})
+            return self._seed if self._seed_given or "seed" not in written else written["seed"]
+
+        graph = load_graph(serialized_pipeline, pick_seed, allow=allow_list(allow_modules, allow_functions))
+        if self._batch_size < 1 and written.get("batch_size", 0) >= 1:
+            self._batch_size = written["batch_size"]
+        if not self._num_threads_given and written.get("num_threads", 0) >= 1:
+            self._num_threads = written["num_threads"]
+        if not self._seed_given and "seed" in written:
+            self._seed, self._seed_given = written["seed"], written["seed"] != -1
+        self._graph = graph
         self.build()
 
     # -- teardown ------------------------------------------------------------------------------

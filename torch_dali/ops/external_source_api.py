@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import ArgumentError, ArgumentTypeError
 from .external_source import CYCLES, GENERATOR_CYCLE, ExternalSource, start_iterable
+from .external_source_checks import accepted_arg_count
 
 
 def warn_unrestorable_sources(plan: Any) -> None:
@@ -72,8 +73,23 @@ def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) 
     executor.produce_on_demand()  # each batch after the data for it was fed
 
 
-def _gather(source: Any, num_outputs: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+def check_parallel_source(source: Any, parallel: Any) -> None:
+    """At definition, as DALI 2.4: a `parallel=True` source that is a plain callable is called with
+    one argument (SampleInfo, or BatchInfo / the iteration with batch=True); one taking none is a
+    TypeError. Generator functions and iterables are not checked here."""
+    if not parallel or source is None or not callable(source) or inspect.isgeneratorfunction(source):
+        return
+    if accepted_arg_count(source) == 0:
+        name = getattr(source, "__name__", type(source).__name__)
+        raise ArgumentTypeError(f"ExternalSource: with parallel=True the `source` callable {name} is called with "
+                                "one argument (a SampleInfo with batch=False; a BatchInfo or the iteration "
+                                "number with batch=True), but it takes none")
+
+
+def _gather(source: Any, num_outputs: Any, kwargs: dict[str, Any], parallel: Any = None) -> dict[str, Any]:
     from ._schema import plain_kwargs
+    check_parallel_source(source if source is not None else kwargs.get("source"),
+                          kwargs.get("parallel", parallel))
     if inspect.isgenerator(source) and CYCLES.get(kwargs.get("cycle"), "no") != "no" \
             if isinstance(kwargs.get("cycle"), (bool, str, type(None))) else False:
         raise ArgumentTypeError(f"ExternalSource: cycle={kwargs.get('cycle')!r}, but {GENERATOR_CYCLE}")
@@ -116,7 +132,10 @@ def _external_source_class() -> type:
                 raise ArgumentTypeError(f"ExternalSource takes no inputs, got {len(inputs)}; give the data as "
                                         "`source`")
             merged = {**self._kwargs, **kwargs}
-            return _as_list(super().__call__(**_gather(source, None, kwargs)), merged.get("num_outputs"))
+            if source is None and "source" not in kwargs:
+                check_parallel_source(merged.get("source"), merged.get("parallel"))
+            return _as_list(super().__call__(**_gather(source, None, kwargs, merged.get("parallel"))),
+                            merged.get("num_outputs"))
 
     ExternalSourceClass.__name__ = ExternalSourceClass.__qualname__ = "ExternalSource"
     return ExternalSourceClass

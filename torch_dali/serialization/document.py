@@ -134,6 +134,10 @@ def decode(data: str | bytes, source: str) -> str:
                                  f"is more than a pipeline file may hold ({MAX_BYTES})")
     if isinstance(data, str):
         return data
+    if data[:1] and data[0] < 0x09:  # no text starts so; DALI's protobuf PipelineDef starts 0x08
+        raise SerializationError(f"{source}: binary data, not a YAML pipeline (DALI's serialize() writes a "
+                                 "protobuf, which torch_dali cannot read): build the pipeline from its Python "
+                                 "definition under torch_dali and serialize it there")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

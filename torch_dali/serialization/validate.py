@@ -329,12 +329,14 @@ class _Ops:
 
 
 def validate(doc: Any, source: str, allow: Allow | None = None, *,
-             make_pipeline: Callable[..., Any] | None = None, seed: int | None = None,
+             make_pipeline: Callable[..., Any] | None = None,
+             seed: int | Callable[[dict[str, Any]], int] | None = None,
              overrides: dict[str, Any] | None = None) -> tuple[Any, Graph | None, Report]:
     """Checks a parsed document. With `make_pipeline` (the Pipeline class), makes the pipeline from
     the document's settings and `overrides` (a setting it refuses is a problem at the `pipeline`
     line) and builds the graph with its seed; with `seed` instead, checks the settings' names and
-    builds the graph for an existing pipeline of that seed (no pipeline is made: None).
+    builds the graph for an existing pipeline of that seed (no pipeline is made: None); `seed` may
+    be a function of the document's settings that returns it.
     Returns (pipeline, graph, report); graph and pipeline are None unless the report is empty."""
     if (make_pipeline is None) == (seed is None):
         raise TypeError("validate: give exactly one of `make_pipeline` or `seed`")
@@ -345,6 +347,8 @@ def validate(doc: Any, source: str, allow: Allow | None = None, *,
     pipe = None
     if make_pipeline is not None and not r.problems:
         pipe = _make_pipeline(make_pipeline, {**params, **(overrides or {})}, line, r)
+    if callable(seed):
+        seed = seed(params) if not r.problems else 0
     if seed is None:
         seed = pipe.seed if pipe is not None else 0
     graph = _Ops(doc, seed, r, allow).run()

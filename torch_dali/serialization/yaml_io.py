@@ -146,10 +146,11 @@ def dump_pipeline(pipe: Serializable) -> str:
 
 # -- reading: one validator (validate.py) behind every loader -------------------------------------
 
-def load_graph(text: str | bytes, seed: int, source: str = "serialized pipeline",
+def load_graph(text: str | bytes, seed: int | Callable[[dict[str, Any]], int], source: str = "serialized pipeline",
                allow: Allow | None = None) -> Graph:
-    """The graph of a serialized pipeline, for an existing pipeline of seed `seed`
-    (`deserialize_and_build`): the document's settings are checked, not applied."""
+    """The graph of a serialized pipeline, for an existing pipeline of seed `seed`, or of the seed
+    `seed(settings)` returns given the document's settings (`deserialize_and_build`): the settings
+    are checked, not applied."""
     doc = parse(text, source)
     _, graph, report = validate(doc, source, allow, seed=seed)
     if graph is None:
