@@ -313,6 +313,9 @@ def _sanitizer_env() -> dict[str, str]:
             "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1"}
 
 
+HANG_S = 60  # seconds past a child's time budget after which its current input counts as a hang
+
+
 def long_run(names: list[str], seconds: float, seed: int, asan: bool, out: Path) -> int:
     """Each target for `seconds` in a child; after a crash, saves the input and goes on from the
     next one. Returns the number of problems found."""
@@ -327,10 +330,14 @@ def long_run(names: list[str], seconds: float, seed: int, asan: bool, out: Path)
             with tempfile.NamedTemporaryFile(dir=out, delete=False) as f:
                 f.write(struct.pack("<q", -1))
             t0 = time.monotonic()
-            r = subprocess.run([sys.executable, "-m", "tests._fuzz", "--child", name, "--seed", str(seed),
-                                "--start", str(start), "--seconds", str(left), "--progress", f.name,
-                                *(["--asan"] if asan else [])], cwd=ROOT, env=env, capture_output=True,
-                               text=True)
+            cmd = [sys.executable, "-m", "tests._fuzz", "--child", name, "--seed", str(seed), "--start", str(start),
+                   "--seconds", str(left), "--progress", f.name, *(["--asan"] if asan else [])]
+            try:  # an input that hangs the child is a finding too: past the run's time plus HANG_S, stop it
+                r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=left + HANG_S)
+            except subprocess.TimeoutExpired as e:
+                r = subprocess.CompletedProcess(cmd, 124, (e.stdout or b"").decode("utf-8", "replace")
+                                                if isinstance(e.stdout, bytes) else (e.stdout or ""),
+                                                f"HANG: no end {HANG_S} s past the run's time")
             left -= time.monotonic() - t0
             last = struct.unpack("<q", Path(f.name).read_bytes()[:8])[0]
             os.unlink(f.name)
@@ -344,7 +351,8 @@ def long_run(names: list[str], seconds: float, seed: int, asan: bool, out: Path)
             saved = out / f"{name}-seed{seed}-input{last}.bin"
             saved.write_bytes(data)
             tail = "\n".join(r.stderr.strip().splitlines()[-25:])
-            print(f"CRASH {name} input {last} (exit {r.returncode}); saved {saved}; replay: python -m "
+            kind = "HANG" if r.returncode == 124 else "CRASH"  # 124: as timeout(1) says it
+            print(f"{kind} {name} input {last} (exit {r.returncode}); saved {saved}; replay: python -m "
                   f"tests._fuzz --targets {name} --seed {seed} --only {last}\n{tail}", flush=True)
             start = last + 1
     return problems
