@@ -83,3 +83,20 @@ def test_bad_arguments(files):
         DALIGenericIterator(p(), ["l", "l"], reader_name="R")
     with pytest.raises(ArgumentError, match="outputs"):
         next(iter(DALIGenericIterator(p(), ["a", "b"], reader_name="R")))
+
+
+def test_hand_given_size_warns_as_dali(files, recwarn):
+    # DALI 2.4 warns (category exactly `Warning`) when an iterator is given `size=` without
+    # `reader_name=`, as DALI's PyTorch examples do; reader_name= or size=-1 give no such warning
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None)
+    def p():
+        _, labels = fn.readers.file(files=files, labels=list(range(10)), name="R")
+        return labels, labels
+
+    DALIGenericIterator(p(), ["l", "m"], size=10)
+    DALIClassificationIterator(p(), size=10, last_batch_padded=True, last_batch_policy=LastBatchPolicy.PARTIAL)
+    hits = [w for w in recwarn.list if w.category is Warning]
+    assert len(hits) == 2 and "reader_name" in str(hits[0].message)
+    recwarn.clear()
+    DALIGenericIterator(p(), ["l", "m"], reader_name="R")
+    assert not [w for w in recwarn.list if w.category is Warning]

@@ -75,6 +75,12 @@ class BaseIterator:
                                 "ends when it raises StopIteration); give `size` or `reader_name`")
         if self._unknown_size:
             last_batch_policy, last_batch_padded = LastBatchPolicy.FILL, False
+        if size > 0 and not reader_name:
+            # DALI 2.4 warns here too (category `Warning`): a hand-given size can cut or repeat
+            # samples where the reader's own shard size (reader_name=) would not
+            warnings.warn(f"{name}: an epoch size given by hand (`size=`, `last_batch_padded=`) can miss "
+                          "samples or repeat them when it does not match the reader's shards; "
+                          "prefer `reader_name=` where there is a reader", Warning, stacklevel=3)
         self._policy = last_batch_policy
         self._auto_reset = auto_reset_mode(auto_reset)
         self._reader_name = reader_name
