@@ -83,3 +83,67 @@ def test_bad_arguments(files):
         DALIGenericIterator(p(), ["l", "l"], reader_name="R")
     with pytest.raises(ArgumentError, match="outputs"):
         next(iter(DALIGenericIterator(p(), ["a", "b"], reader_name="R")))
+
+
+def test_hand_given_size_warns_as_dali(files, recwarn):
+    # DALI 2.4 warns (category exactly `Warning`) when an iterator is given `size=` without
+    # `reader_name=`, as DALI's PyTorch examples do; reader_name= or size=-1 give no such warning
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None)
+    def p():
+        _, labels = fn.readers.file(files=files, labels=list(range(10)), name="R")
+        return labels, labels
+
+    DALIGenericIterator(p(), ["l", "m"], size=10)
+    DALIClassificationIterator(p(), size=10, last_batch_padded=True, last_batch_policy=LastBatchPolicy.PARTIAL)
+    hits = [w for w in recwarn.list if w.category is Warning]
+    assert len(hits) == 2 and "reader_name" in str(hits[0].message)
+    recwarn.clear()
+    DALIGenericIterator(p(), ["l", "m"], reader_name="R")
+    assert not [w for w in recwarn.list if w.category is Warning]
+
+
+def _sharded(files, n_shards=3):
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def p(sid):
+        _, labels = fn.readers.file(files=files, labels=list(range(10)), shard_id=sid, num_shards=n_shards,
+                                    name="R")
+        return labels
+    return [p(sid=i) for i in range(n_shards)]
+
+
+# DALI 2.4, 3 pipelines (shards of 10 samples: 3, 3, 4), batch 2, size=10 without reader_name: the size
+# is the total over the pipelines, so one step counts 3 * 2 samples
+LEGACY_DALI_2_4 = {
+    LastBatchPolicy.FILL: (2, [[[0, 1], [3, 4], [6, 7]], [[2, 3], [5, 6], [8, 9]]],
+                           [[[4, 5], [7, 8], [0, 1]], [[6, 7], [9, 0], [2, 3]]], [[[8, 9], [1, 2], [4, 5]]]),
+    LastBatchPolicy.PARTIAL: (2, [[[0, 1], [3, 4], [6, 7]], [[2, 3], [5, 6]]],
+                              [[[4, 5], [7, 8], [0, 1]], [[6, 7], [9, 0]]],
+                              [[[8, 9], [1, 2], [4, 5]], [[0, 1], [3, 4]]]),
+    LastBatchPolicy.DROP: (1, [[[0, 1], [3, 4], [6, 7]]], [[[4, 5], [7, 8], [0, 1]]], [[[8, 9], [1, 2], [4, 5]]]),
+}
+
+
+@pytest.mark.parametrize("policy", list(LEGACY_DALI_2_4))
+def test_size_counts_every_pipeline(files, policy, recwarn):
+    it = DALIGenericIterator(_sharded(files), ["l"], size=10, last_batch_policy=policy, auto_reset=True)
+    n, *epochs = LEGACY_DALI_2_4[policy]
+    got = [[[d["l"].flatten().tolist() for d in b] for b in it] for _ in range(3)]
+    assert len(it) == n and it.size == it._size == 10
+    assert got == epochs
+
+
+def test_private_size_as_dali_examples_read_it(files):
+    # DALI's resnet50 example computes `ceil(loader._size / batch_size)`; DALI 2.4's values for 10
+    # samples in 3 shards, batch 2: the largest shard rounded up to whole batches (4), the shard
+    # size rounded down with DROP (3); with pad_last_batch the padded epoch size per shard
+    it = DALIGenericIterator(_sharded(files), ["l"], reader_name="R")
+    assert it._size == it.size == 4 and len(it) == 2
+    it = DALIGenericIterator(_sharded(files), ["l"], reader_name="R", last_batch_policy=LastBatchPolicy.DROP)
+    assert it._size == 3 and len(it) == 1
+
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None)
+    def one():
+        _, labels = fn.readers.file(files=files, labels=list(range(10)), name="R", pad_last_batch=True)
+        return labels
+    it = DALIGenericIterator(one(), ["l"], reader_name="R", last_batch_policy=LastBatchPolicy.PARTIAL)
+    assert it._size == it.size == 10 and len(it) == 3  # the padded epoch size (10 here: one shard)

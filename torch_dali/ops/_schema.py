@@ -279,8 +279,11 @@ def coerce(op: str, arg: Arg, v: Any) -> Any:
         else:
             out = v
     except (ValueError, KeyError, TypeError):
-        raise ArgumentTypeError(
-            f"{op}: `{arg.name}` must be {_KIND_DOC.get(kind, kind)}, got {v!r}") from None
+        err: type[Exception] = ArgumentTypeError
+        if kind == "callable":  # DALI calls it and fails when the pipeline runs: a RuntimeError there
+            from ._operator import BuildArgumentTypeError
+            err = BuildArgumentTypeError
+        raise err(f"{op}: `{arg.name}` must be {_KIND_DOC.get(kind, kind)}, got {v!r}") from None
     if arg.check is not None:
         problem = arg.check(out)
         if problem:
@@ -389,7 +392,10 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
         if arg.name in consts or arg.name in tensor_args:
             continue
         if arg.required:  # a ValueError, and a RuntimeError as DALI raises it
-            from ._operator import BuildArgumentError
-            raise BuildArgumentError(f"{op}: argument `{arg.name}` is required ({arg.doc})")
+            from ._operator import BuildArgumentError, BuildArgumentTypeError
+            # a missing Python function: DALI's PythonFunction takes it as a positional parameter,
+            # so Python raises TypeError there
+            err = BuildArgumentTypeError if arg.kind == "callable" else BuildArgumentError
+            raise err(f"{op}: argument `{arg.name}` is required ({arg.doc})")
         consts[arg.name] = arg.default
     return consts, tensor_args

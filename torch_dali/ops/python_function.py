@@ -193,10 +193,12 @@ class _PythonFunctionBase(Operator):
         if self.num_outputs == 0:
             return ()
         if self.num_outputs == 1:
-            return (result,)
-        if not isinstance(result, (tuple, list)) or len(result) != self.num_outputs:
+            # DALI 2.4 takes a tuple's first value as the one output
+            return (result[0],) if isinstance(result, tuple) and result else (result,)
+        # several outputs come as a tuple (DALI 2.4 refuses a list there too)
+        if not isinstance(result, tuple) or len(result) != self.num_outputs:
             raise TypeError(f"{where} returned {type(result).__name__}"
-                            f"{'' if not isinstance(result, (tuple, list)) else f' of {len(result)}'}; "
+                            f"{'' if not isinstance(result, tuple) else f' of {len(result)}'}; "
                             f"expected a tuple of num_outputs={self.num_outputs} values")
         return tuple(result)
 

@@ -75,10 +75,16 @@ class BaseIterator:
                                 "ends when it raises StopIteration); give `size` or `reader_name`")
         if self._unknown_size:
             last_batch_policy, last_batch_padded = LastBatchPolicy.FILL, False
+        if size > 0 and not reader_name:
+            # DALI 2.4 warns here too (category `Warning`): a hand-given size can cut or repeat
+            # samples where the reader's own shard size (reader_name=) would not
+            warnings.warn(f"{name}: an epoch size given by hand (`size=`, `last_batch_padded=`) can miss "
+                          "samples or repeat them when it does not match the reader's shards; "
+                          "prefer `reader_name=` where there is a reader", Warning, stacklevel=3)
         self._policy = last_batch_policy
         self._auto_reset = auto_reset_mode(auto_reset)
         self._reader_name = reader_name
-        self._size = size
+        self._given_size = size
         self._padded = last_batch_padded
         for p in self._pipes:
             p.build()
@@ -132,23 +138,45 @@ class BaseIterator:
     # -- sizes ---------------------------------------------------------------------------------
     def _shard_size(self) -> int:
         if self._reader_name is None:
-            return int(self._size)
+            return int(self._given_size)
         meta = self._pipes[0].reader_meta(self._reader_name)
         n = meta["epoch_size_padded"] if self._padded or meta.get("pad_last_batch") else meta["epoch_size"]
         shards, sid = meta["number_of_shards"], meta["shard_id"]
         return (sid + 1) * n // shards - sid * n // shards
+
+    def _step(self) -> int:
+        """Samples one iteration counts: with `size=` (no reader_name) DALI's size is the total
+        over the pipelines, so a step counts every pipeline's batch."""
+        return self.batch_size * (len(self._pipes) if self._reader_name is None else 1)
 
     def __len__(self) -> int:
         if self._unknown_size:
             return 0  # DALI's value where the epoch ends on StopIteration (its size is -1)
         size = self._shard_size()
         if self._policy == LastBatchPolicy.DROP:
-            return size // self.batch_size
-        return math.ceil(size / self.batch_size)
+            return size // self._step()
+        return math.ceil(size / self._step())
+
+    @property
+    def _size(self) -> int:
+        """DALI's `_size`, which its examples read (resnet50's `ceil(loader._size / batch_size)`):
+        the given `size` (-1 where the epoch ends on StopIteration) or, with `reader_name`, the
+        reader's epoch size per shard as DALI 2.4 sets it at construction: rounded down with DROP,
+        the padded size with padding, else the largest shard rounded up to whole batches."""
+        if self._reader_name is None:
+            return int(self._given_size)
+        meta = self._pipes[0].reader_meta(self._reader_name)
+        shards = meta["number_of_shards"]
+        if self._policy == LastBatchPolicy.DROP:
+            return meta["epoch_size"] // shards
+        if self._padded or meta.get("pad_last_batch"):
+            return meta["epoch_size_padded"] // shards
+        return math.ceil(math.ceil(meta["epoch_size"] / shards) / self.batch_size) * self.batch_size
 
     @property
     def size(self) -> int:
-        return self._shard_size()
+        """DALI's `size` (its `_size`, see there)."""
+        return self._size
 
     # -- iterating -----------------------------------------------------------------------------
     def __iter__(self) -> "BaseIterator":
@@ -197,14 +225,20 @@ class BaseIterator:
         if self._epoch_done or self._counter >= size:
             self._end_epoch()
         left = size - self._counter
-        if self._policy == LastBatchPolicy.DROP and left < self.batch_size:
+        step = self._step()
+        if self._policy == LastBatchPolicy.DROP and left < step:
             self._run_all()  # consume the partial batch so the next epoch starts right
-            self._counter += self.batch_size
+            self._counter += step
             self._end_epoch()
         outs = self._run_all()
-        take = left if self._policy == LastBatchPolicy.PARTIAL and left < self.batch_size else None
-        results = [self._convert(o, take) for o in outs]
-        self._counter += self.batch_size
+        if self._policy == LastBatchPolicy.PARTIAL and left < step:
+            # the epoch's last samples, pipeline after pipeline (DALI leaves out pipelines with none)
+            takes = ([left] * len(outs) if self._reader_name is not None else
+                     [min(self.batch_size, left - k * self.batch_size) for k in range(len(outs))])
+            results = [self._convert(o, t) for o, t in zip(outs, takes) if t > 0]
+        else:
+            results = [self._convert(o, None) for o in outs]
+        self._counter += step
         if self._counter >= size:
             self._epoch_done = True
         return results
@@ -229,9 +263,9 @@ class BaseIterator:
             return
         size = self._shard_size()
         if (self._policy == LastBatchPolicy.DROP and not self._epoch_done
-                and 0 < size - self._counter < self.batch_size):
+                and 0 < size - self._counter < self._step()):
             self._run_all()  # DROP: the partial batch left in the epoch is taken and dropped first
-            self._counter += self.batch_size
+            self._counter += self._step()
         if self._counter < size and not self._epoch_done:
             if quiet:
                 return

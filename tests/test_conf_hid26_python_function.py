@@ -1,0 +1,40 @@
+"""python_function's handling of what the user's function returns and of a missing or non-callable
+`function`, as DALI 2.4's CPU backend does (measured there with a 1-D uint8 constant input)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from torch_dali import fn, types
+from torch_dali.pipeline import Pipeline
+
+
+def _run(**kw):
+    with Pipeline(batch_size=2, num_threads=1, device_id=None, exec_async=False, exec_pipelined=False) as p:
+        a = fn.constant(idata=[1, 2, 3], dtype=types.UINT8)
+        out = fn.python_function(a, **kw)
+        p.set_outputs(*(out if isinstance(out, (list, tuple)) else [out]))
+    p.build()
+    return [o.as_array() for o in p.run()]
+
+
+def test_single_output_tuple_gives_its_first_value():
+    # DALI 2.4: a tuple returned for num_outputs=1 is taken as its first value
+    (out,) = _run(function=lambda x: (x + 1, x * 0))
+    np.testing.assert_array_equal(out, [[2, 3, 4]] * 2)
+    (out,) = _run(function=lambda x: (x,))
+    np.testing.assert_array_equal(out, [[1, 2, 3]] * 2)
+
+
+def test_several_outputs_must_be_a_tuple():
+    a, b = _run(function=lambda x: (x, x + 1), num_outputs=2)
+    np.testing.assert_array_equal(b, [[2, 3, 4]] * 2)
+    with pytest.raises(RuntimeError, match="tuple"):  # DALI 2.4 refuses a list: RuntimeError at run
+        _run(function=lambda x: [x, x], num_outputs=2)
+
+
+def test_missing_or_uncallable_function():
+    with pytest.raises(TypeError):  # DALI: PythonFunction.__init__() missing argument `function`
+        _run()
+    with pytest.raises(RuntimeError):  # DALI calls it when the pipeline runs: RuntimeError there
+        _run(function=5)
