@@ -3,7 +3,8 @@ and the epoch bookkeeping DALI's framework iterators share.
 
 Where an epoch ends, as in DALI 2.4:
 
-* `reader_name=...`: the reader's shard size (its `epoch_size`, padded when it pads);
+* `reader_name=...`: the largest shard's size in whole batches on every rank, so ranks take the same
+  steps (FILL carries what a shard read past its end into its next epoch; shard_epochs.py);
 * `size=N`: after N samples (counted per batch; DALI's older way);
 * neither (`size=-1`): when the pipeline raises StopIteration (an external source ran out). Then
   there is one pipeline, every batch is returned whole (FILL) and `reset()` starts the sources'
@@ -23,6 +24,7 @@ from typing import Any, Sequence
 from ..errors import ArgumentError, PipelineError
 from ..graph.pipeline import Pipeline
 from ..tensor_list import TensorList
+from .shard_epochs import ShardEpochs
 
 
 class LastBatchPolicy(enum.Enum):
@@ -89,6 +91,13 @@ class BaseIterator:
         for p in self._pipes:
             p.build()
         self.batch_size = self._pipes[0].batch_size
+        self._shards: ShardEpochs | None = None
+        if reader_name is not None:
+            try:
+                self._shards = ShardEpochs([p.reader_meta(reader_name) for p in self._pipes], last_batch_policy.name,
+                                           self.batch_size, last_batch_padded)
+            except ValueError as e:
+                raise ArgumentError(f"{name}: {e}") from None
         self._counter = 0
         self._epoch_done = False
         self._ever_consumed = False
@@ -115,7 +124,10 @@ class BaseIterator:
 
     # -- checkpoints -----------------------------------------------------------------------------
     def _save_state(self) -> dict[str, Any]:
-        return {"counter": self._counter, "epoch_done": self._epoch_done}
+        state: dict[str, Any] = {"counter": self._counter, "epoch_done": self._epoch_done}
+        if self._shards is not None:
+            state["shards"] = self._shards.state()
+        return state
 
     def _load_state(self, data: Any) -> None:
         if data is None:
@@ -124,6 +136,12 @@ class BaseIterator:
             raise ArgumentError(f"{type(self).__name__}: the checkpoint's iterator position is malformed: {data!r}")
         self._counter = int(data["counter"])
         self._epoch_done = bool(data.get("epoch_done", False))
+        if self._shards is not None and isinstance(data.get("shards"), dict):
+            try:
+                self._shards.load(data["shards"])
+            except (ValueError, TypeError) as e:
+                raise ArgumentError(f"{type(self).__name__}: the checkpoint's shard positions are malformed "
+                                    f"({e})") from None
 
     def checkpoints(self) -> list[str]:
         """One checkpoint per pipeline, with this iterator's position: make the pipelines with
@@ -152,6 +170,8 @@ class BaseIterator:
     def __len__(self) -> int:
         if self._unknown_size:
             return 0  # DALI's value where the epoch ends on StopIteration (its size is -1)
+        if self._shards is not None:
+            return len(self._shards)
         size = self._shard_size()
         if self._policy == LastBatchPolicy.DROP:
             return size // self._step()
@@ -160,18 +180,11 @@ class BaseIterator:
     @property
     def _size(self) -> int:
         """DALI's `_size`, which its examples read (resnet50's `ceil(loader._size / batch_size)`):
-        the given `size` (-1 where the epoch ends on StopIteration) or, with `reader_name`, the
-        reader's epoch size per shard as DALI 2.4 sets it at construction: rounded down with DROP,
-        the padded size with padding, else the largest shard rounded up to whole batches."""
-        if self._reader_name is None:
+        the given `size` (-1 where the epoch ends on StopIteration) or, with `reader_name`, this
+        epoch's length in samples on every rank (shard_epochs.py)."""
+        if self._shards is None:
             return int(self._given_size)
-        meta = self._pipes[0].reader_meta(self._reader_name)
-        shards = meta["number_of_shards"]
-        if self._policy == LastBatchPolicy.DROP:
-            return meta["epoch_size"] // shards
-        if self._padded or meta.get("pad_last_batch"):
-            return meta["epoch_size_padded"] // shards
-        return math.ceil(math.ceil(meta["epoch_size"] / shards) / self.batch_size) * self.batch_size
+        return self._shards.size
 
     @property
     def size(self) -> int:
@@ -180,7 +193,8 @@ class BaseIterator:
 
     # -- iterating -----------------------------------------------------------------------------
     def __iter__(self) -> "BaseIterator":
-        if self._counter != 0 and self._ever_consumed:
+        counter = self._shards.counter if self._shards is not None else self._counter
+        if counter != 0 and self._ever_consumed:
             self._reset(quiet=True)  # a new `for` loop over a used iterator: the next epoch, if this one ended
         return self
 
@@ -221,6 +235,8 @@ class BaseIterator:
                 raise
             self._counter += self.batch_size
             return [self._convert(o, None) for o in outs]
+        if self._shards is not None:
+            return self._next_shard_batch(self._shards)
         size = self._shard_size()
         if self._epoch_done or self._counter >= size:
             self._end_epoch()
@@ -243,6 +259,18 @@ class BaseIterator:
             self._epoch_done = True
         return results
 
+    def _next_shard_batch(self, sh: ShardEpochs) -> Any:
+        """With `reader_name`: DALI's step accounting over all shards (shard_epochs.py)."""
+        if sh.ended():
+            self._end_epoch()
+        outs = self._run_all()
+        sh.advance()
+        self._counter = sh.counter
+        if sh.overran():  # DROP: this batch reaches past a shard's end: dropped, the epoch ends
+            self._end_epoch()
+        takes = sh.takes()  # PARTIAL: a pipeline whose shard ran out returns fewer samples, or none
+        return [self._convert(o, None if takes is None else t) for o, t in zip(outs, takes or [None] * len(outs))]
+
     def _convert(self, outs: tuple[TensorList, ...], take: int | None) -> Any:
         raise NotImplementedError
 
@@ -259,6 +287,20 @@ class BaseIterator:
     def _reset(self, quiet: bool) -> None:
         if self._unknown_size:
             self._counter = 0
+            self._reset_pipes()
+            return
+        sh = self._shards
+        if sh is not None:
+            if sh.overran(extra=self.batch_size) and not sh.ended():
+                self._run_all()  # DROP: the batch that would reach past a shard's end is taken and dropped
+                sh.advance()
+            if not sh.ended():
+                if not quiet:
+                    warnings.warn(f"{type(self).__name__}: reset() before the epoch ended is ignored (as in DALI)",
+                                  RuntimeWarning, stacklevel=3)
+                return
+            sh.next_epoch()
+            self._counter = sh.counter
             self._reset_pipes()
             return
         size = self._shard_size()

@@ -1,0 +1,120 @@
+"""Epochs of a framework iterator given `reader_name=`, counted as DALI 2.4 counts them.
+
+Every rank of a sharded job must take the same number of steps in an epoch, or a collective
+(DDP's all-reduce) waits for ever. Shards differ by a sample when the dataset does not divide
+evenly, so the epoch is as long as the largest shard, rounded up to whole batches, on every rank
+(the reader's stream simply runs on into the next epoch's samples). Each rank works this out for
+all shards from the reader's metadata alone, so they agree without talking:
+
+* FILL without padding: the samples a shard read past its end count towards its next epoch, which
+  is then shorter; the next epoch's length is the most any shard still has to read, in batches.
+* PARTIAL: every epoch has the same length; a pipeline whose shard ran out returns a shorter batch,
+  or an empty one (`takes`).
+* DROP: an epoch ends before the first batch that would reach past any shard's end.
+* With the reader's padding every shard has the same size and every epoch the same length.
+
+With `stick_to_shard=False` each pipeline moves to the next shard at every epoch, as its reader does.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+
+class ShardEpochs:
+    """The step counter of one iterator over pipelines that read shards of one dataset."""
+
+    def __init__(self, metas: list[dict[str, Any]], policy: str, batch_size: int, padded: bool) -> None:
+        first = metas[0]
+        for key in ("epoch_size", "number_of_shards"):
+            if any(m[key] != first[key] for m in metas):
+                raise ValueError(f"the pipelines' readers disagree on `{key}`")
+        self.policy, self.batch_size = policy, batch_size
+        n, shards = int(first["epoch_size"]), int(first["number_of_shards"])
+        self.padded = bool(padded or first.get("pad_last_batch"))
+        self.stick = bool(first.get("stick_to_shard"))
+        self.shard_ids = np.array([int(m["shard_id"]) for m in metas], dtype=np.int64)
+        k = np.arange(shards, dtype=np.int64)
+        self.shard_sizes = (k + 1) * n // shards - k * n // shards  # shard k's size, fixed
+        self.sizes = self.shard_sizes.copy()  # what each rank's shard holds this epoch (FILL)
+        self.ahead = np.zeros(shards, dtype=np.int64)  # samples each rank already read of it (FILL)
+        if policy == "DROP":
+            self.size = n // shards
+        elif self.padded:
+            self.size = int(first["epoch_size_padded"]) // shards
+        else:
+            self.size = math.ceil(math.ceil(n / shards) / batch_size) * batch_size
+        self.counter = 0
+
+    # -- stepping ------------------------------------------------------------------------------
+    def ended(self) -> bool:
+        return self.counter >= self.size
+
+    def overran(self, extra: int = 0) -> bool:
+        """DROP: whether the samples counted (plus `extra`) reach past some rank's shard: the batch
+        that did so is not returned, and the epoch ends."""
+        if self.policy != "DROP":
+            return False
+        return bool(np.any(self.ahead + self.counter + extra > self.sizes))
+
+    def advance(self) -> None:
+        self.counter += self.batch_size
+
+    def takes(self) -> list[int] | None:
+        """PARTIAL: how many samples of the batch just counted each pipeline returns (None: all)."""
+        if self.policy != "PARTIAL":
+            return None
+        left = self.batch_size - (self.counter - self.shard_sizes[self.shard_ids])
+        if not np.any(left < self.batch_size):
+            return None
+        return [int(max(0, min(self.batch_size, x))) for x in left]
+
+    def __len__(self) -> int:
+        return self.size // self.batch_size if self.policy == "DROP" else math.ceil(self.size / self.batch_size)
+
+    # -- epochs --------------------------------------------------------------------------------
+    def next_epoch(self) -> None:
+        fill = self.policy == "FILL" and not self.padded
+        if fill:  # what each rank read past its shard's end starts its next epoch
+            self.counter -= int(self.ahead.min())
+            self.ahead = self.ahead + self.counter - self.sizes
+            self.counter = int(self.ahead.min())
+        else:
+            self.counter = 0
+        if not self.stick:
+            self.shard_ids = (self.shard_ids + 1) % len(self.shard_sizes)
+        if not fill:
+            return
+        if not self.stick:
+            self.sizes = np.roll(self.sizes, 1)
+        self.size = math.ceil(int((self.sizes - self.ahead).max()) / self.batch_size) * self.batch_size
+        if self.size == 0:  # read so far ahead that this epoch is done already: on to the one after
+            self.ahead = np.zeros_like(self.ahead)
+            self.counter = 0
+            self.sizes = np.roll(self.sizes, 1)
+            self.size = math.ceil(int(self.sizes.max()) / self.batch_size) * self.batch_size
+
+    # -- checkpoints ---------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        return {"counter": int(self.counter), "size": int(self.size), "ahead": self.ahead.tolist(),
+                "sizes": self.sizes.tolist(), "shard_ids": self.shard_ids.tolist()}
+
+    def load(self, data: dict[str, Any]) -> None:
+        shards = len(self.shard_sizes)
+
+        def ints(v: Any, count: int) -> np.ndarray:
+            if not (isinstance(v, list) and len(v) == count and all(isinstance(x, int) and not isinstance(x, bool)
+                                                                   and abs(x) < 1 << 62 for x in v)):
+                raise ValueError(f"expected {count} integers, got {v!r}"[:200])
+            return np.array(v, dtype=np.int64)
+
+        counter, size = data.get("counter"), data.get("size", self.size)
+        if not all(isinstance(x, int) and not isinstance(x, bool) and abs(x) < 1 << 62 for x in (counter, size)):
+            raise ValueError(f"counter {counter!r} / size {size!r}")
+        self.counter, self.size = counter, size
+        if "ahead" in data:
+            self.ahead = ints(data["ahead"], shards)
+            self.sizes = ints(data["sizes"], shards)
+            self.shard_ids = ints(data["shard_ids"], len(self.shard_ids)) % shards
