@@ -455,6 +455,8 @@ class Plan:
             if n.name in state:
                 try:
                     self.ops[n.id].load_state_dict(state[n.name])
+                except TorchDaliError:  # the op's own verdict (another dataset, another shard)
+                    raise
                 except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as e:
                     # a state that is not what the op saved (an edited or damaged checkpoint)
                     raise SerializationError(f"checkpoint: the saved state of {n.name!r} is malformed "
