@@ -8,7 +8,8 @@ import torch
 
 from . import __version__ as _version
 from . import tfrecord, types  # noqa: F401 - DALI's `backend_impl.tfrecord` / `.types`
-from .tensor_list import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU  # noqa: F401
+from .samples import TensorCPU, TensorGPU  # noqa: F401
+from .tensor_list import TensorListCPU, TensorListGPU  # noqa: F401
 from .ops.dali_schema import DaliSchema as OpSchema, get_schema as GetSchema  # noqa: F401
 from .ops.dali_schema import registered_ops, try_get_schema as TryGetSchema  # noqa: F401
 

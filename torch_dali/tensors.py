@@ -1,2 +1,3 @@
 """`torch_dali.tensors` mirrors `nvidia.dali.tensors`: DALI's batch and sample classes."""
-from .tensor_list import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU  # noqa: F401
+from .samples import TensorCPU, TensorGPU  # noqa: F401
+from .tensor_list import TensorListCPU, TensorListGPU  # noqa: F401

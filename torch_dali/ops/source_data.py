@@ -11,7 +11,8 @@ import torch
 
 from ..errors import DataError
 from ..tensor_input import from_numpy
-from ..tensor_list import TensorCPU, TensorList, plain
+from ..samples import TensorCPU
+from ..tensor_list import TensorList, plain
 
 
 def describe(x: Any) -> str:
