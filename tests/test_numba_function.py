@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("numba")
 
 from torch_dali import fn, pipeline_def, types  # noqa: E402
-from torch_dali.graph.pipeline import do_not_convert  # noqa: E402
+from torch_dali.graph.pipeline_def import do_not_convert  # noqa: E402
 from torch_dali.plugin.numba.fn.experimental import numba_function  # noqa: E402
 
 U8 = types.UINT8

@@ -6,7 +6,8 @@ __version__ = "0.1.0"
 from . import types  # noqa: F401
 from .errors import (ArgumentError, ArgumentTypeError, DataError, GraphError, PipelineError,  # noqa: F401
                      SerializationError, TorchDaliError)
-from .graph.pipeline import Pipeline, pipeline_def  # noqa: F401
+from .graph.pipeline import Pipeline  # noqa: F401
+from .graph.pipeline_def import pipeline_def  # noqa: F401
 from .graph.dali_api import OperatorConcurrency, StreamPolicy  # noqa: F401
 from .tensor_list import TensorList, TensorListCPU, TensorListGPU  # noqa: F401
 from . import ops  # noqa: F401,E402

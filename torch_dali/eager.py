@@ -78,7 +78,7 @@ def _build(schema: OpSchema, n_data: int, n: int, device: torch.device, layouts:
            arg_layouts: dict[str, str] | None = None, op_seed: int | None = None) -> Any:
     """The one-op pipeline. `seed` is its pipeline seed (an op seed derived from it, as
     `@pipeline_def(seed=...)` gives); `op_seed`, when given, is the op's own seed."""
-    from .graph.pipeline import pipeline_def
+    from .graph.pipeline_def import pipeline_def
     gpu = device.type == "cuda"
     where = "gpu" if gpu else "cpu"
     op_device = _op_device(schema, device)

@@ -8,7 +8,7 @@ rewrite, the `do_not_convert` marker, and the debug-logging switches (`utils.ag_
 from __future__ import annotations
 
 from ..conditionals import is_autograph_artifact
-from ..graph.pipeline import do_not_convert
+from ..graph.pipeline_def import do_not_convert
 from . import utils
 from .utils import ag_logging
 

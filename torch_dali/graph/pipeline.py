@@ -1,8 +1,6 @@
-"""Pipeline and pipeline_def, with DALI's names and meanings."""
+"""Pipeline, with DALI's names and meanings (its decorator, `pipeline_def`, is in pipeline_def.py)."""
 from __future__ import annotations
 
-import functools
-import inspect
 import os
 import random as _pyrandom
 from typing import Any, Callable
@@ -458,6 +456,14 @@ class Pipeline(DaliAPI):
             torch.cuda.empty_cache()
 
     # -- serialization -------------------------------------------------------------------------
+    def define_from(self, body: Callable[[], Any], conditionals: bool = False) -> None:
+        """Makes `body()` this pipeline's definition (what `pipeline_def` does): traced now, as DALI
+        traces it, so errors in the definition surface here; a debug pipeline runs it at each run()."""
+        self._py_graph_fn = body
+        self._conditionals = conditionals
+        if not self._debug:
+            self._ensure_graph(outputs_required=False)
+
     def serialize(self, define_graph: Callable | None = None, filename: str | None = None) -> str:
         from ..serialization.yaml_io import dump_pipeline
         if define_graph is not None:
@@ -533,70 +539,3 @@ def set_debug_runner(fn: Any) -> None:
     """Installs what runs one iteration of a debug-mode pipeline: fn(pipe, definition) -> outputs."""
     global _debug_runner
     _debug_runner = fn
-
-
-_PIPELINE_ARGS = (set(inspect.signature(Pipeline.__init__).parameters) - {"self", "kwargs"}) | ACCEPTED
-
-
-def do_not_convert(func: Callable) -> Callable:
-    """Marks a function that `enable_conditionals` must not rewrite: it is called as written (an
-    `if` on a DataNode inside it is an error). A pipeline definition itself cannot be marked."""
-    try:
-        func._torch_dali_do_not_convert = True  # type: ignore[attr-defined]
-        return func
-    except (AttributeError, TypeError):  # builtins, bound methods: wrap them
-        @functools.wraps(func)
-        def call(*args: Any, **kwargs: Any) -> Any:
-            return func(*args, **kwargs)
-        call._torch_dali_do_not_convert = True  # type: ignore[attr-defined]
-        return call
-
-
-def _takes_keyword(func: Callable, name: str) -> bool:
-    try:
-        params = inspect.signature(func).parameters
-    except (TypeError, ValueError):
-        return False
-    p = params.get(name)
-    return p is not None and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-
-
-def pipeline_def(fn: Callable | None = None, *, enable_conditionals: bool = False,
-                 **pipeline_kwargs: Any) -> Any:
-    """Decorator: the function's body defines the graph; calling it returns a Pipeline.
-
-    Pipeline arguments can be given to the decorator or at call time; the rest go to the function.
-    With `enable_conditionals=True`, `if`/`else` on DataNodes in the body route samples (see
-    `torch_dali.conditionals`). `debug=True` (DALI's debug mode, at decoration or call time): run()
-    calls the body each iteration and its ops run at once on data (`.get()` gives a batch; see
-    torch_dali.eager); a function that names a `debug` parameter still receives it.
-    """
-    debug_default = bool(pipeline_kwargs.pop("debug", False))
-
-    def decorate(func: Callable) -> Callable[..., Pipeline]:
-        if getattr(func, "_torch_dali_do_not_convert", False):
-            raise ArgumentError(f"pipeline_def: '{getattr(func, '__name__', func)}' is marked @do_not_convert; "
-                                "a pipeline definition cannot be (mark the functions it calls instead)")
-        takes_debug = _takes_keyword(func, "debug")
-
-        @functools.wraps(func)
-        def make(*args: Any, **kwargs: Any) -> Pipeline:
-            # DALI's `debug=True` (decorator or call): the function still receives `debug` when it
-            # names it, as in DALI
-            debug = bool(kwargs.get("debug", debug_default)) if takes_debug else bool(kwargs.pop("debug", debug_default))
-            pipe_kw = {**pipeline_kwargs, **{k: kwargs.pop(k) for k in list(kwargs) if k in _PIPELINE_ARGS and k != "debug"},
-                       "debug": debug}
-            conditionals = bool(kwargs.pop("enable_conditionals", enable_conditionals))
-            body = func
-            if conditionals:
-                from ..conditionals import convert
-                body = convert(func)
-            pipe = Pipeline(**pipe_kw)
-            pipe._py_graph_fn = functools.partial(body, *args, **kwargs)
-            pipe._conditionals = conditionals
-            if not pipe._debug:  # a debug pipeline runs its definition at each run() instead
-                pipe._ensure_graph(outputs_required=False)  # traced now, as DALI does: errors in the definition surface here
-            return pipe
-        make._is_pipeline_def = True  # type: ignore[attr-defined] - DALI's mark
-        return make
-    return decorate(fn) if fn is not None else decorate

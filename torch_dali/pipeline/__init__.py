@@ -5,5 +5,6 @@ from __future__ import annotations
 
 from ..graph.dali_api import OperatorConcurrency, StreamPolicy  # noqa: F401
 from ..graph.node import DataNode  # noqa: F401
-from ..graph.pipeline import Pipeline, do_not_convert, pipeline_def  # noqa: F401
+from ..graph.pipeline import Pipeline  # noqa: F401
+from ..graph.pipeline_def import do_not_convert, pipeline_def  # noqa: F401
 from . import experimental  # noqa: F401

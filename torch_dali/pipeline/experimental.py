@@ -2,4 +2,4 @@
 pipeline_def either way)."""
 from __future__ import annotations
 
-from ..graph.pipeline import pipeline_def  # noqa: F401
+from ..graph.pipeline_def import pipeline_def  # noqa: F401

@@ -78,7 +78,7 @@ class Reader:
         if self._pipe is not None:
             return self._pipe
         from ... import fn as _fn
-        from ...graph.pipeline import pipeline_def
+        from ...graph.pipeline_def import pipeline_def
 
         target: Any = _fn
         for part in self._schema_name.split("."):
