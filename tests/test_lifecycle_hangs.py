@@ -221,3 +221,32 @@ def test_torch_dataloader_fork_workers_use_torch_dali_after_a_pipeline_ran(root,
     """)
     assert r.returncode == 0, r.stderr
     assert "worker batches [(2, 1), (2, 1), (2, 1), (2, 1)]" in r.stdout, r.stdout + r.stderr
+
+
+def test_exit_while_a_slow_torch_op_runs_past_the_stop_limit(tmp_path):
+    """A script that ends while an op runs torch code past TORCH_DALI_STOP_TIMEOUT_S: the op is
+    given one more stop limit at exit, so it returns before the interpreter tears torch down.
+    Before, the thread was still inside torch then and the process aborted ("terminate called
+    without an active exception", exit code 134)."""
+    r = _run_script(tmp_path, """
+        import time
+        import torch
+        from torch_dali import fn, pipeline_def
+
+        def slow(x):
+            t, a = time.time(), torch.randn(400, 400)
+            while time.time() - t < 3:
+                a = (a @ a).tanh()
+            return x
+
+        @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+        def p():
+            return fn.python_function(fn.random.uniform(range=[0, 1], shape=[4]), function=slow)
+
+        pipe = p()
+        pipe.build()
+        pipe.run()  # the next batch's slow call starts now, in the prefetch thread
+        print("done", flush=True)
+    """, _env(TORCH_DALI_STOP_TIMEOUT_S="2"))
+    assert r.returncode == 0 and "done" in r.stdout, (r.returncode, r.stderr[-800:])
+    assert "terminate called" not in r.stderr

@@ -107,7 +107,9 @@ KNOBS: tuple[Knob, ...] = (
          "each window (plus the filter's reach, for random_resized_crop) with nvJPEG's ROI decode: for "
          "measuring and tests", 0, 1),
     Knob("TORCH_DALI_STOP_TIMEOUT_S", "float", 10.0, "seconds stopping a pipeline (shutdown, Ctrl-C, "
-         "exit) waits for the op running now; one that does not return is named and left behind", 0),
+         "exit) waits for the op running now; one that does not return is named and left behind (at "
+         "interpreter exit it gets one more such wait, at most 30 s, unless Ctrl-C ended the first: a thread "
+         "still inside torch when the interpreter tears torch down aborts the process)", 0),
     Knob("TORCH_DALI_STALL_DUMP_S", "float", 300.0, "seconds without a batch before every thread's stack "
          "is printed to stderr (0: never)", 0),
     Knob("TORCH_DALI_NVJPEG_HW_STATES", "int", 1, "hardware JPEG decoder states per slot (0: no "

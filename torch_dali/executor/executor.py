@@ -33,6 +33,10 @@ def _shutdown_all() -> None:
             ex.shutdown()
         except BaseException:  # noqa: BLE001 - exiting anyway (a second Ctrl-C included)
             pass
+    try:
+        _wait_for_left_running()
+    except BaseException:  # noqa: BLE001 - Ctrl-C during the wait: exit now
+        pass
 
 
 def _after_fork_in_child() -> None:
@@ -46,6 +50,26 @@ def _after_fork_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+
+# Threads stopping gave up on. At interpreter exit they get one more stop timeout to finish: a
+# native torch call still running in one while the interpreter tears down aborts the process
+# ("terminate called without an active exception", exit 134), where waiting a little lets a slow
+# op return and the process exit cleanly. One stuck for good is left as it is.
+_LEFT_RUNNING: list[threading.Thread] = []
+_EXIT_WAIT_MAX_S = 30.0
+
+
+def leave_running(threads: list[threading.Thread]) -> None:
+    _LEFT_RUNNING.extend(t for t in threads if t not in _LEFT_RUNNING)
+
+
+def _wait_for_left_running() -> None:
+    """At exit (`_shutdown_all`): one more stop timeout, in all, for the threads left running."""
+    deadline = time.monotonic() + min(stop_timeout_s(), _EXIT_WAIT_MAX_S)
+    for t in _LEFT_RUNNING:
+        t.join(timeout=max(0.0, deadline - time.monotonic()))
 
 
 class Executor:
@@ -360,7 +384,7 @@ class Executor:
                 return
         self._thread = None
 
-    def _abandon(self, why: str, quiet: bool = False) -> None:
+    def _abandon(self, why: str, quiet: bool = False, wait_at_exit: bool = True) -> None:
         """Gives up on a producer stuck in an op: it is left running (a daemon; it closes the
         plan if it ever gets out) and this executor refuses to run again."""
         ops = self.plan.running_ops()
@@ -368,6 +392,8 @@ class Executor:
         self._abandoned = (f"torch_dali: stopping the pipeline: {what} {why}; it is left running on a "
                            "daemon thread (a running Python call cannot be interrupted)")
         self._close_on_exit = True
+        if wait_at_exit:  # not after Ctrl-C: the user asked to stop waiting
+            leave_running([t for t in (self._thread, *self._stage_threads) if t is not None and t.is_alive()])
         if not quiet:
             print(self._abandoned, file=sys.stderr, flush=True)
 
@@ -436,7 +462,7 @@ class Executor:
                               f"{'; '.join(ops) if ops else 'the producer thread'} (Ctrl-C stops the wait)",
                               file=sys.stderr, flush=True)
             except KeyboardInterrupt:
-                self._abandon("was still running when Ctrl-C interrupted the wait")
+                self._abandon("was still running when Ctrl-C interrupted the wait", wait_at_exit=False)
                 raise
             thread.join()
         if self._abandoned is not None:
