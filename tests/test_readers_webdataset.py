@@ -239,3 +239,27 @@ def test_each_output_carries_its_components_source_info(tmp_path):
     assert [data[i].source_info() for i in range(2)] == [f"{p}:512:a.bin", ""]
     assert [cls[i].source_info() for i in range(2)] == [f"{p}:1536:a.cls", f"{p}:2560:b.cls"]
     assert [bytes(np.asarray(prop[i])).decode() for i in range(2)] == [f"{p}:1536:a.cls", f"{p}:2560:b.cls"]
+
+
+def test_build_time_dataset_errors_are_runtime_errors_as_in_dali(tmp_path):
+    """DALI 2.4 refuses a malformed index, a component whose size does not fit its dtype, or a
+    missing file with a RuntimeError when the pipeline is built; code written for DALI catches
+    that. torch_dali's refusal stays a DataError too."""
+    good = _shards(tmp_path, [2])[0]
+    idx = tmp_path / "i.idx"
+    for text in ("", "v0.1", "v1.1", "v1.1 -1", "v1.1 1\n", "v1.1 1\ncls", "v1.1 1\ncls 1 0"):
+        idx.write_text(text)
+        with pytest.raises(RuntimeError) as e:
+            _pipe(paths=[good], index_paths=[str(idx)], ext=["cls"])
+        assert isinstance(e.value, DataError), text
+    with pytest.raises(RuntimeError, match="not a multiple"):
+        _pipe(paths=[good], ext=["bin"], dtypes=["INT32"])
+    with pytest.raises(RuntimeError, match="none.tar"):
+        _pipe(paths=[str(tmp_path / "none.tar")], ext=["cls"])
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def files():
+        return tuple(fn.readers.file(files=[str(tmp_path / "none.jpg")]))
+    with pytest.raises(RuntimeError) as e:
+        files().build()
+    assert isinstance(e.value, DataError)

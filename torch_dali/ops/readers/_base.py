@@ -106,6 +106,11 @@ def error_reason(e: BaseException, source: str) -> str:
     return msg
 
 
+class ListingError(DataError, RuntimeError):
+    """The dataset cannot be listed (a missing file or folder, a malformed index, no samples): a
+    DataError, and a RuntimeError as DALI raises for it when the pipeline is built."""
+
+
 class _EpochOrder:
     """One epoch's sample indices for this shard: `base`, then `pad` copies of its last index."""
 
@@ -252,9 +257,14 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
     # -- listing and shards --------------------------------------------------------------------
     def _ensure_listed(self) -> int:
         if self._n is None:
-            n = self._list()
+            try:
+                n = self._list()
+            except DataError as e:
+                if isinstance(e, RuntimeError):
+                    raise
+                raise ListingError(*e.args).with_traceback(e.__traceback__) from None
             if n == 0:
-                raise DataError(f"{self.name}: the dataset is empty ({self._describe_source()})")
+                raise ListingError(f"{self.name}: the dataset is empty ({self._describe_source()})")
             if self.num_shards > n:
                 raise ArgumentError(f"{self.name}: `num_shards` ({self.num_shards}) must not exceed "
                                     f"the number of samples ({n})")

@@ -21,7 +21,7 @@ from ...skips import printable
 from ...tensor_list import TensorList
 from .._registry import register
 from .._schema import Arg, OpSchema
-from ._base import READER_ARGS, ReaderBase, read_file_bytes
+from ._base import READER_ARGS, ListingError, ReaderBase, read_file_bytes
 
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".pnm", ".ppm", ".pgm", ".pbm", ".jp2",
                     ".webp")
@@ -43,11 +43,6 @@ def list_streams(root: str, op: str) -> list[list[str]]:
             frames = sorted(e.name for e in it if e.is_file() and os.path.splitext(e.name)[1].lower() in IMAGE_EXTENSIONS)
         streams.append([os.path.join(folder, f) for f in frames])
     return streams
-
-
-class ListingError(DataError, RuntimeError):
-    """No sequence to read (or no file_root) when the pipeline is built: a DataError, and a
-    RuntimeError as DALI raises for it."""
 
 
 class SequenceReader(ReaderBase):
