@@ -9,7 +9,7 @@ import tempfile
 from torch_dali import fn, pipeline_def
 from torch_dali.errors import DataError, PipelineError
 from torch_dali.io import host_io
-from torch_dali.ops.readers._base import read_file_bytes
+from torch_dali.ops.readers._storage import read_file_bytes
 from torch_dali.io.recordio import RecordFile, read_index, write_recordio
 from torch_dali.skips import skipped
 

@@ -21,7 +21,7 @@ from torch_dali.errors import DataError
 from torch_dali.io import decode as D
 from torch_dali.io import host_io as H
 from torch_dali.io import jpeg_roi as R
-from torch_dali.ops.readers._base import read_file_bytes
+from torch_dali.ops.readers._storage import read_file_bytes
 
 PHOTOS = Path(D.__file__).resolve().parents[1] / "data" / "photos"
 C_SKIP = _cbuild.skip_reason(H.LIB)  # raises where a C compiler works but the helper did not build

@@ -27,6 +27,11 @@ class DataError(TorchDaliError, ValueError):
     """A sample cannot be read or decoded (missing file, corrupt JPEG, truncated record...)."""
 
 
+class ListingError(DataError, RuntimeError):
+    """A reader's dataset cannot be listed (a missing file or folder, a malformed index, no
+    samples): a DataError, and a RuntimeError as DALI raises for it when the pipeline is built."""
+
+
 class PipelineError(TorchDaliError, RuntimeError):
     """An operator failed while the pipeline ran. Names the op, the sample and where the op was made."""
 

@@ -17,7 +17,8 @@ from ..errors import PipelineError
 from .plan import Plan
 from .steps import Batch, Partial
 from .stage import OutputPermits, Permits, Reorder, Stage, make_stages
-from .watch import add_times, dump_stall, stall_dump_s, stop_timeout_s, tensor_bytes
+from .watch import (add_times, dump_stall, leave_running, stall_dump_s, stop_timeout_s, tensor_bytes,
+                    wait_for_left_running)
 
 _POLL_S = 0.1  # how often a waiting consumer checks for shutdown and Ctrl-C
 _LIVE: "weakref.WeakSet[Executor]" = weakref.WeakSet()
@@ -34,7 +35,7 @@ def _shutdown_all() -> None:
         except BaseException:  # noqa: BLE001 - exiting anyway (a second Ctrl-C included)
             pass
     try:
-        _wait_for_left_running()
+        wait_for_left_running()
     except BaseException:  # noqa: BLE001 - Ctrl-C during the wait: exit now
         pass
 
@@ -50,26 +51,6 @@ def _after_fork_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-
-# Threads stopping gave up on. At interpreter exit they get one more stop timeout to finish: a
-# native torch call still running in one while the interpreter tears down aborts the process
-# ("terminate called without an active exception", exit 134), where waiting a little lets a slow
-# op return and the process exit cleanly. One stuck for good is left as it is.
-_LEFT_RUNNING: list[threading.Thread] = []
-_EXIT_WAIT_MAX_S = 30.0
-
-
-def leave_running(threads: list[threading.Thread]) -> None:
-    _LEFT_RUNNING.extend(t for t in threads if t not in _LEFT_RUNNING)
-
-
-def _wait_for_left_running() -> None:
-    """At exit (`_shutdown_all`): one more stop timeout, in all, for the threads left running."""
-    deadline = time.monotonic() + min(stop_timeout_s(), _EXIT_WAIT_MAX_S)
-    for t in _LEFT_RUNNING:
-        t.join(timeout=max(0.0, deadline - time.monotonic()))
 
 
 class Executor:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import faulthandler
 import sys
+import threading
 import time
 
 from .. import _knobs
@@ -47,3 +48,22 @@ def tensor_bytes(tls: list[TensorList]) -> tuple[int, int]:
             else:
                 host += n
     return host, dev
+
+
+# Threads stopping gave up on. At interpreter exit they get one more stop timeout to finish: a
+# native torch call still running in one while the interpreter tears down aborts the process
+# ("terminate called without an active exception", exit 134), where waiting a little lets a slow
+# op return and the process exit cleanly. One stuck for good is left as it is.
+_LEFT_RUNNING: list[threading.Thread] = []
+_EXIT_WAIT_MAX_S = 30.0
+
+
+def leave_running(threads: list[threading.Thread]) -> None:
+    _LEFT_RUNNING.extend(t for t in threads if t not in _LEFT_RUNNING)
+
+
+def wait_for_left_running() -> None:
+    """At exit (the executor's shutdown of all pipelines): one more stop timeout, in all, for the threads left running."""
+    deadline = time.monotonic() + min(stop_timeout_s(), _EXIT_WAIT_MAX_S)
+    for t in _LEFT_RUNNING:
+        t.join(timeout=max(0.0, deadline - time.monotonic()))

@@ -57,10 +57,9 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ...errors import ArgumentError, DataError
+from ...errors import ArgumentError, DataError, ListingError
 from ...rng import permutation
-from ...io import host_io
-from ...skips import SkipLog, printable
+from ...skips import SkipLog
 from ...tensor_list import TensorList
 from .._operator import BatchContext, Operator
 from .._schema import Arg, non_negative, one_of, positive
@@ -106,11 +105,6 @@ def error_reason(e: BaseException, source: str) -> str:
     return msg
 
 
-class ListingError(DataError, RuntimeError):
-    """The dataset cannot be listed (a missing file or folder, a malformed index, no samples): a
-    DataError, and a RuntimeError as DALI raises for it when the pipeline is built."""
-
-
 class _EpochOrder:
     """One epoch's sample indices for this shard: `base`, then `pad` copies of its last index."""
 
@@ -130,15 +124,6 @@ class _EpochOrder:
 
     def last(self) -> int:
         return self.base[-1]
-
-
-def read_file_bytes(path: str, what: str) -> torch.Tensor:
-    """A whole regular file as a uint8 1-D tensor (no extra copy); never blocks on a FIFO (a path
-    replaced by one after listing once hung the on_error="skip" path in open())."""
-    try:
-        return host_io.read_file(path)
-    except OSError as e:
-        raise DataError(f"{what}: cannot read {printable(path)}: {e.strerror or e}") from None
 
 
 def relative_name(name: str, args: dict[str, Any]) -> str:

@@ -19,9 +19,21 @@ from ...errors import ArgumentError, DataError
 from ...skips import printable
 from ...tensor_list import TensorList
 from .._operator import BatchContext
+from .._schema import Arg
 from ._base import ReaderBase, relative_name
 from ._storage import is_file, is_url, join, list_folder, local_path, read_small
 
+
+def named_files_args(default_filter: str) -> tuple[Arg, ...]:
+    """The arguments that name a NamedFilesReader's files, its glob's default differing per format."""
+    return (
+        Arg("file_root", "str", None, "folder of the files (with neither files nor file_list: listed "
+            "with file_filter, one level of subfolders)"),
+        Arg("file_filter", "str", default_filter, "glob pattern of the file names listed under file_root"),
+        Arg("files", "strs", None, "file paths to read (relative to file_root if given)"),
+        Arg("file_list", "str", None, "text file with one path per line"),
+        Arg("allow_outside_root", "bool", False, "read file_list entries outside its folder"),
+    )
 
 class MultiOutputReader(ReaderBase):
     """A reader whose samples have several fields. `_load(i)` returns (field 0, (fields 1..)) and

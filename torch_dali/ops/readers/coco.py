@@ -24,7 +24,8 @@ from ...tensor_list import TensorList
 from .._operator import BatchContext
 from .._registry import register
 from .._schema import Arg, OpSchema
-from ._base import READER_ARGS, ReaderBase, read_file_bytes
+from ._base import READER_ARGS, ReaderBase
+from ._storage import read_file_bytes
 
 
 def _outside(name: str, root: str) -> bool:

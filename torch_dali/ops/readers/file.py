@@ -36,7 +36,8 @@ from .._operator import BatchContext
 from .._registry import register
 from .._schema import Arg, OpSchema
 from ...skips import printable
-from ._base import ON_ERROR_ARG, READER_ARGS, ReaderBase, read_file_bytes, relative_name
+from ._base import ON_ERROR_ARG, READER_ARGS, ReaderBase, relative_name
+from ._storage import read_file_bytes
 
 DEFAULT_FILTERS = ("*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm", "*.pgm",
                    "*.pbm", "*.jp2", "*.webp", "*.flac", "*.ogg", "*.wav")

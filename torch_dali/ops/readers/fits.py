@@ -36,7 +36,7 @@ from ...tensor_list import TensorList
 from .._registry import register
 from .._schema import Arg, OpSchema
 from ._base import READER_ARGS
-from ._multi import NamedFilesReader
+from ._multi import NamedFilesReader, named_files_args
 from ._storage import ByteFile
 
 _NUMERIC = {torch.uint8, torch.int8, torch.uint16, torch.int16, torch.uint32, torch.int32,
@@ -120,12 +120,7 @@ register(OpSchema(
     min_inputs=0, max_inputs=0, num_outputs=lambda a: len(_hdus(a)) or 1,
     doc="Reads image HDUs of FITS files (plain or tile-compressed), one output per HDU index.",
     args=READER_ARGS + (
-        Arg("file_root", "str", None, "folder of the files (with neither files nor file_list: listed "
-            "with file_filter, one level of subfolders)"),
-        Arg("file_filter", "str", "*.fits", "glob pattern of the file names listed under file_root"),
-        Arg("files", "strs", None, "file paths to read (relative to file_root if given)"),
-        Arg("file_list", "str", None, "text file with one path per line"),
-        Arg("allow_outside_root", "bool", False, "read file_list entries outside its folder"),
+        *named_files_args("*.fits"),
         Arg("hdu_indices", "ints", [2], "HDUs to read, numbered from 1 (the primary HDU); one output each"),
         Arg("dtypes", "any", None, "one numeric type per HDU; checked, the outputs keep the file's types"),
     ),

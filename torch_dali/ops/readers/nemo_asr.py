@@ -34,7 +34,8 @@ from ...tensor_list import TensorList
 from .._registry import register
 from .._schema import REQUIRED, Arg, OpSchema
 from ..decoders.audio import decode_audio
-from ._base import READER_ARGS, read_file_bytes
+from ._base import READER_ARGS
+from ._storage import read_file_bytes
 from ._multi import MultiOutputReader, as_list, check_uniform
 from ._storage import read_small
 

@@ -28,7 +28,7 @@ from .._operator import BatchContext
 from .._registry import register
 from .._schema import Arg, OpSchema, one_of
 from ._base import READER_ARGS, relative_name
-from ._multi import NamedFilesReader, check_uniform
+from ._multi import NamedFilesReader, check_uniform, named_files_args
 from ._storage import ByteFile
 
 _ROI_ARGS = ("roi_start", "rel_roi_start", "roi_end", "rel_roi_end", "roi_shape", "rel_roi_shape")
@@ -115,12 +115,7 @@ class NumpyReader(NamedFilesReader):
 
 
 _NUMPY_ARGS = (
-    Arg("file_root", "str", None, "folder of the files (with neither files nor file_list: listed "
-        "with file_filter, one level of subfolders)"),
-    Arg("file_filter", "str", "*.npy", "glob pattern of the file names listed under file_root"),
-    Arg("files", "strs", None, "file paths to read (relative to file_root if given)"),
-    Arg("file_list", "str", None, "text file with one path per line"),
-    Arg("allow_outside_root", "bool", False, "read file_list entries outside its folder"),
+    *named_files_args("*.npy"),
     Arg("cache_header_information", "bool", False, "accepted; headers are always kept per file"),
     Arg("use_o_direct", "bool", False, "accepted; no effect"),
     Arg("register_buffers", "bool", True, "accepted; no effect (GPU Direct Storage)"),

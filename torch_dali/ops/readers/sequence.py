@@ -15,13 +15,14 @@ from typing import Any
 import torch
 
 from ... import types
-from ...errors import ArgumentError, DataError
+from ...errors import ArgumentError, DataError, ListingError
 from ...io.decode import decode_image
 from ...skips import printable
 from ...tensor_list import TensorList
 from .._registry import register
 from .._schema import Arg, OpSchema
-from ._base import READER_ARGS, ListingError, ReaderBase, read_file_bytes
+from ._base import READER_ARGS, ReaderBase
+from ._storage import read_file_bytes
 
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".pnm", ".ppm", ".pgm", ".pbm", ".jp2",
                     ".webp")
