@@ -155,17 +155,13 @@ class BaseIterator:
 
     # -- sizes ---------------------------------------------------------------------------------
     def _shard_size(self) -> int:
-        if self._reader_name is None:
-            return int(self._given_size)
-        meta = self._pipes[0].reader_meta(self._reader_name)
-        n = meta["epoch_size_padded"] if self._padded or meta.get("pad_last_batch") else meta["epoch_size"]
-        shards, sid = meta["number_of_shards"], meta["shard_id"]
-        return (sid + 1) * n // shards - sid * n // shards
+        """The epoch's size given by hand (`size=`; with `reader_name` the shards count, see there)."""
+        return int(self._given_size)
 
     def _step(self) -> int:
-        """Samples one iteration counts: with `size=` (no reader_name) DALI's size is the total
-        over the pipelines, so a step counts every pipeline's batch."""
-        return self.batch_size * (len(self._pipes) if self._reader_name is None else 1)
+        """Samples one iteration counts with `size=`: DALI's size is the total over the pipelines,
+        so a step counts every pipeline's batch."""
+        return self.batch_size * len(self._pipes)
 
     def __len__(self) -> int:
         if self._unknown_size:
@@ -249,8 +245,7 @@ class BaseIterator:
         outs = self._run_all()
         if self._policy == LastBatchPolicy.PARTIAL and left < step:
             # the epoch's last samples, pipeline after pipeline (DALI leaves out pipelines with none)
-            takes = ([left] * len(outs) if self._reader_name is not None else
-                     [min(self.batch_size, left - k * self.batch_size) for k in range(len(outs))])
+            takes = [min(self.batch_size, left - k * self.batch_size) for k in range(len(outs))]
             results = [self._convert(o, t) for o, t in zip(outs, takes) if t > 0]
         else:
             results = [self._convert(o, None) for o in outs]
@@ -317,13 +312,7 @@ class BaseIterator:
         # Samples read past the epoch's end were returned to the caller (FILL, DROP's dropped
         # batch) and count towards the next epoch; with PARTIAL they were cut off, so the next
         # epoch returns `size` samples again (as DALI does).
-        pad = self._padded or self._any_padded()
         partial = self._policy == LastBatchPolicy.PARTIAL
-        self._counter = 0 if (pad or partial) else self._counter - size
+        self._counter = 0 if (self._padded or partial) else self._counter - size
         self._epoch_done = False
         self._reset_pipes()
-
-    def _any_padded(self) -> bool:
-        if self._reader_name is None:
-            return False
-        return bool(self._pipes[0].reader_meta(self._reader_name).get("pad_last_batch"))
