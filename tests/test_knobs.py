@@ -98,10 +98,26 @@ def test_decoder_config_comes_from_the_knobs(monkeypatch: pytest.MonkeyPatch) ->
         == (1, 8, 1000 * 1000, 2, False, True)
     monkeypatch.setenv("TORCH_DALI_MIXED_LANES", "4")  # one slot per lane, and one less than the permits
     assert DecoderConfig.from_knobs().slots == 2
+    monkeypatch.setenv("TORCH_DALI_DECODE_PERMITS", "5")
+    assert DecoderConfig.from_knobs().slots == 4
+    monkeypatch.setenv("TORCH_DALI_DECODE_PERMITS", "2")  # two permits still get two slots
+    assert DecoderConfig.from_knobs().slots == 2
     monkeypatch.setenv("TORCH_DALI_DECODE_PERMITS", "0")
     assert DecoderConfig.from_knobs().slots == 4
     monkeypatch.setenv("TORCH_DALI_NVJPEG_SLOTS", "5")
     assert DecoderConfig.from_knobs().slots == 5
+
+
+@pytest.mark.parametrize("raw,hardware_only,permits", [(None, True, 2), (None, False, 3), ("4", True, 4), ("0", False, 0)])
+def test_decode_permits_default_by_the_decoders(monkeypatch: pytest.MonkeyPatch, raw: str | None,
+                                               hardware_only: bool, permits: int) -> None:
+    """Two decoded batches when all JPEGs go to the hardware engines (one batch at a time), else
+    three; the knob, when set, wins."""
+    if raw is None:
+        monkeypatch.delenv("TORCH_DALI_DECODE_PERMITS", raising=False)
+    else:
+        monkeypatch.setenv("TORCH_DALI_DECODE_PERMITS", raw)
+    assert _knobs.decode_permits(hardware_only) == permits
 
 
 @pytest.mark.parametrize("raw,load,share", [(None, 0.65, 0.9), (None, 0.0, 0.0), (None, 1.0, 1.0), ("0.7", 0.65, 0.7),

@@ -161,6 +161,23 @@ def test_decode_permits_bound_the_decoded_batches_alive(monkeypatch: pytest.Monk
     assert all(torch.equal(a, b) for a, b in zip(want, got))
 
 
+def test_decode_permits_follow_the_mixed_stage_decoders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two decoded batches alive when every op of the mixed stage that decodes sends all its JPEGs
+    to the hardware engines (their batches decode one at a time), three otherwise or when no op
+    says; the knob wins."""
+    warnings.simplefilter("ignore", RuntimeWarning)
+    monkeypatch.delenv("TORCH_DALI_DECODE_PERMITS", raising=False)
+    copy_op = type(_staged().executor.plan.ops[next(n.id for n in _staged().executor.plan.nodes
+                                                   if n.device == "mixed")])
+    assert _staged().executor.decode_permits == 3  # no op says how it decodes
+    monkeypatch.setattr(copy_op, "hardware_only", True, raising=False)
+    assert _staged().executor.decode_permits == 2
+    monkeypatch.setattr(copy_op, "hardware_only", False, raising=False)
+    assert _staged().executor.decode_permits == 3
+    monkeypatch.setenv("TORCH_DALI_DECODE_PERMITS", "4")
+    assert _staged().executor.decode_permits == 4
+
+
 def test_held_batch_counts_until_the_consumer_drops_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """TORCH_DALI_OUTPUT_HELD_COUNTS=1: the batch handed out keeps a permit until the consumer has
     dropped its outputs. A consumer holding the last batch while it asks for the next (a `for`

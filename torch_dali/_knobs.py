@@ -96,12 +96,16 @@ KNOBS: tuple[Knob, ...] = (
          "step's queued blocks instead of behind them. Off: ResNet-50 fed by the fused pipeline on an "
          "H200 read 4411 against 4291 images/s (-1 against 0, one call), within the +-3% one setting "
          "moves between calls", -8, 0),
-    Knob("TORCH_DALI_DECODE_PERMITS", "int", 3, "decoded batches that may be alive at once between "
+    Knob("TORCH_DALI_DECODE_PERMITS", "int", None, "decoded batches that may be alive at once between "
          "the decoding (mixed) stage and the GPU stage after it: a lane takes a permit before it starts "
          "a batch, the GPU stage gives it back once it has read that batch (0: no limit beyond the "
-         "lanes and the hand-off room: up to lanes + 2). H200, reference pipelines, 3 with 2 decoder "
-         "slots against 0 with 3: torch's peak GPU memory fused 882 -> 728 MiB, unfused 1289 -> 1117, "
-         "validation 1242 -> 926, images/s not lower", 0, 16),
+         "lanes and the hand-off room: up to lanes + 2). Default: 2 when every decoder of the mixed stage "
+         "sends all its JPEGs to the hardware engines (hw_decoder_load 1, DALI's ResNet-50 recipe), "
+         "whose batches decode one at a time, else 3. H200, beside DALI: fused 713 -> 633 MiB (4:4:4: "
+         "745 -> 665), images/s median 1.11 against 1.07 of DALI's (3 paired rounds); with the hybrid "
+         "decoders (unfused + flip) 2 was slower (0.84 against 0.95), so they keep 3. Earlier, 3 with 2 "
+         "decoder slots against 0 with 3: fused 882 -> 728 MiB, unfused 1289 -> 1117, validation "
+         "1242 -> 926, images/s not lower", 0, 16),
     Knob("TORCH_DALI_ROI_DECODE", "int", 1, "0 makes the mixed random-crop decoders, and a mixed "
          "decoders.image whose only reader is random_resized_crop, decode whole images instead of only "
          "each window (plus the filter's reach, for random_resized_crop) with nvJPEG's ROI decode: for "
@@ -120,8 +124,9 @@ KNOBS: tuple[Knob, ...] = (
     Knob("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD", "int", 1000 * 1000, "images with more pixels do their "
          "Huffman decoding on the GPU (DALI's hybrid_huffman_threshold)", 0),
     Knob("TORCH_DALI_NVJPEG_SLOTS", "int", None, "independent decoder state sets, one per batch "
-         "decoding at once (default: TORCH_DALI_MIXED_LANES, or one less than TORCH_DALI_DECODE_PERMITS "
-         "where that is fewer: one permitted batch is being read by the GPU stage)", 1, 8),
+         "decoding at once (default: TORCH_DALI_MIXED_LANES or 2, whichever is fewer; with "
+         "TORCH_DALI_DECODE_PERMITS set, one less than it where that is more than 2: one permitted batch "
+         "is being read by the GPU stage)", 1, 8),
     Knob("TORCH_DALI_NVJPEG_HW_CONCURRENT", "flag", False, "1 lets hardware batches of different "
          "states decode at once (off: once hung inside nvJPEG)"),
     Knob("TORCH_DALI_NVJPEG_BLOCKING_SYNC", "flag", False, "1 makes the decoder's host wait for a "
@@ -202,12 +207,26 @@ def mixed_lanes() -> int:
 
 
 def decoder_slots() -> int:
-    """TORCH_DALI_NVJPEG_SLOTS, else the lanes, or one less than the decode permits if fewer."""
+    """TORCH_DALI_NVJPEG_SLOTS, else at most the lanes: 2, or one less than TORCH_DALI_DECODE_PERMITS
+    where that is set and more. Two slots let one batch's headers run while another decodes; on an
+    H200 two slots with two permits kept the fused pipeline's speed (bench/results/h200_2026-12-02_s11)."""
     slots = get("TORCH_DALI_NVJPEG_SLOTS")
     if slots is not None:
         return slots
     permits = get("TORCH_DALI_DECODE_PERMITS")
-    return min(mixed_lanes(), permits - 1) if permits > 1 else mixed_lanes()
+    if permits == 0:
+        return mixed_lanes()
+    return min(mixed_lanes(), max(2, (permits or 3) - 1))
+
+
+def decode_permits(hardware_only: bool) -> int:
+    """TORCH_DALI_DECODE_PERMITS, else 2 when every decoder sends all its JPEGs to the hardware
+    engines (`hardware_only`: their batches take the engines one at a time, so a third decoded
+    batch would only wait, holding its memory), else 3."""
+    permits = get("TORCH_DALI_DECODE_PERMITS")
+    if permits is not None:
+        return permits
+    return 2 if hardware_only else 3
 
 
 def fusion() -> bool:

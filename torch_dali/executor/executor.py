@@ -110,8 +110,13 @@ class Executor:
         # waits in the room and one is read: lanes + 2 decoded batches of device memory.
         names = [st.name for st in self.stages]
         self._decode_pos = names.index("mixed") if "mixed" in names[:-1] else None
-        self._decode_n = _knobs.get("TORCH_DALI_DECODE_PERMITS") if self._decode_pos is not None else 0
-        self._decoding = Permits(self._decode_n, self._stop)
+        self.decode_permits = 0
+        if self._decode_pos is not None:
+            decoders = [plan.ops[n.id] for spec in self.stages[self._decode_pos].specs for n in spec.nodes]
+            hardware = [getattr(op, "hardware_only", None) for op in decoders]
+            hardware = [h for h in hardware if h is not None]
+            self.decode_permits = _knobs.decode_permits(bool(hardware) and all(hardware))
+        self._decoding = Permits(self.decode_permits, self._stop)
         # per stage lane: seconds waiting for input, working, waiting to hand on; batches
         self._timing: dict[str, list[float]] = {}
         # external sources whose data are fetched on the caller's thread, as DALI fetches them
@@ -194,8 +199,8 @@ class Executor:
         last = pos == len(self.stages) - 1
         tm = self._timing.setdefault(f"{stage.name}.{lane}", [0.0, 0.0, 0.0, 0])
         # taken before the batch is (in sequence order, so the oldest batch always holds one)
-        takes_decode = bool(self._decode_n) and pos == self._decode_pos
-        gives_decode = bool(self._decode_n) and self._decode_pos is not None and pos == self._decode_pos + 1
+        takes_decode = bool(self.decode_permits) and pos == self._decode_pos
+        gives_decode = bool(self.decode_permits) and self._decode_pos is not None and pos == self._decode_pos + 1
         while not self._stop.is_set():
             if (last and not self._permits.take()) or (takes_decode and not self._decoding.take()):
                 return

@@ -180,6 +180,14 @@ class ImageDecoder(Operator):
         return self.decode_one(ctx, inputs[0])
 
     # -- mixed on CUDA ----------------------------------------------------------------------------
+    @property
+    def hardware_only(self) -> bool | None:
+        """On CUDA: whether all of its JPEGs go to the hardware engines, whose batches decode one
+        at a time (the executor then lets fewer decoded batches wait: `_knobs.decode_permits`)."""
+        if self.device.type != "cuda" or self.output_type == types.ANY_DATA:
+            return None
+        return nvjpeg.hw_share(float(self.args["hw_decoder_load"])) >= 1.0
+
     def prepare(self) -> None:
         """Loads the extension and makes the nvJPEG decoder before the first batch needs them."""
         if self.device.type == "cuda" and self.output_type != types.ANY_DATA:
