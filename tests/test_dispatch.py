@@ -5,12 +5,13 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 
 from torch_dali import fn, pipeline_def
 from torch_dali.ops import _dispatch
-from torch_dali.ops.fused import ResizeCropMirrorNormalize
+from torch_dali.ops.fused import FlipCropMirrorNormalize, ResizeCropMirrorNormalize
 from torch_dali.ops.geometry import Resize
 from torch_dali.ops.random_resized_crop import RandomResizedCrop
 from torch_dali.ops.normalize import CropMirrorNormalize
@@ -88,8 +89,34 @@ def test_a_kernel_is_for_its_class_only(op_class: type) -> None:
 
 
 def test_the_image_ops_have_their_cuda_kernels_registered() -> None:
-    for cls in (Resize, RandomResizedCrop, CropMirrorNormalize, ResizeCropMirrorNormalize):
+    for cls in (Resize, RandomResizedCrop, CropMirrorNormalize, ResizeCropMirrorNormalize, FlipCropMirrorNormalize):
         assert [k.name for k in _dispatch._FAST[cls]], cls
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_flip_folds_into_the_crop_window_and_mirror(seed: int) -> None:
+    """What the flip -> crop_mirror_normalize kernel computes: the window of a left-right mirrored
+    image, read mirrored or not, equals the mirrored window of the image itself, read the other way."""
+    from torch_dali.ops.fast.windows import mirrored_windows
+    g = torch.Generator().manual_seed(seed)
+    n = 6
+    imgs = [torch.randint(0, 255, (int(torch.randint(4, 12, (1,), generator=g)),
+                                   int(torch.randint(4, 12, (1,), generator=g)), 3), generator=g) for _ in range(n)]
+    in_hw = np.array([im.shape[:2] for im in imgs], dtype=np.int64)
+    h, w = 3, 4
+    wins = np.array([[int(torch.randint(0, int(s[0]) - h + 1, (1,), generator=g)),
+                      int(torch.randint(0, int(s[1]) - w + 1, (1,), generator=g)), h, w] for s in in_hw])
+    flipped = [bool(v) for v in torch.randint(0, 2, (n,), generator=g)]
+    mirror = [bool(v) for v in torch.randint(0, 2, (n,), generator=g)]
+    folded = mirrored_windows(wins, in_hw, flipped)
+
+    def cut(im: torch.Tensor, win: Any, m: bool) -> torch.Tensor:
+        y, x, hh, ww = (int(v) for v in win)
+        out = im[y:y + hh, x:x + ww]
+        return out.flip(1) if m else out
+    for i in range(n):
+        two_ops = cut(imgs[i].flip(1) if flipped[i] else imgs[i], wins[i], mirror[i])
+        assert torch.equal(two_ops, cut(imgs[i], folded[i], mirror[i] != flipped[i]))
 
 
 def test_the_executor_runs_batch_ops_through_the_dispatch(monkeypatch: pytest.MonkeyPatch) -> None:

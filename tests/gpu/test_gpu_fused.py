@@ -1,5 +1,5 @@
 """Fused GPU paths against the same ops run one after the other (skipped without CUDA):
-resize -> crop_mirror_normalize as one kernel, the mixed random-crop decoder's crops as views."""
+resize -> crop_mirror_normalize as one kernel, flip -> crop_mirror_normalize folded, the mixed random-crop decoder's crops as views."""
 from __future__ import annotations
 
 import numpy as np
@@ -61,6 +61,39 @@ def test_fused_kernel_equals_resize_then_cmn(root, kind, dtype, layout, monkeypa
     assert fused, "resize -> crop_mirror_normalize was not fused"
     monkeypatch.setenv("TORCH_DALI_FUSION", "0")
     b, fused_b = _run(_pipe(root, kind, dtype=dtype, layout=layout))
+    assert not fused_b
+    for x, y in zip(a, b):
+        for u, v in zip(x, y):
+            assert u.shape == v.shape and torch.equal(u, v)
+
+
+def _flip_pipe(root, kind):
+    @pipeline_def(batch_size=12, num_threads=3, device_id=0, seed=5)
+    def p():
+        jpegs, _ = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
+        images = fn.decoders.image(jpegs, device="mixed")
+        if kind == "rrc":  # DALI's flip example: random_resized_crop, flip, normalize with a random mirror
+            images = fn.random_resized_crop(images, size=[64, 64])
+            images = fn.flip(images, horizontal=1)
+            return fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW", mean=MEAN, std=STD,
+                                            mirror=fn.random.coin_flip())
+        if kind == "crop":  # whole images of many sizes, per-sample flips, random crop positions
+            images = fn.flip(images, horizontal=fn.random.coin_flip())
+            return fn.crop_mirror_normalize(images, crop=(40, 56), crop_pos_x=fn.random.uniform(range=(0, 1)),
+                                            crop_pos_y=fn.random.uniform(range=(0, 1)), dtype=types.FLOAT16,
+                                            output_layout="HWC", mean=MEAN, std=STD, mirror=fn.random.coin_flip())
+        # a vertical flip: the kernel declines it, the two ops run
+        images = fn.flip(images, horizontal=1, vertical=fn.random.coin_flip())
+        return fn.crop_mirror_normalize(images, crop=(40, 56), dtype=types.UINT8, mean=MEAN, std=STD)
+    return p()
+
+
+@pytest.mark.parametrize("kind", ["rrc", "crop", "vertical"])
+def test_flip_folded_into_cmn_equals_the_two_ops(root, kind, monkeypatch):
+    a, fused = _run(_flip_pipe(root, kind))
+    assert fused, "flip -> crop_mirror_normalize was not fused"
+    monkeypatch.setenv("TORCH_DALI_FUSION", "0")
+    b, fused_b = _run(_flip_pipe(root, kind))
     assert not fused_b
     for x, y in zip(a, b):
         for u, v in zip(x, y):

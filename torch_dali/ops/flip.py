@@ -45,6 +45,14 @@ class Flip(ImageOp):
                                            self.flags(args, "vertical", n)), self.output_layout(0))]
         return super().run_batch(ctx, inputs, args)
 
+    def fuse(self, consumer: Any) -> Any:
+        """flip -> crop_mirror_normalize on CUDA runs as one op pair (ops/fused.py): its kernel
+        folds a horizontal flip into the crop's window and mirror flag."""
+        from .fused import fuse_flip
+        if not self.hwc_input() or not consumer.hwc_input():
+            return None
+        return fuse_flip(self, consumer)
+
 
 register(OpSchema(
     name="flip", impl=Flip, doc="Mirrors images, sequences and volumes along W, H and D (per-sample flags).",

@@ -6,6 +6,8 @@
 * crop_mirror_normalize: one launch when every window lies inside its image and has one size.
 * resize -> crop_mirror_normalize (fused by the plan, `ops.fused`): only the crop's pixels, rounded
   to uint8 as resize would store them, so the result equals running the two ops.
+* flip -> crop_mirror_normalize (fused by the plan), horizontal flips only: crop_mirror_normalize's
+  kernel on the flip's input, each flipped sample's window mirrored and its mirror flag inverted.
 * flip, horizontal only, of a dense batch: crop_mirror_normalize's kernel with whole-image windows,
   per-sample mirror flags and no normalization (uint8 in, the same uint8 out). No torch kernel is
   launched, so none of torch's CUDA modules is loaded for it.
@@ -23,13 +25,13 @@ import torch
 
 from ...tensor_list import TensorList
 from .._dispatch import FastKernel, register_fast
-from ..fused import ResizeCropMirrorNormalize
+from ..fused import FlipCropMirrorNormalize, ResizeCropMirrorNormalize
 from ..flip import Flip
 from ..geometry import Resize, interp_name
 from ..random_resized_crop import RandomResizedCrop
 from ..normalize import CropMirrorNormalize, one_size_inside
 from . import cuda_image as cuda
-from .windows import random_crop_window_array
+from .windows import mirrored_windows, random_crop_window_array
 
 _FILTER_ARGS = ("interp_type", "min_filter", "mag_filter")
 
@@ -180,7 +182,37 @@ class HorizontalFlipKernel(FastKernel):
         return [TensorList(out, tl.layout())]
 
 
+class FlipCropMirrorNormalizeKernel(FastKernel):
+    name = "resized_crop_mirror_normalize (CUDA extension), flip folded in"
+
+    def supports(self, pair: FlipCropMirrorNormalize, inputs: Sequence[TensorList],
+                 args: tuple[dict[str, list[Any]], dict[str, list[Any]]]) -> bool:
+        flip, cmn = pair.flip, pair.cmn
+        n = len(inputs[0])
+        return (flip.device.type == "cuda" and _normalize_ok(cmn, args[1]) and _hwc(flip, inputs)
+                and cmn.hwc_input() and cuda.images_ok(inputs[0])
+                and not any(flip.flags(args[0], "vertical", n)) and not any(flip.flags(args[0], "depthwise", n)))
+
+    def run(self, pair: FlipCropMirrorNormalize, ctx: Any, inputs: Sequence[TensorList],
+            args: tuple[dict[str, list[Any]], dict[str, list[Any]]]) -> list[TensorList] | None:
+        flip, cmn = pair.flip, pair.cmn
+        fargs, cargs = args
+        tl = inputs[0]
+        n = len(tl)
+        in_hw = cuda.image_sizes(tl)
+        wins = cmn.windows_array(in_hw, cargs)  # windows of the flipped images (same sizes)
+        if wins is None or not one_size_inside(wins, in_hw):
+            return None
+        flipped = flip.flags(fargs, "horizontal", n)
+        mirror = [bool(m) != f for m, f in zip(cmn.mirror_flags(cargs, n), flipped)]
+        mean, std = cmn.stats({}, int(tl[0].shape[2]), torch.device("cpu"))
+        out = cuda.crop_mirror_normalize(tl.samples, mirrored_windows(wins, in_hw, flipped), mirror, mean, std,
+                                         cmn.dtype, cmn.layout == "CHW")
+        return [TensorList(out, cmn.layout)]
+
+
 register_fast(Flip, HorizontalFlipKernel())
+register_fast(FlipCropMirrorNormalize, FlipCropMirrorNormalizeKernel())
 register_fast(Resize, ResizeKernel())
 register_fast(RandomResizedCrop, RandomResizedCropKernel())
 register_fast(CropMirrorNormalize, CropMirrorNormalizeKernel())

@@ -22,3 +22,13 @@ def random_crop_window_array(seed: int, iteration: int, sizes: Sequence[tuple[in
     if out is not None:
         return out
     return crop_window.random_crop_window_array(seed, iteration, sizes, area, aspect_ratio, num_attempts)
+
+
+def mirrored_windows(wins: np.ndarray, in_hw: np.ndarray, flipped: Sequence[bool]) -> np.ndarray:
+    """Windows (n, 4) = (y, x, h, w) of images mirrored left-right where `flipped`, as windows of
+    the images themselves: the window of a mirrored image is its mirror image's window at
+    x' = W - x - w, read mirrored."""
+    out = np.array(wins, dtype=np.int64, copy=True)
+    f = np.asarray(flipped, dtype=bool)
+    out[f, 1] = np.asarray(in_hw, dtype=np.int64)[f, 1] - out[f, 1] - out[f, 3]
+    return out
