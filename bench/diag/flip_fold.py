@@ -1,4 +1,8 @@
-"""Diagnosis of the flip -> crop_mirror_normalize fold on the rrc pipeline: rerun determinism and
+"""Diagnosis for the next GPU session. On the H200 (2026-12-02, s11) the first version of
+test_flip_folded_into_cmn_equals_the_two_ops failed for decoders.image(mixed) -> random_resized_crop
+-> flip -> CMN (the fused run against TORCH_DALI_FUSION=0, two pipelines in one process), while the
+crop and vertical cases passed and the kernel arithmetic is exact (flip_fold_cpu_kernel.py). This
+checks rerun determinism of that decoder path and
 per-sample differences between the fused pair and the two ops (TORCH_DALI_FUSION=0)."""
 import os
 import sys

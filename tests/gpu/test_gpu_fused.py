@@ -68,16 +68,22 @@ def test_fused_kernel_equals_resize_then_cmn(root, kind, dtype, layout, monkeypa
 
 
 def _flip_pipe(root, kind):
+    """Decoded images from a fixed source (no decoder: its hardware window decode may differ in a
+    few values between two pipelines of one process), then flip -> crop_mirror_normalize."""
+    g = torch.Generator().manual_seed(11)
+    batches = [[torch.randint(0, 256, (int(torch.randint(60, 120, (1,), generator=g)),
+                                       int(torch.randint(70, 130, (1,), generator=g)), 3),
+                              generator=g, dtype=torch.uint8) for _ in range(12)] for _ in range(3)]
+
     @pipeline_def(batch_size=12, num_threads=3, device_id=0, seed=5)
     def p():
-        jpegs, _ = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
-        images = fn.decoders.image(jpegs, device="mixed")
+        images = fn.external_source(source=batches, cycle=True, device="gpu", layout="HWC")
         if kind == "rrc":  # DALI's flip example: random_resized_crop, flip, normalize with a random mirror
             images = fn.random_resized_crop(images, size=[64, 64])
             images = fn.flip(images, horizontal=1)
             return fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW", mean=MEAN, std=STD,
                                             mirror=fn.random.coin_flip())
-        if kind == "crop":  # whole images of many sizes, per-sample flips, random crop positions
+        if kind == "crop":  # images of many sizes, per-sample flips, random crop positions
             images = fn.flip(images, horizontal=fn.random.coin_flip())
             return fn.crop_mirror_normalize(images, crop=(40, 56), crop_pos_x=fn.random.uniform(range=(0, 1)),
                                             crop_pos_y=fn.random.uniform(range=(0, 1)), dtype=types.FLOAT16,
@@ -98,6 +104,37 @@ def test_flip_folded_into_cmn_equals_the_two_ops(root, kind, monkeypatch):
     for x, y in zip(a, b):
         for u, v in zip(x, y):
             assert u.shape == v.shape and torch.equal(u, v)
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_flip_fold_kernel_equals_flip_then_cmn(dense):
+    """The kernel alone: crop_mirror_normalize of flipped images equals it on the images themselves
+    with mirrored windows and inverted mirror flags (whole and inner windows, per-sample flags)."""
+    from torch_dali.ops.fast import cuda_image as cuda
+    from torch_dali.ops.fast.windows import mirrored_windows
+    g = torch.Generator().manual_seed(2)
+    mean, std = torch.tensor(MEAN), torch.tensor(STD)
+    for trial in range(40):
+        n = 6
+        if dense:
+            imgs = list(torch.randint(0, 256, (n, 64, 72, 3), generator=g, dtype=torch.uint8).cuda().unbind(0))
+        else:
+            imgs = [torch.randint(0, 256, (int(torch.randint(40, 90, (1,), generator=g)),
+                                           int(torch.randint(56, 90, (1,), generator=g)), 3),
+                                  generator=g, dtype=torch.uint8).cuda() for _ in range(n)]
+        in_hw = np.array([im.shape[:2] for im in imgs], dtype=np.int64)
+        if dense and trial % 2:
+            wins = np.concatenate([np.zeros((n, 2), np.int64), in_hw], 1)
+        else:
+            wins = np.array([[int(torch.randint(0, int(s[0]) - 39, (1,), generator=g)),
+                              int(torch.randint(0, int(s[1]) - 55, (1,), generator=g)), 40, 56] for s in in_hw])
+        flipped = [bool(v) for v in torch.randint(0, 2, (n,), generator=g)]
+        mirror = [bool(v) for v in torch.randint(0, 2, (n,), generator=g)]
+        two_ops = cuda.crop_mirror_normalize([im.flip(1) if f else im for im, f in zip(imgs, flipped)], wins,
+                                             mirror, mean, std, torch.float32, True)
+        folded = cuda.crop_mirror_normalize(imgs, mirrored_windows(wins, in_hw, flipped),
+                                            [m != f for m, f in zip(mirror, flipped)], mean, std, torch.float32, True)
+        assert torch.equal(two_ops, folded), trial
 
 
 @pytest.mark.parametrize("kind", ["fused", "val", "seed"])
