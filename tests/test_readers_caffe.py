@@ -238,3 +238,12 @@ def test_fsspec_memory_urls(tmp_path):
         for x, y in zip(a, b):
             np.testing.assert_array_equal(x, y)
     shutil.rmtree(path)
+
+
+def test_caffe2_byte_data_of_the_wrong_wire_type_is_a_data_error():
+    """A BYTE image whose byte_data (field 5) is written as a number, not bytes (found by the caffe
+    fuzz target: a TypeError escaped before the wire type was checked)."""
+    tensor = bytes([0x08, 2, 0x08, 2, 0x08, 1, 0x10, C.BYTE, 0x28, 7])  # dims 2, 2, 1; BYTE; field 5 = 7
+    record = bytes([0x0A, len(tensor)]) + tensor
+    with pytest.raises(DataError, match="byte_data"):
+        C.caffe2(record, "db key 'k'", True, C.NO_LABEL, 0, False)

@@ -123,8 +123,9 @@ class TensorProto:
         got = self.values.get(num)
         if not got:
             return None
-        wt, (a, b) = got[-1] if num == 5 else got[0]
-        _wire(pw.LEN, wt, "byte_data" if num == 5 else "string_data", self.where)
+        wt, v = got[-1] if num == 5 else got[0]
+        _wire(pw.LEN, wt, "byte_data" if num == 5 else "string_data", self.where)  # before unpacking v
+        a, b = v  # type: ignore[misc]
         return self.buf[a:b]
 
 
