@@ -25,45 +25,48 @@ if TYPE_CHECKING:
     from .normalize import CropMirrorNormalize
 
 
-class ResizeCropMirrorNormalize:
-    """The fused pair; `run_batch` takes each op's own context and per-sample arguments."""
+class _IntoCropMirrorNormalize:
+    """An op and the crop_mirror_normalize reading it, as one step; `run_batch` (the pair's spec)
+    runs the two in turn, each through the dispatch with its own context and per-sample arguments.
+    Subclasses name the pair, so each has its own fast kernel (`ops.fast.image_kernels`)."""
 
-    def __init__(self, resize: "Resize", cmn: "CropMirrorNormalize") -> None:
-        self.resize = resize
+    def __init__(self, first: Operator, cmn: "CropMirrorNormalize") -> None:
+        self.first = first
         self.cmn = cmn
-        self.ops = (resize, cmn)
+        self.ops = (first, cmn)
 
     def run_batch(self, ctxs: tuple[BatchContext, BatchContext], inputs: list[TensorList],
                   args: tuple[dict[str, list[Any]], dict[str, list[Any]]]) -> list[TensorList]:
-        mid = _dispatch.run_batch(self.resize, ctxs[0], inputs, args[0])
+        mid = _dispatch.run_batch(self.first, ctxs[0], inputs, args[0])
         return _dispatch.run_batch(self.cmn, ctxs[1], mid, args[1])
+
+
+class ResizeCropMirrorNormalize(_IntoCropMirrorNormalize):
+    """resize -> crop_mirror_normalize."""
+
+    @property
+    def resize(self) -> "Resize":
+        return self.first  # type: ignore[return-value]
+
+
+class FlipCropMirrorNormalize(_IntoCropMirrorNormalize):
+    """flip -> crop_mirror_normalize."""
+
+    @property
+    def flip(self) -> "Flip":
+        return self.first  # type: ignore[return-value]
+
+
+def _reads_on_cuda(op: Operator, consumer: Operator) -> bool:
+    """`consumer` is a crop_mirror_normalize on CUDA whose one data input is `op`'s, also on CUDA."""
+    from .normalize import CropMirrorNormalize
+    return (isinstance(consumer, CropMirrorNormalize) and op.device.type == "cuda"
+            and consumer.device.type == "cuda" and len(consumer.node.inputs) == 1)
 
 
 def fuse_resize(resize: "Resize", consumer: Operator) -> ResizeCropMirrorNormalize | None:
-    from .normalize import CropMirrorNormalize
-    if isinstance(consumer, CropMirrorNormalize) and resize.device.type == "cuda" \
-            and consumer.device.type == "cuda" and len(consumer.node.inputs) == 1:
-        return ResizeCropMirrorNormalize(resize, consumer)
-    return None
-
-
-class FlipCropMirrorNormalize:
-    """The fused pair flip -> crop_mirror_normalize; its spec runs the two ops in turn."""
-
-    def __init__(self, flip: "Flip", cmn: "CropMirrorNormalize") -> None:
-        self.flip = flip
-        self.cmn = cmn
-        self.ops = (flip, cmn)
-
-    def run_batch(self, ctxs: tuple[BatchContext, BatchContext], inputs: list[TensorList],
-                  args: tuple[dict[str, list[Any]], dict[str, list[Any]]]) -> list[TensorList]:
-        mid = _dispatch.run_batch(self.flip, ctxs[0], inputs, args[0])
-        return _dispatch.run_batch(self.cmn, ctxs[1], mid, args[1])
+    return ResizeCropMirrorNormalize(resize, consumer) if _reads_on_cuda(resize, consumer) else None  # type: ignore[arg-type]
 
 
 def fuse_flip(flip: "Flip", consumer: Operator) -> FlipCropMirrorNormalize | None:
-    from .normalize import CropMirrorNormalize
-    if isinstance(consumer, CropMirrorNormalize) and flip.device.type == "cuda" \
-            and consumer.device.type == "cuda" and len(consumer.node.inputs) == 1:
-        return FlipCropMirrorNormalize(flip, consumer)
-    return None
+    return FlipCropMirrorNormalize(flip, consumer) if _reads_on_cuda(flip, consumer) else None  # type: ignore[arg-type]
