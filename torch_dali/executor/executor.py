@@ -110,12 +110,8 @@ class Executor:
         # waits in the room and one is read: lanes + 2 decoded batches of device memory.
         names = [st.name for st in self.stages]
         self._decode_pos = names.index("mixed") if "mixed" in names[:-1] else None
-        self.decode_permits = 0
-        if self._decode_pos is not None:
-            decoders = [plan.ops[n.id] for spec in self.stages[self._decode_pos].specs for n in spec.nodes]
-            hardware = [getattr(op, "hardware_only", None) for op in decoders]
-            hardware = [h for h in hardware if h is not None]
-            self.decode_permits = _knobs.decode_permits(bool(hardware) and all(hardware))
+        self.decode_permits = 0 if self._decode_pos is None else _knobs.decode_permits(
+            self.stages[self._decode_pos].decodes_on_hardware_only())
         self._decoding = Permits(self.decode_permits, self._stop)
         # per stage lane: seconds waiting for input, working, waiting to hand on; batches
         self._timing: dict[str, list[float]] = {}

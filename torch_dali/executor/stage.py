@@ -60,6 +60,13 @@ class Stage:
             part.state = self.get_state()
         return part
 
+    def decodes_on_hardware_only(self) -> bool:
+        """Whether every op here that says how it decodes (`hardware_only`, the GPU image
+        decoders) sends all its JPEGs to the hardware engines, and at least one does."""
+        said = [h for spec in self.specs for n in spec.nodes
+                if (h := getattr(self.plan.ops[n.id], "hardware_only", None)) is not None]
+        return bool(said) and all(said)
+
     def get_state(self) -> dict[str, Any]:
         """The first stage: where the pipeline stands after the last batch it made (the next
         iteration, the ops' states, each reader's place in its epoch); others: {}."""
