@@ -167,8 +167,8 @@ def test_decode_permits_follow_the_mixed_stage_decoders(monkeypatch: pytest.Monk
     says; the knob wins."""
     warnings.simplefilter("ignore", RuntimeWarning)
     monkeypatch.delenv("TORCH_DALI_DECODE_PERMITS", raising=False)
-    copy_op = type(_staged().executor.plan.ops[next(n.id for n in _staged().executor.plan.nodes
-                                                   if n.device == "mixed")])
+    plan = _staged().executor.plan
+    copy_op = type(plan.ops[next(n.id for n in plan.nodes if n.device == "mixed")])
     assert _staged().executor.decode_permits == 3  # no op says how it decodes
     monkeypatch.setattr(copy_op, "hardware_only", True, raising=False)
     assert _staged().executor.decode_permits == 2
