@@ -11,6 +11,8 @@ td: DALI's fused ResNet-50 recipe through DALIGenericIterator, as the judge's tr
 (default hw_decoder_load); tdl: torch_dali.DataLoader over the README's pipeline; dali: the fused
 recipe with NVIDIA DALI. TORCH_DALI_PROBE_SWITCH=seconds sets the interpreter's GIL switch interval;
 TORCH_DALI_PROBE_HOG_MS=ms adds a thread that holds the GIL that long every 58 ms (calibration).
+Per decode call (torch_dali's mixed decoders): its wall time and the decoder's own phase times
+(`decode_calls`), to split a decode lane's time into the decoder's and the rest (Python, GIL).
 """
 from __future__ import annotations
 
@@ -28,6 +30,21 @@ sys.path.insert(0, str(HERE))
 
 BS = 256
 PIPES: list = []  # the torch_dali pipelines made, for their executors' stage timings
+DECODES: list = []  # per torch_dali decode call: (wall ms, the decoder's last_stats)
+
+
+def time_decodes() -> None:
+    """Wraps torch_dali's batched GPU decode to record each call's wall time and phase times."""
+    from torch_dali.io import nvjpeg
+    inner = nvjpeg.decode_jpeg_batch_cuda
+
+    def timed(datas, device, *a, **kw):  # type: ignore[no-untyped-def]
+        t = time.perf_counter()
+        out = inner(datas, device, *a, **kw)
+        dec = nvjpeg.prepare_decoder(device, kw.get("hw_load", 0.9))
+        DECODES.append(((time.perf_counter() - t) * 1e3, dict(dec.last_stats) if dec is not None else {}))
+        return out
+    nvjpeg.decode_jpeg_batch_cuda = timed
 MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
@@ -39,6 +56,8 @@ def batches(data: str, mode: str) -> Iterator[Any]:
         y = torch.randint(0, 1000, (BS,), device="cuda")
         while True:
             yield x, y
+    if mode in ("td", "tdl"):
+        time_decodes()
     if mode == "tdl":
         import torch_dali
         from torch_dali import fn, pipeline_def, types
@@ -111,6 +130,7 @@ def main() -> None:
             cpu0 = time.process_time()
             for pipe in PIPES:
                 pipe.executor.reset_stage_stats()
+            DECODES.clear()
         ea, eb, ec = (torch.cuda.Event(enable_timing=True) for _ in range(3))
         ea.record()
         h0 = time.perf_counter()
@@ -150,6 +170,9 @@ def main() -> None:
         "main_thread_cpu_ms": ms([r[5] * 1e3 for r in rows]),
         "switch_interval": sys.getswitchinterval(),
         "stages": [pipe.executor.stage_stats() for pipe in PIPES],
+        "decode_calls": {"n": len(DECODES), "wall_ms": ms([d[0] for d in DECODES] or [0.0]),
+                         **{k + "_ms": ms([d[1].get(k, 0) / 1e3 for d in DECODES] or [0.0])
+                            for k in ("headers_us", "decode_us", "hardware_us", "hybrid_us", "total_us")}},
         "per_step": {"next_ms": [round(r[0] * 1e3, 1) for r in rows],
                      "gpu_wait_ms": [round(r[2].elapsed_time(r[3]), 1) for r in rows],
                      "gpu_step_ms": [round(r[3].elapsed_time(r[4]), 1) for r in rows]},
