@@ -459,3 +459,36 @@ def test_lazy_hardware_side_leaves_the_first_batch_to_the_cuda_backend(prealloc)
     for _ in range(3):
         EXT.NvJpegDecoder(dev, 1, 2, 0.9, 1000 * 1000, 2, False, False, False, 3, 2 << 20, 3, prealloc)
     torch.cuda.synchronize()
+
+
+def test_hardware_windows_ending_on_an_edge_are_cut_from_whole_decodes():
+    """The engines left the last row or column of a window that ends on the image's bottom or right
+    edge unwritten where that side is a multiple of 8 (nvJPEG 13.0, H200: up to 84 levels off, new
+    values each run). Those windows come from whole decodes: the whole decode's pixels, and every
+    window is the same on a rerun after other batches have been through the decoder's buffers."""
+    g = torch.Generator().manual_seed(8)
+    images = [_encode(_photo(g, 432, 432), quality=90, subsampling=2),
+              _encode(_photo(g, 400, 464), quality=90, subsampling=2),
+              _encode(_photo(g, 336, 504), quality=95, subsampling=0),
+              _encode(_photo(g, 437, 413), quality=90, subsampling=2)]
+    sizes = [(432, 432), (400, 464), (336, 504), (437, 413)]
+    data, rois, edge = [], [], []
+    for img, (h, w) in zip(images, sizes):
+        for y, x, wh, ww in ((h - 280, 7, 280, 232), (3, w - 301, 250, 301), (h - 90, w - 120, 90, 120),
+                             (10, 12, 100, 90)):
+            data.append(img)
+            rois.append((y, x, wh, ww))
+            edge.append((y + wh == h and h % 8 == 0) or (x + ww == w and w % 8 == 0))
+    rois = torch.tensor(rois, dtype=torch.int64)
+    dec = EXT.NvJpegDecoder(torch.cuda.current_device(), 1, 1, 1.0, 1000 * 1000, 1)
+    whole = [t.clone() for t in dec.decode(data, "rgb")]
+    first = [t.clone() for t in dec.decode(data, "rgb", rois)]
+    assert dec.last_stats["hardware"] == len(data)
+    for _ in range(3):  # other images through the buffers, then the windows again
+        dec.decode(data[::-1], "rgb", torch.flip(rois, [0]).clamp(max=200))
+        again = dec.decode(data, "rgb", rois)
+        assert all(torch.equal(a, b) for a, b in zip(first, again))
+    for k, (win, (y, x, h, w)) in enumerate(zip(first, rois.tolist())):
+        assert win.shape[:2] == (h, w), k
+        if edge[k]:
+            assert torch.equal(win, whole[k][y:y + h, x:x + w]), k

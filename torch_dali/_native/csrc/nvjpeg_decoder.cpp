@@ -933,10 +933,15 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   auto cuda_parts = balance(cuda_jobs, cu_.size());
   // Windows are decoded as windows by the hardware only: the CUDA backend's ROI decode gave wrong
   // pixels on an H200 (nvJPEG 13.0; bench/roi_determinism.py), so it decodes the whole image and
-  // the window is a view of it.
+  // the window is a view of it. The engines too, for a window that ends on the image's bottom or
+  // right edge where that side is a multiple of 8 pixels: there they left the window's last row or
+  // column unwritten (off by up to 84 levels, changing from run to run; bench/diag/roi_edge.py).
+  auto edge_window = [](const Job& j) {
+    return (j.roi_y + j.roi_h == j.height && j.height % 8 == 0) || (j.roi_x + j.roi_w == j.width && j.width % 8 == 0);
+  };
   auto shape = [&](Job* j, bool windows) {
     j->caller = caller.stream();
-    j->whole = !windows || j->roi_w < 0;
+    j->whole = !windows || j->roi_w < 0 || edge_window(*j);
     return std::make_pair(j->whole ? j->height : j->roi_h, j->whole ? j->width : j->roi_w);
   };
   auto point = [&](Job* j, int w) {
@@ -1172,7 +1177,7 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
     }
   }
   bool windows = false;
-  for (int i = 0; i < n; ++i) windows = windows || jobs[i]->roi_w >= 0;
+  for (int i = 0; i < n; ++i) windows = windows || !jobs[i]->whole;
   if (s == NVJPEG_STATUS_SUCCESS && windows) {
     // Each image's window in its own params (the whole image: 0, 0, -1, -1). A hardware that
     // cannot decode windows fails the call, and the batch goes to the CUDA backend (phase 3).
@@ -1184,8 +1189,8 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
     }
     for (int i = 0; i < n && s == NVJPEG_STATUS_SUCCESS; ++i) {
       const Job& j = *jobs[i];
-      s = j.roi_w < 0 ? nvjpegDecodeParamsSetROI(st.params[i], 0, 0, -1, -1)
-                      : nvjpegDecodeParamsSetROI(st.params[i], j.roi_x, j.roi_y, j.roi_w, j.roi_h);
+      s = j.whole ? nvjpegDecodeParamsSetROI(st.params[i], 0, 0, -1, -1)
+                  : nvjpegDecodeParamsSetROI(st.params[i], j.roi_x, j.roi_y, j.roi_w, j.roi_h);
     }
     if (s == NVJPEG_STATUS_SUCCESS)
       s = nvjpegDecodeBatchedEx(st.handle, st.state, ptrs.data(), lens.data(), dests.data(), st.params.data(),
