@@ -1,4 +1,5 @@
-"""Diagnosis for the next GPU session. On the H200 (2026-12-02, s11) the first version of
+"""Session 12 ran it: the reruns differed only with TORCH_DALI_ROI_DECODE=1, from hardware windows
+ending on an image edge (roi_edge.py; fixed in the decoder). On the H200 (2026-12-02, s11) the first version of
 test_flip_folded_into_cmn_equals_the_two_ops failed for decoders.image(mixed) -> random_resized_crop
 -> flip -> CMN (the fused run against TORCH_DALI_FUSION=0, two pipelines in one process), while the
 crop and vertical cases passed and the kernel arithmetic is exact (flip_fold_cpu_kernel.py). This
