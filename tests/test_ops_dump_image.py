@@ -52,3 +52,15 @@ def test_refuses_what_dali_refuses(tmp_path, monkeypatch, images, kw):
     with pytest.raises(RuntimeError):
         run(images, **kw)
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("suffix", ["../escape", "sub/dir", "a\0b"])
+def test_a_suffix_with_a_path_separator_is_refused(tmp_path, monkeypatch, suffix):
+    """The files go into the working folder: a suffix (from an untrusted config, say) cannot steer
+    them into another one."""
+    work = tmp_path / "work"
+    (work / "0-sub").mkdir(parents=True)  # where "sub/dir" would otherwise lead
+    monkeypatch.chdir(work)
+    with pytest.raises(RuntimeError, match="path separator"):
+        run([np.zeros((2, 2, 3), np.uint8)], suffix=suffix)
+    assert not list((work / "0-sub").iterdir()) and sorted(p.name for p in tmp_path.iterdir()) == ["work"]

@@ -108,6 +108,16 @@ COCO_CASES: dict[str, dict[str, Any]] = {
     "images_arg": dict(images=["rocket.jpg", "coffee.jpg", "rocket.jpg", "nope.jpg"], image_ids=True),
 }
 
+#: readers.coco argument sets whose preprocessed-annotation folders DALI wrote
+#: (tests/reference/coco_preprocessed/, coco_preprocessed_make.py)
+PRE_CASES: dict[str, dict[str, Any]] = {
+    "default": dict(image_ids=True),
+    "plain_skip_empty": dict(skip_empty=True),
+    "polygons_ltrb_ratio": dict(polygon_masks=True, image_ids=True, ltrb=True, ratio=True),
+    "pixelwise": dict(pixelwise_masks=True, image_ids=True),
+    "images_arg": dict(images=["rocket.jpg", "coffee.jpg", "rocket.jpg"], polygon_masks=True),
+}
+
 # -- box ops -----------------------------------------------------------------------------------------
 
 def boxes(n: int, seed: int, ltrb: bool = True) -> np.ndarray:

@@ -33,6 +33,10 @@ class DumpImage(Operator):
     sample_wise = True
 
     def setup(self) -> None:
+        suffix = str(self.args["suffix"])
+        if any(c and c in suffix for c in ("/", os.sep, os.altsep, "\0")):
+            # the file goes into the working folder; a config must not steer it elsewhere
+            raise ArgumentError(f"{self.name}: `suffix` must not hold a path separator, got {suffix!r}")
         if self.args["input_layout"] != "HWC":
             raise ArgumentError(f"{self.name}: `input_layout` must be 'HWC' (the only layout DALI writes), got "
                                 f"{self.args['input_layout']!r}")

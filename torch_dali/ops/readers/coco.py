@@ -5,7 +5,9 @@ h], or [l, t, r, b] with `ltrb`; relative with `ratio`), labels (int32, (n,)), t
 `polygon_masks` polygons (int32, (p, 3): object, first vertex, end vertex) and vertices (float32,
 (v, 2)), or with `pixelwise_masks` a mask (int32, (H, W, 1), HWC: each pixel the label of the object
 covering it), then with `image_ids` the image id (int32, (1,)). The annotation file is parsed by
-torch_dali.io.coco (untrusted input: bounded, checked field by field).
+torch_dali.io.coco (untrusted input: bounded, checked field by field). `save_preprocessed_annotations`
+keeps the parsed annotations as a folder of binary lists in DALI's layout, which
+`preprocessed_annotations` reads back without parsing the JSON (torch_dali.io.coco_preprocessed).
 
 Images are read from `file_root`/file_name; a file_name leading outside `file_root` (absolute, or
 `..`) is refused unless `allow_outside_root=True` (an addition; DALI reads it). Sharding, shuffling
@@ -20,6 +22,7 @@ import torch
 
 from ...errors import ArgumentError, DataError
 from ...io import coco as C
+from ...io import coco_preprocessed as P
 from ...tensor_list import TensorList
 from .._operator import BatchContext
 from .._registry import register
@@ -41,8 +44,21 @@ class CocoReader(ReaderBase):
         a = self.args
         if a["file_root"] is None:
             raise ArgumentError(f"{self.name}: `file_root` (the folder of the images) is required")
-        if not a["annotations_file"]:
-            raise ArgumentError(f"{self.name}: `annotations_file` (the COCO JSON file) is required")
+        given = self.node.explicit
+        if a["preprocessed_annotations"]:
+            # the saved annotations have these applied already (DALI refuses them too)
+            for k in ("annotations_file", "skip_empty", "ratio", "ltrb", "images", "size_threshold",
+                      "save_preprocessed_annotations", "save_preprocessed_annotations_dir"):
+                if k in given:
+                    raise ArgumentError(f"{self.name}: `{k}` cannot be given with `preprocessed_annotations` "
+                                        "(the saved annotations were made with their parse options)")
+        elif not a["annotations_file"]:
+            raise ArgumentError(f"{self.name}: `annotations_file` (the COCO JSON file) or "
+                                "`preprocessed_annotations` (a folder a save wrote) is required")
+        if ("save_preprocessed_annotations" in given) != ("save_preprocessed_annotations_dir" in given) or \
+                (a["save_preprocessed_annotations"] and not a["save_preprocessed_annotations_dir"]):
+            raise ArgumentError(f"{self.name}: give `save_preprocessed_annotations` and "
+                                "`save_preprocessed_annotations_dir` (a folder) together")
         self.polygon_out = bool(a["polygon_masks"] or a["masks"])
         self.pixelwise = bool(a["pixelwise_masks"])
         if self.polygon_out and self.pixelwise:
@@ -52,10 +68,17 @@ class CocoReader(ReaderBase):
         self._samples: list[C.CocoSample] = []
 
     def _describe_source(self) -> str:
+        if self.args["preprocessed_annotations"]:
+            return f"the preprocessed annotations {self.args['preprocessed_annotations']} list no images"
         return f"{self.args['annotations_file']} lists no images (with skip_empty: none with objects)"
 
     def _list(self) -> int:
         a = self.args
+        masks = self.polygon_out or self.pixelwise
+        if a["preprocessed_annotations"]:
+            self._samples = P.load(a["preprocessed_annotations"], masks, self.pixelwise, bool(a["image_ids"]))
+            self._check_inside_root(a["preprocessed_annotations"])
+            return len(self._samples)
         images = a["images"]
         opts = C.CocoOptions(ltrb=a["ltrb"], ratio=a["ratio"], size_threshold=a["size_threshold"],
                              include_iscrowd=a["include_iscrowd"], skip_empty=a["skip_empty"],
@@ -63,13 +86,19 @@ class CocoReader(ReaderBase):
                              polygons=self.polygon_out or self.pixelwise, rles=self.pixelwise,
                              images=None if images is None else ([images] if isinstance(images, str) else list(images)))
         self._samples = C.parse(a["annotations_file"], opts)
+        self._check_inside_root(a["annotations_file"])
+        if a["save_preprocessed_annotations"]:
+            P.save(self._samples, a["save_preprocessed_annotations_dir"], masks, self.pixelwise, bool(a["image_ids"]))
+        return len(self._samples)
+
+    def _check_inside_root(self, listed_in: str) -> None:
+        a = self.args
         if not a["allow_outside_root"]:
             for s in self._samples:
                 if _outside(s.file_name, a["file_root"]):
-                    raise DataError(f"{self.name}: {a['annotations_file']}: image file_name {s.file_name!r} "
+                    raise DataError(f"{self.name}: {listed_in}: image file_name {s.file_name!r} "
                                     f"(id {s.image_id}) is outside file_root {a['file_root']} "
                                     "(allow_outside_root=True reads it anyway)")
-        return len(self._samples)
 
     def _path(self, index: int) -> str:
         return os.path.join(self.args["file_root"], self._samples[index].file_name)
@@ -142,5 +171,13 @@ register(OpSchema(
         Arg("image_ids", "bool", False, "output each image's id", aliases=("save_img_ids",)),
         Arg("images", "strs", None, "the file names to read, in this order (default: all, by image id)"),
         Arg("allow_outside_root", "bool", False, "read file names leading outside file_root (an addition)"),
+        Arg("preprocessed_annotations", "str", "", "a folder of annotations a save wrote (DALI's layout, "
+            "either library's), read instead of `annotations_file`", aliases=("meta_files_path",)),
+        Arg("save_preprocessed_annotations", "bool", False, "after parsing `annotations_file`, save the "
+            "parsed annotations into `save_preprocessed_annotations_dir` (DALI's layout)",
+            aliases=("dump_meta_files",)),
+        Arg("save_preprocessed_annotations_dir", "str", "", "the folder the preprocessed annotations are "
+            "saved into (made if missing; the layout's files there are replaced)",
+            aliases=("dump_meta_files_path",)),
     ),
 ))
