@@ -1,10 +1,12 @@
 """Fuzz targets for the data-file parsers of the readers (registered in tests/_fuzz.py's TARGETS):
 LMDB databases, caffe Datum / caffe2 TensorProtos records, tf.train.Example records, .npy headers,
-webdataset tars and their index files, FITS files and WAV audio. Each takes mutated bytes and checks, beyond "only the library's DataError",
+webdataset tars and their index files, FITS files, WAV audio and readers.coco's preprocessed
+annotation folders. Each takes mutated bytes and checks, beyond "only the library's DataError",
 that what the parser hands on lies inside the data: listed LMDB records and tar members within
 the file, .npy data within it, arrays of the shapes their headers give."""
 from __future__ import annotations
 
+import functools
 import io
 import random
 import re
@@ -18,6 +20,7 @@ import torch
 
 from torch_dali.errors import DataError
 from torch_dali.io import caffe as C
+from torch_dali.io import coco_preprocessed as CP
 from torch_dali.io import fits as F
 from torch_dali.io import lmdb as L
 from torch_dali.io import npy
@@ -178,6 +181,78 @@ def target_wav(data: bytes, rnd: random.Random) -> None:
 
 # -- seeds ------------------------------------------------------------------------------------------
 
+def _unpack_folder(data: bytes) -> dict[str, bytes] | None:
+    """A folder packed as (name length u8, name, size u32, bytes)*; None where the packing broke."""
+    files, p = {}, 0
+    while p < len(data):
+        n = data[p]
+        name = data[p + 1:p + 1 + n].decode("ascii", "replace")
+        if p + 5 + n > len(data) or not re.fullmatch(r"[a-z_]+\.dat", name):
+            return None
+        size = struct.unpack_from("<I", data, p + 1 + n)[0]
+        files[name] = data[p + 5 + n:p + 5 + n + size]
+        p += 5 + n + size
+    return files
+
+
+def target_coco_pre(data: bytes, rnd: random.Random) -> None:
+    """A preprocessed COCO folder (packed): its samples' objects, polygons and masks stay inside
+    what the folder stores, or it is a DataError."""
+    files = _unpack_folder(data)
+    if not files:  # the packing broke: a seed folder, edited below
+        files = _unpack_folder(rnd.choice(coco_pre_seeds()))
+        assert files is not None
+    for _ in range(rnd.choice((0, 1, 1, 2, 3))):  # edits inside files, where the generic ones rarely land
+        name = rnd.choice(sorted(files))
+        b = bytearray(files[name])
+        edit = rnd.randrange(4)
+        if edit == 0 and b:
+            b[rnd.randrange(len(b))] = rnd.randrange(256)
+        elif edit == 1:
+            b = b[:rnd.randrange(len(b) + 1)]
+        elif len(b) >= 8:  # a count, offset or size set to an extreme
+            width = rnd.choice((4, 8))
+            pos = rnd.randrange(0, max(1, len(b) - width + 1), width if edit == 2 else 1)
+            v = rnd.choice((0, 1, -1, 2**31 - 1, -2**31, 2**32 - 1, 2**40, 2**63 - 1))
+            b[pos:pos + width] = (v & (2**(8 * width) - 1)).to_bytes(width, "little")
+        files[name] = bytes(b)
+    with tempfile.TemporaryDirectory() as d:
+        for name, b in files.items():
+            with open(f"{d}/{name}", "wb") as f:
+                f.write(b)
+        try:
+            samples = CP.load(d, True, True, rnd.random() < 0.5)
+        except DataError:
+            return
+    for s in samples:
+        n = len(s.labels)
+        _check(s.boxes.shape == (n, 4), f"boxes {s.boxes.shape} for {n} labels")
+        if len(s.polygons):
+            _check(bool((s.polygons[:, 0] >= 0).all() and (s.polygons[:, 0] < n).all()), "polygon object")
+            _check(bool((s.polygons[:, 1] <= s.polygons[:, 2]).all() and (s.polygons[:, 2] <= len(s.vertices)).all()),
+                   "polygon vertices")
+        for obj, h, w, runs in s.rles:
+            _check(0 <= obj < n and 0 < h * w <= CP.MAX_MASK_PIXELS, f"mask {obj} {w}x{h}")
+
+
+@functools.lru_cache(maxsize=1)
+def _coco_pre_seeds() -> tuple[bytes, ...]:
+    from pathlib import Path
+    out = []
+    for case in ("pixelwise", "polygons_ltrb_ratio"):
+        folder = Path(__file__).with_name("reference") / "coco_preprocessed" / case
+        blob = b""
+        for f in sorted(folder.glob("*.dat")):
+            b = f.read_bytes()
+            blob += bytes([len(f.name)]) + f.name.encode() + struct.pack("<I", len(b)) + b
+        out.append(blob)
+    return tuple(out)
+
+
+def coco_pre_seeds() -> list[bytes]:
+    return list(_coco_pre_seeds())
+
+
 def lmdb_seeds() -> list[bytes]:
     """Databases written by liblmdb (the `lmdb` package): small and overflow values, branch pages."""
     from tests.reference import readers_lmdb as R
@@ -269,4 +344,5 @@ TARGETS = {
     "tar": (target_tar, tar_seeds),
     "wds_index": (target_wds_index, wds_index_seeds),
     "wav": (target_wav, wav_seeds),
+    "coco_pre": (target_coco_pre, coco_pre_seeds),
 }
