@@ -117,3 +117,13 @@ def test_dtype_cannot_be_per_sample():
 def test_input_errors(img, op, msg):
     with pytest.raises((ArgumentError, ArgumentTypeError, PipelineError), match=msg):
         one(img, op)
+
+
+def test_color_twist_image_type_changes_nothing_as_in_dali():
+    """DALI 2.4 takes color_twist's input as RGB whatever `image_type` says (its CPU backend gave the
+    same pixels for RGB, BGR, YCbCr, GRAY and ANY_DATA); so does torch_dali."""
+    kw = dict(hue=40.0, saturation=1.3, brightness=1.1, contrast=0.9)
+    base = one(IMG, fn.color_twist, **kw)
+    assert not torch.equal(base, IMG)
+    for t in (types.BGR, types.YCbCr, types.GRAY, types.ANY_DATA):
+        assert torch.equal(one(IMG, fn.color_twist, image_type=t, **kw), base), t

@@ -192,5 +192,8 @@ register(OpSchema(
         _a("hue", 0.0, "hue rotation in degrees"),
         _a("saturation", 1.0, "saturation multiplier"),
         Arg("dtype", "dtype", None, "output type (default: the input's)"),
+        # DALI 2.4 gives the same pixels for every value (checked against its CPU backend)
+        Arg("image_type", "image_type", types.RGB, "color space of the input and output; as in DALI "
+            "2.4, the input is taken as RGB whatever is given"),
     ),
 ))
