@@ -129,7 +129,8 @@ def _spans(folder: str, what: str, offsets: np.ndarray, counts: np.ndarray, tota
     if len(offsets) != n or len(counts) != n:
         raise DataError(f"readers.coco: preprocessed annotations {folder}: {what} give {len(offsets)} offsets and "
                         f"{len(counts)} counts for {n} images")
-    if n and ((offsets < 0).any() or (counts < 0).any() or (offsets.astype(np.int64) + counts > total).any()):
+    # compared without adding: int64 offsets near 2**63 would wrap around
+    if n and ((offsets < 0).any() or (counts < 0).any() or (offsets > total).any() or (counts > total - offsets).any()):
         raise DataError(f"readers.coco: preprocessed annotations {folder}: {what} point outside the "
                         f"{total} entries stored")
 
