@@ -120,7 +120,7 @@ DAMAGE = [  # (file, new bytes given the old, what the error says)
      "polygons name objects or vertices"),
     ("vertices_count.dat", lambda b: b[:4] + np.full((len(b) - 4) // 8, 2**40, "<i8").tobytes(), "point outside"),
     # an offset near 2**63: offset + count wraps around in int64 (found by the coco_pre fuzz target)
-    ("masks_offset.dat", lambda b: b[:4] + np.full((len(b) - 4) // 8, 2**63 - 1, "<i8").tobytes(), "point outside"),
+    ("masks_offset.dat", lambda b: b[:12] + np.array([2**63 - 1], "<i8").tobytes() + b[20:], "point outside"),
     ("masks_rles.dat", lambda b: b[:4] + np.array([2**31, 2**31, 1], "<u8").tobytes() + b[28:], "at most"),
     ("masks_rles.dat", lambda b: b[:20] + np.array([2**40], "<u8").tobytes() + b[28:], "more than the file holds"),
     ("masks_rles.dat", lambda b: b + b"\0", "bytes after"),
