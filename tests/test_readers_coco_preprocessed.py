@@ -196,3 +196,29 @@ def test_save_refuses_a_file_name_with_a_line_break(tmp_path):
     s = C.CocoSample("a\nb.jpg", 1, 10, 10, np.zeros((0, 4), np.float32), np.zeros(0, np.int32))
     with pytest.raises(DataError, match="line break"):
         P.save([s], str(tmp_path / "pre"), False, False, False)
+
+
+def test_a_yaml_pipeline_reads_and_saves_preprocessed_annotations(sample, tmp_path):
+    """The new arguments go through the YAML file like any other (a config names the folder)."""
+    from torch_dali import Pipeline
+    images, ann = sample
+    folder = tmp_path / "pre"
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)
+    def saving():
+        return tuple(fn.readers.coco(file_root=str(images), annotations_file=str(ann), polygon_masks=True,
+                                     save_preprocessed_annotations=True, save_preprocessed_annotations_dir=str(folder)))
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)
+    def reading():
+        return tuple(fn.readers.coco(file_root=str(images), preprocessed_annotations=str(folder), polygon_masks=True))
+
+    text = saving().serialize()
+    assert "save_preprocessed_annotations_dir" in text
+    a = Pipeline.deserialize(text)
+    a.build()
+    b = Pipeline.deserialize(reading().serialize())
+    b.build()
+    for _ in range(3):
+        for x, y in zip(a.run(), b.run()):
+            assert all(np.array_equal(np.array(x.at(i)), np.array(y.at(i))) for i in range(2))
