@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from feeds import run_graph
-from torch_dali import fn, types
+from torch_dali import ArgumentError, fn, types
 
 
 X = np.array([1.0, 2.0, 4.0, 8.0, 3.0], np.float32)
@@ -110,3 +110,12 @@ def test_power_spectrum_nfft_not_positive_is_the_axis_length():
         out = np.asarray(run_graph(lambda x: fn.power_spectrum(x, axis=0, nfft=nfft), [a])[0])
         assert out.shape == (4, 10)
         np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("op,kw", [(fn.spectrogram, dict(window_length=2**31)), (fn.spectrogram, dict(nfft=2**31)),
+                                   (fn.power_spectrum, dict(nfft=2**31))])
+def test_fft_sizes_past_2_to_24_are_refused_before_allocating(op, kw):
+    """A 2**31-sample window (a config's typo or attack) once meant a 16 GiB allocation and the
+    process killed by the OOM killer; such sizes are refused when the op is made."""
+    with pytest.raises(ArgumentError, match=r"at most 16777216"):
+        op(np.zeros(64, np.float32), **kw)

@@ -303,6 +303,13 @@ def non_negative(v: Any) -> str | None:
     return None if all(x >= 0 for x in vals) else ">= 0"
 
 
+def at_most(limit: int, why: str) -> Callable[[Any], str | None]:
+    """A size bounded where a larger one could only exhaust memory (an untrusted config's lever)."""
+    def check(v: Any) -> str | None:
+        return None if all(x <= limit for x in _as_list(v)) else f"at most {limit} ({why})"
+    return check
+
+
 def unit_interval(v: Any) -> str | None:
     vals = _as_list(v)
     return None if all(0 <= x <= 1 for x in vals) else "in [0, 1]"

@@ -23,7 +23,7 @@ from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ._operator import Operator, SampleContext
 from ._registry import register
-from ._schema import Arg, OpSchema
+from ._schema import Arg, OpSchema, at_most
 from .arith_kernels import cast_sat
 
 _BORDERS = ("zero", "clamp", "reflect")
@@ -118,7 +118,8 @@ register(OpSchema(
     doc="|FFT|^power along one axis (nfft // 2 + 1 bins): the power spectrum (power=2) or the magnitude "
         "(power=1); float32 input.",
     args=(Arg("axis", "int", -1, "the axis transformed (any negative value: the last)"),
-          Arg("nfft", "int", None, "FFT size (default, or <= 0: the axis' length; shorter truncates, longer zero-pads)"),
+          Arg("nfft", "int", None, "FFT size (default, or <= 0: the axis' length; shorter truncates, longer zero-pads)",
+              check=at_most(1 << 24, "2**24 samples")),
           Arg("power", "int", 2, "2: power spectrum, 1: magnitude")),
 ))
 register(OpSchema(
