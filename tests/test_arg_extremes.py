@@ -36,14 +36,18 @@ SKIP = {"external_source", "python_function", "torch_python_function", "dl_tenso
         "experimental.numba_function", "io.file.read", "experimental.inputs.video", "dump_image"}
 
 
-def _ops() -> list[str]:
+def ops_on(device: str) -> list[str]:
     from torch_dali.ops import _registry
+    # torch_dali's own ops (other test modules register fixtures of their own in this process)
     return sorted(s.name for s in _registry.all_schemas()
-                  if "cpu" in s.devices and s.name not in SKIP and not s.name.startswith(SKIP_PREFIXES))
+                  if device in s.devices and s.name not in SKIP and not s.name.startswith(SKIP_PREFIXES)
+                  and s.impl.__module__.startswith("torch_dali."))
 
 
-def attack_op(name: str) -> list[str]:
-    """Child side: the findings (not torch_dali's errors) for op `name`."""
+def attack_op(req: Any) -> list[str]:
+    """Child side: the findings (not torch_dali's errors) for op `name` (req: the name, or [name,
+    "gpu"]: the op on the GPU, fed from the CPU with .gpu())."""
+    name, device = (req, "cpu") if isinstance(req, str) else req
     import resource
     import warnings
 
@@ -74,10 +78,12 @@ def attack_op(name: str) -> list[str]:
         if arg.name in COMMON_ARGS:
             continue
         for value in EXTREMES.get(arg.kind, []):
-            @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1, exec_pipelined=False, exec_async=False)
+            @pipeline_def(batch_size=2, num_threads=1, device_id=None if device == "cpu" else 0, seed=1,
+                          exec_pipelined=False, exec_async=False)
             def pipe():
                 x = fn.external_source(source=lambda: images, batch=True, layout="HWC")
-                out = op(*([x] * n_in), **{arg.name: value})
+                x = x.gpu() if device == "gpu" else x
+                out = op(*([x] * n_in), **{arg.name: value}, device=device)
                 return tuple(out) if isinstance(out, (list, tuple)) else out
             signal.alarm(20)
             try:
@@ -88,10 +94,10 @@ def attack_op(name: str) -> list[str]:
             except TorchDaliError:
                 pass
             except TimeoutError:
-                found.append(f"{name}({arg.name}={value!r:.40}): no result in 20 s")
+                found.append(f"{name}[{device}]({arg.name}={value!r:.40}): no result in 20 s")
             except Exception as e:  # noqa: BLE001 - what the test looks for
                 where = traceback.extract_tb(e.__traceback__)[-1]
-                found.append(f"{name}({arg.name}={value!r:.40}): {type(e).__name__}: {str(e)[:120]} "
+                found.append(f"{name}[{device}]({arg.name}={value!r:.40}): {type(e).__name__}: {str(e)[:120]} "
                              f"at {where.filename.rsplit('torch_dali/', 1)[-1]}:{where.lineno}")
             finally:
                 signal.alarm(0)
@@ -100,7 +106,7 @@ def attack_op(name: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def results() -> dict[str, Any]:
-    names = _ops()
+    names = ops_on("cpu")
     return dict(zip(names, run_isolated("tests.test_arg_extremes:attack_op", names, timeout=120)))
 
 
