@@ -172,10 +172,14 @@ def _merge_label(a_cnts: list[int], a_vals: list[int], b_cnts: list[int], label:
     return out_c, out_v
 
 
+#: pixels of one image's pixel-wise mask (and of one RLE mask a preprocessed folder holds)
+MAX_MASK_PIXELS = 1 << 28
+
+
 def pixelwise_mask(s: CocoSample) -> torch.Tensor:
     """The (H, W, 1) int32 mask of one sample: each pixel the label of the object covering it."""
     h, w = s.height, s.width
-    if h <= 0 or w <= 0 or h * w > 1 << 28:
+    if h <= 0 or w <= 0 or h * w > MAX_MASK_PIXELS:
         raise DataError(f"readers.coco: image {s.file_name} (id {s.image_id}) has size {w}x{h}; pixel-wise "
                         "masks need a positive width and height (at most 2**28 pixels)")
     n = h * w

@@ -30,16 +30,10 @@ import numpy as np
 
 from ..errors import DataError
 from .coco import CocoSample
-from .coco_masks import rle_from_string
+from .coco_masks import MAX_MASK_PIXELS, rle_from_string
 
 #: the largest preprocessed file read
 MAX_FILE_BYTES = 1 << 32
-#: pixels of one saved mask (the pixel-wise mask output's own bound)
-MAX_MASK_PIXELS = 1 << 28
-
-PER_IMAGE_I32 = ("offsets", "counts", "original_ids", "heights", "widths")
-PER_IMAGE_I64 = ("polygon_offset", "polygons_count", "vertices_offset", "vertices_count", "masks_offset",
-                 "mask_count")
 LISTS = {"offsets": (np.int32, 1), "counts": (np.int32, 1), "boxes": (np.float32, 4), "labels": (np.int32, 1),
          "original_ids": (np.int32, 1), "polygon_data": (np.int32, 3), "vertices": (np.float32, 2),
          "polygon_offset": (np.int64, 1), "polygons_count": (np.int64, 1), "vertices_offset": (np.int64, 1),

@@ -27,6 +27,10 @@ from ._schema import Arg, OpSchema, at_most
 from .arith_kernels import cast_sat
 
 _BORDERS = ("zero", "clamp", "reflect")
+#: the longest FFT / spectrogram window: 2**24 samples is minutes of audio at 48 kHz; 2**31 (a
+#: config's typo or attack) meant allocating tens of GB and the process being killed
+MAX_FFT = 1 << 24
+FFT_BOUND = at_most(MAX_FFT, "2**24 samples")
 
 
 class PreemphasisFilter(Operator):
@@ -119,7 +123,7 @@ register(OpSchema(
         "(power=1); float32 input.",
     args=(Arg("axis", "int", -1, "the axis transformed (any negative value: the last)"),
           Arg("nfft", "int", None, "FFT size (default, or <= 0: the axis' length; shorter truncates, longer zero-pads)",
-              check=at_most(1 << 24, "2**24 samples")),
+              check=FFT_BOUND),
           Arg("power", "int", 2, "2: power spectrum, 1: magnitude")),
 ))
 register(OpSchema(

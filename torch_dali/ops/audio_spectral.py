@@ -20,12 +20,8 @@ import torch
 from ..errors import ArgumentError, ArgumentTypeError
 from ._operator import Operator, SampleContext
 from ._registry import register
-from ._schema import Arg, OpSchema, at_most
-
-#: the longest window / FFT: 2**24 samples is minutes of audio at 48 kHz; 2**31 (a config's typo
-#: or attack) meant allocating tens of GB and the process being killed
-MAX_FFT = 1 << 24
-_FFT_BOUND = at_most(MAX_FFT, "2**24 samples")
+from ._schema import Arg, OpSchema
+from .audio import FFT_BOUND
 
 
 def hann_window(n: int, device: torch.device | None = None) -> torch.Tensor:
@@ -105,9 +101,9 @@ class Spectrogram(Operator):
 register(OpSchema(
     name="spectrogram", impl=Spectrogram,
     doc="Spectrogram of a 1-D float32 signal: |STFT|^power, nfft // 2 + 1 bins per window; layout 'ft' or 'tf'.",
-    args=(Arg("window_length", "int", 512, "samples per window", check=_FFT_BOUND),
+    args=(Arg("window_length", "int", 512, "samples per window", check=FFT_BOUND),
           Arg("window_step", "int", 256, "samples between window starts"),
-          Arg("nfft", "int", None, "FFT size (default: window_length; must not be smaller)", check=_FFT_BOUND),
+          Arg("nfft", "int", None, "FFT size (default: window_length; must not be smaller)", check=FFT_BOUND),
           Arg("window_fn", "floats", None, "window_length window samples (default: Hann)"),
           Arg("power", "int", 2, "2: power, 1: magnitude"),
           Arg("center_windows", "bool", True, "pad so that windows are centered at multiples of window_step"),

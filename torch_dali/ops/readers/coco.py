@@ -83,7 +83,7 @@ class CocoReader(ReaderBase):
         opts = C.CocoOptions(ltrb=a["ltrb"], ratio=a["ratio"], size_threshold=a["size_threshold"],
                              include_iscrowd=a["include_iscrowd"], skip_empty=a["skip_empty"],
                              avoid_class_remapping=a["avoid_class_remapping"],
-                             polygons=self.polygon_out or self.pixelwise, rles=self.pixelwise,
+                             polygons=masks, rles=self.pixelwise,
                              images=None if images is None else ([images] if isinstance(images, str) else list(images)))
         self._samples = C.parse(a["annotations_file"], opts)
         self._check_inside_root(a["annotations_file"])
