@@ -121,6 +121,12 @@ def _lab8_inverse_tables(device: torch.device) -> tuple[torch.Tensor, torch.Tens
     return tuple(_LAB8_INV[k].to(device) for k in ("yf", "xz", "coef", "gamma"))  # type: ignore
 
 
+def _int_mat3(v: torch.Tensor, coef: torch.Tensor) -> torch.Tensor:
+    """(..., 3) int64 times a 3x3 int64 matrix, v @ coef.T, as three sums: CUDA has no integer
+    matmul (addmm is float-only there)."""
+    return torch.stack([(v * coef[i]).sum(-1) for i in range(3)], -1)
+
+
 def lab8_to_rgb(lab: torch.Tensor) -> torch.Tensor:
     """(..., 3) OpenCV 8-bit Lab -> uint8 RGB with OpenCV's fixed-point arithmetic (what DALI's CPU
     clahe gets back from Lab; checked over all 2**24 Lab bytes)."""
@@ -131,7 +137,7 @@ def lab8_to_rgb(lab: torch.Tensor) -> torch.Tensor:
     bdiv = ((q[..., 2] * 41943 + (1 << 4)) >> 9) - (128 * (1 << 14)) // 200 + 1
     x = xz[ify + adiv + 8145]
     z = xz[ify - bdiv + 8145]
-    lin = (torch.stack([x, y, z], -1) @ coef.T + (1 << 13)) >> 14
+    lin = (_int_mat3(torch.stack([x, y, z], -1), coef) + (1 << 13)) >> 14
     return gamma[lin.clamp(0, 4095)].to(torch.uint8)
 
 
@@ -162,7 +168,7 @@ def rgb_to_lab8(rgb: torch.Tensor) -> torch.Tensor:
     """(..., 3) uint8 RGB -> OpenCV's 8-bit Lab (L * 255 / 100, a + 128, b + 128), bit for bit its
     fixed-point conversion (checked over all 2**24 colours)."""
     gamma, cbrt, coef = _lab8_tables(rgb.device)
-    xyz = (gamma[rgb.to(torch.int64)] @ coef.T + 2048) >> 12
+    xyz = (_int_mat3(gamma[rgb.to(torch.int64)], coef) + 2048) >> 12
     f = cbrt[xyz]
     fx, fy, fz = f[..., 0], f[..., 1], f[..., 2]
     half = 1 << 14
