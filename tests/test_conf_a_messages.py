@@ -124,3 +124,15 @@ def test_constant_only_argument_given_a_data_node() -> None:
     with pytest.raises(TypeError, match=r"ExpandDims.*`axes`.*DataNode.*constant"):
         _run(lambda x: fn.expand_dims(x, axes=fn.external_source(lambda: [np.int32([0])])),
              [np.zeros((2, 3), U8)])
+
+
+def test_an_output_that_is_not_data_is_refused_at_build_with_its_index_and_type() -> None:
+    """DALI takes anything in set_outputs and refuses a non-output (a string, an object) at build(),
+    where DALI code catches it; a later set_outputs with real outputs clears the refusal."""
+    pipe = Pipeline(batch_size=1, num_threads=1, device_id=None)
+    pipe.set_outputs(np.zeros(2, U8), "test")
+    with pytest.raises(TypeError, match=r"Illegal output type\. The output 1 is a `<class 'str'>`"):
+        pipe.build()
+    pipe.set_outputs(np.zeros(2, U8))
+    pipe.build()
+    assert pipe.run()[0].at(0).tolist() == [0, 0]

@@ -86,7 +86,7 @@ def as_nodes(outs: list[Any]) -> list[DataNode]:
     from .. import types
     from .branch_values import check_defined
     res = []
-    for o in outs:
+    for i, o in enumerate(outs):
         check_defined(o)  # a variable an `if` on a DataNode set in one branch only
         if isinstance(o, DataNode):
             res.append(o)
@@ -96,8 +96,9 @@ def as_nodes(outs: list[Any]) -> list[DataNode]:
         if isinstance(o, (bool, int, float, np.ndarray, np.generic, list, tuple)) or hasattr(o, "__array__"):
             res.append(types.Constant(o, device="cpu"))
         else:
-            raise OutputTypeError(f"pipeline outputs must be DataNodes returned by ops (or constants), got "
-                                  f"{type(o).__name__}")
+            # DALI's wording first: code written for DALI may match it
+            raise OutputTypeError(f"Illegal output type. The output {i} is a `{type(o)}`. Pipeline outputs must "
+                                  "be DataNodes returned by ops, or constants (NumPy arrays, numbers)")
     return res
 
 

@@ -14,7 +14,7 @@ from ..types import CPU_ONLY_DEVICE_ID
 from .cse import eliminate_common_subgraphs
 from .graph import Graph
 from .pipeline_queries import BuiltPipelineQueries
-from .dali_api import (ACCEPTED, DaliAPI, OperatorConcurrency, StreamPolicy, as_nodes, executor_flag,
+from .dali_api import (ACCEPTED, DaliAPI, OperatorConcurrency, OutputTypeError, StreamPolicy, as_nodes, executor_flag,
                        flatten_outputs, integer)
 
 # seeds of unseeded pipelines: OS entropy, not the global `random` generator user code seeds
@@ -78,6 +78,7 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
         self._consumed_state: dict[str, Any] = {"iteration": 0, "ops": {}}
         self._py_graph_fn: Callable[[], Any] | None = None
         self._built = False
+        self._output_error: Exception | None = None  # set_outputs met a non-output: raised by build(), as DALI does
         self._setup_ended = False  # iter_setup() raised StopIteration (DALI's end of an epoch)
         self._conditionals = False
         self._debug = bool(debug)
@@ -191,8 +192,12 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
         Pipeline.push_current(self)
         try:
             outs = as_nodes(flatten_outputs(outputs))
+        except OutputTypeError as e:  # DALI refuses such outputs at build(), so code may catch it there
+            self._output_error = e
+            return
         finally:
             Pipeline.pop_current()
+        self._output_error = None
         self._graph.set_outputs(outs)
 
     def graph_in_definition(self) -> Graph:
@@ -236,6 +241,8 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
     def build(self) -> None:
         if self._built:
             return
+        if self._output_error is not None:
+            raise self._output_error
         if self._batch_size < 1:
             raise ArgumentError("Pipeline: `batch_size` must be given (a positive integer) to build")
         if self._debug:
