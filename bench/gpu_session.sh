@@ -13,8 +13,11 @@ H=.refbench
 t0=$(date +%s)
 python3 -c "from torch_dali._native import extension as e; import time; t=time.time(); m=e.load(); print('extension', m is not None, round(time.time()-t,1), 's')" 2>&1 | tail -3
 if [ "$STEP" = tests ] || [ "$STEP" = all ]; then
-  timeout "${TESTS_TIMEOUT:-330}" python3 -m pytest -q -p no:cacheprovider ${TESTS:-tests/gpu} --durations=12 2>&1 | tail -60 > "$OUT/gpu_tests.txt"
-  tail -15 "$OUT/gpu_tests.txt"
+  # -v names every test as it ends, so a run cut by the timeout still says which failed; the whole of
+  # tests/gpu is past one 600 s call (session 13: 4 files 80 s, 11 others 250 s, 6 more under 66 s, plus set-up), so split it
+  timeout "${TESTS_TIMEOUT:-330}" python3 -m pytest -o addopts= -v -rf -p no:cacheprovider ${TESTS:-tests/gpu} \
+    --durations=12 > "$OUT/gpu_tests.txt" 2>&1
+  grep -E "FAILED|ERROR|passed|failed" "$OUT/gpu_tests.txt" | tail -25
 fi
 echo "after tests: $(( $(date +%s) - t0 )) s"
 if [ "$STEP" = knobs ]; then
