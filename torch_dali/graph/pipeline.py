@@ -210,6 +210,8 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
     def _ensure_graph(self, outputs_required: bool = True) -> None:
         """Trace the definition unless done. `outputs_required=False` (a @pipeline_def call) lets a
         definition without outputs pass, as DALI does; building such a pipeline fails."""
+        if self._output_error is not None:
+            raise self._output_error
         if self._graph is not None and self._graph.outputs:
             return
         Pipeline.push_current(self)
@@ -241,8 +243,6 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
     def build(self) -> None:
         if self._built:
             return
-        if self._output_error is not None:
-            raise self._output_error
         if self._batch_size < 1:
             raise ArgumentError("Pipeline: `batch_size` must be given (a positive integer) to build")
         if self._debug:
