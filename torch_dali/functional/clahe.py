@@ -10,6 +10,8 @@ the algorithm of OpenCV's createCLAHE, which DALI 2.4's CPU backend runs:
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
 
@@ -83,42 +85,41 @@ _RGB2XYZ = torch.tensor([[0.412453, 0.357580, 0.180423], [0.212671, 0.715160, 0.
                          [0.019334, 0.119193, 0.950227]], dtype=F32)
 
 
-_LAB8_INV: dict[str, torch.Tensor] = {}
-
-
 def _rne(x: np.ndarray) -> np.ndarray:
     return np.rint(x).astype(np.int64)  # round half to even, as OpenCV's cvRound
 
 
-def _lab8_inverse_tables(device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+@functools.cache  # made whole before it is shared: threads running clahe at once meet no half-built set
+def _lab8_inverse_tables_cpu() -> tuple[torch.Tensor, ...]:
     """OpenCV's fixed-point tables for 8-bit Lab -> RGB (base 2**14): per L byte, Y and f(Y); f(X)
     or f(Z) -> X or Z (the inverse of the cube-root curve, integer arithmetic truncating toward
     zero, from f = -8145); the XYZ -> sRGB matrix times the white point (2**12); and the sRGB
     encoding of i / 4096 as a byte. The float steps are done in float32 as OpenCV does them."""
-    if "yf" not in _LAB8_INV:
-        f32 = np.float32
-        base = 1 << 14
-        i = np.arange(256)
-        low = i <= 20
-        y_low = _rne(f32(i * base * 20 * 9) / f32(17 * 29 ** 3))
-        ify_low = _rne(f32(base) * (f32(16) / f32(116) + (i * 5).astype(f32) / f32(3 * 17 * 29)))
-        fy = ((i * 100 * base).astype(f32) / f32(255 * 116) + f32(16 * base) / f32(116)).astype(f32)
-        y_high = _rne(((fy * fy).astype(f32) * fy).astype(f32) / f32(base * base))
-        yf = np.stack([np.where(low, y_low, y_high), np.where(low, ify_low, _rne(fy))], -1)
-        v = np.arange(-8145, (1 << 14) * 9 // 4 - 8145, dtype=np.int64)
-        lin = np.trunc(v * 108 / 841).astype(np.int64) - 290  # C division truncates toward zero
-        cube = (v * v // base) * v // base
-        xz = np.where(v <= 3390, lin, cube)
-        m = np.array([[3.240479, -1.53715, -0.498535], [-0.969256, 1.875991, 0.041556],
-                      [0.055648, -0.204043, 1.057311]], f32).astype(np.float64)
-        white = np.array([0.950456, 1.0, 1.088754], f32).astype(np.float64)
-        coef = _rne(4096.0 * m * white[None, :])
-        x = (np.arange(4096) * f32(1.0 / 4096)).astype(f32).astype(np.float64)
-        enc = np.where(x <= 7827 / 2500000, x * (323 / 25), x ** (5 / 12) * 1.055 - 0.055).astype(f32)
-        gamma = _rne((f32(255) * enc).astype(f32))
-        for k, t in (("yf", yf), ("xz", xz), ("coef", coef), ("gamma", gamma)):
-            _LAB8_INV[k] = torch.from_numpy(np.ascontiguousarray(t))
-    return tuple(_LAB8_INV[k].to(device) for k in ("yf", "xz", "coef", "gamma"))  # type: ignore
+    f32 = np.float32
+    base = 1 << 14
+    i = np.arange(256)
+    low = i <= 20
+    y_low = _rne(f32(i * base * 20 * 9) / f32(17 * 29 ** 3))
+    ify_low = _rne(f32(base) * (f32(16) / f32(116) + (i * 5).astype(f32) / f32(3 * 17 * 29)))
+    fy = ((i * 100 * base).astype(f32) / f32(255 * 116) + f32(16 * base) / f32(116)).astype(f32)
+    y_high = _rne(((fy * fy).astype(f32) * fy).astype(f32) / f32(base * base))
+    yf = np.stack([np.where(low, y_low, y_high), np.where(low, ify_low, _rne(fy))], -1)
+    v = np.arange(-8145, (1 << 14) * 9 // 4 - 8145, dtype=np.int64)
+    lin = np.trunc(v * 108 / 841).astype(np.int64) - 290  # C division truncates toward zero
+    cube = (v * v // base) * v // base
+    xz = np.where(v <= 3390, lin, cube)
+    m = np.array([[3.240479, -1.53715, -0.498535], [-0.969256, 1.875991, 0.041556],
+                  [0.055648, -0.204043, 1.057311]], f32).astype(np.float64)
+    white = np.array([0.950456, 1.0, 1.088754], f32).astype(np.float64)
+    coef = _rne(4096.0 * m * white[None, :])
+    x = (np.arange(4096) * f32(1.0 / 4096)).astype(f32).astype(np.float64)
+    enc = np.where(x <= 7827 / 2500000, x * (323 / 25), x ** (5 / 12) * 1.055 - 0.055).astype(f32)
+    gamma = _rne((f32(255) * enc).astype(f32))
+    return tuple(torch.from_numpy(np.ascontiguousarray(t)) for t in (yf, xz, coef, gamma))
+
+
+def _lab8_inverse_tables(device: torch.device) -> tuple[torch.Tensor, ...]:
+    return tuple(t.to(device) for t in _lab8_inverse_tables_cpu())
 
 
 def _int_mat3(v: torch.Tensor, coef: torch.Tensor) -> torch.Tensor:
@@ -141,27 +142,27 @@ def lab8_to_rgb(lab: torch.Tensor) -> torch.Tensor:
     return gamma[lin.clamp(0, 4095)].to(torch.uint8)
 
 
-_LAB8_TABLES: dict[str, torch.Tensor] = {}
-
-
-def _lab8_tables(device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+@functools.cache  # whole before shared, as the inverse tables
+def _lab8_tables_cpu() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """OpenCV's fixed-point tables for 8-bit RGB -> Lab: the sRGB decoding of each byte (scaled by
     255 * 8), the cube root of i / 2040 for i < 3072 (scaled by 2**15; below 216 / 24389 the
     straight line 841 / 108 * x + 16 / 116) and the RGB -> XYZ matrix over the D65 white (2**12)."""
-    if "gamma" not in _LAB8_TABLES:
-        x = torch.arange(256, dtype=torch.float64) / 255.0
-        lin = torch.where(x <= 0.04045, x / 12.92, ((x + 0.055) / 1.055) ** 2.4)
-        _LAB8_TABLES["gamma"] = torch.round(255 * 8 * lin).to(torch.int64)
-        t = torch.arange(3072, dtype=torch.float64) / 2040.0
-        f = torch.where(t < 216.0 / 24389.0, t * (841.0 / 108.0) + 16.0 / 116.0, t ** (1.0 / 3.0))
-        cbrt = torch.round(32768 * f).to(torch.int64)
-        # OpenCV builds this table in single precision, which lands these two entries, a hair
-        # from a half, on the other side of it (measured over all 2**24 colours)
-        cbrt[49], cbrt[628] = 9454, 22126
-        _LAB8_TABLES["cbrt"] = cbrt
-        white = torch.tensor([0.950456, 1.0, 1.088754], dtype=torch.float64)
-        _LAB8_TABLES["coef"] = torch.round(4096 * _RGB2XYZ.to(torch.float64) / white[:, None]).to(torch.int64)
-    return (_LAB8_TABLES["gamma"].to(device), _LAB8_TABLES["cbrt"].to(device), _LAB8_TABLES["coef"].to(device))
+    x = torch.arange(256, dtype=torch.float64) / 255.0
+    lin = torch.where(x <= 0.04045, x / 12.92, ((x + 0.055) / 1.055) ** 2.4)
+    gamma = torch.round(255 * 8 * lin).to(torch.int64)
+    t = torch.arange(3072, dtype=torch.float64) / 2040.0
+    f = torch.where(t < 216.0 / 24389.0, t * (841.0 / 108.0) + 16.0 / 116.0, t ** (1.0 / 3.0))
+    cbrt = torch.round(32768 * f).to(torch.int64)
+    # OpenCV builds this table in single precision, which lands these two entries, a hair
+    # from a half, on the other side of it (measured over all 2**24 colours)
+    cbrt[49], cbrt[628] = 9454, 22126
+    white = torch.tensor([0.950456, 1.0, 1.088754], dtype=torch.float64)
+    coef = torch.round(4096 * _RGB2XYZ.to(torch.float64) / white[:, None]).to(torch.int64)
+    return gamma, cbrt, coef
+
+
+def _lab8_tables(device: torch.device) -> tuple[torch.Tensor, ...]:
+    return tuple(t.to(device) for t in _lab8_tables_cpu())
 
 
 def rgb_to_lab8(rgb: torch.Tensor) -> torch.Tensor:
