@@ -4,12 +4,17 @@ tests/reference/color_ops_cases.py. All exact, clahe on RGB with luma_only inclu
 Lab conversions are OpenCV's fixed-point ones, bit for bit (checked here against cv2)."""
 from __future__ import annotations
 
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 import torch
 
 from torch_dali import fn, pipeline_def
 from torch_dali.errors import PipelineError
+from torch_dali.functional import clahe as CL
 from torch_dali.functional import morphology as K
 
 from reference import color_ops_cases as C
@@ -112,30 +117,22 @@ def test_lab_tables_made_by_threads_at_once_are_whole():
     """clahe's luma path builds its Lab tables on first use; a pipeline's threads reach that at once
     (the first batch), and one once read a table another was still making (KeyError). A tiny GIL
     switch interval makes the threads interleave often: the old code failed 16 of 160 calls so."""
-    import sys
-
-    from torch_dali.functional import clahe as CL
     img = torch.from_numpy(np.random.default_rng(5).integers(0, 256, (1, 16, 16, 3), dtype=np.uint8))
     want = CL.clahe_rgb_luma(img, 2, 2, 2.0)
+    caches = (CL._lab8_tables_cpu, CL._lab8_tables, CL._lab8_inverse_tables_cpu, CL._lab8_inverse_tables)
+
+    def work(start: threading.Barrier) -> torch.Tensor:
+        start.wait()
+        return CL.clahe_rgb_luma(img, 2, 2, 2.0)
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
     try:
-        _clahe_in_threads_at_once(CL, img, want)
+        for _ in range(20):
+            for cache in caches:
+                cache.cache_clear()
+            start = threading.Barrier(8)
+            with ThreadPoolExecutor(8) as pool:
+                outs = [f.result() for f in [pool.submit(work, start) for _ in range(8)]]
+            assert all(torch.equal(o, want) for o in outs)
     finally:
         sys.setswitchinterval(interval)
-
-
-def _clahe_in_threads_at_once(CL: object, img: torch.Tensor, want: torch.Tensor) -> None:
-    import threading
-    from concurrent.futures import ThreadPoolExecutor
-    for _ in range(20):
-        CL._lab8_tables_cpu.cache_clear()  # type: ignore[attr-defined]
-        CL._lab8_inverse_tables_cpu.cache_clear()  # type: ignore[attr-defined]
-        start = threading.Barrier(8)
-
-        def work() -> torch.Tensor:
-            start.wait()
-            return CL.clahe_rgb_luma(img, 2, 2, 2.0)  # type: ignore[attr-defined]
-        with ThreadPoolExecutor(8) as pool:
-            outs = [f.result() for f in [pool.submit(work) for _ in range(8)]]
-        assert all(torch.equal(o, want) for o in outs)

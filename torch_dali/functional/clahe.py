@@ -118,6 +118,7 @@ def _lab8_inverse_tables_cpu() -> tuple[torch.Tensor, ...]:
     return tuple(torch.from_numpy(np.ascontiguousarray(t)) for t in (yf, xz, coef, gamma))
 
 
+@functools.cache  # one copy per device, not one per call
 def _lab8_inverse_tables(device: torch.device) -> tuple[torch.Tensor, ...]:
     return tuple(t.to(device) for t in _lab8_inverse_tables_cpu())
 
@@ -161,6 +162,7 @@ def _lab8_tables_cpu() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     return gamma, cbrt, coef
 
 
+@functools.cache  # one copy per device, not one per call
 def _lab8_tables(device: torch.device) -> tuple[torch.Tensor, ...]:
     return tuple(t.to(device) for t in _lab8_tables_cpu())
 
