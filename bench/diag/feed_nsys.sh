@@ -4,7 +4,7 @@
 # kernels should be far less). Nsight Systems over bench/feed_probe.py for MODES (default synthetic
 # and td), then per mode the kernel summary: every kernel's total GPU time, so the loader's kernels
 # (nvJPEG's, ours) per training step can be read beside the training's.
-#   OUT=$OUT STEPS=40 bash bench/diag/feed_nsys.sh     (GPU machine; /tmp/ref420 from .refbench gen)
+#   OUT=$OUT STEPS=40 [MODES='synthetic td dali'] bash bench/diag/feed_nsys.sh  (GPU machine; dali: DALI in /tmp/dali-site)
 set -u
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/feed_nsys}; mkdir -p "$OUT"
@@ -12,10 +12,15 @@ NSYS=$(command -v nsys || ls /usr/local/cuda*/bin/nsys /opt/nvidia/nsight-system
 [ -n "$NSYS" ] || { echo "no nsys here"; exit 1; }
 [ -d /tmp/ref420 ] || python3 .refbench/bench_anchors.py gen /tmp/ref420 8192 | tail -1
 for mode in ${MODES:-synthetic td}; do
-  timeout 300 "$NSYS" profile -t cuda -s none --cpuctxsw none -o "$OUT/$mode" --force-overwrite true \
+  ENVS=""
+  [ "$mode" = dali ] && ENVS="PYTHONPATH=/tmp/dali-site:$PWD LD_LIBRARY_PATH=/tmp/dali-site/nvidia/cu13/lib:${CUDA_HOME:-/usr/local/cuda}/lib64"
+  env $ENVS timeout 300 "$NSYS" profile -t cuda -s none --cpuctxsw none -o "$OUT/$mode" --force-overwrite true \
     python3 bench/feed_probe.py /tmp/ref420 "$mode" "${STEPS:-40}" 2>&1 | grep '^{' | cut -c1-300
   "$NSYS" stats -q --report cuda_gpu_kern_sum --format csv -o "$OUT/$mode" "$OUT/$mode.nsys-rep" >/dev/null 2>&1
-  rm -f "$OUT/$mode.sqlite"
+  [ -f "$OUT/$mode.sqlite" ] || "$NSYS" export --type sqlite -o "$OUT/$mode.sqlite" "$OUT/$mode.nsys-rep" >/dev/null 2>&1
+  # per stream: the training's busy and idle time, the loader's kernels that overlapped it
+  python3 bench/diag/nsys_streams.py "$OUT/$mode.sqlite" "$mode" | tee -a "$OUT/streams.jsonl" | cut -c1-1500
+  rm -f "$OUT/$mode.sqlite" "$OUT/$mode.nsys-rep"
   python3 - "$OUT/${mode}_cuda_gpu_kern_sum.csv" "$mode" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))

@@ -1,0 +1,95 @@
+"""Per CUDA stream, what ran on the GPU in an Nsight Systems capture (its SQLite export), and how
+the busiest stream (the training's) spent its steady part: kernel time, idle gaps between its
+kernels, and the other streams' kernel time that overlapped it. Splits a feed loss into the
+loader's GPU work (overlap grows the training kernels) and host-side delays (gaps grow).
+
+    python bench/diag/nsys_streams.py CAPTURE.sqlite [label]     (one JSON line)
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from collections import defaultdict
+
+
+def _rows(db: sqlite3.Connection, table: str, cols: str) -> list[tuple]:
+    try:
+        return db.execute(f"SELECT {cols} FROM {table}").fetchall()
+    except sqlite3.OperationalError:
+        return []
+
+
+def _union(iv: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[list[int]] = []
+    for s, e in sorted(iv):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return [(s, e) for s, e in out]
+
+
+def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
+    """Total length of the intersection of two sorted disjoint interval lists."""
+    i = j = tot = 0
+    while i < len(a) and j < len(b):
+        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        tot += max(0, e - s)
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return tot
+
+
+def main() -> None:
+    db = sqlite3.connect(sys.argv[1])
+    names = dict(_rows(db, "StringIds", "id, value"))
+    kern = _rows(db, "CUPTI_ACTIVITY_KIND_KERNEL", "start, end, streamId, shortName")
+    copies = _rows(db, "CUPTI_ACTIVITY_KIND_MEMCPY", "start, end, streamId, bytes, copyKind")
+    by_stream: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    for s, e, st, nm in kern:
+        by_stream[st].append((s, e, names.get(nm, str(nm))))
+    train = max(by_stream, key=lambda k: sum(e - s for s, e, _ in by_stream[k]))
+    tk = sorted(by_stream[train])
+    t0 = tk[len(tk) // 4][0]  # the steady part: past the first quarter of the training's kernels
+    t1 = tk[-1][1]
+    win = t1 - t0
+    tr = _union([(s, e) for s, e, _ in tk if s >= t0])
+    busy = sum(e - s for s, e in tr)
+    gaps = [tr[i + 1][0] - tr[i][1] for i in range(len(tr) - 1)]
+    streams = {}
+    for st, ks in by_stream.items():
+        inwin = [(s, e, n) for s, e, n in ks if s >= t0 and e <= t1]
+        iv = _union([(s, e) for s, e, _ in inwin])
+        per_name: dict[str, int] = defaultdict(int)
+        for s, e, n in inwin:
+            per_name[n] += e - s
+        streams[str(st)] = {
+            "kernels": len(inwin), "kernel_ms": round(sum(e - s for s, e, _ in inwin) / 1e6, 2),
+            "overlaps_training_ms": round(_overlap(iv, tr) / 1e6, 2) if st != train else None,
+            "top": [[n[:70], round(v / 1e6, 2)] for n, v in sorted(per_name.items(), key=lambda x: -x[1])[:6]],
+        }
+    cp: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+    for s, e, st, nb, kind in copies:
+        if s >= t0 and e <= t1:
+            c = cp[f"{st}/kind{kind}"]
+            c[0] += 1
+            c[1] += nb / 2**20
+            c[2] += (e - s) / 1e6
+    rec = {
+        "label": sys.argv[2] if len(sys.argv) > 2 else sys.argv[1],
+        "window_ms": round(win / 1e6, 1), "training_stream": train,
+        "training_busy_ms": round(busy / 1e6, 1), "training_idle_ms": round((win - busy) / 1e6, 1),
+        "idle_gaps": {"n": len(gaps), "over_100us": sum(g > 1e5 for g in gaps),
+                      "over_100us_ms": round(sum(g for g in gaps if g > 1e5) / 1e6, 2),
+                      "max_ms": round(max(gaps, default=0) / 1e6, 2)},
+        "streams": dict(sorted(streams.items(), key=lambda kv: -kv[1]["kernel_ms"])),
+        "copies": {k: {"n": v[0], "MiB": round(v[1], 1), "ms": round(v[2], 2)} for k, v in cp.items()},
+    }
+    print(json.dumps(rec))
+
+
+if __name__ == "__main__":
+    main()
