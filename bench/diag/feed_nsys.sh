@@ -16,10 +16,16 @@ for mode in ${MODES:-synthetic td}; do
   [ "$mode" = dali ] && ENVS="PYTHONPATH=/tmp/dali-site:$PWD LD_LIBRARY_PATH=/tmp/dali-site/nvidia/cu13/lib:${CUDA_HOME:-/usr/local/cuda}/lib64"
   env $ENVS timeout 300 "$NSYS" profile -t cuda -s none --cpuctxsw none -o "$OUT/$mode" --force-overwrite true \
     python3 bench/feed_probe.py /tmp/ref420 "$mode" "${STEPS:-40}" 2>&1 | grep '^{' | cut -c1-300
-  "$NSYS" stats -q --report cuda_gpu_kern_sum --format csv -o "$OUT/$mode" "$OUT/$mode.nsys-rep" >/dev/null 2>&1
+  "$NSYS" stats -q --report cuda_gpu_kern_sum,cuda_api_sum --format csv -o "$OUT/$mode" "$OUT/$mode.nsys-rep" >/dev/null 2>&1
   [ -f "$OUT/$mode.sqlite" ] || "$NSYS" export --type sqlite -o "$OUT/$mode.sqlite" "$OUT/$mode.nsys-rep" >/dev/null 2>&1
   # per stream: the training's busy and idle time, the loader's kernels that overlapped it
   python3 bench/diag/nsys_streams.py "$OUT/$mode.sqlite" "$mode" | tee -a "$OUT/streams.jsonl" | cut -c1-1500
+  # host calls that can stall the device or the caller (allocation, frees, synchronisation)
+  python3 - "$OUT/${mode}_cuda_api_sum.csv" <<'PY'
+import csv, sys
+for r in sorted(csv.DictReader(open(sys.argv[1])), key=lambda r: -float(r["Total Time (ns)"]))[:14]:
+    print(f"  api {float(r['Total Time (ns)']) / 1e6:9.1f} ms  {int(r['Num Calls']):7d}x  {r['Name']}")
+PY
   rm -f "$OUT/$mode.sqlite" "$OUT/$mode.nsys-rep"
   python3 - "$OUT/${mode}_cuda_gpu_kern_sum.csv" "$mode" <<'PY'
 import csv, sys

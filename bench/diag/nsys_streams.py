@@ -59,6 +59,7 @@ def main() -> None:
     tr = _union([(s, e) for s, e, _ in tk if s >= t0])
     busy = sum(e - s for s, e in tr)
     gaps = [tr[i + 1][0] - tr[i][1] for i in range(len(tr) - 1)]
+    holes = [(tr[i][1], tr[i + 1][0]) for i in range(len(tr) - 1) if tr[i + 1][0] - tr[i][1] > 1e5]
     streams = {}
     for st, ks in by_stream.items():
         inwin = [(s, e, n) for s, e, n in ks if s >= t0 and e <= t1]
@@ -69,11 +70,15 @@ def main() -> None:
         streams[str(st)] = {
             "kernels": len(inwin), "kernel_ms": round(sum(e - s for s, e, _ in inwin) / 1e6, 2),
             "overlaps_training_ms": round(_overlap(iv, tr) / 1e6, 2) if st != train else None,
+            # busy while the training stream sat idle >100 us: work the training may have waited on
+            "in_training_holes_ms": round(_overlap(iv, holes) / 1e6, 2) if st != train else None,
             "top": [[n[:70], round(v / 1e6, 2)] for n, v in sorted(per_name.items(), key=lambda x: -x[1])[:6]],
         }
     cp: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+    cp_iv: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for s, e, st, nb, kind in copies:
         if s >= t0 and e <= t1:
+            cp_iv[st].append((s, e))
             c = cp[f"{st}/kind{kind}"]
             c[0] += 1
             c[1] += nb / 2**20
@@ -87,6 +92,7 @@ def main() -> None:
                       "max_ms": round(max(gaps, default=0) / 1e6, 2)},
         "streams": dict(sorted(streams.items(), key=lambda kv: -kv[1]["kernel_ms"])),
         "copies": {k: {"n": v[0], "MiB": round(v[1], 1), "ms": round(v[2], 2)} for k, v in cp.items()},
+        "copies_in_training_holes_ms": {str(k): round(_overlap(_union(v), holes) / 1e6, 2) for k, v in cp_iv.items()},
     }
     print(json.dumps(rec))
 
