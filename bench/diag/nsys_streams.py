@@ -43,14 +43,12 @@ def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
     return tot
 
 
-def main() -> None:
-    db = sqlite3.connect(sys.argv[1])
-    names = dict(_rows(db, "StringIds", "id, value"))
-    kern = _rows(db, "CUPTI_ACTIVITY_KIND_KERNEL", "start, end, streamId, shortName")
-    copies = _rows(db, "CUPTI_ACTIVITY_KIND_MEMCPY", "start, end, streamId, bytes, copyKind")
+def analyse(kern: list[tuple[int, int, int, str]], copies: list[tuple[int, int, int, int, int]],
+            label: str) -> dict:
+    """kern: (start ns, end ns, stream, name); copies: (start ns, end ns, stream, bytes, kind)."""
     by_stream: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
     for s, e, st, nm in kern:
-        by_stream[st].append((s, e, names.get(nm, str(nm))))
+        by_stream[st].append((s, e, nm))
     train = max(by_stream, key=lambda k: sum(e - s for s, e, _ in by_stream[k]))
     tk = sorted(by_stream[train])
     t0 = tk[len(tk) // 4][0]  # the steady part: past the first quarter of the training's kernels
@@ -83,8 +81,8 @@ def main() -> None:
             c[0] += 1
             c[1] += nb / 2**20
             c[2] += (e - s) / 1e6
-    rec = {
-        "label": sys.argv[2] if len(sys.argv) > 2 else sys.argv[1],
+    return {
+        "label": label,
         "window_ms": round(win / 1e6, 1), "training_stream": train,
         "training_busy_ms": round(busy / 1e6, 1), "training_idle_ms": round((win - busy) / 1e6, 1),
         "idle_gaps": {"n": len(gaps), "over_100us": sum(g > 1e5 for g in gaps),
@@ -94,7 +92,15 @@ def main() -> None:
         "copies": {k: {"n": v[0], "MiB": round(v[1], 1), "ms": round(v[2], 2)} for k, v in cp.items()},
         "copies_in_training_holes_ms": {str(k): round(_overlap(_union(v), holes) / 1e6, 2) for k, v in cp_iv.items()},
     }
-    print(json.dumps(rec))
+
+
+def main() -> None:
+    db = sqlite3.connect(sys.argv[1])
+    names = dict(_rows(db, "StringIds", "id, value"))
+    kern = [(s, e, st, names.get(nm, str(nm)))
+            for s, e, st, nm in _rows(db, "CUPTI_ACTIVITY_KIND_KERNEL", "start, end, streamId, shortName")]
+    copies = _rows(db, "CUPTI_ACTIVITY_KIND_MEMCPY", "start, end, streamId, bytes, copyKind")
+    print(json.dumps(analyse(kern, copies, sys.argv[2] if len(sys.argv) > 2 else sys.argv[1])))
 
 
 if __name__ == "__main__":
