@@ -11,13 +11,20 @@ import torch
 from ..errors import ArgumentError
 
 
+def volume_mismatch(requested: int, original: int) -> str:
+    """DALI's sentence when dropping or picking dimensions (squeeze, reshape's `src_dims`) would
+    change the number of elements."""
+    return ("The volume of the new shape should match the one of the original shape. Requested a shape with "
+            f"{requested} elements but the original shape has {original} elements.")
+
+
 def axes_from_names(op: str, names: str, layout: str) -> list[int]:
     """The positions of `names` in `layout` (each must be there)."""
     out = []
     for a in names:
         k = layout.find(a)
         if k < 0:
-            raise ArgumentError(f"{op}: axis '{a}' is not present in the input layout \"{layout}\"")
+            raise ArgumentError(f"{op}: Axis '{a}' is not present in the input layout \"{layout}\"")
         out.append(k)
     return out
 
@@ -76,12 +83,12 @@ def squeeze_shape(op: str, shape: Sequence[int], axes: Sequence[int]) -> list[in
         if not 0 <= a < ndim:
             raise ArgumentError(f"{op}: axis {a} is out of range for {ndim}-dimensional samples")
     if len(set(axes)) != len(axes):
-        raise ArgumentError(f"{op}: `axes` {list(axes)} names a dimension to remove more than once")
+        raise ArgumentError(f"{op}: Specified at least twice same dimension to remove. `axes` {list(axes)} "
+                            "names a dimension more than once")
     out = [int(s) for k, s in enumerate(shape) if k not in axes]
     if math.prod(out) != math.prod(shape) or (math.prod(shape) and any(shape[a] != 1 for a in axes)):
-        raise ArgumentError(f"{op}: cannot remove dimensions {sorted(axes)} of a sample of shape "
-                            f"{list(shape)}: the result would hold {math.prod(out)} elements, the sample holds "
-                            f"{math.prod(shape)}")
+        raise ArgumentError(f"{op}: cannot remove dimensions {sorted(axes)} of a sample of shape {list(shape)}: "
+                            + volume_mismatch(math.prod(out), math.prod(shape)))
     return out
 
 

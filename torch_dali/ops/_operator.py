@@ -142,6 +142,22 @@ def sample_arg(t: torch.Tensor) -> Any:
     return t.tolist()
 
 
+def scalar_arg(op: str, name: str, v: Any) -> Any:
+    """One sample of a per-sample argument that takes one number: a sample with dimensions (a list,
+    see `sample_arg`) is refused in DALI's words."""
+    if isinstance(v, list):
+        ndim, x = 0, v
+        while isinstance(x, list):
+            ndim, x = ndim + 1, (x[0] if x else None)
+        raise ArgumentError(f"{op}: `{name}` takes one number per sample, got {v!r}: {not_scalar(ndim)}")
+    return v
+
+
+def not_scalar(ndim: int) -> str:
+    """DALI's sentence for a scalar argument given an array of `ndim` dimensions."""
+    return f"Input with dimension ({ndim}) cannot be converted to dimension (0)."
+
+
 class BuildArgumentError(ArgumentError, RuntimeError):
     """An op's arguments refused when the pipeline is built: an ArgumentError (a ValueError), and a
     RuntimeError as DALI raises for them (DALI code catches those as RuntimeError)."""

@@ -353,9 +353,9 @@ def array_arg_inputs(schema: OpSchema, kwargs: dict[str, Any], device: str) -> d
             size = v.numel() if isinstance(v, torch.Tensor) else v.size
             if _SAMPLE_NDIM[arg.kind] == 0 and size == 1:
                 # one value in 2+ dimensions would reach the op as a plain number: refused here
-                from ._operator import BuildArgumentTypeError
+                from ._operator import BuildArgumentTypeError, not_scalar
                 raise BuildArgumentTypeError(f"{schema.display_name()}: `{arg.name}` takes one number per sample; "
-                                             f"got an array of shape {tuple(v.shape)}")
+                                             f"got an array of shape {tuple(v.shape)}: {not_scalar(v.ndim)}")
             out[key] = types.Constant(v.cpu().numpy() if isinstance(v, torch.Tensor) else v, device=device)
     return out
 

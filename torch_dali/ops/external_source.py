@@ -54,7 +54,7 @@ from ..errors import ArgumentError, ArgumentTypeError, DataError, PipelineError
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator
 from .external_feed import FeedQueues
-from .external_source_checks import Consistency, accepted_arg_count, check_layout_ndim
+from .external_source_checks import Consistency, accepted_arg_count, check_fed_ndim, check_layout_ndim
 from .source_data import describe, to_batch, to_tensor
 from .external_pump import END, Ahead
 from ._registry import register
@@ -336,9 +336,13 @@ class ExternalSource(Operator):
             raise ArgumentError(f"{self.where()}: it has a `source`; feed_input is only for external "
                                 "sources defined without one")
         if output is not None and self.split_outputs:
+            check_fed_ndim(self.where(), data, layout)
             self._fed.put(output, data, layout)
             return
-        for k, raw in enumerate(self._split(data, "the fed data")):
+        pieces = self._split(data, "the fed data")
+        for raw in pieces:
+            check_fed_ndim(self.where(), raw, layout)
+        for k, raw in enumerate(pieces):
             self._fed.put(k, raw, layout)
 
     def connect(self, plan: Any) -> None:
@@ -349,9 +353,10 @@ class ExternalSource(Operator):
             unused = [k for k in range(self.k) if k not in used]
             which = (f"outputs at the indices {', '.join(map(str, unused))} are" if len(unused) > 1
                      else f"output at the index {unused[0]} is")
-            warnings.warn(f"{self.where()}: the source {_describe_source(self.args['source'])} gives "
-                          f"{self.k} outputs and its {which} not used by the pipeline; the source still "
-                          "computes them, so have it compute only the outputs the pipeline uses", stacklevel=2)
+            warnings.warn(f"{self.where()}: The external source node '{_describe_source(self.args['source'])}' "
+                          f"produces {self.k} outputs, but the {which} not used. For best performance, adjust "
+                          "your callback so that it computes only the needed outputs (the pipeline does not "
+                          "read the others).", stacklevel=2)
 
     # -- running --------------------------------------------------------------------------------
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
@@ -378,7 +383,8 @@ class ExternalSource(Operator):
         if len(sizes) > 1:
             raise DataError(f"{self.where()}: the outputs have different batch sizes {[len(t) for t in outs_fed]}")
         if not len(outs_fed[0]):
-            raise DataError(f"{self.where()}: the source gave an empty batch")
+            raise DataError(f"{self.where()}: ExternalSource expects non-empty batches to be provided as the input. "
+                            "Got batch with 0 samples.")
         if len(outs_fed[0]) > ctx.batch_size:
             raise DataError(f"{self.where()}: the source gave a batch of {len(outs_fed[0])} samples, more "
                             f"than the pipeline's batch_size={ctx.batch_size}")

@@ -16,7 +16,7 @@ from ..errors import ArgumentError, ArgumentTypeError
 from ..rng import first_uniforms
 from ..functional.crop import convert, round_half_away
 from ..tensor_list import TensorList
-from ._operator import BatchContext, Operator, SampleContext
+from ._operator import BatchContext, Operator, SampleContext, scalar_arg
 from ._registry import register
 from ._schema import Arg, OpSchema, length, non_negative, unit_interval
 
@@ -38,6 +38,9 @@ class _RandomOp(Operator):
 
     def get(self, args: dict[str, Any], name: str) -> Any:
         return args[name] if name in args else self.args[name]
+
+    def scalar(self, args: dict[str, Any], name: str) -> float:
+        return float(scalar_arg(self.name, name, self.get(args, name)))
 
     def draw_batch(self, u: torch.Tensor) -> torch.Tensor:
         """The batch of scalars from each sample's first uniform draw `u` (n,), in one vectorised
@@ -146,7 +149,7 @@ class CoinFlip(_RandomOp):
         return (u < float(self.args["probability"])).to(self.dtype)
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        p = float(self.get(args, "probability"))
+        p = self.scalar(args, "probability")
         if not 0.0 <= p <= 1.0:
             raise ArgumentError(f"{self.name}: `probability` must be in [0, 1], got {p}")
         shape = self.shape(inputs, args)
@@ -160,7 +163,7 @@ class Normal(_RandomOp):
     """Normally distributed values: mean + stddev * N(0, 1)."""
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        mean, std = float(self.get(args, "mean")), float(self.get(args, "stddev"))
+        mean, std = self.scalar(args, "mean"), self.scalar(args, "stddev")
         if std < 0:
             raise ArgumentError(f"{self.name}: `stddev` must be >= 0, got {std}")
         shape = self.shape(inputs, args)

@@ -18,7 +18,8 @@ from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import random_draws as K
 from ..tensor_list import TensorList
-from ._operator import BatchContext, Operator, SampleContext
+from ._operator import BatchContext, Operator, SampleContext, scalar_arg
+from .external_source_checks import dali_type_name
 from .enum_data import enum_type_of
 from ._registry import register
 from ._schema import Arg, OpSchema, non_negative
@@ -54,22 +55,26 @@ class Beta(_Draws):
     def setup(self) -> None:
         self.dtype = types.to_torch_dtype(self.args["dtype"]) if self.args.get("dtype") is not None else torch.float32
         if self.dtype not in (torch.float32, torch.float64):
-            raise ArgumentTypeError(f"{self.name}: `dtype` must be FLOAT or FLOAT64, got {self.args['dtype']!r}")
+            raise ArgumentTypeError(f"{self.name}: Data type {dali_type_name(self.dtype)} is not supported. Supported "
+                                    f"types are : float, double (`dtype` is {self.args['dtype']!r})")
 
     def output_layout(self, index: int) -> str:
         return ""
 
-    def param(self, args: dict[str, Any], name: str) -> float:
-        raw = self.get(args, name)
-        if isinstance(raw, list):  # a per-sample tensor of more than one value (`alpha=np.ones((2, 2))`)
-            raise ArgumentError(f"{self.name}: `{name}` must be one number per sample, got {raw!r}")
+    def param(self, args: dict[str, Any], name: str, index: int) -> float:
+        raw = scalar_arg(self.name, name, self.get(args, name))
         v = float(raw)
         if not 0.0 < v <= _F32_MAX:
-            raise ArgumentError(f"{self.name}: `{name}` must be a positive float32, got {v}")
+            # DALI reads it as a float32 (1e100 becomes inf) and prints it as C++ streams do (%g)
+            big = math.isfinite(v) and abs(v) > _F32_MAX
+            f32 = math.copysign(math.inf, v) if big else v
+            given = f" (given {v!r})" if big else ""
+            raise ArgumentError(f"{self.name}: The `{name}` must be a positive float32, got `{f32:g}` for sample at "
+                                f"index {index}{given}")
         return v
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        a, b = self.param(args, "alpha"), self.param(args, "beta")
+        a, b = self.param(args, "alpha", ctx.index), self.param(args, "beta", ctx.index)
         shape = self.out_shape(inputs, args)
         out = K.beta(a, b, shape or [], ctx.rng.generator("cpu"), self.dtype)
         return out.to(self.device)

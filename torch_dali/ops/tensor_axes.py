@@ -90,9 +90,11 @@ class Squeeze(BatchShapeOp):
         has_axes = self.args.get("axes") is not None or "axes" in self.node.arg_inputs
         has_names = self.args.get("axis_names") is not None
         if has_axes and has_names:
-            raise ArgumentError(f"{self.name}: both `axes` and `axis_names` are given; give only one of them")
+            raise ArgumentError(f"{self.name}: Provided both ``axes`` and ``axis_names`` arguments; give only one "
+                                "of them")
         if not has_axes and not has_names:
-            raise ArgumentError(f"{self.name}: give `axes` or `axis_names` (the dimensions to remove)")
+            raise ArgumentError(f"{self.name}: Missing argument ``axes`` or ``axis_names``. Give one of them (the "
+                                "dimensions to remove)")
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         tl = inputs[0]
