@@ -30,7 +30,8 @@ U8 = np.uint8
      r"Reshape.*\[4, 5\] \(20 elements\).*\[7\] \(7 elements\)"),
     (lambda x: fn.reshape(x, src_dims=[0, 1], rel_shape=[1]), [np.zeros((4, 5), U8)], None,
      r"`src_dims` and `rel_shape` have different lengths: 2 vs 1 \(`src_dims` \[0, 1\], `rel_shape` \[1\.0\]\)"),
-    (lambda x: fn.reshape(x, src_dims=[0, 3]), [np.zeros((4, 5), U8)], None, r"`src_dims` \[0, 3\]: `src_dims\[1\] == 3` is out of bounds.*range \[0\.\.1\]"),
+    (lambda x: fn.reshape(x, src_dims=[0, 3]), [np.zeros((4, 5), U8)], None,
+     r"`src_dims` \[0, 3\]: `src_dims\[1\] == 3` is out of bounds.*range \[0\.\.1\]"),
     (lambda x: fn.reshape(x, rel_shape=[-1, 1]), [np.zeros((320, 0), U8)], None,
      r"`rel_shape` \[-1\.0, 1\.0\]: Cannot infer the extent of dimension 0 when the volume of remaining "
      r"dimensions is 0\. Input shape: 320 x 0"),

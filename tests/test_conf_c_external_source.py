@@ -39,7 +39,8 @@ def test_accepted_arg_count_counts_parameters_with_their_defaults():
     assert accepted_arg_count(lambda x=3: 0) == 1
     assert accepted_arg_count(Zero()) == 0 and accepted_arg_count(One()) == 1
     assert accepted_arg_count(functools.partial(two, 1)) == 1
-    with pytest.raises(TypeError, match=r"`source` two: .*Found more than one positional argument, which is not allowed\. It has 2 parameters \(a, b"):
+    with pytest.raises(TypeError, match=r"`source` two: .*Found more than one positional argument, which is not "
+                                        r"allowed\. It has 2 parameters \(a, b"):
         accepted_arg_count(two)
 
 
@@ -83,7 +84,8 @@ def test_a_change_of_dimensionality_is_an_error_unless_ndim_says_otherwise():
     pipe.run()
     with pytest.raises(PipelineError, match="Dimensionality in the previous iteration was 2 and the current is 1"):
         pipe.run()
-    with pytest.raises(PipelineError, match=r"ExternalSource expected data with 2 dimensions and got 1 dimensions \(shape \(2,\)"):
+    with pytest.raises(PipelineError,
+                       match=r"ExternalSource expected data with 2 dimensions and got 1 dimensions \(shape \(2,\)"):
         p = _pipe(source=data, ndim=2)
         p.run()
         p.run()
@@ -109,7 +111,8 @@ def test_a_fed_layout_other_than_the_argument_names_both():
 
 def test_the_dtype_argument_names_dali_types():
     pipe = _pipe(source=[[np.zeros(2, np.float32)] * 2], dtype=types.UINT8)
-    with pytest.raises(PipelineError, match=r"ExternalSource expected data of type uint8 and got: float \(the `dtype` argument is "
+    with pytest.raises(PipelineError, match=r"ExternalSource expected data of type uint8 and got: float \(the `dtype` "
+                                            r"argument is "
                                             r"torch.uint8, the data torch.float32\)"):
         pipe.run()
 

@@ -54,8 +54,10 @@ def _raises(kind: type, sentence: str) -> Any:
      "elements but the original shape has 4000 elements."),
     (lambda x: fn.reshape(x, shape=[7]), (4, 5), None,
      "[7] (7 elements): Input and output samples must occupy the same size in bytes."),
-    (lambda x: fn.reshape(x, shape=[3, -1]), (4, 5), None, "Input and output samples must occupy the same size in bytes."),
-    (lambda x: fn.reshape(x, shape=[-1, -1]), (4, 5), None, "Only one negative extent is allowed; got: `shape` [-1, -1]"),
+    (lambda x: fn.reshape(x, shape=[3, -1]), (4, 5), None,
+     "Input and output samples must occupy the same size in bytes."),
+    (lambda x: fn.reshape(x, shape=[-1, -1]), (4, 5), None,
+     "Only one negative extent is allowed; got: `shape` [-1, -1]"),
     (lambda x: fn.reshape(x, shape=[20], layout="AB"), (4, 5), None,
      "Requested layout 'AB' is not compatible with a 1D shape"),
 ])
@@ -88,9 +90,11 @@ def _draw(make: Callable[[], Any]) -> None:
     (lambda: fn.random.beta(alpha=1, beta=-0.1), "The `beta` must be a positive float32, got `-0.1` for sample"),
     (lambda: fn.random.beta(alpha=1e100, beta=5), "The `alpha` must be a positive float32, got `inf`"),
     (lambda: fn.random.beta(alpha=float("nan"), beta=5), "The `alpha` must be a positive float32, got `nan`"),
-    (lambda: fn.random.beta(dtype=types.FLOAT16), "Data type float16 is not supported. Supported types are : float, double"),
+    (lambda: fn.random.beta(dtype=types.FLOAT16),
+     "Data type float16 is not supported. Supported types are : float, double"),
     (lambda: fn.random.beta(dtype=types.INT32), "Data type int32 is not supported."),
-    (lambda: fn.random.beta(alpha=np.full((2, 2), 1)), "Input with dimension (2) cannot be converted to dimension (0)."),
+    (lambda: fn.random.beta(alpha=np.full((2, 2), 1)),
+     "Input with dimension (2) cannot be converted to dimension (0)."),
     (lambda: fn.random.beta(beta=np.full((2,), 1)), "Input with dimension (1) cannot be converted to dimension (0)."),
     (lambda: fn.random.beta(beta=np.full((1, 1), 1)), "Input with dimension (2) cannot be converted to dimension (0)."),
     (lambda: fn.random.normal(mean=np.full((2, 2), 1.0)), "Input with dimension (2) cannot be converted"),
@@ -129,7 +133,8 @@ def test_external_source_dimensionality_errors() -> None:
     pipe = _es(source=[[np.ones((4, 4, 3), U8)] * 2, [np.ones((4, 4), U8)] * 2])
     pipe.run()
     with _raises(RuntimeError, "Number of dimensions of the data fed to the external source has changed from "
-                               "previous iteration. Dimensionality in the previous iteration was 3 and the current is 2."):
+                               "previous iteration. Dimensionality in the previous iteration was 3 and the "
+                               "current is 2."):
         pipe.run()
     for kind in (RuntimeError, ValueError):
         with _raises(kind, 'Number of dimensions in the provided layout does not match the ndim argument. The '

@@ -183,7 +183,8 @@ def test_numpy_torch_bytes_and_scalars_zero_copy():
 
 
 def test_dtype_ndim_and_bad_sources_report_the_op():
-    with pytest.raises(PipelineError, match=r"ExternalSource 'es'.*ExternalSource expected data of type int32 and got: float"):
+    with pytest.raises(PipelineError,
+                       match=r"ExternalSource 'es'.*ExternalSource expected data of type int32 and got: float"):
         es_pipe(lambda: [np.zeros(2, np.float32)], dtype=types.INT32).run()
     with pytest.raises(PipelineError, match="ExternalSource expected data with 2 dimensions and got 1 dimensions"):
         es_pipe(lambda: [np.zeros(2, np.float32)], ndim=2).run()
