@@ -5,14 +5,24 @@ steps, STEPS steps are traced and split per stream by nsys_streams.analyse (the 
 busy time and idle holes, the loader's kernels that overlapped it).
 
     python bench/diag/feed_kineto.py DATA synthetic|td|tdl|dali [steps]   (one JSON line)
+
+Also, over the traced steps: the training thread's host time per step (in next(), issuing the
+step) and its CPU time; how late a thread that sleeps 1 ms gets the GIL back (the wait any Python
+thread, the training's included, has for it while the loader's threads run Python); with
+TORCH_DALI_PROBE_SPY=path/to/py-spy, the Python stacks sampled while holding the GIL, per thread
+(`gil_holders`: samples per thread name and its most frequent innermost frames).
 """
 from __future__ import annotations
 
 import json
 import os
+import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections import Counter, defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -21,6 +31,55 @@ sys.path.insert(0, str(HERE.parent))
 
 import feed_probe  # noqa: E402
 from nsys_streams import analyse  # noqa: E402
+
+
+class GilLatency:
+    """A thread that sleeps 1 ms in a loop and records how much later than that it runs again:
+    the time it waits for the GIL (plus the OS's wake-up, ~0.05 ms on an idle core)."""
+
+    def __init__(self) -> None:
+        self.late: list[float] = []
+        self.on = False
+        threading.Thread(target=self._loop, daemon=True, name="gil-latency").start()
+
+    def _loop(self) -> None:
+        while True:
+            t = time.perf_counter()
+            time.sleep(0.001)
+            if self.on:
+                self.late.append((time.perf_counter() - t - 0.001) * 1e3)
+
+    def summary(self) -> dict[str, float]:
+        v = sorted(self.late) or [0.0]
+        return {"n": len(self.late), "mean_ms": round(statistics.mean(v), 3), "p50_ms": round(v[len(v) // 2], 3),
+                "p99_ms": round(v[int(len(v) * 0.99)], 3), "max_ms": round(v[-1], 3),
+                "over_1ms_share": round(sum(x > 1 for x in v) / len(v), 3)}
+
+
+def gil_holders(path: str) -> dict:
+    """py-spy's raw --gil --threads output: samples per thread name, and per thread its most
+    frequent innermost frames."""
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    per: Counter[str] = Counter()
+    frames: dict[str, Counter[str]] = defaultdict(Counter)
+    try:
+        lines = open(path).read().splitlines()
+    except OSError as e:
+        return {"error": str(e)}
+    for line in lines:
+        stack, _, n = line.rpartition(" ")
+        if not n.isdigit():
+            continue
+        head, *rest = stack.split(";")
+        # "thread (0x...)" or "process NNN:..." heads: the OS thread id is in the first item
+        tid = next((int(x, 16) if x.startswith("0x") else int(x) for x in head.replace("(", " ").replace(")", " ")
+                    .split() if x.startswith("0x") or x.isdigit()), None)
+        name = names.get(tid, head[:40]) if tid is not None else head[:40]
+        per[name] += int(n)
+        if rest:
+            frames[name][";".join(f.split(" (")[0] for f in rest[-3:])] += int(n)
+    return {"samples": dict(per.most_common(12)),
+            "top": {k: frames[k].most_common(5) for k, _ in per.most_common(6)}}
 
 
 def main() -> None:
@@ -34,24 +93,47 @@ def main() -> None:
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     gen = feed_probe.batches(data, mode)
 
+    host: list[tuple[float, float, float]] = []
+
     def step() -> None:
+        t0, c0 = time.perf_counter(), time.thread_time()
         x, y = next(gen)
+        t1 = time.perf_counter()
         x = x.contiguous(memory_format=torch.channels_last)
         with torch.autocast("cuda", dtype=torch.bfloat16):
             loss = torch.nn.functional.cross_entropy(model(x), y % 1000)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
+        host.append(((t1 - t0) * 1e3, (time.perf_counter() - t1) * 1e3, (time.thread_time() - c0) * 1e3))
 
+    lat = GilLatency()
     for _ in range(15):
         step()
     torch.cuda.synchronize()
+    host.clear()
+    spy_bin, spy, spy_out = os.environ.get("TORCH_DALI_PROBE_SPY", ""), None, ""
+    if spy_bin:
+        spy_out = os.path.join(tempfile.mkdtemp(), "gil.txt")
+        spy = subprocess.Popen([spy_bin, "record", "--pid", str(os.getpid()), "--gil", "--threads", "--nonblocking",
+                                "-r", "500", "-f", "raw", "-o", spy_out],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        lat.on = True
         t = time.perf_counter()
         for _ in range(steps):
             step()
         torch.cuda.synchronize()
         wall = time.perf_counter() - t
+        lat.on = False
+    spy_err = ""
+    if spy is not None:
+        spy.send_signal(2)  # py-spy writes its file on SIGINT
+        try:
+            spy_err = (spy.communicate(timeout=20)[1] or "")[-300:]
+        except subprocess.TimeoutExpired:
+            spy.kill()
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "trace.json")
         prof.export_chrome_trace(path)
@@ -68,8 +150,15 @@ def main() -> None:
         elif cat in ("gpu_memcpy", "gpu_memset"):
             copies.append((s, e, int(a.get("stream", -1)), int(a.get("bytes", 0)), ev.get("name", cat)[:24]))
     rec = analyse(kern, copies, mode)
+    med = lambda k: round(statistics.median(h[k] for h in host), 2)  # noqa: E731
     rec.update(steps=steps, images_per_s_traced=round(steps * feed_probe.BS / wall, 1),
+               host_ms_median={"next": med(0), "issue": med(1), "cpu": med(2)},
+               host_ms_mean={"next": round(statistics.mean(h[0] for h in host), 2),
+                             "issue": round(statistics.mean(h[1] for h in host), 2)},
+               gil_latency=lat.summary(),
                config={k: v for k, v in os.environ.items() if k.startswith("TORCH_DALI_")})
+    if spy_bin:
+        rec["gil_holders"] = gil_holders(spy_out) if os.path.exists(spy_out) else {"error": spy_err}
     print(json.dumps(rec), flush=True)
     os._exit(0)  # loader threads may still be mid-batch; the trace is what was wanted
 

@@ -2,6 +2,7 @@
 # feed_kineto.py for each MODE (default synthetic td dali) under each CONFIGS set (';'-separated
 # VAR=value sets; empty: the defaults), one JSON line each into $OUT/kineto.jsonl, a digest printed.
 #   OUT=$OUT STEPS=30 MODES='synthetic td dali' bash bench/diag/feed_kineto.sh   (GPU machine)
+#   CONFIGS=";TORCH_DALI_PROBE_SPY=$PWD/.spy/py-spy" adds the GIL holders (carry .spy: the py-spy binary)
 set -u
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/feed_kineto}; mkdir -p "$OUT"
@@ -20,6 +21,8 @@ for line in sys.stdin:
     r = json.loads(line)
     print('==', r['label'], r['config'] or 'defaults', 'img/s', r['images_per_s_traced'], 'window', r['window_ms'], 'train busy', r['training_busy_ms'],
           'idle', r['training_idle_ms'], 'holes', r['idle_gaps'])
+    print('   idle by gap (us: [n, ms])', r.get('idle_by_gap_us'), 'host', r.get('host_ms_median'), r.get('host_ms_mean'), 'gil', r.get('gil_latency'))
+    if r.get('gil_holders'): print('   gil holders', json.dumps(r['gil_holders'])[:1500])
     for st, v in list(r['streams'].items())[:6]:
         print('   stream', st, v['kernels'], 'kern', v['kernel_ms'], 'ms; overlaps training', v['overlaps_training_ms'], 'in holes', v['in_training_holes_ms'], v['top'][:4])
     print('   copies', r['copies'], 'in holes', r['copies_in_training_holes_ms'])

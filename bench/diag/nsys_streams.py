@@ -43,6 +43,20 @@ def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
     return tot
 
 
+_BINS_US = (5, 20, 100, 1000, 10000)
+
+
+def _gap_hist(gaps: list[int]) -> dict[str, list[float]]:
+    """{"<5": [count, total ms], "5-20": ..., ">10000": ...} of gaps given in ns."""
+    edges = (0,) + _BINS_US + (float("inf"),)
+    out: dict[str, list[float]] = {}
+    for lo, hi in zip(edges, edges[1:]):
+        sel = [g for g in gaps if lo * 1e3 <= g < hi * 1e3]
+        key = f"<{hi}" if lo == 0 else (f">{lo}" if hi == float("inf") else f"{lo}-{hi}")
+        out[key] = [len(sel), round(sum(sel) / 1e6, 2)]
+    return out
+
+
 def analyse(kern: list[tuple[int, int, int, str]], copies: list[tuple[int, int, int, int, int]],
             label: str) -> dict:
     """kern: (start ns, end ns, stream, name); copies: (start ns, end ns, stream, bytes, kind)."""
@@ -88,6 +102,9 @@ def analyse(kern: list[tuple[int, int, int, str]], copies: list[tuple[int, int, 
         "idle_gaps": {"n": len(gaps), "over_100us": sum(g > 1e5 for g in gaps),
                       "over_100us_ms": round(sum(g for g in gaps if g > 1e5) / 1e6, 2),
                       "max_ms": round(max(gaps, default=0) / 1e6, 2)},
+        # idle time by gap length: many short gaps grown a little (the host issuing kernels only
+        # just in time) read differently from a few long ones (a wait for a batch, a held GIL)
+        "idle_by_gap_us": _gap_hist(gaps),
         "streams": dict(sorted(streams.items(), key=lambda kv: -kv[1]["kernel_ms"])),
         "copies": {k: {"n": v[0], "MiB": round(v[1], 1), "ms": round(v[2], 2)} for k, v in cp.items()},
         "copies_in_training_holes_ms": {str(k): round(_overlap(_union(v), holes) / 1e6, 2) for k, v in cp_iv.items()},
