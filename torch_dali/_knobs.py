@@ -167,6 +167,10 @@ KNOBS: tuple[Knob, ...] = (
          "turn anyway). Off: on an H200 (2026-12-02) it saved 2 MiB, not the ~42 MiB per handle expected "
          "(device memory outside torch's cache 151 against 153 MiB), at no clear speed change. Ignored with "
          "TORCH_DALI_NVJPEG_HW_CONCURRENT=1", 0, 1),
+    Knob("TORCH_DALI_NVJPEG_PINNED_INPUT", "int", 0, "1: a hardware batch's JPEG bytes are first copied "
+         "into one of two pinned buffers of its decoder state, so nvJPEG uploads them by DMA instead of one "
+         "pageable copy per image through the driver (a ResNet-50 fed by the fused pipeline showed ~170 "
+         "pageable uploads per training step, 2026-12-03). Off until measured beside the default", 0, 1),
     Knob("TORCH_DALI_NVJPEG_DEVICE_PADDING", "int", 2 << 20, "bytes nvJPEG adds to each scratch buffer "
          "it grows (fewer re-allocations as image sizes vary; the buffers come from torch's caching "
          "allocator, so growing is cheap)", 0, 1 << 30),

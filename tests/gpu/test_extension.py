@@ -318,6 +318,32 @@ def test_slots_decode_batches_concurrently(slots, shared):
         EXT.NvJpegDecoder(0, 1, 1, 0.5, 1000 * 1000, 0)
 
 
+def test_pinned_input_decodes_what_the_callers_buffers_decode():
+    """pinned_input (TORCH_DALI_NVJPEG_PINNED_INPUT): hardware batches read pinned copies of their
+    bitstreams, two buffers in turn, grown as batches grow; batches of changing sizes and windows,
+    the callers' tensors overwritten after each call, decode as the caller's own buffers do."""
+    jpegs = _jpegs()
+    names = list(jpegs)
+    batches = [[jpegs[names[(k + i) % len(names)]] for i in range(n)] for k, n in enumerate((8, 24, 3, 40, 24))]
+    plain = EXT.NvJpegDecoder(torch.cuda.current_device(), 1, 2, 1.0, 1000 * 1000, 1)
+    pinned = EXT.NvJpegDecoder(torch.cuda.current_device(), 1, 2, 1.0, 1000 * 1000, 1, pinned_input=True)
+    assert pinned.pinned_input and not plain.pinned_input
+    for k, b in enumerate(batches):
+        rois = None
+        if k % 2:  # windows: (y, x, h, w) inside every image
+            rois = torch.tensor([[3, 5, 40, 50]] * len(b), dtype=torch.int64)
+        ref = [None if o is None else o.clone() for o in plain.decode(b, "rgb", rois)]
+        mine = [t.clone() for t in b]
+        outs = pinned.decode(mine, "rgb", rois)
+        for t in mine:  # the decoder copied what it needs: the caller may reuse its buffers at once
+            t.fill_(0)
+        torch.cuda.synchronize()
+        for r, o in zip(ref, outs):
+            assert (r is None) == (o is None), k
+            if r is not None:
+                assert torch.equal(r, o), k
+
+
 @pytest.mark.parametrize("interp", [1, 2])
 @pytest.mark.parametrize("antialias", [False, True])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.uint8])

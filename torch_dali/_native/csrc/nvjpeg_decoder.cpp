@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <chrono>
 #include <numeric>
 #include <pthread.h>
@@ -216,6 +217,12 @@ struct NvJpegDecoder::HwState {
   bool failed = false;
   std::vector<Job*> jobs;
   std::vector<nvjpegDecodeParams_t> params;  // per image of a batch with windows (grown on use)
+  // pinned_input_: two pinned copies of a batch's bitstreams, used in turn; one is rewritten only
+  // once the decode that read it has passed its event
+  uint8_t* host[2] = {nullptr, nullptr};
+  size_t host_cap[2] = {0, 0};
+  cudaEvent_t host_free[2] = {nullptr, nullptr};
+  int host_turn = 0;
 };
 
 struct NvJpegDecoder::CudaState {
@@ -260,7 +267,7 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
                              double hw_load, int64_t hybrid_huffman_threshold, int64_t num_slots,
                              bool hw_concurrent, bool blocking_sync, bool adaptive, int64_t arena,
                              int64_t device_padding, int64_t lazy_cuda, int64_t preallocate,
-                             int64_t stream_priority, bool share_hw_handle)
+                             int64_t stream_priority, bool share_hw_handle, bool pinned_input)
     : device_(static_cast<int>(device_index < 0 ? c10::cuda::current_device() : device_index)),
       hw_load_(hw_load),
       adaptive_(adaptive && hw_load > 0.0 && hw_load < 1.0),
@@ -268,6 +275,7 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
       hybrid_threshold_(hybrid_huffman_threshold),
       hw_concurrent_(hw_concurrent),
       share_hw_handle_(share_hw_handle && !hw_concurrent),
+      pinned_input_(pinned_input),
       blocking_sync_(blocking_sync) {
   share_.store(hw_load);
   TORCH_CHECK(device_ < c10::cuda::device_count(), "NvJpegDecoder: device_index ", device_index,
@@ -433,6 +441,10 @@ void NvJpegDecoder::destroy_hw_state(HwState& st) noexcept {
   if (st.state) nvjpegJpegStateDestroy(st.state);
   if (st.handle && st.owns_handle) nvjpegDestroy(st.handle);
   if (st.done) cudaEventDestroy(st.done);
+  for (int b = 0; b < 2; ++b) {
+    if (st.host[b]) cudaFreeHost(st.host[b]);  // the stream has synchronised: no copy reads it
+    if (st.host_free[b]) cudaEventDestroy(st.host_free[b]);
+  }
   if (st.stream) cudaStreamDestroy(st.stream);
 }
 
@@ -1160,6 +1172,7 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
     lens[i] = jobs[i]->size;
     dests[i] = jobs[i]->dest;
   }
+  const int hb = pin_bitstreams(st, ptrs, lens);  // before the lock: overlaps another batch
   // One hardware batch at a time, across states and slots, unless hw_concurrent
   // (TORCH_DALI_NVJPEG_HW_CONCURRENT). Concurrent batches from 2 states took ~25% less host time on an H200
   // (bench/results/decoder_sweep_h200.json), but batches from 3, 6 or 8 states once hung inside
@@ -1202,7 +1215,44 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
     st.failed = true;
     st.batch = -1;  // re-initialise the state before its next batch
   }
+  if (hb >= 0) {  // nvJPEG's uploads of these bitstreams are ordered before this on st.stream
+    TD_CUDA(cudaEventRecord(st.host_free[hb], st.stream), "cudaEventRecord");
+    st.host_turn = hb ^ 1;
+  }
   TD_CUDA(cudaEventRecord(st.done, st.stream), "cudaEventRecord");
+}
+
+int NvJpegDecoder::pin_bitstreams(HwState& st, std::vector<const unsigned char*>& ptrs,
+                                  const std::vector<size_t>& lens) {
+  if (!pinned_input_) return -1;
+  const int hb = st.host_turn;
+  size_t total = 0;
+  for (size_t len : lens) total += len;
+  if (!st.host_free[hb]) {
+    const unsigned flags = cudaEventDisableTiming | (blocking_sync_ ? cudaEventBlockingSync : 0u);
+    TD_CUDA(cudaEventCreateWithFlags(&st.host_free[hb], flags), "cudaEventCreate");
+  } else {
+    TD_CUDA(cudaEventSynchronize(st.host_free[hb]), "cudaEventSynchronize");  // its last reader ran
+  }
+  if (st.host_cap[hb] < total) {
+    if (st.host[hb]) cudaFreeHost(st.host[hb]);
+    st.host[hb] = nullptr;
+    st.host_cap[hb] = 0;
+    const size_t cap = total + total / 4 + (1u << 20);  // room for the next batches' size changes
+    if (cudaHostAlloc(reinterpret_cast<void**>(&st.host[hb]), cap, cudaHostAllocDefault) != cudaSuccess) {
+      cudaGetLastError();  // no pinned memory to spare: this batch reads the caller's buffers
+      st.host[hb] = nullptr;
+      return -1;
+    }
+    st.host_cap[hb] = cap;
+  }
+  size_t off = 0;
+  for (size_t i = 0; i < ptrs.size(); ++i) {
+    std::memcpy(st.host[hb] + off, ptrs[i], lens[i]);
+    ptrs[i] = st.host[hb] + off;
+    off += lens[i];
+  }
+  return hb;
 }
 
 void NvJpegDecoder::decode_cuda(CudaState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,

@@ -51,7 +51,7 @@ class NvJpegDecoder {
   NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states, double hw_load,
                 int64_t hybrid_huffman_threshold, int64_t num_slots, bool hw_concurrent, bool blocking_sync,
                 bool adaptive, int64_t arena, int64_t device_padding, int64_t lazy_cuda, int64_t preallocate,
-                int64_t stream_priority = 0, bool share_hw_handle = false);
+                int64_t stream_priority = 0, bool share_hw_handle = false, bool pinned_input = false);
   ~NvJpegDecoder();
   NvJpegDecoder(const NvJpegDecoder&) = delete;
   NvJpegDecoder& operator=(const NvJpegDecoder&) = delete;
@@ -89,6 +89,7 @@ class NvJpegDecoder {
   int64_t arena() const { return arena_; }
   bool hw_concurrent() const { return hw_concurrent_; }
   bool share_hw_handle() const { return share_hw_handle_; }
+  bool pinned_input() const { return pinned_input_; }
   bool blocking_sync() const { return blocking_sync_; }
   // Where the images of the last finished decode() went (hardware, hybrid, retried, left to the
   // CPU) and the host time of its phases.
@@ -127,6 +128,9 @@ class NvJpegDecoder {
   void preallocate_first_slot();                       // preallocate 2, after the first batch
   static void destroy_slot(Slot& sl) noexcept;
   Slot& acquire(std::unique_lock<std::mutex>& lock);
+  // pinned_input_: copies a hardware batch's bitstreams into `st`'s next pinned buffer and points
+  // `ptrs` there; returns that buffer's index (-1: the caller's buffers are used)
+  int pin_bitstreams(HwState& st, std::vector<const unsigned char*>& ptrs, const std::vector<size_t>& lens);
   void decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
                  const std::vector<cudaEvent_t>& waits);
   void decode_cuda(CudaState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
@@ -174,6 +178,9 @@ class NvJpegDecoder {
   // every hardware state decodes with hw_handle_ (one handle's device memory, ~42 MiB on an H200,
   // instead of one per slot); only when hardware batches are serialised (!hw_concurrent_)
   bool share_hw_handle_ = false;
+  // hardware batches read their bitstreams from pinned copies (TORCH_DALI_NVJPEG_PINNED_INPUT)
+  // instead of the caller's pageable tensors, which nvJPEG uploads one by one through the driver
+  bool pinned_input_ = false;
   std::atomic<bool> cuda_ready_{false};  // handle_, the decoders and slot 0's `cu` may be used
   std::mutex cuda_mu_;                   // wait_cuda() waits (cuda_cv_) for cuda_done_
   std::condition_variable cuda_cv_;
