@@ -78,7 +78,8 @@ def compare(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
         else:
             ours = set(COMMON_ARGS) | {n for a in schema.args for n in (a.name, *a.aliases)}
             present = [a for a in dali_args if a in ours]
-            ours_only = sorted({a.name for a in schema.args} - set(dali_args))
+            # internal arguments (`_random_state`) are left out, as DALI's GetArgumentNames leaves out its own
+            ours_only = sorted({a.name for a in schema.args if not a.name.startswith("_")} - set(dali_args))
         names = [n for n in [entry["fn"], *entry["fn_other"], *entry["classes"]] if n]
         rows.append({
             "op": key, "classes": entry["classes"], "devices": entry["devices"],

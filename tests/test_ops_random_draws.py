@@ -110,7 +110,7 @@ def test_choice_one_probability_is_given_to_every_element():
     elements the probabilities sum to 0.5 and the op refuses."""
     out = np.stack([np.asarray(s) for s in _run_one(lambda: fn.random.choice(4, p=0.25, shape=[400]))])
     assert set(np.unique(out)) == {0, 1, 2, 3}
-    with pytest.raises(RuntimeError, match="sum to 1"):
+    with pytest.raises(RuntimeError, match="Sum of probabilities must be 1.0"):
         _run_one(lambda: fn.random.choice(2, p=0.25))
 
 

@@ -28,9 +28,10 @@ def ops_markdown(include_private: bool = False) -> str:
         out += [f"## {s.name}", "", s.doc or "", "",
                 f"Names: {', '.join(names)}. Devices: {', '.join(s.devices)}. Inputs: {ins}. Outputs: {outs}."
                 + (" Random: draws are keyed by (seed, iteration, sample)." if s.random else ""), ""]
-        if s.args:
+        shown = [a for a in s.args if not a.name.startswith("_")]  # internal ones (`_random_state`), as DALI's docs
+        if shown:
             out += ["| argument | kind | default | per-sample | meaning |", "| --- | --- | --- | --- | --- |"]
-            for a in s.args:
+            for a in shown:
                 default = "required" if a.required else _value(a.default)
                 aliases = f" (alias {', '.join(a.aliases)})" if a.aliases else ""
                 doc = a.doc.replace("|", "\\|").replace("\n", " ")

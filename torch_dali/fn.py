@@ -86,6 +86,8 @@ def _generate_legacy() -> None:
             target = getattr(target, part)
         parts = old.split(".")
         f = _deprecated(target, old, new)
+        # named as called, as DALI's aliases are (fn.caffe_reader.__name__ == "caffe_reader")
+        f.__name__, f.__qualname__ = parts[-1], old
         f._schema_name = _schema_name_of(parts[:-1], _legacy_class(parts[-1], new))  # type: ignore[attr-defined]
         setattr(_space(this, parts[:-1]), parts[-1], f)
 

@@ -95,3 +95,12 @@ def permutation(seed: int, epoch: int, n: int) -> list[int]:
     g = torch.Generator()
     g.manual_seed(int(seed) + int(epoch))
     return torch.randperm(n, generator=g).tolist()
+
+
+def state_rng(state: object, sample: int) -> SampleRNG:
+    """The draws of one sample of an op given `_random_state` (DALI's internal argument through
+    which dynamic mode hands an op its random state): keyed by the state's words and the sample
+    index only, so the same state gives the same draws in every op and every iteration (DALI 2.4,
+    measured), while the samples of a batch still differ."""
+    words = np.asarray(state, dtype=np.int64).reshape(-1).tolist()
+    return SampleRNG(hash_key(0x5747E, *words), 0, sample)

@@ -94,15 +94,17 @@ def squeeze_shape(op: str, shape: Sequence[int], axes: Sequence[int]) -> list[in
 
 def expand_shape(op: str, shape: Sequence[int], axes: Sequence[int]) -> list[int]:
     """`shape` with extents of 1 inserted so that they land at output positions `axes`."""
+    # DALI's sentences first, then which axes and shapes
     if any(a < 0 for a in axes):
-        raise ArgumentError(f"{op}: `axes` {list(axes)} holds a negative position; new dimensions are placed by "
-                            "non-negative output positions")
+        raise ArgumentError(f"{op}: Axis value can't be negative: `axes` {list(axes)} holds a negative position; "
+                            "new dimensions are placed by non-negative output positions")
     if len(set(axes)) != len(axes):
-        raise ArgumentError(f"{op}: `axes` names an output position twice: {list(axes)}")
+        raise ArgumentError(f"{op}: Duplicate axis index found: `axes` names an output position twice: {list(axes)}")
     ndim = len(shape) + len(axes)
     if any(a >= ndim for a in axes):
-        raise ArgumentError(f"{op}: `axes` {list(axes)} reach past the output's last position {ndim - 1} (the "
-                            f"input has {len(shape)} dimensions, {len(axes)} are added)")
+        raise ArgumentError(f"{op}: Data has not enough dimensions to add new axes at specified indices. `axes` "
+                            f"{list(axes)} reach past the output's last position {ndim - 1} (the input has "
+                            f"{len(shape)} dimensions, {len(axes)} are added)")
     it = iter(shape)
     return [1 if k in axes else int(next(it)) for k in range(ndim)]
 

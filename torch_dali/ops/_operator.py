@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, S
 import torch
 
 from ..errors import ArgumentError, ArgumentTypeError
-from ..rng import SampleRNG
+from ..rng import SampleRNG, state_rng
 from ..tensor_list import TensorList
 from .enum_data import enum_refusal
 
@@ -37,6 +37,13 @@ class SampleContext:
         if self._rng is None:
             self._rng = SampleRNG(self.seed, self.iteration, self.index)
         return self._rng
+
+    def keyed(self, state: Any) -> "SampleContext":
+        """This context with its draws keyed by a `_random_state` sample (see rng.state_rng);
+        unchanged when `state` is None."""
+        if state is not None:
+            self._rng = state_rng(state, self.index)
+        return self
 
 
 class WorkerPool:

@@ -71,8 +71,9 @@ class SourceExhausted(PipelineError, StopIteration):
 
 
 # a generator object runs once; cycling needs something that can start over
-GENERATOR_CYCLE = ("`source` is a generator object, which cannot be restarted to cycle; pass the generator "
-                   "function itself as `source`")
+GENERATOR_CYCLE = ("`source` is a generator object, which cannot be restarted to cycle. Cannot cycle through a "
+                   "generator - if the generator is a result of calling a generator function, pass that function "
+                   "instead as `source`.")
 
 CYCLES = {None: "no", False: "no", "no": "no", True: "quiet", "quiet": "quiet", "raise": "raise"}
 

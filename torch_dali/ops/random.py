@@ -32,6 +32,7 @@ class _RandomOp(Operator):
         # draw (the same values as the per-sample path), not a Python RNG and a tensor per sample.
         self.vectorised = (self.device.type == "cpu" and not self.node.inputs and not self.node.arg_inputs
                            and shape is None and self.args.get("values") is None
+                           and self.args.get("_random_state") is None
                            and type(self).draw_batch is not _RandomOp.draw_batch)
         if self.vectorised:
             self.sample_wise = False
@@ -109,6 +110,7 @@ class Uniform(_RandomOp):
         return torch.where(v >= top, torch.nextafter(top, torch.tensor(-math.inf, dtype=v.dtype, device=v.device)), v)
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        ctx = ctx.keyed(self.get(args, "_random_state"))
         shape = self.shape(inputs, args)
         values = self.get(args, "values")
         if values is not None:
@@ -149,6 +151,7 @@ class CoinFlip(_RandomOp):
         return (u < float(self.args["probability"])).to(self.dtype)
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        ctx = ctx.keyed(self.get(args, "_random_state"))
         p = self.scalar(args, "probability")
         if not 0.0 <= p <= 1.0:
             raise ArgumentError(f"{self.name}: `probability` must be in [0, 1], got {p}")
@@ -163,6 +166,7 @@ class Normal(_RandomOp):
     """Normally distributed values: mean + stddev * N(0, 1)."""
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        ctx = ctx.keyed(self.get(args, "_random_state"))
         mean, std = self.scalar(args, "mean"), self.scalar(args, "stddev")
         if std < 0:
             raise ArgumentError(f"{self.name}: `stddev` must be >= 0, got {std}")
@@ -173,6 +177,13 @@ class Normal(_RandomOp):
         z = torch.randn(shape, generator=ctx.rng.generator(self.device), device=self.device,
                         dtype=self.work_dtype())
         return convert(z * std + mean, self.dtype)
+
+
+def random_state_arg() -> Arg:
+    """DALI's internal `_random_state` (dynamic mode passes each op its random state this way): a
+    per-sample array of uint32 words that, with the sample index, decides the sample's draws."""
+    return Arg("_random_state", "ints", None, "internal: the random state the draws are keyed by "
+               "(uint32 words; the same state gives the same draws)", tensor=True)
 
 
 def _shape_arg() -> Arg:
@@ -193,6 +204,7 @@ register(OpSchema(
         Arg("values", "float_list", None, "discrete values to pick from (overrides range)", tensor=True),
         _shape_arg(),
         Arg("dtype", "dtype", types.FLOAT, "output type"),
+        random_state_arg(),
     ),
 ))
 register(OpSchema(
@@ -202,6 +214,7 @@ register(OpSchema(
         Arg("probability", "float", 0.5, "chance of a 1", tensor=True, check=unit_interval),
         _shape_arg(),
         Arg("dtype", "dtype", types.INT32, "output type"),
+        random_state_arg(),
     ),
 ))
 register(OpSchema(
@@ -212,5 +225,6 @@ register(OpSchema(
         Arg("stddev", "float", 1.0, "standard deviation", tensor=True, check=non_negative),
         _shape_arg(),
         Arg("dtype", "dtype", types.FLOAT, "output type"),
+        random_state_arg(),
     ),
 ))

@@ -23,8 +23,11 @@ from .external_source_checks import dali_type_name
 from .enum_data import enum_type_of
 from ._registry import register
 from ._schema import Arg, OpSchema, non_negative
+from .random import random_state_arg
 
 _F32_MAX = float(np.finfo(np.float32).max)
+# the types a scalar `a` (a count) may have, as DALI's message lists them
+_INT_TYPES = "uint8, uint16, uint32, uint64, int8, int16, int32, int64"
 
 
 def _shape(op: str, v: Any) -> list[int]:
@@ -74,6 +77,7 @@ class Beta(_Draws):
         return v
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        ctx = ctx.keyed(self.get(args, "_random_state"))
         a, b = self.param(args, "alpha", ctx.index), self.param(args, "beta", ctx.index)
         shape = self.out_shape(inputs, args)
         out = K.beta(a, b, shape or [], ctx.rng.generator("cpu"), self.dtype)
@@ -90,23 +94,24 @@ class Choice(_Draws):
         self.enum_a = enum_type_of(self.node.inputs[0]) if self.node.inputs else None
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        ctx = ctx.keyed(self.get(args, "_random_state"))
         a = inputs[0]
         i = ctx.index
         if a.dim() == 0:
-            if self.enum_a is not None:
-                raise ArgumentTypeError(f"{self.name}: a scalar `a` must be an integer (the number of choices), got "
-                                        f"an enum value ({self.enum_a!r})")
-            if a.dtype.is_floating_point or a.dtype == torch.bool or a.dtype.is_complex:
-                raise ArgumentTypeError(f"{self.name}: a scalar `a` must be an integer (the number of choices), got "
-                                        f"{a.dtype}")
+            if self.enum_a is not None or a.dtype.is_floating_point or a.dtype == torch.bool or a.dtype.is_complex:
+                # DALI's sentence names the enum's type (DALIInterpType) or the element type (float)
+                what = (types.ENUM_ELEMENT_TYPES[self.enum_a].__name__ if self.enum_a is not None
+                        else dali_type_name(a.dtype))
+                raise ArgumentTypeError(f"{self.name}: Data type {what} is not supported for 0D inputs. Supported "
+                                        f"types are: {_INT_TYPES} (a scalar `a` is the number of choices)")
             n = int(a)
             elems = None
         else:
             n = int(a.shape[0])
             elems = a
         if n <= 0:
-            raise ArgumentError(f"{self.name}: expected a positive number of elements to choose from, got {n} for "
-                                f"sample {i}")
+            raise ArgumentError(f"{self.name}: Expected positive number of elements for sampling, got: {n} for "
+                                f"sample: {i}. (`a` gives the elements to choose from, or their number)")
         probs = self.probabilities(self.get(args, "p"), n, i)
         shape = self.out_shape(inputs, args)
         count = math.prod(shape) if shape is not None else 1
@@ -126,13 +131,17 @@ class Choice(_Draws):
         else:
             raise ArgumentError(f"{self.name}: `p` must be a 1-D list of probabilities, got {p!r} (sample {i})")
         if len(vals) != n:
-            raise ArgumentError(f"{self.name}: `p` has {len(vals)} probabilities, `a` has {n} elements (sample {i})")
+            raise ArgumentError(f'{self.name}: Unexpected shape for argument "p". Expected {{{n}}}, but got '
+                                f"{{{len(vals)}}} (`p` has {len(vals)} probabilities, `a` has {n} elements; "
+                                f"sample {i})")
         for k, v in enumerate(vals):
             if not 0.0 <= v <= 1.0:
-                raise ArgumentError(f"{self.name}: probabilities must be in [0, 1], got {v} for sample {i} at index {k}")
+                raise ArgumentError(f"{self.name}: Probabilities must be in range [0, 1], but got: {v:g} for sample: "
+                                    f"{i} at index {k}.")
         total = sum(vals)
         if abs(total - 1.0) >= 1e-4:
-            raise ArgumentError(f"{self.name}: the probabilities must sum to 1.0, got {total:g} for sample {i}")
+            raise ArgumentError(f"{self.name}: Sum of probabilities must be 1.0, but got {total:g} for sample: {i}. "
+                                f"(`p` holds one probability per element of `a`)")
         return torch.tensor(vals, dtype=torch.float64)
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
@@ -168,7 +177,8 @@ register(OpSchema(
     args=(Arg("alpha", "float", 1.0, "the alpha parameter (a positive float32)", tensor=True),
           Arg("beta", "float", 1.0, "the beta parameter (a positive float32)", tensor=True),
           _shape_arg(),
-          Arg("dtype", "dtype", None, "FLOAT (default) or FLOAT64")),
+          Arg("dtype", "dtype", None, "FLOAT (default) or FLOAT64"),
+          random_state_arg()),
 ))
 register(OpSchema(
     name="random.choice", impl=Choice, devices=("cpu",), min_inputs=1, max_inputs=2, random=True,
@@ -177,5 +187,6 @@ register(OpSchema(
         "integer `a`, with probabilities `p`. An optional second input (shape_like) gives the output shape.",
     args=(Arg("p", "floats", None, "probability of each element, or one for all (default: uniform)",
               tensor=True),
-          _shape_arg()),
+          _shape_arg(),
+          random_state_arg()),
 ))

@@ -121,8 +121,9 @@ class ExpandDims(BatchShapeOp):
     def setup(self) -> None:
         axes, names = self.args["axes"], self.args["new_axis_names"]
         if names and len(names) != len(axes):
-            raise ArgumentError(f"{self.name}: `axes` {list(axes)} adds {len(axes)} dimensions, `new_axis_names` "
-                                f"{names!r} names {len(names)}; give one name per new dimension")
+            raise ArgumentError(f"{self.name}: Specified {len(axes)} new dimensions, but layout contains only "
+                                f"{len(names)} new dimension names: `axes` {list(axes)}, `new_axis_names` {names!r}; "
+                                "give one name per new dimension")
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         tl = inputs[0]
@@ -132,8 +133,8 @@ class ExpandDims(BatchShapeOp):
         K.expand_shape(self.name, [1] * ndim, axes)  # checks the positions before the layout is built
         if names:
             if ndim > 0 and not layout:
-                raise ArgumentError(f"{self.name}: `new_axis_names` is given, but this {ndim}-dimensional input has no "
-                                    "layout to insert the names into")
+                raise ArgumentError(f"{self.name}: Specifying ``new_axis_names`` requires an input with a proper "
+                                    f"layout. (this {ndim}-dimensional input has no layout to insert the names into)")
             out_layout = K.expand_layout(layout, axes, names)
         else:
             out_layout = "" if axes else layout  # new unnamed dimensions clear the layout (DALI)
