@@ -44,7 +44,7 @@ U8 = np.uint8
     (lambda x: fn.pad(x, axes=[0], align=[0]), [np.zeros((2, 3), U8)], None,
      r"Pad.*`align` \[0\].*not positive"),
     (lambda x: fn.pad(x, axes=[-4]), [np.zeros((2, 3, 4), U8)], None,
-     r"Pad.*`axes`.*-4, out of range.*3-dimensional.*-3 to 2"),
+     r"Axis -4 out of range\. Expected range is \[-3, 2\] for a 3D input \(Pad: `axes` \[-4\]\)"),
     (lambda x: fn.element_extract(x, element_map=[0]), [np.zeros((4,), U8)], "F",
      r"ElementExtract.*1 dimension.*two or more"),
     (lambda x: fn.element_extract(x, element_map=[0]), [np.zeros((4, 2), U8)], "XF",

@@ -5,7 +5,7 @@ from typing import Any
 
 from ..errors import GraphError
 from ..rng import derive_seed
-from .node import DataNode, Node
+from .node import DataNode, Node, require_source
 
 
 class Graph:
@@ -27,6 +27,8 @@ class Graph:
     def add_node(self, schema: Any, *, device: str, args: dict[str, Any], inputs: list[DataNode],
                  arg_inputs: dict[str, DataNode], name: str | None = None, seed: int | None = None,
                  origin: str = "") -> Node:
+        for x in (*inputs, *arg_inputs.values()):
+            require_source(x)
         idx = len(self.nodes)
         if name is None:
             name = f"__{schema.class_name}_{idx}"
@@ -56,6 +58,7 @@ class Graph:
         for o in outputs:
             if not isinstance(o, DataNode):
                 raise GraphError(f"pipeline outputs must be DataNodes returned by ops, got {o!r}")
+            require_source(o)
         if not outputs:
             raise GraphError("a pipeline needs at least one output")
         self.outputs = self.adopt(list(outputs))
@@ -64,6 +67,8 @@ class Graph:
         """`outs` with every node they depend on that was made outside this graph (ops called
         outside any pipeline) copied in, in creation order, with seeds derived from this graph's
         seed unless given."""
+        for o in outs:
+            require_source(o)
         foreign: dict[int, Node] = {}
         stack = [o.node for o in outs]
         while stack:

@@ -18,6 +18,26 @@ class DataNodeTruthError(GraphError, TypeError):
     """A DataNode was used where Python needs a bool (a TypeError, as in DALI)."""
 
 
+class NoSourceError(GraphError, RuntimeError):
+    """A DataNode made by hand (`DataNode("x")`) used where an op's output is needed; a
+    RuntimeError, as DALI's build raises."""
+
+
+def require_source(x: "DataNode") -> None:
+    if x.node is None:
+        raise NoSourceError(f"Pipeline encountered an Edge with no source op. (DataNode '{x.name}' was made "
+                            "directly, as DataNode(name); only an op's outputs can feed ops or be outputs.)")
+
+
+# DALI's sentence for a DataNode's truth value (code and tests match on it); our detail follows it
+TRUTH_MESSAGE = (
+    '"DataNode" was used in conditional context - it might have been used in truth evaluation for `if` '
+    "statement, logical expression or cast to a boolean. To use conditional execution via `if` statements "
+    "you need to specify `enable_conditionals=True` in `@nvidia.dali.pipeline_def` decorator. You can read "
+    "more about conditional execution in specific section of the Pipeline documentation. Bool conversion "
+    "can be achieved with the `cast` operator.")
+
+
 @dataclass(eq=False)
 class Node:
     """One operator instance in a graph: immutable once traced."""
@@ -51,15 +71,23 @@ class Node:
 class DataNode:
     """A symbolic batch: output `index` of `node`. What `fn.x(...)` returns while a graph is traced."""
 
-    __slots__ = ("node", "index", "device")
+    __slots__ = ("node", "index", "device", "_name")
 
-    def __init__(self, node: Node, index: int, device: str) -> None:
+    def __init__(self, node: "Node | str", index: int = 0, device: str = "cpu", source: Any = None) -> None:
+        # DALI's own signature is DataNode(name, device="cpu", source=None): a name with no op
+        # behind it (what code building DataNodes by hand, and DALI's tests, make)
+        if isinstance(node, str):
+            self.node, self.index, self.device, self._name = None, 0, device, node
+            return
         self.node = node
         self.index = index
         self.device = device
+        self._name = None
 
     @property
     def name(self) -> str:
+        if self.node is None:
+            return self._name
         return self.node.name if self.index == 0 else f"{self.node.name}:{self.index}"
 
     def gpu(self) -> "DataNode":
@@ -93,9 +121,9 @@ class DataNode:
 
     def __bool__(self) -> bool:
         raise DataNodeTruthError(
-            f"DataNode '{self.name}' is symbolic while the graph is traced: it has no truth value (an `if`, "
-            "`and`/`or`/`not`, `min()`/`max()` or bool() on it). For per-sample choices use "
-            "@pipeline_def(enable_conditionals=True) or per-sample ops; for a boolean tensor use fn.cast.")
+            TRUTH_MESSAGE + f" (DataNode '{self.name}' is symbolic and has no truth value: an `if`, `and`/`or`/"
+            "`not`, `min()`/`max()` or bool() on it has no per-batch answer; per-sample choices need "
+            "enable_conditionals=True or per-sample ops.)")
 
 
 # -- tracing context: which graph `fn.x(...)` calls add nodes to -----------------------------------

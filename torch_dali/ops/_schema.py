@@ -139,9 +139,10 @@ def plain_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
 def adopted(x: Any) -> Any:
     """A DataNode made outside the graph being traced (an op called outside any pipeline), copied
     into it, so that the op about to use it comes after it; anything else as it is."""
-    from ..graph.node import DataNode, current_graph, tracing
+    from ..graph.node import DataNode, current_graph, require_source, tracing
     if not isinstance(x, DataNode) or not tracing():
         return x
+    require_source(x)
     graph = current_graph()
     return x if graph.owns(x.node) else graph.adopt([x])[0]
 

@@ -107,20 +107,35 @@ class Arithmetic(Operator):
             d = inputs[v].dense
             extra = nd - (d.dim() - 1)
             xs.append(d.reshape(d.shape[0], *([1] * extra), *d.shape[1:]) if extra else d)
-        return self._apply(xs, None)
+        shapes = [tuple(inputs[v].dense.shape[1:]) for kind, v, _ in self.operands if kind == "in"]
+        return self._apply(xs, None, shapes)
 
-    def _apply(self, xs: list[torch.Tensor], sample: int | None) -> torch.Tensor:
+    def _apply(self, xs: list[torch.Tensor], sample: int | None,
+               shapes: list[tuple[int, ...]] | None = None) -> torch.Tensor:
         out = K.result_type(self.op, [x.dtype for x in xs])
         try:
             return K.compute(self.op, xs, out)
         except RuntimeError as e:
             if "must match the size" not in str(e) and "broadcast" not in str(e):
                 raise
-            shapes = " and ".join(str(list(x.shape[1:] if sample is None and x.dim() else x.shape))
-                                  for x in xs if x.dim())
-            where = f" (sample {sample})" if sample is not None else ""
-            raise ArgumentError(f"{self.name} `{K.display(self.op)}`: Can't broadcast shapes {shapes}{where}: "
-                                "extents must match or be 1, compared from the innermost") from None
+            if shapes is None:  # sample by sample: the inputs' samples as they are
+                shapes = [tuple(xs[k].shape) for k, (kind, _, _) in enumerate(self.operands) if kind == "in"]
+            raise self._broadcast_error(shapes, sample) from None
+
+    def _broadcast_error(self, shapes: list[tuple[int, ...]], sample: int | None) -> ArgumentError:
+        """DALI's message: each input's sample shape, the failing dimension `d` (counted in that
+        shape; found from the innermost outwards) and the sample (0 for a dense batch: all alike)."""
+        ndim = max(len(sh) for sh in shapes)
+        rev_d = 0
+        for rev_d in range(ndim):
+            ext = [sh[len(sh) - 1 - rev_d] for sh in shapes if rev_d < len(sh)]
+            if len({e for e in ext if e != 1}) > 1:
+                break
+        idx = 0 if sample is None else sample
+        lines = "".join(f"\n{' x '.join(map(str, sh))} (d={len(sh) - rev_d - 1}, belonging to sample_idx={idx})"
+                        for sh in shapes)
+        return ArgumentError(f"Can't broadcast shapes: {lines}\n({self.name} `{K.display(self.op)}`: extents "
+                             "must match or be 1, compared from the innermost)")
 
     def _out_layout(self, inputs: list[TensorList]) -> str:
         """The layout of the inputs with the most dimensions (checked compatible), or ""."""

@@ -59,6 +59,14 @@ register(OpSchema(
 ))
 
 
+def per_frame_mismatch(op: str, i: int, name: str, got: int, frames: int, where: str) -> str:
+    """DALI's sentence for a per-frame argument whose value count is neither 1 nor the frame count
+    of `where` (input 0, or the first per-frame argument when no input is a sequence)."""
+    return (f"The sample {i} of tensor argument `{name}` contains {got} per-frame parameters, but there are "
+            f"{frames} frames in the corresponding sample of {where}. The numbers should match. ({op}: give one "
+            "value per frame, or one for all)")
+
+
 def _frames_of(op: Any, name: str, i: int, v: Any) -> int:
     if isinstance(v, (list, tuple)):
         if not v:
@@ -88,14 +96,15 @@ def run_unfolded(op: Any, ctx: BatchContext, inputs: Sequence[TensorList], args:
         if seq and n == 0:
             raise ArgumentError(f"{op.name}: sample {i} of input 0 is a sequence of no frames, which an op given "
                                 "per-frame arguments refuses")
+        where = "input 0"
         for k in names:
             m = _frames_of(op, k, i, args[k][i])
             if m == 1:
                 continue
             if n and m != n:
-                where = "input 0" if seq else f"argument `{names[0]}`"
-                raise ArgumentError(f"{op.name}: sample {i} of the per-frame argument `{k}` has {m} values, but "
-                                    f"sample {i} of {where} has {n} frames")
+                raise ArgumentError(per_frame_mismatch(op.name, i, k, m, n, where))
+            if not seq and not n:
+                where = f"argument `{k}`"
             n = m
         counts.append(n if n or seq else 1)
     frames: list[torch.Tensor] = []

@@ -19,6 +19,7 @@ from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator
 from ._registry import register
 from ._schema import Arg, OpSchema
+from .per_frame import per_frame_mismatch
 
 # The impl classes end in "Op": `ops.transforms.Translation` (made from the schemas) is the user's class.
 _LAYOUT = "**"  # DALI marks transform matrices with an anonymous 2D layout
@@ -77,15 +78,15 @@ def run_frames(op: Operator, inputs: list[TensorList], args: dict[str, list[Any]
             if ref is None:
                 ref = got
             elif got[0] != ref[0]:
-                raise ArgumentError(f"{op.name}: sample {i} has {got[0]} frames in {got[1]} but {ref[0]} in "
-                                    f"{ref[1]}; sequence inputs must have as many frames as each other")
+                raise ArgumentError(f"The {ref[1]} and the {got[1]} have different number of frames for sample "
+                                    f"{i}, respectively: {ref[0]} and {got[0]} ({op.name}: sequence inputs must have "
+                                    "as many frames as each other)")
         for k in names:
             m = _frame_count(args[k][i])
             if ref is None:
                 ref = (m, f"argument `{k}`")
             elif m != 1 and m != ref[0]:
-                raise ArgumentError(f"{op.name}: sample {i} of the per-frame argument `{k}` has {m} values; "
-                                    f"{ref[1]} has {ref[0]} frames (give one value per frame, or one for all)")
+                raise ArgumentError(per_frame_mismatch(op.name, i, k, m, ref[0], ref[1]))
         if ref is None or ref[0] == 0:  # (None cannot happen: an input or an argument is per frame)
             what = ref[1] if ref is not None else "nothing per frame"
             raise ArgumentError(f"{op.name}: sample {i} has no frames ({what} is an empty sequence)")
