@@ -24,27 +24,25 @@ U8 = np.uint8
 
 @pytest.mark.parametrize("make,samples,layout,pattern", [
     (lambda x: fn.reshape(x, rel_shape=[1, 1, 1]), [np.zeros((4, 5), U8)], None,
-     r"Reshape: `rel_shape` has more elements \(3\) than there are dimensions in the input \(2\)\. To add new "
-     r"dimensions, use `src_dims`.*`rel_shape` is \[1\.0, 1\.0, 1\.0\]"),
+     r"Reshape.*`rel_shape` \[1\.0, 1\.0, 1\.0\].*3.*2 dimensions.*`src_dims`"),
     (lambda x: fn.reshape(x, shape=[7]), [np.zeros((4, 5), U8)], None,
      r"Reshape.*\[4, 5\] \(20 elements\).*\[7\] \(7 elements\)"),
     (lambda x: fn.reshape(x, src_dims=[0, 1], rel_shape=[1]), [np.zeros((4, 5), U8)], None,
-     r"`src_dims` and `rel_shape` have different lengths: 2 vs 1 \(`src_dims` \[0, 1\], `rel_shape` \[1\.0\]\)"),
+     r"`src_dims` \[0, 1\] \(2 entries\).*`rel_shape` \[1\.0\] \(1 entries\)"),
     (lambda x: fn.reshape(x, src_dims=[0, 3]), [np.zeros((4, 5), U8)], None,
-     r"`src_dims` \[0, 3\]: `src_dims\[1\] == 3` is out of bounds.*range \[0\.\.1\]"),
+     r"`src_dims` \[0, 3\] holds 3 at position 1, out of bounds.*2 dimensions"),
     (lambda x: fn.reshape(x, rel_shape=[-1, 1]), [np.zeros((320, 0), U8)], None,
-     r"`rel_shape` \[-1\.0, 1\.0\]: Cannot infer the extent of dimension 0 when the volume of remaining "
-     r"dimensions is 0\. Input shape: 320 x 0"),
+     r"`rel_shape`.*dimension 0.*0.*\[320, 0\]"),
     (lambda x: fn.squeeze(x, axes=[1]), [np.zeros((10, 10, 10), U8)], None,
      r"Squeeze.*\[1\].*\[10, 10, 10\].*100 elements.*1000"),
     (lambda x: fn.squeeze(x, axes=[1, 1]), [np.zeros((3, 1, 2), U8)], None,
-     r"Squeeze: Specified at least twice same dimension to remove\. `axes` \[1, 1\]"),
+     r"Squeeze.*`axes` \[1, 1\].*more than once"),
     (lambda x: fn.expand_dims(x, axes=[4]), [np.zeros((2, 3, 4), U8)], None,
      r"ExpandDims.*`axes` \[4\].*position 3.*3 dimensions"),
     (lambda x: fn.pad(x, axes=[0], align=[0]), [np.zeros((2, 3), U8)], None,
      r"Pad.*`align` \[0\].*not positive"),
     (lambda x: fn.pad(x, axes=[-4]), [np.zeros((2, 3, 4), U8)], None,
-     r"Axis -4 out of range\. Expected range is \[-3, 2\] for a 3D input \(Pad: `axes` \[-4\]\)"),
+     r"Pad.*`axes`.*-4, out of range.*3-dimensional.*-3 to 2"),
     (lambda x: fn.element_extract(x, element_map=[0]), [np.zeros((4,), U8)], "F",
      r"ElementExtract.*1 dimension.*two or more"),
     (lambda x: fn.element_extract(x, element_map=[0]), [np.zeros((4, 2), U8)], "XF",
@@ -82,11 +80,11 @@ def test_declared_unsupported_layout_is_a_value_error_at_build(make: Any) -> Non
 
 @pytest.mark.parametrize("make,samples,layout,pattern", [
     (lambda x: fn.squeeze(x, axes=[2], axis_names="Z"), [np.zeros((1, 1, 10), U8)], "XYZ",
-     r"Squeeze: Provided both ``axes`` and ``axis_names`` arguments"),
+     r"Squeeze.*both `axes` and `axis_names`"),
     (lambda x: fn.one_hot(x, num_classes=4, axis_name="CD"), [np.zeros((2, 3, 4), np.int32)], "ABC",
      r"OneHot.*`axis_name`.*'CD'"),
     (lambda x: fn.expand_dims(x, axes=[2, 0, 2], new_axis_names="AB"), [np.zeros((2, 3, 4), U8)], "XYZ",
-     r"ExpandDims: Specified 3 new dimensions, but layout contains only 2 new dimension names.*`axes` \[2, 0, 2\].*'AB'"),
+     r"ExpandDims.*`axes` \[2, 0, 2\] adds 3.*'AB' names 2"),
     (lambda x: fn.laplacian(x, scale=1.0, normalized_kernel=True), [np.zeros((8, 8, 3), U8)], "HWC",
      r"Laplacian.*scale.*normalized_kernel"),
 ])
@@ -135,7 +133,7 @@ def test_an_output_that_is_not_data_is_refused_at_build_with_its_index_and_type(
     pipe = Pipeline(batch_size=1, num_threads=1, device_id=None)
     pipe.set_outputs(np.zeros(2, U8), "test")
     for step in (pipe.serialize, pipe.build):  # not a graph-less pipeline's error from serialize
-        with pytest.raises(TypeError, match=r"Illegal output type\. The output 1 is a `<class 'str'>`"):
+        with pytest.raises(TypeError, match=r"pipeline output 1 is a str \(<class 'str'>\)"):
             step()
     pipe.set_outputs(np.zeros(2, U8))
     pipe.build()

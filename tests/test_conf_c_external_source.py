@@ -39,16 +39,15 @@ def test_accepted_arg_count_counts_parameters_with_their_defaults():
     assert accepted_arg_count(lambda x=3: 0) == 1
     assert accepted_arg_count(Zero()) == 0 and accepted_arg_count(One()) == 1
     assert accepted_arg_count(functools.partial(two, 1)) == 1
-    with pytest.raises(TypeError, match=r"`source` two: .*Found more than one positional argument, which is not "
-                                        r"allowed\. It has 2 parameters \(a, b"):
+    with pytest.raises(TypeError, match=r"`source` two has 2 parameters \(a, b"):
         accepted_arg_count(two)
 
 
 @pytest.mark.parametrize("source, message", [
-    (lambda *args: 0, "Found var-positional argument `*args` which is not allowed."),
-    (lambda a, *rest: 0, "Found var-positional argument `*rest` which is not allowed."),
-    (lambda **kw: 0, "Found var-keyword argument `**kw` which is not allowed."),
-    (lambda *, k=1: 0, "Found keyword-only argument `k` which is not allowed."),
+    (lambda *args: 0, "parameter `*args` (var-positional)"),
+    (lambda a, *rest: 0, "parameter `*rest` (var-positional)"),
+    (lambda **kw: 0, "parameter `**kw` (var-keyword)"),
+    (lambda *, k=1: 0, "parameter `k` (keyword-only)"),
 ])
 def test_refused_signatures_are_type_errors(source, message):
     with pytest.raises(TypeError, match=re.escape(message)):
@@ -66,7 +65,7 @@ def test_a_parameter_with_a_default_gets_the_sample_info():
 def test_a_change_of_type_between_iterations_is_an_error():
     pipe = _pipe(source=[[np.zeros(2, np.float32)] * 2, [np.zeros(2, np.uint8)] * 2])
     pipe.run()
-    with pytest.raises(PipelineError, match="Type in the previous iteration was float and the current type is uint8"):
+    with pytest.raises(PipelineError, match="this batch is uint8, the earlier ones were float"):
         pipe.run()
 
 
@@ -74,7 +73,7 @@ def test_the_type_is_remembered_across_reset():
     pipe = _pipe(source=lambda i: [np.zeros(2, np.float64 if i == 0 else np.int32)] * 2)
     pipe.run()
     pipe.reset()
-    with pytest.raises(PipelineError, match="Type in the previous iteration was double and the current type is int32"):
+    with pytest.raises(PipelineError, match="this batch is int32, the earlier ones were double"):
         pipe.run()
 
 
@@ -82,10 +81,10 @@ def test_a_change_of_dimensionality_is_an_error_unless_ndim_says_otherwise():
     data = [[np.zeros((2, 2), np.uint8)] * 2, [np.zeros(2, np.uint8)] * 2]
     pipe = _pipe(source=data)
     pipe.run()
-    with pytest.raises(PipelineError, match="Dimensionality in the previous iteration was 2 and the current is 1"):
+    with pytest.raises(PipelineError, match="samples have 1 dimensions, the earlier batches' 2"):
         pipe.run()
-    with pytest.raises(PipelineError,
-                       match=r"ExternalSource expected data with 2 dimensions and got 1 dimensions \(shape \(2,\)"):
+    with pytest.raises(PipelineError, match=r"the data have 1 dimensions \(shape \(2,\)\), the `ndim` "
+                                            "argument is 2"):
         p = _pipe(source=data, ndim=2)
         p.run()
         p.run()
@@ -98,28 +97,27 @@ def test_a_change_of_layout_is_an_error_but_a_first_layout_is_not():
     pipe.feed_input("es", [np.zeros(1)] * 2, layout="H")
     pipe.run()
     assert pipe.run()[0].layout() == "W"
-    with pytest.raises(PipelineError, match='Layout in the previous iteration was "W" and the current is "H"'):
+    with pytest.raises(PipelineError, match="this batch's layout is 'H', the earlier batches' 'W'"):
         pipe.run()
 
 
 def test_a_fed_layout_other_than_the_argument_names_both():
     pipe = _pipe(layout="H")
     pipe.feed_input("es", [np.zeros(1)] * 2, layout="W")
-    with pytest.raises(PipelineError, match='Expected data with layout: "H" and got: "W"'):
+    with pytest.raises(PipelineError, match="fed with layout 'W', the `layout` argument is 'H'"):
         pipe.run()
 
 
 def test_the_dtype_argument_names_dali_types():
     pipe = _pipe(source=[[np.zeros(2, np.float32)] * 2], dtype=types.UINT8)
-    with pytest.raises(PipelineError, match=r"ExternalSource expected data of type uint8 and got: float \(the `dtype` "
-                                            r"argument is "
-                                            r"torch.uint8, the data torch.float32\)"):
+    with pytest.raises(PipelineError, match=r"the data are float \(torch.float32\), the `dtype` "
+                                            r"argument is uint8 \(torch.uint8\)"):
         pipe.run()
 
 
 def test_layout_and_ndim_that_disagree_are_a_runtime_and_value_error():
     for kind in (RuntimeError, ValueError):
-        with pytest.raises(kind, match='does not match the ndim argument.*\n ndim = 2,\n layout: "HWC"'):
+        with pytest.raises(kind, match="`layout` 'HWC' has 3 dimensions, but `ndim` is 2"):
             _pipe(layout="HWC", ndim=2).build()
 
 
@@ -138,7 +136,7 @@ def test_unused_outputs_warning_names_the_source_and_the_indices():
         warnings.simplefilter("always")
         pipe.build()
     text = " ".join(str(w.message) for w in got)
-    assert "it_from_the_message>' produces 3 outputs, but the outputs at the indices 0, 2 are not used" in text
+    assert "it_from_the_message> gives 3 outputs and its outputs at the indices 0, 2 are not used" in text
 
 
 def test_feeding_an_unknown_name_is_a_key_error_naming_it():

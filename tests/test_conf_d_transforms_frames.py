@@ -80,17 +80,15 @@ def test_single_matrices_stay_single() -> None:
 @pytest.mark.parametrize("make,feeds,pattern", [
     # sequence inputs must agree exactly (one frame is not broadcast)
     (lambda a, b: fn.transforms.combine(a, b),
-     ([np.zeros((3, 2, 3), np.float32)], [np.zeros((1, 2, 3), np.float32)]),
-     "The input 0 and the input 1 have different number of frames for sample 0, respectively: 3 and 1"),
+     ([np.zeros((3, 2, 3), np.float32)], [np.zeros((1, 2, 3), np.float32)]), "1 frames in input 1 but 3"),
     # a per-frame argument: one value per frame of input 0, or one
     (lambda m, a: fn.transforms.rotation(m, angle=a),
      ([np.zeros((3, 2, 3), np.float32)], [np.float32([1, 2])]),
-     "`angle` contains 2 per-frame parameters, but there are 3 frames in the corresponding sample of input 0"),
+     "`angle` has 2 values, but sample 0 of input 0 has 3 frames"),
     # without a sequence input the first per-frame argument sets the count, even when it is one
     (lambda a, c: fn.transforms.rotation(angle=a, center=c),
      ([np.float32([1])], [np.zeros((3, 2), np.float32)]),
-     "`center` contains 3 per-frame parameters, but there are 1 frames in the corresponding sample of "
-     "argument `angle`"),
+     "`center` has 3 values, but sample 0 of argument `angle` has 1 frames"),
 ])
 def test_frame_count_mismatches_are_refused(make: Callable[..., Any], feeds: tuple, pattern: str) -> None:
     with pytest.raises(PipelineError, match=pattern):

@@ -110,7 +110,7 @@ def test_choice_one_probability_is_given_to_every_element():
     elements the probabilities sum to 0.5 and the op refuses."""
     out = np.stack([np.asarray(s) for s in _run_one(lambda: fn.random.choice(4, p=0.25, shape=[400]))])
     assert set(np.unique(out)) == {0, 1, 2, 3}
-    with pytest.raises(RuntimeError, match="Sum of probabilities must be 1.0"):
+    with pytest.raises(RuntimeError, match=r"sum to 0\.5, not 1\.0"):
         _run_one(lambda: fn.random.choice(2, p=0.25))
 
 
@@ -122,7 +122,7 @@ def test_array_arguments_are_per_sample_inputs():
         fn.random.uniform(shape=(4, 5, 3)), matrix=np.eye(3)))
     src = _run_one(lambda: fn.random.uniform(shape=(4, 5, 3)))
     np.testing.assert_array_equal(np.asarray(img[0]), np.asarray(src[0]))
-    with pytest.raises(RuntimeError, match=r"one number per sample.*Input with dimension \(2\) cannot be converted"):
+    with pytest.raises(RuntimeError, match="one number per sample"):
         _run_one(lambda: fn.random.beta(alpha=np.full((2, 2), 1.0)))
     with pytest.raises(RuntimeError, match="1-D list"):
         _run_one(lambda: fn.random.choice(4, p=np.full((2, 2), 0.25)))
@@ -131,5 +131,5 @@ def test_array_arguments_are_per_sample_inputs():
 
 
 def test_one_value_in_two_dimensions_is_not_a_scalar():
-    with pytest.raises(RuntimeError, match=r"one number per sample.*Input with dimension \(2\) cannot be converted"):
+    with pytest.raises(RuntimeError, match="one number per sample"):
         _run_one(lambda: fn.random.beta(beta=np.full((1, 1), 1.0)))

@@ -75,7 +75,7 @@ def test_feed_input_layout_must_match_the_layout_argument():
     pipe = Pipeline(1, 1, None, prefetch_queue_depth=1)
     pipe.set_outputs(fn.external_source(name="input", layout="H"))
     pipe.feed_input("input", [np.zeros(1)], layout="W")
-    with pytest.raises(PipelineError, match='Expected data with layout: "H" and got: "W"'):
+    with pytest.raises(PipelineError, match="'W'.*'H'"):
         pipe.run()
 
 
@@ -129,6 +129,6 @@ def test_unused_outputs_of_a_source_warn_at_build():
     with pipe:
         outs = fn.external_source(lambda: tuple([np.full(1, k)] * 2 for k in range(3)), num_outputs=3)
         pipe.set_outputs(outs[1])
-    with pytest.warns(UserWarning, match="produces 3 outputs, but the outputs at the indices 0, 2 are not used"):
+    with pytest.warns(UserWarning, match="gives 3 outputs and its outputs at the indices 0, 2 are not used"):
         pipe.build()
     assert _run(pipe)[0].as_tensor().flatten().tolist() == [1, 1]

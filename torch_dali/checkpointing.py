@@ -80,9 +80,6 @@ def loads(text: str | bytes) -> tuple[dict[str, Any], dict[str, int], Any]:
 
 
 def warn_uncaptured(where: str) -> None:
-    # DALI's sentence first (code and tests look for it), then what it means here
-    warnings.warn(f"{where}: Checkpointing enabled in a pipeline with external source operator. DALI doesn't "
-                  "capture state of such 'source'. torch_dali does not capture the state of such a `source` (an "
-                  "iterable, an iterator or a callable without arguments) either; a checkpoint will not restore its "
-                  "position. Use a callable that takes the iteration or the sample info.", RuntimeWarning,
-                  stacklevel=3)
+    warnings.warn(f"{where}: torch_dali does not capture the state of such a `source` (an iterable, an iterator "
+                  "or a callable without arguments); a checkpoint will not restore its position. Use a callable "
+                  "that takes the iteration or the sample info.", RuntimeWarning, stacklevel=3)

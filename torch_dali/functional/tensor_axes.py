@@ -11,20 +11,13 @@ import torch
 from ..errors import ArgumentError
 
 
-def volume_mismatch(requested: int, original: int) -> str:
-    """DALI's sentence when dropping or picking dimensions (squeeze, reshape's `src_dims`) would
-    change the number of elements."""
-    return ("The volume of the new shape should match the one of the original shape. Requested a shape with "
-            f"{requested} elements but the original shape has {original} elements.")
-
-
 def axes_from_names(op: str, names: str, layout: str) -> list[int]:
     """The positions of `names` in `layout` (each must be there)."""
     out = []
     for a in names:
         k = layout.find(a)
         if k < 0:
-            raise ArgumentError(f"{op}: Axis '{a}' is not present in the input layout \"{layout}\"")
+            raise ArgumentError(f"{op}: the input layout \"{layout}\" has no axis '{a}'")
         out.append(k)
     return out
 
@@ -83,28 +76,26 @@ def squeeze_shape(op: str, shape: Sequence[int], axes: Sequence[int]) -> list[in
         if not 0 <= a < ndim:
             raise ArgumentError(f"{op}: axis {a} is out of range for {ndim}-dimensional samples")
     if len(set(axes)) != len(axes):
-        raise ArgumentError(f"{op}: Specified at least twice same dimension to remove. `axes` {list(axes)} "
-                            "names a dimension more than once")
+        raise ArgumentError(f"{op}: `axes` {list(axes)} names a dimension to remove more than once")
     out = [int(s) for k, s in enumerate(shape) if k not in axes]
     if math.prod(out) != math.prod(shape) or (math.prod(shape) and any(shape[a] != 1 for a in axes)):
-        raise ArgumentError(f"{op}: cannot remove dimensions {sorted(axes)} of a sample of shape {list(shape)}: "
-                            + volume_mismatch(math.prod(out), math.prod(shape)))
+        raise ArgumentError(f"{op}: cannot remove dimensions {sorted(axes)} of a sample of shape "
+                            f"{list(shape)}: the result would hold {math.prod(out)} elements, the sample holds "
+                            f"{math.prod(shape)}")
     return out
 
 
 def expand_shape(op: str, shape: Sequence[int], axes: Sequence[int]) -> list[int]:
     """`shape` with extents of 1 inserted so that they land at output positions `axes`."""
-    # DALI's sentences first, then which axes and shapes
     if any(a < 0 for a in axes):
-        raise ArgumentError(f"{op}: Axis value can't be negative: `axes` {list(axes)} holds a negative position; "
-                            "new dimensions are placed by non-negative output positions")
+        raise ArgumentError(f"{op}: `axes` {list(axes)} holds a negative position; new dimensions are placed by "
+                            "non-negative output positions")
     if len(set(axes)) != len(axes):
-        raise ArgumentError(f"{op}: Duplicate axis index found: `axes` names an output position twice: {list(axes)}")
+        raise ArgumentError(f"{op}: `axes` names an output position twice: {list(axes)}")
     ndim = len(shape) + len(axes)
     if any(a >= ndim for a in axes):
-        raise ArgumentError(f"{op}: Data has not enough dimensions to add new axes at specified indices. `axes` "
-                            f"{list(axes)} reach past the output's last position {ndim - 1} (the input has "
-                            f"{len(shape)} dimensions, {len(axes)} are added)")
+        raise ArgumentError(f"{op}: `axes` {list(axes)} reach past the output's last position {ndim - 1} (the "
+                            f"input has {len(shape)} dimensions, {len(axes)} are added)")
     it = iter(shape)
     return [1 if k in axes else int(next(it)) for k in range(ndim)]
 

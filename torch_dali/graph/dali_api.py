@@ -96,9 +96,8 @@ def as_nodes(outs: list[Any]) -> list[DataNode]:
         if isinstance(o, (bool, int, float, np.ndarray, np.generic, list, tuple)) or hasattr(o, "__array__"):
             res.append(types.Constant(o, device="cpu"))
         else:
-            # DALI's wording first: code written for DALI may match it
-            raise OutputTypeError(f"Illegal output type. The output {i} is a `{type(o)}`. Pipeline outputs must "
-                                  "be DataNodes returned by ops, or constants (NumPy arrays, numbers)")
+            raise OutputTypeError(f"pipeline output {i} is a {type(o).__name__} ({type(o)}); outputs must be "
+                                  "DataNodes returned by ops, or constants (NumPy arrays, numbers)")
     return res
 
 

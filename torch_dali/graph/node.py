@@ -25,17 +25,8 @@ class NoSourceError(GraphError, RuntimeError):
 
 def require_source(x: "DataNode") -> None:
     if x.node is None:
-        raise NoSourceError(f"Pipeline encountered an Edge with no source op. (DataNode '{x.name}' was made "
-                            "directly, as DataNode(name); only an op's outputs can feed ops or be outputs.)")
-
-
-# DALI's sentence for a DataNode's truth value (code and tests match on it); our detail follows it
-TRUTH_MESSAGE = (
-    '"DataNode" was used in conditional context - it might have been used in truth evaluation for `if` '
-    "statement, logical expression or cast to a boolean. To use conditional execution via `if` statements "
-    "you need to specify `enable_conditionals=True` in `@nvidia.dali.pipeline_def` decorator. You can read "
-    "more about conditional execution in specific section of the Pipeline documentation. Bool conversion "
-    "can be achieved with the `cast` operator.")
+        raise NoSourceError(f"DataNode '{x.name}' has no op that produces it (it was made directly, as "
+                            "DataNode(name)); only an op's outputs can feed ops or be pipeline outputs")
 
 
 @dataclass(eq=False)
@@ -121,9 +112,9 @@ class DataNode:
 
     def __bool__(self) -> bool:
         raise DataNodeTruthError(
-            TRUTH_MESSAGE + f" (DataNode '{self.name}' is symbolic and has no truth value: an `if`, `and`/`or`/"
-            "`not`, `min()`/`max()` or bool() on it has no per-batch answer; per-sample choices need "
-            "enable_conditionals=True or per-sample ops.)")
+            f"DataNode '{self.name}' is symbolic while the graph is traced: it has no truth value (an `if`, "
+            "`and`/`or`/`not`, `min()`/`max()` or bool() on it). For per-sample choices use "
+            "@pipeline_def(enable_conditionals=True) or per-sample ops; for a boolean tensor use fn.cast.")
 
 
 # -- tracing context: which graph `fn.x(...)` calls add nodes to -----------------------------------

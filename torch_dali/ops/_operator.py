@@ -151,7 +151,7 @@ def sample_arg(t: torch.Tensor) -> Any:
 
 def scalar_arg(op: str, name: str, v: Any) -> Any:
     """One sample of a per-sample argument that takes one number: a sample with dimensions (a list,
-    see `sample_arg`) is refused in DALI's words."""
+    see `sample_arg`) is refused."""
     if isinstance(v, list):
         ndim, x = 0, v
         while isinstance(x, list):
@@ -161,8 +161,8 @@ def scalar_arg(op: str, name: str, v: Any) -> Any:
 
 
 def not_scalar(ndim: int) -> str:
-    """DALI's sentence for a scalar argument given an array of `ndim` dimensions."""
-    return f"Input with dimension ({ndim}) cannot be converted to dimension (0)."
+    """Why a scalar argument refuses an array of `ndim` dimensions."""
+    return f"it has {ndim} dimension{'s' if ndim != 1 else ''}, a single number has none"
 
 
 class BuildArgumentError(ArgumentError, RuntimeError):

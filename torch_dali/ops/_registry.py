@@ -104,14 +104,14 @@ def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
         if x.device == want:
             continue
         if want == "cpu":
-            raise InputDeviceError(f"The input {k} for {device} operator `nvidia.dali.fn.{schema.name}` is stored on "
-                                   f'incompatible device "{x.device}". Valid device is "cpu". ({op}: input {k} '
-                                   f"('{x.name}') is on the GPU; use device='gpu' or move data with .cpu())")
+            raise InputDeviceError(f"{op}: input {k} ('{x.name}') is on the {x.device.upper()} but this op runs on "
+                                   f"the {device.upper()}, which reads only CPU inputs; use device='gpu' or move "
+                                   "data with .cpu()")
         ins[k] = x.gpu()  # a GPU op fed from the CPU: copy the batch over
     for key, x in tensor_args.items():
         if x.device != "cpu" and device == "cpu":
-            raise GraphError(f"Invalid device \"{x.device}\" for argument '{key}' of operator '{op}'. Named "
-                             f"arguments must be on CPU. (the per-sample argument `{key}` must come from a CPU op)")
+            raise GraphError(f"{op}: per-sample argument `{key}` is on the {x.device.upper()}; per-sample "
+                             "arguments must come from a CPU op")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
         raise ArgumentError(f"{op}: `seed` must be an integer, got {seed!r}")
     node = graph.add_node(schema, device=device, args=consts, inputs=ins, arg_inputs=tensor_args,
@@ -201,7 +201,7 @@ def make_class(schema: OpSchema, name: str | None = None) -> type:
         new = legacy.OPS[schema.name]
         attrs["deprecation"] = legacy.message(f"ops.{old}", new and f"fn.{new}")
     elif name in legacy.DEPRECATED_CLASSES or name in legacy.CLASSES:
-        # DALI names the functional op as the replacement, for the class API too
+        # the functional op is named as the replacement, for the class API too (as DALI does)
         attrs["deprecation"] = legacy.message(f"ops.{old}", f"fn.{schema.name}")
     return type(old.split(".")[-1], (OpClass,), attrs)
 

@@ -204,22 +204,6 @@ def enum_member(cls: type[enum.Enum], v: Any) -> enum.Enum:
     raise ValueError
 
 
-# How DALI's messages name an argument's type (nvidia.dali.types._type_name_convert_to_string)
-_DALI_TYPE_NAMES = {
-    "int": "int", "float": "float", "bool": "bool", "str": "str", "int_list": "int or list of int",
-    "ints": "int or list of int", "float_list": "float or list of float", "floats": "float or list of float",
-    "str_list": "str or list of str", "strs": "str or list of str",
-    "dtype": ":class:`nvidia.dali.types.DALIDataType`", "image_type": ":class:`nvidia.dali.types.DALIImageType`",
-    "interp_type": ":class:`nvidia.dali.types.DALIInterpType`", "layout": ":ref:`layout str<layout_str_doc>`",
-    "callable": "object", "any": "object",
-}
-
-
-def dali_arg_type_name(kind: str) -> str:
-    """The type DALI's messages give an argument of `kind` (our own description where DALI has none)."""
-    return _DALI_TYPE_NAMES.get(kind) or _KIND_DOC.get(kind, kind)
-
-
 _KIND_DOC = {
     "int": "an integer", "float": "a number", "bool": "a boolean", "str": "a string",
     "int_list": "a list of integers", "float_list": "a list of numbers", "str_list": "a list of strings",
@@ -403,9 +387,8 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
         if isinstance(value, DataNode):
             if not arg.tensor:
                 raise ArgumentTypeError(
-                    f"{op}: The argument `{arg.name}` for operator `fn.{schema.name}` should not be a 'DataNode' but "
-                    f"a '{dali_arg_type_name(arg.kind)}'. (`{arg.name}` was given a DataNode, a per-sample input, "
-                    "but it takes only a constant value)")
+                    f"{op}: `{arg.name}` was given a DataNode (a per-sample input), but it takes only a constant "
+                    f"value ({_KIND_DOC.get(arg.kind, arg.kind)})")
             tensor_args[arg.name] = value
             continue
         if value is None and not arg.required:  # None means "not given", as in DALI

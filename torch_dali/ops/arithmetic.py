@@ -123,8 +123,8 @@ class Arithmetic(Operator):
             raise self._broadcast_error(shapes, sample) from None
 
     def _broadcast_error(self, shapes: list[tuple[int, ...]], sample: int | None) -> ArgumentError:
-        """DALI's message: each input's sample shape, the failing dimension `d` (counted in that
-        shape; found from the innermost outwards) and the sample (0 for a dense batch: all alike)."""
+        """Each input's sample shape, the dimension where the extents clash (counted in each shape;
+        found from the innermost outwards) and the sample (0 for a dense batch: all alike)."""
         ndim = max(len(sh) for sh in shapes)
         rev_d = 0
         for rev_d in range(ndim):
@@ -132,10 +132,11 @@ class Arithmetic(Operator):
             if len({e for e in ext if e != 1}) > 1:
                 break
         idx = 0 if sample is None else sample
-        lines = "".join(f"\n{' x '.join(map(str, sh))} (d={len(sh) - rev_d - 1}, belonging to sample_idx={idx})"
-                        for sh in shapes)
-        return ArgumentError(f"Can't broadcast shapes: {lines}\n({self.name} `{K.display(self.op)}`: extents "
-                             "must match or be 1, compared from the innermost)")
+        clash = ", ".join(f"{sh[len(sh) - 1 - rev_d]} at dimension {len(sh) - 1 - rev_d} of {list(sh)}"
+                          for sh in shapes if rev_d < len(sh))
+        return ArgumentError(f"{self.name} `{K.display(self.op)}`: the input shapes "
+                             f"{' and '.join(str(list(sh)) for sh in shapes)} of sample {idx} cannot be broadcast "
+                             f"together ({clash}); extents must match or be 1, compared from the innermost")
 
     def _out_layout(self, inputs: list[TensorList]) -> str:
         """The layout of the inputs with the most dimensions (checked compatible), or ""."""

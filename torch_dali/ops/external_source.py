@@ -71,9 +71,8 @@ class SourceExhausted(PipelineError, StopIteration):
 
 
 # a generator object runs once; cycling needs something that can start over
-GENERATOR_CYCLE = ("`source` is a generator object, which cannot be restarted to cycle. Cannot cycle through a "
-                   "generator - if the generator is a result of calling a generator function, pass that function "
-                   "instead as `source`.")
+GENERATOR_CYCLE = ("`source` is a generator object, which cannot be restarted to cycle; pass the generator "
+                   "function itself as `source`")
 
 CYCLES = {None: "no", False: "no", "no": "no", True: "quiet", "quiet": "quiet", "raise": "raise"}
 
@@ -354,10 +353,9 @@ class ExternalSource(Operator):
             unused = [k for k in range(self.k) if k not in used]
             which = (f"outputs at the indices {', '.join(map(str, unused))} are" if len(unused) > 1
                      else f"output at the index {unused[0]} is")
-            warnings.warn(f"{self.where()}: The external source node '{_describe_source(self.args['source'])}' "
-                          f"produces {self.k} outputs, but the {which} not used. For best performance, adjust "
-                          "your callback so that it computes only the needed outputs (the pipeline does not "
-                          "read the others).", stacklevel=2)
+            warnings.warn(f"{self.where()}: the source {_describe_source(self.args['source'])} gives "
+                          f"{self.k} outputs and its {which} not used by the pipeline; the source still "
+                          "computes them, so have it compute only the outputs the pipeline uses", stacklevel=2)
 
     # -- running --------------------------------------------------------------------------------
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
@@ -384,8 +382,8 @@ class ExternalSource(Operator):
         if len(sizes) > 1:
             raise DataError(f"{self.where()}: the outputs have different batch sizes {[len(t) for t in outs_fed]}")
         if not len(outs_fed[0]):
-            raise DataError(f"{self.where()}: ExternalSource expects non-empty batches to be provided as the input. "
-                            "Got batch with 0 samples.")
+            raise DataError(f"{self.where()}: the source gave an empty batch (0 samples); every batch needs at "
+                            "least one sample")
         if len(outs_fed[0]) > ctx.batch_size:
             raise DataError(f"{self.where()}: the source gave a batch of {len(outs_fed[0])} samples, more "
                             f"than the pipeline's batch_size={ctx.batch_size}")

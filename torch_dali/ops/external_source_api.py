@@ -64,9 +64,9 @@ def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) 
               None)
     if op is None:
         sources = [n.name for n in executor.plan.nodes if isinstance(executor.plan.ops[n.id], ExternalSource)]
-        raise UnknownSourceError(f'feed_input: Could not find an input operator with name "{name}": no external '
-                                 f"source named {name!r} in this pipeline (one whose output no pipeline output needs "
-                                 f"is not part of it); external sources: {', '.join(sources) or 'none'}")
+        raise UnknownSourceError(f"feed_input: no external source named {name!r} in this pipeline (one whose output "
+                                 f"no pipeline output needs is not part of it); external sources: "
+                                 f"{', '.join(sources) or 'none'}")
     if not isinstance(op, ExternalSource) and not getattr(op, "accepts_feed", False):
         raise ArgumentError(f"feed_input: '{name}' is a {op.name}, not an external source")
     op.feed(data, layout, output)

@@ -1,6 +1,5 @@
 """What `fn.external_source` checks, as DALI 2.4 checks it (same error types and meaning; each
-message holds DALI's sentence, which DALI code may search for, and names the source, the argument
-and the values involved).
+message names the source, the argument and the values involved).
 
 * `accepted_arg_count`: a `source` callable takes 0 or 1 parameters, counted with their defaults;
   `*args`, `**kwargs` and keyword-only parameters are refused (TypeError), as DALI refuses them.
@@ -19,9 +18,7 @@ import torch
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError, DataError
 
-# DALI's sentence opening every refusal of a `source` signature
-_ARG_HELP = ("The `source` callable must accept either 0 or 1 positional arguments to indicate whether it "
-             "accepts the batch or sample indexing information.")
+_ARG_HELP = "a `source` callable takes no argument or one (the iteration or sample info)"
 
 
 class LayoutNdimError(ArgumentError, RuntimeError):
@@ -48,8 +45,8 @@ def check_fed_ndim(where: str, raw: Any, layout: str | None) -> None:
         ndims = [ndim(raw) - 1] if ndim(raw) else []
     bad = next((n for n in ndims if n != len(layout)), None)
     if bad is not None:
-        raise FedLayoutError(f"{where}: The layout '{layout}' cannot describe {bad}-dimensional data (it names "
-                             f"{len(layout)} dimensions)")
+        raise FedLayoutError(f"{where}: feed_input's layout {layout!r} is for {len(layout)}-dimensional samples, "
+                             f"the fed samples have {bad} dimensions")
 
 
 def accepted_arg_count(source: Callable[..., Any]) -> int:
@@ -61,19 +58,18 @@ def accepted_arg_count(source: Callable[..., Any]) -> int:
         return 0
     name = getattr(source, "__name__", type(source).__name__)
     refused = {
-        inspect.Parameter.VAR_POSITIONAL: "var-positional argument `*{}`",
-        inspect.Parameter.VAR_KEYWORD: "var-keyword argument `**{}`",
-        inspect.Parameter.KEYWORD_ONLY: "keyword-only argument `{}`",
+        inspect.Parameter.VAR_POSITIONAL: "`*{}` (var-positional)",
+        inspect.Parameter.VAR_KEYWORD: "`**{}` (var-keyword)",
+        inspect.Parameter.KEYWORD_ONLY: "`{}` (keyword-only)",
     }
     for p in sig.parameters.values():
         if p.kind in refused:
-            raise ArgumentTypeError(f"ExternalSource: `source` {name}: {_ARG_HELP} Found "
-                                    f"{refused[p.kind].format(p.name)} which is not allowed.")
+            raise ArgumentTypeError(f"ExternalSource: `source` {name} has the parameter "
+                                    f"{refused[p.kind].format(p.name)}; {_ARG_HELP}")
     n = len(sig.parameters)
     if n > 1:
-        raise ArgumentTypeError(f"ExternalSource: `source` {name}: {_ARG_HELP} Found more than one positional "
-                                f"argument, which is not allowed. It has {n} parameters ({', '.join(sig.parameters)}, "
-                                "defaults included).")
+        raise ArgumentTypeError(f"ExternalSource: `source` {name} has {n} parameters "
+                                f"({', '.join(sig.parameters)}, defaults included); {_ARG_HELP}")
     return n
 
 
@@ -89,8 +85,7 @@ def dali_type_name(dtype: torch.dtype) -> str:
 def check_layout_ndim(op: str, layout: str | None, ndim: int | None) -> None:
     if layout and ndim is not None and len(layout) != ndim:
         raise LayoutNdimError(
-            f"{op}: Number of dimensions in the provided layout does not match the ndim argument. The arguments "
-            f'provided:\n ndim = {ndim},\n layout: "{layout}". (`layout` has {len(layout)} dimensions.)')
+            f"{op}: `layout` {layout!r} has {len(layout)} dimensions, but `ndim` is {ndim}")
 
 
 class Consistency:
@@ -104,37 +99,30 @@ class Consistency:
 
     def check_fed_layout(self, where: str, fed: str | None) -> None:
         if self.layout_arg and fed and fed != self.layout_arg:
-            raise DataError(f'{where}: Expected data with layout: "{self.layout_arg}" and got: "{fed}". (The '
-                            "`layout` argument and the layout given to feed_input differ.)")
+            raise DataError(f"{where}: the batch was fed with layout {fed!r}, the `layout` argument is "
+                            f"{self.layout_arg!r}")
 
     def check_sample(self, where: str, s: torch.Tensor, nd: int, layout: str) -> None:
         """One sample (or a dense batch, `nd` its sample dimensionality) of this iteration."""
         if self.dtype_arg is not None and s.dtype != self.dtype_arg:
-            raise DataError(f"{where}: ExternalSource expected data of type {dali_type_name(self.dtype_arg)} and "
-                            f"got: {dali_type_name(s.dtype)} (the `dtype` argument is {self.dtype_arg}, the data "
-                            f"{s.dtype})")
+            raise DataError(f"{where}: the data are {dali_type_name(s.dtype)} ({s.dtype}), the `dtype` "
+                            f"argument is {dali_type_name(self.dtype_arg)} ({self.dtype_arg})")
         if self.ndim_arg is not None and nd != self.ndim_arg:
-            raise DataError(f"{where}: ExternalSource expected data with {self.ndim_arg} dimensions and got {nd} "
-                            f"dimensions (shape {tuple(s.shape)[-nd:] if nd else ()}; the `ndim` argument is "
-                            f"{self.ndim_arg}).")
+            raise DataError(f"{where}: the data have {nd} dimensions (shape "
+                            f"{tuple(s.shape)[-nd:] if nd else ()}), the `ndim` argument is {self.ndim_arg}")
         if layout and nd != len(layout):
-            raise DataError(f"{where}: The layout '{layout}' cannot describe {nd}-dimensional data (it names "
-                            f"{len(layout)} dimensions)")
+            raise DataError(f"{where}: layout {layout!r} needs {len(layout)} dimensions, got {nd}")
 
     def check_iteration(self, where: str, dtype: torch.dtype, nd: int, layout: str) -> None:
         """The batch as a whole, against the earlier iterations; then remembered."""
         if self.dtype_arg is None and self.dtype is not None and dtype != self.dtype:
-            raise DataError(f"{where}: Type of the data fed to the external source has changed from the previous "
-                            f"iteration. Type in the previous iteration was {dali_type_name(self.dtype)} and the "
-                            f"current type is {dali_type_name(dtype)}. An external source's element type stays what "
-                            "its first batch had (give `dtype` to state it, or convert the data).")
+            raise DataError(f"{where}: this batch is {dali_type_name(dtype)}, the earlier ones were "
+                            f"{dali_type_name(self.dtype)}; an external source's element type stays what its "
+                            "first batch had (give `dtype` to state it, or convert the data)")
         if self.ndim_arg is None and not self.layout_arg and self.ndim is not None and nd != self.ndim:
-            raise DataError(f"{where}: Number of dimensions of the data fed to the external source has changed "
-                            f"from previous iteration. Dimensionality in the previous iteration was {self.ndim} "
-                            f"and the current is {nd}. An external source's dimensionality stays what its first "
-                            "batch had.")
+            raise DataError(f"{where}: this batch's samples have {nd} dimensions, the earlier batches' "
+                            f"{self.ndim}; an external source's dimensionality stays what its first batch had")
         if not self.layout_arg and self.layout and layout != self.layout:
-            raise DataError(f"{where}: Layout of the data fed to the external source has changed from previous "
-                            f'iteration. Layout in the previous iteration was "{self.layout}" and the current is '
-                            f'"{layout}". Without the `layout` argument, the first layout seen stays.')
+            raise DataError(f"{where}: this batch's layout is {layout!r}, the earlier batches' "
+                            f"{self.layout!r}; without the `layout` argument, the first layout seen stays")
         self.dtype, self.ndim, self.layout = dtype, nd, layout

@@ -85,9 +85,8 @@ _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def message(old: str, new: str) -> str:
     """The warning for a call through `old` (`fn.file_reader`, `ops.FileReader`); `new` the fn name
-    to use (`fn.readers.file`), or "". DALI's sentence, which code filtering warnings matches."""
-    msg = f"WARNING: `nvidia.dali.{old}` is now deprecated."
-    return msg + f" Use `nvidia.dali.{new}` instead." if new else msg
+    to use (`fn.readers.file`), or ""."""
+    return f"{old} is deprecated in DALI; use {new}" if new else f"{old} is deprecated in DALI"
 
 
 def warn(msg: str) -> None:

@@ -60,11 +60,10 @@ register(OpSchema(
 
 
 def per_frame_mismatch(op: str, i: int, name: str, got: int, frames: int, where: str) -> str:
-    """DALI's sentence for a per-frame argument whose value count is neither 1 nor the frame count
-    of `where` (input 0, or the first per-frame argument when no input is a sequence)."""
-    return (f"The sample {i} of tensor argument `{name}` contains {got} per-frame parameters, but there are "
-            f"{frames} frames in the corresponding sample of {where}. The numbers should match. ({op}: give one "
-            "value per frame, or one for all)")
+    """A per-frame argument whose value count is neither 1 nor the frame count of `where`
+    (input 0, or the first per-frame argument when no input is a sequence)."""
+    return (f"{op}: sample {i} of the per-frame argument `{name}` has {got} values, but sample {i} of {where} "
+            f"has {frames} frames (give one value per frame, or one for all)")
 
 
 def _frames_of(op: Any, name: str, i: int, v: Any) -> int:

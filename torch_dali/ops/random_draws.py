@@ -26,7 +26,7 @@ from ._schema import Arg, OpSchema, non_negative
 from .random import random_state_arg
 
 _F32_MAX = float(np.finfo(np.float32).max)
-# the types a scalar `a` (a count) may have, as DALI's message lists them
+# the types a scalar `a` (a count) may have
 _INT_TYPES = "uint8, uint16, uint32, uint64, int8, int16, int32, int64"
 
 
@@ -58,8 +58,8 @@ class Beta(_Draws):
     def setup(self) -> None:
         self.dtype = types.to_torch_dtype(self.args["dtype"]) if self.args.get("dtype") is not None else torch.float32
         if self.dtype not in (torch.float32, torch.float64):
-            raise ArgumentTypeError(f"{self.name}: Data type {dali_type_name(self.dtype)} is not supported. Supported "
-                                    f"types are : float, double (`dtype` is {self.args['dtype']!r})")
+            raise ArgumentTypeError(f"{self.name}: `dtype` must be FLOAT or FLOAT64 (float or double), got "
+                                    f"{dali_type_name(self.dtype)} ({self.args['dtype']!r})")
 
     def output_layout(self, index: int) -> str:
         return ""
@@ -68,12 +68,12 @@ class Beta(_Draws):
         raw = scalar_arg(self.name, name, self.get(args, name))
         v = float(raw)
         if not 0.0 < v <= _F32_MAX:
-            # DALI reads it as a float32 (1e100 becomes inf) and prints it as C++ streams do (%g)
+            # read as a float32 (1e100 becomes inf), as DALI reads it
             big = math.isfinite(v) and abs(v) > _F32_MAX
             f32 = math.copysign(math.inf, v) if big else v
             given = f" (given {v!r})" if big else ""
-            raise ArgumentError(f"{self.name}: The `{name}` must be a positive float32, got `{f32:g}` for sample at "
-                                f"index {index}{given}")
+            raise ArgumentError(f"{self.name}: `{name}` is {f32:g} for sample {index}{given}; it must be a "
+                                "positive float32")
         return v
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
@@ -99,19 +99,19 @@ class Choice(_Draws):
         i = ctx.index
         if a.dim() == 0:
             if self.enum_a is not None or a.dtype.is_floating_point or a.dtype == torch.bool or a.dtype.is_complex:
-                # DALI's sentence names the enum's type (DALIInterpType) or the element type (float)
+                # named by the enum's type (DALIInterpType) or the element type (float)
                 what = (types.ENUM_ELEMENT_TYPES[self.enum_a].__name__ if self.enum_a is not None
                         else dali_type_name(a.dtype))
-                raise ArgumentTypeError(f"{self.name}: Data type {what} is not supported for 0D inputs. Supported "
-                                        f"types are: {_INT_TYPES} (a scalar `a` is the number of choices)")
+                raise ArgumentTypeError(f"{self.name}: a scalar `a` is the number of choices and must be an integer "
+                                        f"({_INT_TYPES}), got {what}")
             n = int(a)
             elems = None
         else:
             n = int(a.shape[0])
             elems = a
         if n <= 0:
-            raise ArgumentError(f"{self.name}: Expected positive number of elements for sampling, got: {n} for "
-                                f"sample: {i}. (`a` gives the elements to choose from, or their number)")
+            raise ArgumentError(f"{self.name}: expected a positive number of elements to choose from, got {n} for "
+                                f"sample {i} (`a` gives the elements, or their number)")
         probs = self.probabilities(self.get(args, "p"), n, i)
         shape = self.out_shape(inputs, args)
         count = math.prod(shape) if shape is not None else 1
@@ -131,17 +131,14 @@ class Choice(_Draws):
         else:
             raise ArgumentError(f"{self.name}: `p` must be a 1-D list of probabilities, got {p!r} (sample {i})")
         if len(vals) != n:
-            raise ArgumentError(f'{self.name}: Unexpected shape for argument "p". Expected {{{n}}}, but got '
-                                f"{{{len(vals)}}} (`p` has {len(vals)} probabilities, `a` has {n} elements; "
-                                f"sample {i})")
+            raise ArgumentError(f"{self.name}: `p` has {len(vals)} probabilities, `a` has {n} elements (sample {i})")
         for k, v in enumerate(vals):
             if not 0.0 <= v <= 1.0:
-                raise ArgumentError(f"{self.name}: Probabilities must be in range [0, 1], but got: {v:g} for sample: "
-                                    f"{i} at index {k}.")
+                raise ArgumentError(f"{self.name}: probabilities must be in [0, 1], got {v:g} for sample {i} at "
+                                    f"index {k}")
         total = sum(vals)
         if abs(total - 1.0) >= 1e-4:
-            raise ArgumentError(f"{self.name}: Sum of probabilities must be 1.0, but got {total:g} for sample: {i}. "
-                                f"(`p` holds one probability per element of `a`)")
+            raise ArgumentError(f"{self.name}: the probabilities `p` of sample {i} sum to {total:g}, not 1.0")
         return torch.tensor(vals, dtype=torch.float64)
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:

@@ -58,8 +58,8 @@ def resolve_axes(op: str, layout: str, ndim: int, axes: list[int] | None, names:
         out = []
         for a in axes:
             if not -ndim <= a < ndim:
-                raise ArgumentError(f"Axis {a} out of range. Expected range is [{-ndim}, {ndim - 1}] for a "
-                                    f"{ndim}D input ({op}: `axes` {list(axes)})")
+                raise ArgumentError(f"{op}: `axes` {list(axes)} holds {a}, out of range for a {ndim}-dimensional "
+                                    f"input (valid: {-ndim} to {ndim - 1})")
             out.append(a % ndim)
         return out
     if default == "no_channels":

@@ -107,11 +107,11 @@ class Slice(Operator):
     def setup(self) -> None:
         given = {k for k in _NAMED if self.args.get(k) is not None or k in self.node.arg_inputs}
         if {"start", "rel_start"} <= given:
-            raise ArgumentError(f'"start" and "rel_start" arguments are mutually exclusive ({self.name})')
+            raise ArgumentError(f"{self.name}: `start` and `rel_start` are mutually exclusive")
         ends = given & {"end", "rel_end", "shape", "rel_shape"}
         if len(ends) > 1:
-            raise ArgumentError(f'"end", "rel_end", "shape", and "rel_shape" arguments are mutually exclusive '
-                                f"({self.name}: got {', '.join(sorted(ends))})")
+            raise ArgumentError(f"{self.name}: `end`, `rel_end`, `shape` and `rel_shape` are mutually exclusive, "
+                                f"got {', '.join(sorted(ends))}")
         self.named = given
         n_in = len(self.node.inputs)
         if given and n_in > 1:

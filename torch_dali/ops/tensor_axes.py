@@ -90,11 +90,9 @@ class Squeeze(BatchShapeOp):
         has_axes = self.args.get("axes") is not None or "axes" in self.node.arg_inputs
         has_names = self.args.get("axis_names") is not None
         if has_axes and has_names:
-            raise ArgumentError(f"{self.name}: Provided both ``axes`` and ``axis_names`` arguments; give only one "
-                                "of them")
+            raise ArgumentError(f"{self.name}: both `axes` and `axis_names` are given; give only one of them")
         if not has_axes and not has_names:
-            raise ArgumentError(f"{self.name}: Missing argument ``axes`` or ``axis_names``. Give one of them (the "
-                                "dimensions to remove)")
+            raise ArgumentError(f"{self.name}: give `axes` or `axis_names` (the dimensions to remove)")
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         tl = inputs[0]
@@ -121,9 +119,8 @@ class ExpandDims(BatchShapeOp):
     def setup(self) -> None:
         axes, names = self.args["axes"], self.args["new_axis_names"]
         if names and len(names) != len(axes):
-            raise ArgumentError(f"{self.name}: Specified {len(axes)} new dimensions, but layout contains only "
-                                f"{len(names)} new dimension names: `axes` {list(axes)}, `new_axis_names` {names!r}; "
-                                "give one name per new dimension")
+            raise ArgumentError(f"{self.name}: `axes` {list(axes)} adds {len(axes)} dimensions, `new_axis_names` "
+                                f"{names!r} names {len(names)}; give one name per new dimension")
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         tl = inputs[0]
@@ -133,8 +130,8 @@ class ExpandDims(BatchShapeOp):
         K.expand_shape(self.name, [1] * ndim, axes)  # checks the positions before the layout is built
         if names:
             if ndim > 0 and not layout:
-                raise ArgumentError(f"{self.name}: Specifying ``new_axis_names`` requires an input with a proper "
-                                    f"layout. (this {ndim}-dimensional input has no layout to insert the names into)")
+                raise ArgumentError(f"{self.name}: `new_axis_names` is given, but this {ndim}-dimensional input has no "
+                                    "layout to insert the names into")
             out_layout = K.expand_layout(layout, axes, names)
         else:
             out_layout = "" if axes else layout  # new unnamed dimensions clear the layout (DALI)

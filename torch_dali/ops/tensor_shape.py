@@ -19,13 +19,12 @@ from ..errors import ArgumentError
 from ._operator import Operator, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema
-from ..functional.tensor_axes import volume_mismatch
 from .arith_kernels import cast_sat
 from .basic import Cast
 
 
-# DALI's sentence when the output would not hold the input's bytes
-_SAME_BYTES = "Input and output samples must occupy the same size in bytes."
+# why a shape that does not hold the input's bytes is refused
+_SAME_BYTES = "a reshape keeps each sample's size in bytes"
 
 
 def _fill_negative(op: str, dims: list[float], in_shape: list[int], what: str) -> list[int]:
@@ -34,21 +33,21 @@ def _fill_negative(op: str, dims: list[float], in_shape: list[int], what: str) -
     volume = math.prod(in_shape)
     neg = [i for i, d in enumerate(dims) if d < 0]
     if len(neg) > 1:
-        raise ArgumentError(f"{op}: Only one negative extent is allowed; got: {what}")
+        raise ArgumentError(f"{op}: {what} has {len(neg)} negative extents; at most one may be inferred")
     out = [int(math.floor(d + 0.5)) if i not in neg else -1 for i, d in enumerate(dims)]  # DALI rounds half up
     if neg:
         w = neg[0]
         known = math.prod(d for d in out if d >= 0)
         if known == 0:
-            if w < len(in_shape) < len(dims):  # DALI's hint when the output adds dimensions
-                raise ArgumentError(f"{op}: {what}: Cannot infer the extent of dimension {w} for "
-                                    f"{len(dims)}D output and {len(in_shape)}D input. Use `src_dims` to achieve "
-                                    "more complex mapping of input to output dimensions.")
-            raise ArgumentError(f"{op}: {what}: Cannot infer the extent of dimension {w} when the volume "
-                                f"of remaining dimensions is 0. Input shape: {' x '.join(map(str, in_shape))}")
+            if w < len(in_shape) < len(dims):  # the output adds dimensions: point to `src_dims` (as DALI does)
+                raise ArgumentError(f"{op}: {what}: the negative extent at dimension {w} of a {len(dims)}-dimensional "
+                                    f"output cannot be worked out from a {len(in_shape)}-dimensional input; map "
+                                    "input dimensions to output dimensions with `src_dims`")
+            raise ArgumentError(f"{op}: {what}: the negative extent at dimension {w} cannot be worked out, the other "
+                                f"extents multiply to 0 (input shape {list(in_shape)})")
         if volume % known:
             raise ArgumentError(f"{op}: {what}: cannot infer the negative extent: the input has {volume} "
-                                f"elements, not a multiple of {known}. {_SAME_BYTES}")
+                                f"elements, not a multiple of {known} ({_SAME_BYTES})")
         out[w] = volume // known
     return out
 
@@ -65,8 +64,8 @@ class Reshape(Operator):
         if len(self.node.inputs) > 1:
             given.insert(0, "the shape input")
         if len(given) > 1:
-            raise ArgumentError(f"{self.name}: Shape input, `shape` argument and `rel_shape` argument are mutually "
-                                f"exclusive; given: {', '.join(given)}")
+            raise ArgumentError(f"{self.name}: the shape is given more than once ({', '.join(given)}); the shape "
+                                "input, `shape` and `rel_shape` are mutually exclusive")
         self.dtype = types.to_torch_dtype(a["dtype"]) if a.get("dtype") is not None else None
 
     def _target(self, x: torch.Tensor, inputs: list[torch.Tensor], args: dict[str, Any]) -> list[int]:
@@ -78,9 +77,9 @@ class Reshape(Operator):
         if src is not None:
             bad = [k for k, d in enumerate(src) if not -1 <= d < len(in_shape)]
             if bad:
-                raise ArgumentError(f"{op}: `src_dims` {src}: `src_dims[{bad[0]}] == {src[bad[0]]}` is out of bounds. "
-                                    "The indices in `src_dims` should be either valid dimension indices in range "
-                                    f"[0..{len(in_shape) - 1}] or -1 to insert a new dimension.")
+                raise ArgumentError(f"{op}: `src_dims` {src} holds {src[bad[0]]} at position {bad[0]}, out of bounds "
+                                    f"for an input of {len(in_shape)} dimensions (entries are 0 to "
+                                    f"{len(in_shape) - 1}, or -1 for a new dimension)")
         if len(inputs) > 1:
             shape = inputs[1].reshape(-1).tolist()
             return _fill_negative(op, shape, in_shape, f"the shape input {shape}")
@@ -93,16 +92,15 @@ class Reshape(Operator):
             rel = [rel] if isinstance(rel, (int, float)) else list(rel)
             if src is not None:
                 if len(src) != len(rel):
-                    raise ArgumentError(f"{op}: `src_dims` and `rel_shape` have different lengths: {len(src)} vs "
-                                        f"{len(rel)} (`src_dims` {src}, `rel_shape` {rel})")
+                    raise ArgumentError(f"{op}: `src_dims` {src} ({len(src)} entries) and `rel_shape` {rel} "
+                                        f"({len(rel)} entries) must be as long as each other")
                 base = [in_shape[d] if d >= 0 else 1 for d in src]
             else:
                 extra = 1 if rel and rel[-1] < 0 and len(rel) == len(in_shape) + 1 else 0
                 if len(rel) > len(in_shape) + extra:
-                    raise ArgumentError(f"{op}: `rel_shape` has more elements ({len(rel)}) than there are "
-                                        f"dimensions in the input ({len(in_shape)}). To add new dimensions, use "
-                                        f"`src_dims` to specify the mapping between input and output dimensions "
-                                        f"(-1 there inserts one); `rel_shape` is {rel}")
+                    raise ArgumentError(f"{op}: `rel_shape` {rel} has {len(rel)} extents for an input of "
+                                        f"{len(in_shape)} dimensions; new dimensions come from `src_dims` "
+                                        "(-1 inserts one)")
                 base = in_shape[:len(rel)] + [1] * (len(rel) - len(in_shape))
             dims = [b * r if r >= 0 else -1.0 for b, r in zip(base, rel)]
             return _fill_negative(op, dims, in_shape, f"`rel_shape` {rel}")
@@ -116,16 +114,16 @@ class Reshape(Operator):
             x = self._retype(x)
         target = self._target(x, inputs, args)
         if math.prod(target) != x.numel():
-            # DALI words it by where the shape came from: `src_dims` alone, or a shape/rel_shape
-            why = (volume_mismatch(math.prod(target), x.numel()) if self._src_dims_only(inputs, args)
-                   else _SAME_BYTES)
+            # why, by where the shape came from: `src_dims` alone, or a shape/rel_shape
+            why = ("`src_dims` only drops, reorders or adds unit dimensions, so the element count must stay"
+                   if self._src_dims_only(inputs, args) else _SAME_BYTES)
             raise ArgumentError(f"{self.name}: cannot reshape a sample of shape {list(x.shape)} ({x.numel()} "
                                 f"elements) to {target} ({math.prod(target)} elements): {why}")
         out = x.reshape(target)
         layout = self.args.get("layout")
         if layout and len(layout) != out.dim():
-            raise ArgumentError(f"{self.name}: Requested layout '{layout}' is not compatible with a {out.dim()}D "
-                                f"shape (the layout has {len(layout)} dimensions)")
+            raise ArgumentError(f"{self.name}: layout {layout!r} has {len(layout)} dimensions, the output has "
+                                f"{out.dim()}")
         return out
 
     def _src_dims_only(self, inputs: list[torch.Tensor], args: dict[str, Any]) -> bool:

@@ -78,9 +78,8 @@ def run_frames(op: Operator, inputs: list[TensorList], args: dict[str, list[Any]
             if ref is None:
                 ref = got
             elif got[0] != ref[0]:
-                raise ArgumentError(f"The {ref[1]} and the {got[1]} have different number of frames for sample "
-                                    f"{i}, respectively: {ref[0]} and {got[0]} ({op.name}: sequence inputs must have "
-                                    "as many frames as each other)")
+                raise ArgumentError(f"{op.name}: sample {i} has {got[0]} frames in {got[1]} but {ref[0]} in "
+                                    f"{ref[1]}; sequence inputs must have as many frames as each other")
         for k in names:
             m = _frame_count(args[k][i])
             if ref is None:

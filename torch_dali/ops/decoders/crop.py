@@ -139,7 +139,8 @@ class ImageDecoderSlice(_WindowDecoder):
             dims = [int(a) for a in np.asarray([1, 0] if axes is None else axes).reshape(-1)]
             for a in dims:
                 if not -2 <= a < 2:
-                    raise ArgumentError(f"{self.name}: Axis {a} out of range. Expected range is [-2, 1] for a 2D input")
+                    raise ArgumentError(f"{self.name}: `axes` holds {a}, out of range for an image's 2 dimensions "
+                                        "(valid: -2 to 1)")
             dims = [a % 2 for a in dims]
         if self.named:
             anchor, extent = named_window(self.name, lambda k: args[k] if k in args else self.args.get(k), (h, w), dims)
