@@ -4,7 +4,7 @@ Draws come from each sample's SampleRNG, so the same seed gives the same windows
 thread count. random_crop_generator draws exactly as random_resized_crop does (same area /
 aspect-ratio / fallback rules, `functional.crop_window`), so the two pick the same window for the
 same seed and sample. Argument errors are raised when the batch runs (as DALI does: its tests
-expect them from `pipe.run()`), with DALI's wording.
+expect them from `pipe.run()`), in our own words.
 """
 from __future__ import annotations
 
@@ -37,11 +37,13 @@ class ROIRandomCrop(Operator):
                   args: dict[str, list[Any]]) -> list[TensorList]:
         has_in_shape = "in_shape" in args or self.args.get("in_shape") is not None
         if inputs and has_in_shape:
-            raise ArgumentError(f"{self.name}: ``in_shape`` argument is incompatible with providing an input.")
+            raise ArgumentError(f"{self.name}: `in_shape` was given and so was an input: the input's own shape is "
+                                "used, so give one or the other")
         has_end = "roi_end" in args or self.args.get("roi_end") is not None
         has_shape = "roi_shape" in args or self.args.get("roi_shape") is not None
         if has_end == has_shape:
-            raise ArgumentError(f"{self.name}: Either ROI end or ROI shape should be defined, but not both")
+            raise ArgumentError(f"{self.name}: give exactly one of `roi_end` and `roi_shape` "
+                                f"({'both were' if has_end else 'neither was'} given)")
         n = len(inputs[0]) if inputs else ctx.batch_size
         out = []
         for i in range(n):
@@ -57,17 +59,16 @@ class ROIRandomCrop(Operator):
                 if v is not None and len(v) != ndim:
                     raise ArgumentError(f"{self.name}: `{name}` has {len(v)} values, `crop_shape` {ndim}")
             if in_shape is not None and any(s < 0 for s in in_shape):
-                raise ArgumentError(f"{self.name}: Input shape can't be negative. Got {in_shape}")
+                raise ArgumentError(f"{self.name}: the input shape {in_shape} has a negative extent")
             if any(c < 0 for c in crop):
-                raise ArgumentError(f"{self.name}: Crop shape can't be negative. Got {crop}")
+                raise ArgumentError(f"{self.name}: `crop_shape` {crop} has a negative extent")
             if any(e < s for s, e in zip(start, end)):
-                raise ArgumentError(f"{self.name}: ROI shape can't be negative. Got start={start} end={end}")
+                raise ArgumentError(f"{self.name}: the ROI ends before it starts (start {start}, end {end})")
             if in_shape is not None and any(s < 0 or e > n_ for s, e, n_ in zip(start, end, in_shape)):
-                raise ArgumentError(f"{self.name}: ROI can't be out of bounds. Got start={start} end={end} for an "
-                                    f"input of shape {in_shape}")
+                raise ArgumentError(f"{self.name}: the ROI (start {start}, end {end}) reaches outside the input of "
+                                    f"shape {in_shape}")
             if in_shape is not None and any(c > n_ for c, n_ in zip(crop, in_shape)):
-                raise ArgumentError(f"{self.name}: Cropping shape can't be bigger than the input shape. Got crop {crop} for "
-                                    f"an input of shape {in_shape}")
+                raise ArgumentError(f"{self.name}: `crop_shape` {crop} is larger than the input of shape {in_shape}")
             rng = ctx.sample(i).rng
             anchor = []
             for d in range(ndim):

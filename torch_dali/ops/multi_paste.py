@@ -88,8 +88,8 @@ class MultiPaste(Operator):
                 ids = [int(v) for v in np.asarray(self._get(args, "in_ids", i)).reshape(-1)]
                 for k in ids:
                     if not 0 <= k < len(base):
-                        raise ArgumentError(f"{self.name}: The `in_idx` must be in range [0, .., batch_size - 1]. "
-                                            f"Got in_idx: {k}. Input batch size is: {len(base)}.")
+                        raise ArgumentError(f"{self.name}: `in_ids` of output {i} names sample {k}, but the input "
+                                            f"batch has {len(base)} samples (0 to {len(base) - 1})")
                 srcs = [base[k] for k in ids]
                 ctx.source_picks.append([(0, k) for k in ids])
             else:
@@ -101,8 +101,8 @@ class MultiPaste(Operator):
                 shapes = {tuple(t.shape[:2]) for tl in inputs for t in tl}
                 if len(shapes) != 1:
                     a, b = sorted(shapes)[:2]
-                    raise ArgumentError(f"{self.name}: If the `output_size` is not specified, all the input samples "
-                                        f"must have the same shape. Got samples of different shapes: {a} and {b}.")
+                    raise ArgumentError(f"{self.name}: without `output_size` the output takes the inputs' size, so they "
+                                        f"must all be one size; got samples of {a} and {b}")
                 canvas = next(iter(shapes))
             else:
                 canvas = tuple(int(v) for v in np.asarray(size).reshape(-1))
@@ -111,8 +111,8 @@ class MultiPaste(Operator):
                 canvas = canvas[:2]  # as DALI: values past (H, W) (an (H, W, C) shape) are not read
             channels = int(base[i].shape[2])
             if any(int(s.shape[2]) != channels for s in srcs):
-                raise ArgumentError(f"{self.name}: All regions pasted into given output sample must have the same "
-                                    f"number of channels")
+                raise ArgumentError(f"{self.name}: the samples pasted into output {i} have different channel counts "
+                                    f"({sorted({int(s.shape[2]) for s in srcs} | {channels})})")
             in_sizes = [(int(s.shape[0]), int(s.shape[1])) for s in srcs]
             in_anchor = self._coords(args, i, n, "in_anchors", in_sizes)
             in_anchor = np.zeros((n, 2), np.int64) if in_anchor is None else in_anchor

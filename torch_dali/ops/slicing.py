@@ -166,10 +166,9 @@ class Slice(Operator):
                 anchor, extent = self._positional_window(inputs[1][i], inputs[2][i], shape, axes)
             inside = all(0 <= a and a + e <= n for a, e, n in zip(anchor, extent, shape))
             if not inside and self.policy == "error":
-                # (worded as DALI's message, which its tests match)
-                raise ArgumentError(f"Slice can't be placed out of bounds with current policy. Got: input_shape="
-                                    f"{shape}, slice_anchor={anchor}, slice_shape={extent}; use "
-                                    f"out_of_bounds_policy='pad' or 'trim_to_shape'")
+                raise ArgumentError(f"{self.name}: the slice (anchor {list(anchor)}, shape {list(extent)}) reaches "
+                                    f"outside the input of shape {list(shape)} and out_of_bounds_policy is "
+                                    "'error'; use 'pad' or 'trim_to_shape' to slice past the edges")
             if not inside and self.policy == "trim_to_shape":
                 anchor, extent = R.trim(anchor, extent, shape)
             fill = None
