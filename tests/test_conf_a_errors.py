@@ -4,27 +4,18 @@ broadcasting, slice's arguments, `axes` out of range, inputs on the wrong device
 and deprecated names."""
 from __future__ import annotations
 
-import contextlib
 import warnings
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 import pytest
 
 from torch_dali import fn, ops, types
 from torch_dali.pipeline import DataNode, Pipeline
+from error_facts import raises_with
 
 F32 = np.float32
 TRUTH = ("DataNode 'dummy'", "no truth value", "enable_conditionals=True", "fn.cast")
-
-
-@contextlib.contextmanager
-def _raises(kind: type, *facts: str) -> Iterator[Any]:
-    """The error is a `kind` and its message holds each of `facts`."""
-    with pytest.raises(kind) as info:
-        yield info
-    for f in facts:
-        assert f in str(info.value), (f, str(info.value))
 
 
 def _constant(batch: list[np.ndarray]) -> Callable[[], list[np.ndarray]]:
@@ -46,7 +37,7 @@ def _run(make: Callable[..., Any], *feeds: list[np.ndarray], layouts: tuple = ()
 def test_bool_of_a_hand_made_data_node_is_dalis_type_error() -> None:
     node = DataNode("dummy")
     assert node.name == "dummy" and node.device == "cpu"
-    with _raises(TypeError, *TRUTH):
+    with raises_with(TypeError, *TRUTH):
         bool(node)
 
 
@@ -56,14 +47,14 @@ def test_min_max_of_data_nodes_are_dalis_type_error() -> None:
         a = fn.external_source(lambda: [np.int32([1])])
         b = fn.external_source(lambda: [np.int32([2])])
         for f in (min, max):
-            with _raises(TypeError, "no truth value", "enable_conditionals=True"):
+            with raises_with(TypeError, "no truth value", "enable_conditionals=True"):
                 f(a, b)
 
 
 @pytest.mark.parametrize("use", [lambda d: fn.cast(d, dtype=types.INT32), lambda d: d])
 def test_a_data_node_without_an_op_cannot_feed_or_be_an_output(use: Callable[[Any], Any]) -> None:
     pipe = Pipeline(batch_size=1, num_threads=1, device_id=None)
-    with _raises(RuntimeError, "DataNode 'dummy'", "no op that produces it"):  # DALI: at build
+    with raises_with(RuntimeError, "DataNode 'dummy'", "no op that produces it"):  # DALI: at build
         with pipe:
             pipe.set_outputs(use(DataNode("dummy")))
         pipe.build()
@@ -80,7 +71,7 @@ def test_a_data_node_without_an_op_cannot_feed_or_be_an_output(use: Callable[[An
      ("[4] and [3] of sample 0", "4 at dimension 0 of [4], 3 at dimension 0 of [3]")),
 ])
 def test_broadcast_error_lists_shapes_dimension_and_sample(a: list, b: list, facts: tuple) -> None:
-    with _raises(RuntimeError, "cannot be broadcast", *facts):
+    with raises_with(RuntimeError, "cannot be broadcast", *facts):
         _run(lambda x, y: x + y, a, b)
 
 
@@ -95,7 +86,7 @@ def test_broadcast_error_lists_shapes_dimension_and_sample(a: list, b: list, fac
      "`end`, `rel_end`, `shape` and `rel_shape` are mutually exclusive, got rel_end, rel_shape"),
 ])
 def test_slice_exclusive_arguments(kw: dict, text: str) -> None:
-    with _raises(RuntimeError, text):
+    with raises_with(RuntimeError, text):
         _run(lambda x: fn.slice(x, axes=(0, 1), **kw), [np.zeros((5, 4, 3), np.uint8)], layouts=("HWC",))
 
 
@@ -106,7 +97,7 @@ def test_axes_out_of_range(axis: int, named: bool) -> None:
         if named:
             return fn.slice(x, start=[1], shape=[2], axes=[axis])
         return fn.slice(x, np.array([1], F32), np.array([2], F32), axes=[axis])
-    with _raises(RuntimeError, f"`axes` [{axis}] holds {axis}, out of range", "3-dimensional", "-3 to 2"):
+    with raises_with(RuntimeError, f"`axes` [{axis}] holds {axis}, out of range", "3-dimensional", "-3 to 2"):
         _run(make, [np.zeros((5, 4, 3), np.uint8)], layouts=("HWC",))
 
 
@@ -122,9 +113,9 @@ def _slice_fed_from_gpu(named: bool) -> None:
 
 
 def test_gpu_inputs_to_a_cpu_op() -> None:
-    with _raises(RuntimeError, "input 1", "is on the GPU", "runs on the CPU"):
+    with raises_with(RuntimeError, "input 1", "is on the GPU", "runs on the CPU"):
         _slice_fed_from_gpu(named=False)
-    with _raises(ValueError, "per-sample argument `rel_s", "is on the GPU", "CPU op"):  # DALI: a ValueError
+    with raises_with(ValueError, "per-sample argument `rel_s", "is on the GPU", "CPU op"):  # DALI: a ValueError
         _slice_fed_from_gpu(named=True)
 
 
@@ -135,22 +126,22 @@ def _seq(*frames: int) -> list[np.ndarray]:
 
 
 def test_sequence_inputs_with_different_frame_counts() -> None:
-    with _raises(RuntimeError, "sample 1 has 2 frames in input 1 but 3 in input 0"):
+    with raises_with(RuntimeError, "sample 1 has 2 frames in input 1 but 3 in input 0"):
         _run(lambda a, b: fn.transforms.combine(a, b), _seq(3, 3), _seq(3, 2), layouts=("F**", "F**"))
 
 
 def test_per_frame_argument_count() -> None:
     ang = [np.zeros(3, F32), np.zeros(2, F32)]
-    with _raises(RuntimeError, "sample 1 of the per-frame argument `angle` has 2 values, but sample 1 of input 0 "
+    with raises_with(RuntimeError, "sample 1 of the per-frame argument `angle` has 2 values, but sample 1 of input 0 "
                                "has 3 frames"):
         _run(lambda m, a: fn.transforms.rotation(m, angle=fn.per_frame(a)), _seq(3, 3), ang, layouts=("F**",))
     centers = [np.zeros((3, 2), F32), np.zeros((2, 2), F32)]
-    with _raises(RuntimeError, "sample 1 of the per-frame argument `center` has 2 values, but sample 1 of "
+    with raises_with(RuntimeError, "sample 1 of the per-frame argument `center` has 2 values, but sample 1 of "
                                "argument `angle` has 3 frames"):
         _run(lambda a, c: fn.transforms.rotation(angle=fn.per_frame(a), center=fn.per_frame(c)),
              [np.zeros(3, F32)] * 2, centers)
     video = [np.zeros((3, 8, 8), F32)]
-    with _raises(RuntimeError, "sample 0 of the per-frame argument `window_size` has 2 values, but sample 0 of "
+    with raises_with(RuntimeError, "sample 0 of the per-frame argument `window_size` has 2 values, but sample 0 of "
                                "input 0 has 3 frames"):
         _run(lambda v, w: fn.gaussian_blur(v, window_size=fn.per_frame(w)), video, [np.int32([3, 5])],
              layouts=("FHW",))

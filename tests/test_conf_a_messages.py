@@ -1,7 +1,7 @@
 """Errors keep DALI's error types and name the op, the argument and the offending values (in our own words)."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -9,14 +9,7 @@ import pytest
 from torch_dali import fn
 from torch_dali.errors import ArgumentError, PipelineError
 from torch_dali.pipeline import Pipeline
-
-
-def _run(make: Callable[[Any], Any], samples: list[np.ndarray], layout: str | None = None) -> None:
-    pipe = Pipeline(batch_size=len(samples), num_threads=1, device_id=None, seed=1)
-    with pipe:
-        src = fn.external_source(lambda: samples, layout=layout)
-        pipe.set_outputs(make(src))
-    pipe.run()
+from error_facts import run_on
 
 
 U8 = np.uint8
@@ -60,7 +53,7 @@ U8 = np.uint8
 ])
 def test_runtime_errors_name_the_op_argument_and_values(make: Any, samples: list, layout: str | None, pattern: str) -> None:
     with pytest.raises(PipelineError, match=pattern):
-        _run(make, samples, layout)
+        run_on(make, samples, layout)
 
 
 @pytest.mark.parametrize("make", [lambda x: fn.zeros(shape=(2, 3), layout="HWC"),
@@ -68,14 +61,14 @@ def test_runtime_errors_name_the_op_argument_and_values(make: Any, samples: list
 def test_constant_layout_mismatch_names_the_layout_and_ranks(make: Any) -> None:
     with pytest.raises((ArgumentError, PipelineError),
                        match=r"`layout` 'HWC' names 3 dimensions, the output has 2"):
-        _run(make, [np.zeros((), np.float32)])
+        run_on(make, [np.zeros((), np.float32)])
 
 
 @pytest.mark.parametrize("make", [lambda x: fn.crop(x, crop=(2, 2)),
                                   lambda x: fn.crop_mirror_normalize(x, crop=(2, 2))])
 def test_declared_unsupported_layout_is_a_value_error_at_build(make: Any) -> None:
     with pytest.raises(ArgumentError, match=r'Crop.*"ABC" is not supported; it takes HWC'):
-        _run(make, [np.zeros((4, 4, 3), U8)], "ABC")
+        run_on(make, [np.zeros((4, 4, 3), U8)], "ABC")
 
 
 @pytest.mark.parametrize("make,samples,layout,pattern", [
@@ -92,7 +85,7 @@ def test_build_time_argument_errors_are_also_runtime_errors(make: Any, samples: 
                                                              pattern: str) -> None:
     # DALI raises RuntimeError for arguments refused at build; ours stay ValueErrors too
     with pytest.raises(RuntimeError, match=pattern) as info:
-        _run(make, samples, layout)
+        run_on(make, samples, layout)
     assert isinstance(info.value, ArgumentError)
 
 
@@ -103,7 +96,7 @@ def test_build_time_argument_errors_are_also_runtime_errors(make: Any, samples: 
 ])
 def test_expand_dims_argument_errors(make: Any, pattern: str) -> None:
     with pytest.raises(RuntimeError, match=pattern):
-        _run(make, [np.zeros((2, 3, 4), U8)])
+        run_on(make, [np.zeros((2, 3, 4), U8)])
 
 
 @pytest.mark.parametrize("make,samples,layout,pattern", [
@@ -117,13 +110,13 @@ def test_input_layout_refused_as_it_runs_is_a_value_error(make: Any, samples: li
                                                          pattern: str) -> None:
     # DALI raises ValueError for an input layout / rank the op does not take; ours names the op too
     with pytest.raises(ValueError, match=pattern) as info:
-        _run(make, samples, layout)
+        run_on(make, samples, layout)
     assert isinstance(info.value, PipelineError) and "defined at" in str(info.value)
 
 
 def test_constant_only_argument_given_a_data_node() -> None:
     with pytest.raises(TypeError, match=r"ExpandDims.*`axes`.*DataNode.*constant"):
-        _run(lambda x: fn.expand_dims(x, axes=fn.external_source(lambda: [np.int32([0])])),
+        run_on(lambda x: fn.expand_dims(x, axes=fn.external_source(lambda: [np.int32([0])])),
              [np.zeros((2, 3), U8)])
 
 

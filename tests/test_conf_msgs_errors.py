@@ -2,35 +2,18 @@
 checked: squeeze, reshape, random.beta, scalar arguments and external_source."""
 from __future__ import annotations
 
-import contextlib
 import re
 import warnings
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 import pytest
 
 from torch_dali import fn, types
 from torch_dali.pipeline import Pipeline
+from error_facts import raises_with, run_on
 
 U8 = np.uint8
-
-
-def _run(make: Callable[[Any], Any], samples: list[np.ndarray], layout: str | None = None) -> None:
-    pipe = Pipeline(batch_size=len(samples), num_threads=1, device_id=None, seed=1)
-    with pipe:
-        src = fn.external_source(lambda: samples, layout=layout)
-        pipe.set_outputs(make(src))
-    pipe.run()
-
-
-@contextlib.contextmanager
-def _raises(kind: type, *facts: str) -> Iterator[Any]:
-    """The error is a `kind` and its message holds each of `facts`."""
-    with pytest.raises(kind) as info:
-        yield info
-    for f in facts:
-        assert f in str(info.value), (f, str(info.value))
 
 
 @pytest.mark.parametrize("make,shape,layout,facts", [
@@ -62,8 +45,8 @@ def _raises(kind: type, *facts: str) -> Iterator[Any]:
      ("layout 'AB' has 2 dimensions, the output has 1",)),
 ])
 def test_shape_op_errors_as_they_run(make: Any, shape: tuple, layout: str | None, facts: tuple) -> None:
-    with _raises(RuntimeError, *facts):
-        _run(make, [np.zeros(shape, U8)], layout)
+    with raises_with(RuntimeError, *facts):
+        run_on(make, [np.zeros(shape, U8)], layout)
 
 
 @pytest.mark.parametrize("make,text", [
@@ -73,8 +56,8 @@ def test_shape_op_errors_as_they_run(make: Any, shape: tuple, layout: str | None
 ])
 def test_shape_op_errors_at_build_are_runtime_and_value_errors(make: Any, text: str) -> None:
     for kind in (RuntimeError, ValueError):
-        with _raises(kind, text):
-            _run(make, [np.zeros((1, 1, 10), U8)], "XYZ")
+        with raises_with(kind, text):
+            run_on(make, [np.zeros((1, 1, 10), U8)], "XYZ")
 
 
 def _draw(make: Callable[[], Any]) -> None:
@@ -99,7 +82,7 @@ def _draw(make: Callable[[], Any]) -> None:
      ("`probability` takes one number per sample", "has 1 dimension,")),
 ])
 def test_random_argument_errors(make: Any, facts: tuple) -> None:
-    with _raises(RuntimeError, *facts):
+    with raises_with(RuntimeError, *facts):
         _draw(make)
 
 
@@ -116,46 +99,46 @@ def _es(**kw: Any) -> Pipeline:
 
 
 def test_external_source_type_errors() -> None:
-    with _raises(RuntimeError, "the data are float", "the `dtype` argument is uint8"):
+    with raises_with(RuntimeError, "the data are float", "the `dtype` argument is uint8"):
         _es(source=[[np.ones(3, np.float32)] * 2], dtype=types.UINT8).run()
     pipe = _es(source=[[np.ones(3, np.float64)] * 2, [np.ones(3, np.int64)] * 2])
     pipe.run()
-    with _raises(RuntimeError, "this batch is int64, the earlier ones were double"):
+    with raises_with(RuntimeError, "this batch is int64, the earlier ones were double"):
         pipe.run()
 
 
 def test_external_source_dimensionality_errors() -> None:
-    with _raises(RuntimeError, "the data have 2 dimensions", "the `ndim` argument is 3"):
+    with raises_with(RuntimeError, "the data have 2 dimensions", "the `ndim` argument is 3"):
         _es(source=[[np.ones((4, 4), U8)] * 2], ndim=3).run()
     pipe = _es(source=[[np.ones((4, 4, 3), U8)] * 2, [np.ones((4, 4), U8)] * 2])
     pipe.run()
-    with _raises(RuntimeError, "this batch's samples have 2 dimensions, the earlier batches' 3"):
+    with raises_with(RuntimeError, "this batch's samples have 2 dimensions, the earlier batches' 3"):
         pipe.run()
     for kind in (RuntimeError, ValueError):
-        with _raises(kind, "`layout` 'HWC' has 3 dimensions, but `ndim` is 2"):
+        with raises_with(kind, "`layout` 'HWC' has 3 dimensions, but `ndim` is 2"):
             _es(layout="HWC", ndim=2).build()
 
 
 def test_external_source_layout_errors() -> None:
     pipe = _es(name="in", layout="H")
     pipe.feed_input("in", [np.zeros(1)] * 2, layout="W")
-    with _raises(RuntimeError, "the batch was fed with layout 'W', the `layout` argument is 'H'"):
+    with raises_with(RuntimeError, "the batch was fed with layout 'W', the `layout` argument is 'H'"):
         pipe.run()
     pipe = _es(name="in")
     pipe.feed_input("in", [np.zeros(1)] * 2, layout="W")
     pipe.feed_input("in", [np.zeros(1)] * 2, layout="H")
     pipe.run()
-    with _raises(RuntimeError, "this batch's layout is 'H', the earlier batches' 'W'"):
+    with raises_with(RuntimeError, "this batch's layout is 'H', the earlier batches' 'W'"):
         pipe.run()
     pipe = _es(name="in")
-    with _raises(RuntimeError, "layout 'W' is for 1-dimensional samples", "have 2 dimensions"):  # at feed_input
+    with raises_with(RuntimeError, "layout 'W' is for 1-dimensional samples", "have 2 dimensions"):  # at feed_input
         pipe.feed_input("in", [np.zeros((1, 2))] * 2, layout="W")
-    with _raises(RuntimeError, "layout 'HW' is for 2-dimensional samples", "have 1 dimensions"):  # a dense batch
+    with raises_with(RuntimeError, "layout 'HW' is for 2-dimensional samples", "have 1 dimensions"):  # a dense batch
         pipe.feed_input("in", np.zeros((2, 3)), layout="HW")
 
 
 def test_external_source_empty_batch() -> None:
-    with _raises(RuntimeError, "the source gave an empty batch (0 samples)"):
+    with raises_with(RuntimeError, "the source gave an empty batch (0 samples)"):
         _es(source=lambda: []).run()
 
 
@@ -172,7 +155,7 @@ def _three(arg: Any, a: Any, b: Any, /) -> None: ...
     (_three, "`source` _three has 3 parameters (arg, a, b, defaults included)"),
 ])
 def test_source_signature_refusals_are_type_errors(source: Any, text: str) -> None:
-    with _raises(TypeError, text, "takes no argument or one"):
+    with raises_with(TypeError, text, "takes no argument or one"):
         _es(source=source, batch=False).build()
 
 

@@ -99,12 +99,7 @@ def main() -> None:
         t0, c0 = time.perf_counter(), time.thread_time()
         x, y = next(gen)
         t1 = time.perf_counter()
-        x = x.contiguous(memory_format=torch.channels_last)
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = torch.nn.functional.cross_entropy(model(x), y % 1000)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+        feed_probe.train_step(model, opt, x, y)
         host.append(((t1 - t0) * 1e3, (time.perf_counter() - t1) * 1e3, (time.thread_time() - c0) * 1e3))
 
     lat = GilLatency()
