@@ -88,6 +88,7 @@ def feed_one(which: str, data: str, steps: int) -> dict[str, Any]:
     import torchvision
     sys.path.insert(0, str(HERE))
     import reference_pipes as R
+    from feed_probe import train_step
     model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     bs = R.BS
@@ -118,12 +119,7 @@ def feed_one(which: str, data: str, steps: int) -> dict[str, Any]:
 
     def step() -> None:
         x, y = next(gen)
-        x = x.contiguous(memory_format=torch.channels_last)
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = torch.nn.functional.cross_entropy(model(x), y % 1000)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+        train_step(model, opt, x, y)
 
     for _ in range(10):  # warm-up: cuDNN autotuning, the loader's first epoch start
         step()
