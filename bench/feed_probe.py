@@ -11,6 +11,8 @@ td: DALI's fused ResNet-50 recipe through DALIGenericIterator, as the judge's tr
 (default hw_decoder_load); tdl: torch_dali.DataLoader over the README's pipeline; dali: the fused
 recipe with NVIDIA DALI. TORCH_DALI_PROBE_SWITCH=seconds sets the interpreter's GIL switch interval;
 TORCH_DALI_PROBE_HOG_MS=ms adds a thread that holds the GIL that long every 58 ms (calibration).
+TORCH_DALI_PROBE_TRAIN=graph replays the step as one CUDA graph (GPU shared, host barely), =sleep
+takes each batch at the training's pace with no GPU work (TORCH_DALI_PROBE_SLEEP_S, default 0.055).
 Per decode call (torch_dali's mixed decoders): its wall time and the decoder's own phase times
 (`decode_calls`), to split a decode lane's time into the decoder's and the rest (Python, GIL).
 """
@@ -30,7 +32,7 @@ sys.path.insert(0, str(HERE))
 
 BS = 256
 PIPES: list = []  # the torch_dali pipelines made, for their executors' stage timings
-DECODES: list = []  # per torch_dali decode call: (wall ms, the decoder's last_stats)
+DECODES: list = []  # per torch_dali decode call: (wall ms, the decoder's last_stats, start perf_counter)
 
 
 def time_decodes() -> None:
@@ -42,7 +44,7 @@ def time_decodes() -> None:
         t = time.perf_counter()
         out = inner(datas, device, *a, **kw)
         dec = nvjpeg.prepare_decoder(device, kw.get("hw_load", 0.9))
-        DECODES.append(((time.perf_counter() - t) * 1e3, dict(dec.last_stats) if dec is not None else {}))
+        DECODES.append(((time.perf_counter() - t) * 1e3, dict(dec.last_stats) if dec is not None else {}, t))
         return out
     nvjpeg.decode_jpeg_batch_cuda = timed
 MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
@@ -109,6 +111,41 @@ def train_step(model: Any, opt: Any, x: Any, y: Any) -> None:
     opt.step()
 
 
+def graphed_step(model: Any, opt: Any) -> Any:
+    """TORCH_DALI_PROBE_TRAIN=graph: the same step captured once as a CUDA graph (PyTorch's
+    whole-network recipe) and replayed per batch: the GPU as busy as eager training, while the
+    training thread issues one call per step instead of ~700 kernels (so it holds the GIL and a
+    core far less). Splits a loader's cost into GPU sharing and host (GIL, CPU) sharing."""
+    import torch
+    sx = torch.randn(BS, 3, 224, 224, device="cuda").contiguous(memory_format=torch.channels_last)
+    sy = torch.randint(0, 1000, (BS,), device="cuda")
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            train_step(model, opt, sx, sy)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(graph):
+        with torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=False):  # capture needs no cast cache
+            loss = torch.nn.functional.cross_entropy(model(sx), sy)
+        loss.backward()
+        opt.step()
+
+    def step(model: Any, opt: Any, x: Any, y: Any) -> None:
+        sx.copy_(x)
+        sy.copy_(y % 1000)
+        graph.replay()
+    return step
+
+
+def paced_step(model: Any, opt: Any, x: Any, y: Any) -> None:
+    """TORCH_DALI_PROBE_TRAIN=sleep: no GPU work, the batch taken at the training's pace (the
+    loader's own timings without anything sharing the GPU or the GIL)."""
+    time.sleep(float(os.environ.get("TORCH_DALI_PROBE_SLEEP_S", "0.055")))
+
+
 def main() -> None:
     import torch
     import torchvision
@@ -130,8 +167,11 @@ def main() -> None:
     torch.backends.cudnn.benchmark = True
     model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    train = os.environ.get("TORCH_DALI_PROBE_TRAIN", "eager")
+    do_step = {"eager": lambda: train_step, "graph": lambda: graphed_step(model, opt),
+               "sleep": lambda: paced_step}[train]()
     gen = batches(data, mode)
-    rows: list[tuple[float, float, Any, Any, Any]] = []
+    rows: list[tuple[Any, ...]] = []
     t_start = None
     cpu0 = None
     for step in range(steps + 10):
@@ -149,11 +189,11 @@ def main() -> None:
         x, y = next(gen)
         h1 = time.perf_counter()
         eb.record()  # after the iterator's wait on the batch's event
-        train_step(model, opt, x, y)
+        do_step(model, opt, x, y)
         ec.record()
         h2 = time.perf_counter()
         if step >= 10:
-            rows.append((h1 - h0, h2 - h1, ea, eb, ec, time.thread_time() - c0))
+            rows.append((h1 - h0, h2 - h1, ea, eb, ec, time.thread_time() - c0, h0))
     torch.cuda.synchronize()
     wall = time.perf_counter() - t_start
     cpu = time.process_time() - cpu0
@@ -163,7 +203,7 @@ def main() -> None:
                 "max": round(max(v), 2)}
     gaps = [rows[i][4].elapsed_time(rows[i + 1][2]) for i in range(len(rows) - 1)]  # between steps
     rec = {
-        "what": f"feed_probe_{mode}", "steps": steps, "images_per_s": round(steps * BS / wall, 1),
+        "what": f"feed_probe_{mode}", "train": train, "steps": steps, "images_per_s": round(steps * BS / wall, 1),
         "step_ms": round(wall / steps * 1e3, 2),
         "host_next_ms": ms([r[0] * 1e3 for r in rows]),
         "host_issue_ms": ms([r[1] * 1e3 for r in rows]),
@@ -179,7 +219,11 @@ def main() -> None:
         "decode_calls": {"n": len(DECODES), "wall_ms": ms([d[0] for d in DECODES] or [0.0]),
                          **{k + "_ms": ms([d[1].get(k, 0) / 1e3 for d in DECODES] or [0.0])
                             for k in ("headers_us", "decode_us", "hardware_us", "hybrid_us", "total_us")}},
-        "per_step": {"next_ms": [round(r[0] * 1e3, 1) for r in rows],
+        # each decode call: [start ms from the timed window's start, wall ms, hardware phase ms, hybrid phase ms]
+        "per_decode": [[round((d[2] - t_start) * 1e3, 1), round(d[0], 1), round(d[1].get("hardware_us", 0) / 1e3, 1),
+                        round(d[1].get("hybrid_us", 0) / 1e3, 1)] for d in DECODES[:300]],
+        "per_step": {"start_ms": [round((r[6] - t_start) * 1e3, 1) for r in rows],
+                     "next_ms": [round(r[0] * 1e3, 1) for r in rows],
                      "gpu_wait_ms": [round(r[2].elapsed_time(r[3]), 1) for r in rows],
                      "gpu_step_ms": [round(r[3].elapsed_time(r[4]), 1) for r in rows]},
         "config": {k: v for k, v in os.environ.items() if k.startswith("TORCH_DALI_")},

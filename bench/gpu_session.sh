@@ -78,7 +78,7 @@ if [ "$STEP" = probe ] || [ "$STEP" = first+probe ]; then
   IFS=';' read -ra SETS <<< "${CONFIGS:-}"
   for mode in ${MODES:-synthetic td tdl}; do
     for cfg in "${SETS[@]}"; do
-      [ "$mode" = synthetic ] && [ -n "$cfg" ] && [ "${cfg#*PROBE_HOG}" = "$cfg" ] && continue
+      [ "$mode" = synthetic ] && [ -n "$cfg" ] && [ "${cfg#*PROBE_}" = "$cfg" ] && continue
       env $cfg timeout 120 python3 bench/feed_probe.py /tmp/ref420 $mode "${STEPS:-60}" 2>&1 | tail -1 | CFG="$cfg" python3 -c "
 import json, os, sys
 line = sys.stdin.read().strip()
