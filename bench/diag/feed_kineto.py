@@ -10,7 +10,9 @@ Also, over the traced steps: the training thread's host time per step (in next()
 step) and its CPU time; how late a thread that sleeps 1 ms gets the GIL back (the wait any Python
 thread, the training's included, has for it while the loader's threads run Python); with
 TORCH_DALI_PROBE_SPY=path/to/py-spy, the Python stacks sampled while holding the GIL, per thread
-(`gil_holders`: samples per thread name and its most frequent innermost frames).
+(`gil_holders`: samples per thread name and its most frequent innermost frames); per thread, the
+CUDA runtime/driver calls it spent most host time in (`cuda_calls`: thread, call, n, ms, n over
+1 ms, max ms); TORCH_DALI_PROBE_TRAIN=graph replays the step as one CUDA graph (feed_probe).
 """
 from __future__ import annotations
 
@@ -91,6 +93,8 @@ def main() -> None:
     torch.backends.cudnn.benchmark = True
     model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    train = os.environ.get("TORCH_DALI_PROBE_TRAIN", "eager")  # graph: feed_probe.graphed_step
+    do_step = feed_probe.graphed_step(model, opt) if train == "graph" else feed_probe.train_step
     gen = feed_probe.batches(data, mode)
 
     host: list[tuple[float, float, float]] = []
@@ -99,7 +103,7 @@ def main() -> None:
         t0, c0 = time.perf_counter(), time.thread_time()
         x, y = next(gen)
         t1 = time.perf_counter()
-        feed_probe.train_step(model, opt, x, y)
+        do_step(model, opt, x, y)
         host.append(((t1 - t0) * 1e3, (time.perf_counter() - t1) * 1e3, (time.thread_time() - c0) * 1e3))
 
     lat = GilLatency()
@@ -134,10 +138,20 @@ def main() -> None:
         prof.export_chrome_trace(path)
         events = json.load(open(path))["traceEvents"]
     kern, copies = [], []
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    api: dict = defaultdict(lambda: [0, 0.0, 0, 0.0])  # (thread, call) -> n, ms, n over 1 ms, max ms
     for ev in events:
         if ev.get("ph") != "X" or "dur" not in ev:
             continue
         cat, a = ev.get("cat", ""), ev.get("args", {})
+        if cat in ("cuda_runtime", "cuda_driver"):  # host time in CUDA calls, per calling thread
+            v = api[(names.get(ev.get("tid"), "native" if ev.get("tid") not in names else "?"), ev.get("name", "?"))]
+            ms = float(ev["dur"]) / 1e3
+            v[0] += 1
+            v[1] += ms
+            v[2] += ms > 1
+            v[3] = max(v[3], ms)
+            continue
         s = int(float(ev["ts"]) * 1e3)
         e = s + int(float(ev["dur"]) * 1e3)
         if cat == "kernel":
@@ -150,7 +164,10 @@ def main() -> None:
                host_ms_median={"next": med(0), "issue": med(1), "cpu": med(2)},
                host_ms_mean={"next": round(statistics.mean(h[0] for h in host), 2),
                              "issue": round(statistics.mean(h[1] for h in host), 2)},
-               gil_latency=lat.summary(),
+               gil_latency=lat.summary(), train=train,
+               # the CUDA calls the threads spent most host time in: where a decode lane blocks
+               cuda_calls=[[t, c, v[0], round(v[1], 1), v[2], round(v[3], 1)]
+                           for (t, c), v in sorted(api.items(), key=lambda kv: -kv[1][1])[:25]],
                config={k: v for k, v in os.environ.items() if k.startswith("TORCH_DALI_")})
     if spy_bin:
         rec["gil_holders"] = gil_holders(spy_out) if os.path.exists(spy_out) else {"error": spy_err}
