@@ -145,7 +145,7 @@ def main() -> None:
             continue
         cat, a = ev.get("cat", ""), ev.get("args", {})
         if cat in ("cuda_runtime", "cuda_driver"):  # host time in CUDA calls, per calling thread
-            v = api[(names.get(ev.get("tid"), "native" if ev.get("tid") not in names else "?"), ev.get("name", "?"))]
+            v = api[(names.get(ev.get("tid"), "native"), ev.get("name", "?"))]
             ms = float(ev["dur"]) / 1e3
             v[0] += 1
             v[1] += ms

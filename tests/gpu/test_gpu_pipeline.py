@@ -83,10 +83,17 @@ def test_host_share_decodes_the_same_crops(root, fused, monkeypatch):
                 images = fn.random_resized_crop(images, size=(64, 64))
             return fn.crop_mirror_normalize(images, mean=MEAN, std=STD), labels, sizes
         return p()
+    from torch_dali.ops.decoders.image import ImageDecoder, ImageDecoderRandomCrop
+    cls = ImageDecoderRandomCrop if fused else ImageDecoder
+    host = []
+    inner = cls.decode_one
+    monkeypatch.setattr(cls, "decode_one", lambda self, ctx, data: host.append(1) or inner(self, ctx, data))
     monkeypatch.setenv("TORCH_DALI_MIXED_HOST_SHARE", "0")
     base = _run(pipe())
+    assert not host  # every image on the GPU
     monkeypatch.setenv("TORCH_DALI_MIXED_HOST_SHARE", "0.5")
     mixed = _run(pipe())
+    assert len(host) >= 3 * 8  # half of each batch of 16 on the host (batches prefetched past the three too)
     for (xb, yb, sb), (xm, ym, sm) in zip(base, mixed):
         assert torch.equal(yb, ym) and torch.equal(sb, sm)
         d = (xb - xm).abs()
