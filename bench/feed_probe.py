@@ -13,6 +13,9 @@ recipe with NVIDIA DALI. TORCH_DALI_PROBE_SWITCH=seconds sets the interpreter's 
 TORCH_DALI_PROBE_HOG_MS=ms adds a thread that holds the GIL that long every 58 ms (calibration).
 TORCH_DALI_PROBE_TRAIN=graph replays the step as one CUDA graph (GPU shared, host barely), =sleep
 takes each batch at the training's pace with no GPU work (TORCH_DALI_PROBE_SLEEP_S, default 0.055).
+TORCH_DALI_PROBE_STREAM=side runs everything (model, training) on a created stream instead of the
+legacy default stream, to test whether the decoder's waits come from the default stream's implicit
+ordering with blocking streams.
 Per decode call (torch_dali's mixed decoders): its wall time and the decoder's own phase times
 (`decode_calls`), to split a decode lane's time into the decoder's and the rest (Python, GIL).
 """
@@ -164,6 +167,9 @@ def main() -> None:
         threading.Thread(target=spin, daemon=True).start()
     if os.environ.get("TORCH_DALI_PROBE_SWITCH"):
         sys.setswitchinterval(float(os.environ["TORCH_DALI_PROBE_SWITCH"]))
+    stream = os.environ.get("TORCH_DALI_PROBE_STREAM", "default")
+    if stream == "side":  # off the legacy default stream, which blocking streams wait behind
+        torch.cuda.set_stream(torch.cuda.Stream())
     torch.backends.cudnn.benchmark = True
     model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
@@ -203,7 +209,7 @@ def main() -> None:
                 "max": round(max(v), 2)}
     gaps = [rows[i][4].elapsed_time(rows[i + 1][2]) for i in range(len(rows) - 1)]  # between steps
     rec = {
-        "what": f"feed_probe_{mode}", "train": train, "steps": steps, "images_per_s": round(steps * BS / wall, 1),
+        "what": f"feed_probe_{mode}", "train": train, "stream": stream, "steps": steps, "images_per_s": round(steps * BS / wall, 1),
         "step_ms": round(wall / steps * 1e3, 2),
         "host_next_ms": ms([r[0] * 1e3 for r in rows]),
         "host_issue_ms": ms([r[1] * 1e3 for r in rows]),
