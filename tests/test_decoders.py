@@ -393,14 +393,3 @@ def test_nvjpeg_decoder_falls_back_to_one_slot_then_to_torchvision():
         warnings.simplefilter("always")
         assert nvjpeg._make_decoder(Never(), 0, 0.9, config) is None
     assert len(caught) == 1 and "torchvision" in str(caught[0].message)
-
-
-@pytest.mark.parametrize("share,kept", [("0", 10), ("0.3", 7), ("0.5", 5), ("1", 0)])
-def test_host_share_leaves_an_even_part_of_the_batch_to_the_host(monkeypatch, share, kept) -> None:
-    from torch_dali.ops.decoders.image import ImageDecoder
-    monkeypatch.setenv("TORCH_DALI_MIXED_HOST_SHARE", share)
-    idx, orients, hw = ImageDecoder._host_share(list(range(10)), list(range(10)), np.arange(20).reshape(10, 2))
-    assert len(idx) == kept and orients == idx and hw[:, 0].tolist() == [2 * i for i in idx]
-    if 0 < kept < 10:  # spread over the batch, not its head or tail
-        gaps = np.diff([i for i in range(10) if i not in idx])
-        assert gaps.max() - gaps.min() <= 1

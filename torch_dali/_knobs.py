@@ -173,12 +173,7 @@ KNOBS: tuple[Knob, ...] = (
          "pageable uploads per training step, 2026-12-03). Off: beside ResNet-50 training on an H200 (2026-12-03, one run "
          "each) 4473 against 4423 images/s with the fused recipe, 4071 against 4040 with the README's DataLoader, "
          "once 3413 against 4111 under the profiler: no clear gain, since nvJPEG's hardware path still waits per "
-         "image for its GPU work (TORCH_DALI_MIXED_HOST_SHARE)", 0, 1),
-    Knob("TORCH_DALI_MIXED_HOST_SHARE", "float", 0.0, "share of a mixed decoder's GPU-decodable JPEGs (spread "
-         "evenly over the batch) decoded on the pipeline's host threads instead, then uploaded. nvJPEG's "
-         "hardware path waits for its own GPU work image by image, so beside a training that keeps the GPU "
-         "busy its host time per batch grows from 7 ms to 40-120 ms (H200, ResNet-50, 2026-12-03; DALI's "
-         "decoder the same); host decoding needs no GPU time. Off until measured beside the default", 0, 1),
+         "image for its GPU work", 0, 1),
     Knob("TORCH_DALI_NVJPEG_DEVICE_PADDING", "int", 2 << 20, "bytes nvJPEG adds to each scratch buffer "
          "it grows (fewer re-allocations as image sizes vary; the buffers come from torch's caching "
          "allocator, so growing is cheap)", 0, 1 << 30),

@@ -65,41 +65,6 @@ def test_gpu_matches_cpu_same_crops(root):
         assert float(d.mean()) < 0.02 and float(d.max()) < 0.5
 
 
-@pytest.mark.parametrize("fused", [False, True])
-def test_host_share_decodes_the_same_crops(root, fused, monkeypatch):
-    """TORCH_DALI_MIXED_HOST_SHARE sends part of each batch to the host decoder: the same samples,
-    the same crop windows, pixels within the decoders' rounding."""
-    def pipe():
-        @pipeline_def(batch_size=16, num_threads=4, device_id=0, seed=21)
-        def p():
-            jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
-            if fused:
-                images = fn.decoders.image_random_crop(jpegs, device="mixed")
-                sizes = fn.shapes(images)
-                images = fn.resize(images, resize_x=64, resize_y=64)
-            else:
-                images = fn.decoders.image(jpegs, device="mixed")
-                sizes = fn.shapes(images)
-                images = fn.random_resized_crop(images, size=(64, 64))
-            return fn.crop_mirror_normalize(images, mean=MEAN, std=STD), labels, sizes
-        return p()
-    from torch_dali.ops.decoders.image import ImageDecoder, ImageDecoderRandomCrop
-    cls = ImageDecoderRandomCrop if fused else ImageDecoder
-    host = []
-    inner = cls.decode_one
-    monkeypatch.setattr(cls, "decode_one", lambda self, ctx, data: host.append(1) or inner(self, ctx, data))
-    monkeypatch.setenv("TORCH_DALI_MIXED_HOST_SHARE", "0")
-    base = _run(pipe())
-    assert not host  # every image on the GPU
-    monkeypatch.setenv("TORCH_DALI_MIXED_HOST_SHARE", "0.5")
-    mixed = _run(pipe())
-    assert len(host) >= 3 * 8  # half of each batch of 16 on the host (batches prefetched past the three too)
-    for (xb, yb, sb), (xm, ym, sm) in zip(base, mixed):
-        assert torch.equal(yb, ym) and torch.equal(sb, sm)
-        d = (xb - xm).abs()
-        assert float(d.mean()) < 0.02 and float(d.max()) < 0.5
-
-
 def test_gpu_outputs_are_dense_cuda_and_stream_safe(root):
     pipe = _train(root, 0)
     pipe.build()

@@ -206,7 +206,6 @@ class ImageDecoder(Operator):
         datas = list(inputs[0])
         n = len(datas)
         gpu_idx, orientations, hw = self._gpu_candidates(datas, ctx)
-        gpu_idx, orientations, hw = self._host_share(gpu_idx, orientations, hw)
         out: list[torch.Tensor | None] = [None] * n
         regions = None  # (n, 4) (y, x, H, W) of the parts decoded for `_region_reader`
         if gpu_idx:
@@ -277,17 +276,6 @@ class ImageDecoder(Operator):
                 regions[i] = (0, 0, int(out[i].shape[0]), int(out[i].shape[1]))  # type: ignore[union-attr]
             tl.regions = regions
         return [tl]
-
-    @staticmethod
-    def _host_share(idx: list[int], orients: list[int], hw: np.ndarray) -> tuple[list[int], list[int], np.ndarray]:
-        """Leaves TORCH_DALI_MIXED_HOST_SHARE of the GPU's candidates, spread evenly and the same in
-        every run, to the host decoder (the CPU path below): it needs no GPU time, which nvJPEG's
-        hardware path waits for image by image while a training keeps the GPU busy."""
-        share = float(_knobs.get("TORCH_DALI_MIXED_HOST_SHARE"))
-        if share <= 0 or not idx:
-            return idx, orients, hw
-        keep = [p for p in range(len(idx)) if int((p + 1) * share) == int(p * share)]
-        return [idx[p] for p in keep], [orients[p] for p in keep], hw[keep]
 
     def _gpu_candidates(self, datas: list[torch.Tensor], ctx: BatchContext) -> tuple[list[int], list[int], np.ndarray]:
         """(samples the batched GPU decoder takes: baseline 8-bit gray/colour JPEGs within
