@@ -9,14 +9,18 @@ set -u
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/feed_split}; mkdir -p "$OUT"
 [ -d /tmp/ref420 ] || python3 .refbench/bench_anchors.py gen /tmp/ref420 8192 | tail -1
+# the extension built first, without the per-run timeout (a cold build outlasted it: two runs lost)
+python3 -c "from torch_dali._native import extension as e; print('extension', e.load() is not None)" 2>&1 | tail -1
 RUNS=${RUNS:-"synthetic eager;td eager;td graph;synthetic graph;td sleep;dali eager;dali graph;td eager TORCH_DALI_STREAM_PRIORITY=-1;td graph TORCH_DALI_STREAM_PRIORITY=-1;td eager TORCH_DALI_NVJPEG_PINNED_INPUT=1;td eager TORCH_DALI_NVJPEG_HW_CONCURRENT=1 TORCH_DALI_NVJPEG_HW_STATES=2"}
 IFS=';' read -ra LIST <<< "$RUNS"
+k=0
 for run in "${LIST[@]}"; do
   read -r mode train cfg <<< "$run"
+  k=$((k + 1)); err="$OUT/err_${k}_${mode}_$train.txt"  # one per run: configs of one mode differ
   ENVS=""
   [ "$mode" = dali ] && ENVS="PYTHONPATH=/tmp/dali-site:$PWD LD_LIBRARY_PATH=/tmp/dali-site/nvidia/cu13/lib:${CUDA_HOME:-/usr/local/cuda}/lib64"
   env $ENVS TORCH_DALI_PROBE_TRAIN=$train ${cfg:-} timeout "${RUN_TIMEOUT:-90}" python3 bench/feed_probe.py /tmp/ref420 "$mode" "${STEPS:-60}" \
-    2>"$OUT/err_${mode}_$train.txt" | grep '^{' | CFG="${cfg:-}" python3 -c "
+    2>"$err" | grep '^{' | CFG="${cfg:-}" python3 -c "
 import json, os, statistics, sys
 for line in sys.stdin:
     r = json.loads(line)
@@ -29,5 +33,5 @@ for line in sys.stdin:
           'gpu wait sum', round(sum(ps['gpu_wait_ms']), 1), 'gpu step', q(ps['gpu_step_ms']), 'decode hw ms', q(hw),
           'lanes busy s', {k: v['busy_s'] for st in r.get('stages', []) for k, v in st.items() if k.startswith('mixed')})
 "
-  tail -2 "$OUT/err_${mode}_$train.txt" | grep -i -E "error|Traceback" | head -2
+  rc=${PIPESTATUS[0]}; [ "$rc" != 0 ] && echo "!! run $k ($run) exit $rc" && tail -3 "$err"
 done

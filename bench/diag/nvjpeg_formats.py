@@ -166,7 +166,6 @@ def main() -> None:
             dec.decode([b for b, _, _ in s], bufs[name][k][1])
         kern = kernels_per_batch(dec, [b for b, _, _ in sets[0]], bufs[name][0][1])
         print(json.dumps({"what": "kernels", "format": name, "per_batch": kern}), flush=True)
-    check_same = {}
     for load in ("none", "resnet", "mm"):
         bg = Load(load) if load != "none" else None
         for name, dec in decs.items():
@@ -175,12 +174,82 @@ def main() -> None:
                               "ms": [round(statistics.median(ms), 2), round(statistics.mean(ms), 2), round(max(ms), 2)]}), flush=True)
         if bg is not None:
             bg.stop()
-    # the Y plane of YUV against RGBI's luma, to confirm the planes are real decodes
-    y = bufs["YUV"][0][0][0][0].float()
-    rgb = bufs["RGBI"][0][0][0].view(y.shape[0], -1, 3).float()
-    luma = 0.299 * rgb[..., 0] + 0.587 * rgb[..., 1] + 0.114 * rgb[..., 2]
-    check_same["y_vs_rgb_luma_mean_abs"] = round(float((luma - y).abs().mean()), 3)
-    print(json.dumps({"what": "check", **check_same}), flush=True)
+    print(json.dumps({"what": "convert", **convert_match(bufs, sets[0])}), flush=True)
+    print(json.dumps({"what": "roi", **roi_check(lib, decs, sets[0])}), flush=True)
+
+
+def to_rgb(y: torch.Tensor, u: torch.Tensor, v: torch.Tensor, up: str, rnd: str) -> torch.Tensor:
+    """JFIF (full-range BT.601) YCbCr -> RGB of one image's planes, chroma upsampled `up`."""
+    h, w = y.shape
+    sy, sx = (h + u.shape[0] - 1) // u.shape[0], (w + u.shape[1] - 1) // u.shape[1]
+    if up == "nearest":
+        cb = u.repeat_interleave(sy, 0).repeat_interleave(sx, 1)[:h, :w]
+        cr = v.repeat_interleave(sy, 0).repeat_interleave(sx, 1)[:h, :w]
+    else:
+        cb, cr = (torch.nn.functional.interpolate(c[None, None], size=(u.shape[0] * sy, u.shape[1] * sx), mode="bilinear",
+                                                   align_corners=False)[0, 0][:h, :w] for c in (u, v))
+    cb, cr = cb - 128, cr - 128
+    rgb = torch.stack([y + 1.402 * cr, y - 0.344136 * cb - 0.714136 * cr, y + 1.772 * cb], -1)
+    rgb = torch.floor(rgb + 0.5) if rnd == "round" else torch.floor(rgb)
+    return rgb.clamp(0, 255)
+
+
+def convert_match(bufs: dict, batch: list) -> dict:
+    """How closely each candidate conversion of the YUV planes gives nvJPEG's own RGBI output."""
+    res = {}
+    for up in ("nearest", "bilinear"):
+        for rnd in ("round", "floor"):
+            same = total = 0
+            worst = 0.0
+            for k, (_, w, h) in enumerate(batch[:32]):
+                planes = bufs["YUV"][0][0][k].float()
+                cw, ch = (w + 1) // 2, (h + 1) // 2  # 4:2:0 (the data set's JPEGs)
+                ours = to_rgb(planes[0], planes[1][:ch, :cw], planes[2][:ch, :cw], up, rnd)
+                ref = bufs["RGBI"][0][0][k].view(h, w, 3).float()
+                d = (ours - ref).abs()
+                same += int((d == 0).sum())
+                total += d.numel()
+                worst = max(worst, float(d.max()))
+            res[f"{up}_{rnd}"] = {"exact_share": round(same / total, 5), "max_abs": worst}
+    return res
+
+
+def roi_check(lib: ctypes.CDLL, decs: dict, batch: list) -> dict:
+    """YUV with windows (nvjpegDecodeBatchedEx): does it decode, and do its planes equal the
+    whole-image planes' window (even offsets)?"""
+    out = {}
+    for name in ("RGBI", "YUV"):
+        dec = decs[name]
+        n = min(len(batch), dec.batch)
+        params = (ctypes.c_void_p * n)()
+        wins = []
+        for i, (_, w, h) in enumerate(batch[:n]):
+            check(lib.nvjpegDecodeParamsCreate(dec.handle, ctypes.byref(ctypes.c_void_p.from_buffer(params, i * 8))), "params")
+            x0, y0 = (w // 5) & ~1, (h // 7) & ~1
+            ww, hh = (w // 2) & ~1, (h // 2) & ~1
+            check(lib.nvjpegDecodeParamsSetROI(ctypes.c_void_p(params[i]), x0, y0, ww, hh), "roi")
+            wins.append((x0, y0, ww, hh))
+        keep, dests = dec.outputs([(ww, hh) for (_, _, ww, hh) in wins])
+        datas = [b for b, _, _ in batch[:n]]
+        ptrs = (ctypes.c_char_p * n)(*datas)
+        lens = (ctypes.c_size_t * n)(*[len(d) for d in datas])
+        s = lib.nvjpegDecodeBatchedEx(dec.handle, dec.state, ptrs, lens, dests, params, ctypes.c_void_p(dec.stream.cuda_stream))
+        dec.stream.synchronize()
+        res = {"status": s}
+        if s == 0 and name == "YUV":
+            full = decs["YUV"]
+            fk, fd = full.outputs([(w, h) for _, w, h in batch[:n]])
+            full.decode(datas, fd)
+            dy = du = 0.0
+            for i, (x0, y0, ww, hh) in enumerate(wins):
+                dy = max(dy, float((keep[i][0] .float() - fk[i][0][y0:y0 + hh, x0:x0 + ww].float()).abs().max()))
+                cu = fk[i][1][y0 // 2:(y0 + hh) // 2, x0 // 2:(x0 + ww) // 2].float()
+                du = max(du, float((keep[i][1][:hh // 2, :ww // 2].float() - cu).abs().max()))
+            res.update(y_max_abs=dy, u_max_abs=du)
+        out[name] = res
+        # decoders re-initialised for their next use
+        lib.nvjpegDecodeBatchedInitialize(dec.handle, dec.state, dec.batch, 1, dec.fmt)
+    return out
 
 
 if __name__ == "__main__":
