@@ -7,6 +7,7 @@ never builds or fails because of the extension.
 """
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import shutil
@@ -14,7 +15,7 @@ import sys
 import threading
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 import torch
 
@@ -251,6 +252,45 @@ def clear_stale_lock(path: str) -> None:
             pass
 
 
+@contextlib.contextmanager
+def build_guard(path: str) -> Iterator[None]:
+    """Holds an OS lock on the build folder through a build. The kernel drops it when its process
+    dies, however it dies, so whoever holds it knows no build of this host is running: a torch
+    `lock` left by this host's last builder (the owner file says which host) is stale at once,
+    where waiting on it hung the next run (a first run stopped with Ctrl-C mid-build). A lock left
+    by another host sharing the folder still waits for STALE_LOCK_S."""
+    import socket
+    import warnings
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: torch's own lock alone
+        clear_stale_lock(path)
+        yield
+        return
+    fd = os.open(os.path.join(path, "build.flock"), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # waits while another process of this host builds
+        owner, lock, host = os.path.join(path, "build.owner"), os.path.join(path, "lock"), socket.gethostname()
+        try:
+            prev = Path(owner).read_text().split()
+        except OSError:
+            prev = []
+        if prev[:1] == [host] and os.path.exists(lock):
+            pid = prev[1] if len(prev) > 1 else "?"
+            warnings.warn(f"torch_dali: removing the extension build lock {lock}, left by process {pid} of "
+                          "this host, whose build did not finish", RuntimeWarning, stacklevel=3)
+            try:
+                os.unlink(lock)
+            except OSError:
+                pass
+        else:
+            clear_stale_lock(path)
+        Path(owner).write_text(f"{host} {os.getpid()}\n")
+        yield
+    finally:
+        os.close(fd)  # releases the OS lock
+
+
 def _build(verbose: bool) -> ModuleType:
     global _nvjpeg
     from torch.utils import cpp_extension
@@ -279,12 +319,12 @@ def _build(verbose: bool) -> ModuleType:
     cuda_flags = ["-O3", "--ftz=true", "--prec-div=true", "--prec-sqrt=false", "--fmad=false", *_arch_flags()]
     path = _build_dir()
     os.makedirs(path, exist_ok=True)
-    clear_stale_lock(path)
-    module = cpp_extension.load(
-        name=_NAME, sources=sources, extra_cflags=cflags, extra_cuda_cflags=cuda_flags,
-        extra_ldflags=ldflags, extra_include_paths=includes, build_directory=path,
-        with_cuda=True, verbose=verbose)
-    Path(path, "built.key").write_text(_source_key())
+    with build_guard(path):
+        module = cpp_extension.load(
+            name=_NAME, sources=sources, extra_cflags=cflags, extra_cuda_cflags=cuda_flags,
+            extra_ldflags=ldflags, extra_include_paths=includes, build_directory=path,
+            with_cuda=True, verbose=verbose)
+        Path(path, "built.key").write_text(_source_key())
     return module
 
 
