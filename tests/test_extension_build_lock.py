@@ -71,3 +71,22 @@ def test_a_fresh_lock_of_another_host_is_left_to_its_build(tmp_path):
     (tmp_path / "lock").write_text("")
     with extension.build_guard(str(tmp_path)):
         assert (tmp_path / "lock").exists()
+
+
+def test_a_killed_builds_leftover_compiler_jobs_are_waited_for(tmp_path):
+    """Killing a build leaves its running compiler jobs behind, still writing objects into the
+    folder: the next build starts only once they have ended."""
+    (tmp_path / "build.owner").write_text(f"{socket.gethostname()} 999999\n")
+    (tmp_path / "lock").write_text("")
+    job = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(2)"], cwd=tmp_path)
+    try:
+        t = time.monotonic()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with extension.build_guard(str(tmp_path)):
+                assert job.poll() is not None  # the leftover job ended first
+                assert not (tmp_path / "lock").exists()
+        assert time.monotonic() - t > 1.0
+    finally:
+        job.kill()
+        job.wait()

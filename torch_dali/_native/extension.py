@@ -252,13 +252,40 @@ def clear_stale_lock(path: str) -> None:
             pass
 
 
+def _orphans(path: str) -> list[int]:
+    """Processes working in the build folder (Linux): a killed build's compiler jobs run on after
+    it, writing their objects there."""
+    real, found = os.path.realpath(path), []
+    try:
+        pids = [int(d) for d in os.listdir("/proc") if d.isdigit()]
+    except OSError:
+        return []
+    for pid in pids:
+        try:
+            if pid != os.getpid() and os.readlink(f"/proc/{pid}/cwd") == real:
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+def _wait_for_orphans(path: str) -> None:
+    """Waits (at most STALE_LOCK_S) until no process works in the folder, so a new build never
+    writes the objects a killed build's leftover jobs are still writing."""
+    import time
+    deadline = time.monotonic() + STALE_LOCK_S
+    while _orphans(path) and time.monotonic() < deadline:
+        time.sleep(0.5)
+
+
 @contextlib.contextmanager
 def build_guard(path: str) -> Iterator[None]:
     """Holds an OS lock on the build folder through a build. The kernel drops it when its process
     dies, however it dies, so whoever holds it knows no build of this host is running: a torch
-    `lock` left by this host's last builder (the owner file says which host) is stale at once,
-    where waiting on it hung the next run (a first run stopped with Ctrl-C mid-build). A lock left
-    by another host sharing the folder still waits for STALE_LOCK_S."""
+    `lock` left by this host's last builder (the owner file says which host) is stale once that
+    build's leftover compiler jobs have ended, where waiting on it hung the next run (a first run
+    stopped with Ctrl-C mid-build). A lock left by another host sharing the folder still waits for
+    STALE_LOCK_S."""
     import socket
     import warnings
     try:
@@ -276,6 +303,7 @@ def build_guard(path: str) -> Iterator[None]:
         except OSError:
             prev = []
         if prev[:1] == [host] and os.path.exists(lock):
+            _wait_for_orphans(path)
             pid = prev[1] if len(prev) > 1 else "?"
             warnings.warn(f"torch_dali: removing the extension build lock {lock}, left by process {pid} of "
                           "this host, whose build did not finish", RuntimeWarning, stacklevel=3)
