@@ -311,3 +311,31 @@ def test_definition_without_outputs_is_accepted_until_build():
         assert calls
         with pytest.raises(GraphError):
             pipe.build()
+
+
+def test_an_operator_of_another_pipeline_is_refused_at_build():
+    """DALI 2.4 refuses (RuntimeError at build) a pipeline that uses a node made inside another
+    pipeline; here it would silently be a copy with its own state and seed."""
+    import numpy as np
+
+    from torch_dali import Pipeline, fn
+    from torch_dali.graph.pipeline import ForeignNodeError
+    p1 = Pipeline(batch_size=1, device_id=None, num_threads=1, seed=3)
+    p2 = Pipeline(batch_size=1, device_id=None, num_threads=1, seed=3)
+    with p1:
+        x = fn.external_source(source=[np.int32([1])], cycle=True, batch=False, name="src") + 1
+        p1.set_outputs(x)
+    with p2:
+        p2.set_outputs(x + fn.external_source(source=[np.int32([5])], cycle=True, batch=False))
+    with pytest.raises(RuntimeError, match="made inside another pipeline") as err:
+        p2.build()
+    assert isinstance(err.value, ForeignNodeError) and "2 such" in str(err.value)
+    p1.build()  # the pipeline the nodes belong to is unaffected
+    assert p1.run()[0].as_array().tolist() == [[2]]
+    # made outside any pipeline: joins each pipeline that uses it
+    shared = fn.external_source(source=[np.int32([7])], cycle=True, batch=False)
+    for _ in range(2):
+        with Pipeline(batch_size=1, device_id=None, num_threads=1, seed=3) as p:
+            p.set_outputs(shared * 2)
+        p.build()
+        assert p.run()[0].as_array().tolist() == [[14]]

@@ -23,6 +23,8 @@ class Graph:
         # seeds count the ops that are not device copies: a GPU op fed from the CPU (an implicit
         # copy before it) draws what the same op draws on the CPU
         self._seeded = 0
+        # nodes copied in from another pipeline's graph: DALI refuses such a pipeline at build
+        self.foreign_pipeline_nodes: list[Node] = []
 
     def add_node(self, schema: Any, *, device: str, args: dict[str, Any], inputs: list[DataNode],
                  arg_inputs: dict[str, DataNode], name: str | None = None, seed: int | None = None,
@@ -41,7 +43,7 @@ class Graph:
         if schema.name != "copy":
             self._seeded += 1
         node = Node(id=idx, schema=schema, name=name, device=device, args=args, inputs=list(inputs),
-                    arg_inputs=dict(arg_inputs), seed=int(seed), origin=origin, seed_given=seed_given)
+                    arg_inputs=dict(arg_inputs), seed=int(seed), origin=origin, seed_given=seed_given, home=self)
         out_device = "gpu" if device in ("gpu", "mixed") else "cpu"
         node.outputs = [DataNode(node, i, out_device) for i in range(schema.outputs_for(args, len(inputs)))]
         self._keep(node)
@@ -76,6 +78,8 @@ class Graph:
             if self.owns(n) or id(n) in foreign or id(n) in self._copies:
                 continue
             foreign[id(n)] = n
+            if n.home is not None and n.home is not self and not isinstance(n.home, FreeGraph):
+                self.foreign_pipeline_nodes.append(n)
             stack.extend(d.node for d in n.inputs)
             stack.extend(d.node for d in n.arg_inputs.values())
 

@@ -17,6 +17,11 @@ from .pipeline_queries import BuiltPipelineQueries
 from .dali_api import (ACCEPTED, DaliAPI, OperatorConcurrency, OutputTypeError, StreamPolicy, as_nodes, executor_flag,
                        flatten_outputs, integer)
 
+
+class ForeignNodeError(GraphError, RuntimeError):
+    """An operator made inside another pipeline used by this one (DALI: RuntimeError at build)."""
+
+
 # seeds of unseeded pipelines: OS entropy, not the global `random` generator user code seeds
 _SEED_SOURCE = _pyrandom.SystemRandom()
 # the start methods of `multiprocessing` (DALI starts its Python workers with one of them)
@@ -252,6 +257,7 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
             self._built = True
             return
         self._ensure_graph()
+        self._check_foreign_nodes()
         self._check_output_descs(len(self._graph.outputs))  # type: ignore[union-attr]
         self._check_parallel_sources()
         if self._restored is not None:  # the seeds the checkpointed pipeline drew
@@ -267,6 +273,17 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
             warn_unrestorable_sources(plan)
         if self._restored is not None:
             self.load_state_dict(self._restored[0])
+
+    def _check_foreign_nodes(self) -> None:
+        """A node made inside another pipeline (`with p1:`) and used here: DALI 2.4 refuses the
+        pipeline at build (RuntimeError). Here it would be a copy with its own state and seed, not
+        the other pipeline's data, so it is refused too. (Ops made outside any pipeline join it.)"""
+        stolen = self._graph.foreign_pipeline_nodes  # type: ignore[union-attr]
+        if stolen:
+            raise ForeignNodeError(
+                f"Pipeline: {stolen[0].describe()} was made inside another pipeline and is used by this "
+                f"one ({len(stolen)} such operator(s)); an operator belongs to the pipeline it was made "
+                "in: make it again inside this pipeline, or outside any pipeline to share its definition")
 
     def _check_parallel_sources(self) -> None:
         """DALI 2.4 refuses at build a `parallel=True` external source when `py_num_workers` is
