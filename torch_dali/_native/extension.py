@@ -237,19 +237,22 @@ def clear_stale_lock(path: str) -> None:
     """torch's JIT build guards the folder with a `lock` file that a killed build leaves behind;
     some torch versions then wait on it forever, silently. Remove one far older than a build."""
     import time
-    import warnings
     lock = os.path.join(path, "lock")
     try:
         age = time.time() - os.path.getmtime(lock)
     except OSError:
         return
     if age > STALE_LOCK_S:
-        warnings.warn(f"torch_dali: removing the extension build lock {lock}, left {age / 60:.0f} min ago "
-                      "by a build that did not finish", RuntimeWarning, stacklevel=3)
-        try:
-            os.unlink(lock)
-        except OSError:
-            pass
+        _remove_lock(lock, f"left {age / 60:.0f} min ago by a build that did not finish")
+
+
+def _remove_lock(lock: str, why: str) -> None:
+    import warnings
+    warnings.warn(f"torch_dali: removing the extension build lock {lock}, {why}", RuntimeWarning, stacklevel=4)
+    try:
+        os.unlink(lock)
+    except OSError:
+        pass
 
 
 def _orphans(path: str) -> list[int]:
@@ -287,7 +290,6 @@ def build_guard(path: str) -> Iterator[None]:
     stopped with Ctrl-C mid-build). A lock left by another host sharing the folder still waits for
     STALE_LOCK_S."""
     import socket
-    import warnings
     try:
         import fcntl
     except ImportError:  # not POSIX: torch's own lock alone
@@ -305,12 +307,7 @@ def build_guard(path: str) -> Iterator[None]:
         if prev[:1] == [host] and os.path.exists(lock):
             _wait_for_orphans(path)
             pid = prev[1] if len(prev) > 1 else "?"
-            warnings.warn(f"torch_dali: removing the extension build lock {lock}, left by process {pid} of "
-                          "this host, whose build did not finish", RuntimeWarning, stacklevel=3)
-            try:
-                os.unlink(lock)
-            except OSError:
-                pass
+            _remove_lock(lock, f"left by process {pid} of this host, whose build did not finish")
         else:
             clear_stale_lock(path)
         Path(owner).write_text(f"{host} {os.getpid()}\n")
