@@ -9,7 +9,8 @@ set -u
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/feed_split}; mkdir -p "$OUT"
 [ -d /tmp/ref420 ] || python3 .refbench/bench_anchors.py gen /tmp/ref420 8192 | tail -1
-# the extension built first, without the per-run timeout (a cold build outlasted it: two runs lost)
+# the extension built first, without the per-run timeout (two runs on a fresh machine were lost,
+# probably to a cold build cut by it)
 python3 -c "from torch_dali._native import extension as e; print('extension', e.load() is not None)" 2>&1 | tail -1
 RUNS=${RUNS:-"synthetic eager;td eager;td graph;synthetic graph;td sleep;dali eager;dali graph;td eager TORCH_DALI_STREAM_PRIORITY=-1;td graph TORCH_DALI_STREAM_PRIORITY=-1;td eager TORCH_DALI_NVJPEG_PINNED_INPUT=1;td eager TORCH_DALI_NVJPEG_HW_CONCURRENT=1 TORCH_DALI_NVJPEG_HW_STATES=2"}
 IFS=';' read -ra LIST <<< "$RUNS"

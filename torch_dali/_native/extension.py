@@ -298,7 +298,12 @@ def build_guard(path: str) -> Iterator[None]:
         return
     fd = os.open(os.path.join(path, "build.flock"), os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)  # waits while another process of this host builds
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # waits while another process of this host builds
+        except OSError:  # a file system without locks (some network mounts): torch's lock alone
+            clear_stale_lock(path)
+            yield
+            return
         owner, lock, host = os.path.join(path, "build.owner"), os.path.join(path, "lock"), socket.gethostname()
         try:
             prev = Path(owner).read_text().split()

@@ -1,6 +1,7 @@
 """The traced graph: nodes in creation order plus the pipeline's outputs."""
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from ..errors import GraphError
@@ -43,7 +44,7 @@ class Graph:
         if schema.name != "copy":
             self._seeded += 1
         node = Node(id=idx, schema=schema, name=name, device=device, args=args, inputs=list(inputs),
-                    arg_inputs=dict(arg_inputs), seed=int(seed), origin=origin, seed_given=seed_given, home=self)
+                    arg_inputs=dict(arg_inputs), seed=int(seed), origin=origin, seed_given=seed_given, home=weakref.ref(self))
         out_device = "gpu" if device in ("gpu", "mixed") else "cpu"
         node.outputs = [DataNode(node, i, out_device) for i in range(schema.outputs_for(args, len(inputs)))]
         self._keep(node)
@@ -78,7 +79,8 @@ class Graph:
             if self.owns(n) or id(n) in foreign or id(n) in self._copies:
                 continue
             foreign[id(n)] = n
-            if n.home is not None and n.home is not self and not isinstance(n.home, FreeGraph):
+            home = n.home() if n.home is not None else None
+            if home is not None and home is not self and not isinstance(home, FreeGraph):
                 self.foreign_pipeline_nodes.append(n)
             stack.extend(d.node for d in n.inputs)
             stack.extend(d.node for d in n.arg_inputs.values())

@@ -49,7 +49,8 @@ class Node:
     # whether `seed` was given by the user (else derived from the pipeline seed and the position,
     # and derived again when a node made outside any pipeline joins one)
     seed_given: bool = False
-    # the graph that traced it (a pipeline's, or a thread's free graph outside any pipeline)
+    # a weak reference to the graph that traced it (a pipeline's, or a thread's free graph outside
+    # any pipeline); weak, so a node the user keeps does not keep its pipeline's graph alive
     home: Any = field(default=None, repr=False, compare=False)
 
     @property
