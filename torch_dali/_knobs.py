@@ -134,7 +134,7 @@ KNOBS: tuple[Knob, ...] = (
     Knob("TORCH_DALI_NVJPEG_HW_SHARE", "float", 0.9, "share of JPEGs our decoder sends to the hardware "
          "engines when a decoder's hw_decoder_load is strictly between 0 and 1 (DALI's value tunes DALI's "
          "decoder; ours measured fastest at 0.9 on an H200); negative: use hw_decoder_load as given. Feeding a "
-         "GPU-bound training, 1 with TORCH_DALI_STREAM_PRIORITY=-1 fed ResNet-50 on an H200 1-3% faster "
+         "GPU-bound training, 1 with TORCH_DALI_STREAM_PRIORITY=-1 fed ResNet-50 on an H200 1-4% faster "
          "(2026-12-03: 4479-4510 against 4329-4438 images/s) but ran the fused pipeline alone 9-27% slower", -1, 1),
     Knob("TORCH_DALI_NVJPEG_FULL_HW_SHARE", "float", 1.0, "share of JPEGs our decoder sends to the hardware "
          "engines when a decoder's hw_decoder_load is 1 (DALI's ResNet-50 recipe asks for 1.0): the rest decode "
