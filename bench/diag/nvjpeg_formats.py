@@ -4,7 +4,7 @@ YUV output avoid them? Calls libnvjpeg directly (ctypes), so it measures nvJPEG,
 
     python bench/diag/nvjpeg_formats.py DATA [batches]      (GPU machine; one JSON line per case)
 
-Per output format (RGBI: what DALI and torch_dali ask for; YUV: the engine's planes) and per
+Per output format (RGBI: what DALI and torch_dali ask for; RGB: planar; YUV: the engine's planes) and per
 background load (none; `mm`: bf16 matmuls on another stream; `resnet`: ResNet-50 training steps as
 feed_probe takes them, in a thread): the host time of one batched decode call plus its stream's
 synchronisation (median / mean / max ms), and the kernels nvJPEG launched per batch (profiled once
