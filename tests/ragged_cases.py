@@ -128,7 +128,7 @@ def run(build: Build, data: list[np.ndarray], batched: bool, monkeypatch: pytest
     """The pipeline `build` over `data` (one batch), with the batched path of variable-size
     batches forced on or off (`ops.batching.batched`; per-sample ops run per batch then)."""
     with monkeypatch.context() as m:
-        m.setattr(batching, "batched", (lambda op, tl: len(tl) > 1) if batched else (lambda op, tl: False))
+        m.setattr(batching, "batched", (lambda op, tl: batching.batchable(tl)) if batched else (lambda op, tl: False))
         if batched:  # per-sample ops chained on CPU threads would never see the batch
             m.setattr(color._ColorOp, "sample_wise", False, raising=False)
             m.setattr(geometry.ImageOp, "sample_wise", False, raising=False)

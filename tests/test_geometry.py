@@ -140,6 +140,22 @@ def test_crop_errors(kwargs, err, msg):
         run([coords(10, 13)], lambda x: (fn.crop(x, **kwargs),))
 
 
+@pytest.mark.parametrize("op", [fn.crop, fn.crop_mirror_normalize])
+def test_crop_h_or_w_of_zero_keeps_that_dimension_whole(op):
+    """As DALI: both given, a 0 keeps that dimension (DALI's own CMN test passes crop_w=0 for
+    a 1-pixel-wide image); one of them missing is still refused."""
+    img = coords(10, 13)
+    hwc = {"output_layout": "HWC"} if op is fn.crop_mirror_normalize else {}
+    out, = run([img], lambda x: (op(x, crop_h=4, crop_w=0, **hwc),))
+    a = np.asarray(out.at(0))
+    assert a.shape == (4, 13, 2)
+    assert np.array_equal(a, np.asarray(img)[3:7].astype(a.dtype))  # anchor 0.5 * (10 - 4)
+    out, = run([img], lambda x: (op(x, crop_h=0, crop_w=0, **hwc),))
+    assert np.asarray(out.at(0)).shape == (10, 13, 2)
+    with pytest.raises(ArgumentError, match="together"):
+        run([img], lambda x: (op(x, crop_h=4, crop_w=None),))
+
+
 # -- flip --------------------------------------------------------------------------------------------
 
 def test_flip_per_sample():

@@ -19,12 +19,18 @@ def sample(tmp_path_factory):
     return root
 
 
+def _host(batch):
+    """The batch on the host: on a GPU machine the examples' GPU outputs are TensorListGPUs, whose
+    samples (as DALI's) are device tensors."""
+    return batch.as_cpu() if hasattr(batch, "as_cpu") else batch
+
+
 def test_serialization_example_gives_all_zeros(sample, monkeypatch):
     pytest.importorskip("matplotlib")
     monkeypatch.setenv("RECORDIO_DIR", str(sample))
     g = runpy.run_path(str(EXAMPLES / "serialization.py"))
     assert g["result"] == [0.0] * 16
-    images, labels = g["original_pipe_out"]
+    images, labels = (_host(b) for b in g["original_pipe_out"])
     assert images.at(0).shape == (3, 224, 224) and images.at(0).dtype == np.float32
     assert labels.at(0).dtype == np.float32
     # the check is not vacuous: the batch has content and differs from another seed's batch
@@ -99,6 +105,7 @@ def _check_circle_swap(g, sample):
     base.build()
     r1, r2 = pipe.run()
     a, b = base.run()
+    r1, r2, a, b = (_host(x) for x in (r1, r2, a, b))
     e1, e2 = g["edit_images"](np.asarray(a.at(0)), np.asarray(b.at(0)))
     np.testing.assert_array_equal(np.asarray(r1.at(0)), e1)
     np.testing.assert_array_equal(np.asarray(r2.at(0)), e2)

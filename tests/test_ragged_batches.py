@@ -112,3 +112,18 @@ def test_batched_host_math_is_the_per_sample_math():
                            dtype=torch.float64)
         ref.append((K._YIQ2RGB @ rot @ torch.diag(torch.tensor([1.0, s, s], dtype=torch.float64)) @ K._RGB2YIQ) * v)
     assert torch.equal(K.hsv_matrices64(hue, sat, val).float(), torch.stack(ref).float())
+
+
+MIXED_CHANNELS = ["gaussian_blur_sigma", "laplacian", "median_blur", "dilate", "flip", "erase", "noise_gaussian",
+                  "water", "warp_affine_fixed"]
+
+
+@pytest.mark.parametrize("name", MIXED_CHANNELS)
+def test_a_batch_of_mixed_channel_counts_runs_sample_by_sample(name, monkeypatch):
+    """DALI's tests feed HWC batches whose samples have 1, 2 or 3 channels: the flat form keeps a
+    pixel's channels together, so such a batch takes the per-sample path (it used to fail on CUDA:
+    "the samples' last 1 dimensions differ")."""
+    g = np.random.default_rng(4)
+    data = [g.integers(0, 256, (int(g.integers(8, 30)), int(g.integers(8, 30)), c)).astype(np.uint8)
+            for c in (1, 2, 3, 2, 1)]
+    _same(run(CASES[name], data, False, monkeypatch), run(CASES[name], data, True, monkeypatch))

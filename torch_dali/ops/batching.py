@@ -15,4 +15,15 @@ from ..tensor_list import TensorList
 
 def batched(op: Any, tl: TensorList) -> bool:
     """Whether `op` runs batch `tl` as one batched call."""
-    return op.device.type == "cuda" and len(tl) > 1
+    return op.device.type == "cuda" and batchable(tl)
+
+
+def batchable(tl: TensorList) -> bool:
+    """Whether the batched forms can take `tl`: two samples or more, and (the flat form keeps a
+    pixel's channels together) one channel count when the last axis is channels or unnamed."""
+    if len(tl) < 2:
+        return False
+    lay = tl.layout()
+    if lay and lay[-1] in "DHW":  # the last axis is spatial: its sizes may differ
+        return True
+    return len({int(t.shape[-1]) if t.dim() else 0 for t in tl.samples}) == 1

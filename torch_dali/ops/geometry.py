@@ -109,6 +109,10 @@ class ImageOp(Operator):
         v = self.args.get(name)
         return v is not None and v != 0 and v != []
 
+    def set_at_all(self, name: str) -> bool:
+        """Whether the user passed `name` at all, even as its default value."""
+        return name in self.node.arg_inputs or name in self.node.explicit
+
     def check_image(self, x: torch.Tensor) -> None:
         if x.dim() not in (2, 3):
             raise ArgumentError(f"{self.name}: expected an HWC image (2 or 3 dimensions), got shape "
@@ -286,7 +290,8 @@ class Crop(ImageOp):
     layout_defaults = L.DEFAULT_CROP
 
     def setup(self) -> None:
-        if self.given("crop_h") != self.given("crop_w"):
+        # set at all (0 included: that dimension is kept whole), as DALI checks it
+        if self.set_at_all("crop_h") != self.set_at_all("crop_w"):
             raise ArgumentError(f"{self.name}: `crop_h` and `crop_w` must be given together")
         if self.given("crop") and self.given("crop_h"):
             raise ArgumentError(f"{self.name}: give either `crop` or `crop_h`/`crop_w`, not both")
