@@ -133,3 +133,26 @@ def test_types_kept(root):
     assert types.to_torch_dtype(types.FLOAT) == x.as_tensor().dtype
     pipe.shutdown()
     assert np.isfinite(x.as_cpu().as_array()).all()
+
+
+@pytest.mark.parametrize("device,data", [("gpu", "numpy"), ("cpu", "cuda")])
+def test_no_copy_external_source_refuses_data_on_the_other_device(device, data):
+    """As DALI: no_copy=True promises the data is used where it lies, so data on the other device
+    (which would have to be copied) is an error; on the same device it runs."""
+    host = [np.full((2, 3), i, np.float32) for i in range(4)]
+
+    @pipeline_def(batch_size=4, num_threads=2, device_id=0)
+    def pipe():
+        return fn.external_source(name="x", device=device, no_copy=True)
+
+    p = pipe()
+    p.build()
+    p.feed_input("x", host if data == "numpy" else [torch.from_numpy(h).cuda() for h in host])
+    want = "CPU input for GPU operator" if device == "gpu" else "GPU input for CPU operator"
+    with pytest.raises(RuntimeError, match=want):
+        p.run()
+    p = pipe()
+    p.build()
+    p.feed_input("x", host if device == "cpu" else [torch.from_numpy(h).cuda() for h in host])
+    out, = p.run()
+    assert np.asarray(out.as_cpu().at(3)).tolist() == [[3.0] * 3] * 2

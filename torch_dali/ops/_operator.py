@@ -110,6 +110,10 @@ class BatchContext:
         n = self.batch_size if n is None else n
         if self.pool is None or n <= 1:
             return [fn(i) for i in range(n)]
+        if self.stream is not None and self.device.type == "cuda":
+            # torch's current stream is per thread: the pool's threads would launch on their default
+            # stream, unordered with the step's (an input still being written is read early)
+            return parallel_map(self.pool, fn, n, self.stream)
         return parallel_map(self.pool, fn, n)
 
 
@@ -119,12 +123,19 @@ def joined_names(picks: list[list[tuple[int, int]]], names: list[Sequence[str] |
     return [";".join(n for n in (names[t][s] if names[t] is not None else "" for t, s in p) if n) for p in picks]
 
 
-def parallel_map(pool: WorkerPool, fn: Callable[[int], Any], n: int) -> list[Any]:
+def parallel_map(pool: WorkerPool, fn: Callable[[int], Any], n: int, stream: Any = None) -> list[Any]:
     """fn(i) for i in range(n) on the pool, in a few contiguous chunks per thread: one task per
-    sample costs ~20-100 µs of queue and lock traffic, more than many per-sample ops take."""
+    sample costs ~20-100 µs of queue and lock traffic, more than many per-sample ops take. With a
+    CUDA `stream`, each chunk launches its work on it."""
     chunk = max(1, -(-n // (pool.workers * 2)))
     spans = [range(a, min(n, a + chunk)) for a in range(0, n, chunk)]
-    parts = pool.map(lambda r: [fn(i) for i in r], spans)
+
+    def part(r: range) -> list[Any]:
+        if stream is None:
+            return [fn(i) for i in r]
+        with torch.cuda.stream(stream):
+            return [fn(i) for i in r]
+    parts = pool.map(part, spans)
     return [x for part in parts for x in part]
 
 

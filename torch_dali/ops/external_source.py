@@ -35,7 +35,8 @@ given CPU data copies it over. Where DALI is stricter (Python scalars, bytes) to
 `source` is called (or iterated) on the thread that calls `pipe.run()` / `schedule_run()`, as
 DALI calls it: the first run fetches `prefetch_queue_depth` iterations, each later one one more
 (DALI's iterators one more after each batch), and an error it raises reaches that caller as it was
-raised (`external_pump`). Accepted with no effect: `no_copy`, `prefetch_queue_depth`, `blocking`,
+raised (`external_pump`). `no_copy=True` refuses data on the other device (as DALI: sharing it is
+impossible); otherwise no effect. Accepted with no effect: `prefetch_queue_depth`, `blocking`,
 `cuda_stream`, `use_copy_kernel`. `parallel=True` runs a per-sample callable on the pipeline's
 threads instead (DALI uses worker processes), so it must be thread-safe. `source` is stored in the graph as given: only what
 the YAML encoder can name round-trips; lists of arrays, generators and local functions do not.
@@ -404,6 +405,10 @@ class ExternalSource(Operator):
             first = samples[0]
             seen.check_iteration(where, first.dtype, first.dim() - (1 if dense is not None else 0), layout)
         want = self.device
+        if self.args.get("no_copy") and samples and samples[0].device.type != want.type:
+            have = "GPU" if samples[0].device.type == "cuda" else "CPU"
+            raise DataError(f"{where}: no_copy is supported only for the same data source device type as operator. "
+                            f"Received: {have} input for {'GPU' if want.type == 'cuda' else 'CPU'} operator")
         if dense is not None:
             if dense.device != want:
                 dense = dense.to(want, non_blocking=True)
@@ -483,7 +488,8 @@ register(OpSchema(
             "iteration number"),
         Arg("parallel", "bool", False, "run a per-sample callable on the pipeline's threads"),
         Arg("prefetch_queue_depth", "int", 1, "accepted; no effect", check=positive),
-        Arg("no_copy", "bool", None, "accepted; data is never copied where it can be shared"),
+        Arg("no_copy", "bool", None, "data on the other device is refused; data is never copied where it "
+            "can be shared"),
         Arg("blocking", "bool", None, "accepted; no effect"),
         Arg("cuda_stream", "any", None, "accepted; no effect"),
         Arg("use_copy_kernel", "bool", False, "accepted; no effect"),
