@@ -385,6 +385,12 @@ class TensorListGPU(_DaliTensorList):
     def device_id(self) -> int:
         return int(self.device.index or 0) if self.is_cuda else 0
 
+    def at(self, i: int) -> Any:
+        """Sample `i` as DALI's `at` gives it: a TensorGPU (`as_cpu()` copies it over); without
+        CUDA the data are on the host and this is a NumPy array, as a host batch's."""
+        t = TensorList.at(self, i)
+        return self._sample(t, int(i) % len(self)) if isinstance(t, torch.Tensor) else t
+
 
 def _cpu_class(cls: type) -> type:
     return TensorListCPU if issubclass(cls, _DaliTensorList) else TensorList

@@ -156,3 +156,20 @@ def test_no_copy_external_source_refuses_data_on_the_other_device(device, data):
     p.feed_input("x", host if device == "cpu" else [torch.from_numpy(h).cuda() for h in host])
     out, = p.run()
     assert np.asarray(out.as_cpu().at(3)).tolist() == [[3.0] * 3] * 2
+
+
+def test_a_device_batchs_at_gives_a_tensorgpu():
+    """DALI's `TensorListGPU.at(i)` is a TensorGPU; its tests call `.as_cpu()` on it."""
+    from torch_dali.backend import TensorGPU
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=0)
+    def pipe():
+        return fn.external_source(source=lambda: [np.arange(6, dtype=np.uint8).reshape(2, 3)] * 2,
+                                  device="gpu", layout="HW")
+
+    p = pipe()
+    p.build()
+    out, = p.run()
+    s = out.at(1)
+    assert isinstance(s, TensorGPU) and s.is_cuda
+    assert np.array(s.as_cpu()).tolist() == [[0, 1, 2], [3, 4, 5]]
