@@ -127,3 +127,16 @@ def test_color_twist_image_type_changes_nothing_as_in_dali():
     assert not torch.equal(base, IMG)
     for t in (types.BGR, types.YCbCr, types.GRAY, types.ANY_DATA):
         assert torch.equal(one(IMG, fn.color_twist, image_type=t, **kw), base), t
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int16, torch.int32])
+def test_color_twist_contrast_centre_is_128_for_every_integer_type(dtype):
+    """DALI 2.4 (CPU, measured): color_twist(contrast=0) of any integer input gives 128 * brightness
+    (brightness_contrast's centre is the type's half range instead: 16384 for int16); 0.5 for floats."""
+    img = torch.full((2, 2, 3), 10, dtype=dtype)
+    out = one(img, fn.color_twist, contrast=0.0, brightness=0.5, dtype=types.FLOAT)
+    assert torch.equal(out, torch.full((2, 2, 3), 64.0))
+    out = one(img.float() / 255, fn.color_twist, contrast=0.0, brightness=0.5)
+    assert torch.allclose(out, torch.full((2, 2, 3), 0.25))
+    if dtype == torch.int16:
+        assert one(img, fn.brightness_contrast, contrast=0.0, dtype=types.FLOAT)[0, 0, 0] == 16384.0

@@ -108,7 +108,8 @@ def hsv(x: torch.Tensor, hue: float = 0.0, saturation: float = 1.0, value: float
 
 def color_twist(x: torch.Tensor, brightness: float = 1.0, contrast: float = 1.0, hue: float = 0.0,
                 saturation: float = 1.0, dtype: torch.dtype | None = None) -> torch.Tensor:
-    """DALI's color_twist: hsv's matrix scaled by brightness * contrast, contrast about half range."""
+    """DALI's color_twist: hsv's matrix scaled by brightness * contrast, contrast about 0.5 for
+    floats and 128 for every integer type (unlike brightness_contrast's half range: DALI 2.4)."""
     m, offset = color_twist_matrix(brightness, contrast, hue, saturation, x.dtype)
     return apply_color_matrix(x, m, offset, dtype)
 
@@ -124,6 +125,6 @@ def color_twist_matrices(brightness: Sequence[float], contrast: Sequence[float],
                          saturation: Sequence[float], in_dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
     """`color_twist_matrix` of N samples: (N, 3, 3) float64 matrices, (N,) float32 offsets."""
     m = hsv_matrices64(hue, saturation, [b * c for b, c in zip(brightness, contrast)])
-    half = half_range(in_dtype)
-    offset = torch.tensor([b * (1 - c) * half for b, c in zip(brightness, contrast)], dtype=torch.float64)
+    grey = 0.5 if in_dtype.is_floating_point else 128.0
+    offset = torch.tensor([b * (1 - c) * grey for b, c in zip(brightness, contrast)], dtype=torch.float64)
     return m, offset.to(torch.float32)
