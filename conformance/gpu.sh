@@ -7,11 +7,13 @@
 # TESTS: DALI's tests folder (carried: shared/ is not on that machine); WHEELS: a folder of wheels
 # the test files import and the machine lacks (nose2, scipy, OpenCV), installed once into
 # /tmp/conf-site. FILES: comma-separated modules (default: all); JOBS (14); BUDGET: seconds per
-# file and side (420); TIMEOUT: seconds per case (60).
+# file and side (420); TIMEOUT: seconds per case (60). BASELINE: for SIDE=ours on a fresh machine, a
+# control run's gpu_baseline.json carried over (by default the one the control call left in /tmp).
 set -euo pipefail
 : "${SIDE:?control or ours}" "${OUT:?}" "${TESTS:?DALI tests folder}"
 JOBS=${JOBS:-14}; BUDGET=${BUDGET:-420}; TIMEOUT=${TIMEOUT:-60}
 SITE=/tmp/conf-site; WORK=/tmp/conf; mkdir -p "$WORK" "$OUT"
+[ -n "${BASELINE:-}" ] && cp "$BASELINE" "$WORK/gpu_baseline.json"
 if [ -n "${WHEELS:-}" ] && ls "$WHEELS"/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --target "$SITE" "$WHEELS"/*.whl
 fi
@@ -39,6 +41,6 @@ case "$SIDE" in
       --work "$WORK/work" --baseline "$WORK/gpu_baseline.json" --doc "$OUT/conformance_gpu.md" \
       --command "SIDE=control|ours bash conformance/gpu.sh (H200)" "${files[@]}"
     cp "$WORK/gpu_baseline.json" "$OUT/"
-    mkdir -p "$OUT/results" && cp -r "$WORK/work/results/." "$OUT/results/" ;;
+    tar czf "$OUT/results.tgz" -C "$WORK/work" results ;;  # one file: the tool brings back few
   *) echo "SIDE must be control or ours" >&2; exit 2 ;;
 esac
