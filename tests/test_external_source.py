@@ -322,3 +322,34 @@ def test_source_in_yaml_function_yes_iterable_no():
     assert "source: test_external_source:_gen_source" in text
     with pytest.raises(SerializationError, match="cannot be written to YAML"):
         es_pipe([[np.zeros(2)]]).serialize()
+
+
+@pytest.mark.parametrize("device", ["cpu", "gpu"])
+def test_repeat_last_data_is_fixed_when_the_iteration_is_scheduled(device):
+    """As DALI (its test_repeat_last_queue): with prefetch_queue_depth=2 the first run() schedules
+    two iterations and each later run() one more, and a repeat_last source's data is what was fed
+    when its iteration was scheduled, so data fed now shows one run later."""
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None, prefetch_queue_depth=2)
+    def pipe():
+        return (fn.external_source(name="a", repeat_last=True, device=device),
+                fn.external_source(name="b", repeat_last=True, device=device))
+
+    p = pipe()
+    p.build()
+
+    def run():
+        return [int(np.asarray(o.as_cpu().at(0) if hasattr(o, "as_cpu") else o.at(0))[0]) for o in p.run()]
+
+    def feed(name, v):
+        p.feed_input(name, [np.array([v], np.int32)])
+
+    feed("a", 1)
+    feed("b", 1)
+    assert run() == [1, 1] and run() == [1, 1]
+    feed("a", 11)
+    assert run() == [1, 1]  # scheduled before the feed
+    feed("b", 3)
+    assert run() == [11, 1]
+    feed("a", 3)
+    assert run() == [11, 3]
+    assert run() == [3, 3]

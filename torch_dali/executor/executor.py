@@ -315,8 +315,10 @@ class Executor:
         its data now, on this thread (`ops.external_pump`)."""
         self._check_usable()
         target = self._scheduled + 1
-        if self.exec_async:
-            for op in self._pumps:
+        for op in self._pumps:
+            # produced on demand, sources are called when the batch is made; fed `repeat_last`
+            # data is still fixed now, as DALI fixes it when it schedules
+            if self.exec_async or op.pumps_on_demand:
                 op.caller_fetch = True  # before the producer first runs it
                 op.pump(target, self.plan.batch_size)
         self._scheduled = target

@@ -35,7 +35,8 @@ given CPU data copies it over. Where DALI is stricter (Python scalars, bytes) to
 `source` is called (or iterated) on the thread that calls `pipe.run()` / `schedule_run()`, as
 DALI calls it: the first run fetches `prefetch_queue_depth` iterations, each later one one more
 (DALI's iterators one more after each batch), and an error it raises reaches that caller as it was
-raised (`external_pump`). `no_copy=True` refuses data on the other device (as DALI: sharing it is
+raised (`external_pump`). With `repeat_last`, an iteration repeats what was fed when it was scheduled (DALI's
+timing: after a feed, the iterations already scheduled still show the older data). `no_copy=True` refuses data on the other device (as DALI: sharing it is
 impossible); otherwise no effect. Accepted with no effect: `prefetch_queue_depth`, `blocking`,
 `cuda_stream`, `use_copy_kernel`. `parallel=True` runs a per-sample callable on the pipeline's
 threads instead (DALI uses worker processes), so it must be thread-safe. `source` is stored in the graph as given: only what
@@ -307,12 +308,26 @@ class ExternalSource(Operator):
     @property
     def fetches_in_caller(self) -> bool:
         """Whether the executor should call `pump` from the caller's thread: a source that is not
-        parallel (a parallel one runs on the pipeline's threads, as DALI's runs in workers)."""
-        return self.args["source"] is not None and not (self.parallel and not self.batch)
+        parallel (a parallel one runs on the pipeline's threads, as DALI's runs in workers), or
+        fed data with `repeat_last` (which batch an iteration repeats is fixed when it is
+        scheduled, as in DALI: data fed after that shows one iteration later)."""
+        if self.args["source"] is None:
+            return bool(self.args["repeat_last"])
+        return not (self.parallel and not self.batch)
+
+    @property
+    def pumps_on_demand(self) -> bool:
+        """Whether `pump` runs at schedule time even when batches are made on demand: fed data
+        with `repeat_last`."""
+        return self.args["source"] is None
 
     def pump(self, upto: int, batch_size: int) -> None:
         """On the thread that calls run(): fetches data until `upto` iterations are fetched ahead
         (since the last reset); an error the source raises propagates from here, as in DALI."""
+        if self.args["source"] is None:  # repeat_last: what was fed by now
+            while self.ahead.fetched < upto:
+                self.ahead.put(self._fed.take(self.where(), self.node.name), (self.epoch, self.iteration, 0))
+            return
         while self.ahead.fetched < upto and not self.ahead.ended:
             try:
                 raw: Any = self._from_source(batch_size)
@@ -362,7 +377,9 @@ class ExternalSource(Operator):
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
                   args: dict[str, list[Any]]) -> list[TensorList]:
         fed = self._call is None and self._it is None
-        if fed:
+        if fed and self.caller_fetch:
+            items = self.ahead.take()[0]
+        elif fed:
             items = self._fed.take(self.where(), self.node.name)
         else:
             items = [(raw, None) for raw in self._produce(ctx)]
