@@ -35,9 +35,10 @@ given CPU data copies it over. Where DALI is stricter (Python scalars, bytes) to
 `source` is called (or iterated) on the thread that calls `pipe.run()` / `schedule_run()`, as
 DALI calls it: the first run fetches `prefetch_queue_depth` iterations, each later one one more
 (DALI's iterators one more after each batch), and an error it raises reaches that caller as it was
-raised (`external_pump`). With `repeat_last`, an iteration repeats what was fed when it was scheduled (DALI's
-timing: after a feed, the iterations already scheduled still show the older data). `no_copy=True` refuses data on the other device (as DALI: sharing it is
-impossible); otherwise no effect. Accepted with no effect: `prefetch_queue_depth`, `blocking`,
+raised (`external_pump`). With `repeat_last`, an iteration repeats what was fed when it was
+scheduled (DALI's timing: after a feed, the iterations already scheduled still show the older
+data). `no_copy=True` refuses data on the other device (as DALI: sharing it is impossible);
+otherwise no effect. Accepted with no effect: `prefetch_queue_depth`, `blocking`,
 `cuda_stream`, `use_copy_kernel`. `parallel=True` runs a per-sample callable on the pipeline's
 threads instead (DALI uses worker processes), so it must be thread-safe. `source` is stored in the graph as given: only what
 the YAML encoder can name round-trips; lists of arrays, generators and local functions do not.
@@ -319,7 +320,7 @@ class ExternalSource(Operator):
     def pumps_on_demand(self) -> bool:
         """Whether `pump` runs at schedule time even when batches are made on demand: fed data
         with `repeat_last`."""
-        return self.args["source"] is None
+        return self.args["source"] is None and bool(self.args["repeat_last"])
 
     def pump(self, upto: int, batch_size: int) -> None:
         """On the thread that calls run(): fetches data until `upto` iterations are fetched ahead
