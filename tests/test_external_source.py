@@ -353,3 +353,19 @@ def test_repeat_last_data_is_fixed_when_the_iteration_is_scheduled(device):
     feed("a", 3)
     assert run() == [11, 3]
     assert run() == [3, 3]
+
+
+@pytest.mark.parametrize("device", ["cpu", "gpu"])
+def test_a_short_fed_batch_sets_the_batch_size_of_input_less_ops(device):
+    """As DALI: an iteration's batch size is the fed batch's, also for ops without inputs that run
+    before a GPU external source would (random draws in the CPU stage)."""
+    @pipeline_def(batch_size=4, num_threads=2, device_id=None)
+    def pipe():
+        return fn.external_source(name="es", device=device), fn.random.uniform(range=(0, 1))
+
+    p = pipe()
+    p.build()
+    for n in (4, 3, 1, 4):
+        p.feed_input("es", [np.array([i], np.int32) for i in range(n)])
+        es, u = p.run()
+        assert (len(es), len(u)) == (n, n)

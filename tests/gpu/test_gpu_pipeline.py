@@ -173,3 +173,23 @@ def test_a_device_batchs_at_gives_a_tensorgpu():
     s = out.at(1)
     assert isinstance(s, TensorGPU) and s.is_cuda
     assert np.array(s.as_cpu()).tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_a_gpu_external_source_fed_a_short_batch_sets_the_batch_size():
+    """The GPU external source runs in the first stage (on the pipeline's stream), so the random
+    draws there make as many samples as were fed, and its data reach the GPU ops intact."""
+    @pipeline_def(batch_size=4, num_threads=2, device_id=0)
+    def pipe():
+        x = fn.external_source(name="es", device="gpu")
+        return x * 2, fn.random.uniform(range=(0, 1))
+
+    p = pipe()
+    p.build()
+    for n in (4, 3, 1, 4):
+        fed = [np.full((64, 64), i, np.int32) for i in range(n)]
+        p.feed_input("es", fed)
+        x, u = p.run()
+        assert (len(x), len(u)) == (n, n)
+        x = x.as_cpu()
+        for i in range(n):
+            np.testing.assert_array_equal(np.asarray(x.at(i)), fed[i] * 2)

@@ -102,16 +102,21 @@ def find_fusions(nodes: list[Node], ops: dict[int, Operator], consumers: dict[in
     return found
 
 
-def stage_order(nodes: list[Node]) -> list[list[Node]]:
+def stage_order(nodes: list[Node], first: frozenset[int] = frozenset()) -> list[list[Node]]:
     """[CPU, mixed, GPU] node lists, DALI's three stages. With exec_pipelined each stage runs on
     its own thread, so the CPU work of batch i+2, the decode of batch i+1 and the GPU ops of batch i
-    overlap (decode and kernels release the GIL)."""
+    overlap (decode and kernels release the GIL). Nodes in `first` (device sources that set the
+    batch size) go in the first stage, so the input-less ops there make as many samples."""
     on_device: set[int] = set()
     cpu: list[Node] = []
     mixed: list[Node] = []
     gpu: list[Node] = []
     in_mixed: set[int] = set()
     for n in nodes:
+        if n.id in first:
+            cpu.append(n)
+            on_device.add(n.id)
+            continue
         deps = [d.node.id for d in n.inputs] + [d.node.id for d in n.arg_inputs.values()]
         if n.device == "cpu" and not any(d in on_device for d in deps):
             cpu.append(n)
@@ -158,16 +163,21 @@ def sources_first(nodes: list[Node], ops: dict[int, Operator]) -> list[Node]:
     input-less and order-sensitive) first: the input-less ops that follow the batch size (random
     draws, batch_permutation) then make as many samples as were fed, wherever they were defined.
     Moving a node with no inputs earlier keeps the order topological."""
-    def sets_size(n: Node) -> bool:
-        return not n.inputs and not n.arg_inputs and ops[n.id].order_sensitive
-    return [n for n in nodes if sets_size(n)] + [n for n in nodes if not sets_size(n)]
+    return [n for n in nodes if sets_size(n, ops)] + [n for n in nodes if not sets_size(n, ops)]
+
+
+def sets_size(n: Node, ops: dict[int, Operator]) -> bool:
+    """Whether `n`'s data set the iteration's batch size (see `sources_first`)."""
+    return not n.inputs and not n.arg_inputs and ops[n.id].order_sensitive
 
 
 def plan_stages(nodes: list[Node], ops: dict[int, Operator],
                 fusions: dict[int, tuple[Node, Any]]) -> list[StageSpec]:
     """The stages that have steps, in order (an empty CPU stage when none has)."""
     stages: list[StageSpec] = []
-    for kind, members in zip(("cpu", "mixed", "gpu"), stage_order(sources_first(nodes, ops))):
+    # a GPU external source fed a short batch: the CPU stage's random draws follow its size (DALI)
+    first = frozenset(n.id for n in nodes if n.device == "gpu" and sets_size(n, ops))
+    for kind, members in zip(("cpu", "mixed", "gpu"), stage_order(sources_first(nodes, ops), first)):
         steps = steps_of(members, ops, fusions)
         if not steps:
             continue
