@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from torch_dali import fn, pipeline_def, types
-from torch_dali.errors import ArgumentError
+from torch_dali.errors import ArgumentError, PipelineError
 from torch_dali.pipeline import DataNode, Pipeline, do_not_convert
 
 
@@ -131,3 +131,25 @@ def test_methods_of_a_node_made_outside_the_pipeline_it_is_used_in():
     p.build()
     shapes, data = p.run()
     assert np.asarray(shapes.at(1)).tolist() == [2, 3] and data.shape() == [(2, 3), (2, 3)]
+
+
+def test_default_device_id_is_decided_at_build_as_dalis():
+    """DALI 2.4: left at its default, `device_id` is None before the build, and after it the
+    current device if the graph has GPU ops, else None; a saved pipeline keeps the default (-1)."""
+    @pipeline_def(batch_size=1, num_threads=1)
+    def cpu_only():
+        return types.Constant(42, device="cpu")
+
+    p = cpu_only()
+    assert p.device_id is None and p.device_id_setting == -1
+    p.build()
+    assert p.device_id is None
+    assert "device_id: -1" in p.serialize()
+
+
+def test_a_negative_device_id_other_than_minus_one_is_refused_at_build():
+    p = Pipeline(batch_size=1, num_threads=1, device_id=-123)
+    with p:
+        p.set_outputs(types.Constant(1, device="cpu"))
+    with pytest.raises(PipelineError, match="device_id -123 is invalid"):
+        p.build()

@@ -193,3 +193,24 @@ def test_a_gpu_external_source_fed_a_short_batch_sets_the_batch_size():
         x = x.as_cpu()
         for i in range(n):
             np.testing.assert_array_equal(np.asarray(x.at(i)), fed[i] * 2)
+
+
+def test_default_device_id_becomes_the_current_device_when_the_graph_has_gpu_ops():
+    @pipeline_def(batch_size=1, num_threads=1)
+    def gpu():
+        return types.Constant(42, device="gpu")
+
+    p = gpu()
+    assert p.device_id is None
+    out, = p.run()
+    assert p.device_id == torch.cuda.current_device()
+    assert int(np.array(out.as_cpu()[0])) == 42
+
+
+def test_a_device_id_past_the_devices_is_refused():
+    @pipeline_def(batch_size=1, num_threads=1, device_id=torch.cuda.device_count())
+    def gpu():
+        return types.Constant(42, device="gpu")
+
+    with pytest.raises(Exception, match="device_id .* is invalid"):
+        gpu().build()

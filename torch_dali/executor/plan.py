@@ -75,6 +75,9 @@ class Plan:
                     raise GraphError(f"the pipeline has GPU ops but {why}")
                 _fallback_warning(why)
             else:
+                if device_id >= torch.cuda.device_count():
+                    raise GraphError(f"device_id {device_id} is invalid: this machine has "
+                                     f"{torch.cuda.device_count()} CUDA device(s)")
                 self.cuda = torch.device("cuda", device_id if device_id >= 0 else torch.cuda.current_device())
         # The GPU stage's stream (the consumer waits on it). The mixed stage gets a stream per
         # lane (the executor decodes several batches at once): on one shared stream, batch i's

@@ -111,6 +111,18 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
 
     @property
     def device_id(self) -> int | None:
+        """The GPU the pipeline runs on, or None. Left at its default (-1, the current device) it
+        is decided at build, as DALI's: the current device if the graph has GPU or mixed ops,
+        else None (also before the build)."""
+        if self._device_id != -1:
+            return self._device_id
+        cuda = self._executor.plan.cuda if self._executor is not None else None
+        return None if cuda is None else int(cuda.index)
+
+    @property
+    def device_id_setting(self) -> int | None:
+        """`device_id` as given (-1: the current device once built, if the graph needs one):
+        what a saved pipeline writes."""
         return self._device_id
 
     @property
@@ -264,6 +276,9 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
             for node in self._graph.nodes:  # type: ignore[union-attr]
                 if node.name in self._restored[1]:
                     node.seed = self._restored[1][node.name]
+        if self._device_id is not None and self._device_id < -1:
+            raise PipelineError(f"Pipeline: device_id {self._device_id} is invalid (a GPU index, -1 for the "
+                                "current device, or None for CPU only)")
         plan = Plan(eliminate_common_subgraphs(self._graph), self._batch_size,  # type: ignore[arg-type]
                     self._num_threads, self._device_id, self._strict_device)
         self._executor = Executor(plan, self._prefetch_queue_depth, self._exec_async, self._exec_pipelined)

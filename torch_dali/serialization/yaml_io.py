@@ -37,7 +37,7 @@ class Serializable(Protocol):
     @property
     def num_threads(self) -> int: ...
     @property
-    def device_id(self) -> int | None: ...
+    def device_id_setting(self) -> int | None: ...
     @property
     def seed(self) -> int: ...
     @property
@@ -126,7 +126,7 @@ _Dumper.add_representer(list, _flow_short_lists)
 
 
 def dump_pipeline(pipe: Serializable) -> str:
-    params = {"batch_size": pipe.batch_size, "num_threads": pipe.num_threads, "device_id": pipe.device_id,
+    params = {"batch_size": pipe.batch_size, "num_threads": pipe.num_threads, "device_id": pipe.device_id_setting,
               "seed": pipe.seed, "prefetch_queue_depth": pipe.prefetch_queue_depth,
               "exec_async": pipe.exec_async, "exec_pipelined": pipe.exec_pipelined}
     dtypes, ndims = pipe.output_dtype(), pipe.output_ndim()  # one per output (None: any)
