@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from torch_dali import fn, pipeline_def
+from torch_dali import fn, pipeline_def, types
 from torch_dali.ops._operator import BatchContext, WorkerPool
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
@@ -60,3 +60,24 @@ def test_branches_of_an_if_on_gpu_data_take_each_samples_branch():
             np.testing.assert_array_equal(np.asarray(out.at(i)), want, err_msg=f"iteration {it}, sample {i}")
             np.testing.assert_array_equal(np.asarray(out2.at(i)), want + (3 if p1[i] else 4),
                                           err_msg=f"iteration {it}, sample {i}")
+
+
+def test_gpu_data_copied_to_the_cpu_is_complete_when_a_cpu_op_reads_it():
+    """`.cpu()` in a pipeline (DALI's GPU -> CPU transition): the copy is made on the stream
+    that produced the data and waited for, so the CPU op after it reads the values (DALI's
+    test_gpu2cpu_arg_input: a shape argument read from GPU data)."""
+    @pipeline_def(batch_size=4, num_threads=2, device_id=0)
+    def pipe():
+        x = fn.external_source(name="x", device="gpu")
+        big = x * 1  # a kernel on the step's stream before the copy
+        return fn.zeros(shape=fn.reductions.max(big).cpu(), dtype=types.INT32), big.cpu()
+
+    p = pipe()
+    p.build()
+    for it in range(5):
+        xs = [np.full((512, 1024), 7 + it + i, np.int32) for i in range(4)]
+        p.feed_input("x", xs)
+        z, b = p.run()
+        assert [tuple(z.at(i).shape) for i in range(4)] == [(7 + it + i,) for i in range(4)]
+        for i in range(4):
+            np.testing.assert_array_equal(np.asarray(b.at(i)), xs[i])

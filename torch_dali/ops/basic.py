@@ -1,6 +1,7 @@
 """Small ops: cast, copy (DataNode.gpu()/.cpu())."""
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import torch
@@ -45,6 +46,14 @@ class Copy(Operator):
         tl = inputs[0]
         if tl.device == ctx.device:
             return [tl]
+        if tl.is_cuda and ctx.device.type == "cpu":
+            # to the host: a blocking copy on the stream that made the data (this op is a CPU op,
+            # so the step did not enter it), so the CPU ops after it read the values, not a
+            # buffer the copy has yet to fill
+            with torch.cuda.stream(ctx.stream) if ctx.stream is not None else contextlib.nullcontext():
+                if tl.is_dense_tensor() and len(tl):
+                    return [TensorList(tl.as_tensor().to("cpu"), tl.layout())]
+                return [TensorList([t.to("cpu") for t in tl.samples], tl.layout())]
         if tl.is_dense_tensor() and len(tl):
             dense = tl.as_tensor()
             if ctx.device.type == "cuda":
