@@ -89,8 +89,11 @@ def cmd_run(a: argparse.Namespace) -> int:
     from .report import render
     command = a.command or "python -m conformance run " + " ".join(shlex.quote(x) for x in sys.argv[2:])
     Path(a.doc).parent.mkdir(parents=True, exist_ok=True)
+    machine = "this machine, which has a GPU," if settings.cuda else "this CPU-only machine"
+    default = baseline_path.resolve() == BASELINE.resolve()
     Path(a.doc).write_text(render(baseline, strict, stand_in, command.strip(),
-                                  modules=None if not a.files else modules))
+                                  modules=None if not a.files else modules, machine=machine,
+                                  baseline_file="conformance/baseline.json" if default else baseline_path.name))
     print(f"conformance: wrote {a.doc}", file=sys.stderr)
     return 0
 

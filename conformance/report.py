@@ -86,7 +86,8 @@ def _git_head() -> str:
 
 
 def render(baseline: dict[str, Any], strict: dict[str, TaskResult], stand_in: dict[str, TaskResult],
-           command: str, modules: list[str] | None = None) -> str:
+           command: str, modules: list[str] | None = None, machine: str = "this CPU-only machine",
+           baseline_file: str = "conformance/baseline.json") -> str:
     mods = modules if modules is not None else list(baseline["modules"])
     scores = {m: score(m, baseline["modules"][m], strict.get(m), stand_in.get(m)) for m in mods}
     tot = Counter()
@@ -103,11 +104,11 @@ def render(baseline: dict[str, Any], strict: dict[str, TaskResult], stand_in: di
         "",
         f"Generated on {time.strftime('%Y-%m-%d')} by `{command}` (torch_dali at `{_git_head()}`; control: "
         f"NVIDIA DALI {baseline['dali_version']}, baseline of {baseline['generated']} in "
-        "`conformance/baseline.json`). Do not edit by hand. The runner, the shim and what they patch "
+        f"`{baseline_file}`). Do not edit by hand. The runner, the shim and what they patch "
         "are described in `conformance/README.md`.",
         "",
         "Each test case (each generator yield, each parameter set) of DALI's test files in "
-        "`shared/dali_conformance/tests` runs on this CPU-only machine twice: under real DALI (the "
+        f"`shared/dali_conformance/tests` runs on {machine} twice: under real DALI (the "
         "control) and under torch_dali through the `nvidia.dali` import shim. Only the cases real "
         "DALI passes here are counted; cases that need a GPU, DALI_extra data or a package not "
         "installed are not runnable here on either side and are counted apart, as are the cases "
