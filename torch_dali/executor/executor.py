@@ -316,8 +316,7 @@ class Executor:
         self._check_usable()
         target = self._scheduled + 1
         for op in self._pumps:
-            # produced on demand, sources are called when the batch is made; fed `repeat_last`
-            # data is still fixed now, as DALI fixes it when it schedules
+            # on demand, sources run when the batch is made; repeat_last data is fixed now (DALI)
             if self.exec_async or op.pumps_on_demand:
                 op.caller_fetch = True  # before the producer first runs it
                 op.pump(target, self.plan.batch_size)

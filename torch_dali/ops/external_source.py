@@ -60,6 +60,8 @@ from .external_feed import FeedQueues
 from .external_source_checks import Consistency, accepted_arg_count, check_fed_ndim, check_layout_ndim
 from .source_data import describe, to_batch, to_tensor
 from .external_pump import END, Ahead
+from .external_source_input import (CYCLES, GENERATOR_CYCLE, check_cycle, check_source, describe_source,
+                                    take_started)
 from ._registry import register
 from ._schema import Arg, OpSchema, enum_member, positive
 
@@ -73,64 +75,7 @@ class SourceExhausted(PipelineError, StopIteration):
     """An external source reached the end of its data: `pipe.run()` raises this StopIteration."""
 
 
-# a generator object runs once; cycling needs something that can start over
-GENERATOR_CYCLE = ("`source` is a generator object, which cannot be restarted to cycle; pass the generator "
-                   "function itself as `source`")
-
-CYCLES = {None: "no", False: "no", "no": "no", True: "quiet", "quiet": "quiet", "raise": "raise"}
-
-
-def _check_cycle(v: Any) -> str | None:
-    ok = any(v is k or (isinstance(k, str) and v == k) for k in CYCLES)
-    return None if ok else "one of None, False, True, 'no', 'quiet', 'raise'"
-
-
-def _check_source(v: Any) -> str | None:
-    ok = v is None or callable(v) or hasattr(v, "__iter__")
-    return None if ok else "an iterable, a generator function or a callable"
-
-
-# -- converting Python data to torch -------------------------------------------------------------
-
 # -- the op ---------------------------------------------------------------------------------------
-
-def _describe_source(src: Any) -> str:
-    """A source by name, for messages (whatever the length of its qualified name)."""
-    if inspect.isgenerator(src):
-        return f"<generator object {src.__qualname__}>"
-    if inspect.isfunction(src) or inspect.ismethod(src):
-        return f"<function {src.__qualname__}>"
-    return f"<{type(src).__qualname__} object>"
-
-
-# iterators taken at definition time, as DALI takes them (`fn.external_source(source=iterable)`
-# calls `iter(iterable)` there, before build): id(source) -> [(source, iterator), ...]; the op's
-# setup at build uses the latest one, later builds and restarts call `iter()` anew
-_STARTED: dict[int, list[tuple[Any, Iterator[Any]]]] = {}
-_STARTED_LOCK = threading.Lock()
-
-
-def start_iterable(src: Any) -> None:
-    """At definition: `iter(src)` now when `src` is a plain iterable (not a callable, a generator
-    function or a generator), so that its `__iter__` runs where DALI runs it."""
-    if src is None or callable(src) or inspect.isgenerator(src) or not hasattr(src, "__iter__"):
-        return
-    it = iter(src)
-    with _STARTED_LOCK:
-        _STARTED.setdefault(id(src), []).append((src, it))
-
-
-def _take_started(src: Any) -> Iterator[Any] | None:
-    with _STARTED_LOCK:
-        queue = _STARTED.get(id(src))
-        while queue:
-            owner, it = queue.pop()
-            if not queue:
-                del _STARTED[id(src)]
-            if owner is src:
-                return it
-        return None
-
 
 class ExternalSource(Operator):
     """Hands out batches from a Python source, or from `pipe.feed_input`."""
@@ -187,7 +132,7 @@ class ExternalSource(Operator):
             raise ArgumentTypeError(f"{self.name}: `source` must be an iterable, a generator function or "
                                     f"a callable, got {type(src).__name__}")
         if self._factory is not None:
-            started = _take_started(src) if not inspect.isgeneratorfunction(src) else None
+            started = take_started(src) if not inspect.isgeneratorfunction(src) else None
             self._it = started if started is not None else self._factory()
 
     def _dtype(self, d: Any) -> torch.dtype | None:
@@ -370,7 +315,7 @@ class ExternalSource(Operator):
             unused = [k for k in range(self.k) if k not in used]
             which = (f"outputs at the indices {', '.join(map(str, unused))} are" if len(unused) > 1
                      else f"output at the index {unused[0]} is")
-            warnings.warn(f"{self.where()}: the source {_describe_source(self.args['source'])} gives "
+            warnings.warn(f"{self.where()}: the source {describe_source(self.args['source'])} gives "
                           f"{self.k} outputs and its {which} not used by the pipeline; the source still "
                           "computes them, so have it compute only the outputs the pipeline uses", stacklevel=2)
 
@@ -494,11 +439,11 @@ register(OpSchema(
         "pipe.feed_input().",
     args=(
         Arg("source", "source", None, "iterable, generator function or callable giving batches (or "
-            "samples with batch=False); None: data comes from pipe.feed_input", check=_check_source),
+            "samples with batch=False); None: data comes from pipe.feed_input", check=check_source),
         Arg("num_outputs", "int", None, "split each batch (a tuple) into this many outputs", check=positive),
         Arg("batch", "bool", True, "the source gives whole batches (False: one sample per call)"),
         Arg("cycle", "any", None, "None/False: end with StopIteration; 'quiet'/True: repeat; 'raise': "
-            "StopIteration, then reset() starts over", check=_check_cycle),
+            "StopIteration, then reset() starts over", check=check_cycle),
         Arg("layout", "strs", None, "layout of the samples (one per output, or one for all)"),
         Arg("dtype", "any", None, "expected element type (checked)"),
         Arg("ndim", "any", None, "expected number of dimensions of a sample (checked)"),

@@ -8,7 +8,8 @@ import inspect
 from typing import Any
 
 from ..errors import ArgumentError, ArgumentTypeError
-from .external_source import CYCLES, GENERATOR_CYCLE, ExternalSource, start_iterable
+from .external_source import ExternalSource
+from .external_source_input import CYCLES, GENERATOR_CYCLE, start_iterable
 from .external_source_checks import accepted_arg_count
 
 
