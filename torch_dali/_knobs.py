@@ -76,6 +76,9 @@ KNOBS: tuple[Knob, ...] = (
          "of its ops needs batches in order", 1, 8),
     Knob("TORCH_DALI_FUSION", "int", 1, "0 runs fusable op pairs (resize then crop_mirror_normalize on "
          "CUDA) one after the other instead of as one kernel: for measuring and tests", 0, 1),
+    Knob("TORCH_DALI_FUSED_TAP_TABLES", "int", 1, "1 (default): the CUDA kernel of fused linear resize "
+         "ops (resize or random_resized_crop then crop_mirror_normalize) works each block's filter taps out "
+         "once, in shared memory; 0: per pixel, as before (the same bits; for measuring)", 0, 1),
     Knob("TORCH_DALI_GPU_ON_LANES", "int", 0, "1 runs the GPU stage on the mixed stage's lanes (one GPU "
          "output per lane at a time); 0 (default) on its own thread after them, in order: +3-10% images/s and "
          "5-8% less GPU memory on the fused reference pipeline on an H200 (two pairs)", 0, 1),

@@ -92,6 +92,35 @@ def test_window_equal_to_output_is_exact_crop_mirror_normalize():
         torch.testing.assert_close(out, ref, atol=1e-5, rtol=0)
 
 
+@pytest.mark.parametrize("c", [1, 3, 4])
+@pytest.mark.parametrize("nchw", [True, False])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.uint8])
+def test_shared_tap_tables_give_the_per_pixel_kernels_bits(c, nchw, dtype):
+    """The linear fused kernels read each block's taps from shared memory; the earlier kernel
+    worked them out per pixel. Same sums, so the same bits, including windows shrunk past the
+    tables (over 8x: the per-pixel fallback inside the new kernel) and the resize-then-crop form."""
+    g = torch.Generator().manual_seed(c * 10 + nchw)
+    images, windows, mirror = _batch(g, 16, c, (37, 53))
+    images.append(torch.randint(0, 256, (900, 700, c), dtype=torch.uint8, generator=g).to(DEV))
+    windows = torch.cat([windows, torch.tensor([[0, 0, 900, 700]], dtype=windows.dtype)])
+    mirror = torch.cat([mirror, torch.tensor([True])])
+    resized = torch.tensor([[_rand(g, 53, 400), _rand(g, 60, 400)] for _ in images])
+    anchors = torch.tensor([[_rand(g, 0, int(h) - 53), _rand(g, 0, int(w) - 60)] for h, w in resized.tolist()])
+    mean, std = MEAN.repeat(2)[:c], STD.repeat(2)[:c]
+    runs = []
+    try:
+        for tables in (False, True):
+            EXT.set_fused_tap_tables(tables)
+            runs.append([OPS.resized_crop_mirror_normalize(images, windows, mirror, mean, std, 37, 53, aa, dtype, nchw)
+                         for aa in (False, True)]
+                        + [OPS.resize_crop_mirror_normalize(images, resized, anchors, mirror, mean, std, 53, 60, 1,
+                                                            True, rr, dtype, nchw) for rr in (False, True)])
+    finally:
+        EXT.set_fused_tap_tables(True)
+    for per_pixel, tables in zip(*runs):
+        assert torch.equal(per_pixel, tables)
+
+
 def test_window_outside_image_raises():
     img = torch.zeros(10, 10, 3, dtype=torch.uint8, device=DEV)
     with pytest.raises(RuntimeError, match="window 0"):

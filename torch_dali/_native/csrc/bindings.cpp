@@ -5,6 +5,8 @@
 #include <optional>
 #include <vector>
 
+#include "include/image_ops.h"
+
 #ifdef TORCH_DALI_WITH_NVJPEG
 #include "include/nvjpeg_decoder.h"
 #endif
@@ -72,6 +74,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "sample_sizes(list of tensors) -> int64 [N, 2]: each sample's first two sizes");
   m.def("crop_views", &crop_views, pybind11::arg("images"), pybind11::arg("windows"), release(),
         "crop_views(list of HWC tensors or None, int64 [N, 4] (y, x, h, w)) -> the windows as views");
+  m.def("set_fused_tap_tables", &torch_dali::set_fused_tap_tables, pybind11::arg("on"),
+        "set_fused_tap_tables(bool): the linear fused resize kernels share each block's taps (True, "
+        "default) or work them out per pixel (the earlier kernel; for benches and the agreement test)");
 #ifdef TORCH_DALI_WITH_NVJPEG
   m.attr("has_nvjpeg") = true;
   namespace py = pybind11;

@@ -6,6 +6,8 @@
 #include <c10/util/Half.h>
 #include <torch/library.h>
 
+#include <atomic>
+
 #include "../include/image_ops.h"
 
 namespace torch_dali {
@@ -28,6 +30,105 @@ __global__ void rcmn_kernel(const SampleDesc* __restrict__ descs, int n, NormPar
     const SampleDesc d = descs[s];
     float v[C];
     fused_pixel<C>(d, oy, ox, out_w, interp, antialias, round_resized, v);
+    const int64_t pix = static_cast<int64_t>(oy) * out_w + ox;
+    if (NCHW) {
+      OutT* o = out + static_cast<int64_t>(s) * C * plane + pix;
+#pragma unroll
+      for (int c = 0; c < C; ++c) o[c * plane] = cast_out<OutT>((v[c] - norm.mean[c]) * norm.inv_std[c]);
+    } else {
+      OutT* o = out + (static_cast<int64_t>(s) * plane + pix) * C;
+#pragma unroll
+      for (int c = 0; c < C; ++c) o[c] = cast_out<OutT>((v[c] - norm.mean[c]) * norm.inv_std[c]);
+    }
+  }
+}
+
+// Linear rcmn with each block's taps worked out once: a block covers 32 columns x 8 rows of
+// one sample, whose columns share their x taps down the rows and rows their y taps along the
+// columns, so the weights (and clamped source indices) go to shared memory instead of being
+// recomputed for every pixel and every tap row (the per-pixel kernel spends most of its time
+// there). The sums are the per-pixel kernel's, term by term, so the outputs are bit-identical.
+constexpr int kMaxTaps = 16;  // antialiased shrinking up to 8x; wider filters take the per-pixel path
+
+struct TapTables {
+  float xw[kMaxTaps][kBlockX];
+  int xi[kMaxTaps][kBlockX];
+  float xinv[kBlockX];
+  float yw[kMaxTaps][kBlockY];
+  int yi[kMaxTaps][kBlockY];
+  float yinv[kBlockY];
+  int xcount, ycount;
+};
+
+template <int W>
+__device__ __forceinline__ void store_taps(const Taps& t, int lane, float (*w)[W], int (*idx)[W], float* inv) {
+  if (t.count <= kMaxTaps)
+    for (int k = 0; k < t.count; ++k) {
+      w[k][lane] = tap_weight(t, k);
+      idx[k][lane] = tap_index(t, k);
+    }
+  inv[lane] = t.inv_total;
+}
+
+template <typename OutT, int C, bool NCHW>
+__global__ void rcmn_linear_kernel(const SampleDesc* __restrict__ descs, int n, NormParams norm,
+                                   OutT* __restrict__ out, int out_h, int out_w, bool antialias,
+                                   bool round_resized) {
+  __shared__ TapTables tt;
+  const int ox = blockIdx.x * blockDim.x + threadIdx.x;
+  const int oy = blockIdx.y * blockDim.y + threadIdx.y;
+  const bool inside = ox < out_w && oy < out_h;
+  const int64_t plane = static_cast<int64_t>(out_h) * out_w;
+  for (int s = blockIdx.z; s < n; s += gridDim.z) {
+    const SampleDesc d = descs[s];
+    __syncthreads();  // every thread is done with the previous sample's tables
+    if (threadIdx.y == 0) {
+      const int sx = (d.mirror ? out_w - 1 - ox : ox) + d.off_x;
+      const Taps t = make_taps(sx, d.in_w, d.org_x, d.span_w, d.out_w, antialias);
+      if (threadIdx.x == 0) tt.xcount = t.count;  // the same for every column of a sample
+      store_taps(t, threadIdx.x, tt.xw, tt.xi, tt.xinv);
+    } else if (threadIdx.y == 1 && threadIdx.x < kBlockY) {
+      const int sy = blockIdx.y * blockDim.y + threadIdx.x + d.off_y;
+      const Taps t = make_taps(sy, d.in_h, d.org_y, d.span_h, d.out_h, antialias);
+      if (threadIdx.x == 0) tt.ycount = t.count;
+      store_taps(t, threadIdx.x, tt.yw, tt.yi, tt.yinv);
+    }
+    __syncthreads();
+    if (!inside) continue;
+    float v[C];
+    const int xc = tt.xcount, yc = tt.ycount;
+    if (xc <= kMaxTaps && yc <= kMaxTaps) {
+      const int col = threadIdx.x, row = threadIdx.y;
+      const float xinv = tt.xinv[col];
+      float acc[C];
+#pragma unroll
+      for (int c = 0; c < C; ++c) acc[c] = 0.f;
+      for (int ky = 0; ky < yc; ++ky) {
+        const float wy = tt.yw[ky][row];
+        if (wy == 0.f) continue;
+        const uint8_t* src = d.in + static_cast<int64_t>(tt.yi[ky][row]) * d.row_stride;
+        float racc[C];
+#pragma unroll
+        for (int c = 0; c < C; ++c) racc[c] = 0.f;
+        for (int kx = 0; kx < xc; ++kx) {
+          const float wx = tt.xw[kx][col];
+          const uint8_t* px = src + static_cast<int64_t>(tt.xi[kx][col]) * C;
+#pragma unroll
+          for (int c = 0; c < C; ++c) racc[c] += wx * static_cast<float>(__ldg(px + c));
+        }
+#pragma unroll
+        for (int c = 0; c < C; ++c) acc[c] += wy * (racc[c] * xinv);
+      }
+      const float yinv = tt.yinv[row];
+#pragma unroll
+      for (int c = 0; c < C; ++c) v[c] = acc[c] * yinv;
+      if (round_resized) {
+#pragma unroll
+        for (int c = 0; c < C; ++c) v[c] = static_cast<float>(cast_out<uint8_t>(v[c]));
+      }
+    } else {
+      fused_pixel<C>(d, oy, ox, out_w, kLinear, antialias, round_resized, v);
+    }
     const int64_t pix = static_cast<int64_t>(oy) * out_w + ox;
     if (NCHW) {
       OutT* o = out + static_cast<int64_t>(s) * C * plane + pix;
@@ -73,6 +174,15 @@ void launch_rcmn(const SampleDesc* descs, int n, const NormParams& norm, at::Ten
   const dim3 block(kBlockX, kBlockY);
   const dim3 grid = grid_for(a.out_h, a.out_w, n);
   OutT* o = reinterpret_cast<OutT*>(out.data_ptr());
+  if (a.interp == kLinear && fused_tap_tables()) {
+    if (a.nchw)
+      rcmn_linear_kernel<OutT, C, true><<<grid, block, 0, stream>>>(descs, n, norm, o, a.out_h, a.out_w,
+                                                                    a.antialias, a.round_resized);
+    else
+      rcmn_linear_kernel<OutT, C, false><<<grid, block, 0, stream>>>(descs, n, norm, o, a.out_h, a.out_w,
+                                                                     a.antialias, a.round_resized);
+    return;
+  }
   if (a.nchw)
     rcmn_kernel<OutT, C, true><<<grid, block, 0, stream>>>(descs, n, norm, o, a.out_h, a.out_w,
                                                            a.antialias, a.interp, a.round_resized);
@@ -117,6 +227,12 @@ at::Tensor run_fused(BatchPlan& plan, const at::Tensor& mean, const at::Tensor& 
 }
 
 }  // namespace
+
+namespace {
+std::atomic<bool> g_fused_tap_tables{true};
+}
+bool fused_tap_tables() { return g_fused_tap_tables.load(std::memory_order_relaxed); }
+void set_fused_tap_tables(bool on) { g_fused_tap_tables.store(on, std::memory_order_relaxed); }
 
 at::Tensor rcmn_cuda(at::TensorList images, const at::Tensor& windows, const at::Tensor& mirror,
                      const at::Tensor& mean, const at::Tensor& std, int64_t out_h, int64_t out_w,

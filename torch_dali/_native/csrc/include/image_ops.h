@@ -38,6 +38,11 @@ void check_interp(int64_t interp);
 // Copies the descriptors to `device` (pinned staging + non_blocking copy on the current stream).
 at::Tensor upload_descs(const std::vector<SampleDesc>& descs, const at::Device& device);
 
+// Whether the linear fused kernels share each block's taps (default) or work them out per pixel
+// (the earlier kernel, kept for measuring and to check the two agree bit for bit).
+bool fused_tap_tables();
+void set_fused_tap_tables(bool on);
+
 // Device implementations (cuda/image_kernels.cu, cpu/image_kernels_cpu.cpp).
 at::Tensor rcmn_cuda(at::TensorList images, const at::Tensor& windows, const at::Tensor& mirror,
                      const at::Tensor& mean, const at::Tensor& std, int64_t out_h, int64_t out_w,
