@@ -84,7 +84,8 @@ def main():
     cases.append(("rscmn resize 224 then CMN (the fused reference pipeline's ops)",
                   lambda: ops.resize_crop_mirror_normalize(crops, resized, anchors, mirror, MEAN, STD, 224, 224, 1,
                                                            True, False, torch.float32, True)))
-    resized2 = torch.tensor([[256, 256 * im.shape[1] // im.shape[0]] for im in rgb])
+    resized2 = torch.tensor([[256, 256 * w // h] if h <= w else [256 * h // w, 256]
+                             for h, w in (im.shape[:2] for im in rgb)])
     anchors2 = torch.stack([(resized2[:, 0] - 224) // 2, (resized2[:, 1] - 224) // 2], 1)
     cases.append(("rscmn resize_shorter 256 + center crop 224, rounded", lambda: ops.resize_crop_mirror_normalize(
         rgb, resized2, anchors2, mirror, MEAN, STD, 224, 224, 1, True, True, torch.float32, True)))
