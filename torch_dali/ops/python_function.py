@@ -142,6 +142,7 @@ class _PythonFunctionBase(Operator):
                                 op=self.name, origin=self.node.origin)
         self.batch_processing = bool(self.args["batch_processing"])
         self._vmap_ok: bool | None = None if self.kind == "torch_python_function" else False
+        self._vmapped: Any = None
         self.fname = getattr(self.function, "__qualname__", repr(self.function))
         self.timeout = self.args.get("timeout")
         self.reproducible = bool(self.args.get("reproducible", True))
@@ -205,7 +206,7 @@ class _PythonFunctionBase(Operator):
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         cuda = ctx.device.type == "cuda"
         n = len(inputs[0]) if inputs else ctx.batch_size
-        if self._vmap_ok is not False and cuda and not self.batch_processing and inputs:
+        if self._vmap_ok is not False and cuda and not self.batch_processing and inputs and self.timeout is None:
             outs = self._try_vmap(inputs)
             if outs is not None:
                 return outs
@@ -244,7 +245,9 @@ class _PythonFunctionBase(Operator):
         if not all(tl.is_dense_tensor() for tl in inputs):
             return None
         try:
-            result = torch.vmap(self.function, randomness="error")(*[tl.as_tensor() for tl in inputs])
+            if self._vmapped is None:  # made once: making it costs as much as a small call
+                self._vmapped = torch.vmap(self.function, randomness="error")
+            result = self._vmapped(*[tl.as_tensor() for tl in inputs])
             outs = self._outputs(result, self.fname)
             if not all(isinstance(o, torch.Tensor) for o in outs):
                 raise TypeError
