@@ -75,8 +75,19 @@ def _one_child(target: str, requests: list[Any], timeout: float) -> tuple[list[A
     return results, died, err
 
 
-def run_isolated(target: str, requests: list[Any], timeout: float = 60) -> list[Any]:
-    """Each request's JSON result, or a `Died` for the calls that ended their process."""
+def run_isolated(target: str, requests: list[Any], timeout: float = 60, workers: int = 1) -> list[Any]:
+    """Each request's JSON result, or a `Died` for the calls that ended their process. `workers`
+    children share the requests (child i takes every `workers`-th from i, in order) when the calls
+    are independent."""
+    if workers > 1 and len(requests) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+        k = min(workers, len(requests))
+        with ThreadPoolExecutor(k) as pool:
+            done = list(pool.map(lambda i: run_isolated(target, requests[i::k], timeout), range(k)))
+        out = [None] * len(requests)
+        for i, part in enumerate(done):
+            out[i::k] = part
+        return out
     out: list[Any] = []
     while len(out) < len(requests):
         results, died, err = _one_child(target, requests[len(out):], timeout)

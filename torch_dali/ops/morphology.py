@@ -146,11 +146,15 @@ class _Morph(_Window):
         h, w, ay, ax = key
         border = K.MORPH_BORDERS[self.args["border_mode"]]
         fill = K.extreme(items.dtype, not self.dilate)  # a border value that never wins
-        for _ in range(int(self.args["iterations"])):
+        out = None
+        for i in range(int(self.args["iterations"])):
+            prev = out
             xp = R.pad_gather(items, base, stride, hw, box, (ay, h - 1 - ay, ax, w - 1 - ax), border, fill)
             out = K.morph_padded(xp, 1, 2, (h, w), box, self.dilate)
             items = out.reshape(-1, int(out.shape[-1]))
             base, stride = [g * box[0] * box[1] for g in range(len(hw))], [box[1]] * len(hw)
+            if prev is not None and K.settled(i, prev, out):  # later iterations would change nothing
+                break
         return out
 
 
