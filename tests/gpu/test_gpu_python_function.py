@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from torch_dali import fn, pipeline_def, types
+from torch_dali import fn, pipeline_def
 from torch_dali.plugin.pytorch import TorchPythonFunction
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
