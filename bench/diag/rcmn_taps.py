@@ -6,12 +6,15 @@ per-pixel fallback).   python3 bench/diag/rcmn_taps.py [out.json]   (GPU machine
 """
 import json
 import math
-import statistics
+import os
 import sys
 
 import torch
 
 from torch_dali._native import extension
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from gpu_kernels import _cuda_time as timed  # noqa: E402  (median of CUDA-event timings)
 
 MEAN = torch.tensor([0.485, 0.456, 0.406]) * 255
 STD = torch.tensor([0.229, 0.224, 0.225]) * 255
@@ -34,18 +37,6 @@ def rrc_windows(imgs, g, scale=(0.08, 1.0)):
         x = int(torch.randint(0, w - cw + 1, (1,), generator=g))
         out.append([y, x, ch, cw])
     return torch.tensor(out, dtype=torch.int64)
-
-
-def timed(fn, reps=30):
-    ts = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b))
-    return statistics.median(ts)
 
 
 def main():

@@ -17,6 +17,16 @@ constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 constexpr unsigned kMaxGridZ = 65535;
 
+// Pixel `pix` of sample `s`, normalized, into an NCHW or NHWC output.
+template <typename OutT, int C, bool NCHW>
+__device__ __forceinline__ void store_normalized(OutT* __restrict__ out, int s, int64_t plane, int64_t pix,
+                                                 const float (&v)[C], const NormParams& norm) {
+  OutT* o = NCHW ? out + static_cast<int64_t>(s) * C * plane + pix : out + (static_cast<int64_t>(s) * plane + pix) * C;
+  const int64_t step = NCHW ? plane : 1;
+#pragma unroll
+  for (int c = 0; c < C; ++c) o[c * step] = cast_out<OutT>((v[c] - norm.mean[c]) * norm.inv_std[c]);
+}
+
 // Fused crop(-of-resize)-mirror-normalize; `interp` and `round_resized` are uniform per launch.
 template <typename OutT, int C, bool NCHW>
 __global__ void rcmn_kernel(const SampleDesc* __restrict__ descs, int n, NormParams norm,
@@ -30,16 +40,7 @@ __global__ void rcmn_kernel(const SampleDesc* __restrict__ descs, int n, NormPar
     const SampleDesc d = descs[s];
     float v[C];
     fused_pixel<C>(d, oy, ox, out_w, interp, antialias, round_resized, v);
-    const int64_t pix = static_cast<int64_t>(oy) * out_w + ox;
-    if (NCHW) {
-      OutT* o = out + static_cast<int64_t>(s) * C * plane + pix;
-#pragma unroll
-      for (int c = 0; c < C; ++c) o[c * plane] = cast_out<OutT>((v[c] - norm.mean[c]) * norm.inv_std[c]);
-    } else {
-      OutT* o = out + (static_cast<int64_t>(s) * plane + pix) * C;
-#pragma unroll
-      for (int c = 0; c < C; ++c) o[c] = cast_out<OutT>((v[c] - norm.mean[c]) * norm.inv_std[c]);
-    }
+    store_normalized<OutT, C, NCHW>(out, s, plane, static_cast<int64_t>(oy) * out_w + ox, v, norm);
   }
 }
 
@@ -129,16 +130,7 @@ __global__ void rcmn_linear_kernel(const SampleDesc* __restrict__ descs, int n, 
     } else {
       fused_pixel<C>(d, oy, ox, out_w, kLinear, antialias, round_resized, v);
     }
-    const int64_t pix = static_cast<int64_t>(oy) * out_w + ox;
-    if (NCHW) {
-      OutT* o = out + static_cast<int64_t>(s) * C * plane + pix;
-#pragma unroll
-      for (int c = 0; c < C; ++c) o[c * plane] = cast_out<OutT>((v[c] - norm.mean[c]) * norm.inv_std[c]);
-    } else {
-      OutT* o = out + (static_cast<int64_t>(s) * plane + pix) * C;
-#pragma unroll
-      for (int c = 0; c < C; ++c) o[c] = cast_out<OutT>((v[c] - norm.mean[c]) * norm.inv_std[c]);
-    }
+    store_normalized<OutT, C, NCHW>(out, s, plane, static_cast<int64_t>(oy) * out_w + ox, v, norm);
   }
 }
 
