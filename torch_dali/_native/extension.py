@@ -48,8 +48,7 @@ def load(verbose: bool = False) -> Optional[ModuleType]:
                 return None
             _module = _load_built() or _build(verbose)
             _register_fakes()
-            if hasattr(_module, "set_fused_tap_tables"):
-                _module.set_fused_tap_tables(bool(_knobs.get("TORCH_DALI_FUSED_TAP_TABLES")))
+            _module.set_fused_tap_tables(bool(_knobs.get("TORCH_DALI_FUSED_TAP_TABLES")))
         except Exception as exc:  # a failed build must never break torch_dali
             _module = None
             _error = f"build failed: {type(exc).__name__}: {exc}"
