@@ -187,4 +187,4 @@ def test_a_stalled_pipeline_prints_where_its_threads_are(root, monkeypatch, capf
     pipe.shutdown()
     assert len(out[0]) == 2
     err = capfd.readouterr().err
-    assert "no batch for" in err and "_slow" in err
+    assert "no batch for" in err and "after 0 batches" in err and "_slow" in err

@@ -294,7 +294,7 @@ class Executor:
                                             + ("running: " + "; ".join(ops) if ops else "no op is running"))
                     if not dumped and waited >= stall_dump_s():
                         dumped = True
-                        dump_stall(waited)
+                        dump_stall(waited, self._handed)
             if isinstance(item, BaseException):
                 self._failed = item
                 self._join_producer()  # its stage threads too: a restart must not meet them again

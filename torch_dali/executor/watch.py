@@ -29,11 +29,11 @@ def stall_dump_s() -> float:
     return v if v > 0 else float("inf")
 
 
-def dump_stall(waited: float) -> None:
+def dump_stall(waited: float, handed: int = 0) -> None:
     """A pipeline that stops delivering should say where it is stuck, not hang silently: every
     thread's stack to stderr, once per wait (the wait goes on; a slow first build is not an error)."""
-    print(f"torch_dali: no batch for {waited:.0f} s; the threads are at (TORCH_DALI_STALL_DUMP_S "
-          "sets when this is printed):", file=sys.stderr, flush=True)
+    print(f"torch_dali: no batch for {waited:.0f} s, after {handed} batches; the threads are at "
+          "(TORCH_DALI_STALL_DUMP_S sets when this is printed):", file=sys.stderr, flush=True)
     faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
 
 
