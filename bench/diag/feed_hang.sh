@@ -28,6 +28,7 @@ for i in $(seq "${RUNS:-14}"); do
       -ex "thread apply all bt 30" > "$OUT/runs/$i.gdb" 2>&1
     echo "  cuda-gdb rc=$? $(wc -l < "$OUT/runs/$i.gdb") lines"
     grep -c "nvjpeg\|NvJpeg" "$OUT/runs/$i.gdb"
+    cp "$OUT/runs/$i.gdb" "$OUT/hang_$i.gdb"; cp "$OUT/runs/$i.err" "$OUT/hang_$i.err"  # back even if the call is cut
     kill -9 $pid; wait $pid 2>/dev/null
     [ "$hangs" -ge "${MAX_HANGS:-2}" ] && break
   else
