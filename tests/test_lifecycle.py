@@ -188,3 +188,28 @@ def test_a_stalled_pipeline_prints_where_its_threads_are(root, monkeypatch, capf
     assert len(out[0]) == 2
     err = capfd.readouterr().err
     assert "no batch for" in err and "after 0 batches" in err and "_slow" in err
+
+
+def test_a_stall_report_says_where_the_decoders_native_threads_are(monkeypatch, capfd):
+    """The stacks of a stall cannot see into the extension: the report adds each nvJPEG decoder's
+    activity() (places with threads, longest first), and nothing for decoders that are idle."""
+    from torch_dali.executor import watch
+    from torch_dali.io import nvjpeg
+
+    class Stuck:
+        def activity(self):
+            return {"waiting for the hardware lock": (1, 44.9), "in nvJPEG's hardware batch decode": (1, 45.2),
+                    "waiting for a free slot": (2, 3.0)}
+
+    class Idle:
+        def activity(self):
+            return {}
+
+    monkeypatch.setattr(nvjpeg, "_NVJPEG", {(0, 1.0, "cfg"): Stuck(), (1, 0.9, "cfg"): Idle(), (2, 0.9, "cfg"): None})
+    watch.dump_stall(50.0, handed=7)
+    err = capfd.readouterr().err
+    assert "no batch for 50 s, after 7 batches" in err
+    lines = [ln for ln in err.splitlines() if "nvJPEG decoder" in ln]
+    assert lines == ["torch_dali: nvJPEG decoder on cuda:0: 1 thread in nvJPEG's hardware batch decode (latest for "
+                     "45.2 s); 1 thread waiting for the hardware lock (latest for 44.9 s); 2 threads waiting for a "
+                     "free slot (latest for 3.0 s)"], err

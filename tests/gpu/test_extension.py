@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import threading
+import time
 
 import pytest
 import torch
@@ -220,6 +222,28 @@ def test_decode_matches_torchvision(decoder):
         _close(out, _cpu_decode(jpegs[name]), name)
     stats = decoder.last_stats
     assert stats["not_decoded"] == 0 and stats["hardware"] + stats["hybrid"] == len(names)
+
+
+def test_activity_names_where_a_decode_is_and_empties_after(decoder):
+    """activity() (what a stalled pipeline's report prints) shows a place while a decode runs on
+    another thread and nothing once it returns: every place a thread enters, it leaves."""
+    jpegs = _jpegs()
+    data = [jpegs[k] for k in list(jpegs) * 40]
+    seen: dict = {}
+    for _ in range(20):
+        t = threading.Thread(target=decoder.decode, args=(data, "rgb"))
+        t.start()
+        while t.is_alive() and not seen:
+            seen = decoder.activity()
+        t.join()
+        if seen:
+            break
+    assert seen, "no place reported during 20 decodes"
+    assert all(n >= 1 and s >= 0.0 for n, s in seen.values()), seen
+    deadline = time.monotonic() + 10  # the background thread may still be making the decoder's parts
+    while decoder.activity() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert decoder.activity() == {}
 
 
 def test_decode_gray_and_bgr(decoder):

@@ -14,6 +14,7 @@ import torch
 
 from .. import _knobs
 from ..errors import PipelineError
+from ..io import nvjpeg
 from .plan import Plan
 from .steps import Batch, Partial
 from .stage import OutputPermits, Permits, Reorder, Stage, make_stages
@@ -291,7 +292,8 @@ class Executor:
                     if timeout is not None and waited >= timeout:
                         ops = self.plan.running_ops()
                         raise PipelineError(f"torch_dali: no batch within timeout={timeout:g} s; "
-                                            + ("running: " + "; ".join(ops) if ops else "no op is running"))
+                                            + ("running: " + "; ".join(ops) if ops else "no op is running")
+                                            + "".join("; " + ln for ln in nvjpeg.activity_lines()))
                     if not dumped and waited >= stall_dump_s():
                         dumped = True
                         dump_stall(waited, self._handed)

@@ -8,6 +8,7 @@ import threading
 import time
 
 from .. import _knobs
+from ..io import nvjpeg
 from ..tensor_list import TensorList
 
 
@@ -35,6 +36,8 @@ def dump_stall(waited: float, handed: int = 0) -> None:
     print(f"torch_dali: no batch for {waited:.0f} s, after {handed} batches; the threads are at "
           "(TORCH_DALI_STALL_DUMP_S sets when this is printed):", file=sys.stderr, flush=True)
     faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+    for line in nvjpeg.activity_lines():  # native threads, which the stacks above cannot show
+        print("torch_dali: " + line, file=sys.stderr, flush=True)
 
 
 def tensor_bytes(tls: list[TensorList]) -> tuple[int, int]:

@@ -114,6 +114,22 @@ def _make_decoder(ext: Any, index: int, hw_load: float, config: DecoderConfig) -
     return None
 
 
+def activity_lines() -> list[str]:
+    """Where each of our nvJPEG decoders' threads are now, one line per decoder that has a thread
+    somewhere (for a stalled pipeline's report: inside nvJPEG's hardware decode and waiting for a
+    lock read differently). Safe while a decode is stuck: the extension answers without locks."""
+    with _NVJPEG_LOCK:
+        decoders = [(k[0], d) for k, d in _NVJPEG.items() if d is not None and hasattr(d, "activity")]
+    lines = []
+    for index, dec in decoders:
+        places = dec.activity()
+        if places:
+            lines.append(f"nvJPEG decoder on cuda:{index}: " + "; ".join(
+                f"{n} thread{'s' if n > 1 else ''} {place} (latest for {s:.1f} s)"
+                for place, (n, s) in sorted(places.items(), key=lambda kv: -kv[1][1])))
+    return lines
+
+
 def prepare_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
     """Makes the decoder `decode_jpeg_batch_cuda` will use (a build-time warm-up); returns it (None
     when our extension's decoder is not available)."""

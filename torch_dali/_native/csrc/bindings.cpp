@@ -118,6 +118,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       .def_property_readonly("cuda_ready", &NvJpegDecoder::cuda_ready)
       .def_property_readonly("lazy_cuda", &NvJpegDecoder::lazy_cuda)
       .def_property_readonly("preallocate", &NvJpegDecoder::preallocate)
+      .def("activity", &NvJpegDecoder::activity,
+           "dict: place -> (threads there, seconds since the latest came), for the places a thread of this "
+           "decoder is in now (lock-free: answers while a decode() is stuck)")
       .def_property_readonly("build_stats", &NvJpegDecoder::build_stats,
                              "dict: host microseconds of construction (handles, first slot, other slots)")
       .def_property_readonly("last_stats",  // waits for a decode in flight: not with the GIL held

@@ -203,7 +203,38 @@ std::vector<std::vector<JobPtr>> balance(std::vector<JobPtr> jobs, size_t parts)
   return out;
 }
 
+int64_t steady_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace
+
+struct NvJpegDecoder::At {
+  NvJpegDecoder& d;
+  Place p;
+  At(NvJpegDecoder& dec, Place place) : d(dec), p(place) {
+    d.at_since_us_[p].store(steady_us(), std::memory_order_relaxed);
+    d.at_count_[p].fetch_add(1, std::memory_order_relaxed);
+  }
+  ~At() { d.at_count_[p].fetch_sub(1, std::memory_order_relaxed); }
+};
+
+std::map<std::string, std::pair<int64_t, double>> NvJpegDecoder::activity() const {
+  static const char* const names[kNumPlaces] = {
+      "waiting for the hardware side to be made", "waiting for a free slot", "reading headers",
+      "allocating outputs", "waiting for the hardware lock", "in nvJPEG's hardware batch decode",
+      "decoding on the CUDA backend", "waiting for a pinned buffer's upload", "re-decoding a rejected hardware batch",
+      "making the hardware side", "preallocating the hardware pools", "making a slot",
+      "waiting for the CUDA backend to be made"};
+  std::map<std::string, std::pair<int64_t, double>> out;
+  const int64_t now = steady_us();
+  for (int k = 0; k < kNumPlaces; ++k) {
+    const int64_t n = at_count_[k].load(std::memory_order_relaxed);
+    if (n > 0) out[names[k]] = {n, 1e-6 * static_cast<double>(now - at_since_us_[k].load(std::memory_order_relaxed))};
+  }
+  return out;
+}
 
 struct NvJpegDecoder::HwState {
   nvjpegHandle_t handle = nullptr;  // own handle: states sharing one handle stalled each other
@@ -400,6 +431,7 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
           if (num_slots > 1 && wait_cuda()) {
             const auto t = std::chrono::steady_clock::now();
             for (int64_t k = 1; k < num_slots && !stopping_.load(); ++k) {
+              At at(*this, kMakeSlot);
               slots_[k] = make_slot(hw_states, num_cuda_states);
               ready_slots_.store(static_cast<int>(k + 1), std::memory_order_release);
             }
@@ -491,6 +523,7 @@ bool NvJpegDecoder::wait_cuda() {
     cuda_wanted_ = true;
   }
   fill_cv_.notify_all();
+  At at(*this, kWaitCuda);
   std::unique_lock<std::mutex> l(cuda_mu_);
   cuda_cv_.wait(l, [this] { return cuda_done_ || stopping_.load(); });
   return cuda_ready_.load(std::memory_order_acquire);
@@ -499,6 +532,7 @@ bool NvJpegDecoder::wait_cuda() {
 void NvJpegDecoder::make_hw_side(int64_t num_hw_states) {
   // Made outside slot 0's lock (the first batch may hold it, decoding on the CUDA backend), then
   // moved in under it. Nothing decodes on the engines yet: every later batch waits in wait_hw().
+  At at(*this, kMakeHwSide);
   const auto t = std::chrono::steady_clock::now();
   nvjpegHandle_t h = nullptr;
   std::vector<std::unique_ptr<HwState>> states;
@@ -562,6 +596,7 @@ void NvJpegDecoder::make_hw_side(int64_t num_hw_states) {
 }
 
 void NvJpegDecoder::wait_hw() {
+  At at(*this, kWaitHwSide);
   std::unique_lock<std::mutex> l(hw_ready_mu_);
   hw_ready_cv_.wait(l, [this] { return hw_done_ || stopping_.load(); });
 }
@@ -569,6 +604,7 @@ void NvJpegDecoder::wait_hw() {
 void NvJpegDecoder::preallocate_first_slot() {
   // The first slot's hardware states get their pools now: under the slot's lock (no batch of its
   // own in flight on the host) and the hardware lock, after the state's last batch has run.
+  At at(*this, kPreallocate);
   const auto t = std::chrono::steady_clock::now();
   Slot& sl = *slots_[0];
   std::lock_guard<std::mutex> sl_lock(sl.mu);
@@ -698,6 +734,7 @@ NvJpegDecoder::Slot& NvJpegDecoder::acquire(std::unique_lock<std::mutex>& lock) 
     std::lock_guard<std::mutex> g(next_mu_);
     k = next_slot_++ % static_cast<size_t>(ready);
   }
+  At at(*this, kWaitSlot);
   lock = std::unique_lock<std::mutex>(slots_[k]->mu);
   return *slots_[k];
 }
@@ -857,6 +894,7 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   };
 
   // Phase 1: headers -> sizes and hardware support.
+  std::optional<At> place(std::in_place, *this, kHeaders);  // activity(): where this decode() is
   sl.pool->run([&](int tid) {
     for (size_t i = tid; i < n; i += threads) {
       Job& j = jobs[i];
@@ -916,6 +954,7 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   // caller's stream: a batch's decode does not queue behind the previous batches' GPU work, and
   // the host never blocks on it (a block freed on the caller's stream is not handed out again
   // before the work queued there when it was freed has run).
+  place.emplace(*this, kOutputs);
   auto caller = at::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_));
   const auto opts = at::TensorOptions().dtype(at::kByte).device(at::kCUDA, static_cast<c10::DeviceIndex>(device_));
   std::vector<Job*> hw_jobs, cuda_jobs;
@@ -1067,7 +1106,8 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
     for (size_t k = 0; k < cu_.size(); ++k) allocate(cuda_parts[k], cu_[k]->stream, false);
   }
 
-  // Phase 2: hardware and hybrid states in parallel.
+  // Phase 2: hardware and hybrid states in parallel (each thread says where it is).
+  place.reset();
   const auto t1 = clock::now();
   sl.pool->run([&](int tid) {
     const auto a = clock::now();
@@ -1098,6 +1138,7 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
     retry_waits.push_back(st->done);
   }
   if (!retry.empty()) {
+    At at(*this, kRetry);
     attach_cuda();
     auto parts = balance(retry, cu_.size());
     sl.pool->run([&](int tid) {
@@ -1180,7 +1221,11 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
   // reason: opt-in until a soak test clears it. With several slots the engines still get no idle
   // gap: the next batch's headers and CUDA-backend share run while this one holds the lock.
   std::unique_lock<std::mutex> hw_lock(hw_mu_, std::defer_lock);
-  if (!hw_concurrent_) hw_lock.lock();
+  if (!hw_concurrent_) {
+    At waiting(*this, kWaitHwLock);
+    hw_lock.lock();
+  }
+  At at(*this, kHwDecode);
   nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
   if (st.batch != n || st.fmt != fmt) {
     s = nvjpegDecodeBatchedInitialize(st.handle, st.state, n, 1, fmt);
@@ -1232,6 +1277,7 @@ int NvJpegDecoder::pin_bitstreams(HwState& st, std::vector<const unsigned char*>
     const unsigned flags = cudaEventDisableTiming | (blocking_sync_ ? cudaEventBlockingSync : 0u);
     TD_CUDA(cudaEventCreateWithFlags(&st.host_free[hb], flags), "cudaEventCreate");
   } else {
+    At at(*this, kWaitPinned);
     TD_CUDA(cudaEventSynchronize(st.host_free[hb]), "cudaEventSynchronize");  // its last reader ran
   }
   if (st.host_cap[hb] < total) {
@@ -1257,6 +1303,7 @@ int NvJpegDecoder::pin_bitstreams(HwState& st, std::vector<const unsigned char*>
 
 void NvJpegDecoder::decode_cuda(CudaState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
                                 const std::vector<cudaEvent_t>& waits) {
+  At at(*this, kHybrid);
   st.used = true;
   for (cudaEvent_t e : waits) TD_CUDA(cudaStreamWaitEvent(st.stream, e, 0), "cudaStreamWaitEvent");
   TD_NVJPEG(nvjpegDecodeParamsSetOutputFormat(st.params, fmt), "nvjpegDecodeParamsSetOutputFormat");
@@ -1274,7 +1321,10 @@ void NvJpegDecoder::decode_one(CudaState& st, Job& job, nvjpegOutputFormat_t, in
   job.unsupported = false;
   job.error.clear();
   // The host stage reuses this pinned buffer: wait until its previous upload has run.
-  TD_CUDA(cudaEventSynchronize(st.pinned_free[slot]), "cudaEventSynchronize");
+  {
+    At at(*this, kWaitPinned);
+    TD_CUDA(cudaEventSynchronize(st.pinned_free[slot]), "cudaEventSynchronize");
+  }
   nvjpegJpegStream_t js = st.jstream[slot];
   if (!job.whole) {  // a hardware window batch that failed: this backend decodes the whole image
     c10::cuda::CUDAStreamGuard on(c10::cuda::getStreamFromExternal(st.stream, static_cast<c10::DeviceIndex>(device_)));

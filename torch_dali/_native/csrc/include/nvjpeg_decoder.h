@@ -97,6 +97,10 @@ class NvJpegDecoder {
     std::lock_guard<std::mutex> lock(stats_mu_);
     return stats_;
   }
+  // Where the decoder's threads are now: for each place with a thread in it, how many are there
+  // and the seconds since the latest came (the stall dump prints it: a hang inside nvJPEG and one
+  // waiting for a lock read differently). Lock-free: callable while a decode() is stuck.
+  std::map<std::string, std::pair<int64_t, double>> activity() const;
   // Host time of construction: the shared handles, the first slot, the slots made after it.
   std::map<std::string, int64_t> build_stats() {
     std::lock_guard<std::mutex> lock(stats_mu_);
@@ -191,6 +195,12 @@ class NvJpegDecoder {
   std::mutex hw_mu_;  // one nvjpegDecodeBatched call at a time, across slots
   bool hw_concurrent_ = false;
   bool blocking_sync_ = false;
+  // activity(): threads in each place and the steady-clock time (µs) the latest entered it
+  enum Place : int { kWaitHwSide, kWaitSlot, kHeaders, kOutputs, kWaitHwLock, kHwDecode, kHybrid, kWaitPinned,
+                     kRetry, kMakeHwSide, kPreallocate, kMakeSlot, kWaitCuda, kNumPlaces };
+  struct At;  // RAII: a thread in a place for its scope
+  std::array<std::atomic<int64_t>, kNumPlaces> at_count_{};
+  std::array<std::atomic<int64_t>, kNumPlaces> at_since_us_{};
   std::mutex stats_mu_;
   std::map<std::string, int64_t> stats_;
   std::map<std::string, int64_t> build_us_;
