@@ -57,6 +57,7 @@ def test_extension_defaults_are_the_tables() -> None:
         "stream_priority": _knobs.get("TORCH_DALI_STREAM_PRIORITY"),
         "share_hw_handle": _knobs.get("TORCH_DALI_NVJPEG_SHARED_HW_HANDLE") == 1,
         "pinned_input": _knobs.get("TORCH_DALI_NVJPEG_PINNED_INPUT") == 1,
+        "hw_state_sync": _knobs.get("TORCH_DALI_NVJPEG_HW_STATE_SYNC") == 1,
         "hw_load": lookup("decoders.image").arg("hw_decoder_load").default,
     }
     parsed = {k: (v == "true") if v in ("true", "false") else float(v) for k, v in defaults.items() if k in want}

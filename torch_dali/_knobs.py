@@ -179,6 +179,11 @@ KNOBS: tuple[Knob, ...] = (
          "each) 4473 against 4423 images/s with the fused recipe, 4071 against 4040 with the README's DataLoader, "
          "once 3413 against 4111 under the profiler: no clear gain, since nvJPEG's hardware path still waits per "
          "image for its GPU work", 0, 1),
+    Knob("TORCH_DALI_NVJPEG_HW_STATE_SYNC", "int", 1, "1 (default): before a hardware decoder state takes "
+         "its next batch, the host waits until that state's previous batch has run on the GPU, as NVIDIA's "
+         "nvImageCodec (DALI's decoders) does before each hardware batch; 0: the state is reused at once "
+         "(torch_dali's behaviour until 2026-12-03, when a training-fed fused pipeline hung once in 40 runs "
+         "inside the decoder; whether this is the cause is not yet measured)", 0, 1),
     Knob("TORCH_DALI_NVJPEG_DEVICE_PADDING", "int", 2 << 20, "bytes nvJPEG adds to each scratch buffer "
          "it grows (fewer re-allocations as image sizes vary; the buffers come from torch's caching "
          "allocator, so growing is cheap)", 0, 1 << 30),

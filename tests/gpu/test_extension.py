@@ -397,6 +397,30 @@ def test_pinned_input_decodes_what_the_callers_buffers_decode():
                 assert torch.equal(r, o), k
 
 
+def test_hw_state_sync_changes_no_pixel():
+    """hw_state_sync (TORCH_DALI_NVJPEG_HW_STATE_SYNC, default on): a hardware state's next batch
+    waits for its previous one on the host; batches back to back, with and without windows, decode
+    to the same bytes as a decoder that reuses its states at once."""
+    jpegs = _jpegs()
+    names = list(jpegs)
+    batches = [[jpegs[names[(k + i) % len(names)]] for i in range(n)] for k, n in enumerate((8, 24, 24, 40, 24))]
+    dev = torch.cuda.current_device()
+    waits = EXT.NvJpegDecoder(dev, 1, 2, 1.0, 1000 * 1000, 1)
+    reuses = EXT.NvJpegDecoder(dev, 1, 2, 1.0, 1000 * 1000, 1, hw_state_sync=False)
+    assert waits.hw_state_sync and not reuses.hw_state_sync
+    outs = {id(waits): [], id(reuses): []}
+    for dec in (waits, reuses):
+        for k, b in enumerate(batches):  # no synchronisation between batches: states reused in flight
+            rois = torch.tensor([[3, 5, 40, 50]] * len(b), dtype=torch.int64) if k % 2 else None
+            outs[id(dec)].append(dec.decode(b, "rgb", rois))
+    torch.cuda.synchronize()
+    for k, (a, b) in enumerate(zip(outs[id(waits)], outs[id(reuses)])):
+        for x, y in zip(a, b):
+            assert (x is None) == (y is None), k
+            if x is not None:
+                assert torch.equal(x, y), k
+
+
 @pytest.mark.parametrize("interp", [1, 2])
 @pytest.mark.parametrize("antialias", [False, True])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.uint8])

@@ -51,6 +51,7 @@ class DecoderConfig:
     stream_priority: int = 0
     share_hw_handle: bool = False
     pinned_input: bool = False
+    hw_state_sync: bool = True
 
     @classmethod
     def from_knobs(cls) -> "DecoderConfig":
@@ -62,7 +63,8 @@ class DecoderConfig:
                    _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"), _knobs.get("TORCH_DALI_NVJPEG_LAZY_CUDA"),
                    _knobs.get("TORCH_DALI_NVJPEG_PREALLOCATE"), _knobs.get("TORCH_DALI_STREAM_PRIORITY"),
                    _knobs.get("TORCH_DALI_NVJPEG_SHARED_HW_HANDLE") == 1,
-                   _knobs.get("TORCH_DALI_NVJPEG_PINNED_INPUT") == 1)
+                   _knobs.get("TORCH_DALI_NVJPEG_PINNED_INPUT") == 1,
+                   _knobs.get("TORCH_DALI_NVJPEG_HW_STATE_SYNC") == 1)
 
 
 def hw_share(hw_decoder_load: float) -> float:
@@ -106,7 +108,7 @@ def _make_decoder(ext: Any, index: int, hw_load: float, config: DecoderConfig) -
             return ext.NvJpegDecoder(index, c.hw_states, c.cuda_states, hw_load, c.huffman_threshold, n,
                                      c.hw_concurrent, c.blocking_sync, c.adaptive, c.arena, c.device_padding,
                                      c.lazy_cuda, c.preallocate, c.stream_priority, c.share_hw_handle,
-                                     c.pinned_input)
+                                     c.pinned_input, c.hw_state_sync)
         except RuntimeError as e:
             err = e
     warnings.warn(f"torch_dali: our nvJPEG decoder could not be made on cuda:{index} ({err}); "

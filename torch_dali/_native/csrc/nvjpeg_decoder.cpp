@@ -224,7 +224,8 @@ std::map<std::string, std::pair<int64_t, double>> NvJpegDecoder::activity() cons
   static const char* const names[kNumPlaces] = {
       "waiting for the hardware side to be made", "waiting for a free slot", "reading headers",
       "allocating outputs", "waiting for the hardware lock", "in nvJPEG's hardware batch decode",
-      "decoding on the CUDA backend", "waiting for a pinned buffer's upload", "re-decoding a rejected hardware batch",
+      "decoding on the CUDA backend", "waiting for a pinned buffer's upload",
+      "waiting for the hardware state's previous batch", "re-decoding a rejected hardware batch",
       "making the hardware side", "preallocating the hardware pools", "making a slot",
       "waiting for the CUDA backend to be made"};
   std::map<std::string, std::pair<int64_t, double>> out;
@@ -246,6 +247,7 @@ struct NvJpegDecoder::HwState {
   nvjpegOutputFormat_t fmt = NVJPEG_OUTPUT_UNCHANGED;
   bool used = false;
   bool failed = false;
+  bool recorded = false;  // `done` marks a batch this state was given
   std::vector<Job*> jobs;
   std::vector<nvjpegDecodeParams_t> params;  // per image of a batch with windows (grown on use)
   // pinned_input_: two pinned copies of a batch's bitstreams, used in turn; one is rewritten only
@@ -298,7 +300,8 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
                              double hw_load, int64_t hybrid_huffman_threshold, int64_t num_slots,
                              bool hw_concurrent, bool blocking_sync, bool adaptive, int64_t arena,
                              int64_t device_padding, int64_t lazy_cuda, int64_t preallocate,
-                             int64_t stream_priority, bool share_hw_handle, bool pinned_input)
+                             int64_t stream_priority, bool share_hw_handle, bool pinned_input,
+                             bool hw_state_sync)
     : device_(static_cast<int>(device_index < 0 ? c10::cuda::current_device() : device_index)),
       hw_load_(hw_load),
       adaptive_(adaptive && hw_load > 0.0 && hw_load < 1.0),
@@ -307,6 +310,7 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
       hw_concurrent_(hw_concurrent),
       share_hw_handle_(share_hw_handle && !hw_concurrent),
       pinned_input_(pinned_input),
+      hw_state_sync_(hw_state_sync),
       blocking_sync_(blocking_sync) {
   share_.store(hw_load);
   TORCH_CHECK(device_ < c10::cuda::device_count(), "NvJpegDecoder: device_index ", device_index,
@@ -1214,6 +1218,12 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
     dests[i] = jobs[i]->dest;
   }
   const int hb = pin_bitstreams(st, ptrs, lens);  // before the lock: overlaps another batch
+  if (hw_state_sync_ && st.recorded) {
+    // The state's previous batch has run before the state takes another (NVIDIA's nvImageCodec
+    // waits so before each hardware batch). Before the lock: the other slot's batch goes on.
+    At at(*this, kWaitHwState);
+    TD_CUDA(cudaEventSynchronize(st.done), "cudaEventSynchronize");
+  }
   // One hardware batch at a time, across states and slots, unless hw_concurrent
   // (TORCH_DALI_NVJPEG_HW_CONCURRENT). Concurrent batches from 2 states took ~25% less host time on an H200
   // (bench/results/decoder_sweep_h200.json), but batches from 3, 6 or 8 states once hung inside
@@ -1265,6 +1275,7 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
     st.host_turn = hb ^ 1;
   }
   TD_CUDA(cudaEventRecord(st.done, st.stream), "cudaEventRecord");
+  st.recorded = true;
 }
 
 int NvJpegDecoder::pin_bitstreams(HwState& st, std::vector<const unsigned char*>& ptrs,

@@ -51,7 +51,8 @@ class NvJpegDecoder {
   NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_t num_cuda_states, double hw_load,
                 int64_t hybrid_huffman_threshold, int64_t num_slots, bool hw_concurrent, bool blocking_sync,
                 bool adaptive, int64_t arena, int64_t device_padding, int64_t lazy_cuda, int64_t preallocate,
-                int64_t stream_priority = 0, bool share_hw_handle = false, bool pinned_input = false);
+                int64_t stream_priority = 0, bool share_hw_handle = false, bool pinned_input = false,
+                bool hw_state_sync = true);
   ~NvJpegDecoder();
   NvJpegDecoder(const NvJpegDecoder&) = delete;
   NvJpegDecoder& operator=(const NvJpegDecoder&) = delete;
@@ -90,6 +91,7 @@ class NvJpegDecoder {
   bool hw_concurrent() const { return hw_concurrent_; }
   bool share_hw_handle() const { return share_hw_handle_; }
   bool pinned_input() const { return pinned_input_; }
+  bool hw_state_sync() const { return hw_state_sync_; }
   bool blocking_sync() const { return blocking_sync_; }
   // Where the images of the last finished decode() went (hardware, hybrid, retried, left to the
   // CPU) and the host time of its phases.
@@ -185,6 +187,8 @@ class NvJpegDecoder {
   // hardware batches read their bitstreams from pinned copies (TORCH_DALI_NVJPEG_PINNED_INPUT)
   // instead of the caller's pageable tensors, which nvJPEG uploads one by one through the driver
   bool pinned_input_ = false;
+  // a hardware state's next batch waits (host) until its previous batch has run on the GPU
+  bool hw_state_sync_ = true;
   std::atomic<bool> cuda_ready_{false};  // handle_, the decoders and slot 0's `cu` may be used
   std::mutex cuda_mu_;                   // wait_cuda() waits (cuda_cv_) for cuda_done_
   std::condition_variable cuda_cv_;
@@ -197,7 +201,7 @@ class NvJpegDecoder {
   bool blocking_sync_ = false;
   // activity(): threads in each place and the steady-clock time (µs) the latest entered it
   enum Place : int { kWaitHwSide, kWaitSlot, kHeaders, kOutputs, kWaitHwLock, kHwDecode, kHybrid, kWaitPinned,
-                     kRetry, kMakeHwSide, kPreallocate, kMakeSlot, kWaitCuda, kNumPlaces };
+                     kWaitHwState, kRetry, kMakeHwSide, kPreallocate, kMakeSlot, kWaitCuda, kNumPlaces };
   struct At;  // RAII: a thread in a place for its scope
   std::array<std::atomic<int64_t>, kNumPlaces> at_count_{};
   std::array<std::atomic<int64_t>, kNumPlaces> at_since_us_{};
