@@ -14,12 +14,11 @@ import torch
 
 from .. import _knobs
 from ..errors import PipelineError
-from ..io import nvjpeg
 from .plan import Plan
 from .steps import Batch, Partial
 from .stage import OutputPermits, Permits, Reorder, Stage, make_stages
-from .watch import (add_times, dump_stall, leave_running, stall_dump_s, stop_timeout_s, tensor_bytes,
-                    wait_for_left_running)
+from .watch import (add_times, dump_stall, leave_running, no_batch_error, stall_dump_s, stop_timeout_s,
+                    tensor_bytes, wait_for_left_running)
 
 _POLL_S = 0.1  # how often a waiting consumer checks for shutdown and Ctrl-C
 _LIVE: "weakref.WeakSet[Executor]" = weakref.WeakSet()
@@ -290,10 +289,7 @@ class Executor:
                         raise RuntimeError("torch_dali: the prefetch thread stopped unexpectedly")
                     waited = time.monotonic() - t0
                     if timeout is not None and waited >= timeout:
-                        ops = self.plan.running_ops()
-                        raise PipelineError(f"torch_dali: no batch within timeout={timeout:g} s; "
-                                            + ("running: " + "; ".join(ops) if ops else "no op is running")
-                                            + "".join("; " + ln for ln in nvjpeg.activity_lines()))
+                        raise no_batch_error(timeout, self.plan.running_ops())
                     if not dumped and waited >= stall_dump_s():
                         dumped = True
                         dump_stall(waited, self._handed)

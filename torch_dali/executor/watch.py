@@ -8,6 +8,7 @@ import threading
 import time
 
 from .. import _knobs
+from ..errors import PipelineError
 from ..io import nvjpeg
 from ..tensor_list import TensorList
 
@@ -38,6 +39,14 @@ def dump_stall(waited: float, handed: int = 0) -> None:
     faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
     for line in nvjpeg.activity_lines():  # native threads, which the stacks above cannot show
         print("torch_dali: " + line, file=sys.stderr, flush=True)
+
+
+def no_batch_error(timeout: float, running_ops: list[str]) -> PipelineError:
+    """The error of a wait past the caller's `timeout`: the ops still running and where the
+    decoders' native threads are."""
+    return PipelineError(f"torch_dali: no batch within timeout={timeout:g} s; "
+                         + ("running: " + "; ".join(running_ops) if running_ops else "no op is running")
+                         + "".join("; " + ln for ln in nvjpeg.activity_lines()))
 
 
 def tensor_bytes(tls: list[TensorList]) -> tuple[int, int]:
