@@ -54,7 +54,7 @@ def test_extension_defaults_are_the_tables() -> None:
         "device_padding": _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"),
         "lazy_cuda": _knobs.get("TORCH_DALI_NVJPEG_LAZY_CUDA"),
         "preallocate": _knobs.get("TORCH_DALI_NVJPEG_PREALLOCATE"),
-        "stream_priority": _knobs.get("TORCH_DALI_STREAM_PRIORITY"),
+        "stream_priority": _knobs.decoder_stream_priority(),
         "share_hw_handle": _knobs.get("TORCH_DALI_NVJPEG_SHARED_HW_HANDLE") == 1,
         "pinned_input": _knobs.get("TORCH_DALI_NVJPEG_PINNED_INPUT") == 1,
         "hw_state_sync": _knobs.get("TORCH_DALI_NVJPEG_HW_STATE_SYNC") == 1,
@@ -80,6 +80,18 @@ def test_flags(monkeypatch: pytest.MonkeyPatch, raw: str | None, value: bool) ->
     else:
         monkeypatch.setenv("TORCH_DALI_NO_EXT", raw)
     assert _knobs.get("TORCH_DALI_NO_EXT") is value
+
+
+def test_decoder_stream_priority_follows_the_pipelines_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    from torch_dali.io.nvjpeg import DecoderConfig
+    monkeypatch.delenv("TORCH_DALI_NVJPEG_STREAM_PRIORITY", raising=False)
+    monkeypatch.setenv("TORCH_DALI_STREAM_PRIORITY", "-1")
+    assert DecoderConfig.from_knobs().stream_priority == -1
+    monkeypatch.setenv("TORCH_DALI_NVJPEG_STREAM_PRIORITY", "-2")
+    assert DecoderConfig.from_knobs().stream_priority == -2
+    monkeypatch.setenv("TORCH_DALI_NVJPEG_STREAM_PRIORITY", "0")
+    assert DecoderConfig.from_knobs().stream_priority == 0
+    assert _knobs.get("TORCH_DALI_STREAM_PRIORITY") == -1  # the pipeline's own streams keep theirs
 
 
 def test_float_knobs_and_unknown_names(monkeypatch: pytest.MonkeyPatch) -> None:

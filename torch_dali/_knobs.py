@@ -99,6 +99,14 @@ KNOBS: tuple[Knob, ...] = (
          "step's queued blocks instead of behind them. Off: ResNet-50 fed by the fused pipeline on an "
          "H200 read 4411 against 4291 images/s (-1 against 0, one call), within the +-3% one setting "
          "moves between calls", -8, 0),
+    Knob("TORCH_DALI_NVJPEG_STREAM_PRIORITY", "int", None, "CUDA priority of the nvJPEG decoder's own "
+         "streams alone (its hardware and CUDA-backend states'; default: TORCH_DALI_STREAM_PRIORITY). "
+         "Beside a training step, the hardware decode's per-image conversion kernels queue behind the "
+         "step's blocks, and the decoder's batch takes 40-80 ms instead of 7; a negative value lets "
+         "them go first while the pipeline's resize and normalize lanes stay at torch's priority. Unset: "
+         "-1 fed ResNet-50 on an H200 4,397 and 4,476 against 4,428 images/s (fused recipe) and 4,361 "
+         "against 4,329 (DataLoader), one call, inside the runs' spread (bench/results/h200_2026-12-03_s20/"
+         "call3)", -8, 0),
     Knob("TORCH_DALI_DECODE_PERMITS", "int", None, "decoded batches that may be alive at once between "
          "the decoding (mixed) stage and the GPU stage after it: a lane takes a permit before it starts "
          "a batch, the GPU stage gives it back once it has read that batch (0: no limit beyond the "
@@ -183,7 +191,10 @@ KNOBS: tuple[Knob, ...] = (
          "its next batch, the host waits until that state's previous batch has run on the GPU, as NVIDIA's "
          "nvImageCodec (DALI's decoders) does before each hardware batch; 0: the state is reused at once "
          "(torch_dali's behaviour until 2026-12-03, when a training-fed fused pipeline hung once in 40 runs "
-         "inside the decoder; whether this is the cause is not yet measured)", 0, 1),
+         "inside the decoder; whether this is the cause is not yet known). The wait costs no speed "
+         "measured on an H200 (3 alternating rounds, 1 against 0: fused row 28.6k against 30.9k images/s, "
+         "unfused 29.3k against 26.7k, rounds spread +-20%; ResNet-50 fed 4,396 against 4,397 and 4,374 "
+         "against 4,350 images/s; bench/results/h200_2026-12-03_s20/call2)", 0, 1),
     Knob("TORCH_DALI_NVJPEG_DEVICE_PADDING", "int", 2 << 20, "bytes nvJPEG adds to each scratch buffer "
          "it grows (fewer re-allocations as image sizes vary; the buffers come from torch's caching "
          "allocator, so growing is cheap)", 0, 1 << 30),
@@ -221,6 +232,12 @@ def get(name: str) -> Any:
 
 def mixed_lanes() -> int:
     return get("TORCH_DALI_MIXED_LANES")
+
+
+def decoder_stream_priority() -> int:
+    """TORCH_DALI_NVJPEG_STREAM_PRIORITY, else the pipeline's TORCH_DALI_STREAM_PRIORITY."""
+    own = get("TORCH_DALI_NVJPEG_STREAM_PRIORITY")
+    return get("TORCH_DALI_STREAM_PRIORITY") if own is None else own
 
 
 def decoder_slots() -> int:

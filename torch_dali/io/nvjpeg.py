@@ -61,7 +61,7 @@ class DecoderConfig:
                    _knobs.get("TORCH_DALI_NVJPEG_HW_CONCURRENT"), _knobs.get("TORCH_DALI_NVJPEG_BLOCKING_SYNC"),
                    _knobs.get("TORCH_DALI_NVJPEG_ADAPTIVE") == 1, _knobs.get("TORCH_DALI_NVJPEG_ARENA"),
                    _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"), _knobs.get("TORCH_DALI_NVJPEG_LAZY_CUDA"),
-                   _knobs.get("TORCH_DALI_NVJPEG_PREALLOCATE"), _knobs.get("TORCH_DALI_STREAM_PRIORITY"),
+                   _knobs.get("TORCH_DALI_NVJPEG_PREALLOCATE"), _knobs.decoder_stream_priority(),
                    _knobs.get("TORCH_DALI_NVJPEG_SHARED_HW_HANDLE") == 1,
                    _knobs.get("TORCH_DALI_NVJPEG_PINNED_INPUT") == 1,
                    _knobs.get("TORCH_DALI_NVJPEG_HW_STATE_SYNC") == 1)
