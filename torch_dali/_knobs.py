@@ -94,7 +94,8 @@ KNOBS: tuple[Knob, ...] = (
          "rows (bench/held_ab.sh, two rounds), the same speed and no less memory (fused 761 MiB both "
          "ways; validation 1121, and once 1269 with it on)"),
     Knob("TORCH_DALI_STREAM_PRIORITY", "int", 0, "CUDA priority of the pipeline's own streams (the GPU "
-         "stage's, each mixed lane's and the nvJPEG decoder's): 0 (default) as torch's; negative is higher "
+         "stage's, each mixed lane's and, unless TORCH_DALI_NVJPEG_STREAM_PRIORITY is set, the nvJPEG "
+         "decoder's): 0 (default) as torch's; negative is higher "
          "(clamped to what the device offers), so the loader's short kernels run ahead of a training "
          "step's queued blocks instead of behind them. Off: ResNet-50 fed by the fused pipeline on an "
          "H200 read 4411 against 4291 images/s (-1 against 0, one call), within the +-3% one setting "
