@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pytest
 
-from torch_dali import fn, pipeline_def, types
+from torch_dali import fn, pipeline_def
 from torch_dali.sample_data import make_image_folder
 
 try:
@@ -213,3 +213,20 @@ def test_a_stall_report_says_where_the_decoders_native_threads_are(monkeypatch, 
     assert lines == ["torch_dali: nvJPEG decoder on cuda:0: 1 thread in nvJPEG's hardware batch decode (latest for "
                      "45.2 s); 1 thread waiting for the hardware lock (latest for 44.9 s); 2 threads waiting for a "
                      "free slot (latest for 3.0 s)"], err
+
+
+def test_a_stall_report_does_not_wait_for_a_decoder_being_made(monkeypatch):
+    """A decoder's construction holds the registry lock; one that never ends must not also stop
+    the stall report and the timeout error: they say a decoder is being made and go on."""
+    from torch_dali.executor import watch
+    from torch_dali.io import nvjpeg
+
+    monkeypatch.setattr(nvjpeg, "_NVJPEG", {})
+    got: list = []
+    with nvjpeg._NVJPEG_LOCK:  # as _nvjpeg_decoder holds it around the extension's constructor
+        t = threading.Thread(target=lambda: got.append(watch.no_batch_error(5.0, [])), daemon=True)
+        t.start()
+        t.join(10)
+        assert not t.is_alive(), "the timeout error waited for the decoders' lock"
+    assert "no batch within timeout=5 s" in str(got[0]) and "an nvJPEG decoder is being made" in str(got[0])
+    assert nvjpeg.activity_lines() == []  # the lock free again: nothing to report

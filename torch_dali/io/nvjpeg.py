@@ -119,10 +119,20 @@ def _make_decoder(ext: Any, index: int, hw_load: float, config: DecoderConfig) -
 def activity_lines() -> list[str]:
     """Where each of our nvJPEG decoders' threads are now, one line per decoder that has a thread
     somewhere (for a stalled pipeline's report: inside nvJPEG's hardware decode and waiting for a
-    lock read differently). Safe while a decode is stuck: the extension answers without locks."""
-    with _NVJPEG_LOCK:
-        decoders = [(k[0], d) for k, d in _NVJPEG.items() if d is not None and hasattr(d, "activity")]
+    lock read differently). Safe while a decode is stuck: the extension answers without locks. A
+    decoder's construction holds the registry lock, so a stuck construction is reported, not waited
+    for (the timeout error built from this must still come)."""
     lines = []
+    if _NVJPEG_LOCK.acquire(timeout=1.0):
+        try:
+            items = list(_NVJPEG.items())
+        finally:
+            _NVJPEG_LOCK.release()
+    else:  # a copy under the GIL; the decoder being made is not in it yet
+        items = list(_NVJPEG.items())
+        lines.append("an nvJPEG decoder is being made (its construction has held the decoders' lock for 1 s "
+                     "or more)")
+    decoders = [(k[0], d) for k, d in items if d is not None and hasattr(d, "activity")]
     for index, dec in decoders:
         places = dec.activity()
         if places:
