@@ -72,6 +72,21 @@ CROP_WINDOWS = CLibrary(CSRC / "cpu" / "crop_windows.c", ["m"], ["-ffp-contract=
 CPU_IMAGE = CLibrary(CSRC / "cpu" / "cpu_image.c", ["m"], ["-O3", "-ffp-contract=off"],
                      disable_env="TORCH_DALI_NO_CPU_KERNELS", configure=_cpu_image_signatures)
 
+
+def _cpu_warp_signatures(lib: ctypes.CDLL) -> None:
+    i64, c_int, vp = ctypes.c_int64, ctypes.c_int, ctypes.c_void_p
+    lib.td_warp_sample.argtypes = [vp, c_int, i64, i64, i64, i64, vp, i64, c_int, c_int, vp, c_int, c_int, vp, c_int]
+    lib.td_warp_sample.restype = c_int
+    lib.td_warp_matrix.argtypes = [vp, c_int, i64, i64, i64, i64, vp, i64, c_int, i64, i64, c_int, c_int, vp, c_int,
+                                   c_int, vp, c_int]
+    lib.td_warp_matrix.restype = c_int
+
+
+#: the warp family's resampling (functional.warp.sample) on the CPU, bit-identical to it (no fused
+#: multiply-add: each product rounds as torch's does)
+CPU_WARP = CLibrary(CSRC / "cpu" / "cpu_warp.c", ["m"], ["-O3", "-ffp-contract=off"],
+                    disable_env="TORCH_DALI_NO_CPU_KERNELS", configure=_cpu_warp_signatures)
+
 _MASK64 = (1 << 64) - 1
 
 
@@ -145,3 +160,61 @@ def crop_mirror_normalize(image: torch.Tensor, window: tuple[int, int, int, int]
         return False
     return lib.td_crop_mirror_normalize(image.data_ptr(), h, w, c, _row_stride(image), y, x, wh, ww, int(bool(mirror)),
                                         mean.data_ptr(), rstd.data_ptr(), int(bool(chw)), out.data_ptr()) == 0
+
+
+_WARP_TYPES = {torch.uint8: 0, torch.int16: 1, torch.uint16: 2, torch.int32: 3, torch.float32: 4}
+_WARP_INTERPS = {"nn": 0, "linear": 1, "cubic": 2}
+_WARP_BORDERS = {"constant": 0, "replicate": 1, "reflect": 2, "reflect_101": 3, "wrap": 4}
+
+
+def _warp_common(images: torch.Tensor, interp: str, fill: torch.Tensor | None, border: str,
+                 out: torch.Tensor) -> tuple[ctypes.CDLL, torch.Tensor | None] | None:
+    """The library and the fill as float64 when the helper takes these images, else None."""
+    lib = CPU_WARP.load()
+    if lib is None or images.dim() != 4 or images.dtype not in _WARP_TYPES or images.device.type != "cpu" \
+            or out.dtype not in (images.dtype, torch.float32) or out.device.type != "cpu" or not out.is_contiguous() \
+            or not images.is_contiguous() or interp not in _WARP_INTERPS or border not in _WARP_BORDERS \
+            or images.numel() == 0:
+        return None
+    if fill is None:
+        return lib, None
+    f = fill.to(torch.float64).contiguous()
+    return (lib, f) if f.numel() == int(images.shape[-1]) else None
+
+
+def warp_sample(images: torch.Tensor, points: torch.Tensor, interp: str, fill: torch.Tensor | None,
+                border: str, centred: bool, weight_bits: int | None, out: torch.Tensor) -> bool:
+    """`functional.warp.sample` of contiguous CPU images (N, H, W, C) at float32 points (N, M, 2)
+    (x, y) into `out` (N, M, C), bit for bit, without holding the GIL. `fill`: C values in the
+    images' type, or None. False when it did nothing (not built, or arguments it does not take)."""
+    got = _warp_common(images, interp, fill, border, out)
+    n, h, w, c = (int(v) for v in images.shape)
+    m = int(points.shape[1]) if points.dim() == 3 else -1
+    if got is None or tuple(points.shape) != (n, m, 2) or points.dtype != torch.float32 \
+            or points.device.type != "cpu" or not points.is_contiguous() or tuple(out.shape) != (n, m, c):
+        return False
+    lib, f = got
+    return lib.td_warp_sample(images.data_ptr(), _WARP_TYPES[images.dtype], n, h, w, c, points.data_ptr(), m,
+                              _WARP_INTERPS[interp], _WARP_BORDERS[border], None if f is None else f.data_ptr(),
+                              int(bool(centred)), -1 if weight_bits is None else int(weight_bits), out.data_ptr(),
+                              _WARP_TYPES[out.dtype]) == 0
+
+
+def warp_matrix(images: torch.Tensor, matrices: torch.Tensor, interp: str, fill: torch.Tensor | None,
+                border: str, centred: bool, weight_bits: int | None, out: torch.Tensor) -> bool:
+    """`functional.warp.warp_matrix` of contiguous CPU images (N, H, W, C) by float32 matrices
+    (N or 1, 2 or 3, 3) into `out` (N, out_h, out_w, C), bit for bit, without holding the GIL.
+    False when it did nothing (not built, or arguments it does not take)."""
+    got = _warp_common(images, interp, fill, border, out)
+    n, h, w, c = (int(v) for v in images.shape)
+    if got is None or matrices.dim() != 3 or int(matrices.shape[0]) not in (1, n) \
+            or tuple(matrices.shape[1:]) not in ((2, 3), (3, 3)) or matrices.dtype != torch.float32 \
+            or matrices.device.type != "cpu" or not matrices.is_contiguous() or out.dim() != 4 \
+            or int(out.shape[0]) != n or int(out.shape[3]) != c:
+        return False
+    lib, f = got
+    return lib.td_warp_matrix(images.data_ptr(), _WARP_TYPES[images.dtype], n, h, w, c, matrices.data_ptr(),
+                              int(matrices.shape[0]), int(matrices.shape[1]), int(out.shape[1]), int(out.shape[2]),
+                              _WARP_INTERPS[interp], _WARP_BORDERS[border], None if f is None else f.data_ptr(),
+                              int(bool(centred)), -1 if weight_bits is None else int(weight_bits), out.data_ptr(),
+                              _WARP_TYPES[out.dtype]) == 0

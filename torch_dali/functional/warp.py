@@ -310,3 +310,20 @@ def warp_flat(items: torch.Tensor, coords: torch.Tensor, sizes: Sequence[torch.T
     """`sample_flat` with the fill given as numbers (one, or one per channel)."""
     f = fill_values(fill, int(items.shape[-1]), items.dtype, items.device, out_dtype)
     return sample_flat(items, coords, sizes, base, interp, f, out_dtype, border, centred, weight_bits)
+
+
+def warp_matrix(images: torch.Tensor, matrices: torch.Tensor, out_spatial: Sequence[int], interp: str,
+                fill: float | Sequence[float] | None, out_dtype: torch.dtype | None = None,
+                border: str = "constant", centred: bool = False, weight_bits: int | None = None) -> torch.Tensor:
+    """`warp` at the points that matrices map each output pixel to: (N or 1, nd, nd + 1) affine
+    (`affine_coords`) or (N or 1, 3, 3) homographies (`perspective_coords`, with `centred` for both
+    the coordinates and the sampling); one matrix serves every image."""
+    if matrices.shape[-1] == matrices.shape[-2]:
+        coords = perspective_coords(matrices, out_spatial, centre_origin=centred)
+    else:
+        if centred:
+            raise ValueError("affine matrices map corner-origin coordinates only")
+        coords = affine_coords(matrices, out_spatial)
+    if coords.shape[0] != images.shape[0]:
+        coords = coords.expand(images.shape[0], *coords.shape[1:])
+    return warp(images, coords, interp, fill, out_dtype, border, centred, weight_bits)

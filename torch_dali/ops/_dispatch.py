@@ -13,6 +13,10 @@ sample at a time, inside the executor's per-sample chains on CPU threads).
 - Samples: `sample_runner` picks, once per op when the plan is built, the first per-sample kernel
   whose `supports(op)` holds for the op's constant arguments; it may still decline a sample
   (`run_sample` returns None: an input type it does not take), and then the op's `run_sample` runs.
+- Shared spec functions: a `functional` function several ops call (the warp family's resampling)
+  may have native stand-ins (`register_fast_function`); ops call it through `call(spec, ...)`,
+  which runs the first stand-in that takes the call (a stand-in returns None for what it does not
+  take), else the spec function.
 No op chooses a native path itself (tests/test_layers.py checks that op modules do not import
 native code).
 """
@@ -126,3 +130,21 @@ def sample_runner(op: Any) -> SampleRunner:
                 return spec(ctx, inputs, args) if out is None else out
             return run
     return op.run_sample
+
+
+_FAST_FN: dict[Callable[..., Any], list[Callable[..., Any]]] = {}
+
+
+def register_fast_function(spec: Callable[..., Any], fast: Callable[..., Any]) -> None:
+    """Adds `fast` as a stand-in for the spec function `spec`: called with the same arguments, it
+    returns the same result, or None for a call it does not take."""
+    _FAST_FN.setdefault(spec, []).append(fast)
+
+
+def call(spec: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`spec(*args, **kwargs)`, computed by the first registered stand-in that takes the call."""
+    for fast in _FAST_FN.get(spec, ()):
+        out = fast(*args, **kwargs)
+        if out is not None:
+            return out
+    return spec(*args, **kwargs)

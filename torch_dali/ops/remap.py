@@ -15,6 +15,7 @@ from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import warp as W
 from ..tensor_list import TensorList
+from . import _dispatch
 from ._operator import BatchContext, Operator
 from ._registry import register
 from ._schema import Arg, OpSchema
@@ -69,7 +70,7 @@ class Remap(Operator):
             if frames and coords.shape[0] != batch.shape[0]:
                 raise ArgumentError(f"{self.name}: the maps have {coords.shape[0]} frames, the input {batch.shape[0]}")
             fill = torch.zeros(int(x.shape[-1]), dtype=x.dtype, device=x.device)
-            y = W.sample(batch, coords, self.interp, fill, x.dtype, "constant", centred)
+            y = _dispatch.call(W.sample, batch, coords, self.interp, fill, x.dtype, "constant", centred)
             out.append(y if frames else y[0])
         return [TensorList(out, layout)]
 

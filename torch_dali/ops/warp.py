@@ -21,7 +21,7 @@ from ..functional import ragged as R
 from ..functional import warp as W
 from ..functional.ragged import Flat
 from ..tensor_list import TensorList
-from . import batching
+from . import _dispatch, batching
 from ._operator import BatchContext, Operator
 from ._registry import register
 from ._schema import Arg, OpSchema
@@ -108,10 +108,7 @@ class _Warp(Operator):
 
     def resample(self, imgs: torch.Tensor, mats: torch.Tensor, out_size: list[int],
                  out_dtype: torch.dtype) -> torch.Tensor:
-        coords = W.affine_coords(mats, out_size)
-        if coords.shape[0] != imgs.shape[0]:
-            coords = coords.expand(imgs.shape[0], *coords.shape[1:])
-        return W.warp(imgs, coords, self.interp, self.fill, out_dtype)
+        return _dispatch.call(W.warp_matrix, imgs, mats, out_size, self.interp, self.fill, out_dtype)
 
     def resample_flat(self, samples: list[torch.Tensor], plans: list[tuple[list[int], torch.Tensor]]
                       ) -> list[torch.Tensor] | None:

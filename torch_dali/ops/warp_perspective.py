@@ -18,7 +18,7 @@ from ..functional import ragged as R
 from ..functional import warp as W
 from ..functional.ragged import Flat
 from ..tensor_list import TensorList
-from . import batching
+from . import _dispatch, batching
 from ._operator import BatchContext, Operator
 from ._registry import register
 from ._schema import Arg, OpSchema
@@ -123,7 +123,7 @@ class WarpPerspective(Operator):
             x = tl.as_tensor()
             mats = torch.stack([p[1] for p in plans]).to(x.device)
             coords = W.perspective_coords(mats, plans[0][2], centre_origin=centred)
-            return [TensorList(W.warp(x, coords, self.interp, fill, x.dtype, border, centred, bits), layout)]
+            return [TensorList(_dispatch.call(W.warp, x, coords, self.interp, fill, x.dtype, border, centred, bits), layout)]
         if (batching.batched(self, tl) and layout == "HWC" and len({x.dtype for x in tl.samples}) == 1
                 and len({int(x.shape[-1]) for x in tl.samples}) == 1
                 and all(x.numel() and p[2][0] * p[2][1] for x, p in zip(tl.samples, plans))):
@@ -135,16 +135,18 @@ class WarpPerspective(Operator):
             sizes, base = flat_geometry(flat, ids)
             y = W.warp_flat(flat.items(), coords, sizes, base, self.interp, fill, flat.dtype, border, centred, bits)
             return [TensorList(R.split(y, [(h, w, flat.shapes[0][-1]) for h, w in out_hw]), layout)]
-        out = []
-        for x, (frames, m, out_hw) in zip(tl, plans):
-            coords = W.perspective_coords(m.to(x.device)[None], out_hw, centre_origin=centred)
-            coords = coords.expand(frames.shape[0], *coords.shape[1:])
-            y = W.warp(frames, coords, self.interp, fill, x.dtype, border, centred, bits)
+
+        def one(i: int) -> torch.Tensor:
+            x, (frames, m, out_hw) = tl[i], plans[i]
+            y = _dispatch.call(W.warp_matrix, frames, m.to(x.device)[None], out_hw, self.interp, fill, x.dtype,
+                               border, centred, bits)
             y = y if layout.startswith("F") else y[0]
             if "CHW" in layout:
                 y = y.movedim(-1, -3)
-            out.append(y if "C" in layout else y[..., 0])
-        return [TensorList(out, layout)]
+            return y if "C" in layout else y[..., 0]
+
+        n = len(tl)
+        return [TensorList(ctx.map(one, n) if self.device.type == "cpu" else [one(i) for i in range(n)], layout)]
 
 
 register(OpSchema(

@@ -1,0 +1,314 @@
+/* The warp family's resampling on the CPU (rotate, warp_affine, warp_perspective, remap): images
+ * (N, H, W, C) read at float32 source points (N, M, 2) given as (x, y), bit-identical to
+ * torch_dali.functional.warp.sample, which stays the specification.
+ *
+ * Why the arithmetic looks the way it does: every float operation is the one the torch spec does,
+ * in its order and in float32 (built with -ffp-contract=off, so no fused multiply-add), and the
+ * float -> int64 conversion of a coordinate mirrors x86's (NaN and out-of-range give INT64_MIN),
+ * which is what torch's CPU kernels give. Indices never leave the image whatever the points are
+ * (remap's maps are data), so any float input is memory-safe.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+enum { T_U8 = 0, T_I16 = 1, T_U16 = 2, T_I32 = 3, T_F32 = 4 };
+enum { I_NN = 0, I_LINEAR = 1, I_CUBIC = 2 };
+enum { B_CONSTANT = 0, B_REPLICATE = 1, B_REFLECT = 2, B_REFLECT_101 = 3, B_WRAP = 4 };
+
+static inline int64_t to_i64(float f) {
+    if (!(f >= -9223372036854775808.0f && f < 9223372036854775808.0f))
+        return INT64_MIN;
+    return (int64_t)f;
+}
+
+/* floorf without a libm call (x86-64's baseline has no rounding instruction): exact, -0.0 kept */
+static inline float ffloor(float x) {
+    if (!(fabsf(x) < 8388608.0f))
+        return floorf(x); /* already integral, infinite or NaN */
+    float t = (float)(int32_t)x;
+    return t > x ? t - 1.0f : copysignf(t, x);
+}
+
+static inline int64_t add_wrap(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+
+static inline int64_t py_mod(int64_t a, int64_t b) { /* b > 0; Python's sign convention */
+    int64_t r = a % b;
+    return r < 0 ? r + b : r;
+}
+
+/* functional.warp.border_index for one coordinate (size >= 1) */
+static inline int64_t border_index(int64_t i, int64_t size, int border) {
+    int64_t m;
+    switch (border) {
+    case B_REFLECT:
+        m = py_mod(i, 2 * size);
+        return m < size ? m : 2 * size - 1 - m;
+    case B_REFLECT_101:
+        if (size == 1)
+            return 0;
+        m = py_mod(i, 2 * size - 2);
+        return m < size ? m : 2 * size - 2 - m;
+    case B_WRAP:
+        return py_mod(i, size);
+    default: /* constant (the caller masks) and replicate clamp */
+        return i < 0 ? 0 : (i >= size ? size - 1 : i);
+    }
+}
+
+typedef struct {
+    const void *src;
+    int type;
+    int64_t h, w, c;
+    int border;
+    const double *fill; /* per channel, in the input's type; NULL: clamp */
+} image_t;
+
+/* Where the tap at integer (x, y) reads inside an image (its element offset), or -1 for the fill. */
+static inline __attribute__((always_inline)) int64_t tap_index(const image_t *im, int64_t x, int64_t y) {
+    if (im->fill && im->border == B_CONSTANT && (x < 0 || x >= im->w || y < 0 || y >= im->h))
+        return -1;
+    return (border_index(y, im->h, im->border) * im->w + border_index(x, im->w, im->border)) * im->c;
+}
+
+static inline __attribute__((always_inline)) float load_f(const image_t *im, int64_t base, int64_t idx, int64_t ch) {
+    if (idx < 0)
+        return (float)im->fill[ch];
+    int64_t k = base + idx + ch;
+    switch (im->type) {
+    case T_U8: return (float)((const uint8_t *)im->src)[k];
+    case T_I16: return (float)((const int16_t *)im->src)[k];
+    case T_U16: return (float)((const uint16_t *)im->src)[k];
+    case T_I32: return (float)((const int32_t *)im->src)[k];
+    default: return ((const float *)im->src)[k];
+    }
+}
+
+/* functional.crop.convert from float32: round half away from zero (in float32, as torch's
+ * sign(x) * floor(|x| + 0.5)), saturate; int32 in float64 */
+static inline void store(void *dst, int type, int64_t k, float v) {
+    float r;
+    if (v != v && type != T_F32) { /* NaN: what torch's CPU conversion gives */
+        if (type == T_I32)
+            ((int32_t *)dst)[k] = INT32_MIN;
+        else if (type == T_I16)
+            ((int16_t *)dst)[k] = 0;
+        else if (type == T_U16)
+            ((uint16_t *)dst)[k] = 0;
+        else
+            ((uint8_t *)dst)[k] = 0;
+        return;
+    }
+    switch (type) {
+    case T_U8:
+        r = copysignf(ffloor(fabsf(v) + 0.5f), v);
+        ((uint8_t *)dst)[k] = r <= 0.0f ? 0 : (r >= 255.0f ? 255 : (uint8_t)r);
+        return;
+    case T_I16:
+        r = copysignf(ffloor(fabsf(v) + 0.5f), v);
+        ((int16_t *)dst)[k] = r <= -32768.0f ? -32768 : (r >= 32767.0f ? 32767 : (int16_t)r);
+        return;
+    case T_U16:
+        r = copysignf(ffloor(fabsf(v) + 0.5f), v);
+        ((uint16_t *)dst)[k] = r <= 0.0f ? 0 : (r >= 65535.0f ? 65535 : (uint16_t)r);
+        return;
+    case T_I32: {
+        double d = copysign(floor(fabs((double)v) + 0.5), (double)v);
+        ((int32_t *)dst)[k] = d <= -2147483648.0 ? INT32_MIN : (d >= 2147483647.0 ? INT32_MAX : (int32_t)d);
+        return;
+    }
+    default:
+        ((float *)dst)[k] = v;
+    }
+}
+
+/* nn: the tap itself, in the input's type, or converted to float32 output */
+static inline void copy_tap(const image_t *im, int64_t base, int64_t idx, int64_t ch, void *dst, int out_type,
+                            int64_t k) {
+    if (out_type == T_F32) {
+        ((float *)dst)[k] = load_f(im, base, idx, ch);
+        return;
+    }
+    if (idx < 0) { /* the fill is already a value of the input (= output) type */
+        double f = im->fill[ch];
+        switch (out_type) {
+        case T_U8: ((uint8_t *)dst)[k] = (uint8_t)f; return;
+        case T_I16: ((int16_t *)dst)[k] = (int16_t)f; return;
+        case T_U16: ((uint16_t *)dst)[k] = (uint16_t)f; return;
+        default: ((int32_t *)dst)[k] = (int32_t)f; return;
+        }
+    }
+    int64_t s = base + idx + ch;
+    switch (out_type) {
+    case T_U8: ((uint8_t *)dst)[k] = ((const uint8_t *)im->src)[s]; return;
+    case T_I16: ((int16_t *)dst)[k] = ((const int16_t *)im->src)[s]; return;
+    case T_U16: ((uint16_t *)dst)[k] = ((const uint16_t *)im->src)[s]; return;
+    default: ((int32_t *)dst)[k] = ((const int32_t *)im->src)[s]; return;
+    }
+}
+
+static inline void cubic_weights(float t, float *w) {
+    const float a = -0.75f;
+    float x0 = t + 1.0f;
+    w[0] = ((a * x0 - 5.0f * a) * x0 + 8.0f * a) * x0 - 4.0f * a;
+    w[1] = (((a + 2.0f) * t - (a + 3.0f)) * t) * t + 1.0f;
+    float u = 1.0f - t;
+    w[2] = (((a + 2.0f) * u - (a + 3.0f)) * u) * u + 1.0f;
+    w[3] = ((1.0f - w[0]) - w[1]) - w[2];
+}
+
+/* One output pixel (its c channels at dst element o) from the point (px, py) of the image at
+ * element `base`: functional.warp._sample_points for one point. */
+static inline __attribute__((always_inline)) void sample_point(const image_t *im, int64_t base, float px, float py, int interp, int centred,
+                                int weight_bits, float step, void *dst, int out_type, int64_t o) {
+    const int64_t c = im->c;
+    if (interp == I_NN) {
+        int64_t ix = to_i64(ffloor(centred ? px + 0.5f : px));
+        int64_t iy = to_i64(ffloor(centred ? py + 0.5f : py));
+        int64_t idx = tap_index(im, ix, iy);
+        for (int64_t ch = 0; ch < c; ch++)
+            copy_tap(im, base, idx, ch, dst, out_type, o + ch);
+        return;
+    }
+    if (!centred) {
+        px = px - 0.5f;
+        py = py - 0.5f;
+    }
+    float fx = ffloor(px), fy = ffloor(py);
+    float qx = px - fx, qy = py - fy;
+    int64_t x0 = to_i64(fx), y0 = to_i64(fy);
+    if (interp == I_LINEAR) {
+        if (weight_bits >= 0) {
+            qx = nearbyintf(qx * step) / step;
+            qy = nearbyintf(qy * step) / step;
+        }
+        int64_t i00, i10, i01, i11;
+        if (x0 >= 0 && y0 >= 0 && x0 < im->w - 1 && y0 < im->h - 1) { /* all four inside: no border */
+            i00 = (y0 * im->w + x0) * c;
+            i10 = i00 + c;
+            i01 = i00 + im->w * c;
+            i11 = i01 + c;
+        } else {
+            int64_t x1 = add_wrap(x0, 1), y1 = add_wrap(y0, 1);
+            i00 = tap_index(im, x0, y0);
+            i10 = tap_index(im, x1, y0);
+            i01 = tap_index(im, x0, y1);
+            i11 = tap_index(im, x1, y1);
+        }
+        float rx = 1.0f - qx;
+        for (int64_t ch = 0; ch < c; ch++) {
+            float a = load_f(im, base, i00, ch) * rx + load_f(im, base, i10, ch) * qx;
+            float b = load_f(im, base, i01, ch) * rx + load_f(im, base, i11, ch) * qx;
+            store(dst, out_type, o + ch, a + (b - a) * qy);
+        }
+        return;
+    }
+    float wx[4], wy[4];
+    cubic_weights(qx, wx);
+    cubic_weights(qy, wy);
+    int64_t idx[4][4];
+    for (int r = 0; r < 4; r++)
+        for (int k = 0; k < 4; k++)
+            idx[r][k] = tap_index(im, add_wrap(x0, k - 1), add_wrap(y0, r - 1));
+    for (int64_t ch = 0; ch < c; ch++) {
+        float rows[4];
+        for (int r = 0; r < 4; r++) {
+            float acc = load_f(im, base, idx[r][0], ch) * wx[0];
+            for (int k = 1; k < 4; k++)
+                acc = acc + load_f(im, base, idx[r][k], ch) * wx[k];
+            rows[r] = acc;
+        }
+        store(dst, out_type, o + ch, ((rows[0] * wy[0] + rows[1] * wy[1]) + rows[2] * wy[2]) + rows[3] * wy[3]);
+    }
+}
+
+/* The loops, instantiated per input type and interpolation (constants after inlining, so the
+ * per-tap type and filter switches fold away). */
+#define SAMPLE_LOOP(T, I)                                                                               \
+    static void sample_##T##_##I(const image_t *im, int64_t n, const float *pts, int64_t m, int centred,    \
+                                 int weight_bits, float step, void *dst, int out_type) {                    \
+        image_t k = *im;                                                                                \
+        k.type = T;                                                                                     \
+        for (int64_t s = 0; s < n; s++)                                                                 \
+            for (int64_t j = 0; j < m; j++)                                                             \
+                sample_point(&k, s * k.h * k.w * k.c, pts[(s * m + j) * 2], pts[(s * m + j) * 2 + 1], I,    \
+                             centred, weight_bits, step, dst, out_type, (s * m + j) * k.c);             \
+    }
+#define MATRIX_LOOP(T, I)                                                                               \
+    static void matrix_##T##_##I(const image_t *im, int64_t n, const float *mats, int64_t nm, int rows,     \
+                                 int64_t out_h, int64_t out_w, int centred, int weight_bits, float step,    \
+                                 void *dst, int out_type) {                                             \
+        image_t k = *im;                                                                                \
+        k.type = T;                                                                                     \
+        for (int64_t s = 0; s < n; s++) {                                                               \
+            const float *mm = mats + (nm == 1 ? 0 : s) * rows * 3;                                      \
+            for (int64_t y = 0; y < out_h; y++) {                                                       \
+                float p1 = (float)y + 0.5f;                                                             \
+                if (centred)                                                                            \
+                    p1 = p1 - 0.5f;                                                                     \
+                for (int64_t x = 0; x < out_w; x++) {                                                   \
+                    float p0 = (float)x + 0.5f;                                                         \
+                    if (centred)                                                                        \
+                        p0 = p0 - 0.5f;                                                                 \
+                    float X = mm[0] * p0 + mm[1] * p1 + mm[2];                                          \
+                    float Y = mm[3] * p0 + mm[4] * p1 + mm[5];                                          \
+                    if (rows == 3) {                                                                    \
+                        float Z = mm[6] * p0 + mm[7] * p1 + mm[8];                                      \
+                        X = X / Z;                                                                      \
+                        Y = Y / Z;                                                                      \
+                    }                                                                                   \
+                    sample_point(&k, s * k.h * k.w * k.c, X, Y, I, centred, weight_bits, step, dst, out_type, \
+                                 ((s * out_h + y) * out_w + x) * k.c);                                  \
+                }                                                                                       \
+            }                                                                                           \
+        }                                                                                               \
+    }
+#define FOR_TYPES(X, I) X(T_U8, I) X(T_I16, I) X(T_U16, I) X(T_I32, I) X(T_F32, I)
+#define INSTANTIATE(X) FOR_TYPES(X, I_NN) FOR_TYPES(X, I_LINEAR) FOR_TYPES(X, I_CUBIC)
+INSTANTIATE(SAMPLE_LOOP)
+INSTANTIATE(MATRIX_LOOP)
+
+typedef void (*sample_fn)(const image_t *, int64_t, const float *, int64_t, int, int, float, void *, int);
+typedef void (*matrix_fn)(const image_t *, int64_t, const float *, int64_t, int, int64_t, int64_t, int, int, float,
+                          void *, int);
+#define ROW(X, I) {X##_T_U8_##I, X##_T_I16_##I, X##_T_U16_##I, X##_T_I32_##I, X##_T_F32_##I}
+static const sample_fn SAMPLE[3][5] = {ROW(sample, I_NN), ROW(sample, I_LINEAR), ROW(sample, I_CUBIC)};
+static const matrix_fn MATRIX[3][5] = {ROW(matrix, I_NN), ROW(matrix, I_LINEAR), ROW(matrix, I_CUBIC)};
+
+static int bad_args(int in_type, int out_type, int64_t n, int64_t h, int64_t w, int64_t c, int interp, int border,
+                    int weight_bits) {
+    return in_type < T_U8 || in_type > T_F32 || (out_type != in_type && out_type != T_F32) || h < 1 || w < 1
+        || c < 1 || n < 0 || interp < I_NN || interp > I_CUBIC || border < B_CONSTANT || border > B_WRAP
+        || weight_bits > 30;
+}
+
+/* Samples n images (n, h, w, c) of `in_type` at points (n, m, 2) into dst (n, m, c) of `out_type`
+ * (the input's type or float32). fill: c values in the input's type, or NULL; centred: pixel i is
+ * at i (else its corner is); weight_bits >= 0 rounds the linear weights to 2**-bits steps.
+ * Returns 0, or -1 for arguments it does not take (the caller runs the spec). */
+int td_warp_sample(const void *src, int in_type, int64_t n, int64_t h, int64_t w, int64_t c, const float *pts,
+                   int64_t m, int interp, int border, const double *fill, int centred, int weight_bits,
+                   void *dst, int out_type) {
+    if (bad_args(in_type, out_type, n, h, w, c, interp, border, weight_bits) || m < 0)
+        return -1;
+    image_t im = {src, in_type, h, w, c, border, fill};
+    SAMPLE[interp][in_type](&im, n, pts, m, centred, weight_bits, weight_bits >= 0 ? (float)(1 << weight_bits) : 0.0f,
+                            dst, out_type);
+    return 0;
+}
+
+/* functional.warp.warp_matrix: n images warped into (n, out_h, out_w, c), output pixel (x, y)
+ * reading the point its matrix maps (x + 0.5, y + 0.5) to (with `centred`, (x, y) and pixel i at
+ * i). mats: nm (1 or n) row-major float32 matrices of `rows` rows and 3 columns: 2 (affine) or 3
+ * (a homography: x and y divided by the third row). Products and sums in `_apply`'s order. */
+int td_warp_matrix(const void *src, int in_type, int64_t n, int64_t h, int64_t w, int64_t c, const float *mats,
+                   int64_t nm, int rows, int64_t out_h, int64_t out_w, int interp, int border, const double *fill,
+                   int centred, int weight_bits, void *dst, int out_type) {
+    if (bad_args(in_type, out_type, n, h, w, c, interp, border, weight_bits) || (nm != 1 && nm != n)
+        || (rows != 2 && rows != 3) || (rows == 2 && centred) || out_h < 0 || out_w < 0)
+        return -1;
+    image_t im = {src, in_type, h, w, c, border, fill};
+    MATRIX[interp][in_type](&im, n, mats, nm, rows, out_h, out_w, centred, weight_bits,
+                            weight_bits >= 0 ? (float)(1 << weight_bits) : 0.0f, dst, out_type);
+    return 0;
+}
