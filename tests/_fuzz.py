@@ -1,13 +1,14 @@
 """Fuzz targets for the data entry points: the C header table (host_io), JPEG region windows
-(jpeg_roi), PNG decoding, TIFFs read by io.tiff, the RecordIO reader and the crop-window helper
-(crop_windows.c); the readers' file parsers (LMDB, caffe records, tf.train.Example, .npy, tar) in
-tests/_fuzz_readers.py.
+(jpeg_roi), PNG decoding, TIFFs read by io.tiff, the RecordIO reader, the crop-window helper
+(crop_windows.c) and the warp family's resampling (cpu_warp.c, at remap's untrusted maps); the
+readers' file parsers (LMDB, caffe records, tf.train.Example, .npy, tar) in tests/_fuzz_readers.py.
 
 Each target takes mutated bytes (seeded, deterministic: input i of a run is a function of the run's
 seed and i alone) and checks an oracle besides "no crash": the C and Python header parsers agree and
 read the size libjpeg decodes; ROI windows outside the image are refused and inside ones give the
 pixels of a full decode; decoded PNGs and TIFFs have their header's size (TIFFs: and channels);
-mapped and pread RecordIO reads agree; C and Python crop windows are equal and inside the image. Only the library's own errors
+mapped and pread RecordIO reads agree; C and Python crop windows are equal and inside the image;
+the warp family's C resampling (cpu_warp.c) gives the spec's bits. Only the library's own errors
 (DataError, ...) may be raised.
 
     python -m tests._fuzz --iterations 2000        # every target in-process, fixed seed (CI runs fewer)
@@ -39,6 +40,8 @@ from torch_dali import types
 from torch_dali.errors import TorchDaliError
 from torch_dali.rng import SampleRNG
 from torch_dali.functional import crop_window as CW
+from torch_dali.functional import warp as W
+from torch_dali.ops.fast import cpu_warp
 from torch_dali.ops.fast import windows as FW
 from torch_dali._native import helpers
 from torch_dali.io import decode as D
@@ -52,11 +55,13 @@ try:
 except ImportError:
     from _fuzz_readers import TARGETS as READER_TARGETS  # type: ignore[no-redef]
 try:
-    from tests._fuzz_inputs import (fix_png_crcs, guard, jpeg_seeds, mutate, mutate_png_pixels,
-                                    png_seeds, rec_seed)
+    from tests._fuzz_inputs import (ODD_POINTS, WARP_TYPES, fix_png_crcs, guard, jpeg_seeds, mutate,
+                                    mutate_png_pixels, png_seeds, rec_seed, warp_args, warp_image,
+                                    warp_matrices, warp_points)
 except ImportError:
-    from _fuzz_inputs import (fix_png_crcs, guard, jpeg_seeds, mutate, mutate_png_pixels,  # type: ignore[no-redef]
-                              png_seeds, rec_seed)
+    from _fuzz_inputs import (ODD_POINTS, WARP_TYPES, fix_png_crcs, guard, jpeg_seeds,  # type: ignore[no-redef]
+                              mutate, mutate_png_pixels, png_seeds, rec_seed, warp_args, warp_image,
+                              warp_matrices, warp_points)
 try:
     from tests.reference import tiff_ref
 except ImportError:
@@ -218,6 +223,38 @@ def target_crop_windows(data: bytes, rnd: random.Random) -> None:
         _check(0 < h <= hh and 0 < w <= ww and 0 <= y <= hh - h and 0 <= x <= ww - w, f"{win} outside {(hh, ww)}")
 
 
+def target_warp(data: bytes, rnd: random.Random) -> None:
+    """cpu_warp.c == the spec (functional.warp) bit for bit, at any points (remap's maps are data:
+    NaN, infinities, huge and tiny values) and for any affine or perspective matrix, on small and
+    1-pixel images where every border mode's index arithmetic is at its edge."""
+    if helpers.CPU_WARP.load() is None:
+        return
+    dtype = rnd.choice(WARP_TYPES)
+    n = rnd.randint(1, 2)
+    img = warp_image(rnd, n, dtype, most=rnd.choice([1, 2, 3, 24]))
+    a = warp_args(rnd, dtype, int(img.shape[-1]))
+    if rnd.random() < 0.6:
+        pts = warp_points(rnd, n, odd=0.6, spread=rnd.choice([4.0, 40.0, 1e6]))
+        f = W.fill_values(a["fill"], int(img.shape[-1]), dtype, img.device, a["out_dtype"]) if a["fill"] else None
+        args = (img, pts, a["interp"], f, a["out_dtype"], a["border"], a["centred"], a["weight_bits"])
+        want, got = W.sample(*args), cpu_warp.sample(*args)
+    else:
+        perspective = rnd.random() < 0.5
+        mats = warp_matrices(rnd, rnd.choice([1, n]), perspective)
+        if rnd.random() < 0.3:
+            mats.view(-1)[rnd.randrange(mats.numel())] = rnd.choice(ODD_POINTS)
+        a["centred"] = a["centred"] and perspective  # affine matrices map corner-origin coordinates only
+        args = (img, mats, (rnd.randint(1, 12), rnd.randint(1, 12)), a["interp"], a["fill"], a["out_dtype"],
+                a["border"], a["centred"], a["weight_bits"])
+        want, got = W.warp_matrix(*args), cpu_warp.warp_matrix(*args)
+    _check(got is not None, f"the helper declined {dtype} {a}")
+    # bits, every NaN made one: a NaN's sign depends on the order of the operations that made it
+    bits = (lambda t: t.reshape(-1).view(torch.int32).masked_fill(t.reshape(-1).isnan(), 0x7FC00000)
+            if t.dtype == torch.float32 else t)
+    _check(got.dtype == want.dtype and got.shape == want.shape and torch.equal(bits(got), bits(want)),
+           f"C != spec for {dtype} {tuple(img.shape)} {a}")
+
+
 Target = Callable[[bytes, random.Random], None]
 TARGETS: dict[str, tuple[Target, Callable[[], list[bytes]]]] = {
     "headers": (target_headers, lambda: jpeg_seeds() + png_seeds()),
@@ -226,6 +263,7 @@ TARGETS: dict[str, tuple[Target, Callable[[], list[bytes]]]] = {
     "tiff": (target_tiff, lambda: [bytes(tiff_ref.encoded(n)) for n in tiff_ref.CASES]),
     "recordio": (target_recordio, lambda: [rec_seed()]),
     "crop_windows": (target_crop_windows, lambda: [b""]),
+    "warp": (target_warp, lambda: [b""]),
     **READER_TARGETS,  # lmdb, caffe, tfexample, npy, tar (tests/_fuzz_readers.py)
 }
 
@@ -233,7 +271,7 @@ TARGETS: dict[str, tuple[Target, Callable[[], list[bytes]]]] = {
 def make_input(name: str, seed: int, i: int, corpus: list[bytes]) -> tuple[bytes, random.Random]:
     """Input i of a run: a function of (seed, target, i) alone, so any input can be replayed."""
     rnd = random.Random(f"{seed}:{name}:{i}")
-    if name == "crop_windows":  # draws its arguments from rnd
+    if name in ("crop_windows", "warp"):  # draw their arguments from rnd
         return b"", rnd
     base = rnd.choice(corpus)
     if name == "roi" and rnd.random() < 0.5:
@@ -277,7 +315,7 @@ ASAN_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno
 def _use_sanitized_builds() -> None:
     """Loads the C helpers built with ASan + UBSan (the process runs with libasan preloaded)."""
     from torch_dali._native import build as _cbuild
-    for lib in (H.LIB, R.LIB, helpers.CROP_WINDOWS):
+    for lib in (H.LIB, R.LIB, helpers.CROP_WINDOWS, helpers.CPU_WARP):
         so = _cbuild.build(lib.src, lib.libs, lib.flags + ASAN_FLAGS)
         cdll = ctypes.CDLL(str(so))
         if lib.configure is not None:

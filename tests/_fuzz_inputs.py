@@ -167,3 +167,50 @@ def guard(k: int) -> Guarded:
     while len(_GUARDS) <= k:
         _GUARDS.append(Guarded())
     return _GUARDS[k]
+
+
+# -- the warp family's resampling (cpu_warp.c): images, arguments, points and matrices -------------
+
+WARP_TYPES = (torch.uint8, torch.int16, torch.uint16, torch.int32, torch.float32)
+WARP_BORDERS = ("constant", "replicate", "reflect", "reflect_101", "wrap")
+#: what degenerate remap maps and homographies give
+ODD_POINTS = (float("nan"), float("inf"), -float("inf"), 3e9, -5e18, 0.5, -0.5, 2.0 ** 31, -2.0 ** 31, 1e-45)
+
+
+def warp_image(rng: random.Random, n: int, dtype: torch.dtype, most: int = 24) -> torch.Tensor:
+    h, w, c = rng.randint(1, most), rng.randint(1, most), rng.choice([1, 2, 3, 4, 5])
+    g = torch.Generator().manual_seed(rng.randrange(1 << 30))
+    if dtype == torch.float32:
+        return torch.randn((n, h, w, c), generator=g) * 300
+    lo, hi = {torch.uint8: (0, 256), torch.int16: (-32768, 32768), torch.uint16: (0, 65536),
+              torch.int32: (-(1 << 31), 1 << 31)}[dtype]
+    return torch.randint(lo, hi, (n, h, w, c), generator=g, dtype=torch.int64).to(dtype)
+
+
+def warp_args(rng: random.Random, dtype: torch.dtype, c: int) -> dict:
+    interp = rng.choice(["nn", "linear", "cubic"])
+    return dict(interp=interp, border=rng.choice(WARP_BORDERS),
+                fill=rng.choice([None, [rng.uniform(-400, 70000)], [rng.uniform(-10, 300)] * c]),
+                out_dtype=rng.choice([dtype, torch.float32]), centred=rng.random() < 0.5,
+                weight_bits=5 if interp == "linear" and rng.random() < 0.3 else None)
+
+
+def warp_points(rng: random.Random, n: int, odd: float = 0.3, spread: float = 32) -> torch.Tensor:
+    g = torch.Generator().manual_seed(rng.randrange(1 << 30))
+    pts = torch.empty((n, rng.randint(1, 9), rng.randint(1, 9), 2)).uniform_(-spread / 4, spread, generator=g)
+    if rng.random() < odd:
+        flat = pts.view(-1)
+        for _ in range(rng.randint(1, 6)):
+            flat[rng.randrange(flat.numel())] = rng.choice(ODD_POINTS)
+    return pts
+
+
+def warp_matrices(rng: random.Random, n: int, perspective: bool) -> torch.Tensor:
+    g = torch.Generator().manual_seed(rng.randrange(1 << 30))
+    m = torch.eye(3).repeat(n, 1, 1)
+    m[:, :2, :2] += torch.empty((n, 2, 2)).uniform_(-0.6, 0.6, generator=g)
+    m[:, :2, 2] = torch.empty((n, 2)).uniform_(-10, 10, generator=g)
+    if perspective:
+        m[:, 2, :2] = torch.empty((n, 2)).uniform_(-0.02, 0.02, generator=g)
+        return m
+    return m[:, :2].contiguous()
