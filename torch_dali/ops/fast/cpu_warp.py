@@ -3,7 +3,7 @@ stand-in for `functional.warp`'s `sample`, `warp` and `warp_matrix` (registered 
 `ops._dispatch.register_fast_function`): rotate, warp_affine, warp_perspective and remap call them
 through `_dispatch.call`. It takes CPU images (N, H, W, C) of uint8, int16, uint16, int32 or
 float32 with 2D points, into the input's type or float32; anything else runs the spec, whose
-result it equals bit for bit (tests/test_cpu_kernels.py holds it to it).
+result it equals bit for bit (tests/test_cpu_warp.py and the fuzz target `warp` hold it to it).
 """
 from __future__ import annotations
 

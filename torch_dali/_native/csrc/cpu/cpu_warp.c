@@ -37,22 +37,37 @@ static inline int64_t py_mod(int64_t a, int64_t b) { /* b > 0; Python's sign con
     return r < 0 ? r + b : r;
 }
 
-/* functional.warp.border_index for one coordinate (size >= 1) */
+/* functional.warp.border_index for one coordinate (size >= 1). Coordinates inside, or within one
+ * image of an edge (nearly every point of a warp), take no division. */
 static inline int64_t border_index(int64_t i, int64_t size, int border) {
+    if ((uint64_t)i < (uint64_t)size)
+        return i;
     int64_t m;
     switch (border) {
     case B_REFLECT:
+        if (i < 0 && i >= -size)
+            return -1 - i;
+        if (i >= size && i < 2 * size)
+            return 2 * size - 1 - i;
         m = py_mod(i, 2 * size);
         return m < size ? m : 2 * size - 1 - m;
     case B_REFLECT_101:
         if (size == 1)
             return 0;
+        if (i < 0 && i > -size)
+            return -i;
+        if (i >= size && i <= 2 * size - 2)
+            return 2 * size - 2 - i;
         m = py_mod(i, 2 * size - 2);
         return m < size ? m : 2 * size - 2 - m;
     case B_WRAP:
+        if (i < 0 && i >= -size)
+            return i + size;
+        if (i >= size && i < 2 * size)
+            return i - size;
         return py_mod(i, size);
     default: /* constant (the caller masks) and replicate clamp */
-        return i < 0 ? 0 : (i >= size ? size - 1 : i);
+        return i < 0 ? 0 : size - 1;
     }
 }
 
@@ -71,23 +86,16 @@ static inline __attribute__((always_inline)) int64_t tap_index(const image_t *im
     return (border_index(y, im->h, im->border) * im->w + border_index(x, im->w, im->border)) * im->c;
 }
 
+static inline __attribute__((always_inline)) float at(const image_t *im, int64_t k);
+
 static inline __attribute__((always_inline)) float load_f(const image_t *im, int64_t base, int64_t idx, int64_t ch) {
-    if (idx < 0)
-        return (float)im->fill[ch];
-    int64_t k = base + idx + ch;
-    switch (im->type) {
-    case T_U8: return (float)((const uint8_t *)im->src)[k];
-    case T_I16: return (float)((const int16_t *)im->src)[k];
-    case T_U16: return (float)((const uint16_t *)im->src)[k];
-    case T_I32: return (float)((const int32_t *)im->src)[k];
-    default: return ((const float *)im->src)[k];
-    }
+    return idx < 0 ? (float)im->fill[ch] : at(im, base + idx + ch);
 }
 
 /* functional.crop.convert from float32: round half away from zero (in float32, as torch's
- * sign(x) * floor(|x| + 0.5)), saturate; int32 in float64 */
-static inline void store(void *dst, int type, int64_t k, float v) {
-    float r;
+ * sign(x) * floor(|x| + 0.5)), saturate; int32 in float64. Inside the 16-bit ranges |x| + 0.5 is
+ * below 2**23, so truncating it is its floor; outside, the clamp decides alone. */
+static inline __attribute__((always_inline)) void store(void *dst, int type, int64_t k, float v) {
     if (v != v && type != T_F32) { /* NaN: what torch's CPU conversion gives */
         if (type == T_I32)
             ((int32_t *)dst)[k] = INT32_MIN;
@@ -101,16 +109,14 @@ static inline void store(void *dst, int type, int64_t k, float v) {
     }
     switch (type) {
     case T_U8:
-        r = copysignf(ffloor(fabsf(v) + 0.5f), v);
-        ((uint8_t *)dst)[k] = r <= 0.0f ? 0 : (r >= 255.0f ? 255 : (uint8_t)r);
+        ((uint8_t *)dst)[k] = v <= 0.0f ? 0 : (v >= 255.0f ? 255 : (uint8_t)(int32_t)(v + 0.5f));
         return;
     case T_I16:
-        r = copysignf(ffloor(fabsf(v) + 0.5f), v);
-        ((int16_t *)dst)[k] = r <= -32768.0f ? -32768 : (r >= 32767.0f ? 32767 : (int16_t)r);
+        ((int16_t *)dst)[k] = v <= -32768.0f ? -32768 : (v >= 32767.0f ? 32767
+                              : (int16_t)(v < 0.0f ? -(int32_t)(-v + 0.5f) : (int32_t)(v + 0.5f)));
         return;
     case T_U16:
-        r = copysignf(ffloor(fabsf(v) + 0.5f), v);
-        ((uint16_t *)dst)[k] = r <= 0.0f ? 0 : (r >= 65535.0f ? 65535 : (uint16_t)r);
+        ((uint16_t *)dst)[k] = v <= 0.0f ? 0 : (v >= 65535.0f ? 65535 : (uint16_t)(int32_t)(v + 0.5f));
         return;
     case T_I32: {
         double d = copysign(floor(fabs((double)v) + 0.5), (double)v);
@@ -119,6 +125,17 @@ static inline void store(void *dst, int type, int64_t k, float v) {
     }
     default:
         ((float *)dst)[k] = v;
+    }
+}
+
+/* One element of the image at k, as float32 (no border: the caller knows k is inside) */
+static inline __attribute__((always_inline)) float at(const image_t *im, int64_t k) {
+    switch (im->type) {
+    case T_U8: return (float)((const uint8_t *)im->src)[k];
+    case T_I16: return (float)((const int16_t *)im->src)[k];
+    case T_U16: return (float)((const uint16_t *)im->src)[k];
+    case T_I32: return (float)((const int32_t *)im->src)[k];
+    default: return ((const float *)im->src)[k];
     }
 }
 
@@ -182,20 +199,19 @@ static inline __attribute__((always_inline)) void sample_point(const image_t *im
             qx = nearbyintf(qx * step) / step;
             qy = nearbyintf(qy * step) / step;
         }
-        int64_t i00, i10, i01, i11;
-        if (x0 >= 0 && y0 >= 0 && x0 < im->w - 1 && y0 < im->h - 1) { /* all four inside: no border */
-            i00 = (y0 * im->w + x0) * c;
-            i10 = i00 + c;
-            i01 = i00 + im->w * c;
-            i11 = i01 + c;
-        } else {
-            int64_t x1 = add_wrap(x0, 1), y1 = add_wrap(y0, 1);
-            i00 = tap_index(im, x0, y0);
-            i10 = tap_index(im, x1, y0);
-            i01 = tap_index(im, x0, y1);
-            i11 = tap_index(im, x1, y1);
-        }
         float rx = 1.0f - qx;
+        if (x0 >= 0 && y0 >= 0 && x0 < im->w - 1 && y0 < im->h - 1) { /* all four inside: no border */
+            int64_t k00 = base + (y0 * im->w + x0) * c, k01 = k00 + im->w * c;
+            for (int64_t ch = 0; ch < c; ch++) {
+                float a = at(im, k00 + ch) * rx + at(im, k00 + c + ch) * qx;
+                float b = at(im, k01 + ch) * rx + at(im, k01 + c + ch) * qx;
+                store(dst, out_type, o + ch, a + (b - a) * qy);
+            }
+            return;
+        }
+        int64_t x1 = add_wrap(x0, 1), y1 = add_wrap(y0, 1);
+        int64_t i00 = tap_index(im, x0, y0), i10 = tap_index(im, x1, y0);
+        int64_t i01 = tap_index(im, x0, y1), i11 = tap_index(im, x1, y1);
         for (int64_t ch = 0; ch < c; ch++) {
             float a = load_f(im, base, i00, ch) * rx + load_f(im, base, i10, ch) * qx;
             float b = load_f(im, base, i01, ch) * rx + load_f(im, base, i11, ch) * qx;
@@ -206,6 +222,21 @@ static inline __attribute__((always_inline)) void sample_point(const image_t *im
     float wx[4], wy[4];
     cubic_weights(qx, wx);
     cubic_weights(qy, wy);
+    if (x0 >= 1 && y0 >= 1 && x0 < im->w - 2 && y0 < im->h - 2) { /* all 16 inside: no border */
+        int64_t k0 = base + ((y0 - 1) * im->w + x0 - 1) * c, row = im->w * c;
+        for (int64_t ch = 0; ch < c; ch++) {
+            float rows[4];
+            for (int r = 0; r < 4; r++) {
+                int64_t k = k0 + r * row + ch;
+                float acc = at(im, k) * wx[0];
+                for (int t = 1; t < 4; t++)
+                    acc = acc + at(im, k + t * c) * wx[t];
+                rows[r] = acc;
+            }
+            store(dst, out_type, o + ch, ((rows[0] * wy[0] + rows[1] * wy[1]) + rows[2] * wy[2]) + rows[3] * wy[3]);
+        }
+        return;
+    }
     int64_t idx[4][4];
     for (int r = 0; r < 4; r++)
         for (int k = 0; k < 4; k++)
@@ -222,22 +253,23 @@ static inline __attribute__((always_inline)) void sample_point(const image_t *im
     }
 }
 
-/* The loops, instantiated per input type and interpolation (constants after inlining, so the
- * per-tap type and filter switches fold away). */
-#define SAMPLE_LOOP(T, I)                                                                               \
-    static void sample_##T##_##I(const image_t *im, int64_t n, const float *pts, int64_t m, int centred,    \
-                                 int weight_bits, float step, void *dst, int out_type) {                    \
+/* The loops, instantiated per input type, interpolation and output (F: float32, else the input's
+ * type): constants after inlining, so the per-tap type, filter and store switches fold away. */
+#define OUT_TYPE(T, F) ((F) ? T_F32 : (T))
+#define SAMPLE_LOOP(T, I, F)                                                                            \
+    static void sample_##T##_##I##_##F(const image_t *im, int64_t n, const float *pts, int64_t m, int centred, \
+                                       int weight_bits, float step, void *dst) {                        \
         image_t k = *im;                                                                                \
         k.type = T;                                                                                     \
         for (int64_t s = 0; s < n; s++)                                                                 \
             for (int64_t j = 0; j < m; j++)                                                             \
                 sample_point(&k, s * k.h * k.w * k.c, pts[(s * m + j) * 2], pts[(s * m + j) * 2 + 1], I,    \
-                             centred, weight_bits, step, dst, out_type, (s * m + j) * k.c);             \
+                             centred, weight_bits, step, dst, OUT_TYPE(T, F), (s * m + j) * k.c);       \
     }
-#define MATRIX_LOOP(T, I)                                                                               \
-    static void matrix_##T##_##I(const image_t *im, int64_t n, const float *mats, int64_t nm, int rows,     \
-                                 int64_t out_h, int64_t out_w, int centred, int weight_bits, float step,    \
-                                 void *dst, int out_type) {                                             \
+#define MATRIX_LOOP(T, I, F)                                                                            \
+    static void matrix_##T##_##I##_##F(const image_t *im, int64_t n, const float *mats, int64_t nm, int rows, \
+                                       int64_t out_h, int64_t out_w, int centred, int weight_bits, float step, \
+                                       void *dst) {                                                     \
         image_t k = *im;                                                                                \
         k.type = T;                                                                                     \
         for (int64_t s = 0; s < n; s++) {                                                               \
@@ -257,23 +289,26 @@ static inline __attribute__((always_inline)) void sample_point(const image_t *im
                         X = X / Z;                                                                      \
                         Y = Y / Z;                                                                      \
                     }                                                                                   \
-                    sample_point(&k, s * k.h * k.w * k.c, X, Y, I, centred, weight_bits, step, dst, out_type, \
-                                 ((s * out_h + y) * out_w + x) * k.c);                                  \
+                    sample_point(&k, s * k.h * k.w * k.c, X, Y, I, centred, weight_bits, step, dst,     \
+                                 OUT_TYPE(T, F), ((s * out_h + y) * out_w + x) * k.c);                 \
                 }                                                                                       \
             }                                                                                           \
         }                                                                                               \
     }
-#define FOR_TYPES(X, I) X(T_U8, I) X(T_I16, I) X(T_U16, I) X(T_I32, I) X(T_F32, I)
+#define FOR_OUTS(X, T, I) X(T, I, 0) X(T, I, 1)
+#define FOR_TYPES(X, I) FOR_OUTS(X, T_U8, I) FOR_OUTS(X, T_I16, I) FOR_OUTS(X, T_U16, I) FOR_OUTS(X, T_I32, I) \
+    FOR_OUTS(X, T_F32, I)
 #define INSTANTIATE(X) FOR_TYPES(X, I_NN) FOR_TYPES(X, I_LINEAR) FOR_TYPES(X, I_CUBIC)
 INSTANTIATE(SAMPLE_LOOP)
 INSTANTIATE(MATRIX_LOOP)
 
-typedef void (*sample_fn)(const image_t *, int64_t, const float *, int64_t, int, int, float, void *, int);
+typedef void (*sample_fn)(const image_t *, int64_t, const float *, int64_t, int, int, float, void *);
 typedef void (*matrix_fn)(const image_t *, int64_t, const float *, int64_t, int, int64_t, int64_t, int, int, float,
-                          void *, int);
-#define ROW(X, I) {X##_T_U8_##I, X##_T_I16_##I, X##_T_U16_##I, X##_T_I32_##I, X##_T_F32_##I}
-static const sample_fn SAMPLE[3][5] = {ROW(sample, I_NN), ROW(sample, I_LINEAR), ROW(sample, I_CUBIC)};
-static const matrix_fn MATRIX[3][5] = {ROW(matrix, I_NN), ROW(matrix, I_LINEAR), ROW(matrix, I_CUBIC)};
+                          void *);
+#define PAIR(X, T, I) {X##_##T##_##I##_0, X##_##T##_##I##_1}
+#define ROW(X, I) {PAIR(X, T_U8, I), PAIR(X, T_I16, I), PAIR(X, T_U16, I), PAIR(X, T_I32, I), PAIR(X, T_F32, I)}
+static const sample_fn SAMPLE[3][5][2] = {ROW(sample, I_NN), ROW(sample, I_LINEAR), ROW(sample, I_CUBIC)};
+static const matrix_fn MATRIX[3][5][2] = {ROW(matrix, I_NN), ROW(matrix, I_LINEAR), ROW(matrix, I_CUBIC)};
 
 static int bad_args(int in_type, int out_type, int64_t n, int64_t h, int64_t w, int64_t c, int interp, int border,
                     int weight_bits) {
@@ -292,8 +327,8 @@ int td_warp_sample(const void *src, int in_type, int64_t n, int64_t h, int64_t w
     if (bad_args(in_type, out_type, n, h, w, c, interp, border, weight_bits) || m < 0)
         return -1;
     image_t im = {src, in_type, h, w, c, border, fill};
-    SAMPLE[interp][in_type](&im, n, pts, m, centred, weight_bits, weight_bits >= 0 ? (float)(1 << weight_bits) : 0.0f,
-                            dst, out_type);
+    SAMPLE[interp][in_type][out_type == T_F32](&im, n, pts, m, centred, weight_bits,
+                                               weight_bits >= 0 ? (float)(1 << weight_bits) : 0.0f, dst);
     return 0;
 }
 
@@ -308,7 +343,7 @@ int td_warp_matrix(const void *src, int in_type, int64_t n, int64_t h, int64_t w
         || (rows != 2 && rows != 3) || (rows == 2 && centred) || out_h < 0 || out_w < 0)
         return -1;
     image_t im = {src, in_type, h, w, c, border, fill};
-    MATRIX[interp][in_type](&im, n, mats, nm, rows, out_h, out_w, centred, weight_bits,
-                            weight_bits >= 0 ? (float)(1 << weight_bits) : 0.0f, dst, out_type);
+    MATRIX[interp][in_type][out_type == T_F32](&im, n, mats, nm, rows, out_h, out_w, centred, weight_bits,
+                                               weight_bits >= 0 ? (float)(1 << weight_bits) : 0.0f, dst);
     return 0;
 }
