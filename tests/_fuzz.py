@@ -1,15 +1,16 @@
 """Fuzz targets for the data entry points: the C header table (host_io), JPEG region windows
 (jpeg_roi), PNG decoding, TIFFs read by io.tiff, the RecordIO reader, the crop-window helper
-(crop_windows.c) and the warp family's resampling (cpu_warp.c, at remap's untrusted maps); the
-readers' file parsers (LMDB, caffe records, tf.train.Example, .npy, tar) in tests/_fuzz_readers.py.
+(crop_windows.c), the CPU resize and crop_mirror_normalize (cpu_image.c, at images of any size)
+and the warp family's resampling (cpu_warp.c, at remap's untrusted maps); the readers' file
+parsers (LMDB, caffe records, tf.train.Example, .npy, tar) in tests/_fuzz_readers.py.
 
 Each target takes mutated bytes (seeded, deterministic: input i of a run is a function of the run's
 seed and i alone) and checks an oracle besides "no crash": the C and Python header parsers agree and
 read the size libjpeg decodes; ROI windows outside the image are refused and inside ones give the
 pixels of a full decode; decoded PNGs and TIFFs have their header's size (TIFFs: and channels);
 mapped and pread RecordIO reads agree; C and Python crop windows are equal and inside the image;
-the warp family's C resampling (cpu_warp.c) gives the spec's bits. Only the library's own errors
-(DataError, ...) may be raised.
+the C resize, crop_mirror_normalize (cpu_image.c) and warp resampling (cpu_warp.c) give the
+spec's bits. Only the library's own errors (DataError, ...) may be raised.
 
     python -m tests._fuzz --iterations 2000        # every target in-process, fixed seed (CI runs fewer)
     make fuzz FUZZ_SECONDS=600                     # each target 10 min in a child, C under ASan+UBSan
@@ -41,6 +42,8 @@ from torch_dali.errors import TorchDaliError
 from torch_dali.rng import SampleRNG
 from torch_dali.functional import crop_window as CW
 from torch_dali.functional import warp as W
+from torch_dali.functional.normalize import crop_mirror_normalize
+from torch_dali.functional.resize import resize
 from torch_dali.ops.fast import cpu_warp
 from torch_dali.ops.fast import windows as FW
 from torch_dali._native import helpers
@@ -255,6 +258,66 @@ def target_warp(data: bytes, rnd: random.Random) -> None:
            f"C != spec for {dtype} {tuple(img.shape)} {a}")
 
 
+def _fuzz_image(rnd: random.Random) -> torch.Tensor:
+    """uint8 HWC, sometimes 1 pixel wide or tall, sometimes long and thin, rows sometimes strided."""
+    side = lambda: rnd.choice([1, 2, 3, rnd.randint(1, 40), rnd.randint(1, 700)])  # noqa: E731
+    h, w, c = side(), side(), rnd.choice([1, 2, 3, 4])
+    if h * w > 120_000:
+        h = max(1, 120_000 // w)
+    pad = rnd.choice([0, 0, 0, 5])
+    g = torch.Generator().manual_seed(rnd.randrange(1 << 30))
+    return torch.randint(0, 256, (h, w + pad, c), dtype=torch.uint8, generator=g)[:, :w]
+
+
+def target_cpu_image(data: bytes, rnd: random.Random) -> None:
+    """cpu_image.c == the spec: a resize of any region (fractional, past the edges, tiny or huge
+    scale) of images of any size gives the spec's bits or declines; crop_mirror_normalize of a
+    window gives the spec's bits inside the image and declines one leaving it."""
+    if helpers.CPU_IMAGE.load() is None:
+        return
+    img = _fuzz_image(rnd)
+    h, w, c = (int(v) for v in img.shape)
+    if rnd.random() < 0.6:
+        def span(n: int) -> tuple[float, float]:
+            if rnd.random() < 0.3:
+                return 0.0, float(n)
+            a = rnd.choice([0.0, rnd.uniform(-3, n), float(rnd.randrange(n)), rnd.uniform(-50, n + 50)])
+            return a, rnd.choice([rnd.uniform(1e-3, 2), rnd.uniform(0.5, n + 5), float(n) - a, rnd.uniform(1, 3 * n + 9)])
+        (y0, hh), (x0, ww) = span(h), span(w)
+        size = (rnd.choice([1, 2, rnd.randint(1, 60), rnd.randint(1, 400)]), rnd.choice([1, 2, rnd.randint(1, 60), rnd.randint(1, 400)]))
+        aa, dtype = rnd.random() < 0.7, rnd.choice([torch.uint8, torch.float32])
+        roi = (y0, x0, hh, ww)
+        try:
+            want = resize(img, size, rnd.choice(["linear", "triangular"]), aa, dtype=dtype, roi=roi)
+        except ValueError:
+            want = None
+        got = torch.full((size[0], size[1], c), 7, dtype=dtype)
+        done = helpers.resize_linear(img, roi, got, aa)
+        if want is not None and done:
+            _check(torch.equal(got, want), f"resize C != spec: {(h, w, c)} roi {roi} -> {size} aa={aa} {dtype}")
+        if want is not None and not done:  # it takes forward regions only; an identity is the caller's copy
+            _check(hh <= 0 or ww <= 0 or (size == (h, w) and roi == (0.0, 0.0, float(h), float(w))),
+                   f"resize declined {(h, w, c)} roi {roi} -> {size}")
+        return
+    edge = [0, 1, h - 1, h, h + 1, -1, INT_MAX, -INT_MAX - 1, 2**62]
+    pick = (lambda lo, hi: rnd.choice(edge) if rnd.random() < 0.2 else rnd.randint(lo, max(lo, hi)))  # noqa: E731
+    wy, wx = pick(0, h - 1), pick(0, w - 1)
+    wh, ww = pick(1, h - min(max(wy, 0), h - 1)), pick(1, w - min(max(wx, 0), w - 1))
+    mean = torch.tensor([rnd.uniform(-300, 300) for _ in range(c)], dtype=torch.float32)
+    std = torch.tensor([rnd.uniform(0.01, 90) for _ in range(c)], dtype=torch.float32)
+    mirror, chw = rnd.random() < 0.5, rnd.random() < 0.5
+    inside = 0 <= wy and 0 <= wx and 0 < wh and 0 < ww and wy + wh <= h and wx + ww <= w
+    shape = (c, wh, ww) if chw else (wh, ww, c)
+    if not inside and (wh > 4096 or ww > 4096 or wh < 1 or ww < 1):
+        shape = (c, 1, 1) if chw else (1, 1, c)  # a wrong-shape output: must be declined too
+    got = torch.empty(shape)
+    done = helpers.crop_mirror_normalize(img, (wy, wx, wh, ww), mirror, mean, torch.reciprocal(std), got, chw)
+    _check(done == inside, f"crop_mirror_normalize window {(wy, wx, wh, ww)} in {(h, w)}: done={done}")
+    if inside:
+        want = crop_mirror_normalize(img, (wy, wx, wh, ww), mirror, mean, std, layout="CHW" if chw else "HWC")
+        _check(torch.equal(got, want), f"crop_mirror_normalize C != spec: {(h, w, c)} window {(wy, wx, wh, ww)}")
+
+
 Target = Callable[[bytes, random.Random], None]
 TARGETS: dict[str, tuple[Target, Callable[[], list[bytes]]]] = {
     "headers": (target_headers, lambda: jpeg_seeds() + png_seeds()),
@@ -264,6 +327,7 @@ TARGETS: dict[str, tuple[Target, Callable[[], list[bytes]]]] = {
     "recordio": (target_recordio, lambda: [rec_seed()]),
     "crop_windows": (target_crop_windows, lambda: [b""]),
     "warp": (target_warp, lambda: [b""]),
+    "cpu_image": (target_cpu_image, lambda: [b""]),
     **READER_TARGETS,  # lmdb, caffe, tfexample, npy, tar (tests/_fuzz_readers.py)
 }
 
@@ -271,7 +335,7 @@ TARGETS: dict[str, tuple[Target, Callable[[], list[bytes]]]] = {
 def make_input(name: str, seed: int, i: int, corpus: list[bytes]) -> tuple[bytes, random.Random]:
     """Input i of a run: a function of (seed, target, i) alone, so any input can be replayed."""
     rnd = random.Random(f"{seed}:{name}:{i}")
-    if name in ("crop_windows", "warp"):  # draw their arguments from rnd
+    if name in ("crop_windows", "warp", "cpu_image"):  # draw their arguments from rnd
         return b"", rnd
     base = rnd.choice(corpus)
     if name == "roi" and rnd.random() < 0.5:
@@ -315,7 +379,7 @@ ASAN_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno
 def _use_sanitized_builds() -> None:
     """Loads the C helpers built with ASan + UBSan (the process runs with libasan preloaded)."""
     from torch_dali._native import build as _cbuild
-    for lib in (H.LIB, R.LIB, helpers.CROP_WINDOWS, helpers.CPU_WARP):
+    for lib in (H.LIB, R.LIB, helpers.CROP_WINDOWS, helpers.CPU_WARP, helpers.CPU_IMAGE):
         so = _cbuild.build(lib.src, lib.libs, lib.flags + ASAN_FLAGS)
         cdll = ctypes.CDLL(str(so))
         if lib.configure is not None:

@@ -62,6 +62,11 @@ def test_helper_declines_what_it_does_not_take() -> None:
     assert not helpers.resize_linear(img, (0, 0, 8, 8), torch.empty(4, 4, 3, dtype=torch.float64), True)
     assert not helpers.resize_linear(img.permute(1, 0, 2), (0, 0, 8, 8), torch.empty(4, 4, 3, dtype=torch.uint8), True)
     assert not helpers.resize_linear(img, (0, 0, 0, 8), torch.empty(4, 4, 3, dtype=torch.uint8), True)  # empty roi
+    out = torch.empty(4, 4, 3, dtype=torch.uint8)
+    for roi in [(0, 0, 1e-50, 8), (0, 0, float("inf"), 8), (float("nan"), 0, 8, 8), (0, 3e38, 8, 3e38),
+                (0, 0, 8, 1e30), (0, 0, -8, 8)]:  # zero in float32, not finite, millions of taps, backwards
+        assert not helpers.resize_linear(img, roi, out, True), roi
+        assert not helpers.resize_linear(img, roi, out, False), roi
 
 
 def test_crop_mirror_normalize_matches_the_spec_bit_for_bit() -> None:

@@ -20,41 +20,45 @@ static const float TRIANGLE[3] = {0.0f, 1.0f, 0.0f};
 typedef struct {
   int64_t n_in; /* image extent on this axis */
   int n_out;
-  double origin, span; /* the region of interest on this axis */
+  float origin, span; /* the region of interest on this axis, in float32 as resize.py's Axis */
   float units, anchor;
   int taps;
   int64_t lo, ext; /* what the pass reads (resize.py's _reach) */
   int copy;        /* the identity: no pass (resize.py's _exact_copy) */
 } axis_t;
 
-/* resize.py's _filter for "linear" / "triangular" */
-static void filter_params(axis_t* a, int antialias) {
-  const int shrink = antialias && (double)a->n_out < a->span;
-  const float ratio = (float)a->span / (float)a->n_out;
+/* resize.py's _filter for "linear" / "triangular"; 0 when the filter would be wider than 2**24
+ * taps (a window millions of times its output: the caller declines, the spec decides) */
+static int filter_params(axis_t* a, int antialias) {
+  const int shrink = antialias && (float)a->n_out < a->span;
+  const float ratio = a->span / (float)a->n_out;
   const float wide = 2.0f * (shrink ? ratio : 1.0f);
   const float width = wide > 1.0f ? wide : 1.0f;
   a->units = 2.0f / width;
   a->anchor = 1.0f / a->units;
-  a->taps = (int)ceil((double)(2.0f / a->units));
+  const double taps = ceil((double)(2.0f / a->units));
+  if (!(taps <= 16777216.0)) return 0;
+  a->taps = (int)taps;
+  return 1;
 }
 
-/* resize.py's _reach (double precision, as Python computes it) */
+/* resize.py's _reach, in float32 as it computes it (the window's end is origin + span rounded) */
 static void reach(axis_t* a) {
-  const double anchor = (double)a->anchor;
-  int64_t lo = (int64_t)floor(a->origin - anchor);
-  int64_t hi = (int64_t)floor(a->origin + a->span - anchor + a->taps);
+  const float end = a->origin + a->span;
+  int64_t lo = (int64_t)floorf(a->origin - a->anchor);
+  int64_t hi = (int64_t)floorf((end - a->anchor) + (float)a->taps);
   lo = lo < 0 ? 0 : (lo > a->n_in ? a->n_in : lo);
   hi = hi < 0 ? 0 : (hi > a->n_in ? a->n_in : hi);
   a->lo = lo;
   a->ext = hi - lo;
-  a->copy = a->n_in == a->n_out && a->origin == 0.0 && a->span == (double)a->n_in;
+  a->copy = a->n_in == a->n_out && a->origin == 0.0f && a->span == (float)a->n_in;
 }
 
 /* resize.py's _weights: idx[i * taps + k] (source index, clamped) and w[i * taps + k] */
 static void weights(const axis_t* a, int64_t shift, int64_t* idx, float* w) {
   const int taps = a->taps;
-  const float o = (float)a->origin - (float)shift;
-  const float scale = (float)a->span / (float)a->n_out;
+  const float o = a->origin - (float)shift;
+  const float scale = a->span / (float)a->n_out;
   const float start = o + (((0.5f * scale) - 0.5f) - a->anchor);
   for (int i = 0; i < a->n_out; ++i) {
     const float left = (float)i * scale + start;
@@ -278,13 +282,17 @@ static int64_t max_of(const int64_t* v, int64_t n) {
 int td_resize_linear(const uint8_t* src, int64_t in_h, int64_t in_w, int ch, int64_t row_stride,
                      double roi_y, double roi_x, double roi_h, double roi_w, int out_h, int out_w,
                      int antialias, int out_float, void* out) {
-  if (!src || !out || in_h <= 0 || in_w <= 0 || ch <= 0 || out_h <= 0 || out_w <= 0 || !(roi_h > 0.0) ||
-      !(roi_w > 0.0) || row_stride < in_w * ch)
+  /* the window in float32, as resize.py's Axis: forward (positive span) and within 2**30 of the
+   * origin (source positions fit in an int64 with room), else the spec decides (it refuses zero
+   * and non-finite spans and reads negative ones backwards) */
+  const float oy = (float)roi_y, ox = (float)roi_x, sy = (float)roi_h, sx = (float)roi_w;
+  const float far = 1073741824.0f;
+  if (!src || !out || in_h <= 0 || in_w <= 0 || ch <= 0 || out_h <= 0 || out_w <= 0 || !(sy > 0.0f) ||
+      !(sx > 0.0f) || !(fabsf(oy) + sy < far) || !(fabsf(ox) + sx < far) || row_stride < in_w * ch)
     return -1;
-  axis_t ay = {in_h, out_h, roi_y, roi_h, 0, 0, 0, 0, 0, 0};
-  axis_t ax = {in_w, out_w, roi_x, roi_w, 0, 0, 0, 0, 0, 0};
-  filter_params(&ay, antialias);
-  filter_params(&ax, antialias);
+  axis_t ay = {in_h, out_h, oy, sy, 0, 0, 0, 0, 0, 0};
+  axis_t ax = {in_w, out_w, ox, sx, 0, 0, 0, 0, 0, 0};
+  if (!filter_params(&ay, antialias) || !filter_params(&ax, antialias)) return -1;
   reach(&ay);
   reach(&ax);
   if (ay.copy && ax.copy) return 1;
