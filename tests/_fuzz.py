@@ -287,14 +287,18 @@ def target_cpu_image(data: bytes, rnd: random.Random) -> None:
         size = (rnd.choice([1, 2, rnd.randint(1, 60), rnd.randint(1, 400)]), rnd.choice([1, 2, rnd.randint(1, 60), rnd.randint(1, 400)]))
         aa, dtype = rnd.random() < 0.7, rnd.choice([torch.uint8, torch.float32])
         roi = (y0, x0, hh, ww)
+        as_window = rnd.random() < 0.4  # ((y0, y1), (x0, x1)), as resize's subpixel windows are given
+        window = ((y0, y0 + hh), (x0, x0 + ww))
         try:
-            want = resize(img, size, rnd.choice(["linear", "triangular"]), aa, dtype=dtype, roi=roi)
+            kw = dict(window=window) if as_window else dict(roi=roi)
+            want = resize(img, size, rnd.choice(["linear", "triangular"]), aa, dtype=dtype, **kw)
         except ValueError:
             want = None
         got = torch.full((size[0], size[1], c), 7, dtype=dtype)
-        done = helpers.resize_linear(img, roi, got, aa)
+        done = (helpers.resize_linear_window(img, window, got, aa) if as_window
+                else helpers.resize_linear(img, roi, got, aa))
         if want is not None and done:
-            _check(torch.equal(got, want), f"resize C != spec: {(h, w, c)} roi {roi} -> {size} aa={aa} {dtype}")
+            _check(torch.equal(got, want), f"resize C != spec: {(h, w, c)} {'window ' + str(window) if as_window else 'roi ' + str(roi)} -> {size} aa={aa} {dtype}")
         if want is not None and not done:  # it takes forward regions only; an identity is the caller's copy
             _check(hh <= 0 or ww <= 0 or (size == (h, w) and roi == (0.0, 0.0, float(h), float(w))),
                    f"resize declined {(h, w, c)} roi {roi} -> {size}")

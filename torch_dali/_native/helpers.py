@@ -49,7 +49,7 @@ def _crop_windows_signatures(lib: ctypes.CDLL) -> None:
 
 def _cpu_image_signatures(lib: ctypes.CDLL) -> None:
     i64, d, c_int, vp = ctypes.c_int64, ctypes.c_double, ctypes.c_int, ctypes.c_void_p
-    lib.td_resize_linear.argtypes = [vp, i64, i64, c_int, i64, d, d, d, d, c_int, c_int, c_int, c_int, vp]
+    lib.td_resize_linear.argtypes = [vp, i64, i64, c_int, i64, d, d, d, d, d, d, c_int, c_int, c_int, c_int, vp]
     lib.td_crop_mirror_normalize.argtypes = [vp, i64, i64, c_int, i64, i64, i64, i64, i64, c_int, vp, vp, c_int, vp]
     for f in (lib.td_resize_linear, lib.td_crop_mirror_normalize):
         f.restype = c_int
@@ -126,6 +126,24 @@ def resize_linear(image: torch.Tensor, roi: tuple[float, float, float, float], o
     `functional.resize(image, ..., "linear", antialias, roi=roi)` does, bit for bit, without
     holding the GIL. False when it did nothing: the helper is not built, the arguments are not
     what it takes, or neither axis needs filtering (the caller runs the spec)."""
+    F = np.float32
+    with np.errstate(all="ignore"):  # a window past float32's range: infinities, which C declines
+        axes = [(float(F(o)), float(F(s)), float(F(F(o) + F(s)))) for o, s in ((roi[0], roi[2]), (roi[1], roi[3]))]
+    return _resize_axes(image, axes, out, antialias)
+
+
+def resize_linear_window(image: torch.Tensor, window: tuple[tuple[float, float], tuple[float, float]],
+                         out: torch.Tensor, antialias: bool) -> bool:
+    """`resize_linear` of the source window ((y0, y1), (x0, x1)) (fractional, possibly past the
+    edges; forward only), as `functional.resize(..., window=window)` reads it."""
+    F = np.float32
+    with np.errstate(all="ignore"):
+        axes = [(float(F(lo)), float(F(F(hi) - F(lo))), float(F(hi))) for lo, hi in window]
+    return _resize_axes(image, axes, out, antialias)
+
+
+def _resize_axes(image: torch.Tensor, axes: list[tuple[float, float, float]], out: torch.Tensor,
+                 antialias: bool) -> bool:
     lib = CPU_IMAGE.load()
     if lib is None or image.dim() != 3 or out.dim() != 3 or image.dtype != torch.uint8 \
             or out.dtype not in (torch.uint8, torch.float32) or image.device.type != "cpu" \
@@ -134,9 +152,10 @@ def resize_linear(image: torch.Tensor, roi: tuple[float, float, float, float], o
     h, w, c = image.shape
     if not _packed(image):
         return False
-    return lib.td_resize_linear(image.data_ptr(), h, w, c, _row_stride(image), float(roi[0]), float(roi[1]),
-                                float(roi[2]), float(roi[3]), int(out.shape[0]), int(out.shape[1]),
-                                int(bool(antialias)), int(out.dtype == torch.float32), out.data_ptr()) == 0
+    (oy, sy, ey), (ox, sx, ex) = axes
+    return lib.td_resize_linear(image.data_ptr(), h, w, c, _row_stride(image), oy, sy, ey, ox, sx, ex,
+                                int(out.shape[0]), int(out.shape[1]), int(bool(antialias)),
+                                int(out.dtype == torch.float32), out.data_ptr()) == 0
 
 
 def crop_mirror_normalize(image: torch.Tensor, window: tuple[int, int, int, int], mirror: bool,

@@ -4,8 +4,9 @@ executor's per-sample chains, on its threads, without holding the GIL.
 
 * random_resized_crop: the spec's window (drawn as the spec draws it), resized as a region of
   interest by `td_resize_linear`.
-* resize: each image resized by `td_resize_linear` to the size the spec computes, when the spec
-  maps the whole image onto it (windows, flips and sizes kept fractional run the spec).
+* resize: each image resized by `td_resize_linear` to the size the spec computes, from the window
+  the spec reads (the whole image, a region of interest, or the fractional window `subpixel_scale`
+  keeps); flipped windows run the spec.
 * crop_mirror_normalize: a window inside the image, mirrored, normalized to float32 (CHW or HWC)
   by `td_crop_mirror_normalize`, scale and shift then applied as the spec applies them.
 
@@ -88,10 +89,10 @@ class ResizeSample(FastSampleKernel):
             return None
         h, w = int(img.shape[0]), int(img.shape[1])
         (out_h, y0, y1), (out_w, x0, x1) = op.plan((h, w), args)
-        if (y0, y1, x0, x1) != (0.0, h, 0.0, w):  # a window, a flip, a fractional size kept: the spec
+        if not (y1 > y0 and x1 > x0):  # a flip: the spec
             return None
         out = _output(ctx, (out_h, out_w, int(img.shape[2])), op.dtype or torch.uint8)
-        if helpers.resize_linear(img, (0.0, 0.0, float(h), float(w)), out, op.args["antialias"]):
+        if helpers.resize_linear_window(img, ((y0, y1), (x0, x1)), out, op.args["antialias"]):
             return out
         return None
 

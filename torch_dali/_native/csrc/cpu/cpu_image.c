@@ -1,6 +1,6 @@
 /* CPU image kernels for the per-sample ops, each bit for bit what its pure-torch spec computes,
  * in one call that holds no Python lock (ctypes releases the GIL):
- * - td_resize_linear: one uint8 HWC image (or a region of interest of it) resized with DALI's
+ * - td_resize_linear: one uint8 HWC image (or a window of it) resized with DALI's
  *   linear / triangular filter to uint8 or float32 HWC, as torch_dali/functional/resize.py does
  *   for those filters (its `_filter`, `_reach`, `_weights`, pass order, tap-by-tap float32 sums and
  *   half-even rounding);
@@ -20,7 +20,7 @@ static const float TRIANGLE[3] = {0.0f, 1.0f, 0.0f};
 typedef struct {
   int64_t n_in; /* image extent on this axis */
   int n_out;
-  float origin, span; /* the region of interest on this axis, in float32 as resize.py's Axis */
+  float origin, span, end; /* the source window on this axis, in float32 as resize.py's Axis */
   float units, anchor;
   int taps;
   int64_t lo, ext; /* what the pass reads (resize.py's _reach) */
@@ -42,11 +42,10 @@ static int filter_params(axis_t* a, int antialias) {
   return 1;
 }
 
-/* resize.py's _reach, in float32 as it computes it (the window's end is origin + span rounded) */
+/* resize.py's _reach, in float32 as it computes it */
 static void reach(axis_t* a) {
-  const float end = a->origin + a->span;
   int64_t lo = (int64_t)floorf(a->origin - a->anchor);
-  int64_t hi = (int64_t)floorf((end - a->anchor) + (float)a->taps);
+  int64_t hi = (int64_t)floorf((a->end - a->anchor) + (float)a->taps);
   lo = lo < 0 ? 0 : (lo > a->n_in ? a->n_in : lo);
   hi = hi < 0 ? 0 : (hi > a->n_in ? a->n_in : hi);
   a->lo = lo;
@@ -275,23 +274,26 @@ static int64_t max_of(const int64_t* v, int64_t n) {
   return m;
 }
 
-/* src: uint8 (in_h, in_w, ch), rows `row_stride` bytes apart, pixels packed. Region of interest
- * (roi_y, roi_x, roi_h, roi_w); output (out_h, out_w, ch) contiguous: uint8 when out_float is 0,
- * else float32. Returns 0 when done; 1 when nothing needs filtering (both axes the identity: the
- * caller copies); -1 for bad arguments or no memory. */
+/* src: uint8 (in_h, in_w, ch), rows `row_stride` bytes apart, pixels packed. The source window
+ * per axis as resize.py's Axis holds it, each value rounded to float32 here: its origin, span and
+ * end (a region of interest (y, x, h, w) has end = y + h in float32; a window (y0, y1) has span =
+ * y1 - y0 in float32 and end y1). Output (out_h, out_w, ch) contiguous: uint8 when out_float is
+ * 0, else float32. Returns 0 when done; 1 when nothing needs filtering (both axes the identity:
+ * the caller copies); -1 for bad arguments or no memory. */
 int td_resize_linear(const uint8_t* src, int64_t in_h, int64_t in_w, int ch, int64_t row_stride,
-                     double roi_y, double roi_x, double roi_h, double roi_w, int out_h, int out_w,
-                     int antialias, int out_float, void* out) {
-  /* the window in float32, as resize.py's Axis: forward (positive span) and within 2**30 of the
-   * origin (source positions fit in an int64 with room), else the spec decides (it refuses zero
-   * and non-finite spans and reads negative ones backwards) */
-  const float oy = (float)roi_y, ox = (float)roi_x, sy = (float)roi_h, sx = (float)roi_w;
+                     double org_y, double span_y, double end_y, double org_x, double span_x, double end_x,
+                     int out_h, int out_w, int antialias, int out_float, void* out) {
+  /* forward (positive span) and within 2**30 of 0 (source positions fit in an int64 with room),
+   * else the spec decides (it refuses zero and non-finite spans and reads negative ones backwards) */
+  const float oy = (float)org_y, ox = (float)org_x, sy = (float)span_y, sx = (float)span_x;
+  const float ey = (float)end_y, ex = (float)end_x;
   const float far = 1073741824.0f;
   if (!src || !out || in_h <= 0 || in_w <= 0 || ch <= 0 || out_h <= 0 || out_w <= 0 || !(sy > 0.0f) ||
-      !(sx > 0.0f) || !(fabsf(oy) + sy < far) || !(fabsf(ox) + sx < far) || row_stride < in_w * ch)
+      !(sx > 0.0f) || !(fabsf(oy) + sy < far) || !(fabsf(ox) + sx < far) || !(fabsf(ey) < far) ||
+      !(fabsf(ex) < far) || row_stride < in_w * ch)
     return -1;
-  axis_t ay = {in_h, out_h, oy, sy, 0, 0, 0, 0, 0, 0};
-  axis_t ax = {in_w, out_w, ox, sx, 0, 0, 0, 0, 0, 0};
+  axis_t ay = {in_h, out_h, oy, sy, ey, 0, 0, 0, 0, 0, 0};
+  axis_t ax = {in_w, out_w, ox, sx, ex, 0, 0, 0, 0, 0, 0};
   if (!filter_params(&ay, antialias) || !filter_params(&ax, antialias)) return -1;
   reach(&ay);
   reach(&ax);
