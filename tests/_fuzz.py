@@ -44,7 +44,9 @@ from torch_dali.functional import crop_window as CW
 from torch_dali.functional import warp as W
 from torch_dali.functional.normalize import crop_mirror_normalize
 from torch_dali.functional.resize import resize
-from torch_dali.ops.fast import cpu_warp
+from torch_dali.functional import color as K
+from torch_dali.functional import histogram as HG
+from torch_dali.ops.fast import cpu_tables, cpu_warp
 from torch_dali.ops.fast import windows as FW
 from torch_dali._native import helpers
 from torch_dali.io import decode as D
@@ -277,6 +279,19 @@ def target_cpu_image(data: bytes, rnd: random.Random) -> None:
         return
     img = _fuzz_image(rnd)
     h, w, c = (int(v) for v in img.shape)
+    if rnd.random() < 0.15:  # per-value tables: equalize (HWC or CHW planes), brightness_contrast
+        if rnd.random() < 0.3:
+            img = img // rnd.randint(1, 255) * rnd.randint(1, 255)  # few values: odd histograms
+        chw = rnd.random() < 0.5
+        x = img.permute(2, 0, 1)[None].contiguous() if chw else img[None]
+        hw = 2 if chw else 1
+        want, got = HG.equalize(x, hw, hw + 1), cpu_tables.equalize(x, hw, hw + 1)
+        _check(got is None or torch.equal(got, want), f"equalize C != spec: {tuple(x.shape)}")
+        args = (rnd.uniform(0, 3), rnd.uniform(-1, 1), rnd.uniform(-2, 4), rnd.choice([None, rnd.uniform(-9, 300)]),
+                rnd.choice([None, torch.int16, torch.float32]))
+        want, got = K.brightness_contrast(img, *args), cpu_tables.brightness_contrast(img, *args)
+        _check(got is None or torch.equal(got, want), f"brightness_contrast C != spec: {tuple(img.shape)} {args}")
+        return
     if rnd.random() < 0.6:
         def span(n: int) -> tuple[float, float]:
             if rnd.random() < 0.3:

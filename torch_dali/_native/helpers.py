@@ -51,7 +51,9 @@ def _cpu_image_signatures(lib: ctypes.CDLL) -> None:
     i64, d, c_int, vp = ctypes.c_int64, ctypes.c_double, ctypes.c_int, ctypes.c_void_p
     lib.td_resize_linear.argtypes = [vp, i64, i64, c_int, i64, d, d, d, d, d, d, c_int, c_int, c_int, c_int, vp]
     lib.td_crop_mirror_normalize.argtypes = [vp, i64, i64, c_int, i64, i64, i64, i64, i64, c_int, vp, vp, c_int, vp]
-    for f in (lib.td_resize_linear, lib.td_crop_mirror_normalize):
+    lib.td_table_u8.argtypes = [vp, i64, vp, c_int, vp]
+    lib.td_equalize_u8.argtypes = [vp, i64, i64, c_int, vp]
+    for f in (lib.td_resize_linear, lib.td_crop_mirror_normalize, lib.td_table_u8, lib.td_equalize_u8):
         f.restype = c_int
 
 
@@ -66,8 +68,8 @@ JPEG_ROI = CLibrary(CSRC / "cpu" / "jpeg_roi.c", ["jpeg"], disable_env="TORCH_DA
 CROP_WINDOWS = CLibrary(CSRC / "cpu" / "crop_windows.c", ["m"], ["-ffp-contract=off"],
                         disable_env="TORCH_DALI_NO_HOST_IO", configure=_crop_windows_signatures)
 
-#: the CPU ops' image kernels (resize with the linear filter, crop_mirror_normalize), bit-identical
-#: to functional.resize / functional.normalize (no fused multiply-add: products round as torch's
+#: the CPU ops' image kernels (resize with the linear filter, crop_mirror_normalize, per-value tables
+#: of uint8 images, histogram equalization), bit-identical to functional.resize / normalize / histogram (no fused multiply-add: products round as torch's
 #: do; -O3 vectorises the loops across independent outputs only)
 CPU_IMAGE = CLibrary(CSRC / "cpu" / "cpu_image.c", ["m"], ["-O3", "-ffp-contract=off"],
                      disable_env="TORCH_DALI_NO_CPU_KERNELS", configure=_cpu_image_signatures)
@@ -179,6 +181,35 @@ def crop_mirror_normalize(image: torch.Tensor, window: tuple[int, int, int, int]
         return False
     return lib.td_crop_mirror_normalize(image.data_ptr(), h, w, c, _row_stride(image), y, x, wh, ww, int(bool(mirror)),
                                         mean.data_ptr(), rstd.data_ptr(), int(bool(chw)), out.data_ptr()) == 0
+
+
+def table_u8(image: torch.Tensor, table: torch.Tensor) -> torch.Tensor | None:
+    """table[image] for a contiguous CPU uint8 tensor and a 256-entry table (1, 2, 4 or 8 bytes an
+    entry), without holding the GIL; None when it did nothing (not built, arguments it does not
+    take)."""
+    lib = CPU_IMAGE.load()
+    if lib is None or image.dtype != torch.uint8 or image.device.type != "cpu" or not image.is_contiguous() \
+            or table.dim() != 1 or int(table.shape[0]) != 256 or table.device.type != "cpu" \
+            or table.element_size() not in (1, 2, 4, 8) or table.dtype.is_complex:
+        return None
+    table = table.contiguous()
+    out = torch.empty(image.shape, dtype=table.dtype)
+    ok = lib.td_table_u8(image.data_ptr(), image.numel(), table.data_ptr(), table.element_size(), out.data_ptr()) == 0
+    return out if ok else None
+
+
+def equalize_u8(x: torch.Tensor, count: int, ch: int) -> torch.Tensor | None:
+    """`functional.histogram.equalize_planes` of a contiguous CPU uint8 tensor holding `count`
+    blocks of pixels with `ch` interleaved channels, each block's channels equalized apart (the
+    result has x's shape); None when it did nothing."""
+    lib = CPU_IMAGE.load()
+    n = x.numel()
+    if lib is None or x.dtype != torch.uint8 or x.device.type != "cpu" or not x.is_contiguous() \
+            or not 1 <= ch <= 64 or count < 1 or n == 0 or n % (count * ch):
+        return None
+    out = torch.empty_like(x)
+    ok = lib.td_equalize_u8(x.data_ptr(), count, n // (count * ch), ch, out.data_ptr()) == 0
+    return out if ok else None
 
 
 _WARP_TYPES = {torch.uint8: 0, torch.int16: 1, torch.uint16: 2, torch.int32: 3, torch.float32: 4}

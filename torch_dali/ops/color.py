@@ -15,7 +15,7 @@ from ..functional import color as K
 from ..functional import color_adjust as KA
 from ..functional.ragged import Flat
 from ..tensor_list import TensorList
-from . import batching
+from . import _dispatch, batching
 from . import layouts as L
 from ._operator import Operator, SampleContext
 from ._registry import register
@@ -114,8 +114,8 @@ class BrightnessContrast(_ColorOp):
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         x, shape = self.image(inputs[0])
         center = args["contrast_center"] if "contrast_center" in args else self.args.get("contrast_center")
-        return K.brightness_contrast(
-            x, self.get(args, "brightness"), self.get(args, "brightness_shift"), self.get(args, "contrast"),
+        return _dispatch.call(
+            K.brightness_contrast, x, self.get(args, "brightness"), self.get(args, "brightness_shift"), self.get(args, "contrast"),
             None if center is None else self.get({"contrast_center": center}, "contrast_center"),
             self.dtype).reshape(shape)
 

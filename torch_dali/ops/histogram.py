@@ -11,6 +11,7 @@ import torch
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import clahe as CL
 from ..functional import histogram as K
+from . import _dispatch
 from ._registry import register
 from ._schema import Arg, OpSchema, positive
 from .layout_op import Args, LayoutOp
@@ -29,7 +30,7 @@ class Equalize(LayoutOp):
                   iteration: int) -> torch.Tensor:
         if x.dtype != torch.uint8:
             raise ArgumentTypeError(f"{self.name}: the input must be uint8, got {x.dtype}")
-        return K.equalize(x, layout.index("H") + 1, layout.index("W") + 1)
+        return _dispatch.call(K.equalize, x, layout.index("H") + 1, layout.index("W") + 1)
 
 
 for _name in ("equalize", "experimental.equalize"):

@@ -375,3 +375,91 @@ int td_crop_mirror_normalize(const uint8_t* src, int64_t in_h, int64_t in_w, int
   }
   return 0;
 }
+
+/* out[i] = table[src[i]] for n uint8 values; the table holds 256 entries of `size` bytes (1, 2, 4
+ * or 8): any per-value function of a uint8 image (brightness_contrast's, equalize's), worked
+ * out once for the 256 values by the caller. Returns 0, or -1 for bad arguments. */
+int td_table_u8(const uint8_t* src, int64_t n, const void* table, int size, void* out) {
+  if (!src || !table || !out || n < 0) return -1;
+  switch (size) {
+  case 1: {
+    const uint8_t* t = (const uint8_t*)table;
+    uint8_t* o = (uint8_t*)out;
+    for (int64_t i = 0; i < n; ++i) o[i] = t[src[i]];
+    return 0;
+  }
+  case 2: {
+    const uint16_t* t = (const uint16_t*)table;
+    uint16_t* o = (uint16_t*)out;
+    for (int64_t i = 0; i < n; ++i) o[i] = t[src[i]];
+    return 0;
+  }
+  case 4: {
+    const uint32_t* t = (const uint32_t*)table;
+    uint32_t* o = (uint32_t*)out;
+    for (int64_t i = 0; i < n; ++i) o[i] = t[src[i]];
+    return 0;
+  }
+  case 8: {
+    const uint64_t* t = (const uint64_t*)table;
+    uint64_t* o = (uint64_t*)out;
+    for (int64_t i = 0; i < n; ++i) o[i] = t[src[i]];
+    return 0;
+  }
+  default:
+    return -1;
+  }
+}
+
+/* functional/histogram.py's equalize_planes for `count` blocks of `pixels` pixels of `ch`
+ * interleaved uint8 channels (each block's channels equalized apart): OpenCV's equalizeHist,
+ * value v -> round((cdf(v) - hist(lo)) * (255 / (n - hist(lo)))) in float32, halves to even, 0
+ * below the first occupied bin lo; a plane of one value unchanged. src and out contiguous (they
+ * may be the same). Returns 0, or -1 for bad arguments. */
+int td_equalize_u8(const uint8_t* src, int64_t count, int64_t pixels, int ch, uint8_t* out) {
+  if (!src || !out || count < 0 || pixels < 0 || ch < 1 || ch > 64) return -1;
+  int64_t hist[256];
+  uint8_t table[64][256];
+  for (int64_t b = 0; b < count; ++b) {
+    const uint8_t* s = src + b * pixels * ch;
+    uint8_t* o = out + b * pixels * ch;
+    for (int c = 0; c < ch; ++c) {
+      memset(hist, 0, sizeof(hist));
+      for (int64_t i = 0; i < pixels; ++i) hist[s[i * ch + c]]++;
+      int lo = 0;
+      while (lo < 255 && hist[lo] == 0) ++lo;
+      const int64_t h_lo = hist[lo];
+      const float denom = (float)(pixels - h_lo);
+      uint8_t* t = table[c];
+      if (!(denom > 0.0f)) { /* one value (or none): unchanged */
+        for (int v = 0; v < 256; ++v) t[v] = (uint8_t)v;
+        continue;
+      }
+      const float scale = 255.0f / denom;
+      int64_t cdf = 0;
+      for (int v = 0; v < 256; ++v) {
+        cdf += hist[v];
+        if (v < lo) {
+          t[v] = 0;
+          continue;
+        }
+        const float x = (float)(cdf - h_lo) * scale;
+        const float r = (x + 8388608.0f) - 8388608.0f; /* half to even: 0 <= x <= 255 (+ rounding) */
+        t[v] = r <= 0.0f ? 0 : (r >= 255.0f ? 255 : (uint8_t)r);
+      }
+    }
+    if (ch == 1) {
+      for (int64_t i = 0; i < pixels; ++i) o[i] = table[0][s[i]];
+    } else if (ch == 3) {
+      for (int64_t i = 0; i < pixels; ++i) {
+        o[3 * i] = table[0][s[3 * i]];
+        o[3 * i + 1] = table[1][s[3 * i + 1]];
+        o[3 * i + 2] = table[2][s[3 * i + 2]];
+      }
+    } else {
+      for (int64_t i = 0; i < pixels; ++i)
+        for (int c = 0; c < ch; ++c) o[i * ch + c] = table[c][s[i * ch + c]];
+    }
+  }
+  return 0;
+}

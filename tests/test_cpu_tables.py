@@ -1,0 +1,115 @@
+"""The C helper's per-value tables (ops/fast/cpu_tables.py): brightness_contrast of uint8 images
+through a table the spec works out, and histogram equalization, give the spec's bits for every
+output type, layout and odd plane (one value, two values, one pixel); the ops give the same
+batches with and without them."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from torch_dali import fn, pipeline_def, types
+from torch_dali._native import build, helpers
+from torch_dali.functional import color as K
+from torch_dali.functional import histogram as HG
+from torch_dali.ops import _dispatch
+from torch_dali.ops.fast import cpu_tables
+
+
+def _need_helper() -> None:
+    why = build.skip_reason(helpers.CPU_IMAGE)
+    if why:
+        pytest.skip(why)
+
+
+def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.is_floating_point:  # bits, NaN where NaN
+        return torch.equal(a.view(torch.uint8 if a.element_size() == 1 else {2: torch.int16, 4: torch.int32,
+                                                                             8: torch.int64}[a.element_size()]),
+                           b.view(torch.uint8 if b.element_size() == 1 else {2: torch.int16, 4: torch.int32,
+                                                                             8: torch.int64}[b.element_size()]))
+    return torch.equal(a, b)
+
+
+def test_brightness_contrast_matches_the_spec_bit_for_bit() -> None:
+    _need_helper()
+    rng = random.Random(5)
+    for case in range(300):
+        shape = rng.choice([(64, 48, 3), (33, 70), (2, 40, 30, 4), (4096,)])
+        x = torch.randint(0, 256, shape, dtype=torch.uint8, generator=torch.Generator().manual_seed(case))
+        if rng.random() < 0.2 and x.dim() > 1:
+            x = x.transpose(0, 1)  # not contiguous
+        args = (rng.choice([1.0, rng.uniform(0, 3), 0.0]), rng.choice([0.0, rng.uniform(-1, 1)]),
+                rng.choice([1.0, rng.uniform(-2, 4)]), rng.choice([None, rng.uniform(-50, 300)]),
+                rng.choice([None, torch.uint8, torch.int16, torch.int32, torch.float32, torch.float16]))
+        want = K.brightness_contrast(x, *args)
+        got = cpu_tables.brightness_contrast(x, *args)
+        assert got is not None and _same(got, want), (case, shape, args)
+    assert cpu_tables.brightness_contrast(torch.zeros(10, 10, 3, dtype=torch.uint8)) is None  # small: the spec
+    assert cpu_tables.brightness_contrast(torch.zeros(64, 64, 3, dtype=torch.int16)) is None
+
+
+def _planes(rng: random.Random, shape: tuple[int, ...]) -> torch.Tensor:
+    kind = rng.choice(["random", "narrow", "one", "two", "dark"])
+    g = torch.Generator().manual_seed(rng.randrange(1 << 30))
+    if kind == "random":
+        return torch.randint(0, 256, shape, dtype=torch.uint8, generator=g)
+    if kind == "narrow":
+        lo = rng.randrange(200)
+        return torch.randint(lo, lo + rng.randint(1, 50), shape, dtype=torch.uint8, generator=g)
+    if kind == "one":
+        return torch.full(shape, rng.randrange(256), dtype=torch.uint8)
+    if kind == "two":
+        return (torch.randint(0, 2, shape, generator=g) * rng.randint(1, 255)).to(torch.uint8)
+    return (torch.rand(shape, generator=g) ** 4 * 255).to(torch.uint8)
+
+
+@pytest.mark.parametrize("shape,h_axis", [((1, 37, 41, 3), 1), ((1, 37, 41), 1), ((1, 3, 37, 41), 2),
+                                          ((2, 5, 20, 30, 3), 2), ((1, 1, 1, 3), 1), ((1, 600, 500, 1), 1),
+                                          ((1, 37, 41, 5), 1)])
+def test_equalize_matches_the_spec_bit_for_bit(shape, h_axis) -> None:
+    _need_helper()
+    rng = random.Random(len(shape) * 100 + shape[-1])
+    for case in range(12):
+        x = _planes(rng, shape)
+        want = HG.equalize(x, h_axis, h_axis + 1)
+        got = cpu_tables.equalize(x, h_axis, h_axis + 1)
+        assert got is not None and torch.equal(got, want), (case, shape)
+    x = torch.zeros((1, 3, 20, 30), dtype=torch.uint8)
+    assert cpu_tables.equalize(x, 2, 1) is None  # W before H: the spec
+    assert cpu_tables.equalize(torch.zeros((1, 20, 2, 30), dtype=torch.uint8), 1, 3) is None
+
+
+def _pipe():
+    rng = np.random.default_rng(2)
+    imgs = [rng.integers(0, 255, (int(rng.integers(40, 90)), int(rng.integers(40, 90)), 3), dtype=np.uint8)
+            for _ in range(4)]
+
+    @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=3)
+    def pipe():
+        x = fn.external_source(source=lambda: imgs, layout="HWC")
+        a = fn.brightness_contrast(x, brightness=fn.random.uniform(range=(0.5, 1.5)), contrast=1.3)
+        b = fn.brightness_contrast(x, brightness_shift=0.1, dtype=types.FLOAT)
+        c = fn.equalize(x)
+        d = fn.equalize(fn.transpose(x, perm=[2, 0, 1], output_layout="CHW"))
+        return a, b, c, d
+    p = pipe()
+    p.build()
+    return p
+
+
+def test_ops_give_the_same_batches_with_and_without_the_helper(monkeypatch) -> None:
+    _need_helper()
+    calls = []
+    for name in ("table_u8", "equalize_u8"):
+        monkeypatch.setattr(helpers, name, lambda *a, run=getattr(helpers, name): calls.append(1) or run(*a))
+    fast = [[torch.as_tensor(t).clone() for t in out] for out in _pipe().run()]
+    assert len(calls) >= 8
+    monkeypatch.setattr(_dispatch, "_FAST_FN", {})
+    spec = [[torch.as_tensor(t).clone() for t in out] for out in _pipe().run()]
+    for a, b in zip(fast, spec):
+        assert len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))

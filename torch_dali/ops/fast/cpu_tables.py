@@ -1,0 +1,52 @@
+"""Per-value tables for uint8 images on the CPU (`_native/csrc/cpu/cpu_image.c`), stand-ins for
+`functional` color and histogram functions (registered with the dispatch,
+`ops._dispatch.register_fast_function`):
+
+* brightness_contrast of a uint8 image is a function of each value alone: the spec itself works it
+  out for the 256 values, and the C helper reads the image through that table (the same bits,
+  whatever the output type).
+* equalize: each plane's histogram and OpenCV's table (`functional.histogram`) in C, for planes
+  whose pixels are contiguous (HW, HWC, CHW, FHWC, ...).
+
+Anything else runs the spec (tests/test_cpu_tables.py holds both to it).
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..._native import helpers
+from ...functional import color as K
+from ...functional import histogram as HG
+from .._dispatch import register_fast_function
+
+#: below this many values the table costs more than it saves
+_MIN_VALUES = 2048
+
+
+def brightness_contrast(x: torch.Tensor, brightness: float = 1.0, brightness_shift: float = 0.0,
+                        contrast: float = 1.0, contrast_center: float | None = None,
+                        dtype: torch.dtype | None = None) -> torch.Tensor | None:
+    """`functional.color.brightness_contrast`, or None for a call the helper does not take."""
+    if x.device.type != "cpu" or x.dtype != torch.uint8 or x.numel() < _MIN_VALUES \
+            or helpers.CPU_IMAGE.load() is None:
+        return None
+    values = torch.arange(256, dtype=torch.uint8)
+    table = K.brightness_contrast(values, brightness, brightness_shift, contrast, contrast_center, dtype)
+    return helpers.table_u8(x.contiguous(), table)
+
+
+def equalize(x: torch.Tensor, h_axis: int, w_axis: int) -> torch.Tensor | None:
+    """`functional.histogram.equalize`, or None for a call the helper does not take: H and W next
+    to each other, followed by at most one (channel) dimension."""
+    d = x.dim()
+    if x.device.type != "cpu" or x.dtype != torch.uint8 or x.numel() == 0 or w_axis != h_axis + 1 \
+            or w_axis < d - 2 or helpers.CPU_IMAGE.load() is None:
+        return None
+    ch = int(x.shape[-1]) if w_axis == d - 2 else 1
+    return helpers.equalize_u8(x.contiguous(), math.prod(int(s) for s in x.shape[:h_axis]), ch)
+
+
+register_fast_function(K.brightness_contrast, brightness_contrast)
+register_fast_function(HG.equalize, equalize)
