@@ -8,6 +8,7 @@ module knows every native library the package has (`torch_dali._native.status()`
 from __future__ import annotations
 
 import ctypes
+import math
 from pathlib import Path
 from typing import Sequence
 
@@ -53,7 +54,9 @@ def _cpu_image_signatures(lib: ctypes.CDLL) -> None:
     lib.td_crop_mirror_normalize.argtypes = [vp, i64, i64, c_int, i64, i64, i64, i64, i64, c_int, vp, vp, c_int, vp]
     lib.td_table_u8.argtypes = [vp, i64, vp, c_int, vp]
     lib.td_equalize_u8.argtypes = [vp, i64, i64, c_int, vp]
-    for f in (lib.td_resize_linear, lib.td_crop_mirror_normalize, lib.td_table_u8, lib.td_equalize_u8):
+    lib.td_correlate2d_f32.argtypes = [vp, i64, i64, i64, i64, vp, i64, i64, vp]
+    for f in (lib.td_resize_linear, lib.td_crop_mirror_normalize, lib.td_table_u8, lib.td_equalize_u8,
+              lib.td_correlate2d_f32):
         f.restype = c_int
 
 
@@ -209,6 +212,28 @@ def equalize_u8(x: torch.Tensor, count: int, ch: int) -> torch.Tensor | None:
         return None
     out = torch.empty_like(x)
     ok = lib.td_equalize_u8(x.data_ptr(), count, n // (count * ch), ch, out.data_ptr()) == 0
+    return out if ok else None
+
+
+def correlate2d(padded: torch.Tensor, axis: int, kernel: torch.Tensor) -> torch.Tensor | None:
+    """`functional.filters.correlate` of an already padded contiguous CPU float32 tensor over the
+    axes (axis, axis + 1) with a 2-D float32 kernel, its taps summed in the spec's order, without
+    holding the GIL; None when it did nothing."""
+    lib = CPU_IMAGE.load()
+    if lib is None or padded.dtype != torch.float32 or padded.device.type != "cpu" or not padded.is_contiguous() \
+            or kernel.dim() != 2 or not 0 <= axis < padded.dim() - 1:
+        return None
+    shape = [int(v) for v in padded.shape]
+    kh, kw = (int(v) for v in kernel.shape)
+    hp, wp = shape[axis], shape[axis + 1]
+    if kh < 1 or kw < 1 or kh > hp or kw > wp:
+        return None
+    outer, inner = math.prod(shape[:axis]), math.prod(shape[axis + 2:])
+    if inner < 1 or padded.numel() == 0:
+        return None
+    w = kernel.to(torch.float32).contiguous().reshape(-1)
+    out = torch.empty(shape[:axis] + [hp - kh + 1, wp - kw + 1] + shape[axis + 2:], dtype=torch.float32)
+    ok = lib.td_correlate2d_f32(padded.data_ptr(), outer, hp, wp, inner, w.data_ptr(), kh, kw, out.data_ptr()) == 0
     return out if ok else None
 
 

@@ -19,6 +19,7 @@ from ..functional import ragged as R
 from ..functional.crop import convert
 from ..functional.ragged import Flat
 from ..tensor_list import TensorList
+from . import _dispatch
 from ._operator import BatchContext
 from ._registry import register
 from ._schema import Arg, OpSchema, one_of
@@ -297,7 +298,7 @@ class Filter(LayoutOp):
                                 f"``mode`` is set to ``valid``.")
         wt = K.work_dtype(x.dtype)
         fv = 0.0 if fill is None else fill.to(wt).reshape(-1)[0]
-        y = K.correlate(x.to(wt), axes, kernel.to(torch.float32), anc, self.border, fv, self.valid)
+        y = _dispatch.call(K.correlate, x.to(wt), axes, kernel.to(torch.float32), anc, self.border, fv, self.valid)
         return convert(y, out_t)
 
 

@@ -463,3 +463,30 @@ int td_equalize_u8(const uint8_t* src, int64_t count, int64_t pixels, int ch, ui
   }
   return 0;
 }
+
+/* functional/filters.py's correlate over two adjacent axes of an already padded float32 tensor
+ * (outer, hp, wp, inner), contiguous: out (outer, hp - kh + 1, wp - kw + 1, inner) where each
+ * value is the kernel's taps in row-major order, each product rounded, then added, tap after tap
+ * (the spec's order). For each tap the source run of a row is contiguous, so the loop over it
+ * vectorises across independent outputs. Returns 0, or -1 for bad arguments. */
+int td_correlate2d_f32(const float* src, int64_t outer, int64_t hp, int64_t wp, int64_t inner, const float* w,
+                       int64_t kh, int64_t kw, float* out) {
+  if (!src || !w || !out || outer < 0 || inner < 1 || kh < 1 || kw < 1 || kh > hp || kw > wp) return -1;
+  const int64_t oh = hp - kh + 1, ow = wp - kw + 1, run = ow * inner, row = wp * inner;
+  for (int64_t b = 0; b < outer; ++b) {
+    const float* s = src + b * hp * row;
+    float* o = out + b * oh * run;
+    for (int64_t y = 0; y < oh; ++y) {
+      float* orow = o + y * run;
+      const float w0 = w[0];
+      const float* s0 = s + y * row;
+      for (int64_t k = 0; k < run; ++k) orow[k] = s0[k] * w0;
+      for (int64_t t = 1; t < kh * kw; ++t) {
+        const float wt = w[t];
+        const float* st = s + (y + t / kw) * row + (t % kw) * inner;
+        for (int64_t k = 0; k < run; ++k) orow[k] = orow[k] + st[k] * wt;
+      }
+    }
+  }
+  return 0;
+}
