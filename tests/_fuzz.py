@@ -46,7 +46,8 @@ from torch_dali.functional.normalize import crop_mirror_normalize
 from torch_dali.functional.resize import resize
 from torch_dali.functional import color as K
 from torch_dali.functional import histogram as HG
-from torch_dali.ops.fast import cpu_tables, cpu_warp
+from torch_dali.functional.crop import convert
+from torch_dali.ops.fast import cpu_convert, cpu_tables, cpu_warp
 from torch_dali.ops.fast import windows as FW
 from torch_dali._native import helpers
 from torch_dali.io import decode as D
@@ -291,6 +292,11 @@ def target_cpu_image(data: bytes, rnd: random.Random) -> None:
                 rnd.choice([None, torch.int16, torch.float32]))
         want, got = K.brightness_contrast(img, *args), cpu_tables.brightness_contrast(img, *args)
         _check(got is None or torch.equal(got, want), f"brightness_contrast C != spec: {tuple(img.shape)} {args}")
+        f = img.to(torch.float32) * rnd.choice([1.0, -1.0, 0.37, 300.0, 1e7]) + rnd.uniform(-200, 200)
+        f.view(-1)[:: rnd.randint(1, 500)] = rnd.choice([float("nan"), float("inf"), -float("inf"), 0.5, -0.5, 2.5])
+        dt = rnd.choice([torch.uint8, torch.int8, torch.int16, torch.uint16, torch.int32])
+        got = cpu_convert.convert(f, dt)
+        _check(got is None or torch.equal(got, convert(f, dt)), f"convert C != spec: {tuple(f.shape)} -> {dt}")
         return
     if rnd.random() < 0.6:
         def span(n: int) -> tuple[float, float]:

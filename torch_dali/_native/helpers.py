@@ -55,8 +55,9 @@ def _cpu_image_signatures(lib: ctypes.CDLL) -> None:
     lib.td_table_u8.argtypes = [vp, i64, vp, c_int, vp]
     lib.td_equalize_u8.argtypes = [vp, i64, i64, c_int, vp]
     lib.td_correlate2d_f32.argtypes = [vp, i64, i64, i64, i64, vp, i64, i64, vp]
+    lib.td_convert_f32.argtypes = [vp, i64, c_int, vp]
     for f in (lib.td_resize_linear, lib.td_crop_mirror_normalize, lib.td_table_u8, lib.td_equalize_u8,
-              lib.td_correlate2d_f32):
+              lib.td_correlate2d_f32, lib.td_convert_f32):
         f.restype = c_int
 
 
@@ -74,7 +75,8 @@ CROP_WINDOWS = CLibrary(CSRC / "cpu" / "crop_windows.c", ["m"], ["-ffp-contract=
 #: the CPU ops' image kernels (resize with the linear filter, crop_mirror_normalize, per-value tables
 #: of uint8 images, histogram equalization), bit-identical to functional.resize / normalize / histogram (no fused multiply-add: products round as torch's
 #: do; -O3 vectorises the loops across independent outputs only)
-CPU_IMAGE = CLibrary(CSRC / "cpu" / "cpu_image.c", ["m"], ["-O3", "-ffp-contract=off"],
+#: -fno-trapping-math lets float selects become blends (vectorised loops); values are unchanged
+CPU_IMAGE = CLibrary(CSRC / "cpu" / "cpu_image.c", ["m"], ["-O3", "-ffp-contract=off", "-fno-trapping-math"],
                      disable_env="TORCH_DALI_NO_CPU_KERNELS", configure=_cpu_image_signatures)
 
 
@@ -235,6 +237,20 @@ def correlate2d(padded: torch.Tensor, axis: int, kernel: torch.Tensor) -> torch.
     out = torch.empty(shape[:axis] + [hp - kh + 1, wp - kw + 1] + shape[axis + 2:], dtype=torch.float32)
     ok = lib.td_correlate2d_f32(padded.data_ptr(), outer, hp, wp, inner, w.data_ptr(), kh, kw, out.data_ptr()) == 0
     return out if ok else None
+
+
+_CONVERT_TYPES = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.uint16: 3, torch.int32: 4}
+
+
+def convert_f32(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor | None:
+    """`functional.crop.convert` of a contiguous CPU float32 tensor to uint8, int8, int16, uint16 or
+    int32, bit for bit, without holding the GIL; None when it did nothing."""
+    lib = CPU_IMAGE.load()
+    if lib is None or x.dtype != torch.float32 or x.device.type != "cpu" or not x.is_contiguous() \
+            or dtype not in _CONVERT_TYPES:
+        return None
+    out = torch.empty(x.shape, dtype=dtype)
+    return out if lib.td_convert_f32(x.data_ptr(), x.numel(), _CONVERT_TYPES[dtype], out.data_ptr()) == 0 else None
 
 
 _WARP_TYPES = {torch.uint8: 0, torch.int16: 1, torch.uint16: 2, torch.int32: 3, torch.float32: 4}

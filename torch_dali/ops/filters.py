@@ -143,7 +143,7 @@ class _Convolution(LayoutOp):
                                   box, (rh, rh, rw, rw), "reflect_101")
                 results.append(self.apply_padded(xp.to(K.work_dtype(xp.dtype)), key, [rh, rw], list(box)))
                 groups.append(group)
-        y = convert(R.gather_groups(results, groups, hw), out_t)
+        y = _dispatch.call(convert, R.gather_groups(results, groups, hw), out_t)
         return flat.split(y)
 
 
@@ -179,7 +179,7 @@ class GaussianBlur(_Convolution):
         out_t = self.out_type(x)
         sigmas, sizes = self.windows(args, len(axes), sample)
         y = K.gaussian_blur(x.to(K.work_dtype(x.dtype)), [a + 1 for a in axes], sigmas, sizes)
-        return convert(y, out_t)
+        return _dispatch.call(convert, y, out_t)
 
     def work(self, args: Args, naxes: int, sample: int | None) -> tuple[Any, list[int]]:
         sigmas, sizes = self.windows(args, naxes, sample)
@@ -224,7 +224,7 @@ class Laplacian(_Convolution):
         out_t = self.out_type(x)
         sizes, scales = self.windows(args, len(axes), sample)
         y = K.laplacian(x.to(K.work_dtype(x.dtype)), [a + 1 for a in axes], sizes, scales)
-        return convert(y, out_t)
+        return _dispatch.call(convert, y, out_t)
 
     def windows(self, args: Args, naxes: int, sample: int | None) -> tuple[list[list[int]], list[float]]:
         """The window sizes of each partial derivative and their scales."""
@@ -299,7 +299,7 @@ class Filter(LayoutOp):
         wt = K.work_dtype(x.dtype)
         fv = 0.0 if fill is None else fill.to(wt).reshape(-1)[0]
         y = _dispatch.call(K.correlate, x.to(wt), axes, kernel.to(torch.float32), anc, self.border, fv, self.valid)
-        return convert(y, out_t)
+        return _dispatch.call(convert, y, out_t)
 
 
 _DTYPE = Arg("dtype", "dtype", None, "output type: the input's (default) or FLOAT")

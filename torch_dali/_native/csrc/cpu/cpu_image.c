@@ -490,3 +490,42 @@ int td_correlate2d_f32(const float* src, int64_t outer, int64_t hp, int64_t wp, 
   }
   return 0;
 }
+
+/* functional/crop.py's convert from float32 to an integer type (0 uint8, 1 int8, 2 int16, 3
+ * uint16, 4 int32): round half away from zero (|x| + 0.5 in float32, as torch's sign(x) *
+ * floor(|x| + 0.5); int32 in float64), saturate; NaN gives what torch's conversion gives (0;
+ * int32: INT32_MIN). Below 2**23 truncating |x| + 0.5 is its floor; past the small types'
+ * ranges the clamp decides alone. Returns 0, or -1 for bad arguments. */
+int td_convert_f32(const float* src, int64_t n, int out_type, void* out) {
+  if (!src || !out || n < 0 || out_type < 0 || out_type > 4) return -1;
+/* clamped first, then rounded (the same values: the bounds are integers), without branches so
+   * the loop vectorises whatever the data (random signs made the branches mispredict) */
+#define TD_SMALL(T, LO, HI)                                                                        \
+  for (int64_t i = 0; i < n; ++i) {                                                                \
+    const float v = src[i];                                                                        \
+    const float z = v != v ? 0.0f : v;                                                             \
+    const float c0 = z < (LO) ? (LO) : z;                                                          \
+    const float c = c0 > (HI) ? (HI) : c0;                                                         \
+    const int32_t t = (int32_t)(fabsf(c) + 0.5f);                                                  \
+    ((T*)out)[i] = (T)(c < 0.0f ? -t : t);                                                         \
+  }                                                                                                \
+  return 0;
+  switch (out_type) {
+  case 0: TD_SMALL(uint8_t, 0.0f, 255.0f)
+  case 1: TD_SMALL(int8_t, -128.0f, 127.0f)
+  case 2: TD_SMALL(int16_t, -32768.0f, 32767.0f)
+  case 3: TD_SMALL(uint16_t, 0.0f, 65535.0f)
+  default:
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = src[i];
+      if (v != v) {
+        ((int32_t*)out)[i] = INT32_MIN;
+        continue;
+      }
+      const double d = copysign(floor(fabs((double)v) + 0.5), (double)v);
+      ((int32_t*)out)[i] = d <= -2147483648.0 ? INT32_MIN : (d >= 2147483647.0 ? INT32_MAX : (int32_t)d);
+    }
+    return 0;
+  }
+#undef TD_SMALL
+}

@@ -1,0 +1,65 @@
+"""The C helper's float32 -> integer conversion (ops/fast/cpu_convert.py) gives
+`functional.crop.convert`'s values for every integer type it takes, at halves, the types' edges,
+infinities, NaN and huge values; the convolution ops give the same batches with and without it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from torch_dali import fn, pipeline_def
+from torch_dali._native import build, helpers
+from torch_dali.functional.crop import convert
+from torch_dali.ops import _dispatch
+from torch_dali.ops.fast import cpu_convert
+
+_EDGES = [float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999997, 126.5, 127.5,
+          -128.5, -127.5, 254.5, 255.5, 255.49998, 32766.5, 32767.5, -32768.5, 65534.5, 65535.5, 8388607.5,
+          8388608.0, 16777217.0, 2147483520.0, 2147483648.0, -2147483904.0, 3e38, -3e38, 1e-45]
+
+
+def _need_helper() -> None:
+    why = build.skip_reason(helpers.CPU_IMAGE)
+    if why:
+        pytest.skip(why)
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16, torch.uint16, torch.int32])
+def test_convert_matches_the_spec(dtype) -> None:
+    _need_helper()
+    g = torch.Generator().manual_seed(1)
+    x = torch.cat([torch.tensor(_EDGES * 40), torch.randn(20000, generator=g) * 300,
+                   torch.randn(20000, generator=g) * 1e6, (torch.rand(20000, generator=g) * 600 - 300).round() + 0.5])
+    x = x[torch.randperm(len(x), generator=g)].reshape(40, -1)
+    got = cpu_convert.convert(x, dtype)
+    assert got is not None and got.dtype == dtype and torch.equal(got, convert(x, dtype))
+    assert cpu_convert.convert(x[:2, :3], dtype) is None  # small: the spec
+    assert cpu_convert.convert(x.to(torch.float64), dtype) is None
+
+
+def test_convolutions_give_the_same_batches_with_and_without_the_helper(monkeypatch) -> None:
+    _need_helper()
+    rng = np.random.default_rng(6)
+    imgs = [rng.integers(0, 255, (int(rng.integers(60, 90)), int(rng.integers(60, 90)), 3), dtype=np.uint8)
+            for _ in range(3)]
+    kernel = np.array([[0, -1, 0], [-1, 5, -1], [0, -1, 0]], np.float32)  # sharpening: results past 0..255
+
+    def run():
+        @pipeline_def(batch_size=3, num_threads=2, device_id=None, seed=1)
+        def pipe():
+            x = fn.external_source(source=lambda: imgs, layout="HWC")
+            return (fn.gaussian_blur(x, window_size=5), fn.laplacian(x, window_size=3),
+                    fn.experimental.filter(x, kernel))
+        p = pipe()
+        p.build()
+        return [[torch.as_tensor(t).clone() for t in out] for out in p.run()]
+
+    calls = []
+    real = helpers.convert_f32
+    monkeypatch.setattr(helpers, "convert_f32", lambda *a: calls.append(1) or real(*a))
+    fast = run()
+    assert len(calls) >= 6
+    monkeypatch.setattr(_dispatch, "_FAST_FN", {})
+    spec = run()
+    for a, b in zip(fast, spec):
+        assert all(torch.equal(x, y) for x, y in zip(a, b))
