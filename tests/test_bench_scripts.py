@@ -22,3 +22,12 @@ def test_throughput_chart_and_ratios_from_recorded_results(tmp_path):
     out = tmp_path / "chart.png"
     throughput.write_chart(results, str(out))
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cpu_ops_vs_dali_runs_every_op_of_its_table_with_torch_dali():
+    """bench/cpu_ops_vs_dali.py's DALI code runs as written with torch_dali (its timings are for
+    the bench; here only that each op builds and runs)."""
+    import cpu_ops_vs_dali
+    for op in cpu_ops_vs_dali.OPS:
+        row = cpu_ops_vs_dali.one("torch_dali", op, 0.0)
+        assert row["op"] == op and row["batches"] >= 3 and row["ms_per_batch"] > 0
