@@ -9,8 +9,8 @@ seed and i alone) and checks an oracle besides "no crash": the C and Python head
 read the size libjpeg decodes; ROI windows outside the image are refused and inside ones give the
 pixels of a full decode; decoded PNGs and TIFFs have their header's size (TIFFs: and channels);
 mapped and pread RecordIO reads agree; C and Python crop windows are equal and inside the image;
-the C resize, crop_mirror_normalize (cpu_image.c) and warp resampling (cpu_warp.c) give the
-spec's bits. Only the library's own errors (DataError, ...) may be raised.
+the C resize, crop_mirror_normalize (cpu_image.c) and warp and distort resampling (cpu_warp.c)
+give the spec's bits. Only the library's own errors (DataError, ...) may be raised.
 
     python -m tests._fuzz --iterations 2000        # every target in-process, fixed seed (CI runs fewer)
     make fuzz FUZZ_SECONDS=600                     # each target 10 min in a child, C under ASan+UBSan
@@ -41,6 +41,7 @@ from torch_dali import types
 from torch_dali.errors import TorchDaliError
 from torch_dali.rng import SampleRNG
 from torch_dali.functional import crop_window as CW
+from torch_dali.functional import distort as DS
 from torch_dali.functional import warp as W
 from torch_dali.functional.normalize import crop_mirror_normalize
 from torch_dali.functional.resize import resize
@@ -235,10 +236,20 @@ def target_warp(data: bytes, rnd: random.Random) -> None:
     1-pixel images where every border mode's index arithmetic is at its edge."""
     if helpers.CPU_WARP.load() is None:
         return
+    # bits, every NaN made one: a NaN's sign depends on the order of the operations that made it
+    bits = (lambda t: t.reshape(-1).view(torch.int32).masked_fill(t.reshape(-1).isnan(), 0x7FC00000)  # noqa: E731
+            if t.dtype == torch.float32 else t)
     dtype = rnd.choice(WARP_TYPES)
     n = rnd.randint(1, 2)
     img = warp_image(rnd, n, dtype, most=rnd.choice([1, 2, 3, 24]))
     a = warp_args(rnd, dtype, int(img.shape[-1]))
+    if dtype in (torch.uint8, torch.float32) and rnd.random() < 0.2:  # water / sphere / jitter's sampling
+        pts = warp_points(rnd, rnd.choice([1, n]), odd=0.6, spread=rnd.choice([4.0, 40.0, 1e6]))
+        px, py, linear = pts[..., 0].contiguous(), pts[..., 1].contiguous(), rnd.random() < 0.6
+        fill = rnd.choice([0.0, rnd.uniform(-50, 300)])
+        want, got = DS.sample(img, px, py, linear, fill), cpu_warp.distort_sample(img, px, py, linear, fill)
+        _check(got is not None and bits(got).equal(bits(want)), f"distort C != spec for {dtype} {tuple(img.shape)}")
+        return
     if rnd.random() < 0.6:
         pts = warp_points(rnd, n, odd=0.6, spread=rnd.choice([4.0, 40.0, 1e6]))
         f = W.fill_values(a["fill"], int(img.shape[-1]), dtype, img.device, a["out_dtype"]) if a["fill"] else None
@@ -254,9 +265,6 @@ def target_warp(data: bytes, rnd: random.Random) -> None:
                 a["border"], a["centred"], a["weight_bits"])
         want, got = W.warp_matrix(*args), cpu_warp.warp_matrix(*args)
     _check(got is not None, f"the helper declined {dtype} {a}")
-    # bits, every NaN made one: a NaN's sign depends on the order of the operations that made it
-    bits = (lambda t: t.reshape(-1).view(torch.int32).masked_fill(t.reshape(-1).isnan(), 0x7FC00000)
-            if t.dtype == torch.float32 else t)
     _check(got.dtype == want.dtype and got.shape == want.shape and torch.equal(bits(got), bits(want)),
            f"C != spec for {dtype} {tuple(img.shape)} {a}")
 

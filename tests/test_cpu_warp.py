@@ -13,6 +13,7 @@ import torch
 
 from torch_dali import fn, pipeline_def, types
 from torch_dali._native import helpers
+from torch_dali.functional import distort as D
 from torch_dali.functional import warp as W
 from torch_dali.ops.fast import cpu_warp
 
@@ -115,3 +116,38 @@ def test_ops_give_the_same_batches_with_and_without_the_helper(dtype, interp, mo
     _need_helper()
     # every sample of the three ops goes through the helper: 12 calls
     same_with_and_without(monkeypatch, lambda: _rotate_pipe(dtype, interp), ["warp_matrix"], 12)
+
+
+def test_distort_sample_matches_the_spec_bit_for_bit() -> None:
+    """water, sphere and jitter's sampling (`functional.distort.sample`) at any points."""
+    _need_helper()
+    rng = random.Random(13)
+    for case in range(300):
+        dtype = rng.choice([torch.uint8, torch.float32])
+        n = rng.randint(1, 3)
+        img = _image(rng, n, dtype)
+        pts = warp_points(rng, rng.choice([1, n]), odd=0.3, spread=rng.choice([8.0, 40.0]))
+        px, py = pts[..., 0].contiguous(), pts[..., 1].contiguous()
+        linear, fill = rng.random() < 0.6, rng.choice([0.0, rng.uniform(-50, 300)])
+        want = D.sample(img, px, py, linear, fill)
+        got = cpu_warp.distort_sample(img, px, py, linear, fill)
+        assert got is not None and _same(got, want), (case, dtype, tuple(img.shape), linear, fill)
+
+
+@pytest.mark.parametrize("interp", [types.INTERP_NN, types.INTERP_LINEAR])
+def test_distort_ops_give_the_same_batches_with_and_without_the_helper(interp, monkeypatch) -> None:
+    _need_helper()
+    rng = np.random.default_rng(8)
+    imgs = [rng.integers(0, 255, (int(rng.integers(20, 60)), int(rng.integers(20, 60)), 3), dtype=np.uint8)
+            for _ in range(3)]
+
+    def make():
+        @pipeline_def(batch_size=3, num_threads=2, device_id=None, seed=2)
+        def pipe():
+            x = fn.external_source(source=lambda: imgs, layout="HWC")
+            return (fn.water(x, interp_type=interp, fill_value=33), fn.sphere(x, interp_type=interp),
+                    fn.water(fn.cast(x, dtype=types.FLOAT), interp_type=interp))
+        p = pipe()
+        p.build()
+        return p
+    same_with_and_without(monkeypatch, make, ["distort_sample"], 9, _same)

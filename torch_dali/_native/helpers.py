@@ -73,8 +73,9 @@ CROP_WINDOWS = CLibrary(CSRC / "cpu" / "crop_windows.c", ["m"], ["-ffp-contract=
                         disable_env="TORCH_DALI_NO_HOST_IO", configure=_crop_windows_signatures)
 
 #: the CPU ops' image kernels (resize with the linear filter, crop_mirror_normalize, per-value tables
-#: of uint8 images, histogram equalization), bit-identical to functional.resize / normalize / histogram (no fused multiply-add: products round as torch's
-#: do; -O3 vectorises the loops across independent outputs only)
+#: of uint8 images, histogram equalization, filter's correlation, float -> integer conversion),
+#: bit-identical to their functional specs (no fused multiply-add: products round as torch's do;
+#: -O3 vectorises the loops across independent outputs only)
 #: -fno-trapping-math lets float selects become blends (vectorised loops); values are unchanged
 CPU_IMAGE = CLibrary(CSRC / "cpu" / "cpu_image.c", ["m"], ["-O3", "-ffp-contract=off", "-fno-trapping-math"],
                      disable_env="TORCH_DALI_NO_CPU_KERNELS", configure=_cpu_image_signatures)
@@ -87,6 +88,8 @@ def _cpu_warp_signatures(lib: ctypes.CDLL) -> None:
     lib.td_warp_matrix.argtypes = [vp, c_int, i64, i64, i64, i64, vp, i64, c_int, i64, i64, c_int, c_int, vp, c_int,
                                    c_int, vp, c_int]
     lib.td_warp_matrix.restype = c_int
+    lib.td_distort_sample.argtypes = [vp, c_int, i64, i64, i64, i64, vp, vp, i64, i64, i64, c_int, ctypes.c_double, vp]
+    lib.td_distort_sample.restype = c_int
 
 
 #: the warp family's resampling (functional.warp.sample) on the CPU, bit-identical to it (no fused
@@ -309,3 +312,23 @@ def warp_matrix(images: torch.Tensor, matrices: torch.Tensor, interp: str, fill:
                               _WARP_INTERPS[interp], _WARP_BORDERS[border], None if f is None else f.data_ptr(),
                               int(bool(centred)), -1 if weight_bits is None else int(weight_bits), out.data_ptr(),
                               _WARP_TYPES[out.dtype]) == 0
+
+
+def distort_sample(images: torch.Tensor, px: torch.Tensor, py: torch.Tensor, linear: bool, fill: float) -> torch.Tensor | None:
+    """`functional.distort.sample` of contiguous CPU images (N, H, W, C), uint8 or float32, at
+    float32 points px, py (N or 1, H', W'), with `fill` already in the images' type
+    (`distort.fill_in_type`), bit for bit, without holding the GIL; None when it did nothing."""
+    lib = CPU_WARP.load()
+    if lib is None or images.dim() != 4 or images.dtype not in (torch.uint8, torch.float32) \
+            or images.device.type != "cpu" or not images.is_contiguous() or images.numel() == 0:
+        return None
+    n, h, w, c = (int(v) for v in images.shape)
+    if px.dim() != 3 or px.shape != py.shape or int(px.shape[0]) not in (1, n) or px.dtype != torch.float32 \
+            or py.dtype != torch.float32 or px.device.type != "cpu" or py.device.type != "cpu":
+        return None
+    px, py = px.contiguous(), py.contiguous()
+    oh, ow = int(px.shape[1]), int(px.shape[2])
+    out = torch.empty((n, oh, ow, c), dtype=images.dtype)
+    ok = lib.td_distort_sample(images.data_ptr(), _WARP_TYPES[images.dtype], n, h, w, c, px.data_ptr(), py.data_ptr(),
+                               int(px.shape[0]), oh, ow, int(bool(linear)), float(fill), out.data_ptr()) == 0
+    return out if ok else None

@@ -16,6 +16,7 @@ from ..functional import distort as K
 from ..functional import jpeg_distortion as JD
 from ..functional import ragged as R
 from ..functional.ragged import Flat
+from . import _dispatch
 from ._registry import register
 from ._schema import Arg, OpSchema, positive
 from .layout_op import Args, LayoutOp, per_sample, scalar
@@ -61,7 +62,7 @@ class _Displacement(LayoutOp):
         if not any(masks):
             return x.clone()
         px, py = self.points(x, keys)
-        out = K.sample(x, px, py, self.linear, float(self.args.get("fill_value", 0.0)))
+        out = _dispatch.call(K.sample, x, px, py, self.linear, float(self.args.get("fill_value", 0.0)))
         if all(masks):
             return out
         keep = torch.tensor(masks, dtype=torch.bool, device=x.device).reshape(n, 1, 1, 1)

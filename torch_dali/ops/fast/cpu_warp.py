@@ -1,5 +1,6 @@
 """The C helper's resampling for the warp family on the CPU (`_native/csrc/cpu/cpu_warp.c`), a
-stand-in for `functional.warp`'s `sample`, `warp` and `warp_matrix` (registered with the dispatch,
+stand-in for `functional.warp`'s `sample`, `warp` and `warp_matrix` and for `functional.distort`'s
+`sample` (water, sphere, jitter) (registered with the dispatch,
 `ops._dispatch.register_fast_function`): rotate, warp_affine, warp_perspective and remap call them
 through `_dispatch.call`. It takes CPU images (N, H, W, C) of uint8, int16, uint16, int32 or
 float32 with 2D points, into the input's type or float32; anything else runs the spec, whose
@@ -12,6 +13,7 @@ from typing import Sequence
 import torch
 
 from ..._native import helpers
+from ...functional import distort as D
 from ...functional import warp as W
 from .._dispatch import register_fast_function
 
@@ -67,6 +69,14 @@ def warp_matrix(images: torch.Tensor, matrices: torch.Tensor, out_spatial: Seque
     return out
 
 
+def distort_sample(x: torch.Tensor, px: torch.Tensor, py: torch.Tensor, linear: bool, fill: float) -> torch.Tensor | None:
+    """`functional.distort.sample` (water, sphere, jitter), or None for a call the helper does not take."""
+    if x.device.type != "cpu" or x.dtype not in (torch.uint8, torch.float32):
+        return None
+    return helpers.distort_sample(x.contiguous(), px, py, linear, D.fill_in_type(fill, x.dtype))
+
+
 register_fast_function(W.sample, sample)
+register_fast_function(D.sample, distort_sample)
 register_fast_function(W.warp_matrix, warp_matrix)
 register_fast_function(W.warp, warp)

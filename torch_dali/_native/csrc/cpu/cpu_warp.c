@@ -347,3 +347,58 @@ int td_warp_matrix(const void *src, int in_type, int64_t n, int64_t h, int64_t w
                                                weight_bits >= 0 ? (float)(1 << weight_bits) : 0.0f, dst);
     return 0;
 }
+
+/* functional/distort.py's sample (water, sphere, jitter): n images (n, h, w, c) of uint8 or float32
+ * read at float32 points px, py of (np, oh, ow) (np 1: every image the same points) into out (n,
+ * oh, ow, c) of the input's type. Nearest: the pixel at (floor(py), floor(px)) or the fill.
+ * Linear: the four pixels around (px - 0.5, py - 0.5) (the fill outside), blended as the spec
+ * does, top = a + (b - a) * fx, bottom likewise, top + (bottom - top) * fy, in float32, then
+ * rounded half away from zero and saturated for uint8. Any point is memory-safe (NaN, infinities
+ * and huge values read the fill). Returns 0, or -1 for arguments it does not take. */
+int td_distort_sample(const void *src, int in_type, int64_t n, int64_t h, int64_t w, int64_t c, const float *px,
+                      const float *py, int64_t np, int64_t oh, int64_t ow, int linear, double fill, void *dst) {
+    if ((in_type != T_U8 && in_type != T_F32) || n < 0 || h < 1 || w < 1 || c < 1 || (np != 1 && np != n)
+        || oh < 0 || ow < 0)
+        return -1;
+    const int64_t m = oh * ow;
+    const float fillf = (float)fill;
+    for (int64_t s = 0; s < n; s++) {
+        const float *qx = px + (np == 1 ? 0 : s) * m, *qy = py + (np == 1 ? 0 : s) * m;
+        const int64_t base = s * h * w * c;
+        for (int64_t j = 0; j < m; j++) {
+            const int64_t o = (s * m + j) * c;
+            if (!linear) {
+                const int64_t ix = to_i64(ffloor(qx[j])), iy = to_i64(ffloor(qy[j]));
+                const int in = ix >= 0 && ix < w && iy >= 0 && iy < h;
+                const int64_t k = in ? base + (iy * w + ix) * c : 0; /* only inside: no overflow */
+                for (int64_t ch = 0; ch < c; ch++) {
+                    if (in_type == T_U8)
+                        ((uint8_t *)dst)[o + ch] = in ? ((const uint8_t *)src)[k + ch] : (uint8_t)fill;
+                    else
+                        ((float *)dst)[o + ch] = in ? ((const float *)src)[k + ch] : fillf;
+                }
+                continue;
+            }
+            const float X = qx[j] - 0.5f, Y = qy[j] - 0.5f;
+            const float x0 = ffloor(X), y0 = ffloor(Y);
+            const float fx = X - x0, fy = Y - y0;
+            const int64_t x0i = to_i64(x0), y0i = to_i64(y0);
+            const int64_t xs[2] = {x0i, add_wrap(x0i, 1)}, ys[2] = {y0i, add_wrap(y0i, 1)};
+            int64_t k[4];
+            for (int t = 0; t < 4; t++) {
+                const int64_t xx = xs[t & 1], yy = ys[t >> 1];
+                k[t] = xx >= 0 && xx < w && yy >= 0 && yy < h ? base + (yy * w + xx) * c : -1;
+            }
+            for (int64_t ch = 0; ch < c; ch++) {
+                float v[4];
+                for (int t = 0; t < 4; t++)
+                    v[t] = k[t] < 0 ? fillf
+                         : in_type == T_U8 ? (float)((const uint8_t *)src)[k[t] + ch] : ((const float *)src)[k[t] + ch];
+                const float top = v[0] + (v[1] - v[0]) * fx;
+                const float bottom = v[2] + (v[3] - v[2]) * fx;
+                store(dst, in_type, o + ch, top + (bottom - top) * fy);
+            }
+        }
+    }
+    return 0;
+}
