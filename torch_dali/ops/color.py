@@ -115,8 +115,8 @@ class BrightnessContrast(_ColorOp):
         x, shape = self.image(inputs[0])
         center = args["contrast_center"] if "contrast_center" in args else self.args.get("contrast_center")
         return _dispatch.call(
-            K.brightness_contrast, x, self.get(args, "brightness"), self.get(args, "brightness_shift"), self.get(args, "contrast"),
-            None if center is None else self.get({"contrast_center": center}, "contrast_center"),
+            K.brightness_contrast, x, self.get(args, "brightness"), self.get(args, "brightness_shift"),
+            self.get(args, "contrast"), None if center is None else self.get({"contrast_center": center}, "contrast_center"),
             self.dtype).reshape(shape)
 
     def run_flat(self, flat: Flat, args: dict[str, list[Any]], n: int) -> torch.Tensor:

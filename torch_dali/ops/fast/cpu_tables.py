@@ -12,6 +12,7 @@ Anything else runs the spec (tests/test_cpu_tables.py holds both to it).
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
@@ -32,9 +33,16 @@ def brightness_contrast(x: torch.Tensor, brightness: float = 1.0, brightness_shi
     if x.device.type != "cpu" or x.dtype != torch.uint8 or x.numel() < _MIN_VALUES \
             or helpers.CPU_IMAGE.load() is None:
         return None
-    values = torch.arange(256, dtype=torch.uint8)
-    table = K.brightness_contrast(values, brightness, brightness_shift, contrast, contrast_center, dtype)
-    return helpers.table_u8(x.contiguous(), table)
+    return helpers.table_u8(x.contiguous(), _table(brightness, brightness_shift, contrast, contrast_center, dtype))
+
+
+@functools.lru_cache(maxsize=64)
+def _table(brightness: float, brightness_shift: float, contrast: float, contrast_center: float | None,
+           dtype: torch.dtype | None) -> torch.Tensor:
+    """The spec's brightness_contrast of the 256 uint8 values (kept for constant arguments; only
+    read afterwards)."""
+    return K.brightness_contrast(torch.arange(256, dtype=torch.uint8), brightness, brightness_shift, contrast,
+                                 contrast_center, dtype)
 
 
 def equalize(x: torch.Tensor, h_axis: int, w_axis: int) -> torch.Tensor | None:

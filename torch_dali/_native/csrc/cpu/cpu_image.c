@@ -377,38 +377,22 @@ int td_crop_mirror_normalize(const uint8_t* src, int64_t in_h, int64_t in_w, int
 }
 
 /* out[i] = table[src[i]] for n uint8 values; the table holds 256 entries of `size` bytes (1, 2, 4
- * or 8): any per-value function of a uint8 image (brightness_contrast's, equalize's), worked
- * out once for the 256 values by the caller. Returns 0, or -1 for bad arguments. */
+ * or 8): any per-value function of a uint8 image (brightness_contrast's), worked out once for
+ * the 256 values by the caller. Returns 0, or -1 for bad arguments. */
 int td_table_u8(const uint8_t* src, int64_t n, const void* table, int size, void* out) {
   if (!src || !table || !out || n < 0) return -1;
+#define TD_TABLE(T)                                                                                 \
+  for (int64_t i = 0; i < n; ++i) ((T*)out)[i] = ((const T*)table)[src[i]];                          \
+  return 0;
   switch (size) {
-  case 1: {
-    const uint8_t* t = (const uint8_t*)table;
-    uint8_t* o = (uint8_t*)out;
-    for (int64_t i = 0; i < n; ++i) o[i] = t[src[i]];
-    return 0;
-  }
-  case 2: {
-    const uint16_t* t = (const uint16_t*)table;
-    uint16_t* o = (uint16_t*)out;
-    for (int64_t i = 0; i < n; ++i) o[i] = t[src[i]];
-    return 0;
-  }
-  case 4: {
-    const uint32_t* t = (const uint32_t*)table;
-    uint32_t* o = (uint32_t*)out;
-    for (int64_t i = 0; i < n; ++i) o[i] = t[src[i]];
-    return 0;
-  }
-  case 8: {
-    const uint64_t* t = (const uint64_t*)table;
-    uint64_t* o = (uint64_t*)out;
-    for (int64_t i = 0; i < n; ++i) o[i] = t[src[i]];
-    return 0;
-  }
+  case 1: TD_TABLE(uint8_t)
+  case 2: TD_TABLE(uint16_t)
+  case 4: TD_TABLE(uint32_t)
+  case 8: TD_TABLE(uint64_t)
   default:
     return -1;
   }
+#undef TD_TABLE
 }
 
 /* functional/histogram.py's equalize_planes for `count` blocks of `pixels` pixels of `ch`
