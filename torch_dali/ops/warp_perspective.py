@@ -123,7 +123,8 @@ class WarpPerspective(Operator):
             x = tl.as_tensor()
             mats = torch.stack([p[1] for p in plans]).to(x.device)
             coords = W.perspective_coords(mats, plans[0][2], centre_origin=centred)
-            return [TensorList(_dispatch.call(W.warp, x, coords, self.interp, fill, x.dtype, border, centred, bits), layout)]
+            y = _dispatch.call(W.warp, x, coords, self.interp, fill, x.dtype, border, centred, bits)
+            return [TensorList(y, layout)]
         if (batching.batched(self, tl) and layout == "HWC" and len({x.dtype for x in tl.samples}) == 1
                 and len({int(x.shape[-1]) for x in tl.samples}) == 1
                 and all(x.numel() and p[2][0] * p[2][1] for x, p in zip(tl.samples, plans))):
