@@ -48,7 +48,8 @@ from torch_dali.functional.resize import resize
 from torch_dali.functional import color as K
 from torch_dali.functional import histogram as HG
 from torch_dali.functional.crop import convert
-from torch_dali.ops.fast import cpu_convert, cpu_tables, cpu_warp
+from torch_dali.functional import color_adjust as KA
+from torch_dali.ops.fast import cpu_color, cpu_convert, cpu_tables, cpu_warp
 from torch_dali.ops.fast import windows as FW
 from torch_dali._native import helpers
 from torch_dali.io import decode as D
@@ -280,10 +281,22 @@ def _fuzz_image(rnd: random.Random) -> torch.Tensor:
     return torch.randint(0, 256, (h, w + pad, c), dtype=torch.uint8, generator=g)[:, :w]
 
 
+def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Equal values (float32: equal bits, every NaN one NaN)."""
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype != torch.float32:
+        return torch.equal(a, b)
+    bits = lambda t: t.reshape(-1).view(torch.int32).masked_fill(t.reshape(-1).isnan(), 0x7FC00000)  # noqa: E731
+    return torch.equal(bits(a), bits(b))
+
+
 def target_cpu_image(data: bytes, rnd: random.Random) -> None:
     """cpu_image.c == the spec: a resize of any region (fractional, past the edges, tiny or huge
     scale) of images of any size gives the spec's bits or declines; crop_mirror_normalize of a
-    window gives the spec's bits inside the image and declines one leaving it."""
+    window gives the spec's bits inside the image and declines one leaving it; per-value tables,
+    float -> integer conversion and color matrices (huge and overflowing ones too) give the spec's
+    bits or decline."""
     if helpers.CPU_IMAGE.load() is None:
         return
     img = _fuzz_image(rnd)
@@ -305,6 +318,20 @@ def target_cpu_image(data: bytes, rnd: random.Random) -> None:
         dt = rnd.choice([torch.uint8, torch.int8, torch.int16, torch.uint16, torch.int32])
         got = cpu_convert.convert(f, dt)
         _check(got is None or torch.equal(got, convert(f, dt)), f"convert C != spec: {tuple(f.shape)} -> {dt}")
+        if c == 3:  # color matrices: hsv, color_twist, to YCbCr
+            big = rnd.choice([1.0, 1.0, 1e3, 1e30, 1e39])  # saturating, huge, overflowing to inf in float32
+            args = (rnd.uniform(-720, 720), rnd.uniform(-3, 5) * big, rnd.uniform(-2, 3),
+                    rnd.choice([None, torch.uint8, torch.int16, torch.float32]))
+            got = cpu_color.hsv(img, *args)
+            _check(got is None or _same_bits(got, K.hsv(img, *args)), f"hsv C != spec: {tuple(img.shape)} {args}")
+            args = (rnd.uniform(0, 3) * big, rnd.uniform(-2, 3), rnd.uniform(-360, 360), rnd.uniform(-1, 4), args[3])
+            got = cpu_color.color_twist(img, *args)
+            _check(got is None or _same_bits(got, K.color_twist(img, *args)),
+                   f"color_twist C != spec: {tuple(img.shape)} {args}")
+            src = rnd.choice(["RGB", "BGR"])
+            got = cpu_color.color_space_conversion(img, src, "YCbCr")
+            _check(got is None or torch.equal(got, KA.color_space_conversion(img, src, "YCbCr")),
+                   f"{src} -> YCbCr C != spec: {tuple(img.shape)}")
         return
     if rnd.random() < 0.6:
         def span(n: int) -> tuple[float, float]:

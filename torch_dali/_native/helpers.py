@@ -56,8 +56,9 @@ def _cpu_image_signatures(lib: ctypes.CDLL) -> None:
     lib.td_equalize_u8.argtypes = [vp, i64, i64, c_int, vp]
     lib.td_correlate2d_f32.argtypes = [vp, i64, i64, i64, i64, vp, i64, i64, vp]
     lib.td_convert_f32.argtypes = [vp, i64, c_int, vp]
+    lib.td_color_matrix_u8.argtypes = [vp, i64, c_int, vp, vp, c_int, vp]
     for f in (lib.td_resize_linear, lib.td_crop_mirror_normalize, lib.td_table_u8, lib.td_equalize_u8,
-              lib.td_correlate2d_f32, lib.td_convert_f32):
+              lib.td_correlate2d_f32, lib.td_convert_f32, lib.td_color_matrix_u8):
         f.restype = c_int
 
 
@@ -73,7 +74,8 @@ CROP_WINDOWS = CLibrary(CSRC / "cpu" / "crop_windows.c", ["m"], ["-ffp-contract=
                         disable_env="TORCH_DALI_NO_HOST_IO", configure=_crop_windows_signatures)
 
 #: the CPU ops' image kernels (resize with the linear filter, crop_mirror_normalize, per-value tables
-#: of uint8 images, histogram equalization, filter's correlation, float -> integer conversion),
+#: of uint8 images, histogram equalization, filter's correlation, float -> integer conversion, 3x3
+#: color matrices of uint8 pixels),
 #: bit-identical to their functional specs (no fused multiply-add: products round as torch's do;
 #: -O3 vectorises the loops across independent outputs only)
 #: -fno-trapping-math lets float selects become blends (vectorised loops); values are unchanged
@@ -254,6 +256,27 @@ def convert_f32(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor | None:
         return None
     out = torch.empty(x.shape, dtype=dtype)
     return out if lib.td_convert_f32(x.data_ptr(), x.numel(), _CONVERT_TYPES[dtype], out.data_ptr()) == 0 else None
+
+
+_MATRIX_TYPES = {torch.float32: 0, torch.uint8: 1, torch.int16: 2}
+
+
+def color_matrix_u8(x: torch.Tensor, m: torch.Tensor, offset: torch.Tensor, dtype: torch.dtype,
+                    bgr: bool = False) -> torch.Tensor | None:
+    """`functional.color.apply_color_matrix` of a contiguous CPU uint8 tensor of RGB pixels
+    (channels last) with a 3x3 float32 matrix and three float32 offsets (one per output channel),
+    to float32, uint8 or int16, bit for bit, without holding the GIL; `bgr` reads each pixel's
+    channels reversed. None when it did nothing."""
+    lib = CPU_IMAGE.load()
+    if lib is None or x.dtype != torch.uint8 or x.device.type != "cpu" or not x.is_contiguous() or x.dim() < 1 \
+            or int(x.shape[-1]) != 3 or dtype not in _MATRIX_TYPES or m.dtype != torch.float32 \
+            or tuple(m.shape) != (3, 3) or offset.dtype != torch.float32 or offset.numel() != 3:
+        return None
+    m, offset = m.contiguous(), offset.contiguous()
+    out = torch.empty(x.shape, dtype=dtype)
+    ok = lib.td_color_matrix_u8(x.data_ptr(), x.numel() // 3, int(bool(bgr)), m.data_ptr(), offset.data_ptr(),
+                                _MATRIX_TYPES[dtype], out.data_ptr()) == 0
+    return out if ok else None
 
 
 _WARP_TYPES = {torch.uint8: 0, torch.int16: 1, torch.uint16: 2, torch.int32: 3, torch.float32: 4}

@@ -16,7 +16,7 @@ from .. import _knobs
 from ..errors import GraphError, PipelineError, SerializationError, TorchDaliError
 from ..graph.graph import Graph
 from ..graph.node import Node
-from ..io.host_memory import empty_batch
+from ..io.host_memory import BatchBuffers
 from ..ops import _dispatch
 from ..ops.enum_data import enum_type_of
 from ..ops._operator import (BatchContext, Operator, SampleContext, WorkerPool, batch_args, joined_names,
@@ -128,6 +128,10 @@ class Plan:
         self._close_lock = threading.Lock()
         self._closed = False
         self.pool = WorkerPool(num_threads, "torch_dali", _worker_init) if num_threads > 1 else None
+        self.batch_buffers = BatchBuffers()  # the per-sample chains' dense batches
+        # chain outputs whose last batch had samples of different shapes: allocating a dense
+        # batch for them (sized by sample 0) is wasted, and sample 0's copy into it too
+        self._ragged_sinks: set[tuple[int, int]] = set()
         # thread -> (the step it runs, since when): what a stop or a batch timeout reports as stuck
         self._running: dict[threading.Thread, tuple[list[Node], float]] = {}
         self.op_times: OpTimes | None = None  # per-op seconds, once time_ops() is called
@@ -415,8 +419,10 @@ class Plan:
             one(0)  # sample 0 first: its outputs give the dense batch's shape
             for key in sinks:
                 t = results[key][0]
+                if key in self._ragged_sinks:  # its last batch's samples differed in shape: no dense batch
+                    continue
                 if isinstance(t, torch.Tensor) and t.device.type == "cpu" and t.numel() > 0:
-                    buf = empty_batch((bs, *t.shape), t.dtype)  # on huge pages: fewer faults filling it
+                    buf = self.batch_buffers.empty((bs, *t.shape), t.dtype)  # memory filled before: no faults
                     buf[0].copy_(t)
                     results[key][0] = buf[0]
                     dense[key] = buf
@@ -437,6 +443,11 @@ class Plan:
                     values[(n.id, k)] = TensorList(buf, layout)
                 else:
                     values[(n.id, k)] = TensorList(samples, layout)
+                    if (n.id, k) in sinks:
+                        first = samples[0] if samples else None
+                        uniform = all(isinstance(t, torch.Tensor) and isinstance(first, torch.Tensor)
+                                      and t.shape == first.shape for t in samples)
+                        (self._ragged_sinks.discard if uniform else self._ragged_sinks.add)((n.id, k))
 
     @staticmethod
     def _error(node: Node, e: Exception, sample: int | None, sources: list[str]) -> PipelineError:

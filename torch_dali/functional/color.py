@@ -60,8 +60,15 @@ def brightness_contrast(x: torch.Tensor, brightness: float = 1.0, brightness_shi
 
 
 def hsv_matrix(hue: float = 0.0, saturation: float = 1.0, value: float = 1.0) -> torch.Tensor:
-    """The 3x3 RGB -> RGB matrix (float64) of a hue rotation (degrees), saturation and value scale."""
-    return hsv_matrices64([hue], [saturation], [value])[0]
+    """The 3x3 RGB -> RGB matrix (float64) of a hue rotation (degrees), saturation and value scale:
+    `hsv_matrices64`'s products on Python floats (the same float64 roundings, in the same order,
+    without a dozen tensor operations per sample)."""
+    t = math.radians(hue)
+    cos, sin, sat = math.cos(t), math.sin(t), float(saturation)
+    rot = [[1.0, 0.0, 0.0], [0.0, cos, sin], [0.0, -sin, cos]]
+    scale = [[1.0, 0.0, 0.0], [0.0, sat, 0.0], [0.0, 0.0, sat]]
+    m = _mm(_mm(_mm(_YIQ2RGB.tolist(), rot), scale), _RGB2YIQ.tolist())
+    return torch.tensor([[v * float(value) for v in row] for row in m], dtype=torch.float64)
 
 
 def hsv_matrices64(hue: Sequence[float], saturation: Sequence[float], value: Sequence[float]) -> torch.Tensor:
@@ -116,9 +123,11 @@ def color_twist(x: torch.Tensor, brightness: float = 1.0, contrast: float = 1.0,
 
 def color_twist_matrix(brightness: float, contrast: float, hue: float, saturation: float,
                        in_dtype: torch.dtype) -> tuple[torch.Tensor, float]:
-    """color_twist's 3x3 matrix (float64) and offset (a float32 value) for an input type."""
-    m, off = color_twist_matrices([brightness], [contrast], [hue], [saturation], in_dtype)
-    return m[0], float(off[0])
+    """color_twist's 3x3 matrix (float64) and offset (a float32 value) for an input type, as
+    `color_twist_matrices` works them out for one sample."""
+    grey = 0.5 if in_dtype.is_floating_point else 128.0
+    offset = torch.tensor(brightness * (1 - contrast) * grey, dtype=torch.float64).to(torch.float32)
+    return hsv_matrix(hue, saturation, brightness * contrast), float(offset)
 
 
 def color_twist_matrices(brightness: Sequence[float], contrast: Sequence[float], hue: Sequence[float],

@@ -98,9 +98,9 @@ def color_matrix_batch(x: torch.Tensor, m: torch.Tensor, dtype: torch.dtype | No
 
 # -- color space conversion (uint8) ----------------------------------------------------------------
 
-_Y_ROW = (0.299 * 219 / 255, 0.587 * 219 / 255, 0.114 * 219 / 255)
-_CB_ROW = (-0.16873589 * 224 / 255, -0.33126411 * 224 / 255, 0.5 * 224 / 255)
-_CR_ROW = (0.5 * 224 / 255, -0.41868759 * 224 / 255, -0.08131241 * 224 / 255)
+Y_ROW = (0.299 * 219 / 255, 0.587 * 219 / 255, 0.114 * 219 / 255)
+CB_ROW = (-0.16873589 * 224 / 255, -0.33126411 * 224 / 255, 0.5 * 224 / 255)
+CR_ROW = (0.5 * 224 / 255, -0.41868759 * 224 / 255, -0.08131241 * 224 / 255)
 _R_CR, _G_CB, _G_CR, _B_CB = (1.402 * 255 / 224, 0.34413629 * 255 / 224, 0.71413629 * 255 / 224,
                               1.772 * 255 / 224)
 CHANNELS = {"RGB": 3, "BGR": 3, "GRAY": 1, "YCbCr": 3}
@@ -153,7 +153,7 @@ def color_space_conversion(x: torch.Tensor, src: str, dst: str) -> torch.Tensor:
         rgb = x if src == "RGB" else x.flip(-1)
         f = rgb.to(F32)
         r, g, b = f[..., 0], f[..., 1], f[..., 2]
-        return _u8(torch.stack([_row(_Y_ROW, r, g, b) + 16, _row(_CB_ROW, r, g, b) + 128,
-                                _row(_CR_ROW, r, g, b) + 128], -1))
+        return _u8(torch.stack([_row(Y_ROW, r, g, b) + 16, _row(CB_ROW, r, g, b) + 128,
+                                _row(CR_ROW, r, g, b) + 128], -1))
     rgb = _to_rgb(x, src)
     return (rgb.flip(-1) if dst == "BGR" else rgb).contiguous()

@@ -133,8 +133,8 @@ class Hsv(_ColorOp):
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         x, shape = self.image(inputs[0])
-        return K.hsv(x, self.get(args, "hue"), self.get(args, "saturation"), self.get(args, "value"),
-                     self.dtype).reshape(shape)
+        return _dispatch.call(K.hsv, x, self.get(args, "hue"), self.get(args, "saturation"), self.get(args, "value"),
+                              self.dtype).reshape(shape)
 
     def run_flat(self, flat: Flat, args: dict[str, list[Any]], n: int) -> torch.Tensor:
         h, s, v = (self.values(args, k, n) for k in ("hue", "saturation", "value"))
@@ -147,8 +147,8 @@ class ColorTwist(_ColorOp):
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         x, shape = self.image(inputs[0])
-        return K.color_twist(x, self.get(args, "brightness"), self.get(args, "contrast"),
-                             self.get(args, "hue"), self.get(args, "saturation"), self.dtype).reshape(shape)
+        return _dispatch.call(K.color_twist, x, self.get(args, "brightness"), self.get(args, "contrast"),
+                              self.get(args, "hue"), self.get(args, "saturation"), self.dtype).reshape(shape)
 
     def run_flat(self, flat: Flat, args: dict[str, list[Any]], n: int) -> torch.Tensor:
         b, c, h, s = (self.values(args, k, n) for k in ("brightness", "contrast", "hue", "saturation"))

@@ -17,6 +17,7 @@ from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import color_adjust as K
 from ..functional.ragged import Flat
+from . import _dispatch
 from ._registry import register
 from ._schema import Arg, OpSchema, non_negative
 from .layout_op import Args, LayoutOp, per_sample, scalar
@@ -172,7 +173,7 @@ class ColorSpaceConversion(LayoutOp):
 
     def convert(self, x: torch.Tensor) -> torch.Tensor:
         self.check(x)
-        return K.color_space_conversion(x, self.src, self.dst)
+        return _dispatch.call(K.color_space_conversion, x, self.src, self.dst)
 
     def check(self, x: torch.Tensor) -> None:
         if x.dtype != torch.uint8:

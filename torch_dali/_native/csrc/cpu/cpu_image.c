@@ -513,3 +513,71 @@ int td_convert_f32(const float* src, int64_t n, int out_type, void* out) {
   }
 #undef TD_SMALL
 }
+
+/* crop.convert of one float32 value to a small integer type within [lo, hi], as td_convert_f32 */
+static inline int32_t convert_small(float v, float lo, float hi) {
+  const float z = v != v ? 0.0f : v;
+  const float c0 = z < lo ? lo : z;
+  const float c = c0 > hi ? hi : c0;
+  const int32_t t = (int32_t)(fabsf(c) + 0.5f);
+  return c < 0.0f ? -t : t;
+}
+
+/* functional/color.py's apply_color_matrix for `n` pixels of 3 interleaved uint8 channels (hsv,
+ * color_twist, and color_space_conversion's rows to YCbCr): channel k of a pixel is
+ * ((m[3k] * c0 + m[3k+1] * c1) + m[3k+2] * c2) + off[k] in float32, each product and sum rounded
+ * as torch's are, (c0, c1, c2) the pixel's channels, reversed when `bgr` (a BGR pixel read as
+ * RGB); written as out_type 0 float32, 1 uint8 or 2 int16 (crop.convert's rounding, as
+ * td_convert_f32). Blocks of pixels are split into planes first so the arithmetic and the
+ * rounding vectorise. Returns 0, or -1 for bad arguments. */
+#define TD_CM_BLOCK 256
+int td_color_matrix_u8(const uint8_t* src, int64_t n, int bgr, const float* m, const float* off, int out_type,
+                       void* out) {
+  if (!src || !m || !off || !out || n < 0 || out_type < 0 || out_type > 2) return -1;
+  const int i0 = bgr ? 2 : 0, i2 = bgr ? 0 : 2;
+  float c[3][TD_CM_BLOCK], y[3][TD_CM_BLOCK];
+  int32_t t[3][TD_CM_BLOCK];
+  const float lo = out_type == 1 ? 0.0f : -32768.0f, hi = out_type == 1 ? 255.0f : 32767.0f;
+  for (int64_t b0 = 0; b0 < n; b0 += TD_CM_BLOCK) {
+    const int len = (int)(n - b0 < TD_CM_BLOCK ? n - b0 : TD_CM_BLOCK);
+    const uint8_t* p = src + 3 * b0;
+    for (int j = 0; j < len; ++j) {
+      c[0][j] = (float)p[3 * j + i0];
+      c[1][j] = (float)p[3 * j + 1];
+      c[2][j] = (float)p[3 * j + i2];
+    }
+    for (int k = 0; k < 3; ++k) {
+      const float a = m[3 * k], b = m[3 * k + 1], d = m[3 * k + 2], o = off[k];
+      float* yk = y[k];
+      for (int j = 0; j < len; ++j) yk[j] = ((a * c[0][j] + b * c[1][j]) + d * c[2][j]) + o;
+    }
+    if (out_type == 0) {
+      float* q = (float*)out + 3 * b0;
+      for (int j = 0; j < len; ++j) {
+        q[3 * j] = y[0][j];
+        q[3 * j + 1] = y[1][j];
+        q[3 * j + 2] = y[2][j];
+      }
+      continue;
+    }
+    for (int k = 0; k < 3; ++k)
+      for (int j = 0; j < len; ++j) t[k][j] = convert_small(y[k][j], lo, hi);
+    if (out_type == 1) {
+      uint8_t* q = (uint8_t*)out + 3 * b0;
+      for (int j = 0; j < len; ++j) {
+        q[3 * j] = (uint8_t)t[0][j];
+        q[3 * j + 1] = (uint8_t)t[1][j];
+        q[3 * j + 2] = (uint8_t)t[2][j];
+      }
+    } else {
+      int16_t* q = (int16_t*)out + 3 * b0;
+      for (int j = 0; j < len; ++j) {
+        q[3 * j] = (int16_t)t[0][j];
+        q[3 * j + 1] = (int16_t)t[1][j];
+        q[3 * j + 2] = (int16_t)t[2][j];
+      }
+    }
+  }
+  return 0;
+}
+#undef TD_CM_BLOCK

@@ -1,0 +1,68 @@
+"""The C helper's 3x3 color matrices of uint8 pixels (`_native/csrc/cpu/cpu_image.c`), stand-ins
+for `functional` color functions (registered with the dispatch, `ops._dispatch.register_fast_function`):
+hsv and color_twist (`functional.color`: the spec's matrix, then `apply_color_matrix`) and
+color_space_conversion from RGB or BGR to YCbCr (`functional.color_adjust`). The spec takes a dozen
+torch passes over an image's channels; the helper one, with the same float32 roundings. Other
+types, layouts, conversions and CUDA run the spec (tests/test_cpu_color.py holds both to it)."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..._native import helpers
+from ...functional import color as K
+from ...functional import color_adjust as KA
+from .._dispatch import register_fast_function
+
+#: below this many values the call costs more than it saves
+_MIN_VALUES = 4096
+_F32 = torch.float32
+
+
+def _takes(x: torch.Tensor) -> bool:
+    return x.device.type == "cpu" and x.dtype == torch.uint8 and x.dim() >= 1 and int(x.shape[-1]) == 3 \
+        and x.numel() >= _MIN_VALUES
+
+
+def _matrix(x: torch.Tensor, m: torch.Tensor, offset: float, dtype: torch.dtype | None) -> torch.Tensor | None:
+    """`apply_color_matrix(x, m, offset, dtype)` (the offset rounds to float32, as torch's scalar)."""
+    m32 = m.to(_F32)
+    if not bool(torch.isfinite(m32).all()) or not math.isfinite(offset):
+        return None
+    return helpers.color_matrix_u8(x.contiguous(), m32, torch.full((3,), offset, dtype=_F32),
+                                   x.dtype if dtype is None else dtype)
+
+
+def hsv(x: torch.Tensor, hue: float = 0.0, saturation: float = 1.0, value: float = 1.0,
+        dtype: torch.dtype | None = torch.uint8) -> torch.Tensor | None:
+    """`functional.color.hsv`, or None for a call the helper does not take."""
+    if not _takes(x):
+        return None
+    return _matrix(x, K.hsv_matrix(hue, saturation, value), 0.0, dtype)
+
+
+def color_twist(x: torch.Tensor, brightness: float = 1.0, contrast: float = 1.0, hue: float = 0.0,
+                saturation: float = 1.0, dtype: torch.dtype | None = None) -> torch.Tensor | None:
+    """`functional.color.color_twist`, or None for a call the helper does not take."""
+    if not _takes(x):
+        return None
+    m, offset = K.color_twist_matrix(brightness, contrast, hue, saturation, x.dtype)
+    return _matrix(x, m, offset, dtype)
+
+
+#: RGB -> YCbCr: the spec's rows (each coefficient rounded to float32, as its `_f`) and offsets
+_YCBCR = torch.tensor([KA.Y_ROW, KA.CB_ROW, KA.CR_ROW], dtype=_F32)
+_YCBCR_OFFSET = torch.tensor([16.0, 128.0, 128.0], dtype=_F32)
+
+
+def color_space_conversion(x: torch.Tensor, src: str, dst: str) -> torch.Tensor | None:
+    """`functional.color_adjust.color_space_conversion`, or None for a call the helper does not take."""
+    if dst != "YCbCr" or src not in ("RGB", "BGR") or not _takes(x):
+        return None
+    return helpers.color_matrix_u8(x.contiguous(), _YCBCR, _YCBCR_OFFSET, torch.uint8, src == "BGR")
+
+
+register_fast_function(K.hsv, hsv)
+register_fast_function(K.color_twist, color_twist)
+register_fast_function(KA.color_space_conversion, color_space_conversion)
