@@ -72,3 +72,55 @@ def test_reshape_refuses_a_wrong_volume():
 
     with pytest.raises(PipelineError, match="cannot reshape"):
         p().run()
+
+
+#: (fill shape, output shape or like-input, DALI 2.4's CPU output values; None: DALI refuses it)
+_FITS = [((2, 3), (), [0]), ((2, 3), (3,), [0, 1, 2]), ((2, 3), (1, 3), [0, 1, 2]), ((2, 3), (2, 1), [0, 1]),
+         ((2, 3), (5, 2, 3), list(range(6)) * 5), ((2, 3), (1,), [0]), ((3, 4), (3, 1), [0, 1, 2]),
+         ((2, 3, 4), (2, 1, 4), list(range(8))), ((2, 3, 4), (2, 3, 1), list(range(6))),
+         ((2, 3, 4), (2, 1, 1), [0, 1]), ((2, 3, 4), (3, 1), [0, 1, 2]), ((3, 1), (3, 5), [0] * 5 + [1] * 5 + [2] * 5),
+         ((4, 3), (2, 4, 1), [0, 1, 2, 3] * 2), ((2, 3, 4), (2, 2, 1, 4), [0, 1, 2, 3, 4, 5, 6, 7] * 2),
+         ((2, 3), (4, 3), None), ((2, 3), (4,), None), ((2, 3), (3, 2), None)]
+
+
+def _fit_pipe(fill_shape, shape, like: bool):
+    fill = np.arange(int(np.prod(fill_shape)), dtype=np.float32).reshape(fill_shape)
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        f = fn.external_source(source=lambda: [fill], batch=True)
+        if like:
+            return fn.full_like(fn.external_source(source=lambda: [np.zeros(shape, np.float32)], batch=True), f)
+        return fn.full(f, shape=list(shape))
+    p = pipe()
+    p.build()
+    return p
+
+
+def test_full_and_full_like_fit_a_fill_value_as_dali():
+    """Sizes matched from the last dimension; 1 on either side fits; DALI reads the fill's first
+    values in order for the reduced shape (so (2, 3) into (2, 1) gives 0, 1)."""
+    import pytest
+    for fill_shape, shape, want in _FITS:
+        for like in (False, True):
+            p = _fit_pipe(fill_shape, shape, like)
+            if want is None:
+                with pytest.raises(RuntimeError, match="does not fit"):
+                    p.run()
+                continue
+            a = np.asarray(p.run()[0].at(0))
+            assert a.shape == shape and a.ravel().tolist() == want, (fill_shape, shape, like)
+
+
+def test_full_like_takes_the_inputs_type_converting_the_fill_as_dali():
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        x = types.Constant(np.zeros((2, 3), np.int32), device="cpu")
+        u = types.Constant(np.zeros((2, 3), np.uint8), device="cpu")
+        f = types.Constant(np.array([1.5, 2.5, 3.5], np.float32), device="cpu")
+        g = types.Constant(np.array([-1.5, 255.5, 300.0], np.float32), device="cpu")
+        return fn.full_like(x, f), fn.full_like(u, g), fn.full_like(fn.cast(x, dtype=types.FLOAT), np.int64(3))
+    a, b, c = (np.asarray(o.at(0)) for o in pipe().run())
+    assert (str(a.dtype), a.ravel().tolist()) == ("int32", [2, 3, 4] * 2)
+    assert (str(b.dtype), b.ravel().tolist()) == ("uint8", [0, 255, 255] * 2)
+    assert (str(c.dtype), c.ravel().tolist()) == ("float32", [3.0] * 6)

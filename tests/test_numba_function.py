@@ -183,3 +183,37 @@ def test_without_numba_building_says_how_to_get_it(monkeypatch):
     with pytest.raises(ImportError, match=r"torch_dali\[numba\]"):
         _run(lambda: numba_function(_src(_images()), run_fn=invert, out_types=[U8], in_types=[U8],
                                     outs_ndim=[3], ins_ndim=[3]))
+
+
+def replace_entry(outs, ins):
+    outs[0] = ins[0]  # replaces the list's entry: the shapes written stay as they were (DALI alike)
+
+
+def shapes_as_rows(outs, ins):
+    for s in range(len(outs[0])):
+        outs[0][s][:] = [2, ins[0][s][0]]
+
+
+def fill7(out0, in0):
+    out0[:] = 7
+
+
+def test_setup_fn_gets_lists_of_shapes_as_dali():
+    """DALI hands setup_fn lists (one entry per output / input, each holding every sample's
+    shape): assigning a list entry compiles and changes no shape; rows take lists."""
+    data = [np.zeros((4,), np.int32), np.zeros((6,), np.int32)]
+    (o,) = _run(lambda: numba_function(_src(data), run_fn=fill7, setup_fn=replace_entry, out_types=[types.INT32],
+                                       in_types=[types.INT32], outs_ndim=[1], ins_ndim=[1]), batch_size=2)
+    assert [np.asarray(o.at(i)).shape for i in range(2)] == [(0,), (0,)]
+    (o,) = _run(lambda: numba_function(_src(data), run_fn=fill7, setup_fn=shapes_as_rows, out_types=[types.INT32],
+                                       in_types=[types.INT32], outs_ndim=[2], ins_ndim=[1]), batch_size=2)
+    assert [np.asarray(o.at(i)).tolist() for i in range(2)] == [[[7] * 4] * 2, [[7] * 6] * 2]
+
+
+def test_dalis_gpu_variant_checks_say_no():
+    from torch_dali.plugin.numba import NumbaFunction
+    from torch_dali.plugin.numba.experimental import NumbaFunction as Experimental
+    for cls in (NumbaFunction, Experimental):
+        assert cls._check_minimal_numba_version(False) is False and cls._check_cuda_compatibility(False) is False
+        with pytest.raises(RuntimeError, match="GPU"):
+            cls._check_cuda_compatibility()

@@ -14,7 +14,9 @@ ALLOWED = {"_replace", "_asdict", "_fields", "_make", "_getframe", "_C", "_disab
            "_abc_caches_clear",  # ABCMeta's cache reset (after a class stops being Iterable)
            # marks set on the user's functions (DALI's `_is_pipeline_def`; our conditionals' own)
            "_is_pipeline_def", "_torch_dali_converted", "_torch_dali_do_not_convert",
-           "_schema_name"}  # DALI's mark on each fn function (`ops._op_name(f._schema_name)`)
+           "_schema_name",  # DALI's mark on each fn function (`ops._op_name(f._schema_name)`)
+           # DALI's NumbaFunction static checks, named as DALI names them (its tests call them)
+           "_check_minimal_numba_version", "_check_cuda_compatibility"}
 
 
 def _private(name: str) -> bool:

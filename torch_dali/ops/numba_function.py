@@ -116,6 +116,16 @@ def _compile(op: str, what: str, numba: Any, func: Callable[..., Any], sig: Any)
         return done
 
 
+def gpu_variant_usable(throw: bool = True) -> bool:
+    """DALI's `NumbaFunction._check_minimal_numba_version` / `_check_cuda_compatibility`: whether
+    the GPU variant (numba.cuda kernels) can run. DALI's tests ask it to skip their GPU cases; here
+    that variant is not implemented, so the answer is always no (`throw`: a RuntimeError saying so)."""
+    if throw:
+        raise RuntimeError("numba_function: torch_dali runs Numba functions on the CPU only; the GPU "
+                           "variant (numba.cuda kernels) is not implemented")
+    return False
+
+
 class NumbaFunction(Operator):
     sample_wise = False
 
@@ -168,8 +178,11 @@ class NumbaFunction(Operator):
         self._run = _compile(op, "run_fn", numba, self.run_fn, sig)
         self._setup = None
         if self.setup_fn is not None:
+            # lists (as DALI's setup_fn gets), each entry a (samples, ndim) array: `outs[k][s]` is
+            # a sample's shape to fill in; replacing a list entry changes nothing, as in DALI
             shapes = nt.Array(nt.int64, 2, "C")
-            setup_sig = nt.void(nt.UniTuple(shapes, len(outs)), nt.UniTuple(shapes, len(ins)))
+            setup_sig = nt.void(nt.ListType(shapes), nt.ListType(shapes))
+            self._shapes_type = shapes
             self._setup = _compile(op, "setup_fn", numba, self.setup_fn, setup_sig)
         self._typed_list = numba.typed.List
 
@@ -185,7 +198,8 @@ class NumbaFunction(Operator):
         outs = tuple(np.zeros((n, d), np.int64) for d in self.outs_ndim)
         ins = tuple(np.array([list(t.shape) for t in tl.samples], np.int64).reshape(n, d)
                     for tl, d in zip(inputs, self.ins_ndim))
-        self._setup(outs, ins)
+        as_list = (lambda a: self._typed_list(a) if a else self._typed_list.empty_list(self._shapes_type))  # noqa: E731
+        self._setup(as_list(outs), as_list(ins))
         for k, arr in enumerate(outs):
             if (arr < 0).any():
                 s = int(np.argwhere(arr < 0)[0][0])

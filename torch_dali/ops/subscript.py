@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from .._utils.hacks import not_iterable
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import subscript as K
 from ..tensor_list import TensorList
@@ -152,7 +153,6 @@ newaxis = NewAxis()
 
 def getitem(node: Any, key: Any) -> Any:
     """`node[key]`: DALI's subscript rules (see the module's doc)."""
-    from ..graph.node import DataNode
     node = adopted(node)  # made outside the pipeline being traced: copy it in first, as an op's inputs are
     every = key if isinstance(key, tuple) else (key,)
     keys = [v for v in every if not isinstance(v, NewAxis)]  # the subscripts of input dimensions
@@ -221,13 +221,9 @@ def _index_value(v: Any, where: str) -> Any:
 def _install() -> None:
     from ..graph.node import DataNode
     DataNode.__getitem__ = getitem  # type: ignore[attr-defined]
-    # a DataNode is not a sequence: without this, Python would try node[0], node[1], ... forever
-    DataNode.__iter__ = _not_iterable  # type: ignore[attr-defined]
-
-
-def _not_iterable(node: Any) -> Any:
-    raise TypeError(f"DataNode '{node.name}' is not iterable (it is a symbolic batch); index it with "
-                    "node[k] or unpack the outputs of an op that returns several")
+    # a DataNode is not a sequence: without this, Python would try node[0], node[1], ... forever;
+    # and, as in DALI, not a collections.abc.Iterable (code tests outputs with isinstance)
+    not_iterable(DataNode)
 
 
 _install()

@@ -81,16 +81,34 @@ class _Fill(Operator):
         shape = _shape_of(self.name, args.get("shape", self.args.get("shape")))
         _check_layout(self.name, self.args.get("layout") or "", len(shape))
         if inputs:  # full: the fill value, broadcast
-            value = inputs[0]
-            try:
-                return torch.broadcast_to(value, shape).clone()
-            except RuntimeError:
-                raise ArgumentError(f"{self.name}: fill_value of shape {list(value.shape)} cannot be "
-                                    f"broadcast to shape {list(shape)}") from None
+            return _fit(self.name, inputs[0], tuple(shape), "shape")
         return torch.full(shape, self.fill, dtype=self.dtype or torch.int32)
 
     def output_layout(self, index: int) -> str:
         return self.args.get("layout") or ""
+
+
+def _fit(name: str, value: torch.Tensor, shape: tuple[int, ...], what: str) -> torch.Tensor:
+    """The fill value spread over `shape` as DALI's full does. Dimensions are matched from the
+    last: equal sizes, or a fill dimension of 1 (repeated), or an output dimension of 1; the fill's
+    leading dimensions the output lacks are dropped. DALI then reads the fill's first values in
+    order, as a tensor of those reduced sizes (so an output dimension of 1 does not take the fill's
+    first row but its first values: a (2, 3) fill for (2, 1) gives 0, 1, not 0, 3)."""
+    tail = tuple(int(v) for v in value.shape[max(0, value.dim() - len(shape)):])
+    lead = len(shape) - len(tail)
+    reduced = []
+    for i, f in enumerate(tail):
+        o = shape[lead + i]
+        if f != o and f != 1 and o != 1:
+            raise ArgumentError(f"{name}: fill_value of shape {list(value.shape)} does not fit {what} "
+                                f"{list(shape)}: dimension {lead + i} is {o} there and {f} in the fill "
+                                "(sizes must be equal, or 1 on either side)")
+        reduced.append(1 if o == 1 else f)
+    n = 1
+    for r in reduced:
+        n *= r
+    v = value.contiguous().reshape(-1)[:n].reshape(reduced)
+    return torch.broadcast_to(v, shape).clone()
 
 
 class Zeros(_Fill):
@@ -116,13 +134,8 @@ class _Like(Operator):
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         like = inputs[0]
-        if len(inputs) == 2:
-            value = inputs[1]
-            try:
-                return torch.broadcast_to(value, like.shape).clone()
-            except RuntimeError:
-                raise ArgumentError(f"{self.name}: fill_value of shape {list(value.shape)} cannot be "
-                                    f"broadcast to the input's shape {list(like.shape)}") from None
+        if len(inputs) == 2:  # full_like: the input's shape and type, the fill value converted
+            return cast_sat(_fit(self.name, inputs[1], tuple(like.shape), "the input's shape"), like.dtype)
         return torch.full(like.shape, self.fill, dtype=self.dtype or like.dtype)
 
 

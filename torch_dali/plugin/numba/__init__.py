@@ -5,8 +5,12 @@ Numba, building a pipeline that uses the op does (pip install 'torch_dali[numba]
 from __future__ import annotations
 
 from ... import ops as _ops
+from ...ops.numba_function import gpu_variant_usable as _gpu_variant_usable
 
 NumbaFunction = _ops.experimental.NumbaFunction
+# DALI's static checks of its GPU variant (its tests call them to skip GPU cases)
+NumbaFunction._check_minimal_numba_version = staticmethod(_gpu_variant_usable)
+NumbaFunction._check_cuda_compatibility = staticmethod(_gpu_variant_usable)
 
 from . import experimental, fn  # noqa: E402,F401
 
