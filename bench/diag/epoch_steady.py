@@ -43,20 +43,32 @@ def main():
         gc.freeze()
     it = plugin.DALIGenericIterator(pipe, ["data", "label"], reader_name="Reader",
                                     last_batch_policy=plugin.LastBatchPolicy.DROP, auto_reset=True)
-    per = []
+    per, waits = [], []
     for e in range(epochs + 1):
         torch.cuda.synchronize()
         t = time.perf_counter()
         n = 0
+        last = t
         for out in it:
             n += out[0]["data"].shape[0]
+            now = time.perf_counter()
+            if e:
+                waits.append(now - last)  # host time from one batch to the next
+            last = now
         torch.cuda.synchronize()
         if e:  # the first epoch warms up
             per.append(round(n / (time.perf_counter() - t)))
+        elif lib == "torch_dali":
+            pipe.executor.reset_stage_stats()
     s = sorted(per)
+    w = sorted(waits)
+    gaps = {"median_ms": round(1000 * w[len(w) // 2], 2), "p90_ms": round(1000 * w[int(len(w) * 0.9)], 2),
+            "max5_ms": [round(1000 * v, 1) for v in w[-5:]],
+            "over_3x_median": sum(1 for v in w if v > 3 * w[len(w) // 2]), "batches": len(w)}
     print(json.dumps({"what": f"epoch_steady_{kind}", "lib": lib, "gc": os.environ.get("GC", ""),
                       "gc_counts": gc.get_stats()[2]["collections"], "per_epoch_img_s": per,
-                      "median": s[len(s) // 2], "min": s[0], "max": s[-1]}), flush=True)
+                      "median": s[len(s) // 2], "min": s[0], "max": s[-1], "batch_gaps": gaps,
+                      "stages": pipe.executor.stage_stats() if lib == "torch_dali" else None}), flush=True)
 
 
 if __name__ == "__main__":
