@@ -200,10 +200,15 @@ def _reason(e: BaseException) -> str:
     return msg
 
 
-def _gray(rgb: np.ndarray, fmt: str) -> np.ndarray | None:
+def _gray(rgb: np.ndarray, fmt: str, cmyk: bool = False) -> np.ndarray | None:
     """GRAY of an 8-bit RGB image as DALI 2.4's decoder for that format computes it: OpenCV's
-    fixed-point BT.601 for BMP and PNM, libtiff's path in float rounded half up for TIFF; None:
-    PIL's conversion (WebP and the rest agree with it)."""
+    fixed-point BT.601 for BMP and PNM, libtiff's path in float rounded half up for TIFF, the
+    float BT.601 sum truncated for a CMYK JPEG (after its conversion to RGB); None: PIL's
+    conversion (WebP and the rest agree with it)."""
+    if cmyk:
+        r, g, b = (rgb[..., i].astype(np.float32) for i in range(3))
+        luma = np.float32(0.299) * r + np.float32(0.587) * g + np.float32(0.114) * b
+        return np.floor(luma).clip(0, 255).astype(np.uint8)
     if fmt in ("BMP", "PPM"):
         r, g, b = (rgb[..., i].astype(np.int32) for i in range(3))
         return ((r * 4899 + g * 9617 + b * 1868 + 8192) >> 14).astype(np.uint8)
@@ -298,6 +303,9 @@ def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
             mode = TV_GRAY if output_type == GRAY else TV_RGB
             if output_type == ANY and _jpeg_info(_as_bytes(data)).channels == 1:
                 mode = TV_GRAY
+            if output_type == GRAY and _jpeg_info(_as_bytes(data)).channels == 4:  # CMYK: DALI's gray of its RGB
+                rgb = jpeg(data, TV_RGB, adjust_orientation).permute(1, 2, 0).numpy()
+                return torch.from_numpy(_gray(rgb, "JPEG", cmyk=True))[None]
             return jpeg(data, mode, adjust_orientation)
         if head == _png.SIGNATURE:  # never torchvision's decode_png: it SIGSEGVs on corrupt data
             b = _as_bytes(data)
