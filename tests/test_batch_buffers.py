@@ -113,3 +113,27 @@ def test_a_held_pipeline_output_keeps_its_values_while_later_batches_are_made() 
     np.testing.assert_array_equal(sample, sample_copy)
     assert len(set(seen)) < len(seen)  # dropped batches' memory is reused
     assert first.as_tensor().data_ptr() not in seen
+
+
+def test_batches_whose_sample_shapes_change_from_batch_to_batch() -> None:
+    """The executor makes a dense batch from the last batch's sample shape before the samples
+    run: a batch of other shapes (uniform or not) still comes out right, dense where it can."""
+    rng = np.random.default_rng(1)
+    plans = [[(64, 64)] * 4, [(64, 64)] * 4, [(32, 48)] * 4, [(64, 64), (20, 20), (64, 64), (64, 64)],
+             [(64, 64)] * 4, [(64, 64)] * 4, [(64, 64)] * 2 + [(64, 65)] * 2, [(50, 50)] * 4]
+    batches = [[rng.integers(0, 255, (*hw, 3), dtype=np.uint8) for hw in plan] for plan in plans]
+    feed = iter(batches)
+
+    @pipeline_def(batch_size=4, num_threads=2, device_id=None, prefetch_queue_depth=1)
+    def pipe():
+        x = fn.external_source(source=lambda: next(feed), layout="HWC")
+        return fn.crop_mirror_normalize(x, dtype=types.FLOAT, mean=[10.0, 20.0, 30.0], std=[2.0, 3.0, 4.0],
+                                        output_layout="HWC")
+    p = pipe()
+    p.build()
+    for k, imgs in enumerate(batches):
+        out = p.run()[0]
+        for i, img in enumerate(imgs):
+            want = (img.astype(np.float32) - np.float32([10, 20, 30])) * (1 / np.float32([2, 3, 4]))
+            np.testing.assert_allclose(np.asarray(out.at(i)), want, rtol=1e-6, err_msg=f"batch {k} sample {i}")
+        assert out.is_dense_tensor() == (len({im.shape for im in imgs}) == 1), k

@@ -124,3 +124,18 @@ def test_full_like_takes_the_inputs_type_converting_the_fill_as_dali():
     assert (str(a.dtype), a.ravel().tolist()) == ("int32", [2, 3, 4] * 2)
     assert (str(b.dtype), b.ravel().tolist()) == ("uint8", [0, 255, 255] * 2)
     assert (str(c.dtype), c.ravel().tolist()) == ("float32", [3.0] * 6)
+
+
+def test_an_op_with_several_outputs_returns_a_list_as_dali():
+    """DALI gives a list (code appends to it or tests isinstance(list)); one output is the node."""
+    seen = {}
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        boxes = types.Constant(np.array([[0.1, 0.1, 0.5, 0.5]], np.float32), device="cpu")
+        out = fn.random_bbox_crop(boxes, bbox_layout="xyXY")
+        seen["several"], seen["one"] = out, fn.cast(boxes, dtype=types.FLOAT16)
+        return out[0]
+    pipe().build()
+    assert type(seen["several"]) is list and len(seen["several"]) == 3
+    assert not isinstance(seen["one"], (list, tuple))

@@ -68,3 +68,26 @@ def test_get_gives_data_in_debug_mode_only():
     pipe.build()
     (out,) = pipe.run()
     assert len(got) == 1 and [int(np.asarray(t)) for t in got[0]] == [int(np.asarray(t)) for t in out]
+
+
+def test_feed_input_feeds_a_debug_pipelines_external_source():
+    """As DALI: feed_input before run() gives the named external source its batch in debug mode
+    too (it raised an AttributeError: there is no executor to queue it in)."""
+    import numpy as np
+    import pytest
+    from torch_dali import fn, pipeline_def
+    from torch_dali.errors import ArgumentError
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def p():
+        return fn.external_source(name="input") * 2, fn.external_source(name="b", layout="HW")
+    pipe = p(debug=True)
+    pipe.build()
+    for i in range(2):
+        pipe.feed_input("input", np.arange(6, dtype=np.float32).reshape(2, 3) + i)
+        pipe.feed_input("b", [np.full((2, 2), i, np.int32)] * 2)
+        a, b = pipe.run()
+        assert np.asarray(a.at(1)).tolist() == [2.0 * (3 + i), 2.0 * (4 + i), 2.0 * (5 + i)]
+        assert b.layout() == "HW" and np.asarray(b.at(0)).tolist() == [[i, i], [i, i]]
+    with pytest.raises(ArgumentError, match="feed_input"):
+        pipe.run()

@@ -73,6 +73,9 @@ def _op_device(schema: OpSchema, device: torch.device) -> str:
             else where if where in schema.devices else schema.devices[0])
 
 
+_FED = "__fed"  # the name of a one-op pipeline's external source fed from a debug pipeline's feed_input
+
+
 def _build(schema: OpSchema, n_data: int, n: int, device: torch.device, layouts: tuple[str, ...],
            const: dict[str, Any], tensor_args: tuple[str, ...], seed: int | None, num_threads: int,
            arg_layouts: dict[str, str] | None = None, op_seed: int | None = None) -> Any:
@@ -99,6 +102,8 @@ def _build(schema: OpSchema, n_data: int, n: int, device: torch.device, layouts:
         targs = {a: _fn.per_frame(v) if (arg_layouts or {}).get(a, "").startswith("F") else v
                  for a, v in targs.items()}
         own = {} if op_seed is None else {"seed": op_seed}
+        if schema.name == "external_source" and const.get("source") is None:
+            own["name"] = _FED  # a debug pipeline's fed source: fed under this name
         out = target(*ins, device=op_device, **const, **targs, **own)
         return tuple(out) if isinstance(out, (list, tuple)) else out
     pipe = one_op()
@@ -360,6 +365,13 @@ def _debug_call(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any
                              pipe.num_threads, arg_layouts, op_seed)[0])
         ops[call] = entry
     one = entry[1]
+    if schema.name == "external_source" and const.get("source") is None:  # data from feed_input
+        fed = pipe.__dict__.get("debug_fed", {}).get(str(name), [])
+        if not fed:
+            raise ArgumentError(f"{op} {name!r}: no data fed for this iteration; call "
+                                f"pipe.feed_input({name!r}, batch) before each run()")
+        data, fed_layout = fed.pop(0)
+        one.feed_input(_FED, data, layout=fed_layout)
     for k, b in enumerate(batches):
         one.feed_input(f"in{k}", list(b), layout=b.layout() or None)
     for k, per in tensor_args.items():

@@ -132,6 +132,8 @@ class Plan:
         # chain outputs whose last batch had samples of different shapes: allocating a dense
         # batch for them (sized by sample 0) is wasted, and sample 0's copy into it too
         self._ragged_sinks: set[tuple[int, int]] = set()
+        # chain outputs whose last batch was dense: their sample shape and type
+        self._sink_like: dict[tuple[int, int], tuple[tuple[int, ...], torch.dtype]] = {}
         # thread -> (the step it runs, since when): what a stop or a batch timeout reports as stuck
         self._running: dict[threading.Thread, tuple[list[Node], float]] = {}
         self.op_times: OpTimes | None = None  # per-op seconds, once time_ops() is called
@@ -415,8 +417,18 @@ class Plan:
                         buf[i].copy_(t)
                     results[key][i] = buf[i]
 
-        if bs > 0:
+        start = 0
+        if bs > 0 and all(k in self._sink_like or k in self._ragged_sinks for k in sinks):
+            # every output's sample shape is known from the last batch: the dense batches are made
+            # first and every sample, sample 0 included, runs in parallel (a sample that does not
+            # fit is kept apart, as below)
+            for key in sinks:
+                if key not in self._ragged_sinks:
+                    shape, dtype = self._sink_like[key]
+                    dense[key] = self.batch_buffers.empty((bs, *shape), dtype)
+        elif bs > 0:
             one(0)  # sample 0 first: its outputs give the dense batch's shape
+            start = 1
             for key in sinks:
                 t = results[key][0]
                 if key in self._ragged_sinks:  # its last batch's samples differed in shape: no dense batch
@@ -426,11 +438,11 @@ class Plan:
                     buf[0].copy_(t)
                     results[key][0] = buf[0]
                     dense[key] = buf
-        if self.pool is None or bs <= 2:
-            for i in range(1, bs):
+        if self.pool is None or bs - start <= 2:
+            for i in range(start, bs):
                 one(i)
         else:
-            rest = parallel_map(self.pool, lambda j: one(j + 1), bs - 1)
+            rest = parallel_map(self.pool, lambda j: one(j + start), bs - start)
             del rest
         for n in nodes:
             op = self.ops[n.id]
@@ -441,7 +453,9 @@ class Plan:
                 samples = results[(n.id, k)]
                 if buf is not None and all(t.data_ptr() == buf[i].data_ptr() for i, t in enumerate(samples)):
                     values[(n.id, k)] = TensorList(buf, layout)
+                    self._sink_like[(n.id, k)] = (tuple(buf.shape[1:]), buf.dtype)
                 else:
+                    self._sink_like.pop((n.id, k), None)
                     values[(n.id, k)] = TensorList(samples, layout)
                     if (n.id, k) in sinks:
                         first = samples[0] if samples else None

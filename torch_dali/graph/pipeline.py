@@ -390,6 +390,10 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
                    use_copy_kernel: bool = False) -> None:
         """Queues the next batch of the external source `data_node` (its name or DataNode); call it
         before each run(), e.g. in iter_setup(). A tuple of batches when it has num_outputs > 1."""
+        if self._debug:  # no executor: the debug run hands the batch to the source when it runs
+            name = getattr(getattr(data_node, "node", None), "name", data_node)
+            self.__dict__.setdefault("debug_fed", {}).setdefault(str(name), []).append((data, layout))
+            return
         from ..ops.external_source_api import feed_input
         feed_input(self, data_node, data, layout)
 

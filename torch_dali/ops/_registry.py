@@ -125,7 +125,7 @@ def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
     named = getattr(schema.impl, "graph_outputs", None)  # outputs by name (readers.tfrecord's dict)
     if named is not None:
         return named(consts, tuple(outs))
-    return outs[0] if len(outs) == 1 else tuple(outs)
+    return outs[0] if len(outs) == 1 else list(outs)  # several outputs: a list, as DALI
 
 
 def _call_by_name(op: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
