@@ -107,3 +107,28 @@ def _pipe():
 def test_ops_give_the_same_batches_with_and_without_the_helper(monkeypatch) -> None:
     _need_helper()
     same_with_and_without(monkeypatch, _pipe, ["table_u8", "equalize_u8"], 8, _same)
+
+
+def test_brightness_contrast_coefficients_round_as_torch_float32():
+    """The spec's coefficients on numpy float32 scalars (cheap per sample) equal the same
+    arithmetic on torch float32 tensors, extremes included (overflow to inf, -0.0, 1e-30)."""
+    import math
+
+    def torch_coefficients(in_dtype, b, sh, c, center, dtype):
+        dtype = in_dtype if dtype is None else dtype
+        center = K.half_range(in_dtype) if center is None else float(center)
+        f = torch.float32
+        bt, ct = torch.tensor(b, dtype=f), torch.tensor(c, dtype=f)
+        return float(bt * ct), float(bt * torch.tensor(center, dtype=f) * (1 - ct)
+                                     + torch.tensor(sh, dtype=f) * torch.tensor(K.max_value(dtype), dtype=f))
+
+    rng = random.Random(0)
+
+    def value():
+        return rng.choice([rng.uniform(-5, 5), rng.uniform(-1e6, 1e6), 0.0, -0.0, 1.0, 1e-30, 3.4e38, 1e39, -1e39,
+                           rng.uniform(0.999, 1.001), 1 + 2 ** -30])
+    for _ in range(20000):
+        args = (rng.choice([torch.uint8, torch.int16, torch.float32, torch.int32]), value(), value(), value(),
+                rng.choice([None, value()]), rng.choice([None, torch.uint8, torch.float32, torch.int16]))
+        want, got = torch_coefficients(*args), K.brightness_contrast_coefficients(*args)
+        assert all(p == q or (math.isnan(p) and math.isnan(q)) for p, q in zip(want, got)), args

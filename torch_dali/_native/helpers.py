@@ -57,8 +57,9 @@ def _cpu_image_signatures(lib: ctypes.CDLL) -> None:
     lib.td_correlate2d_f32.argtypes = [vp, i64, i64, i64, i64, vp, i64, i64, vp]
     lib.td_convert_f32.argtypes = [vp, i64, c_int, vp]
     lib.td_color_matrix_u8.argtypes = [vp, i64, c_int, vp, vp, c_int, vp]
+    lib.td_affine_u8.argtypes = [vp, i64, ctypes.c_float, ctypes.c_float, c_int, vp]
     for f in (lib.td_resize_linear, lib.td_crop_mirror_normalize, lib.td_table_u8, lib.td_equalize_u8,
-              lib.td_correlate2d_f32, lib.td_convert_f32, lib.td_color_matrix_u8):
+              lib.td_correlate2d_f32, lib.td_convert_f32, lib.td_color_matrix_u8, lib.td_affine_u8):
         f.restype = c_int
 
 
@@ -259,6 +260,19 @@ def convert_f32(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor | None:
 
 
 _MATRIX_TYPES = {torch.float32: 0, torch.uint8: 1, torch.int16: 2}
+
+
+def affine_u8(x: torch.Tensor, mul: float, add: float, dtype: torch.dtype) -> torch.Tensor | None:
+    """x * mul + add in float32 for a contiguous CPU uint8 tensor (mul and add float32 values), to
+    float32, uint8 or int16 with `functional.crop.convert`'s rounding, bit for bit, without holding
+    the GIL; None when it did nothing."""
+    lib = CPU_IMAGE.load()
+    if lib is None or x.dtype != torch.uint8 or x.device.type != "cpu" or not x.is_contiguous() \
+            or dtype not in _MATRIX_TYPES:
+        return None
+    out = torch.empty(x.shape, dtype=dtype)
+    ok = lib.td_affine_u8(x.data_ptr(), x.numel(), mul, add, _MATRIX_TYPES[dtype], out.data_ptr()) == 0
+    return out if ok else None
 
 
 def color_matrix_u8(x: torch.Tensor, m: torch.Tensor, offset: torch.Tensor, dtype: torch.dtype,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+import numpy as np
 import torch
 
 from .crop import convert
@@ -48,15 +49,24 @@ def brightness_contrast(x: torch.Tensor, brightness: float = 1.0, brightness_shi
                         dtype: torch.dtype | None = None) -> torch.Tensor:
     """DALI's brightness_contrast on any layout; `dtype` defaults to the input's."""
     dtype = x.dtype if dtype is None else dtype
-    center = half_range(x.dtype) if contrast_center is None else float(contrast_center)
-    f = torch.float32
-    b = torch.tensor(brightness, dtype=f)
-    c = torch.tensor(contrast, dtype=f)
-    mul = float(b * c)
-    add = float(b * torch.tensor(center, dtype=f) * (1 - c)
-                + torch.tensor(brightness_shift, dtype=f) * torch.tensor(max_value(dtype), dtype=f))
-    y = x.to(f) * mul + add
+    mul, add = brightness_contrast_coefficients(x.dtype, brightness, brightness_shift, contrast, contrast_center,
+                                                dtype)
+    y = x.to(torch.float32) * mul + add
     return _to(y, dtype)
+
+
+def brightness_contrast_coefficients(in_dtype: torch.dtype, brightness: float = 1.0, brightness_shift: float = 0.0,
+                                     contrast: float = 1.0, contrast_center: float | None = None,
+                                     dtype: torch.dtype | None = None) -> tuple[float, float]:
+    """brightness_contrast's out = in * mul + add, in float32: (mul, add), each a float32 value."""
+    dtype = in_dtype if dtype is None else dtype
+    center = half_range(in_dtype) if contrast_center is None else float(contrast_center)
+    f = np.float32  # float32 scalars: each operation rounds as torch's float32 does (per sample, cheaply)
+    with np.errstate(over="ignore", invalid="ignore"):
+        b, c = f(brightness), f(contrast)
+        mul = float(b * c)
+        add = float(b * f(center) * (f(1) - c) + f(brightness_shift) * f(max_value(dtype)))
+    return mul, add
 
 
 def hsv_matrix(hue: float = 0.0, saturation: float = 1.0, value: float = 1.0) -> torch.Tensor:

@@ -581,3 +581,35 @@ int td_color_matrix_u8(const uint8_t* src, int64_t n, int bgr, const float* m, c
   return 0;
 }
 #undef TD_CM_BLOCK
+
+/* functional/color.py's brightness_contrast of `n` uint8 values: (float)v * mul + add in float32
+ * (two roundings, as torch's), written as out_type 0 float32, 1 uint8 or 2 int16 (crop.convert's
+ * rounding, as td_convert_f32). In blocks, each step a loop of one width, so all three vectorise.
+ * Returns 0, or -1 for bad arguments. */
+#define TD_AF_BLOCK 512
+int td_affine_u8(const uint8_t* src, int64_t n, float mul, float add, int out_type, void* out) {
+  if (!src || !out || n < 0 || out_type < 0 || out_type > 2) return -1;
+  if (out_type == 0) {
+    float* o = (float*)out;
+    for (int64_t i = 0; i < n; ++i) o[i] = (float)src[i] * mul + add;
+    return 0;
+  }
+  const float lo = out_type == 1 ? 0.0f : -32768.0f, hi = out_type == 1 ? 255.0f : 32767.0f;
+  float y[TD_AF_BLOCK];
+  int32_t t[TD_AF_BLOCK];
+  for (int64_t b0 = 0; b0 < n; b0 += TD_AF_BLOCK) {
+    const int len = (int)(n - b0 < TD_AF_BLOCK ? n - b0 : TD_AF_BLOCK);
+    const uint8_t* p = src + b0;
+    for (int j = 0; j < len; ++j) y[j] = (float)p[j] * mul + add;
+    for (int j = 0; j < len; ++j) t[j] = convert_small(y[j], lo, hi);
+    if (out_type == 1) {
+      uint8_t* o = (uint8_t*)out + b0;
+      for (int j = 0; j < len; ++j) o[j] = (uint8_t)t[j];
+    } else {
+      int16_t* o = (int16_t*)out + b0;
+      for (int j = 0; j < len; ++j) o[j] = (int16_t)t[j];
+    }
+  }
+  return 0;
+}
+#undef TD_AF_BLOCK
