@@ -318,6 +318,14 @@ def target_cpu_image(data: bytes, rnd: random.Random) -> None:
         dt = rnd.choice([torch.uint8, torch.int8, torch.int16, torch.uint16, torch.int32])
         got = cpu_convert.convert(f, dt)
         _check(got is None or torch.equal(got, convert(f, dt)), f"convert C != spec: {tuple(f.shape)} -> {dt}")
+        per = lambda f: torch.tensor([f()], dtype=torch.float64)  # noqa: E731  (grid_mask: one sample)
+        gargs = (per(lambda: float(rnd.choice([1, 2, rnd.randint(1, 500)]))), per(lambda: rnd.uniform(-1, 2)),
+                 per(lambda: rnd.choice([0.0, rnd.uniform(-7, 7), 1e30])), per(lambda: rnd.uniform(-1e4, 1e4)),
+                 per(lambda: rnd.uniform(-1e4, 1e4)))
+        for x in (img[None], f[None] if f.dim() == 3 else None):
+            if x is not None:
+                got = helpers.grid_mask(x.contiguous(), DS.grid_mask_coefficients(*gargs))
+                _check(got is None or _same_bits(got, DS.grid_mask(x, *gargs)), f"grid_mask C != spec: {tuple(x.shape)}")
         if c == 3:  # color matrices: hsv, color_twist, to YCbCr
             big = rnd.choice([1.0, 1.0, 1e3, 1e30, 1e39])  # saturating, huge, overflowing to inf in float32
             args = (rnd.uniform(-720, 720), rnd.uniform(-3, 5) * big, rnd.uniform(-2, 3),

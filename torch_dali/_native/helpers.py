@@ -58,8 +58,9 @@ def _cpu_image_signatures(lib: ctypes.CDLL) -> None:
     lib.td_convert_f32.argtypes = [vp, i64, c_int, vp]
     lib.td_color_matrix_u8.argtypes = [vp, i64, c_int, vp, vp, c_int, vp]
     lib.td_affine_u8.argtypes = [vp, i64, ctypes.c_float, ctypes.c_float, c_int, vp]
+    lib.td_grid_mask.argtypes = [vp, i64, i64, i64, i64, c_int, vp, vp, vp, vp, vp, vp]
     for f in (lib.td_resize_linear, lib.td_crop_mirror_normalize, lib.td_table_u8, lib.td_equalize_u8,
-              lib.td_correlate2d_f32, lib.td_convert_f32, lib.td_color_matrix_u8, lib.td_affine_u8):
+              lib.td_correlate2d_f32, lib.td_convert_f32, lib.td_color_matrix_u8, lib.td_affine_u8, lib.td_grid_mask):
         f.restype = c_int
 
 
@@ -76,7 +77,7 @@ CROP_WINDOWS = CLibrary(CSRC / "cpu" / "crop_windows.c", ["m"], ["-ffp-contract=
 
 #: the CPU ops' image kernels (resize with the linear filter, crop_mirror_normalize, per-value tables
 #: of uint8 images, histogram equalization, filter's correlation, float -> integer conversion, 3x3
-#: color matrices of uint8 pixels),
+#: color matrices of uint8 pixels, grid_mask),
 #: bit-identical to their functional specs (no fused multiply-add: products round as torch's do;
 #: -O3 vectorises the loops across independent outputs only)
 #: -fno-trapping-math lets float selects become blends (vectorised loops); values are unchanged
@@ -260,6 +261,24 @@ def convert_f32(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor | None:
 
 
 _MATRIX_TYPES = {torch.float32: 0, torch.uint8: 1, torch.int16: 2}
+
+
+def grid_mask(x: torch.Tensor, coefficients: tuple[torch.Tensor, ...]) -> torch.Tensor | None:
+    """`functional.distort.grid_mask` of a contiguous CPU (N, H, W, C) uint8 or float32 tensor with
+    the per-sample float32 (ca, sa, sx, sy, ratio) of `grid_mask_coefficients`, bit for bit,
+    without holding the GIL; None when it did nothing."""
+    lib = CPU_IMAGE.load()
+    if lib is None or x.dim() != 4 or x.dtype not in (torch.uint8, torch.float32) or x.device.type != "cpu" \
+            or not x.is_contiguous() or len(coefficients) != 5:
+        return None
+    n = int(x.shape[0])
+    co = [v.to(torch.float32).contiguous() for v in coefficients]
+    if any(v.numel() != n or v.device.type != "cpu" for v in co):
+        return None
+    out = torch.empty_like(x)
+    ok = lib.td_grid_mask(x.data_ptr(), n, int(x.shape[1]), int(x.shape[2]), int(x.shape[3]),
+                          int(x.dtype == torch.float32), *(v.data_ptr() for v in co), out.data_ptr()) == 0
+    return out if ok else None
 
 
 def affine_u8(x: torch.Tensor, mul: float, add: float, dtype: torch.dtype) -> torch.Tensor | None:

@@ -160,19 +160,28 @@ def jitter_points(keys: torch.Tensor, h: int, w: int, n_degree: int,
 
 def grid_mask(x: torch.Tensor, tile: torch.Tensor, ratio: torch.Tensor, angle: torch.Tensor,
               shift_x: torch.Tensor, shift_y: torch.Tensor) -> torch.Tensor:
-    """x (N, H, W, C) times each sample's grid (per-sample (N,) parameters)."""
+    """x (N, H, W, C) times each sample's grid (per-sample (N,) parameters): pixel (y, x) is kept
+    where frac(fx) >= ratio or frac(fy) >= ratio, fx = (-sx + y * -sa) + x * ca and
+    fy = (-sy + y * ca) + x * sa in float32 (`grid_mask_coefficients`)."""
     n, h, w = int(x.shape[0]), int(x.shape[1]), int(x.shape[2])
     dev = x.device
-    t = tile.to(dev, F32).reshape(n, 1, 1)
-    ang = angle.to(dev, torch.float64)
-    ca = (torch.cos(ang).to(F32)).reshape(n, 1, 1) / t
-    sa = (torch.sin(ang).to(F32)).reshape(n, 1, 1) / t
-    sx = shift_x.to(dev, F32).reshape(n, 1, 1) / t
-    sy = shift_y.to(dev, F32).reshape(n, 1, 1) / t
+    ca, sa, sx, sy, r = (v.to(dev).reshape(n, 1, 1) for v in grid_mask_coefficients(tile, ratio, angle, shift_x, shift_y))
     yy = torch.arange(h, dtype=F32, device=dev).reshape(1, h, 1)
     xx = torch.arange(w, dtype=F32, device=dev).reshape(1, 1, w)
     fx = (-sx + yy * -sa) + xx * ca
     fy = (-sy + yy * ca) + xx * sa
-    r = ratio.to(dev, F32).reshape(n, 1, 1)
     keep = ((fx - torch.floor(fx)) >= r) | ((fy - torch.floor(fy)) >= r)
     return x * keep.unsqueeze(-1).to(x.dtype)
+
+
+def grid_mask_coefficients(tile: torch.Tensor, ratio: torch.Tensor, angle: torch.Tensor, shift_x: torch.Tensor,
+                           shift_y: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """grid_mask's per-sample float32 (N,) values (ca, sa, sx, sy, ratio): cos and sin of the angle
+    (in float64, then float32) and the shifts, each divided by the tile."""
+    t = tile.cpu().to(F32).reshape(-1)
+    ang = angle.cpu().to(torch.float64).reshape(-1)
+    ca = torch.cos(ang).to(F32) / t
+    sa = torch.sin(ang).to(F32) / t
+    sx = shift_x.cpu().to(F32).reshape(-1) / t
+    sy = shift_y.cpu().to(F32).reshape(-1) / t
+    return ca, sa, sx, sy, ratio.cpu().to(F32).reshape(-1)

@@ -152,7 +152,7 @@ class GridMask(LayoutOp):
             raise ArgumentError(f"{self.name}: Tile argument must be positive, got {v['tile'].tolist()}")
         v["tile"] = v["tile"].floor()  # an integer in DALI
         img = x if layout == "HWC" else x.unsqueeze(-1)
-        out = K.grid_mask(img, v["tile"], v["ratio"], v["angle"], v["shift_x"], v["shift_y"])
+        out = _dispatch.call(K.grid_mask, img, v["tile"], v["ratio"], v["angle"], v["shift_x"], v["shift_y"])
         return out if layout == "HWC" else out.squeeze(-1)
 
 

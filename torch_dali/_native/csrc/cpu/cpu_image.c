@@ -613,3 +613,41 @@ int td_affine_u8(const uint8_t* src, int64_t n, float mul, float add, int out_ty
   return 0;
 }
 #undef TD_AF_BLOCK
+
+/* floorf, exact (-0.0 kept), without the libm call x86-64's baseline makes for it */
+static inline float floor_fast(float x) {
+  if (!(fabsf(x) < 8388608.0f)) return floorf(x); /* already integral, infinite or NaN */
+  const float t = (float)(int32_t)x;
+  return t > x ? t - 1.0f : copysignf(t, x);
+}
+
+/* functional/distort.py's grid_mask for `n` samples of h x w pixels of `ch` interleaved channels
+ * (uint8 when is_float is 0, else float32): pixel (y, x) of sample s is kept where
+ * fx - floor(fx) >= r[s] or fy - floor(fy) >= r[s], fx = (-sx + y * -sa) + x * ca and
+ * fy = (-sy + y * ca) + x * sa in float32 (each product and sum rounded as torch's), and otherwise
+ * multiplied by 0 (for floats: x * 0.0, as the spec's product). Returns 0, or -1 for bad arguments. */
+int td_grid_mask(const void* src, int64_t n, int64_t h, int64_t w, int64_t ch, int is_float, const float* ca,
+                 const float* sa, const float* sx, const float* sy, const float* r, void* out) {
+  if (!src || !out || !ca || !sa || !sx || !sy || !r || n < 0 || h < 0 || w < 0 || ch < 1) return -1;
+  for (int64_t s = 0; s < n; ++s) {
+    const float c = ca[s], sn = sa[s], nsa = -sa[s], nsx = -sx[s], nsy = -sy[s], ratio = r[s];
+    for (int64_t y = 0; y < h; ++y) {
+      const float yf = (float)y;
+      const float bx = nsx + yf * nsa, by = nsy + yf * c;
+      const int64_t base = ((s * h + y) * w) * ch;
+      for (int64_t x = 0; x < w; ++x) {
+        const float xf = (float)x;
+        const float fx = bx + xf * c, fy = by + xf * sn;
+        const int keep = (fx - floor_fast(fx) >= ratio) | (fy - floor_fast(fy) >= ratio);
+        const int64_t at = base + x * ch;
+        if (is_float) {
+          const float k = keep ? 1.0f : 0.0f;
+          for (int64_t q = 0; q < ch; ++q) ((float*)out)[at + q] = ((const float*)src)[at + q] * k;
+        } else {
+          for (int64_t q = 0; q < ch; ++q) ((uint8_t*)out)[at + q] = keep ? ((const uint8_t*)src)[at + q] : 0;
+        }
+      }
+    }
+  }
+  return 0;
+}
