@@ -1,7 +1,9 @@
 """CPU ops one at a time, the same DALI code run with NVIDIA DALI's CPU backend and with
 torch_dali, alternating, each in its own process: a batch of 32 RGB uint8 images of 200-400 px
 (seeded), 2 threads, the median time of a batch after warm-up. Finds the ops whose CPU kernels
-lag DALI's (the pure-torch spec where no C helper takes the call).
+lag DALI's (the pure-torch spec where no C helper takes the call). On a shared machine whose speed
+drifts from minute to minute, `--rounds N` repeats the pair N times, DALI and torch_dali back to
+back in each, and reports each round's ratio and their median (the figure to quote).
 
     python bench/cpu_ops_vs_dali.py --dali-python ../dali-venv/bin/python --out bench/results/cpu_ops_vs_dali.json
     python bench/cpu_ops_vs_dali.py --one LIB OP      (child: prints one JSON line)
@@ -12,6 +14,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -83,6 +86,7 @@ def main() -> int:
     ap.add_argument("--dali-python", default=os.environ.get("DALI_PYTHON", str(HERE.parent.parent / "dali-venv/bin/python")))
     ap.add_argument("--ops", default=",".join(OPS))
     ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--rounds", type=int, default=1, help="pairs of runs per op (median ratio reported)")
     ap.add_argument("--out")
     a = ap.parse_args()
     if a.one:
@@ -90,16 +94,25 @@ def main() -> int:
         return 0
     rows = []
     for op in a.ops.split(","):
-        row = {"op": op}
-        for lib, py in (("dali", a.dali_python), ("torch_dali", sys.executable)):
-            r = subprocess.run([py, __file__, "--one", lib, op, "--seconds", str(a.seconds)], capture_output=True,
-                               text=True, env=dict(os.environ, PYTHONPATH=str(HERE.parent)), timeout=300)
-            line = [s for s in r.stdout.splitlines() if s.startswith("{")]
-            row[lib] = json.loads(line[-1])["ms_per_batch"] if line else None
-            if not line:
-                row[lib + "_error"] = (r.stderr.strip().splitlines() or ["no output"])[-1][:200]
-        if row["dali"] and row["torch_dali"]:
-            row["dali_over_torch_dali"] = round(row["dali"] / row["torch_dali"], 2)  # > 1: torch_dali faster
+        row: dict = {"op": op}
+        rounds: list[dict] = []
+        for _ in range(max(1, a.rounds)):
+            pair: dict = {}
+            for lib, py in (("dali", a.dali_python), ("torch_dali", sys.executable)):
+                r = subprocess.run([py, __file__, "--one", lib, op, "--seconds", str(a.seconds)], capture_output=True,
+                                   text=True, env=dict(os.environ, PYTHONPATH=str(HERE.parent)), timeout=300)
+                line = [s for s in r.stdout.splitlines() if s.startswith("{")]
+                pair[lib] = json.loads(line[-1])["ms_per_batch"] if line else None
+                if not line:
+                    row[lib + "_error"] = (r.stderr.strip().splitlines() or ["no output"])[-1][:200]
+            rounds.append(pair)
+        ok = [p for p in rounds if p["dali"] and p["torch_dali"]]
+        row["dali"] = statistics.median([p["dali"] for p in ok]) if ok else None
+        row["torch_dali"] = statistics.median([p["torch_dali"] for p in ok]) if ok else None
+        if ok:  # > 1: torch_dali faster; the median of the rounds' own ratios
+            row["dali_over_torch_dali"] = round(statistics.median([p["dali"] / p["torch_dali"] for p in ok]), 2)
+        if len(rounds) > 1:
+            row["rounds"] = [round(p["dali"] / p["torch_dali"], 2) if p in ok else None for p in rounds]
         print(json.dumps(row), flush=True)
         rows.append(row)
     if a.out:

@@ -49,7 +49,8 @@ from torch_dali.functional import color as K
 from torch_dali.functional import histogram as HG
 from torch_dali.functional.crop import convert
 from torch_dali.functional import color_adjust as KA
-from torch_dali.ops.fast import cpu_color, cpu_convert, cpu_tables, cpu_warp
+from torch_dali.functional import filters as FK
+from torch_dali.ops.fast import cpu_color, cpu_convert, cpu_filters, cpu_tables, cpu_warp
 from torch_dali.ops.fast import windows as FW
 from torch_dali._native import helpers
 from torch_dali.io import decode as D
@@ -295,8 +296,8 @@ def target_cpu_image(data: bytes, rnd: random.Random) -> None:
     """cpu_image.c == the spec: a resize of any region (fractional, past the edges, tiny or huge
     scale) of images of any size gives the spec's bits or declines; crop_mirror_normalize of a
     window gives the spec's bits inside the image and declines one leaving it; per-value tables,
-    float -> integer conversion and color matrices (huge and overflowing ones too) give the spec's
-    bits or decline."""
+    float -> integer conversion, color matrices (huge and overflowing ones too) and filters (any
+    kernel size, border and fill) give the spec's bits or decline."""
     if helpers.CPU_IMAGE.load() is None:
         return
     img = _fuzz_image(rnd)
@@ -326,6 +327,14 @@ def target_cpu_image(data: bytes, rnd: random.Random) -> None:
             if x is not None:
                 got = helpers.grid_mask(x.contiguous(), DS.grid_mask_coefficients(*gargs))
                 _check(got is None or _same_bits(got, DS.grid_mask(x, *gargs)), f"grid_mask C != spec: {tuple(x.shape)}")
+        for x in (img, f):  # filter: kernels past the image's size, every border, float or own type out
+            kh, kw = rnd.randint(1, min(2 * h + 3, 9)), rnd.randint(1, min(2 * w + 3, 9))  # wider than tiny images
+            fargs = ([0, 1], torch.randn((kh, kw)) * rnd.choice([1.0, 1e-3, 1e30]), [rnd.randrange(kh), rnd.randrange(kw)],
+                     rnd.choice(FK.BORDERS), rnd.uniform(-1e6, 1e6), kh <= h and kw <= w and rnd.random() < 0.3,
+                     rnd.choice([None, torch.float32]))
+            got = cpu_filters.filter_sample(x, *fargs)
+            _check(got is None or _same_bits(got, FK.filter_sample(x, *fargs)),
+                   f"filter C != spec: {tuple(x.shape)} {(kh, kw)} {fargs[2:4]}")
         if c == 3:  # color matrices: hsv, color_twist, to YCbCr
             big = rnd.choice([1.0, 1.0, 1e3, 1e30, 1e39])  # saturating, huge, overflowing to inf in float32
             args = (rnd.uniform(-720, 720), rnd.uniform(-3, 5) * big, rnd.uniform(-2, 3),

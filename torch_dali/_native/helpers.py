@@ -54,13 +54,14 @@ def _cpu_image_signatures(lib: ctypes.CDLL) -> None:
     lib.td_crop_mirror_normalize.argtypes = [vp, i64, i64, c_int, i64, i64, i64, i64, i64, c_int, vp, vp, c_int, vp]
     lib.td_table_u8.argtypes = [vp, i64, vp, c_int, vp]
     lib.td_equalize_u8.argtypes = [vp, i64, i64, c_int, vp]
-    lib.td_correlate2d_f32.argtypes = [vp, i64, i64, i64, i64, vp, i64, i64, vp]
+    lib.td_filter2d.argtypes = [vp, c_int, i64, i64, i64, i64, vp, i64, vp, i64, ctypes.c_float, vp, i64, i64,
+                                c_int, vp]
     lib.td_convert_f32.argtypes = [vp, i64, c_int, vp]
     lib.td_color_matrix_u8.argtypes = [vp, i64, c_int, vp, vp, c_int, vp]
     lib.td_affine_u8.argtypes = [vp, i64, ctypes.c_float, ctypes.c_float, c_int, vp]
     lib.td_grid_mask.argtypes = [vp, i64, i64, i64, i64, c_int, vp, vp, vp, vp, vp, vp]
     for f in (lib.td_resize_linear, lib.td_crop_mirror_normalize, lib.td_table_u8, lib.td_equalize_u8,
-              lib.td_correlate2d_f32, lib.td_convert_f32, lib.td_color_matrix_u8, lib.td_affine_u8, lib.td_grid_mask):
+              lib.td_filter2d, lib.td_convert_f32, lib.td_color_matrix_u8, lib.td_affine_u8, lib.td_grid_mask):
         f.restype = c_int
 
 
@@ -76,8 +77,8 @@ CROP_WINDOWS = CLibrary(CSRC / "cpu" / "crop_windows.c", ["m"], ["-ffp-contract=
                         disable_env="TORCH_DALI_NO_HOST_IO", configure=_crop_windows_signatures)
 
 #: the CPU ops' image kernels (resize with the linear filter, crop_mirror_normalize, per-value tables
-#: of uint8 images, histogram equalization, filter's correlation, float -> integer conversion, 3x3
-#: color matrices of uint8 pixels, grid_mask),
+#: of uint8 images, histogram equalization, filter (border, correlation and conversion in one pass),
+#: float -> integer conversion, 3x3 color matrices of uint8 pixels, grid_mask),
 #: bit-identical to their functional specs (no fused multiply-add: products round as torch's do;
 #: -O3 vectorises the loops across independent outputs only)
 #: -fno-trapping-math lets float selects become blends (vectorised loops); values are unchanged
@@ -224,25 +225,32 @@ def equalize_u8(x: torch.Tensor, count: int, ch: int) -> torch.Tensor | None:
     return out if ok else None
 
 
-def correlate2d(padded: torch.Tensor, axis: int, kernel: torch.Tensor) -> torch.Tensor | None:
-    """`functional.filters.correlate` of an already padded contiguous CPU float32 tensor over the
-    axes (axis, axis + 1) with a 2-D float32 kernel, its taps summed in the spec's order, without
-    holding the GIL; None when it did nothing."""
+_FILTER_TYPES = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.uint16: 3, torch.int32: 4, torch.float32: 5}
+
+
+def filter2d(x: torch.Tensor, axis: int, rows: torch.Tensor, cols: torch.Tensor, fill: float, kernel: torch.Tensor,
+             dtype: torch.dtype) -> torch.Tensor | None:
+    """`functional.filters.filter_sample` of a contiguous CPU tensor over the axes (axis, axis + 1):
+    the padded rows and columns given as source indices (`functional.filters.border_indices`; -1:
+    `fill`), a 2-D kernel, the taps summed in float32 in the spec's order, the result converted to
+    `dtype`; without holding the GIL. None when it did nothing."""
     lib = CPU_IMAGE.load()
-    if lib is None or padded.dtype != torch.float32 or padded.device.type != "cpu" or not padded.is_contiguous() \
-            or kernel.dim() != 2 or not 0 <= axis < padded.dim() - 1:
+    if lib is None or x.dtype not in _FILTER_TYPES or dtype not in _FILTER_TYPES or x.device.type != "cpu" \
+            or not x.is_contiguous() or kernel.dim() != 2 or not 0 <= axis < x.dim() - 1 or x.numel() == 0:
         return None
-    shape = [int(v) for v in padded.shape]
+    shape = [int(v) for v in x.shape]
     kh, kw = (int(v) for v in kernel.shape)
-    hp, wp = shape[axis], shape[axis + 1]
+    hp, wp = int(rows.numel()), int(cols.numel())
     if kh < 1 or kw < 1 or kh > hp or kw > wp:
         return None
+    rows = rows.to("cpu", torch.int64).contiguous()
+    cols = cols.to("cpu", torch.int64).contiguous()
+    w = kernel.to("cpu", torch.float32).contiguous()
     outer, inner = math.prod(shape[:axis]), math.prod(shape[axis + 2:])
-    if inner < 1 or padded.numel() == 0:
-        return None
-    w = kernel.to(torch.float32).contiguous().reshape(-1)
-    out = torch.empty(shape[:axis] + [hp - kh + 1, wp - kw + 1] + shape[axis + 2:], dtype=torch.float32)
-    ok = lib.td_correlate2d_f32(padded.data_ptr(), outer, hp, wp, inner, w.data_ptr(), kh, kw, out.data_ptr()) == 0
+    out = torch.empty(shape[:axis] + [hp - kh + 1, wp - kw + 1] + shape[axis + 2:], dtype=dtype)
+    ok = lib.td_filter2d(x.data_ptr(), _FILTER_TYPES[x.dtype], outer, shape[axis], shape[axis + 1], inner,
+                         rows.data_ptr(), hp, cols.data_ptr(), wp, float(fill), w.data_ptr(), kh, kw,
+                         _FILTER_TYPES[dtype], out.data_ptr()) == 0
     return out if ok else None
 
 

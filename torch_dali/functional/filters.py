@@ -22,6 +22,8 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from .crop import convert
+
 BORDERS = ("reflect_101", "reflect_1001", "wrap", "clamp", "constant")
 
 
@@ -101,6 +103,15 @@ def correlate(x: torch.Tensor, axes: Sequence[int], kernel: torch.Tensor, anchor
     if out is None:  # a kernel with no elements
         raise ValueError("filter: the kernel is empty")
     return out
+
+
+def filter_sample(x: torch.Tensor, axes: Sequence[int], kernel: torch.Tensor, anchor: Sequence[int],
+                  border: str = "reflect_101", fill: torch.Tensor | float = 0.0, valid: bool = False,
+                  dtype: torch.dtype | None = None) -> torch.Tensor:
+    """fn.experimental.filter of one sample: `correlate` of `x` taken to its work type, converted
+    to `dtype` (x's own when None) as crop.convert does (rounded, saturated)."""
+    y = correlate(x.to(work_dtype(x.dtype)), axes, kernel.to(torch.float32), anchor, border, fill, valid)
+    return convert(y, x.dtype if dtype is None else dtype)
 
 
 # -- windows --------------------------------------------------------------------------------------

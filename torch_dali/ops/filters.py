@@ -298,8 +298,7 @@ class Filter(LayoutOp):
                                 f"``mode`` is set to ``valid``.")
         wt = K.work_dtype(x.dtype)
         fv = 0.0 if fill is None else fill.to(wt).reshape(-1)[0]
-        y = _dispatch.call(K.correlate, x.to(wt), axes, kernel.to(torch.float32), anc, self.border, fv, self.valid)
-        return _dispatch.call(convert, y, out_t)
+        return _dispatch.call(K.filter_sample, x, axes, kernel, anc, self.border, fv, self.valid, out_t)
 
 
 _DTYPE = Arg("dtype", "dtype", None, "output type: the input's (default) or FLOAT")

@@ -448,42 +448,21 @@ int td_equalize_u8(const uint8_t* src, int64_t count, int64_t pixels, int ch, ui
   return 0;
 }
 
-/* functional/filters.py's correlate over two adjacent axes of an already padded float32 tensor
- * (outer, hp, wp, inner), contiguous: out (outer, hp - kh + 1, wp - kw + 1, inner) where each
- * value is the kernel's taps in row-major order, each product rounded, then added, tap after tap
- * (the spec's order). For each tap the source run of a row is contiguous, so the loop over it
- * vectorises across independent outputs. Returns 0, or -1 for bad arguments. */
-int td_correlate2d_f32(const float* src, int64_t outer, int64_t hp, int64_t wp, int64_t inner, const float* w,
-                       int64_t kh, int64_t kw, float* out) {
-  if (!src || !w || !out || outer < 0 || inner < 1 || kh < 1 || kw < 1 || kh > hp || kw > wp) return -1;
-  const int64_t oh = hp - kh + 1, ow = wp - kw + 1, run = ow * inner, row = wp * inner;
-  for (int64_t b = 0; b < outer; ++b) {
-    const float* s = src + b * hp * row;
-    float* o = out + b * oh * run;
-    for (int64_t y = 0; y < oh; ++y) {
-      float* orow = o + y * run;
-      const float w0 = w[0];
-      const float* s0 = s + y * row;
-      for (int64_t k = 0; k < run; ++k) orow[k] = s0[k] * w0;
-      for (int64_t t = 1; t < kh * kw; ++t) {
-        const float wt = w[t];
-        const float* st = s + (y + t / kw) * row + (t % kw) * inner;
-        for (int64_t k = 0; k < run; ++k) orow[k] = orow[k] + st[k] * wt;
-      }
-    }
-  }
-  return 0;
-}
-
 /* functional/crop.py's convert from float32 to an integer type (0 uint8, 1 int8, 2 int16, 3
  * uint16, 4 int32): round half away from zero (|x| + 0.5 in float32, as torch's sign(x) *
  * floor(|x| + 0.5); int32 in float64), saturate; NaN gives what torch's conversion gives (0;
  * int32: INT32_MIN). Below 2**23 truncating |x| + 0.5 is its floor; past the small types'
  * ranges the clamp decides alone. Returns 0, or -1 for bad arguments. */
-int td_convert_f32(const float* src, int64_t n, int out_type, void* out) {
-  if (!src || !out || n < 0 || out_type < 0 || out_type > 4) return -1;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TD_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
+#else
+#define TD_AVX2_CLONE
+#endif
+
+/* td_convert_f32's loops, its arguments checked */
+TD_AVX2_CLONE static void convert_run(const float* src, int64_t n, int out_type, void* out) {
 /* clamped first, then rounded (the same values: the bounds are integers), without branches so
-   * the loop vectorises whatever the data (random signs made the branches mispredict) */
+ * the loop vectorises whatever the data (random signs made the branches mispredict) */
 #define TD_SMALL(T, LO, HI)                                                                        \
   for (int64_t i = 0; i < n; ++i) {                                                                \
     const float v = src[i];                                                                        \
@@ -493,12 +472,21 @@ int td_convert_f32(const float* src, int64_t n, int out_type, void* out) {
     const int32_t t = (int32_t)(fabsf(c) + 0.5f);                                                  \
     ((T*)out)[i] = (T)(c < 0.0f ? -t : t);                                                         \
   }                                                                                                \
-  return 0;
+  return;
+/* unsigned types: `v > 0` is false for NaN, negatives and -0.0, which all give 0; no sign left */
+#define TD_UNSIGNED(T, HI)                                                                         \
+  for (int64_t i = 0; i < n; ++i) {                                                                \
+    const float v = src[i];                                                                        \
+    const float c0 = v > 0.0f ? v : 0.0f;                                                          \
+    const float c = c0 < (HI) ? c0 : (HI);                                                         \
+    ((T*)out)[i] = (T)(int32_t)(c + 0.5f);                                                         \
+  }                                                                                                \
+  return;
   switch (out_type) {
-  case 0: TD_SMALL(uint8_t, 0.0f, 255.0f)
+  case 0: TD_UNSIGNED(uint8_t, 255.0f)
   case 1: TD_SMALL(int8_t, -128.0f, 127.0f)
   case 2: TD_SMALL(int16_t, -32768.0f, 32767.0f)
-  case 3: TD_SMALL(uint16_t, 0.0f, 65535.0f)
+  case 3: TD_UNSIGNED(uint16_t, 65535.0f)
   default:
     for (int64_t i = 0; i < n; ++i) {
       const float v = src[i];
@@ -509,9 +497,16 @@ int td_convert_f32(const float* src, int64_t n, int out_type, void* out) {
       const double d = copysign(floor(fabs((double)v) + 0.5), (double)v);
       ((int32_t*)out)[i] = d <= -2147483648.0 ? INT32_MIN : (d >= 2147483647.0 ? INT32_MAX : (int32_t)d);
     }
-    return 0;
+    return;
   }
 #undef TD_SMALL
+#undef TD_UNSIGNED
+}
+
+int td_convert_f32(const float* src, int64_t n, int out_type, void* out) {
+  if (!src || !out || n < 0 || out_type < 0 || out_type > 4) return -1;
+  convert_run(src, n, out_type, out);
+  return 0;
 }
 
 /* crop.convert of one float32 value to a small integer type within [lo, hi], as td_convert_f32 */
@@ -649,5 +644,137 @@ int td_grid_mask(const void* src, int64_t n, int64_t h, int64_t w, int64_t ch, i
       }
     }
   }
+  return 0;
+}
+
+/* fn.experimental.filter of one sample (functional/filters.py's filter_sample): the correlation of
+ * two adjacent axes (outer, h, w, inner) of an input of type in_type (0 uint8, 1 int8, 2 int16, 3
+ * uint16, 4 int32, 5 float32), taken to float32, with a (kh, kw) kernel, its taps summed in the
+ * spec's order (row-major; the first a product, each next one a product rounded then added), then
+ * converted to out_type (0-4 as td_convert_f32, 5 float32). The border is given as the source row
+ * of each of the hp padded rows and the source column of each of the wp padded columns (-1: `fill`),
+ * so every border mode is the spec's own index map. Padded rows are built into a ring of kh rows
+ * once each; the output row is summed in blocks of 32 values held in registers across the taps.
+ * Returns 0, -1 for bad arguments, -2 when memory runs out. */
+typedef float td_v8 __attribute__((vector_size(32), aligned(4))); /* aligned(4): unaligned access */
+
+TD_AVX2_CLONE static void filter_row(const float* const* taps, const float* w, int64_t nt, int64_t run, float* orow) {
+  int64_t k = 0;
+  for (; k + 32 <= run; k += 32) {
+    const float* s = taps[0] + k;
+    const float w0 = w[0];
+    td_v8 a0 = *(const td_v8*)s * w0, a1 = *(const td_v8*)(s + 8) * w0;
+    td_v8 a2 = *(const td_v8*)(s + 16) * w0, a3 = *(const td_v8*)(s + 24) * w0;
+    for (int64_t t = 1; t < nt; ++t) {
+      const float wt = w[t];
+      s = taps[t] + k;
+      a0 = a0 + *(const td_v8*)s * wt;
+      a1 = a1 + *(const td_v8*)(s + 8) * wt;
+      a2 = a2 + *(const td_v8*)(s + 16) * wt;
+      a3 = a3 + *(const td_v8*)(s + 24) * wt;
+    }
+    *(td_v8*)(orow + k) = a0;
+    *(td_v8*)(orow + k + 8) = a1;
+    *(td_v8*)(orow + k + 16) = a2;
+    *(td_v8*)(orow + k + 24) = a3;
+  }
+  for (; k + 8 <= run; k += 8) {
+    td_v8 a = *(const td_v8*)(taps[0] + k) * w[0];
+    for (int64_t t = 1; t < nt; ++t) a = a + *(const td_v8*)(taps[t] + k) * w[t];
+    *(td_v8*)(orow + k) = a;
+  }
+  for (; k < run; ++k) {
+    float a = taps[0][k] * w[0];
+    for (int64_t t = 1; t < nt; ++t) a = a + taps[t][k] * w[t];
+    orow[k] = a;
+  }
+}
+
+/* padded row `r` of one (h, w, inner) plane into `dst` (wp * inner floats); padded columns
+ * [j0, j0 + n) read the source columns from cols[j0] on in order (the image's inside: one straight
+ * conversion), the others through the map */
+static void filter_pad_row(const void* plane, int in_type, int64_t w, int64_t inner, int64_t r, const int64_t* cols,
+                           int64_t wp, int64_t j0, int64_t n, float fill, float* dst) {
+  if (r < 0) {
+    for (int64_t i = 0; i < wp * inner; ++i) dst[i] = fill;
+    return;
+  }
+#define TD_PAD(T)                                                                                  \
+  {                                                                                                \
+    const T* row = (const T*)plane + r * w * inner;                                                \
+    for (int64_t j = 0; j < wp; ++j) {                                                             \
+      float* d = dst + j * inner;                                                                  \
+      if (j == j0 && n > 0) {                                                                      \
+        const T* p = row + cols[j0] * inner;                                                       \
+        for (int64_t i = 0; i < n * inner; ++i) d[i] = (float)p[i];                                \
+        j += n - 1;                                                                                \
+      } else if (cols[j] < 0) {                                                                    \
+        for (int64_t c = 0; c < inner; ++c) d[c] = fill;                                           \
+      } else {                                                                                     \
+        const T* p = row + cols[j] * inner;                                                        \
+        for (int64_t c = 0; c < inner; ++c) d[c] = (float)p[c];                                    \
+      }                                                                                            \
+    }                                                                                              \
+    return;                                                                                        \
+  }
+  switch (in_type) {
+  case 0: TD_PAD(uint8_t)
+  case 1: TD_PAD(int8_t)
+  case 2: TD_PAD(int16_t)
+  case 3: TD_PAD(uint16_t)
+  case 4: TD_PAD(int32_t)
+  default: TD_PAD(float)
+  }
+#undef TD_PAD
+}
+
+int td_filter2d(const void* src, int in_type, int64_t outer, int64_t h, int64_t w, int64_t inner,
+                const int64_t* rows, int64_t hp, const int64_t* cols, int64_t wp, float fill, const float* kernel,
+                int64_t kh, int64_t kw, int out_type, void* out) {
+  static const int64_t size_of[6] = {1, 1, 2, 2, 4, 4};
+  if (!src || !rows || !cols || !kernel || !out || in_type < 0 || in_type > 5 || out_type < 0 || out_type > 5 ||
+      outer < 0 || h < 1 || w < 1 || inner < 1 || kh < 1 || kw < 1 || kh > hp || kw > wp ||
+      kh * kw > (int64_t)1 << 20)
+    return -1;
+  for (int64_t i = 0; i < hp; ++i)
+    if (rows[i] < -1 || rows[i] >= h) return -1;
+  for (int64_t j = 0; j < wp; ++j)
+    if (cols[j] < -1 || cols[j] >= w) return -1;
+  const int64_t oh = hp - kh + 1, ow = wp - kw + 1, run = ow * inner, prow = wp * inner, nt = kh * kw;
+  int64_t j0 = 0, n = 0; /* the longest run of padded columns reading consecutive source columns */
+  for (int64_t j = 0, len = 0; j < wp; ++j) {
+    len = cols[j] >= 0 && j > 0 && len > 0 && cols[j] == cols[j - 1] + 1 ? len + 1 : (cols[j] >= 0);
+    if (len > n) {
+      n = len;
+      j0 = j - len + 1;
+    }
+  }
+  float* ring = (float*)malloc(sizeof(float) * (size_t)(kh * prow + run));
+  const float** taps = (const float**)malloc(sizeof(float*) * (size_t)nt);
+  if (!ring || !taps) {
+    free(ring);
+    free(taps);
+    return -2;
+  }
+  float* orow = ring + kh * prow;
+  for (int64_t b = 0; b < outer; ++b) {
+    const void* plane = (const char*)src + b * h * w * inner * size_of[in_type];
+    char* oplane = (char*)out + b * oh * run * size_of[out_type];
+    for (int64_t r = 0; r < kh - 1; ++r) filter_pad_row(plane, in_type, w, inner, rows[r], cols, wp, j0, n, fill, ring + r * prow);
+    for (int64_t y = 0; y < oh; ++y) {
+      const int64_t last = y + kh - 1;
+      filter_pad_row(plane, in_type, w, inner, rows[last], cols, wp, j0, n, fill, ring + (last % kh) * prow);
+      for (int64_t r = 0; r < kh; ++r)
+        for (int64_t c = 0; c < kw; ++c) taps[r * kw + c] = ring + ((y + r) % kh) * prow + c * inner;
+      if (out_type == 5) {
+        filter_row(taps, kernel, nt, run, (float*)oplane + y * run);
+      } else {
+        filter_row(taps, kernel, nt, run, orow);
+        convert_run(orow, run, out_type, oplane + y * run * size_of[out_type]);
+      }
+    }
+  }
+  free(ring);
+  free(taps);
   return 0;
 }
