@@ -25,6 +25,7 @@ MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 #: op name -> the DALI code (fn, types, np, x: the images) that makes its output
 OPS = {
+    "source_only": "x",  # the pipeline's own cost per batch: external_source and the run
     "rotate": "fn.rotate(x, angle=fn.random.uniform(range=(-30, 30)), fill_value=0)",
     "warp_affine": "fn.warp_affine(x, matrix=fn.transforms.rotation(angle=fn.random.uniform(range=(-30, 30)), "
                    "center=(150, 150)), fill_value=0)",

@@ -253,6 +253,33 @@ static inline __attribute__((always_inline)) void sample_point(const image_t *im
     }
 }
 
+/* The source points of output pixels x0 .. x0 + nb - 1 of a row (p1: its y coordinate): the
+ * matrix's products and sums in `_apply`'s order, a homography's division after; a loop of its own
+ * so that it vectorises (divisions included) apart from the sampling's gathers. */
+enum { ROW_BLOCK = 64 };
+static void row_points(const float *mm, int rows, int64_t x0, int64_t nb, float p1, int centred, float *X,
+                       float *Y) {
+    const float b0 = mm[1] * p1, b1 = mm[4] * p1;
+    for (int64_t j = 0; j < nb; j++) {
+        float p0 = (float)(x0 + j) + 0.5f;
+        if (centred)
+            p0 = p0 - 0.5f;
+        X[j] = mm[0] * p0 + b0 + mm[2];
+        Y[j] = mm[3] * p0 + b1 + mm[5];
+    }
+    if (rows == 3) {
+        const float b2 = mm[7] * p1;
+        for (int64_t j = 0; j < nb; j++) {
+            float p0 = (float)(x0 + j) + 0.5f;
+            if (centred)
+                p0 = p0 - 0.5f;
+            const float Z = mm[6] * p0 + b2 + mm[8];
+            X[j] = X[j] / Z;
+            Y[j] = Y[j] / Z;
+        }
+    }
+}
+
 /* The loops, instantiated per input type, interpolation and output (F: float32, else the input's
  * type): constants after inlining, so the per-tap type, filter and store switches fold away. */
 #define OUT_TYPE(T, F) ((F) ? T_F32 : (T))
@@ -278,19 +305,13 @@ static inline __attribute__((always_inline)) void sample_point(const image_t *im
                 float p1 = (float)y + 0.5f;                                                             \
                 if (centred)                                                                            \
                     p1 = p1 - 0.5f;                                                                     \
-                for (int64_t x = 0; x < out_w; x++) {                                                   \
-                    float p0 = (float)x + 0.5f;                                                         \
-                    if (centred)                                                                        \
-                        p0 = p0 - 0.5f;                                                                 \
-                    float X = mm[0] * p0 + mm[1] * p1 + mm[2];                                          \
-                    float Y = mm[3] * p0 + mm[4] * p1 + mm[5];                                          \
-                    if (rows == 3) {                                                                    \
-                        float Z = mm[6] * p0 + mm[7] * p1 + mm[8];                                      \
-                        X = X / Z;                                                                      \
-                        Y = Y / Z;                                                                      \
-                    }                                                                                   \
-                    sample_point(&k, s * k.h * k.w * k.c, X, Y, I, centred, weight_bits, step, dst,     \
-                                 OUT_TYPE(T, F), ((s * out_h + y) * out_w + x) * k.c);                 \
+                for (int64_t x0 = 0; x0 < out_w; x0 += ROW_BLOCK) {                                    \
+                    const int64_t nb = out_w - x0 < ROW_BLOCK ? out_w - x0 : ROW_BLOCK;                 \
+                    float X[ROW_BLOCK], Y[ROW_BLOCK];                                                   \
+                    row_points(mm, rows, x0, nb, p1, centred, X, Y);                                    \
+                    for (int64_t j = 0; j < nb; j++)                                                    \
+                        sample_point(&k, s * k.h * k.w * k.c, X[j], Y[j], I, centred, weight_bits, step, \
+                                     dst, OUT_TYPE(T, F), ((s * out_h + y) * out_w + x0 + j) * k.c);   \
                 }                                                                                       \
             }                                                                                           \
         }                                                                                               \
