@@ -100,6 +100,21 @@ class ResizeSample(FastSampleKernel):
 class CropMirrorNormalizeSample(FastSampleKernel):
     name = "crop_mirror_normalize (C helper)"
 
+    def __init__(self) -> None:
+        # std tensor -> (std, its float32 reciprocal): an op's constant std is one tensor for every
+        # sample, and a tiny torch op per sample cost a third of the C kernel's time, GIL held
+        self._rstd: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
+
+    def _reciprocal(self, std: torch.Tensor) -> torch.Tensor:
+        hit = self._rstd.get(id(std))
+        if hit is not None and hit[0] is std:
+            return hit[1]
+        rstd = torch.reciprocal(std.to(torch.float32))
+        if len(self._rstd) >= 64:  # per-sample std tensors: keep the cache small
+            self._rstd.clear()
+        self._rstd[id(std)] = (std, rstd)
+        return rstd
+
     def supports(self, op: CropMirrorNormalize) -> bool:
         return (op.device.type == "cpu" and op.dtype == torch.float32 and not op.args["pad_output"]
                 and op.hwc_input() and helpers.CPU_IMAGE.load() is not None)
@@ -120,7 +135,7 @@ class CropMirrorNormalizeSample(FastSampleKernel):
         c = int(img.shape[2])
         out = _output(ctx, (c, h, w) if chw else (h, w, c), torch.float32)
         if not helpers.crop_mirror_normalize(img, (y, x, h, w), bool(op.get(args, "mirror")), mean,
-                                             torch.reciprocal(std.to(torch.float32)), out, chw):
+                                             self._reciprocal(std), out, chw):
             return None
         scale, shift = float(op.args["scale"]), float(op.args["shift"])
         if scale != 1.0:  # as the spec: in place, after the normalization
