@@ -296,8 +296,8 @@ def target_cpu_image(data: bytes, rnd: random.Random) -> None:
     """cpu_image.c == the spec: a resize of any region (fractional, past the edges, tiny or huge
     scale) of images of any size gives the spec's bits or declines; crop_mirror_normalize of a
     window gives the spec's bits inside the image and declines one leaving it; per-value tables,
-    float -> integer conversion, color matrices (huge and overflowing ones too) and filters (any
-    kernel size, border and fill) give the spec's bits or decline."""
+    float -> integer conversion, color matrices (huge and overflowing ones too), filters (any
+    kernel size, border and fill), gaussian_blur and laplacian give the spec's bits or decline."""
     if helpers.CPU_IMAGE.load() is None:
         return
     img = _fuzz_image(rnd)
@@ -335,6 +335,17 @@ def target_cpu_image(data: bytes, rnd: random.Random) -> None:
             got = cpu_filters.filter_sample(x, *fargs)
             _check(got is None or _same_bits(got, FK.filter_sample(x, *fargs)),
                    f"filter C != spec: {tuple(x.shape)} {(kh, kw)} {fargs[2:4]}")
+        sizes = [2 * rnd.randint(0, 6) + 1 for _ in range(2)]  # separable windows: gaussian_blur, laplacian
+        sigmas = [rnd.choice([FK.diameter_to_sigma(d), rnd.uniform(0.05, 9.0)]) for d in sizes]
+        xf = f[None] if f.dim() == 3 else f[None, ..., None]
+        got = cpu_filters.gaussian_blur(xf, [1, 2], sigmas, sizes)
+        _check(got is None or _same_bits(got, FK.gaussian_blur(xf, [1, 2], sigmas, sizes)),
+               f"gaussian_blur C != spec: {tuple(xf.shape)} {sizes} {sigmas}")
+        lsizes = [[2 * rnd.randint(1, 4) + 1, rnd.choice([1, 3, 5])], [rnd.choice([1, 3, 5]), 2 * rnd.randint(1, 4) + 1]]
+        scales = [rnd.uniform(-3, 3), rnd.choice([1.0, 1e30])]
+        got = cpu_filters.laplacian(xf, [1, 2], lsizes, scales)
+        _check(got is None or _same_bits(got, FK.laplacian(xf, [1, 2], lsizes, scales)),
+               f"laplacian C != spec: {tuple(xf.shape)} {lsizes} {scales}")
         if c == 3:  # color matrices: hsv, color_twist, to YCbCr
             big = rnd.choice([1.0, 1.0, 1e3, 1e30, 1e39])  # saturating, huge, overflowing to inf in float32
             args = (rnd.uniform(-720, 720), rnd.uniform(-3, 5) * big, rnd.uniform(-2, 3),

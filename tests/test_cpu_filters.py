@@ -99,3 +99,88 @@ def test_filter_op_gives_the_same_batches_with_and_without_the_helper(monkeypatc
         return p
 
     same_with_and_without(monkeypatch, run, ["filter2d"], 9)
+
+
+def test_gaussian_blur_matches_the_spec_bit_for_bit() -> None:
+    _need_helper()
+    rng = random.Random(3)
+    g = torch.Generator().manual_seed(3)
+    for case in range(120):
+        h, w, c = rng.randint(1, 40), rng.randint(1, 70), rng.choice([1, 3, 4])
+        shape, axes = rng.choice([((1, h, w, c), [1, 2]), ((2, c, h, w), [2, 3]), ((h, w), [0, 1])])
+        x = torch.randn(shape, generator=g) * rng.choice([1.0, 255.0, 1e30])
+        sizes = [rng.choice([1, 3, 5, 7, 2 * rng.randint(0, 12) + 1]) for _ in range(2)]
+        sigmas = [rng.choice([K.diameter_to_sigma(d), rng.uniform(0.1, 5.0)]) for d in sizes]
+        pads = lengths = None
+        if rng.random() < 0.4:  # a padded group (functional.ragged): borders already in x
+            pads = [d // 2 + rng.randint(0, 2) for d in sizes]
+            lengths = [max(1, int(x.shape[a]) - 2 * p) for a, p in zip(axes, pads)]
+            if any(int(x.shape[a]) < p + n + d // 2 for a, p, n, d in zip(axes, pads, lengths, sizes)):
+                continue
+        want = K.gaussian_blur(x, axes, sigmas, sizes, pads, lengths)
+        got = cpu_filters.gaussian_blur(x, axes, sigmas, sizes, pads, lengths)
+        assert got is not None and got.shape == want.shape and torch.equal(_bits(got), _bits(want)), \
+            (case, shape, sizes, pads, lengths)
+    assert cpu_filters.gaussian_blur(torch.zeros(4, 4, 4), [0, 1, 2], [1.0] * 3, [3] * 3) is None  # 3 axes
+
+
+def test_gaussian_blur_op_gives_the_same_batches_with_and_without_the_helper(monkeypatch) -> None:
+    _need_helper()
+    rng = np.random.default_rng(5)
+    imgs = [rng.integers(0, 255, (int(rng.integers(5, 60)), int(rng.integers(5, 60)), 3), dtype=np.uint8)
+            for _ in range(4)]
+
+    def run():
+        @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=1)
+        def pipe():
+            x = fn.external_source(source=lambda: imgs, layout="HWC")
+            return (fn.gaussian_blur(x, window_size=5), fn.gaussian_blur(x, sigma=fn.random.uniform(range=(0.5, 3))),
+                    fn.gaussian_blur(fn.transpose(x, perm=[2, 0, 1], output_layout="CHW"), sigma=[1.0, 2.5],
+                                     dtype=types.FLOAT))
+        p = pipe()
+        p.build()
+        return p
+
+    same_with_and_without(monkeypatch, run, ["filter2d"], 8)
+
+
+def test_laplacian_matches_the_spec_bit_for_bit() -> None:
+    _need_helper()
+    rng = random.Random(4)
+    g = torch.Generator().manual_seed(4)
+    for case in range(80):
+        h, w, c = rng.randint(1, 30), rng.randint(1, 70), rng.choice([1, 3])
+        shape, axes = rng.choice([((1, h, w, c), [1, 2]), ((1, c, h, w), [2, 3])])
+        x = torch.randn(shape, generator=g) * rng.choice([1.0, 255.0])
+        d = [rng.choice([3, 5, 7]) for _ in range(2)]
+        sizes = [[d[0], rng.choice([1, 3, d[1]])], [rng.choice([1, 3, d[0]]), d[1]]]
+        scales = [rng.uniform(-2, 2) for _ in range(2)]
+        pads = lengths = None
+        if rng.random() < 0.4:
+            pads = [max(r[i] for r in sizes) // 2 for i in range(2)]
+            lengths = [int(x.shape[a]) - 2 * p for a, p in zip(axes, pads)]
+            if min(lengths) < 1:
+                continue
+        want = K.laplacian(x, axes, sizes, scales, pads, lengths)
+        got = cpu_filters.laplacian(x, axes, sizes, scales, pads, lengths)
+        assert got is not None and got.shape == want.shape and torch.equal(_bits(got), _bits(want)), \
+            (case, shape, sizes, pads)
+
+
+def test_laplacian_op_gives_the_same_batches_with_and_without_the_helper(monkeypatch) -> None:
+    _need_helper()
+    rng = np.random.default_rng(6)
+    imgs = [rng.integers(0, 255, (int(rng.integers(5, 60)), int(rng.integers(5, 60)), 3), dtype=np.uint8)
+            for _ in range(4)]
+
+    def run():
+        @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=1)
+        def pipe():
+            x = fn.external_source(source=lambda: imgs, layout="HWC")
+            return (fn.laplacian(x, window_size=3), fn.laplacian(x, window_size=5, normalized_kernel=True),
+                    fn.laplacian(x, window_size=[3, 5], smoothing_size=[1, 3], scale=[0.5, 2.0], dtype=types.FLOAT))
+        p = pipe()
+        p.build()
+        return p
+
+    same_with_and_without(monkeypatch, run, ["filter2d"], 8)

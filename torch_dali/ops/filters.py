@@ -178,7 +178,7 @@ class GaussianBlur(_Convolution):
         axes = spatial_axes(layout, x.dim() - 1)
         out_t = self.out_type(x)
         sigmas, sizes = self.windows(args, len(axes), sample)
-        y = K.gaussian_blur(x.to(K.work_dtype(x.dtype)), [a + 1 for a in axes], sigmas, sizes)
+        y = _dispatch.call(K.gaussian_blur, x.to(K.work_dtype(x.dtype)), [a + 1 for a in axes], sigmas, sizes)
         return _dispatch.call(convert, y, out_t)
 
     def work(self, args: Args, naxes: int, sample: int | None) -> tuple[Any, list[int]]:
@@ -186,7 +186,7 @@ class GaussianBlur(_Convolution):
         return (tuple(sigmas), tuple(sizes)), [d // 2 for d in sizes]
 
     def apply_padded(self, xp: torch.Tensor, key: Any, pads: list[int], lengths: list[int]) -> torch.Tensor:
-        return K.gaussian_blur(xp, [1, 2], list(key[0]), list(key[1]), pads, lengths)
+        return _dispatch.call(K.gaussian_blur, xp, [1, 2], list(key[0]), list(key[1]), pads, lengths)
 
 
 MAX_LAPLACIAN = 31
@@ -223,7 +223,7 @@ class Laplacian(_Convolution):
         axes = spatial_axes(layout, x.dim() - 1)
         out_t = self.out_type(x)
         sizes, scales = self.windows(args, len(axes), sample)
-        y = K.laplacian(x.to(K.work_dtype(x.dtype)), [a + 1 for a in axes], sizes, scales)
+        y = _dispatch.call(K.laplacian, x.to(K.work_dtype(x.dtype)), [a + 1 for a in axes], sizes, scales)
         return _dispatch.call(convert, y, out_t)
 
     def windows(self, args: Args, naxes: int, sample: int | None) -> tuple[list[list[int]], list[float]]:
@@ -243,7 +243,7 @@ class Laplacian(_Convolution):
         return key, [max(row[a] for row in sizes) // 2 for a in range(naxes)]
 
     def apply_padded(self, xp: torch.Tensor, key: Any, pads: list[int], lengths: list[int]) -> torch.Tensor:
-        return K.laplacian(xp, [1, 2], [list(row) for row in key[0]], list(key[1]), pads, lengths)
+        return _dispatch.call(K.laplacian, xp, [1, 2], [list(row) for row in key[0]], list(key[1]), pads, lengths)
 
 
 # -- filter ---------------------------------------------------------------------------------------
