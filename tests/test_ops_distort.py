@@ -100,3 +100,29 @@ def test_errors():
         _run(fn.water, [np.zeros((3, 4, 4), np.uint8)], layout="CHW")
     with pytest.raises(ArgumentError, match="> 0"):
         _run(fn.grid_mask, [np.zeros((4, 4, 3), np.uint8)], tile=0)
+
+
+def test_water_and_sphere_points_are_kept_per_size_within_their_budget(monkeypatch):
+    """The CPU points of water and sphere are worked out once per image size and arguments: the
+    second batch gives the first's values, other arguments get their own points, and the memory
+    held stays within the budget (older sizes dropped first)."""
+    from torch_dali.ops import distort as D
+
+    monkeypatch.setattr(D, "_POINTS", D.OrderedDict())
+    monkeypatch.setattr(D, "_points_held", 0)
+    monkeypatch.setattr(D, "_POINTS_BYTES", 3 * 2 * 4 * 40 * 50)  # room for three 40x50 point pairs
+    rng = np.random.default_rng(2)
+    imgs = [rng.integers(0, 255, (40, 50, 3), dtype=np.uint8) for _ in range(2)]
+    for op, kw in ((fn.sphere, {}), (fn.water, {}), (fn.water, {"ampl_x": 3.0, "freq_y": 0.2})):
+        first = _run(op, imgs, interp_type=types.INTERP_LINEAR, **kw)
+        again = _run(op, imgs, interp_type=types.INTERP_LINEAR, **kw)
+        assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    assert len(D._POINTS) == 3 and D._points_held == D._POINTS_BYTES
+    monkeypatch.setattr(D, "_POINTS", D.OrderedDict())  # the same values worked out afresh
+    monkeypatch.setattr(D, "_points_held", 0)
+    assert all(np.array_equal(a, b) for a, b in zip(first, _run(fn.water, imgs, interp_type=types.INTERP_LINEAR,
+                                                                ampl_x=3.0, freq_y=0.2)))
+    _run(fn.sphere, [rng.integers(0, 255, (60, 50, 3), dtype=np.uint8)])
+    _run(fn.sphere, [rng.integers(0, 255, (70, 50, 3), dtype=np.uint8)])
+    assert D._points_held <= D._POINTS_BYTES
+    assert [k[2] for k in D._POINTS] == [70]  # 60x50 and 70x50 do not both fit: the older went

@@ -5,7 +5,8 @@ per-sample `mask` (0: leave the sample as it is) is applied to the batch afterwa
 from __future__ import annotations
 
 import math
-
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import torch
@@ -23,6 +24,14 @@ from .layout_op import Args, LayoutOp, per_sample, scalar
 from .noise import sample_keys
 
 WARP_TYPES = (torch.uint8, torch.float32)
+
+# CPU source points of water and sphere, which depend on the image size and the op's constant
+# arguments alone: an op run on same-size images (after a resize) works them out once. Bounded by
+# bytes, least recently used out first; read only (the samplers never write them).
+_POINTS: OrderedDict[tuple[Any, ...], tuple[torch.Tensor, torch.Tensor]] = OrderedDict()
+_POINTS_LOCK = threading.Lock()
+_POINTS_BYTES = 64 * 2**20
+_points_held = 0
 
 
 def _interp(v: Any) -> str:
@@ -45,6 +54,32 @@ class _Displacement(LayoutOp):
     def points(self, x: torch.Tensor, keys: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         raise NotImplementedError
 
+    def points_key(self) -> tuple[Any, ...] | None:
+        """What the points depend on besides the image size, or None when they are drawn (jitter)."""
+        return None
+
+    def cached_points(self, x: torch.Tensor, keys: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        global _points_held
+        own = self.points_key()
+        if own is None or x.device.type != "cpu":
+            return self.points(x, keys)
+        key = (type(self).__name__, own, int(x.shape[1]), int(x.shape[2]))
+        with _POINTS_LOCK:
+            hit = _POINTS.get(key)
+            if hit is not None:
+                _POINTS.move_to_end(key)
+                return hit
+        pts = self.points(x, keys)
+        size = sum(t.numel() * t.element_size() for t in pts)
+        with _POINTS_LOCK:
+            if key not in _POINTS and size <= _POINTS_BYTES:
+                _POINTS[key] = pts
+                _points_held += size
+                while _points_held > _POINTS_BYTES:
+                    _, old = _POINTS.popitem(last=False)
+                    _points_held -= sum(t.numel() * t.element_size() for t in old)
+        return pts
+
     def run_one(self, index: int, seed: int, iteration: int, x: torch.Tensor, layout: str,
                 args: Args) -> torch.Tensor:
         return self.warp(x.unsqueeze(0), {k: [v] for k, v in args.items()}, sample_keys(seed, iteration, [index]))[0]
@@ -61,7 +96,7 @@ class _Displacement(LayoutOp):
         masks = [int(scalar(self.name, "mask", m)) for m in per_sample(args.get("mask"), n, self.args.get("mask"))]
         if not any(masks):
             return x.clone()
-        px, py = self.points(x, keys)
+        px, py = self.cached_points(x, keys)
         out = _dispatch.call(K.sample, x, px, py, self.linear, float(self.args.get("fill_value", 0.0)))
         if all(masks):
             return out
@@ -103,6 +138,10 @@ class _Displacement(LayoutOp):
 
 
 class Water(_Displacement):
+    def points_key(self) -> tuple[Any, ...] | None:
+        a = self.args
+        return tuple(float(a[k]) for k in ("ampl_x", "ampl_y", "freq_x", "freq_y", "phase_x", "phase_y"))
+
     def points(self, x: torch.Tensor, keys: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         a = self.args
         return K.water_points(int(x.shape[1]), int(x.shape[2]), a["ampl_x"], a["ampl_y"], a["freq_x"], a["freq_y"],
@@ -115,6 +154,9 @@ class Water(_Displacement):
 
 
 class Sphere(_Displacement):
+    def points_key(self) -> tuple[Any, ...] | None:
+        return ()
+
     def points(self, x: torch.Tensor, keys: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return K.sphere_points(int(x.shape[1]), int(x.shape[2]), x.device)
 
