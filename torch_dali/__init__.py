@@ -3,6 +3,10 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from . import _cuda_setup  # noqa: E402 - first: before anything can make a CUDA context
+
+_cuda_setup.set_connections()
+
 from . import types  # noqa: F401
 from .errors import (ArgumentError, ArgumentTypeError, DataError, GraphError, PipelineError,  # noqa: F401
                      SerializationError, TorchDaliError)

@@ -93,6 +93,14 @@ KNOBS: tuple[Knob, ...] = (
          "meantime. Off: on an H200, alternating with the defaults on the judge's fused and validation "
          "rows (bench/held_ab.sh, two rounds), the same speed and no less memory (fused 761 MiB both "
          "ways; validation 1121, and once 1269 with it on)"),
+    Knob("TORCH_DALI_CUDA_CONNECTIONS", "int", 32, "`import torch_dali` sets CUDA_DEVICE_MAX_CONNECTIONS "
+         "(the CUDA driver's hardware work queues, 8 by default) to this where it is unset and no CUDA "
+         "context exists yet (0: leave it alone). With 8, the pipeline's streams share queues with each "
+         "other and with the training's stream, and a queue whose head waits on an event stalls every "
+         "stream behind it. H200, ResNet-50 fed by the fused recipe, 4 paired rounds of 200 steps: 0.957-0.964 "
+         "of synthetic with 32 against 0.928-0.946 with 8 (DALI 0.942-0.952), synthetic training itself "
+         "unchanged (bench/results/h200_2026-12-04_s25). A context made before the import keeps its queues: "
+         "import torch_dali before the first CUDA call", 0, 32),
     Knob("TORCH_DALI_STREAM_PRIORITY", "int", 0, "CUDA priority of the pipeline's own streams (the GPU "
          "stage's, each mixed lane's and, unless TORCH_DALI_NVJPEG_STREAM_PRIORITY is set, the nvJPEG "
          "decoder's): 0 (default) as torch's; negative is higher "

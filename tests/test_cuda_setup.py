@@ -1,0 +1,60 @@
+"""`import torch_dali` sets CUDA_DEVICE_MAX_CONNECTIONS before any CUDA context exists, never over
+the user's value or into a context already made (torch_dali/_cuda_setup.py)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import types
+
+import pytest
+
+from torch_dali import _cuda_setup
+
+VAR = _cuda_setup.CONNECTIONS
+
+
+def _fake_torch(initialized: bool) -> types.ModuleType:
+    fake = types.ModuleType("torch")
+    fake.cuda = types.SimpleNamespace(is_initialized=lambda: initialized)  # type: ignore[attr-defined]
+    return fake
+
+
+@pytest.mark.parametrize("user, knob, torch_state, expected", [
+    (None, None, "absent", "32"),
+    (None, None, "not initialized", "32"),
+    (None, "16", "absent", "16"),
+    (None, "0", "absent", None),          # the knob turns it off
+    ("1", None, "absent", "1"),           # the user's value stays
+    ("4", "32", "absent", "4"),
+    (None, None, "initialized", None),    # a context exists: too late, nothing set
+    ("", None, "absent", "32"),           # set but empty counts as unset
+])
+def test_connections_set_only_where_it_takes_effect(monkeypatch: pytest.MonkeyPatch, user: str | None,
+                                                    knob: str | None, torch_state: str,
+                                                    expected: str | None) -> None:
+    for name, value in ((VAR, user), ("TORCH_DALI_CUDA_CONNECTIONS", knob)):
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    if torch_state == "absent":
+        monkeypatch.delitem(sys.modules, "torch")
+    else:
+        monkeypatch.setitem(sys.modules, "torch", _fake_torch(torch_state == "initialized"))
+    did = _cuda_setup.set_connections()
+    assert os.environ.get(VAR) == expected
+    assert did == (expected is not None and expected != user)
+
+
+def test_import_sets_it_before_torch_makes_a_context() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in (VAR, "TORCH_DALI_CUDA_CONNECTIONS")}
+    code = ("import os, torch; assert not torch.cuda.is_initialized(); import torch_dali; "
+            f"print(os.environ.get('{VAR}'))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "32"
+    env[VAR] = "2"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "2"

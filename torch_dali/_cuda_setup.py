@@ -1,0 +1,29 @@
+"""Process-wide CUDA settings made when torch_dali is imported, before any CUDA context exists
+(the driver reads them when it makes the context; later they change nothing in this process).
+
+CUDA_DEVICE_MAX_CONNECTIONS: the driver maps every stream onto one of this many hardware work
+queues (8 unless set). A pipeline runs a dozen streams (lanes, the GPU stage, the decoder's
+states); with 8 queues some share one with each other and with the training's stream, and a
+queue whose head waits for an event (a lane waiting for its decode) holds back every stream
+queued behind it. A value the user set is never changed (TORCH_DALI_CUDA_CONNECTIONS, 0: no
+setting at all)."""
+from __future__ import annotations
+
+import os
+import sys
+
+from . import _knobs
+
+CONNECTIONS = "CUDA_DEVICE_MAX_CONNECTIONS"
+
+
+def set_connections() -> bool:
+    """Sets CUDA_DEVICE_MAX_CONNECTIONS where that can still take effect; whether it did."""
+    n = _knobs.get("TORCH_DALI_CUDA_CONNECTIONS")
+    if not n or os.environ.get(CONNECTIONS, "").strip():
+        return False
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        return False  # the context has its queues already
+    os.environ[CONNECTIONS] = str(n)
+    return True
