@@ -382,8 +382,8 @@ def test_nvjpeg_decoder_falls_back_to_one_slot_then_to_torchvision():
     assert nvjpeg._make_decoder(OneSlotOnly(), 0, 0.9, config) == "decoder"
     # every setting is passed (the extension reads no environment): slots 3, then 1
     # ..., adaptive, arena 3, padding, lazy, prealloc, priority, shared hardware handle, pinned input,
-    # hardware state sync
-    tail = (False, True, False, 3, 2 << 20, 3, 2, 0, False, False, True)
+    # hardware state sync, host waits
+    tail = (False, True, False, 3, 2 << 20, 3, 2, 0, False, False, True, False)
     assert made == [(0, 1, 8, 0.9, 10 ** 6, 3) + tail, (0, 1, 8, 0.9, 10 ** 6, 1) + tail]
 
     class Never:

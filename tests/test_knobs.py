@@ -58,6 +58,7 @@ def test_extension_defaults_are_the_tables() -> None:
         "share_hw_handle": _knobs.get("TORCH_DALI_NVJPEG_SHARED_HW_HANDLE") == 1,
         "pinned_input": _knobs.get("TORCH_DALI_NVJPEG_PINNED_INPUT") == 1,
         "hw_state_sync": _knobs.get("TORCH_DALI_NVJPEG_HW_STATE_SYNC") == 1,
+        "host_waits": _knobs.get("TORCH_DALI_HOST_WAITS"),
         "hw_load": lookup("decoders.image").arg("hw_decoder_load").default,
     }
     parsed = {k: (v == "true") if v in ("true", "false") else float(v) for k, v in defaults.items() if k in want}

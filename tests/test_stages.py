@@ -229,3 +229,29 @@ def test_held_batch_counts_until_the_consumer_drops_it(monkeypatch: pytest.Monke
     assert ahead == 2 and all(torch.equal(a, b) for a, b in zip(want, got))
     _, ahead, got = run("1", "all")  # never dropped: one batch fewer made ahead, none lost
     assert ahead == 1 and all(torch.equal(a, b) for a, b in zip(want, got))
+
+
+class _Event:
+    def __init__(self, done: bool) -> None:
+        self.done = done
+
+    def query(self) -> bool:
+        return self.done
+
+
+class _Stream:
+    def __init__(self) -> None:
+        self.waited: list[object] = []
+
+    def wait_event(self, event: object) -> None:
+        self.waited.append(event)
+
+
+@pytest.mark.parametrize("done, skip, waits", [(False, False, 1), (True, False, 1), (False, True, 1), (True, True, 0)])
+def test_a_batch_handed_on_is_waited_for_unless_done_and_host_waits(done: bool, skip: bool, waits: int) -> None:
+    """The consumer's stream waits for a batch's event; with TORCH_DALI_HOST_WAITS only while the
+    batch's GPU work has not run yet (a wait for a passed event would still sit in its queue)."""
+    from torch_dali.executor.steps import Batch
+    stream, event = _Stream(), _Event(done)
+    Batch([], event).hand_to(stream, skip)
+    assert stream.waited == [event] * waits

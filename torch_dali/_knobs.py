@@ -101,6 +101,13 @@ KNOBS: tuple[Knob, ...] = (
          "of synthetic with 32 against 0.928-0.946 with 8 (DALI 0.942-0.952), synthetic training itself "
          "unchanged (bench/results/h200_2026-12-04_s25). A context made before the import keeps its queues: "
          "import torch_dali before the first CUDA call", 0, 32),
+    Knob("TORCH_DALI_HOST_WAITS", "flag", False, "1: where a pipeline stream (a stage's, a decoder "
+         "state's) must run after another stream's work, the thread that queues its work waits for that "
+         "work on the host (the GIL released) instead of queuing a wait on the GPU, and the consumer's "
+         "stream is not made to wait for a batch that is ready already: no stream's head then holds a "
+         "hardware work queue that the training's stream may share, which matters when the CUDA context "
+         "was made before `import torch_dali` (TORCH_DALI_CUDA_CONNECTIONS could not apply). The same "
+         "bits either way; not yet measured on a GPU"),
     Knob("TORCH_DALI_STREAM_PRIORITY", "int", 0, "CUDA priority of the pipeline's own streams (the GPU "
          "stage's, each mixed lane's and, unless TORCH_DALI_NVJPEG_STREAM_PRIORITY is set, the nvJPEG "
          "decoder's): 0 (default) as torch's; negative is higher "

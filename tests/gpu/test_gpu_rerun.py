@@ -74,3 +74,19 @@ def test_mixed_decoders_rerun_bit_for_bit_with_windows_on_image_edges(jpegs):
                 assert torch.equal(crop, ref), (it, i, (h, w))
             else:  # decoded as a window: the engines' chroma differs near a window's inner edges
                 assert (crop.int() - ref.int()).abs().max() <= 16, (it, i, (h, w))
+
+
+def test_host_waits_give_the_same_batches(jpegs, monkeypatch):
+    """TORCH_DALI_HOST_WAITS=1 (stages and decoder states wait on the host instead of queuing GPU
+    waits; the consumer's stream skips a wait for a batch already done) changes no bit of any output:
+    the hardware, hybrid and windowed decodes and a GPU op after them, over several iterations."""
+    from torch_dali.io import nvjpeg
+    monkeypatch.delenv("TORCH_DALI_HOST_WAITS", raising=False)
+    plain = _run(_pipe(jpegs), iterations=4)
+    monkeypatch.setenv("TORCH_DALI_HOST_WAITS", "1")
+    waited = _run(_pipe(jpegs), iterations=4)
+    assert any(getattr(d, "host_waits", False) for d in nvjpeg._NVJPEG.values() if d is not None)
+    for it, (a, b) in enumerate(zip(plain, waited)):
+        for k, name in enumerate(("image_crop", "image", "image_random_crop", "image -> random_resized_crop")):
+            bad = [i for i, (x, y) in enumerate(zip(a[k], b[k])) if not torch.equal(x, y)]
+            assert not bad, (it, name, bad)

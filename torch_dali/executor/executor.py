@@ -300,7 +300,7 @@ class Executor:
             batch = item
         self._handed += 1
         if batch.event is not None:
-            batch.hand_to(torch.cuda.current_stream(self.plan.cuda))
+            batch.hand_to(torch.cuda.current_stream(self.plan.cuda), self.plan.host_waits)
         return batch
 
     def schedule_count(self) -> int:

@@ -84,6 +84,9 @@ class Plan:
         # crops would queue behind batch i+1's decode.
         self.stream = self._new_stream() if self.cuda is not None else None
         self._lane_streams: dict[int, Any] = {}
+        # TORCH_DALI_HOST_WAITS: a stage's thread waits for the stage before's GPU work itself
+        # (the GIL released) rather than queuing a GPU wait that would hold its stream's hardware queue
+        self.host_waits = bool(_knobs.get("TORCH_DALI_HOST_WAITS"))
         # (event, device data) of batches whose stage read data another stream made: the data are
         # kept until the event has passed (cheaper than record_stream on every sample)
         self._held: deque[tuple[Any, list[TensorList]]] = deque()
@@ -195,7 +198,10 @@ class Plan:
         stream = self.stage_stream(stage, lane, laned)
         held: list[TensorList] = []
         if stream is not None and part.ready is not None and part.ready_stream is not stream:
-            stream.wait_event(part.ready)
+            if self.host_waits:
+                part.ready.synchronize()
+            else:
+                stream.wait_event(part.ready)
             held = [tl for tl in part.values.values() if tl.is_cuda]
         self._run_steps(stage.steps, part, stream)
         if stream is not None and (held or stage.on_cuda):

@@ -69,12 +69,14 @@ class Batch:
     state: dict[str, Any] = field(default_factory=dict)
     iteration: int = 0
 
-    def hand_to(self, consumer: Any) -> None:
-        """The consumer's CUDA stream waits for the batch; its memory stays reserved for that
-        stream until the consumer's work on it has run."""
+    def hand_to(self, consumer: Any, skip_if_ready: bool = False) -> None:
+        """The consumer's CUDA stream waits for the batch (with `skip_if_ready`, only if its work
+        has not run yet: TORCH_DALI_HOST_WAITS); its memory stays reserved for that stream until
+        the consumer's work on it has run."""
         if self.event is None:
             return
-        consumer.wait_event(self.event)
+        if not (skip_if_ready and self.event.query()):
+            consumer.wait_event(self.event)
         for tl in self.outputs:
             if tl.is_cuda:
                 for t in ([tl.dense] if tl.dense is not None else tl.samples):

@@ -52,6 +52,7 @@ class DecoderConfig:
     share_hw_handle: bool = False
     pinned_input: bool = False
     hw_state_sync: bool = True
+    host_waits: bool = False
 
     @classmethod
     def from_knobs(cls) -> "DecoderConfig":
@@ -64,7 +65,8 @@ class DecoderConfig:
                    _knobs.get("TORCH_DALI_NVJPEG_PREALLOCATE"), _knobs.decoder_stream_priority(),
                    _knobs.get("TORCH_DALI_NVJPEG_SHARED_HW_HANDLE") == 1,
                    _knobs.get("TORCH_DALI_NVJPEG_PINNED_INPUT") == 1,
-                   _knobs.get("TORCH_DALI_NVJPEG_HW_STATE_SYNC") == 1)
+                   _knobs.get("TORCH_DALI_NVJPEG_HW_STATE_SYNC") == 1,
+                   _knobs.get("TORCH_DALI_HOST_WAITS"))
 
 
 def hw_share(hw_decoder_load: float) -> float:
@@ -108,7 +110,7 @@ def _make_decoder(ext: Any, index: int, hw_load: float, config: DecoderConfig) -
             return ext.NvJpegDecoder(index, c.hw_states, c.cuda_states, hw_load, c.huffman_threshold, n,
                                      c.hw_concurrent, c.blocking_sync, c.adaptive, c.arena, c.device_padding,
                                      c.lazy_cuda, c.preallocate, c.stream_priority, c.share_hw_handle,
-                                     c.pinned_input, c.hw_state_sync)
+                                     c.pinned_input, c.hw_state_sync, c.host_waits)
         except RuntimeError as e:
             err = e
     warnings.warn(f"torch_dali: our nvJPEG decoder could not be made on cuda:{index} ({err}); "

@@ -88,7 +88,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       // made without the GIL: a build-time warm-up thread makes it while the pipeline starts
       // defaults: torch_dali/_knobs.py's (tests/test_knobs.py checks they agree); Python passes all
       .def(py::init<int64_t, int64_t, int64_t, double, int64_t, int64_t, bool, bool, bool, int64_t, int64_t, int64_t,
-                    int64_t, int64_t, bool, bool, bool>(),
+                    int64_t, int64_t, bool, bool, bool, bool>(),
            py::call_guard<py::gil_scoped_release>(), py::arg("device_index") = -1,
            py::arg("num_hw_states") = 1, py::arg("num_cuda_states") = 8, py::arg("hw_load") = 0.9,
            py::arg("hybrid_huffman_threshold") = 1000000, py::arg("num_slots") = 2,
@@ -96,7 +96,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
            py::arg("adaptive") = false, py::arg("arena") = 3, py::arg("device_padding") = 2097152,
            py::arg("lazy_cuda") = 3, py::arg("preallocate") = 2,
            py::arg("stream_priority") = 0, py::arg("share_hw_handle") = false, py::arg("pinned_input") = false,
-           py::arg("hw_state_sync") = true)
+           py::arg("hw_state_sync") = true, py::arg("host_waits") = false)
       .def("decode", &NvJpegDecoder::decode, py::arg("data"), py::arg("output_format") = "rgb",
            py::arg("rois") = std::nullopt, py::arg("first_batch") = false, py::call_guard<py::gil_scoped_release>(),
            "decode(list of 1-D uint8 CPU tensors, 'rgb'|'bgr'|'gray', rois=None | (n, 4) int64 (y, x, h, w)) "
@@ -112,6 +112,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       .def_property_readonly("share_hw_handle", &NvJpegDecoder::share_hw_handle)
       .def_property_readonly("pinned_input", &NvJpegDecoder::pinned_input)
       .def_property_readonly("hw_state_sync", &NvJpegDecoder::hw_state_sync)
+      .def_property_readonly("host_waits", &NvJpegDecoder::host_waits)
       .def_property_readonly("hw_share", &NvJpegDecoder::hw_share,
                              "the hardware share now (hw_load, moved batch by batch when adaptive)")
       .def_property_readonly("adaptive", &NvJpegDecoder::adaptive)

@@ -301,7 +301,7 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
                              bool hw_concurrent, bool blocking_sync, bool adaptive, int64_t arena,
                              int64_t device_padding, int64_t lazy_cuda, int64_t preallocate,
                              int64_t stream_priority, bool share_hw_handle, bool pinned_input,
-                             bool hw_state_sync)
+                             bool hw_state_sync, bool host_waits)
     : device_(static_cast<int>(device_index < 0 ? c10::cuda::current_device() : device_index)),
       hw_load_(hw_load),
       adaptive_(adaptive && hw_load > 0.0 && hw_load < 1.0),
@@ -311,6 +311,7 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
       share_hw_handle_(share_hw_handle && !hw_concurrent),
       pinned_input_(pinned_input),
       hw_state_sync_(hw_state_sync),
+      host_waits_(host_waits),
       blocking_sync_(blocking_sync) {
   share_.store(hw_load);
   TORCH_CHECK(device_ < c10::cuda::device_count(), "NvJpegDecoder: device_index ", device_index,
@@ -1153,9 +1154,9 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
   }
 
   for (auto& st : hw_)
-    if (st->used) TD_CUDA(cudaStreamWaitEvent(caller.stream(), st->done, 0), "cudaStreamWaitEvent");
+    if (st->used) wait_for(caller.stream(), st->done);
   for (auto& st : cu_)
-    if (st->used) TD_CUDA(cudaStreamWaitEvent(caller.stream(), st->done, 0), "cudaStreamWaitEvent");
+    if (st->used) wait_for(caller.stream(), st->done);
   for (auto& st : hw_) st->jobs.clear();
   if (adaptive_ && retry.empty() && !hw_first) adapt(hw_jobs.size(), hw_us.load(), cuda_jobs.size(), cuda_us.load());
 
@@ -1205,7 +1206,7 @@ void NvJpegDecoder::adapt(size_t n_hw, int64_t hw_us, size_t n_cuda, int64_t cud
 void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
                               const std::vector<cudaEvent_t>& waits) {
   st.used = true;
-  for (cudaEvent_t e : waits) TD_CUDA(cudaStreamWaitEvent(st.stream, e, 0), "cudaStreamWaitEvent");
+  for (cudaEvent_t e : waits) wait_for(st.stream, e);
   const int n = static_cast<int>(jobs.size());
   // In the batch's (shuffled) order: sorted 4:4:4 first, then largest first, the fused reference
   // pipeline ran 3-33% slower in 6 of 6 paired rounds (bench/results/h200_2026-12-02_s7/row_ab_*).
@@ -1278,6 +1279,14 @@ void NvJpegDecoder::decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutput
   st.recorded = true;
 }
 
+void NvJpegDecoder::wait_for(cudaStream_t stream, cudaEvent_t event) {
+  if (host_waits_) {
+    TD_CUDA(cudaEventSynchronize(event), "cudaEventSynchronize");  // done: nothing to order on the GPU
+    return;
+  }
+  TD_CUDA(cudaStreamWaitEvent(stream, event, 0), "cudaStreamWaitEvent");
+}
+
 int NvJpegDecoder::pin_bitstreams(HwState& st, std::vector<const unsigned char*>& ptrs,
                                   const std::vector<size_t>& lens) {
   if (!pinned_input_) return -1;
@@ -1316,7 +1325,7 @@ void NvJpegDecoder::decode_cuda(CudaState& st, std::vector<Job*>& jobs, nvjpegOu
                                 const std::vector<cudaEvent_t>& waits) {
   At at(*this, kHybrid);
   st.used = true;
-  for (cudaEvent_t e : waits) TD_CUDA(cudaStreamWaitEvent(st.stream, e, 0), "cudaStreamWaitEvent");
+  for (cudaEvent_t e : waits) wait_for(st.stream, e);
   TD_NVJPEG(nvjpegDecodeParamsSetOutputFormat(st.params, fmt), "nvjpegDecodeParamsSetOutputFormat");
   for (size_t k = 0; k < jobs.size(); ++k) decode_one(st, *jobs[k], fmt, static_cast<int>(k & 1));
   TD_CUDA(cudaEventRecord(st.done, st.stream), "cudaEventRecord");

@@ -52,7 +52,7 @@ class NvJpegDecoder {
                 int64_t hybrid_huffman_threshold, int64_t num_slots, bool hw_concurrent, bool blocking_sync,
                 bool adaptive, int64_t arena, int64_t device_padding, int64_t lazy_cuda, int64_t preallocate,
                 int64_t stream_priority = 0, bool share_hw_handle = false, bool pinned_input = false,
-                bool hw_state_sync = true);
+                bool hw_state_sync = true, bool host_waits = false);
   ~NvJpegDecoder();
   NvJpegDecoder(const NvJpegDecoder&) = delete;
   NvJpegDecoder& operator=(const NvJpegDecoder&) = delete;
@@ -92,6 +92,7 @@ class NvJpegDecoder {
   bool share_hw_handle() const { return share_hw_handle_; }
   bool pinned_input() const { return pinned_input_; }
   bool hw_state_sync() const { return hw_state_sync_; }
+  bool host_waits() const { return host_waits_; }
   bool blocking_sync() const { return blocking_sync_; }
   // Where the images of the last finished decode() went (hardware, hybrid, retried, left to the
   // CPU) and the host time of its phases.
@@ -136,6 +137,8 @@ class NvJpegDecoder {
   Slot& acquire(std::unique_lock<std::mutex>& lock);
   // pinned_input_: copies a hardware batch's bitstreams into `st`'s next pinned buffer and points
   // `ptrs` there; returns that buffer's index (-1: the caller's buffers are used)
+  // `stream`'s later work runs after `event`: a GPU-side wait, or with host_waits_ the host's
+  void wait_for(cudaStream_t stream, cudaEvent_t event);
   int pin_bitstreams(HwState& st, std::vector<const unsigned char*>& ptrs, const std::vector<size_t>& lens);
   void decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
                  const std::vector<cudaEvent_t>& waits);
@@ -189,6 +192,9 @@ class NvJpegDecoder {
   bool pinned_input_ = false;
   // a hardware state's next batch waits (host) until its previous batch has run on the GPU
   bool hw_state_sync_ = true;
+  // TORCH_DALI_HOST_WAITS: the host waits for an event a stream would otherwise wait for on the GPU
+  // (wait_for), so no stream's head holds a hardware work queue shared with other streams
+  bool host_waits_ = false;
   std::atomic<bool> cuda_ready_{false};  // handle_, the decoders and slot 0's `cu` may be used
   std::mutex cuda_mu_;                   // wait_cuda() waits (cuda_cv_) for cuda_done_
   std::condition_variable cuda_cv_;
