@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import types
 
 import pytest
 
@@ -14,37 +13,32 @@ from torch_dali import _cuda_setup
 VAR = _cuda_setup.CONNECTIONS
 
 
-def _fake_torch(initialized: bool) -> types.ModuleType:
-    fake = types.ModuleType("torch")
-    fake.cuda = types.SimpleNamespace(is_initialized=lambda: initialized)  # type: ignore[attr-defined]
-    return fake
-
-
-@pytest.mark.parametrize("user, knob, torch_state, expected", [
-    (None, None, "absent", "32"),
-    (None, None, "not initialized", "32"),
-    (None, "16", "absent", "16"),
-    (None, "0", "absent", None),          # the knob turns it off
-    ("1", None, "absent", "1"),           # the user's value stays
-    ("4", "32", "absent", "4"),
-    (None, None, "initialized", None),    # a context exists: too late, nothing set
-    ("", None, "absent", "32"),           # set but empty counts as unset
+@pytest.mark.parametrize("user, knob, context, expected", [
+    (None, None, False, "32"),
+    (None, "16", False, "16"),
+    (None, "0", False, None),          # the knob turns it off
+    ("1", None, False, "1"),           # the user's value stays
+    ("4", "32", False, "4"),
+    (None, None, True, None),          # a context exists: too late, nothing set
+    ("", None, False, "32"),           # set but empty counts as unset
 ])
 def test_connections_set_only_where_it_takes_effect(monkeypatch: pytest.MonkeyPatch, user: str | None,
-                                                    knob: str | None, torch_state: str,
+                                                    knob: str | None, context: bool,
                                                     expected: str | None) -> None:
     for name, value in ((VAR, user), ("TORCH_DALI_CUDA_CONNECTIONS", knob)):
         if value is None:
             monkeypatch.delenv(name, raising=False)
         else:
             monkeypatch.setenv(name, value)
-    if torch_state == "absent":
-        monkeypatch.delitem(sys.modules, "torch")
-    else:
-        monkeypatch.setitem(sys.modules, "torch", _fake_torch(torch_state == "initialized"))
+    monkeypatch.setattr(_cuda_setup, "_context_exists", lambda: context)
     did = _cuda_setup.set_connections()
     assert os.environ.get(VAR) == expected
     assert did == (expected is not None and expected != user)
+
+
+def test_no_context_before_torch_makes_one() -> None:
+    import torch
+    assert _cuda_setup._context_exists() == torch.cuda.is_initialized()
 
 
 def test_import_sets_it_before_torch_makes_a_context() -> None:

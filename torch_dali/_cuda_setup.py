@@ -22,8 +22,13 @@ def set_connections() -> bool:
     n = _knobs.get("TORCH_DALI_CUDA_CONNECTIONS")
     if not n or os.environ.get(CONNECTIONS, "").strip():
         return False
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.cuda.is_initialized():
+    if _context_exists():
         return False  # the context has its queues already
     os.environ[CONNECTIONS] = str(n)
     return True
+
+
+def _context_exists() -> bool:
+    """Whether torch has made its CUDA context (torch not imported yet: it has not)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and torch.cuda.is_initialized()
