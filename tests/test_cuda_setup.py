@@ -36,9 +36,11 @@ def test_connections_set_only_where_it_takes_effect(monkeypatch: pytest.MonkeyPa
     assert did == (expected is not None and expected != user)
 
 
-def test_no_context_before_torch_makes_one() -> None:
+@pytest.mark.parametrize("initialized", [False, True])
+def test_a_context_is_torchs_initialized_state(monkeypatch: pytest.MonkeyPatch, initialized: bool) -> None:
     import torch
-    assert _cuda_setup._context_exists() == torch.cuda.is_initialized()
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: initialized)
+    assert _cuda_setup._context_exists() is initialized
 
 
 def test_import_sets_it_before_torch_makes_a_context() -> None:

@@ -2,7 +2,7 @@
 (the driver reads them when it makes the context; later they change nothing in this process).
 
 CUDA_DEVICE_MAX_CONNECTIONS: the driver maps every stream onto one of this many hardware work
-queues (8 unless set). A pipeline runs a dozen streams (lanes, the GPU stage, the decoder's
+queues (8 unless set). A pipeline runs about two dozen streams (lanes, the GPU stage, the decoder's
 states); with 8 queues some share one with each other and with the training's stream, and a
 queue whose head waits for an event (a lane waiting for its decode) holds back every stream
 queued behind it. A value the user set is never changed (TORCH_DALI_CUDA_CONNECTIONS, 0: no

@@ -97,8 +97,8 @@ KNOBS: tuple[Knob, ...] = (
          "(the CUDA driver's hardware work queues, 8 by default) to this where it is unset and no CUDA "
          "context exists yet (0: leave it alone). With 8, the pipeline's streams share queues with each "
          "other and with the training's stream, and a queue whose head waits on an event stalls every "
-         "stream behind it. H200, ResNet-50 fed by the fused recipe, 4 paired rounds of 200 steps: 0.957-0.964 "
-         "of synthetic with 32 against 0.928-0.946 with 8 (DALI 0.942-0.952), synthetic training itself "
+         "stream behind it. H200, ResNet-50 fed by the fused recipe, 4 paired rounds of 200 steps: 0.956-0.964 "
+         "of synthetic with 32 against 0.922-0.955 with 8 (DALI 0.933-0.954), synthetic training itself "
          "unchanged (bench/results/h200_2026-12-04_s25). A context made before the import keeps its queues: "
          "import torch_dali before the first CUDA call", 0, 32),
     Knob("TORCH_DALI_HOST_WAITS", "flag", False, "1: where a pipeline stream (a stage's, a decoder "

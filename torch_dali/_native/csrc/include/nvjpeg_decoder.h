@@ -135,10 +135,10 @@ class NvJpegDecoder {
   void preallocate_first_slot();                       // preallocate 2, after the first batch
   static void destroy_slot(Slot& sl) noexcept;
   Slot& acquire(std::unique_lock<std::mutex>& lock);
-  // pinned_input_: copies a hardware batch's bitstreams into `st`'s next pinned buffer and points
-  // `ptrs` there; returns that buffer's index (-1: the caller's buffers are used)
   // `stream`'s later work runs after `event`: a GPU-side wait, or with host_waits_ the host's
   void wait_for(cudaStream_t stream, cudaEvent_t event);
+  // pinned_input_: copies a hardware batch's bitstreams into `st`'s next pinned buffer and points
+  // `ptrs` there; returns that buffer's index (-1: the caller's buffers are used)
   int pin_bitstreams(HwState& st, std::vector<const unsigned char*>& ptrs, const std::vector<size_t>& lens);
   void decode_hw(HwState& st, std::vector<Job*>& jobs, nvjpegOutputFormat_t fmt,
                  const std::vector<cudaEvent_t>& waits);
