@@ -1,5 +1,6 @@
-"""`import torch_dali` sets CUDA_DEVICE_MAX_CONNECTIONS before any CUDA context exists, never over
-the user's value or into a context already made (torch_dali/_cuda_setup.py)."""
+"""With TORCH_DALI_CUDA_CONNECTIONS above 0, `import torch_dali` sets CUDA_DEVICE_MAX_CONNECTIONS
+before any CUDA context exists, never over the user's value or into a context already made; by
+default it sets nothing (torch_dali/_cuda_setup.py)."""
 from __future__ import annotations
 
 import os
@@ -14,13 +15,14 @@ VAR = _cuda_setup.CONNECTIONS
 
 
 @pytest.mark.parametrize("user, knob, context, expected", [
-    (None, None, False, "32"),
+    (None, None, False, None),         # off by default
+    (None, "32", False, "32"),
     (None, "16", False, "16"),
     (None, "0", False, None),          # the knob turns it off
     ("1", None, False, "1"),           # the user's value stays
     ("4", "32", False, "4"),
-    (None, None, True, None),          # a context exists: too late, nothing set
-    ("", None, False, "32"),           # set but empty counts as unset
+    (None, "32", True, None),          # a context exists: too late, nothing set
+    ("", "32", False, "32"),           # set but empty counts as unset
 ])
 def test_connections_set_only_where_it_takes_effect(monkeypatch: pytest.MonkeyPatch, user: str | None,
                                                     knob: str | None, context: bool,
@@ -47,6 +49,10 @@ def test_import_sets_it_before_torch_makes_a_context() -> None:
     env = {k: v for k, v in os.environ.items() if k not in (VAR, "TORCH_DALI_CUDA_CONNECTIONS")}
     code = ("import os, torch; assert not torch.cuda.is_initialized(); import torch_dali; "
             f"print(os.environ.get('{VAR}'))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "None"  # the default sets nothing
+    env["TORCH_DALI_CUDA_CONNECTIONS"] = "32"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "32"

@@ -83,6 +83,16 @@ def test_flags(monkeypatch: pytest.MonkeyPatch, raw: str | None, value: bool) ->
     assert _knobs.get("TORCH_DALI_NO_EXT") is value
 
 
+@pytest.mark.parametrize("raw,value", [(None, True), ("", True), (" ", True), ("0", False), ("1", True)])
+def test_a_flag_on_by_default_turns_off_only_with_0(monkeypatch: pytest.MonkeyPatch, raw: str | None,
+                                                     value: bool) -> None:
+    if raw is None:
+        monkeypatch.delenv("TORCH_DALI_HOST_WAITS", raising=False)
+    else:
+        monkeypatch.setenv("TORCH_DALI_HOST_WAITS", raw)
+    assert _knobs.get("TORCH_DALI_HOST_WAITS") is value
+
+
 def test_decoder_stream_priority_follows_the_pipelines_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
     from torch_dali.io.nvjpeg import DecoderConfig
     monkeypatch.delenv("TORCH_DALI_NVJPEG_STREAM_PRIORITY", raising=False)

@@ -25,8 +25,8 @@ MIXED_LANES = 3
 
 @dataclass(frozen=True)
 class Knob:
-    """One environment variable: its kind (int, float, flag: 1 on, unset or 0 off; path), default,
-    range and what it does."""
+    """One environment variable: its kind (int, float, flag: 0 off, any other value on, unset or
+    empty the default; path), default, range and what it does."""
 
     name: str
     kind: str
@@ -38,7 +38,7 @@ class Knob:
     def parse(self, raw: str | None) -> Any:
         """The value of the variable set to `raw` (None: unset)."""
         if self.kind == "flag":
-            return raw is not None and raw.strip() not in ("", "0")
+            return bool(self.default) if raw is None or not raw.strip() else raw.strip() != "0"
         if raw is None or raw.strip() == "":
             return self.default
         if self.kind == "path":
@@ -66,7 +66,7 @@ class Knob:
 
     def default_text(self) -> str:
         if self.kind == "flag":
-            return "0"
+            return "1" if self.default else "0"
         return str(self.default) if self.default is not None else "(see text)"
 
 
@@ -93,21 +93,25 @@ KNOBS: tuple[Knob, ...] = (
          "meantime. Off: on an H200, alternating with the defaults on the judge's fused and validation "
          "rows (bench/held_ab.sh, two rounds), the same speed and no less memory (fused 761 MiB both "
          "ways; validation 1121, and once 1269 with it on)"),
-    Knob("TORCH_DALI_CUDA_CONNECTIONS", "int", 32, "`import torch_dali` sets CUDA_DEVICE_MAX_CONNECTIONS "
-         "(the CUDA driver's hardware work queues, 8 by default) to this where it is unset and no CUDA "
-         "context exists yet (0: leave it alone). With 8, the pipeline's streams share queues with each "
-         "other and with the training's stream, and a queue whose head waits on an event stalls every "
-         "stream behind it. H200, ResNet-50 fed by the fused recipe, 4 paired rounds of 200 steps: 0.956-0.964 "
-         "of synthetic with 32 against 0.922-0.955 with 8 (DALI 0.933-0.954), synthetic training itself "
-         "unchanged (bench/results/h200_2026-12-04_s25). A context made before the import keeps its queues: "
-         "import torch_dali before the first CUDA call", 0, 32),
-    Knob("TORCH_DALI_HOST_WAITS", "flag", False, "1: where a pipeline stream (a stage's, a decoder "
-         "state's) must run after another stream's work, the thread that queues its work waits for that "
-         "work on the host (the GIL released) instead of queuing a wait on the GPU, and the consumer's "
-         "stream is not made to wait for a batch that is ready already: no stream's head then holds a "
-         "hardware work queue that the training's stream may share, which matters when the CUDA context "
-         "was made before `import torch_dali` (TORCH_DALI_CUDA_CONNECTIONS could not apply). The same "
-         "bits either way; not yet measured on a GPU"),
+    Knob("TORCH_DALI_CUDA_CONNECTIONS", "int", 0, "where it is above 0, `import torch_dali` sets "
+         "CUDA_DEVICE_MAX_CONNECTIONS (the CUDA driver's hardware work queues, 8 by default) to it, if the "
+         "user left that unset and no CUDA context exists yet (0, the default: leave it alone). More queues "
+         "let the training's stream share none with the pipeline's two dozen: ResNet-50 fed by the fused "
+         "recipe on an H200 ran 0.956-0.964 of synthetic with 32 against 0.922-0.955 with 8 "
+         "(bench/results/h200_2026-12-04_s25), but the pipelines alone ran slower with 32: the fused row "
+         "beside DALI 0.94 and 1.03 against 0.98 and 1.05, on 4:4:4 JPEGs 0.91 and 0.80 against 0.96 and "
+         "1.00 (_s26, two paired rounds each). Set it (32) for a GPU-bound training, and import torch_dali "
+         "before the first CUDA call", 0, 32),
+    Knob("TORCH_DALI_HOST_WAITS", "flag", True, "1 (default): where a pipeline stream (a stage's, a "
+         "decoder state's) must run after another stream's work, the thread that queues its work waits for "
+         "that work on the host (the GIL released) instead of queuing a wait on the GPU, and the consumer's "
+         "stream is not made to wait for a batch that is ready already, so no stream's head holds a hardware "
+         "work queue that other streams (the training's too) share. The same bits either way "
+         "(tests/gpu/test_gpu_rerun.py). H200, paired in one call against 0 (bench/results/h200_2026-12-04_s26): "
+         "fused 29.9k and 32.2k images/s against 23.2k and 30.9k (DALI 26.7k, 25.5k), unfused 25.1k and "
+         "28.7k against 23.7k and 27.8k, Serialization 34.9k, 32.9k and 32.6k against 31.5k, 24.5k and 24.9k "
+         "(DALI 27.7k, 29.6k, 26.8k), validation 31.5k and 31.4k against 31.3k and 26.2k; ResNet-50 fed "
+         "0.945 against 0.938 of synthetic (fused recipe) and 0.937 against 0.928 (DataLoader), DALI 0.953"),
     Knob("TORCH_DALI_STREAM_PRIORITY", "int", 0, "CUDA priority of the pipeline's own streams (the GPU "
          "stage's, each mixed lane's and, unless TORCH_DALI_NVJPEG_STREAM_PRIORITY is set, the nvJPEG "
          "decoder's): 0 (default) as torch's; negative is higher "

@@ -77,11 +77,12 @@ def test_mixed_decoders_rerun_bit_for_bit_with_windows_on_image_edges(jpegs):
 
 
 def test_host_waits_give_the_same_batches(jpegs, monkeypatch):
-    """TORCH_DALI_HOST_WAITS=1 (stages and decoder states wait on the host instead of queuing GPU
-    waits; the consumer's stream skips a wait for a batch already done) changes no bit of any output:
-    the hardware, hybrid and windowed decodes and a GPU op after them, over several iterations."""
+    """TORCH_DALI_HOST_WAITS (the default: stages and decoder states wait on the host instead of
+    queuing GPU waits; the consumer's stream skips a wait for a batch already done) changes no bit of
+    any output against 0: the hardware, hybrid and windowed decodes and a GPU op after them, over
+    several iterations."""
     from torch_dali.io import nvjpeg
-    monkeypatch.delenv("TORCH_DALI_HOST_WAITS", raising=False)
+    monkeypatch.setenv("TORCH_DALI_HOST_WAITS", "0")
     plain = _run(_pipe(jpegs), iterations=4)
     monkeypatch.setenv("TORCH_DALI_HOST_WAITS", "1")
     waited = _run(_pipe(jpegs), iterations=4)

@@ -52,7 +52,7 @@ class DecoderConfig:
     share_hw_handle: bool = False
     pinned_input: bool = False
     hw_state_sync: bool = True
-    host_waits: bool = False
+    host_waits: bool = True
 
     @classmethod
     def from_knobs(cls) -> "DecoderConfig":

@@ -96,7 +96,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
            py::arg("adaptive") = false, py::arg("arena") = 3, py::arg("device_padding") = 2097152,
            py::arg("lazy_cuda") = 3, py::arg("preallocate") = 2,
            py::arg("stream_priority") = 0, py::arg("share_hw_handle") = false, py::arg("pinned_input") = false,
-           py::arg("hw_state_sync") = true, py::arg("host_waits") = false)
+           py::arg("hw_state_sync") = true, py::arg("host_waits") = true)
       .def("decode", &NvJpegDecoder::decode, py::arg("data"), py::arg("output_format") = "rgb",
            py::arg("rois") = std::nullopt, py::arg("first_batch") = false, py::call_guard<py::gil_scoped_release>(),
            "decode(list of 1-D uint8 CPU tensors, 'rgb'|'bgr'|'gray', rois=None | (n, 4) int64 (y, x, h, w)) "

@@ -52,7 +52,7 @@ class NvJpegDecoder {
                 int64_t hybrid_huffman_threshold, int64_t num_slots, bool hw_concurrent, bool blocking_sync,
                 bool adaptive, int64_t arena, int64_t device_padding, int64_t lazy_cuda, int64_t preallocate,
                 int64_t stream_priority = 0, bool share_hw_handle = false, bool pinned_input = false,
-                bool hw_state_sync = true, bool host_waits = false);
+                bool hw_state_sync = true, bool host_waits = true);
   ~NvJpegDecoder();
   NvJpegDecoder(const NvJpegDecoder&) = delete;
   NvJpegDecoder& operator=(const NvJpegDecoder&) = delete;
@@ -194,7 +194,7 @@ class NvJpegDecoder {
   bool hw_state_sync_ = true;
   // TORCH_DALI_HOST_WAITS: the host waits for an event a stream would otherwise wait for on the GPU
   // (wait_for), so no stream's head holds a hardware work queue shared with other streams
-  bool host_waits_ = false;
+  bool host_waits_ = true;
   std::atomic<bool> cuda_ready_{false};  // handle_, the decoders and slot 0's `cu` may be used
   std::mutex cuda_mu_;                   // wait_cuda() waits (cuda_cv_) for cuda_done_
   std::condition_variable cuda_cv_;
