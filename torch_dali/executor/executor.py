@@ -134,9 +134,9 @@ class Executor:
 
     def _finish(self, part: Partial) -> Batch:
         event = part.ready  # after the batch's last GPU work, on whichever stream ran it
-        if event is None and self.plan.stream is not None:
+        if event is None and self.plan.streams.main is not None:
             event = torch.cuda.Event()
-            event.record(self.plan.stream)
+            event.record(self.plan.streams.main)
         return Batch(self.plan.outputs(part), event, part.state, part.iteration)
 
     def _produce_one(self) -> Batch:
@@ -300,7 +300,7 @@ class Executor:
             batch = item
         self._handed += 1
         if batch.event is not None:
-            batch.hand_to(torch.cuda.current_stream(self.plan.cuda), self.plan.host_waits)
+            batch.hand_to(torch.cuda.current_stream(self.plan.cuda), self.plan.streams.host_waits)
         return batch
 
     def schedule_count(self) -> int:

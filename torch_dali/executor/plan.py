@@ -5,14 +5,12 @@ import threading
 import time
 import traceback
 import warnings
-from collections import deque
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
 import torch
 
-from .. import _knobs
 from ..errors import GraphError, PipelineError, SerializationError, TorchDaliError
 from ..graph.graph import Graph
 from ..graph.node import Node
@@ -23,6 +21,7 @@ from ..ops._operator import (BatchContext, Operator, SampleContext, WorkerPool, 
                               parallel_map, sample_arg)
 from ..tensor_list import TensorList
 from .steps import Batch, Partial, StageSpec, Step, find_fusions, plan_stages  # noqa: F401 - Batch: graph.pipeline
+from .streams import StageStreams
 from .timing import OpTimes
 
 
@@ -55,7 +54,6 @@ def _fallback_warning(what: str) -> None:
                   "to make this an error)", RuntimeWarning, stacklevel=4)
 
 
-_RECORD_MAX = 16  # storages per batch recorded on the reading stream; more are held instead
 
 
 class Plan:
@@ -79,18 +77,7 @@ class Plan:
                     raise GraphError(f"device_id {device_id} is invalid: this machine has "
                                      f"{torch.cuda.device_count()} CUDA device(s)")
                 self.cuda = torch.device("cuda", device_id if device_id >= 0 else torch.cuda.current_device())
-        # The GPU stage's stream (the consumer waits on it). The mixed stage gets a stream per
-        # lane (the executor decodes several batches at once): on one shared stream, batch i's
-        # crops would queue behind batch i+1's decode.
-        self.stream = self._new_stream() if self.cuda is not None else None
-        self._lane_streams: dict[int, Any] = {}
-        # TORCH_DALI_HOST_WAITS: a stage's thread waits for the stage before's GPU work itself
-        # (the GIL released) rather than queuing a GPU wait that would hold its stream's hardware queue
-        self.host_waits = bool(_knobs.get("TORCH_DALI_HOST_WAITS"))
-        # (event, device data) of batches whose stage read data another stream made: the data are
-        # kept until the event has passed (cheaper than record_stream on every sample)
-        self._held: deque[tuple[Any, list[TensorList]]] = deque()
-        self._held_lock = threading.Lock()
+        self.streams = StageStreams(self.cuda)
         self.ops: dict[int, Operator] = {}
         for n in self.nodes:
             dev = self.cuda if (n.device in ("gpu", "mixed") and self.cuda is not None) else torch.device("cpu")
@@ -180,67 +167,18 @@ class Plan:
     def start(self, iteration: int) -> Partial:
         return Partial(iteration, {}, [], self.batch_size)
 
-    def stage_stream(self, stage: StageSpec, lane: int = 0, laned: bool = False) -> Any:
-        """The CUDA stream `stage` runs on (None without CUDA): the lane's own for the mixed stage
-        and for a stage run on lanes (`laned`), else the pipeline's."""
-        if self.stream is None or not (stage.kind == "mixed" or laned):
-            return self.stream
-        if lane not in self._lane_streams:
-            self._lane_streams[lane] = self._new_stream()
-        return self._lane_streams[lane]
-
-    def _new_stream(self) -> Any:
-        return torch.cuda.Stream(self.cuda, priority=_knobs.get("TORCH_DALI_STREAM_PRIORITY"))
-
     def run_stage(self, stage: StageSpec, part: Partial, lane: int = 0, laned: bool = False) -> Partial:
         """Runs `stage` of one iteration, on `lane`'s stream when the stage runs on lanes (the
         mixed stage always has a stream of its own)."""
-        stream = self.stage_stream(stage, lane, laned)
-        held: list[TensorList] = []
-        if stream is not None and part.ready is not None and part.ready_stream is not stream:
-            if self.host_waits:
-                part.ready.synchronize()
-            else:
-                stream.wait_event(part.ready)
-            held = [tl for tl in part.values.values() if tl.is_cuda]
+        stream = self.streams.for_stage(stage, lane, laned)
+        read = self.streams.follow(stream, part)
         self._run_steps(stage.steps, part, stream)
-        if stream is not None and (held or stage.on_cuda):
-            part.ready = torch.cuda.Event()
-            part.ready.record(stream)
-            part.ready_stream = stream
-        if held:  # device memory made on the other stream was read here: not reused before it ran
-            self._keep_until_read(part.ready, stream, held)
+        self.streams.finish(stream, part, read, stage.on_cuda)
         live = self._live_after.get(id(stage))
         if live is not None:
             for key in [k for k in part.values if k not in live]:
                 del part.values[key]
         return part
-
-    def _keep_until_read(self, event: Any, stream: Any, data: list[TensorList]) -> None:
-        """Keeps device memory another stream made from being reused before `stream`'s reads of it
-        have run. Few storages (a decoded batch is one arena): recorded on `stream`, so each block
-        returns to its cache as soon as the batch is dropped and that read has run. Many (samples
-        made one by one): held until `event` passes, one check per batch instead of one call per
-        sample (a held batch stays alive about one batch longer)."""
-        storages: dict[int, Any] = {}
-        for tl in data:
-            for t in ([tl.dense] if tl.dense is not None else tl.samples):
-                if t is not None and t.is_cuda:
-                    storages.setdefault(t.untyped_storage().data_ptr(), t)
-                    if len(storages) > _RECORD_MAX:
-                        self._hold(event, data)
-                        return
-        for t in storages.values():
-            t.record_stream(stream)
-
-    def _hold(self, event: Any, data: list[TensorList]) -> None:
-        with self._held_lock:
-            self._held.append((event, data))
-            while self._held and self._held[0][0].query():
-                self._held.popleft()
-            while len(self._held) > 64:  # the GPU far behind the host: wait rather than grow
-                self._held[0][0].synchronize()
-                self._held.popleft()
 
     def outputs(self, part: Partial) -> list[TensorList]:
         """The iteration's outputs; those made from the source op that named the batch's samples
@@ -512,13 +450,7 @@ class Plan:
             self._closed = True
         for op in self.ops.values():
             op.close()
-        with self._held_lock:
-            if self._held:  # kernels may still read them: freed memory must not be handed out yet
-                try:
-                    self._held[-1][0].synchronize()
-                except Exception:  # noqa: BLE001 - CUDA already torn down at exit
-                    pass
-            self._held.clear()
+        self.streams.release()
         pool, self.pool = self.pool, None
         if pool is not None:
             pool.shutdown(wait=not pool.owns_current_thread(), cancel_futures=True)
