@@ -383,7 +383,7 @@ def test_nvjpeg_decoder_falls_back_to_one_slot_then_to_torchvision():
     # every setting is passed (the extension reads no environment): slots 3, then 1
     # ..., adaptive, arena 3, padding, lazy, prealloc, priority, shared hardware handle, pinned input,
     # hardware state sync, host waits
-    tail = (False, True, False, 3, 2 << 20, 3, 2, 0, False, False, True, False)
+    tail = (False, True, False, 3, 2 << 20, 3, 2, 0, False, False, True, True)
     assert made == [(0, 1, 8, 0.9, 10 ** 6, 3) + tail, (0, 1, 8, 0.9, 10 ** 6, 1) + tail]
 
     class Never:
