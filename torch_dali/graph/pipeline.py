@@ -11,6 +11,7 @@ from ..executor.executor import Executor
 from ..executor.plan import Batch, Plan
 from ..tensor_list import TensorList, user_view
 from ..types import CPU_ONLY_DEVICE_ID
+from .build_checks import ForeignNodeError, check_foreign_nodes, check_parallel_sources  # noqa: F401 - the error: tests
 from .cse import eliminate_common_subgraphs
 from .graph import Graph
 from .pipeline_queries import BuiltPipelineQueries
@@ -18,14 +19,8 @@ from .dali_api import (ACCEPTED, DaliAPI, OperatorConcurrency, OutputTypeError, 
                        flatten_outputs, integer)
 
 
-class ForeignNodeError(GraphError, RuntimeError):
-    """An operator made inside another pipeline used by this one (DALI: RuntimeError at build)."""
-
-
 # seeds of unseeded pipelines: OS entropy, not the global `random` generator user code seeds
 _SEED_SOURCE = _pyrandom.SystemRandom()
-# the start methods of `multiprocessing` (DALI starts its Python workers with one of them)
-PY_START_METHODS = ("fork", "spawn", "forkserver")
 
 
 class Pipeline(DaliAPI, BuiltPipelineQueries):
@@ -269,9 +264,9 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
             self._built = True
             return
         self._ensure_graph()
-        self._check_foreign_nodes()
+        check_foreign_nodes(self._graph)  # type: ignore[arg-type]
         self._check_output_descs(len(self._graph.outputs))  # type: ignore[union-attr]
-        self._check_parallel_sources()
+        check_parallel_sources(self._graph, self._py_num_workers, self._py_start_method)  # type: ignore[arg-type]
         if self._restored is not None:  # the seeds the checkpointed pipeline drew
             for node in self._graph.nodes:  # type: ignore[union-attr]
                 if node.name in self._restored[1]:
@@ -288,33 +283,6 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
             warn_unrestorable_sources(plan)
         if self._restored is not None:
             self.load_state_dict(self._restored[0])
-
-    def _check_foreign_nodes(self) -> None:
-        """A node made inside another pipeline (`with p1:`) and used here: DALI 2.4 refuses the
-        pipeline at build (RuntimeError). Here it would be a copy with its own state and seed, not
-        the other pipeline's data, so it is refused too. (Ops made outside any pipeline join it.)"""
-        stolen = self._graph.foreign_pipeline_nodes  # type: ignore[union-attr]
-        if stolen:
-            raise ForeignNodeError(
-                f"Pipeline: {stolen[0].describe()} was made inside another pipeline and is used by this "
-                f"one ({len(stolen)} such operator(s)); an operator belongs to the pipeline it was made "
-                "in: make it again inside this pipeline, or outside any pipeline to share its definition")
-
-    def _check_parallel_sources(self) -> None:
-        """DALI 2.4 refuses at build a `parallel=True` external source when `py_num_workers` is
-        below 1 (RuntimeError) or `py_start_method` names no multiprocessing start method
-        (ValueError); torch_dali runs such sources on its threads but refuses the same settings."""
-        parallel = [n for n in self._graph.nodes  # type: ignore[union-attr]
-                    if n.op == "external_source" and n.args.get("parallel")]
-        if not parallel:
-            return
-        if self._py_num_workers < 1:
-            raise PipelineError(f"Pipeline: {parallel[0].describe()} has parallel=True, which needs "
-                                f"py_num_workers >= 1 (got {self._py_num_workers}); give a positive worker "
-                                "count or drop parallel=True")
-        if self._py_start_method not in PY_START_METHODS:
-            raise ArgumentError(f"Pipeline: py_start_method={self._py_start_method!r} is not a start method "
-                                f"({', '.join(PY_START_METHODS)}); {parallel[0].describe()} has parallel=True")
 
     def _exec(self) -> Executor:
         if not self._built:
