@@ -80,6 +80,25 @@ def test_input_sets_return_lists():
     assert x.at(0).dtype == np.int32 and y.at(0).dtype == np.int32
 
 
+@pytest.mark.parametrize("kw, want", [
+    ({"dtype": 5}, ("dtype", types.INT16)), ({"dtype": np.int64(9)}, ("dtype", types.FLOAT)),
+    ({"interp_type": 0}, ("interp_type", types.INTERP_NN)), ({"image_type": 1}, ("image_type", types.BGR)),
+])
+def test_enum_arguments_take_dalis_numbers(kw: dict, want: tuple) -> None:
+    """DALI 2.4 takes an enum argument's number (`dtype=5` is INT16, `interp_type=0` nearest): its CPU
+    backend ran each of these. Bools, fractions and numbers no member has stay refused."""
+    op = {"dtype": fn.cast, "interp_type": fn.resize, "image_type": fn.color_space_conversion}[want[0]]
+    extra = {"interp_type": {"resize_x": 4}, "image_type": {"output_type": types.RGB}}.get(want[0], {})
+    pipe = Pipeline(batch_size=1, num_threads=1, device_id=None)
+    with pipe:
+        pipe.set_outputs(op(types.Constant(np.zeros((2, 2, 3), np.uint8)), **kw, **extra))
+    (node,) = [n for n in pipe.graph.nodes if n.op == op.__name__]
+    assert node.args[want[0]] is want[1]
+    for bad in (True, 5.0, 1000, -7):
+        with pytest.raises(ArgumentTypeError, match=r"Cast: `dtype` must be a data type"):
+            ops.Cast(dtype=bad)
+
+
 def test_argument_errors_name_op_and_argument():
     with pytest.raises(ArgumentError, match=r"Cast: unknown argument `dtyp`"):
         ops.Cast(dtyp=types.FLOAT)

@@ -193,6 +193,8 @@ def _as_list(v: Any) -> list:
 def enum_member(cls: type[enum.Enum], v: Any) -> enum.Enum:
     if isinstance(v, cls):
         return v
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return cls(int(v))  # DALI takes an enum's number (dtype=5 is INT16); ValueError when none is
     if isinstance(v, str):
         for cand in (v, v.upper(), "INTERP_" + v.upper()):
             if cand in cls.__members__:
