@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from .. import _knobs
+from .._thread_priority import lower_this_thread
 from ..errors import PipelineError
 from .plan import Plan
 from .steps import Batch, Partial
@@ -154,6 +155,7 @@ class Executor:
                 continue
 
     def _loop(self) -> None:
+        lower_this_thread()
         try:
             if self.plan.cuda is not None:
                 torch.cuda.set_device(self.plan.cuda)
@@ -187,6 +189,7 @@ class Executor:
         """One lane of stage `pos` on its own thread: takes the next batch from the stage before
         (the first stage makes it) and hands it on under its sequence number. An error is handed
         on too, in its place."""
+        lower_this_thread()
         if self.plan.cuda is not None:
             torch.cuda.set_device(self.plan.cuda)
         stage = self.stages[pos]

@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from .._thread_priority import lower_this_thread
 from ..errors import GraphError, PipelineError, SerializationError, TorchDaliError
 from ..graph.graph import Graph
 from ..graph.node import Node
@@ -37,6 +38,7 @@ def _worker_init() -> None:
 
 def _prepare(ops: list[Operator]) -> None:
     """Errors are left to the first batch, which meets them again and reports them in its place."""
+    lower_this_thread()
     for op in ops:
         try:
             op.prepare()

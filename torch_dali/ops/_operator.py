@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, S
 
 import torch
 
+from .._thread_priority import lower_this_thread
 from ..errors import ArgumentError, ArgumentTypeError
 from ..rng import SampleRNG, state_rng
 from ..tensor_list import TensorList
@@ -58,6 +59,7 @@ class WorkerPool:
         self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix=name, initializer=self._started)
 
     def _started(self) -> None:
+        lower_this_thread()
         with self._lock:
             self._own.add(threading.current_thread())
         if self._init is not None:

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 import torch.utils.dlpack
 
+from .._thread_priority import lower_this_thread
 from ..errors import PipelineError
 from ..rng import hash_key
 from ..tensor_list import TensorList
@@ -96,6 +97,7 @@ class _Watcher:
         self._thread.start()
 
     def _work(self) -> None:
+        lower_this_thread()
         while True:
             job = self._jobs.get()
             if job is None:
