@@ -99,6 +99,15 @@ def test_enum_arguments_take_dalis_numbers(kw: dict, want: tuple) -> None:
             ops.Cast(dtype=bad)
 
 
+def test_no_type_is_refused_at_build_in_plain_words() -> None:
+    """dtype=-1 is DALI's NO_TYPE: a member, but no tensor has it (DALI fails when it runs)."""
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return fn.cast(fn.random.uniform(range=[0, 1], shape=[3]), dtype=-1)
+    with pytest.raises(GraphError, match=r"^Cast '__Cast_\d+' \(defined at .*\): types.NO_TYPE is not an element type"):
+        pipe().build()
+
+
 def test_argument_errors_name_op_and_argument():
     with pytest.raises(ArgumentError, match=r"Cast: unknown argument `dtyp`"):
         ops.Cast(dtyp=types.FLOAT)

@@ -88,7 +88,8 @@ class Plan:
             except TorchDaliError:
                 raise
             except Exception as e:  # a bad argument combination found at build time
-                raise GraphError(f"{n.describe()}: {e}") from e
+                why = e.args[0] if isinstance(e, KeyError) and e.args else e  # str(KeyError) adds quotes
+                raise GraphError(f"{n.describe()}: {why}") from e
         self._output_keys = {(d.node.id, d.index) for d in graph.outputs}
         self._consumers: dict[int, list[Node]] = {n.id: [] for n in self.nodes}
         self._lineage: dict[tuple[int, int], list[tuple[int, int]]] = {}  # per value, the values it comes from
