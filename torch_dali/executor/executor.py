@@ -18,8 +18,8 @@ from ..errors import PipelineError
 from .plan import Plan
 from .steps import Batch, Partial
 from .stage import OutputPermits, Permits, Reorder, Stage, make_stages
-from .watch import (add_times, dump_stall, leave_running, no_batch_error, stall_dump_s, stop_timeout_s,
-                    tensor_bytes, wait_for_left_running)
+from .watch import (add_times, dump_stall, leave_running, memory_report, no_batch_error, stall_dump_s,
+                    stop_timeout_s, wait_for_left_running)
 
 _POLL_S = 0.1  # how often a waiting consumer checks for shutdown and Ctrl-C
 _LIVE: "weakref.WeakSet[Executor]" = weakref.WeakSet()
@@ -397,17 +397,13 @@ class Executor:
         """Batches ready for the consumer ("prefetched") and batches waiting between stages
         ("staged": with lanes, several more than the prefetch depth), with their bytes. Batches a
         stage is working on right now are not counted."""
-        batches = [b for b in list(self._queue.queue) if isinstance(b, Batch)]
-        host, dev = tensor_bytes([tl for b in batches for tl in b.outputs])
-        parts = [p for h in self._handoffs for p in h.items() if isinstance(p, Partial)]
-        s_host, s_dev = tensor_bytes([tl for p in parts for tl in p.values.values()])
+        batches = [list(b.outputs) for b in list(self._queue.queue) if isinstance(b, Batch)]
+        parts = [list(p.values.values()) for h in self._handoffs for p in h.items() if isinstance(p, Partial)]
         pool = self.plan.pool
         threads = (len(pool.threads()) if pool is not None else 0) + \
             (1 if self._thread is not None and self._thread.is_alive() else 0) + \
             sum(t.is_alive() for t in self._stage_threads)
-        return {"prefetched_batches": len(batches), "prefetched_host_bytes": host,
-                "prefetched_device_bytes": dev, "staged_batches": len(parts), "staged_host_bytes": s_host,
-                "staged_device_bytes": s_dev, "threads": threads}
+        return memory_report(batches, parts, threads)
 
     # -- control -------------------------------------------------------------------------------
     def stop(self, timeout: float | None = None) -> bool:

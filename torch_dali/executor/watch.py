@@ -62,6 +62,16 @@ def tensor_bytes(tls: list[TensorList]) -> tuple[int, int]:
     return host, dev
 
 
+def memory_report(prefetched: list[list[TensorList]], staged: list[list[TensorList]], threads: int) -> dict[str, int]:
+    """`Executor.memory_stats()`: the batches ready for the consumer and those between stages (each
+    batch as its TensorLists), with their bytes, and the executor's live threads."""
+    host, dev = tensor_bytes([tl for b in prefetched for tl in b])
+    s_host, s_dev = tensor_bytes([tl for p in staged for tl in p])
+    return {"prefetched_batches": len(prefetched), "prefetched_host_bytes": host,
+            "prefetched_device_bytes": dev, "staged_batches": len(staged), "staged_host_bytes": s_host,
+            "staged_device_bytes": s_dev, "threads": threads}
+
+
 # Threads stopping gave up on. At interpreter exit they get one more stop timeout to finish: a
 # native torch call still running in one while the interpreter tears down aborts the process
 # ("terminate called without an active exception", exit 134), where waiting a little lets a slow
