@@ -56,8 +56,6 @@ def _fallback_warning(what: str) -> None:
                   "to make this an error)", RuntimeWarning, stacklevel=4)
 
 
-
-
 class Plan:
     """Op instances placed on devices, and the steps that run one iteration."""
 

@@ -11,7 +11,7 @@ from ..executor.executor import Executor
 from ..executor.plan import Batch, Plan
 from ..tensor_list import TensorList, user_view
 from ..types import CPU_ONLY_DEVICE_ID
-from .build_checks import ForeignNodeError, check_foreign_nodes, check_parallel_sources  # noqa: F401 - the error: tests
+from .build_checks import check_foreign_nodes, check_parallel_sources
 from .cse import eliminate_common_subgraphs
 from .graph import Graph
 from .pipeline_queries import BuiltPipelineQueries
