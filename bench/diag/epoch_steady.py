@@ -2,6 +2,9 @@
 NVIDIA DALI or torch_dali): whether a library's speed is steady or dips now and then, which a
 3-epoch judge row cannot tell from noise. Prints one JSON line per run.
     [GC=off|freeze] python3 bench/diag/epoch_steady.py LIB ROOT [KIND] [EPOCHS]   (LIB: nvidia.dali | torch_dali)
+KIND: fused, unfused, or seed (the Serialization example's pipeline, ops API; ROOT is then the .rec file
+that .refbench/bench_more.py rec writes). torch's allocator counts (cudaMalloc calls, retries) come
+with each run: a row whose output sizes vary per batch may pay for new device blocks.
 GC=off disables Python's garbage collector after the build, GC=freeze moves every object made so far
 out of its reach (gc.freeze): whether collections of a large heap stall the pipeline's threads."""
 import importlib, json, os, sys, time
@@ -18,8 +21,49 @@ def main():
     epochs = int(sys.argv[4]) if len(sys.argv) > 4 else 12
     nd = importlib.import_module(lib)
     plugin = importlib.import_module(lib + ".plugin.pytorch")
-    fn, types = nd.fn, nd.types
     torch.empty(1, device="cuda")
+
+    if kind == "seed":
+        pipe = seed_pipeline(nd, root)
+    else:
+        pipe = file_pipeline(nd, root, kind)
+    pipe.build()
+    import gc
+    gcmode = os.environ.get("GC", "")
+    if gcmode == "off":
+        gc.disable()
+    elif gcmode == "freeze":
+        gc.freeze()
+    it = plugin.DALIGenericIterator(pipe, ["data", "label"], reader_name="Reader",
+                                    last_batch_policy=plugin.LastBatchPolicy.DROP, auto_reset=True)
+    measure(lib, kind, epochs, pipe, it, gc)
+
+
+def seed_pipeline(nd, rec):
+    """The Serialization example's pipeline as .refbench/bench_more.py writes it (ops API)."""
+    ops, types = nd.ops, nd.types
+    Pipeline = importlib.import_module(nd.__name__ + ".pipeline").Pipeline
+
+    class SerializedPipeline(Pipeline):
+        def __init__(self):
+            super().__init__(256, os.cpu_count(), 0, seed=12)
+            self.input = ops.MXNetReader(path=[rec], index_path=[rec[:-4] + ".idx"], random_shuffle=True)
+            self.decode = ops.decoders.Image(device="mixed", output_type=types.RGB)
+            self.resize = ops.Resize(device="gpu", interp_type=types.INTERP_LINEAR)
+            self.cmnp = ops.CropMirrorNormalize(device="gpu", dtype=types.FLOAT, crop=(224, 224),
+                                                mean=MEAN, std=STD)
+            self.res_uniform = ops.random.Uniform(range=(256.0, 480.0))
+            self.uniform = ops.random.Uniform(range=(0.0, 1.0))
+
+        def define_graph(self):
+            jpegs, labels = self.input(name="Reader")
+            images = self.resize(self.decode(jpegs), resize_shorter=self.res_uniform())
+            return self.cmnp(images, crop_pos_x=self.uniform(), crop_pos_y=self.uniform()), labels
+    return SerializedPipeline()
+
+
+def file_pipeline(nd, root, kind):
+    fn, types = nd.fn, nd.types
 
     @nd.pipeline_def(batch_size=256, num_threads=os.cpu_count(), device_id=0, seed=1, prefetch_queue_depth=2)
     def p():
@@ -33,20 +77,15 @@ def main():
         images = fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW", mean=MEAN, std=STD,
                                           mirror=fn.random.coin_flip(probability=0.5))
         return images, labels
-    pipe = p()
-    pipe.build()
-    import gc
-    gcmode = os.environ.get("GC", "")
-    if gcmode == "off":
-        gc.disable()
-    elif gcmode == "freeze":
-        gc.freeze()
-    it = plugin.DALIGenericIterator(pipe, ["data", "label"], reader_name="Reader",
-                                    last_batch_policy=plugin.LastBatchPolicy.DROP, auto_reset=True)
-    per, waits = [], []
+    return p()
+
+
+def measure(lib, kind, epochs, pipe, it, gc):
+    per, waits, busy, cpu_s, host_busy = [], [], {}, [], []
     for e in range(epochs + 1):
         torch.cuda.synchronize()
         t = time.perf_counter()
+        c0, h0 = _process_cpu_s(), _host_jiffies()
         n = 0
         last = t
         for out in it:
@@ -58,7 +97,13 @@ def main():
         torch.cuda.synchronize()
         if e:  # the first epoch warms up
             per.append(round(n / (time.perf_counter() - t)))
-        elif lib == "torch_dali":
+            cpu_s.append(round(_process_cpu_s() - c0, 2))  # this process's CPU seconds in the epoch
+            h1 = _host_jiffies()
+            host_busy.append(round(1 - (h1[1] - h0[1]) / max(1, h1[0] - h0[0]), 3))  # all cores, any process
+        if lib == "torch_dali":  # each stage's busy seconds per epoch: which one a slow epoch is slow in
+            if e:
+                for name, st in pipe.executor.stage_stats().items():
+                    busy.setdefault(name, []).append(st["busy_s"])
             pipe.executor.reset_stage_stats()
     s = sorted(per)
     w = sorted(waits)
@@ -67,8 +112,22 @@ def main():
             "over_3x_median": sum(1 for v in w if v > 3 * w[len(w) // 2]), "batches": len(w)}
     print(json.dumps({"what": f"epoch_steady_{kind}", "lib": lib, "gc": os.environ.get("GC", ""),
                       "gc_counts": gc.get_stats()[2]["collections"], "per_epoch_img_s": per,
-                      "median": s[len(s) // 2], "min": s[0], "max": s[-1], "batch_gaps": gaps,
-                      "stages": pipe.executor.stage_stats() if lib == "torch_dali" else None}), flush=True)
+                      "median": s[len(s) // 2], "allocator": {k: torch.cuda.memory_stats().get(k) for k in
+                      ("num_device_alloc", "num_device_free", "num_alloc_retries", "num_sync_all_streams")}, "min": s[0], "max": s[-1], "batch_gaps": gaps,
+                      "stage_busy_per_epoch_s": busy or None, "process_cpu_s_per_epoch": cpu_s,
+                      "host_cpu_busy_per_epoch": host_busy}), flush=True)
+
+
+def _process_cpu_s() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+def _host_jiffies() -> tuple[int, int]:
+    """(all, idle + iowait) jiffies of every core since boot, from /proc/stat."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return sum(v), v[3] + v[4]
 
 
 if __name__ == "__main__":
