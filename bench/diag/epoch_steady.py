@@ -5,6 +5,10 @@ NVIDIA DALI or torch_dali): whether a library's speed is steady or dips now and 
 KIND: fused, unfused, or seed (the Serialization example's pipeline, ops API; ROOT is then the .rec file
 that .refbench/bench_more.py rec writes). torch's allocator counts (cudaMalloc calls, retries) come
 with each run: a row whose output sizes vary per batch may pay for new device blocks.
+GIL_PROBE=1 runs a thread that sleeps 1 ms at a time and records how late it wakes (the time it waits
+for the GIL, mostly): per epoch, the median and 90th percentile, to set slow epochs beside GIL contention.
+SWITCH_INTERVAL=S sets sys.setswitchinterval(S) before the build (Python's default: 0.005 s), how long
+a thread running Python keeps the GIL while another waits for it.
 GC=off disables Python's garbage collector after the build, GC=freeze moves every object made so far
 out of its reach (gc.freeze): whether collections of a large heap stall the pipeline's threads."""
 import importlib, json, os, sys, time
@@ -22,6 +26,8 @@ def main():
     nd = importlib.import_module(lib)
     plugin = importlib.import_module(lib + ".plugin.pytorch")
     torch.empty(1, device="cuda")
+    if os.environ.get("SWITCH_INTERVAL"):
+        sys.setswitchinterval(float(os.environ["SWITCH_INTERVAL"]))
 
     if kind == "seed":
         pipe = seed_pipeline(nd, root)
@@ -81,11 +87,14 @@ def file_pipeline(nd, root, kind):
 
 
 def measure(lib, kind, epochs, pipe, it, gc):
-    per, waits, busy, cpu_s, host_busy = [], [], {}, [], []
+    per, waits, busy, cpu_s, host_busy, gil = [], [], {}, [], [], []
+    probe = _GilProbe() if os.environ.get("GIL_PROBE") == "1" else None
     for e in range(epochs + 1):
         torch.cuda.synchronize()
         t = time.perf_counter()
         c0, h0 = _process_cpu_s(), _host_jiffies()
+        if probe:
+            probe.take()
         n = 0
         last = t
         for out in it:
@@ -100,6 +109,8 @@ def measure(lib, kind, epochs, pipe, it, gc):
             cpu_s.append(round(_process_cpu_s() - c0, 2))  # this process's CPU seconds in the epoch
             h1 = _host_jiffies()
             host_busy.append(round(1 - (h1[1] - h0[1]) / max(1, h1[0] - h0[0]), 3))  # all cores, any process
+            if probe:
+                gil.append(probe.take())
         if lib == "torch_dali":  # each stage's busy seconds per epoch: which one a slow epoch is slow in
             if e:
                 for name, st in pipe.executor.stage_stats().items():
@@ -111,11 +122,36 @@ def measure(lib, kind, epochs, pipe, it, gc):
             "max5_ms": [round(1000 * v, 1) for v in w[-5:]],
             "over_3x_median": sum(1 for v in w if v > 3 * w[len(w) // 2]), "batches": len(w)}
     print(json.dumps({"what": f"epoch_steady_{kind}", "lib": lib, "gc": os.environ.get("GC", ""),
+                      "switch_interval_s": sys.getswitchinterval(),
                       "gc_counts": gc.get_stats()[2]["collections"], "per_epoch_img_s": per,
                       "median": s[len(s) // 2], "allocator": {k: torch.cuda.memory_stats().get(k) for k in
                       ("num_device_alloc", "num_device_free", "num_alloc_retries", "num_sync_all_streams")}, "min": s[0], "max": s[-1], "batch_gaps": gaps,
                       "stage_busy_per_epoch_s": busy or None, "process_cpu_s_per_epoch": cpu_s,
-                      "host_cpu_busy_per_epoch": host_busy}), flush=True)
+                      "host_cpu_busy_per_epoch": host_busy,
+                      "gil_probe_late_ms_per_epoch_median_p90": gil or None}), flush=True)
+
+
+class _GilProbe:
+    """A daemon thread sleeping 1 ms at a time; `take` returns the (median, p90) ms by which its
+    wake-ups came late since the last call (a woken thread must get the GIL before it runs on)."""
+
+    def __init__(self) -> None:
+        import threading
+        self.late: list[float] = []
+        threading.Thread(target=self._run, daemon=True, name="gil-probe").start()
+
+    def _run(self) -> None:
+        while True:
+            t = time.perf_counter()
+            time.sleep(0.001)
+            self.late.append(time.perf_counter() - t - 0.001)
+
+    def take(self) -> list[float]:
+        got, self.late = self.late, []
+        got.sort()
+        if not got:
+            return [0.0, 0.0]
+        return [round(1000 * got[len(got) // 2], 3), round(1000 * got[int(len(got) * 0.9)], 3)]
 
 
 def _process_cpu_s() -> float:
