@@ -342,6 +342,32 @@ def test_mxnet_several_files(rec, tmp_path):
         _pipe(fn.readers.mxnet, path=[rec[0]] * 3, index_path=[rec[1]] * 2)
 
 
+ONE_LABEL = [(float(k) + 0.5, bytes([k]) * (k + 1)) for k in range(7)]
+
+
+@pytest.mark.parametrize("shards", [1, 2])
+def test_mxnet_one_label_batches_read_alike_mapped_or_not(tmp_path, shards):
+    """Records with one header label each take the mapped batch path (labels gathered as one
+    array); padding repeats a record. The same samples and labels as the record-by-record path."""
+    write_recordio(tmp_path / "b.rec", tmp_path / "b.idx", ONE_LABEL)
+    runs = {}
+    for mmap in (True, False):
+        pipe = _pipe(fn.readers.mxnet, bs=5, path=str(tmp_path / "b.rec"), index_path=str(tmp_path / "b.idx"),
+                     dont_use_mmap=not mmap, random_shuffle=True, seed=3, num_shards=shards, shard_id=0,
+                     pad_last_batch=True)
+        got = []
+        for _ in range(3):
+            data, labels = pipe.run()
+            assert labels.as_tensor().shape == (5, 1) and labels.as_tensor().dtype == torch.float32
+            got.append([(bytes(data.at(i)), labels.at(i).tolist()) for i in range(5)])
+        runs[mmap] = got
+    assert runs[True] == runs[False]
+    pairs = {p: [lab] for lab, p in ONE_LABEL}
+    assert all(pairs[d] == lab for batch in runs[True] for d, lab in batch)
+    if shards == 2:  # shard 0 holds 4 samples (shuffled as DistributedSampler), padded to 5 with its last
+        assert len({d for d, _ in runs[True][0]}) == 4
+
+
 def test_mxnet_shuffle_matches_distributed_sampler(rec):
     sampler = DistributedSampler(range(7), num_replicas=2, rank=1, shuffle=True, seed=5)
     pipe = _pipe(fn.readers.mxnet, bs=4, path=rec[0], index_path=rec[1], random_shuffle=True, seed=5,
