@@ -7,6 +7,10 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD GIL_PROBE=1
 [ -d /tmp/ref420 ] || python3 .refbench/bench_anchors.py gen /tmp/ref420 8192 | tail -1
 [ -f /tmp/ref420.rec ] || python3 .refbench/bench_more.py rec /tmp/ref420 /tmp/ref420.rec
 python3 -c "from torch_dali._native import extension as e; print('extension', e.load() is not None)" 2>&1 | tail -1
+# the built extension comes back (about a minute to build on each fresh machine): unpacked into
+# .ext-carry/ here and carried, `tar xzf .ext-carry/ext_cache.tgz -C ~/.cache/torch_dali` skips the build
+# while csrc/ and torch are unchanged (the build's key covers them)
+tar czf "$OUT/ext_cache.tgz" -C ~/.cache/torch_dali . && ls -la "$OUT/ext_cache.tgz"
 for i in 1 2 3; do
   for kind in seed fused; do
     data=/tmp/ref420; [ $kind = seed ] && data=/tmp/ref420.rec
