@@ -10,7 +10,7 @@ python3 -c "from torch_dali._native import extension as e; print('extension', e.
 # the built extension comes back (about a minute to build on each fresh machine): unpacked into
 # .ext-carry/ here and carried, `tar xzf .ext-carry/ext_cache.tgz -C ~/.cache/torch_dali` skips the build
 # while csrc/ and torch are unchanged (the build's key covers them)
-tar czf "$OUT/ext_cache.tgz" -C ~/.cache/torch_dali . && ls -la "$OUT/ext_cache.tgz"
+tar czf "$OUT/ext_cache.tgz" --exclude="*.o" -C ~/.cache/torch_dali . && ls -la "$OUT/ext_cache.tgz"
 for i in 1 2 3; do
   for kind in seed fused; do
     data=/tmp/ref420; [ $kind = seed ] && data=/tmp/ref420.rec
