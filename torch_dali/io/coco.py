@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import stat
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..errors import DataError
+from .bounded_file import FileTooLarge, NotRegularFile, read_regular_file
 
 #: the largest annotation file read (pycocotools' train2017 instances file is ~450 MB)
 MAX_JSON_BYTES = 1 << 30
@@ -103,21 +102,15 @@ def _no_constants(name: str) -> Any:
 def load_json(path: str, max_bytes: int | None = None) -> Any:
     """The parsed file; DataError if it is missing, too large, not JSON, or nested too deep."""
     max_bytes = MAX_JSON_BYTES if max_bytes is None else max_bytes
-    try:  # O_NONBLOCK: a FIFO put in the file's place must not hang the open
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                raise DataError(f"readers.coco: the annotations file {path} is not a regular file")
-            size = st.st_size
-            if size > max_bytes:
-                raise DataError(f"readers.coco: {path} is {size} bytes, more than the {max_bytes} an annotation "
-                                "file may have")
-            data = f.read(max_bytes + 1)
+    try:
+        data = read_regular_file(path, max_bytes)
+    except NotRegularFile:
+        raise DataError(f"readers.coco: the annotations file {path} is not a regular file") from None
+    except FileTooLarge as e:
+        raise DataError(f"readers.coco: {path} is {e.size} bytes, more than the {max_bytes} an annotation "
+                        "file may have") from None
     except OSError as e:
         raise DataError(f"readers.coco: cannot read the annotations file {path}: {e.strerror or e}") from None
-    if len(data) > max_bytes:
-        raise DataError(f"readers.coco: {path} is larger than the {max_bytes} bytes an annotation file may have")
     try:
         return json.loads(data, parse_constant=_no_constants)
     except RecursionError:

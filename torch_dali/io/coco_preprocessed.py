@@ -23,12 +23,12 @@ offset, count and index is checked against the lists it points into: a DataError
 from __future__ import annotations
 
 import os
-import stat
 from typing import Any
 
 import numpy as np
 
 from ..errors import DataError
+from .bounded_file import FileTooLarge, NotRegularFile, read_regular_file
 from .coco import CocoSample
 from .coco_masks import MAX_MASK_PIXELS, rle_from_string
 
@@ -47,20 +47,17 @@ ALL_FILES = tuple(f"{k}.dat" for k in LISTS) + ("masks_rles.dat", "filenames.dat
 
 def _read_bytes(path: str) -> bytes | None:
     """The file's bytes; None if it does not exist."""
-    try:  # O_NONBLOCK: a FIFO put in the file's place must not hang the open
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        return read_regular_file(path, MAX_FILE_BYTES)
     except FileNotFoundError:
         return None
+    except NotRegularFile:
+        raise DataError(f"readers.coco: {path} is not a regular file") from None
+    except FileTooLarge as e:
+        raise DataError(f"readers.coco: {path} is {e.size} bytes, more than the {MAX_FILE_BYTES} a "
+                        "preprocessed annotation file may have") from None
     except OSError as e:
         raise DataError(f"readers.coco: cannot read {path}: {e.strerror or e}") from None
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise DataError(f"readers.coco: {path} is not a regular file")
-        if st.st_size > MAX_FILE_BYTES:
-            raise DataError(f"readers.coco: {path} is {st.st_size} bytes, more than the {MAX_FILE_BYTES} a "
-                            "preprocessed annotation file may have")
-        return f.read(MAX_FILE_BYTES + 1)
 
 
 def _array(folder: str, name: str) -> np.ndarray:

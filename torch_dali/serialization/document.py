@@ -10,7 +10,6 @@ merge keys). Only then is the document constructed, with each mapping's line and
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import yaml
 
 from ..errors import SerializationError
+from ..io.bounded_file import FileTooLarge, NotRegularFile, read_regular_file
 
 MAX_BYTES = 4 * 2**20  # a pipeline is a page of text; long file lists belong in a file_list
 MAX_DEPTH = 32  # a pipeline nests about 6 deep (ops, an op, its args, a list of lists)
@@ -148,20 +148,17 @@ def decode(data: str | bytes, source: str) -> str:
 
 def read_file(path: str | os.PathLike[str]) -> str:
     """A pipeline file's text. Only a regular file is read (never a FIFO or a device, which could
-    block or never end), its size checked before reading and the read bounded."""
+    block or never end), its size checked before reading and the read bounded (`io.bounded_file`)."""
     source = str(path)
     try:
-        fd = os.open(Path(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        data = read_regular_file(Path(path), MAX_BYTES)
+    except NotRegularFile:
+        raise SerializationError(f"{source}: not a regular file") from None
+    except FileTooLarge as e:
+        raise SerializationError(f"{source}: {e.size} bytes is more than a pipeline file may hold "
+                                 f"({MAX_BYTES})") from None
     except OSError as e:
         raise SerializationError(f"cannot read pipeline file {source}: {e.strerror}") from None
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise SerializationError(f"{source}: not a regular file")
-        if info.st_size > MAX_BYTES:
-            raise SerializationError(f"{source}: {info.st_size} bytes is more than a pipeline file may hold "
-                                     f"({MAX_BYTES})")
-        data = f.read(MAX_BYTES + 1)
     return decode(data, source)
 
 
