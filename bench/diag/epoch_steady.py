@@ -2,8 +2,8 @@
 NVIDIA DALI or torch_dali): whether a library's speed is steady or dips now and then, which a
 3-epoch judge row cannot tell from noise. Prints one JSON line per run.
     [GC=off|freeze] python3 bench/diag/epoch_steady.py LIB ROOT [KIND] [EPOCHS]   (LIB: nvidia.dali | torch_dali)
-KIND: fused, unfused, or seed (the Serialization example's pipeline, ops API; ROOT is then the .rec file
-that .refbench/bench_more.py rec writes). torch's allocator counts (cudaMalloc calls, retries) come
+KIND: any of bench/reference_pipes.py's (fused, unfused, seed, val, ...; for seed, the Serialization
+example's pipeline, ROOT is the .rec file that .refbench/bench_more.py rec writes). torch's allocator counts (cudaMalloc calls, retries) come
 with each run: a row whose output sizes vary per batch may pay for new device blocks.
 GIL_PROBE=1 runs a thread that sleeps 1 ms at a time and records how late it wakes (the time it waits
 for the GIL, mostly): per epoch, the median and 90th percentile, to set slow epochs beside GIL contention.
@@ -15,24 +15,19 @@ import importlib, json, os, sys, time
 
 import torch
 
-MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
-STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
-
 
 def main():
     lib, root = sys.argv[1], sys.argv[2]
     kind = sys.argv[3] if len(sys.argv) > 3 else "fused"
     epochs = int(sys.argv[4]) if len(sys.argv) > 4 else 12
-    nd = importlib.import_module(lib)
     plugin = importlib.import_module(lib + ".plugin.pytorch")
     torch.empty(1, device="cuda")
     if os.environ.get("SWITCH_INTERVAL"):
         sys.setswitchinterval(float(os.environ["SWITCH_INTERVAL"]))
 
-    if kind == "seed":
-        pipe = seed_pipeline(nd, root)
-    else:
-        pipe = file_pipeline(nd, root, kind)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    import reference_pipes  # the judge's pipelines as our harness writes them
+    pipe = reference_pipes.make(lib, kind, root)
     pipe.build()
     import gc
     gcmode = os.environ.get("GC", "")
@@ -43,47 +38,6 @@ def main():
     it = plugin.DALIGenericIterator(pipe, ["data", "label"], reader_name="Reader",
                                     last_batch_policy=plugin.LastBatchPolicy.DROP, auto_reset=True)
     measure(lib, kind, epochs, pipe, it, gc)
-
-
-def seed_pipeline(nd, rec):
-    """The Serialization example's pipeline as .refbench/bench_more.py writes it (ops API)."""
-    ops, types = nd.ops, nd.types
-    Pipeline = importlib.import_module(nd.__name__ + ".pipeline").Pipeline
-
-    class SerializedPipeline(Pipeline):
-        def __init__(self):
-            super().__init__(256, os.cpu_count(), 0, seed=12)
-            self.input = ops.MXNetReader(path=[rec], index_path=[rec[:-4] + ".idx"], random_shuffle=True)
-            self.decode = ops.decoders.Image(device="mixed", output_type=types.RGB)
-            self.resize = ops.Resize(device="gpu", interp_type=types.INTERP_LINEAR)
-            self.cmnp = ops.CropMirrorNormalize(device="gpu", dtype=types.FLOAT, crop=(224, 224),
-                                                mean=MEAN, std=STD)
-            self.res_uniform = ops.random.Uniform(range=(256.0, 480.0))
-            self.uniform = ops.random.Uniform(range=(0.0, 1.0))
-
-        def define_graph(self):
-            jpegs, labels = self.input(name="Reader")
-            images = self.resize(self.decode(jpegs), resize_shorter=self.res_uniform())
-            return self.cmnp(images, crop_pos_x=self.uniform(), crop_pos_y=self.uniform()), labels
-    return SerializedPipeline()
-
-
-def file_pipeline(nd, root, kind):
-    fn, types = nd.fn, nd.types
-
-    @nd.pipeline_def(batch_size=256, num_threads=os.cpu_count(), device_id=0, seed=1, prefetch_queue_depth=2)
-    def p():
-        jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
-        if kind == "fused":
-            images = fn.decoders.image_random_crop(jpegs, device="mixed", output_type=types.RGB, hw_decoder_load=1.0)
-            images = fn.resize(images, resize_x=224, resize_y=224)
-        else:
-            images = fn.decoders.image(jpegs, device="mixed", output_type=types.RGB, hw_decoder_load=0.65)
-            images = fn.random_resized_crop(images, size=[224, 224])
-        images = fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW", mean=MEAN, std=STD,
-                                          mirror=fn.random.coin_flip(probability=0.5))
-        return images, labels
-    return p()
 
 
 def measure(lib, kind, epochs, pipe, it, gc):
