@@ -165,6 +165,9 @@ class ByteFile:
             raise DataError(f"{self.what}: {printable(self.path)}: invalid range ({n} bytes at {offset})")
         if n == 0:
             return bytearray()
+        size = self.size if self._remote is not None else os.fstat(self._fd).st_size
+        if offset + n > size:  # checked before a buffer of n bytes is made: n may come from an index
+            raise self._short(offset, n, max(0, size - offset))
         if self._remote is not None:
             with self._lock:
                 self._remote.seek(offset)
@@ -172,7 +175,7 @@ class ByteFile:
             if len(data) != n:
                 raise self._short(offset, n, len(data))
             return data
-        if self._mm is not None and offset + n <= min(os.fstat(self._fd).st_size, len(self._mm)):
+        if self._mm is not None and offset + n <= min(size, len(self._mm)):
             with memoryview(self._mm) as view:
                 return bytearray(view[offset:offset + n])
         data = bytearray(n)
