@@ -43,6 +43,13 @@ def _run(what: str) -> str:
                 return str(host_io.read_files([fifo])[0])
             elif what == "file_list":
                 _pipe(file_list=fifo).build()
+            elif what == "video_file_list":
+                @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+                def video():
+                    return tuple(fn.experimental.readers.video(file_list=fifo, sequence_length=2))
+                v = video()
+                v.build()
+                v.run()
             elif what == "idx":
                 read_index(fifo)
             elif what == "rec":
@@ -67,8 +74,8 @@ def _run(what: str) -> str:
 
 
 def test_fifos_are_errors_not_hangs():
-    whats = ["read_file_bytes", "read_file", "read_files", "file_list", "idx", "rec", "replaced-raise",
-             "replaced-skip"]
+    whats = ["read_file_bytes", "read_file", "read_files", "file_list", "video_file_list", "idx", "rec",
+             "replaced-raise", "replaced-skip"]
     for what, got in zip(whats, run_isolated("tests.test_data_fifo:_run", whats, timeout=20)):
         assert not isinstance(got, Died), (what, got)
         assert "not a regular file (a FIFO, socket or device)" in got, (what, got)

@@ -189,6 +189,19 @@ def test_damaged_videos_in_child_process():
     assert any("error" in r for r in results)
 
 
+def test_file_list_that_is_not_utf8_names_its_line(tmp_path):
+    lst = tmp_path / "list.txt"
+    lst.write_bytes(b"a.webm 0\nb\xff.webm 1\n")
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return tuple(fn.experimental.readers.video(file_list=str(lst), sequence_length=2))
+    with pytest.raises(DataError, match="list.txt line 2: the file_list is not UTF-8"):
+        p = pipe()
+        p.build()
+        p.run()
+
+
 @pytest.mark.parametrize("start,end", [("nan", "5"), ("0", "inf"), ("1e999", "2")])
 def test_file_list_numbers_must_be_finite(tmp_path, start, end):
     """A file_list line whose start or end is not a finite number is a DataError naming the line

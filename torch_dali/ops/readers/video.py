@@ -55,6 +55,7 @@ from .._registry import lookup, register
 from .._schema import REQUIRED, Arg, OpSchema
 from ..decoders.video import check_fill, fill_frame, pad_mode_of
 from ._base import READER_ARGS, ReaderBase
+from ._storage import read_small
 
 
 @dataclass(frozen=True)
@@ -157,11 +158,12 @@ class _VideoReaderBase(ReaderBase):
         return self._file_list(a["file_list"])
 
     def _file_list(self, path: str) -> list[_Entry]:
+        raw = read_small(path, f"{self.name}: file_list")  # a FIFO is refused, not waited on
         try:
-            with open(path, encoding="utf-8") as f:
-                lines = f.read().splitlines()
-        except OSError as e:
-            raise DataError(f"{self.name}: cannot read the file_list {printable(path)}: {e.strerror or e}") from None
+            lines = raw.decode("utf-8").splitlines()
+        except UnicodeDecodeError as e:
+            no = raw.count(b"\n", 0, e.start) + 1
+            raise DataError(f"{self.name}: {printable(path)} line {no}: the file_list is not UTF-8 text") from None
         base = os.path.dirname(path)
         out = []
         for n, line in enumerate(lines, 1):
