@@ -32,11 +32,14 @@ _module: Optional[ModuleType] = None
 _error: Optional[str] = None
 _nvjpeg: Optional[tuple[str, str]] = None
 _fakes_registered = False
+_ready = False  # set once `_module` is final: later calls return it without the lock
 
 
 def load(verbose: bool = False) -> Optional[ModuleType]:
     """Builds (first call only) and returns the extension module, or None if unavailable."""
-    global _tried, _module, _error
+    global _tried, _module, _error, _ready
+    if _ready:  # every batch asks: a contended lock would hand the GIL to another thread
+        return _module
     with _lock:
         if _tried:
             return _module
@@ -52,6 +55,7 @@ def load(verbose: bool = False) -> Optional[ModuleType]:
         except Exception as exc:  # a failed build must never break torch_dali
             _module = None
             _error = f"build failed: {type(exc).__name__}: {exc}"
+        _ready = True
         return _module
 
 
@@ -78,10 +82,10 @@ def preload() -> None:
 
 def _after_fork_in_child() -> None:
     """A fork while the preload thread held the lock would leave it held forever in the child."""
-    global _lock, _tried
+    global _lock, _tried, _ready
     _lock = threading.Lock()
     if _module is None:
-        _tried = False
+        _tried = _ready = False
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -2,7 +2,8 @@
 
 Per-sample Python (open/fstat/readinto, struct-based header parsing) holds the GIL for ~10 µs a
 sample, which is what bounds the host side of a GPU pipeline. `_native/csrc/cpu/host_io.c` does
-the same work for a whole batch in one ctypes call, during which the GIL is released. It is built
+the same work for a whole batch in one ctypes call (file reads release the GIL; the header parse,
+short, keeps it). It is built
 on first use (`torch_dali._native.helpers`); without a compiler, or with `TORCH_DALI_NO_HOST_IO=1`,
 `available()` is False and the same functions run in pure Python with identical results
 (`headers` is the Python parse the C one mirrors).
@@ -14,8 +15,9 @@ import errno
 import itertools
 import os
 import stat
-from typing import Sequence
+from typing import Any, Sequence
 
+import numpy as np
 import torch
 
 from .._native import helpers
@@ -186,22 +188,40 @@ def image_infos(datas: Sequence[torch.Tensor]) -> list[headers.ImageInfo | None]
     return [None if row[0] else _info(tuple(row[1:])) for row in table.tolist()]
 
 
-def image_info_table(datas: Sequence[torch.Tensor]) -> torch.Tensor | None:
-    """The C parse of a batch's headers as one (n, 8) int32 tensor, no object per sample: columns
+def image_info_table(datas: Sequence[torch.Tensor]) -> np.ndarray | None:
+    """The C parse of a batch's headers as one (n, 8) int32 array, no object per sample: columns
     failed (non-zero: what `image_infos` gives None for), format (1 JPEG, 2 PNG), height, width,
-    channels, EXIF orientation, progressive, bit depth. None when the C helper is not built."""
+    channels, EXIF orientation, progressive, bit depth. None when the C helper is not built.
+    The parse holds the GIL (a few microseconds a header): a decoding lane asks every batch, and
+    a short release lets another thread take the GIL for up to Python's switch interval."""
     n = len(datas)
-    lib = _load()
-    if lib is None:
+    parse = _infos_holding_gil()
+    if parse is None:
         return None
-    out = torch.zeros((n, _FIELDS), dtype=torch.int32)
+    out = np.zeros((n, _FIELDS), dtype=np.int32)
     if n == 0:
         return out
     ok = [_usable(d) for d in datas]
     ptrs = (ctypes.c_void_p * n)(*[d.data_ptr() if u else None for d, u in zip(datas, ok)])
     lens = (ctypes.c_int64 * n)(*[d.numel() if u else 0 for d, u in zip(datas, ok)])
-    lib.td_image_infos(ptrs, lens, n, ctypes.cast(out.data_ptr(), ctypes.POINTER(ctypes.c_int32)))
+    parse(ptrs, lens, n, out.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)))
     return out
+
+
+_INFOS: dict[int, Any] = {}
+
+
+def _infos_holding_gil() -> Any:
+    """td_image_infos called through ctypes.PyDLL (which keeps the GIL), or None without the library."""
+    lib = _load()
+    if lib is None:
+        return None
+    f = _INFOS.get(lib._handle)
+    if f is None:
+        f = ctypes.PyDLL(lib._name, handle=lib._handle).td_image_infos
+        f.argtypes, f.restype = lib.td_image_infos.argtypes, lib.td_image_infos.restype
+        _INFOS[lib._handle] = f
+    return f
 
 
 _infos: dict[tuple[int, ...], headers.ImageInfo] = {}

@@ -25,6 +25,7 @@ def gpu_decodable(info: ImageInfo) -> bool:
 
 _NVJPEG: dict[tuple[Any, ...], Any] = {}
 _NVJPEG_LOCK = threading.Lock()
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,9 @@ def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
     hw_load = hw_share(hw_load)
     config = DecoderConfig.from_knobs()
     key = (index, round(float(hw_load), 3), config)
+    dec = _NVJPEG.get(key, _MISSING)  # made already: no lock (lanes ask every batch; a contended
+    if dec is not _MISSING:           # lock hands the GIL to another thread)
+        return dec
     with _NVJPEG_LOCK:
         if key not in _NVJPEG:
             _NVJPEG[key] = _make_decoder(ext, index, float(hw_load), config)

@@ -1,6 +1,8 @@
 """The runtime side of an op: what the executor calls. Schemas (in `_schema`) describe; these run."""
 from __future__ import annotations
 
+import math
+
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, Sequence
@@ -150,7 +152,11 @@ def batch_args(tl: TensorList) -> list[Any]:
     `tolist()` for a dense batch of scalars (a coin flip per sample) instead of a view and an
     `item()` per sample."""
     dense = tl.dense
-    if dense is not None and dense.device.type == "cpu" and dense.dim() >= 1 and dense[0].numel() == 1:
+    if dense is not None and dense.device.type == "cpu" and dense.dim() >= 1 and dense.shape[0] \
+            and math.prod(dense.shape[1:]) == 1:
+        if dense.dtype != torch.bfloat16 and not dense.requires_grad:
+            # through NumPy: a torch reshape releases the GIL (a wait for it back under contention)
+            return dense.numpy().reshape(-1).tolist()
         return dense.reshape(dense.shape[0]).tolist()
     return [sample_arg(t) for t in tl]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import torch
 
 from .. import types
@@ -52,8 +53,15 @@ class _RandomOp(Operator):
         if not self.vectorised:
             return super().run_batch(ctx, inputs, args)
         # draw_batch (ops that have one): the batch of scalars from each sample's first uniform draw
-        u = torch.from_numpy(first_uniforms(self.node.seed, ctx.iteration, ctx.batch_size))
-        return [TensorList(self.draw_batch(u), "")]
+        u = first_uniforms(self.node.seed, ctx.iteration, ctx.batch_size)
+        drawn = self.draw_numpy(u)
+        return [TensorList(self.draw_batch(torch.from_numpy(u)) if drawn is None else torch.from_numpy(drawn), "")]
+
+    def draw_numpy(self, u: np.ndarray) -> np.ndarray | None:
+        """draw_batch's values computed in NumPy, or None (then draw_batch runs): a reader stage
+        draws every batch, and each small torch op there releases the GIL, which another thread
+        may then keep for up to Python's switch interval."""
+        return None
 
     def _check_shape(self, shape: Any) -> tuple[int, ...]:
         dims = [shape] if isinstance(shape, (int, float)) else list(shape)
@@ -93,6 +101,15 @@ class Uniform(_RandomOp):
         if not self.dtype.is_floating_point:
             lo, hi = float(math.trunc(lo)), float(math.trunc(hi))
         return lo, hi
+
+    def draw_numpy(self, u: np.ndarray) -> np.ndarray | None:
+        if self.dtype not in (torch.float32, torch.float64):
+            return None
+        lo, hi = self._range(self.args["range"])
+        t = np.float32 if self.dtype == torch.float32 else np.float64
+        v = (lo + (hi - lo) * u).astype(t)  # the same IEEE operations as draw_batch's
+        top = t(hi)
+        return np.where(v >= top, np.nextafter(top, t(-np.inf)), v)
 
     def draw_batch(self, u: torch.Tensor) -> torch.Tensor:
         lo, hi = self._range(self.args["range"])

@@ -293,10 +293,12 @@ class ImageDecoder(Operator):
             orients = [infos[i].orientation for i in idx]  # type: ignore[union-attr]
             hw = np.array([(infos[i].height, infos[i].width) for i in idx], dtype=np.int64)  # type: ignore[union-attr]
         else:
-            failed, fmt, h, w, c, orient, prog, depth = table.unbind(1)
+            # NumPy, not torch: each torch op releases the GIL, and under contention getting it back
+            # can take up to Python's switch interval (5 ms); NumPy keeps it for arrays this small
+            failed, fmt, h, w, c, orient, prog, depth = table.T.astype(np.int64)
             ok = (failed == 0) & (fmt == 1) & (prog == 0) & ((c == 1) | (c == 3)) & (depth == 8) \
-                & (h.long() * w.long() <= self.max_pixels)
-            for i in failed.nonzero().flatten().tolist():  # headers the C parser left to Python
+                & (h * w <= self.max_pixels)
+            for i in failed.nonzero()[0].tolist():  # headers the C parser left to Python
                 try:
                     info = D.peek_image_info(datas[i], ctx.sources[i] if i < len(ctx.sources) else "")
                 except DataError:  # the CPU decoder reports it, naming the file
@@ -305,9 +307,10 @@ class ImageDecoder(Operator):
                     ok[i] = True
                     orient[i] = info.orientation
                     h[i], w[i] = info.height, info.width
-            idx = ok.nonzero().flatten().tolist()
-            orients = orient[idx].tolist() if idx else []
-            hw = torch.stack([h[idx], w[idx]], 1).numpy().astype(np.int64) if idx else np.zeros((0, 2), np.int64)
+            sel = ok.nonzero()[0]
+            idx = sel.tolist()
+            orients = orient[sel].tolist()
+            hw = np.stack([h[sel], w[sel]], 1)
         hw = hw.reshape(-1, 2)
         if self._decoded:  # images the reader's check already decoded (on_error="skip")
             keep = [k for k, i in enumerate(idx) if self._kept(datas[i]) is None]

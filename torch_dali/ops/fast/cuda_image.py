@@ -53,8 +53,29 @@ def image_sizes(tl: TensorList) -> np.ndarray:
     return np.array([t.shape[:2] for t in tl.samples], dtype=np.int64).reshape(-1, 2)
 
 
-def _int_tensor(a: Sequence[Sequence[int]] | np.ndarray, dtype: torch.dtype = torch.int64) -> torch.Tensor:
-    return torch.from_numpy(np.ascontiguousarray(a, dtype=np.int64)).to(dtype)
+# Argument tensors are made in NumPy and wrapped (torch.from_numpy keeps the GIL): each torch op
+# releases it, and getting it back from a busy thread can take Python's switch interval (5 ms).
+_NP = {torch.int64: np.int64, torch.int32: np.int32, torch.bool: np.bool_, torch.float32: np.float32}
+
+
+def _int_tensor(a: Sequence[Sequence[int]] | np.ndarray, dtype: torch.dtype = torch.int64,
+                shape: tuple[int, ...] | None = None) -> torch.Tensor:
+    arr = np.asarray(a, dtype=np.int64)
+    if shape is not None:
+        arr = arr.reshape(shape)
+    return torch.from_numpy(np.ascontiguousarray(arr, dtype=_NP[dtype]))
+
+
+def _flags(mirror: Sequence[bool] | np.ndarray | torch.Tensor) -> torch.Tensor:
+    if isinstance(mirror, torch.Tensor):
+        return mirror
+    if isinstance(mirror, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(mirror, dtype=np.bool_))
+    return torch.from_numpy(np.array([bool(m) for m in mirror], dtype=np.bool_))
+
+
+def _host_f32(t: torch.Tensor) -> torch.Tensor:
+    return t if t.dtype == torch.float32 and not t.is_cuda else t.float().cpu()
 
 
 def _source(source: np.ndarray | None) -> torch.Tensor | None:
@@ -76,10 +97,9 @@ def resize_crop_mirror_normalize(images: list[torch.Tensor], resized: np.ndarray
     it, with `round_resized`), the out_hw crop at anchors[i] = (y, x) of that, mirrored, normalized:
     resize followed by crop_mirror_normalize, in one launch and without the resized images."""
     n = len(images)
-    mir = mirror if isinstance(mirror, torch.Tensor) else torch.tensor([bool(m) for m in mirror], dtype=torch.bool)
     return kernels().resize_crop_mirror_normalize(
-        images, _int_tensor(resized).reshape(n, 2), _int_tensor(anchors).reshape(n, 2), mir,
-        mean.float().cpu(), std.float().cpu(), int(out_hw[0]), int(out_hw[1]), INTERP[interp],
+        images, _int_tensor(resized, shape=(n, 2)), _int_tensor(anchors, shape=(n, 2)), _flags(mirror),
+        _host_f32(mean), _host_f32(std), int(out_hw[0]), int(out_hw[1]), INTERP[interp],
         bool(antialias), bool(round_resized), dtype, bool(nchw), _source(source))
 
 
@@ -90,7 +110,7 @@ def resize_dense(images: list[torch.Tensor], size: Sequence[int] | np.ndarray, a
     h, w = int(size[0]), int(size[1])
     return resize_crop_mirror_normalize(
         images, np.broadcast_to(np.array([h, w]), (n, 2)), np.zeros((n, 2), dtype=np.int64), (h, w),
-        torch.zeros(n, dtype=torch.bool), torch.zeros(c), torch.ones(c), interp, antialias, torch.uint8, False,
+        np.zeros(n, dtype=np.bool_), *_identity(c), interp, antialias, torch.uint8, False,
         source=source)
 
 
@@ -111,8 +131,13 @@ def resized_crops(images: list[torch.Tensor], wins: Sequence[tuple[int, int, int
     n = len(images)
     reg = None if regions is None else torch.from_numpy(np.ascontiguousarray(regions, dtype=np.int64))
     return kernels().resized_crop_mirror_normalize(
-        images, _windows(wins), torch.zeros(n, dtype=torch.bool), torch.zeros(c), torch.ones(c),
+        images, _windows(wins), _flags(np.zeros(n, dtype=np.bool_)), *_identity(c),
         int(size[0]), int(size[1]), bool(antialias), torch.uint8, False, reg)
+
+
+def _identity(c: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """mean 0 and std 1 for `c` channels (no normalization)."""
+    return torch.from_numpy(np.zeros(c, dtype=np.float32)), torch.from_numpy(np.ones(c, dtype=np.float32))
 
 
 def crop_mirror_normalize(images: list[torch.Tensor], wins: Sequence[tuple[int, int, int, int]] | torch.Tensor,
@@ -122,5 +147,5 @@ def crop_mirror_normalize(images: list[torch.Tensor], wins: Sequence[tuple[int, 
     win = _windows(wins)
     h, w = int(win[0, 2]), int(win[0, 3])
     return kernels().resized_crop_mirror_normalize(
-        images, win, torch.tensor(mirror, dtype=torch.bool), mean.float().cpu(),
-        std.float().cpu(), h, w, False, dtype, bool(nchw))
+        images, win, _flags(mirror), _host_f32(mean),
+        _host_f32(std), h, w, False, dtype, bool(nchw))
