@@ -112,6 +112,11 @@ KNOBS: tuple[Knob, ...] = (
          "28.7k against 23.7k and 27.8k, Serialization 34.9k, 32.9k and 32.6k against 31.5k, 24.5k and 24.9k "
          "(DALI 27.7k, 29.6k, 26.8k), validation 31.5k and 31.4k against 31.3k and 26.2k; ResNet-50 fed "
          "0.945 against 0.938 of synthetic (fused recipe) and 0.937 against 0.928 (DataLoader), DALI 0.953"),
+    Knob("TORCH_DALI_REAPER", "flag", False, "1: a stage's dead batches (the per-sample tensors of a "
+         "decoded batch once the resize read them, a reader's records once decoded) are dropped on a thread of "
+         "their own: PyTorch releases the GIL while it destroys each tensor, and 256 such releases on a stage "
+         "thread let other threads keep it away from that stage for up to the switch interval each. 0 "
+         "(default): dropped where they die. Being measured (bench/diag/gil_releases.py)"),
     Knob("TORCH_DALI_THREAD_NICE", "int", 0, "nice value added to the loader's own threads (stage "
          "threads, the sample-parallel workers, Python-function threads and the decoder's C++ workers, "
          "which inherit it), so a training thread that wants a core gets it before them (Linux; 0: as "

@@ -12,6 +12,7 @@ from typing import Any
 import torch
 
 from .._thread_priority import lower_this_thread
+from . import reaper
 from ..errors import GraphError, PipelineError, SerializationError, TorchDaliError
 from ..graph.graph import Graph
 from ..graph.node import Node
@@ -176,9 +177,9 @@ class Plan:
         self._run_steps(stage.steps, part, stream)
         self.streams.finish(stream, part, read, stage.on_cuda)
         live = self._live_after.get(id(stage))
-        if live is not None:
-            for key in [k for k in part.values if k not in live]:
-                del part.values[key]
+        dead = [part.values.pop(k) for k in [k for k in part.values if k not in live]] if live is not None else []
+        if dead or read:
+            reaper.drop((dead, read))  # where the batch's per-sample tensors die (see executor.reaper)
         return part
 
     def outputs(self, part: Partial) -> list[TensorList]:

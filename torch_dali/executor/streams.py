@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from .. import _knobs
+from . import reaper
 from ..tensor_list import TensorList
 from .steps import Partial, StageSpec
 
@@ -89,10 +90,10 @@ class StageStreams:
         with self._held_lock:
             self._held.append((event, data))
             while self._held and self._held[0][0].query():
-                self._held.popleft()
+                reaper.drop(self._held.popleft())
             while len(self._held) > HELD_MAX:  # the GPU far behind the host: wait rather than grow
                 self._held[0][0].synchronize()
-                self._held.popleft()
+                reaper.drop(self._held.popleft())
 
     def release(self) -> None:
         """Drops the held data once the GPU has read them (freed memory must not be handed out
@@ -104,3 +105,4 @@ class StageStreams:
                 except Exception:  # noqa: BLE001 - CUDA already torn down at exit
                     pass
             self._held.clear()
+        reaper.flush(1.0)  # what was handed over is gone too (memory checks after a stop see it)
