@@ -86,6 +86,16 @@ def test_per_sample_mode_sample_info_and_epochs(parallel):
     assert values(it, 2) == [[0, 1, 2, 3], "STOP"]
 
 
+def test_per_output_layout_none_leaves_one_unset():
+    # DALI's test_debayer feeds layout=["FHW", None]; None there is "no layout", as for one output
+    pipe = es_pipe(lambda: ([np.zeros((2, 4, 4), np.uint8)], [np.zeros(2, np.int32)]), num_outputs=2,
+                   layout=["FHW", None], batch_size=1)
+    v, b = pipe.run()
+    assert v.layout() == "FHW" and b.layout() == ""
+    with pytest.raises(ArgumentTypeError):
+        es_pipe(lambda: ([np.zeros(2)], [np.zeros(2)]), num_outputs=2, layout=["X", 3], batch_size=1)
+
+
 def test_multiple_outputs_batch_and_sample_mode():
     pipe = es_pipe(lambda: ([np.zeros(2, np.float32)] * 3, np.arange(3)), num_outputs=2,
                    layout=["X", ""])

@@ -156,3 +156,12 @@ def test_needs_lz4(monkeypatch):
     monkeypatch.setitem(sys.modules, "lz4", None)
     with pytest.raises(ERRORS, match="lz4"):
         run([(B5,)], shape=5)
+
+
+@pytest.mark.parametrize("dtype,np_dtype", [(types.UINT8, np.uint8), (types.FLOAT, np.float32),
+                                            (types.INT64, np.int64)])
+def test_empty_samples_of_any_type(dtype, np_dtype):
+    # an empty uint8 buffer could not be viewed as a wider type (DALI's test_inflate has empty samples)
+    out = run([(lz(np.zeros(0, np_dtype)),)], shape=[0], dtype=dtype)
+    got = np.asarray(out.as_cpu()[0])
+    assert got.shape == (0,) and got.dtype == np_dtype

@@ -210,7 +210,7 @@ _KIND_DOC = {
     "int": "an integer", "float": "a number", "bool": "a boolean", "str": "a string",
     "int_list": "a list of integers", "float_list": "a list of numbers", "str_list": "a list of strings",
     "floats": "a number or a list of numbers", "ints": "an integer or a list of integers",
-    "strs": "a string or a list of strings", "dtype": "a data type such as types.FLOAT",
+    "strs": "a string or a list of strings (or None)", "dtype": "a data type such as types.FLOAT",
     "image_type": "an image type such as types.RGB", "interp_type": "an interpolation type such as "
     "types.INTERP_LINEAR", "layout": "a layout string such as 'CHW'", "callable": "a Python function",
     "any": "a value", "oob_policy": "one of 'error', 'pad', 'trim_to_shape'",
@@ -262,7 +262,8 @@ def coerce(op: str, arg: Arg, v: Any) -> Any:
                 v = os.fspath(v)
             items = [v] if isinstance(v, str) else [os.fspath(x) if isinstance(x, os.PathLike) else x
                                                     for x in _as_list(v)]
-            if not all(isinstance(x, str) for x in items):
+            # "strs" (one per output, as external_source's layout): None leaves that one unset, as in DALI
+            if not all(isinstance(x, str) or (kind == "strs" and x is None) for x in items):
                 raise ValueError
             out = items if kind == "str_list" or not isinstance(v, str) else v
         elif kind == "dtype":

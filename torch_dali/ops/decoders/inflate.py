@@ -160,7 +160,8 @@ class Inflate(Operator):
                 raise DataError(f"{where}: chunk {k} (bytes {o}..{o + s}) is not an LZ4 block that "
                                 f"inflates to at most {frame} bytes ({e})") from None
             out[k * frame:k * frame + len(got)] = np.frombuffer(got, np.uint8)
-        t = torch.from_numpy(out).view(self.dtype)
+        # an empty uint8 array cannot be viewed as a wider type: the empty result is made directly
+        t = torch.from_numpy(out).view(self.dtype) if out.size else torch.empty(0, dtype=self.dtype)
         t = t.reshape([len(spans)] + shape if self.chunked else shape)
         return t if x.device.type == "cpu" else t.to(x.device)
 
