@@ -3,10 +3,9 @@
 Per-sample Python (open/fstat/readinto, struct-based header parsing) holds the GIL for ~10 µs a
 sample, which is what bounds the host side of a GPU pipeline. `_native/csrc/cpu/host_io.c` does
 the same work for a whole batch in one ctypes call (file reads release the GIL; the header parse,
-short, keeps it). It is built
-on first use (`torch_dali._native.helpers`); without a compiler, or with `TORCH_DALI_NO_HOST_IO=1`,
-`available()` is False and the same functions run in pure Python with identical results
-(`headers` is the Python parse the C one mirrors).
+short, keeps it). It is built on first use (`torch_dali._native.helpers`); without a compiler, or
+with `TORCH_DALI_NO_HOST_IO=1`, `available()` is False and the same functions run in pure Python
+with identical results (`headers` is the Python parse the C one mirrors).
 """
 from __future__ import annotations
 
