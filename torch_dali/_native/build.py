@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 import threading
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from .. import _knobs
 
@@ -113,7 +113,9 @@ class CLibrary:
         self.lib: ctypes.CDLL | None = None
         self.tried = False
         self.reason = ""
+        self.path = ""
         self._lock = threading.Lock()
+        self._holding: dict[str, Any] = {}
 
     def load(self) -> ctypes.CDLL | None:
         if self.tried:
@@ -125,14 +127,30 @@ class CLibrary:
                         raise RuntimeError(f"disabled by {self.disable_env}")
                     if not self.src.exists():
                         raise RuntimeError(f"source {self.src} not found")
-                    lib = ctypes.CDLL(str(build(self.src, self.libs, self.flags)))
+                    path = str(build(self.src, self.libs, self.flags))
+                    lib = ctypes.CDLL(path)
                     if self.configure is not None:
                         self.configure(lib)
-                    self.lib = lib
+                    self.lib, self.path = lib, path
                 except Exception as e:  # no compiler, missing headers, read-only cache, disabled, ...
                     self.lib, self.reason = None, f"{type(e).__name__}: {e}"
                 self.tried = True
         return self.lib
+
+    def holding_gil(self, name: str) -> Any:
+        """Function `name` of the library called through ctypes.PyDLL, which keeps the GIL (CDLL
+        releases it): for short calls a thread makes every batch, where a release lets another
+        thread keep the GIL for up to Python's switch interval. Same signature; None without the
+        library."""
+        lib = self.load()
+        if lib is None:
+            return None
+        f = self._holding.get(name)
+        if f is None:
+            f = getattr(ctypes.PyDLL(self.path), name)
+            f.argtypes, f.restype = getattr(lib, name).argtypes, getattr(lib, name).restype
+            self._holding[name] = f
+        return f
 
 
 LIBRARIES: list[CLibrary] = []  # every helper made, in import order (the tests check each one builds)

@@ -14,7 +14,7 @@ import errno
 import itertools
 import os
 import stat
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 import torch
@@ -194,7 +194,7 @@ def image_info_table(datas: Sequence[torch.Tensor]) -> np.ndarray | None:
     The parse holds the GIL (a few microseconds a header): a decoding lane asks every batch, and
     a short release lets another thread take the GIL for up to Python's switch interval."""
     n = len(datas)
-    parse = _infos_holding_gil()
+    parse = LIB.holding_gil("td_image_infos")
     if parse is None:
         return None
     out = np.zeros((n, _FIELDS), dtype=np.int32)
@@ -205,22 +205,6 @@ def image_info_table(datas: Sequence[torch.Tensor]) -> np.ndarray | None:
     lens = (ctypes.c_int64 * n)(*[d.numel() if u else 0 for d, u in zip(datas, ok)])
     parse(ptrs, lens, n, out.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)))
     return out
-
-
-_INFOS: dict[int, Any] = {}
-
-
-def _infos_holding_gil() -> Any:
-    """td_image_infos called through ctypes.PyDLL (which keeps the GIL), or None without the library."""
-    lib = _load()
-    if lib is None:
-        return None
-    f = _INFOS.get(lib._handle)
-    if f is None:
-        f = ctypes.PyDLL(lib._name, handle=lib._handle).td_image_infos
-        f.argtypes, f.restype = lib.td_image_infos.argtypes, lib.td_image_infos.restype
-        _INFOS[lib._handle] = f
-    return f
 
 
 _infos: dict[tuple[int, ...], headers.ImageInfo] = {}
