@@ -472,7 +472,7 @@ def _use_sanitized_builds() -> None:
         cdll = ctypes.CDLL(str(so))
         if lib.configure is not None:
             lib.configure(cdll)
-        lib.lib, lib.tried = cdll, True
+        lib.lib, lib.tried, lib.path = cdll, True, str(so)
 
 
 def _child(name: str, seed: int, start: int, seconds: float, progress: str, asan: bool) -> None:

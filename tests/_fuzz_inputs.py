@@ -15,6 +15,11 @@ from PIL import Image
 
 from torch_dali.io.recordio import encode_record, pack
 
+try:
+    from tests.corruption import multi_scan_baseline_jpeg
+except ImportError:
+    from corruption import multi_scan_baseline_jpeg  # type: ignore[no-redef]
+
 SPECIAL = [0x00, 0x01, 0x02, 0x08, 0x10, 0x7F, 0x80, 0xC0, 0xC2, 0xC4, 0xD0, 0xD8, 0xD9, 0xDA, 0xDB,
            0xE1, 0xFE, 0xFF]
 
@@ -51,7 +56,8 @@ def jpeg_seeds() -> list[bytes]:
     exif = b"Exif\0\0MM\0\x2a\0\0\0\x08\0\x01\x01\x12\0\x03\0\0\0\x01\0\x06\0\0\0\0\0\0"
     return [_save(im, "JPEG", quality=85), _save(im, "JPEG", quality=85, progressive=True),
             _save(im.convert("L"), "JPEG"), _save(im.convert("CMYK"), "JPEG"),
-            _save(im, "JPEG", subsampling=0, restart_marker_blocks=1), _save(im, "JPEG", exif=exif)]
+            _save(im, "JPEG", subsampling=0, restart_marker_blocks=1), _save(im, "JPEG", exif=exif),
+            multi_scan_baseline_jpeg(5, 16, 24)]
 
 
 def png_seeds() -> list[bytes]:

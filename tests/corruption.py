@@ -97,6 +97,25 @@ def many_scans_jpeg(scans: int, width: int = 64, height: int = 64) -> bytes:
     return out + ac * (scans - 1) + b"\xff\xd9"
 
 
+def multi_scan_baseline_jpeg(scans: int, width: int = 64, height: int = 64) -> bytes:
+    """A sequential (SOF0) colour JPEG whose scans each code one component (width, height multiples
+    of 8): the first scan leaves the others to later scans, so libjpeg keeps every coefficient and
+    each of the `scans` scans (cycling over the three components) is a pass over the image. Every
+    block is coded as DC category 0 then end-of-block (two bits)."""
+    def seg(marker: int, body: bytes) -> bytes:
+        return struct.pack(">BBH", 0xFF, marker, len(body) + 2) + body
+    blocks = (width // 8) * (height // 8)
+    one_code = bytes([1] + [0] * 15)  # a Huffman table of one code word, '0'
+    out = (b"\xff\xd8" + seg(0xDB, b"\x00" + b"\x01" * 64)
+           + seg(0xC0, struct.pack(">BHHB", 8, height, width, 3) + b"\x01\x11\x00\x02\x11\x00\x03\x11\x00")
+           + seg(0xC4, b"\x00" + one_code + b"\x00")  # DC: category 0 (no change)
+           + seg(0xC4, b"\x10" + one_code + b"\x00"))  # AC: end of block
+    data = _entropy("00" * blocks)
+    for k in range(scans):
+        out += seg(0xDA, bytes([1, k % 3 + 1, 0x00, 0, 63, 0])) + data
+    return out + b"\xff\xd9"
+
+
 def _png_chunks(b: bytes) -> list[tuple[bytes, bytes]]:
     out, pos = [], 8
     while pos + 12 <= len(b):

@@ -1,6 +1,7 @@
 """JPEG limits that hold for whatever libjpeg decodes: `max_pixels` cannot be bypassed by bytes our
 header parse skips the way libjpeg does, an unreadable header is refused (its size is unknown), and a
-progressive JPEG may not have more than MAX_JPEG_SCANS scans."""
+progressive JPEG, or a sequential one whose scans each code some of its components, may not have more
+than MAX_JPEG_SCANS scans."""
 from __future__ import annotations
 
 import io
@@ -19,9 +20,9 @@ from torch_dali.io import headers
 from torch_dali.io import host_io as H
 
 try:
-    from tests.corruption import huge_header_jpeg, image, many_scans_jpeg
+    from tests.corruption import huge_header_jpeg, image, many_scans_jpeg, multi_scan_baseline_jpeg
 except ImportError:
-    from corruption import huge_header_jpeg, image, many_scans_jpeg  # type: ignore[no-redef]
+    from corruption import huge_header_jpeg, image, many_scans_jpeg, multi_scan_baseline_jpeg  # type: ignore[no-redef]
 
 
 def _t(b: bytes) -> torch.Tensor:
@@ -133,8 +134,25 @@ def test_too_many_scans_are_refused(monkeypatch):
                                                         max_scans=10).value)
 
 
+def test_multi_scan_baseline_jpegs_are_limited_too():
+    """A sequential JPEG whose first scan codes fewer components than the frame has makes libjpeg
+    keep every coefficient and pass over the image once per scan, like a progressive one: 4,096
+    empty scans of an 8192x8192 image are 41 kB and took 45 s and 1.3 GB to decode."""
+    b = multi_scan_baseline_jpeg(300, 256, 256)
+    info = D.peek_image_info(b)
+    assert info.multi_scan and not info.progressive and headers.jpeg_scans(b, 1000) == 300
+    assert H.image_infos([_t(b)]) == [info]  # the C parse says the same
+    from torch_dali.io import nvjpeg
+    assert not nvjpeg.gpu_decodable(info)  # the GPU path leaves it to the CPU decoder's check
+    for got in _entry_points(b):
+        assert isinstance(got, str) and "x.jpg is a multi-scan JPEG of more than 256 scans" in got, got
+    assert _entry_points(multi_scan_baseline_jpeg(256, 256, 256))[0] == (256, 256, 3)  # at the limit
+    one_pass = _jpeg(False)  # libjpeg's usual baseline file: one scan of every component
+    assert not D.peek_image_info(one_pass).multi_scan and H.image_infos([_t(one_pass)])[0].multi_scan is False
+
+
 def test_baseline_jpegs_are_not_scanned(monkeypatch):
-    """Only progressive files pay for counting (a sequential scan's cost follows its data)."""
+    """Only progressive and multi-scan files pay for counting (a single scan's cost follows its data)."""
     monkeypatch.setattr(headers, "jpeg_scans", lambda *a: pytest.fail("counted a baseline JPEG"))
     assert D.decode_image(_t(_jpeg(False))).shape == (40, 48, 3)
 

@@ -115,7 +115,7 @@ class CLibrary:
         self.reason = ""
         self.path = ""
         self._lock = threading.Lock()
-        self._holding: dict[str, Any] = {}
+        self._holding: dict[tuple[str, str], Any] = {}
 
     def load(self) -> ctypes.CDLL | None:
         if self.tried:
@@ -145,11 +145,12 @@ class CLibrary:
         lib = self.load()
         if lib is None:
             return None
-        f = self._holding.get(name)
+        key = (self.path, name)
+        f = self._holding.get(key)
         if f is None:
             f = getattr(ctypes.PyDLL(self.path), name)
             f.argtypes, f.restype = getattr(lib, name).argtypes, getattr(lib, name).restype
-            self._holding[name] = f
+            self._holding[key] = f
         return f
 
 

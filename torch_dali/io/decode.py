@@ -184,9 +184,10 @@ def check_pixels(data: torch.Tensor, max_pixels: int | None, source: str = "",
     if max_pixels is not None and info.height * info.width > max_pixels:
         raise DataError(f"{op}: {where} declares {info.width}x{info.height} pixels; "
                         f"more than the limit `max_pixels` ({max_pixels})")
-    if scans is not None and info.format == "jpeg" and info.progressive \
+    if scans is not None and info.format == "jpeg" and (info.progressive or info.multi_scan) \
             and _headers.jpeg_scans(_as_bytes(data), scans) > scans:
-        raise DataError(f"{op}: {where} is a progressive JPEG of more than {scans} scans, the limit "
+        kind = "progressive" if info.progressive else "multi-scan"
+        raise DataError(f"{op}: {where} is a {kind} JPEG of more than {scans} scans, the limit "
                         "(torch_dali.io.decode.MAX_JPEG_SCANS): each scan is a pass over "
                         "the whole image")
 

@@ -28,6 +28,9 @@ class ImageInfo:
     orientation: int = 1  # EXIF orientation, 1..8
     progressive: bool = False  # JPEG: progressive or arithmetic/lossless (not baseline)
     bit_depth: int = 8
+    # JPEG, sequential: the first scan leaves components to later scans, so the decoder keeps the
+    # whole image's coefficients and every scan is another pass (a few bytes each: see jpeg_scans)
+    multi_scan: bool = False
 
 
 def exif_orientation(tiff: bytes | memoryview) -> int:
@@ -104,9 +107,28 @@ def jpeg_info(b: bytes | memoryview) -> ImageInfo:
             precision, h, w, comps = struct.unpack_from(">BHHB", body, 0)
             if h == 0 or w == 0:
                 raise ValueError(f"JPEG header declares an empty image ({w}x{h})")
-            return ImageInfo("jpeg", h, w, comps, orientation, marker not in (0xC0, 0xC1), precision)
+            progressive = marker not in (0xC0, 0xC1)
+            multi = not progressive and _first_scan_components(b, pos + max(seg, 2), markers) < comps
+            return ImageInfo("jpeg", h, w, comps, orientation, progressive, precision, multi)
         pos += max(seg, 2)  # libjpeg reads a length under 2 as no body
     raise ValueError("JPEG header has no frame (SOF) marker; the data is truncated or not a JPEG")
+
+
+def _first_scan_components(b: bytes | memoryview, pos: int, markers: _Markers) -> int:
+    """Components in the first scan (SOS) after `pos`; 255 when there is none (no later scans
+    either: libjpeg stops there)."""
+    n = len(b)
+    while (found := markers.after(pos)) is not None:
+        marker, pos = found
+        if _no_length(marker):
+            continue
+        if marker == 0xD9 or pos + 2 > n:
+            break
+        seg = struct.unpack_from(">H", b, pos)[0]
+        if marker == 0xDA:
+            return b[pos + 2] if seg >= 3 and pos + 2 < n else 255
+        pos += max(seg, 2)
+    return 255
 
 
 def jpeg_scans(b: bytes | memoryview, limit: int) -> int:

@@ -218,5 +218,5 @@ def _info(key: tuple[int, ...]) -> headers.ImageInfo:
             _infos.clear()
         fmt, h, w, c, orientation, progressive, depth = key
         info = _infos[key] = headers.ImageInfo("jpeg" if fmt == 1 else "png", h, w, c, orientation,
-                                               bool(progressive), depth)
+                                               progressive == 1, depth, progressive == 2)
     return info

@@ -19,8 +19,8 @@ from .decode import TV_GRAY, TV_RGB, ImageInfo, peek_image_info, tv_image_ops
 
 def gpu_decodable(info: ImageInfo) -> bool:
     """Whether the batched GPU JPEG path takes this image (baseline JPEG, gray or YCbCr/RGB)."""
-    return info.format == "jpeg" and not info.progressive and info.channels in (1, 3) \
-        and info.bit_depth == 8
+    return info.format == "jpeg" and not info.progressive and not info.multi_scan \
+        and info.channels in (1, 3) and info.bit_depth == 8
 
 
 _NVJPEG: dict[tuple[Any, ...], Any] = {}

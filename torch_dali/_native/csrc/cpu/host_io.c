@@ -150,7 +150,22 @@ static int next_marker(const uint8_t *b, int64_t n, int64_t *pos) {
   }
 }
 
-/* headers.py's jpeg_info: walks the markers up to the first SOF; 0 and o[1..7] filled, or 1 */
+/* headers.py's _first_scan_components: components of the first SOS from pos, 255 if none */
+static int first_scan_components(const uint8_t *b, int64_t n, int64_t pos) {
+  for (;;) {
+    int m = next_marker(b, n, &pos);
+    if (m < 0) return 255;
+    if (m == 0x01 || (m >= 0xD0 && m <= 0xD8)) continue;
+    if (m == 0xD9 || pos + 2 > n) return 255;
+    int64_t seg = (int64_t)rd16(b + pos, 0);
+    if (m == 0xDA) return (seg >= 3 && pos + 2 < n) ? b[pos + 2] : 255;
+    pos += seg < 2 ? 2 : seg;
+  }
+}
+
+/* headers.py's jpeg_info: walks the markers up to the first SOF; 0 and o[1..7] filled, or 1.
+ * o[6]: 1 progressive (or arithmetic, lossless), 2 sequential with a first scan that leaves
+ * components to later scans (ImageInfo.multi_scan), 0 otherwise. */
 static int jpeg_info(const uint8_t *b, int64_t n, int32_t *o) {
   int64_t pos = 2;
   int32_t orientation = 1;
@@ -176,6 +191,7 @@ static int jpeg_info(const uint8_t *b, int64_t n, int32_t *o) {
       o[4] = body[5];
       o[5] = orientation;
       o[6] = m != 0xC0 && m != 0xC1;
+      if (!o[6] && first_scan_components(b, n, pos + (seg < 2 ? 2 : seg)) < body[5]) o[6] = 2;
       o[7] = body[0];
       return 0;
     }
@@ -220,7 +236,8 @@ static int png_info(const uint8_t *b, int64_t n, int32_t *o) {
 }
 
 /* For each buffer, out[8i..8i+7] = status (0 parsed, 1 left to Python), format (1 jpeg, 2 png),
- * height, width, channels, orientation, progressive, bit depth. Returns how many were parsed. */
+ * height, width, channels, orientation, progressive (2: sequential, several scans), bit depth.
+ * Returns how many were parsed. */
 int td_image_infos(const uint8_t *const *datas, const int64_t *lens, int n, int32_t *out) {
   static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
   int parsed = 0;
