@@ -175,6 +175,23 @@ def test_lambdas_on_one_line_with_the_same_arguments_keep_their_own_bodies() -> 
     assert (convert(h)(3), convert(k)(3)) == (-7, 13)
 
 
+def test_a_split_side_sees_only_values_meant_for_it():
+    """In place of the other side's samples, a side gets a stand-in made from one of its own samples:
+    an index the predicate guards (`data[i]` for i < 2) is never out of range there."""
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None)
+    def pipe():
+        idx = fn.external_source(lambda si: np.int32(si.idx_in_batch), batch=False)
+        data = types.Constant(np.int32([10, 20]), device="cpu")
+        pred = idx < 2
+        t, f = fn._conditional.split(idx, predicate=pred)
+        return fn._conditional.merge(data[t], f, predicate=pred)
+
+    p = pipe()
+    p.build()
+    (out,) = p.run()
+    assert [np.asarray(s).item() for s in out] == [10, 20, 2, 3]  # what DALI's `if` gives
+
+
 def test_split_and_merge_called_directly():
     """DALI's `fn._conditional.split`/`merge`: each side's ops give what they give on that side's samples
     alone, and merge puts every sample back in its place; sides whose layouts differ are refused."""

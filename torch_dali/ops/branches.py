@@ -6,8 +6,8 @@ DALI splits a batch at an `if` and runs each branch's ops on only the samples th
 executor here runs every op on the whole batch (one batch size per iteration, per-sample random
 draws keyed by the sample's place in it), so a branch cannot get a smaller batch. Instead,
 `route` hands a branch each sample that takes it as it is and, in place of every other sample, a
-stand-in: the sample cut to extent 1 in every dimension but the channels (`C`; the last one when
-the batch has no layout). The branch's ops then do the work only for its own samples, batch sizes
+stand-in: a sample that takes the branch cut to extent 1 in every dimension but the channels (`C`;
+the last one when the batch has no layout), so the branch's ops see only values meant for it. The branch's ops then do the work only for its own samples, batch sizes
 and sample positions stay those of the pipeline (so random draws do not depend on the split), and
 `pick` takes, per sample, the output of the branch that sample chose.
 
@@ -54,6 +54,16 @@ def stand_in(t: torch.Tensor, layout: str) -> torch.Tensor:
     return t[tuple(slice(None) if d in keep else slice(0, 1) for d in range(t.dim()))]
 
 
+def with_stand_ins(samples: list[torch.Tensor], takes: list[bool], layout: str) -> list[torch.Tensor]:
+    """The samples that take a branch as they are; in place of each other one, the first taking
+    sample's stand-in (values meant for the branch, as DALI's ops there would see only those: an index
+    another branch guards against, say `data[i]` under `if i < len`, must not fail here), or, when no
+    sample takes it, the sample's own."""
+    donor = next((t for t, m in zip(samples, takes) if m), None)
+    cut = None if donor is None else stand_in(donor, layout)
+    return [t if m else (cut if cut is not None else stand_in(t, layout)) for t, m in zip(samples, takes)]
+
+
 class Route(Operator):
     """Sample i of the data where the index of sample i is `branch`, else its stand-in."""
 
@@ -66,7 +76,7 @@ class Route(Operator):
         if all(mine) or (data.dense is not None and data.is_cuda):
             return [data]
         layout = data.layout()
-        return [TensorList([t if m else stand_in(t, layout) for t, m in zip(data.samples, mine)], layout)]
+        return [TensorList(with_stand_ins(data.samples, mine, layout), layout)]
 
     def output_layout(self, index: int) -> str | None:
         return None
@@ -142,7 +152,7 @@ class Split(Operator):
         data = inputs[0]
         flags = predicate_flags(self.name, args, len(data))
         layout = data.layout()
-        return [TensorList([t if f == side else stand_in(t, layout) for t, f in zip(data.samples, flags)], layout)
+        return [TensorList(with_stand_ins(data.samples, [f == side for f in flags], layout), layout)
                 for side in (True, False)]
 
     def output_layout(self, index: int) -> str | None:
