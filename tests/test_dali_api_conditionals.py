@@ -175,6 +175,36 @@ def test_lambdas_on_one_line_with_the_same_arguments_keep_their_own_bodies() -> 
     assert (convert(h)(3), convert(k)(3)) == (-7, 13)
 
 
+@pytest.mark.parametrize("nested", [False, True])
+def test_a_branch_sees_only_values_meant_for_it(nested):
+    """DALI runs a branch on its own samples; here both run on the whole batch, and the values a branch
+    reads from before the `if` come to it with the other branch's samples replaced by its own: an
+    index the condition guards is never out of range (graph.branch_scope)."""
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None, enable_conditionals=True)
+    def pipe():
+        idx = fn.external_source(lambda si: np.int32(si.idx_in_batch), batch=False)
+        data = types.Constant(np.int32([10, 20]), device="cpu")
+        if nested:
+            if idx < 3:
+                if idx < 2:
+                    out = data[idx]
+                else:
+                    out = idx * 0 + 99
+            else:
+                out = idx
+        else:
+            if idx < 2:
+                out = data[idx]
+            else:
+                out = idx
+        return out
+
+    p = pipe()
+    p.build()
+    (out,) = p.run()
+    assert [np.asarray(s).item() for s in out] == ([10, 20, 99, 3] if nested else [10, 20, 2, 3])  # DALI's
+
+
 def test_a_split_side_sees_only_values_meant_for_it():
     """In place of the other side's samples, a side gets a stand-in made from one of its own samples:
     an index the predicate guards (`data[i]` for i < 2) is never out of range there."""

@@ -14,9 +14,12 @@ one branch. Nested `if`s, `elif` chains and `if`s in helper functions work the s
 How this differs from DALI, on purpose: DALI splits the batch and runs each branch's operators on
 only the samples that take it. Here both branches run on the whole batch and the merge picks each
 sample's value; outputs are the same for operators that work sample by sample (all of
-torch_dali's), but a branch's operators also see the samples that do not take it (an error they
-raise there, such as an integer division by zero, is raised), and the work of both branches is
-done. Batch-level operators inside a branch (a batch permutation) see the whole batch.
+torch_dali's). A value made before the `if` reaches a branch's operators with the samples of the
+other branch replaced by one of its own (`graph.branch_scope`), so what the condition guards
+(`data[i]` under `if i < n`) is never computed on values it excludes; when no sample takes a branch
+its operators still run, on the batch as it is (an error they raise there is raised, and so is one
+on the right side of `a or b` that no sample needed). The work of both branches is done, and
+batch-level operators inside a branch (a batch permutation) see the whole batch.
 
 Not supported (a clear error when the condition is a DataNode): `return`, `break` or `continue`
 in only one branch or not as a branch's last statement, assignments to subscripts (`d[k] = ...`)
@@ -35,6 +38,7 @@ from typing import Any, Callable
 from .errors import ArgumentError, ArgumentTypeError, GraphError
 from .conditionals_rewrite import HELPERS as _GLOBAL
 from .conditionals_rewrite import Rewrite
+from .graph import branch_scope
 from .graph.branch_values import SetInOneBranch, check_defined  # noqa: F401 - the rewritten code calls check_defined
 from .graph.node import DataNode
 
@@ -63,6 +67,15 @@ def predicate(p: DataNode) -> DataNode:
         raise ArgumentError("the condition of an `if` on a DataNode must be on the CPU (a scalar per sample); "
                             "move it with .cpu() or compute it from CPU data")
     return p
+
+
+def enter_branch(pred: DataNode, side: bool) -> None:
+    from .graph.node import current_graph
+    branch_scope.enter(current_graph(), pred, side)
+
+
+def leave_branch() -> None:
+    branch_scope.leave()
 
 
 def _as_node(v: Any, name: str) -> DataNode:

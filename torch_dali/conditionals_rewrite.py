@@ -151,13 +151,18 @@ class Rewrite(ast.NodeTransformer):
                 [ast.Name(f"__tdc_m{k}", ast.Store())],
                 value=_call("merge", ast.Name(p, ast.Load()), labels, ast.Name(snap, ast.Load()),
                             ast.Name(f"__tdc_t{k}", ast.Load()), getters()))
+            def scoped(stmts: list[ast.stmt], side: bool) -> ast.stmt:
+                # the branch's ops read values from outside it through branch inputs (graph.branch_scope)
+                return ast.Try(body=[ast.Expr(_call("enter_branch", ast.Name(p, ast.Load()), ast.Constant(side))),
+                                     *copy.deepcopy(stmts)],
+                               handlers=[], orelse=[], finalbody=[ast.Expr(_call("leave_branch"))])
             node_path = [
                 ast.Assign(targets=[ast.Name(p, ast.Store())], value=_call("predicate", ast.Name(p, ast.Load()))),
                 ast.Assign(targets=[ast.Name(snap, ast.Store())], value=getters()),
-                *copy.deepcopy(body),
+                scoped(body, True),
                 ast.Assign(targets=[ast.Name(f"__tdc_t{k}", ast.Store())], value=getters()),
                 *restore(),
-                *copy.deepcopy(orelse),
+                scoped(orelse, False),
                 merged,
             ]
             if returns:

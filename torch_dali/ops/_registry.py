@@ -5,6 +5,7 @@ from typing import Any
 
 from ..errors import ArgumentError, ArgumentTypeError, GraphError
 from ..graph.node import DataNode, caller_origin, current_graph, set_op_caller, tracing
+from ..graph import branch_scope
 from . import legacy
 from ._schema import COMMON_ARGS, OpSchema, adopted, array_arg_inputs, validate_args
 
@@ -97,6 +98,9 @@ def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
     kwargs = array_arg_inputs(schema, kwargs, "cpu")
     consts, tensor_args = validate_args(schema, kwargs)
     ins = list(inputs)
+    if branch_scope.active(graph):  # inside an `if` on a DataNode: values from outside the branch
+        ins = [branch_scope.route(graph, x, _branch_input) for x in ins]
+        tensor_args = {k: branch_scope.route(graph, x, _branch_input) for k, x in tensor_args.items()}
     for k, x in enumerate(ins):
         if schema.input_devices == "any":
             break
@@ -122,10 +126,17 @@ def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
         if key not in COMMON_ARGS and arg is not None and value is not None and not isinstance(value, DataNode):
             node.explicit.add(arg.name)
     outs = node.outputs
+    branch_scope.made(graph, list(outs))
     named = getattr(schema.impl, "graph_outputs", None)  # outputs by name (readers.tfrecord's dict)
     if named is not None:
         return named(consts, tuple(outs))
     return outs[0] if len(outs) == 1 else list(outs)  # several outputs: a list, as DALI
+
+
+def _branch_input(node: DataNode, predicate: DataNode, side: bool) -> DataNode:
+    # either may be made outside any pipeline: copied in first, as inputs are
+    return call_op(lookup("_conditional.branch_input"), (adopted(node),),
+                   {"predicate": adopted(predicate), "side": side})
 
 
 def _call_by_name(op: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

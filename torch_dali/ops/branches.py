@@ -159,6 +159,27 @@ class Split(Operator):
         return None
 
 
+class BranchInput(Operator):
+    """A value made before an `if` as one branch's ops read it (graph.branch_scope): samples that
+    take the `side` as they are, each other one replaced by the first that takes it (as it is: the
+    ops do the same work, on values meant for them); unchanged when none takes it."""
+
+    sample_wise = False
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        data = inputs[0]
+        side = bool(self.args["side"])
+        takes = [f == side for f in predicate_flags(self.name, args, len(data))]
+        if all(takes) or not any(takes) or (data.dense is not None and data.is_cuda):
+            return [data]
+        samples = data.samples
+        donor = samples[takes.index(True)]
+        return [TensorList([t if m else donor for t, m in zip(samples, takes)], data.layout())]
+
+    def output_layout(self, index: int) -> str | None:
+        return None
+
+
 class Merge(Pick):
     """DALI's `_conditional.merge`: per sample, the first input where the predicate is true, else the second."""
 
@@ -192,6 +213,14 @@ register(OpSchema(
     doc="Per sample, the first input where the predicate is true, else the second: where the two sides of a "
         "`split` meet.",
     args=_PREDICATE_ARGS))
+register(OpSchema(
+    name="_conditional.branch_input", impl=BranchInput, devices=("cpu", "gpu"), input_devices="any",
+    class_name_override="BranchInput",
+    doc="A value made before an `if` on a DataNode as one branch's operators read it: the samples that take "
+        "the branch as they are, every other one replaced by the first sample that takes it.",
+    args=(Arg("predicate", "bool", doc="one boolean per sample: the `if`'s condition", tensor=True),
+          Arg("side", "bool", True, "the branch: True for the `if` body, False for the `else`")),
+))
 register(OpSchema(
     name="_conditional.route", impl=Route, min_inputs=2, max_inputs=2, devices=("cpu", "gpu"),
     input_devices="any", class_name_override="Route",
