@@ -79,21 +79,29 @@ def _entropy(bits: str) -> bytes:
     return bytes(out)
 
 
+def _seg(marker: int, body: bytes) -> bytes:
+    return struct.pack(">BBH", 0xFF, marker, len(body) + 2) + body
+
+
+def _one_code_jpeg(sof: int, height: int, width: int, components: int, ac_symbol: int) -> bytes:
+    """SOI, a flat quantisation table, the frame header and two Huffman tables of one code word
+    ('0') each: DC category 0 (no change) and AC `ac_symbol`."""
+    one_code = bytes([1] + [0] * 15)
+    comps = b"".join(bytes([c, 0x11, 0]) for c in range(1, components + 1))
+    return (b"\xff\xd8" + _seg(0xDB, b"\x00" + b"\x01" * 64)
+            + _seg(sof, struct.pack(">BHHB", 8, height, width, components) + comps)
+            + _seg(0xC4, b"\x00" + one_code + b"\x00") + _seg(0xC4, b"\x10" + one_code + bytes([ac_symbol])))
+
+
 def many_scans_jpeg(scans: int, width: int = 64, height: int = 64) -> bytes:
     """A valid gray progressive JPEG (width, height multiples of 8): a DC scan, then `scans - 1`
     AC scans coding every block as part of an end-of-band run: a few bytes each, yet each is a
     pass of libjpeg over the whole image (1,000 scans of 4096x4096: 68 kB, seconds to decode)."""
-    def seg(marker: int, body: bytes) -> bytes:
-        return struct.pack(">BBH", 0xFF, marker, len(body) + 2) + body
     blocks = (width // 8) * (height // 8)
-    one_code = bytes([1] + [0] * 15)  # a Huffman table of one code word, '0'
-    out = (b"\xff\xd8" + seg(0xDB, b"\x00" + b"\x01" * 64)
-           + seg(0xC2, struct.pack(">BHHB", 8, height, width, 1) + b"\x01\x11\x00")
-           + seg(0xC4, b"\x00" + one_code + b"\x00")  # DC: category 0 (no change)
-           + seg(0xC4, b"\x10" + one_code + b"\xe0"))  # AC: EOB run class 14 (2**14 + 14 bits)
-    out += seg(0xDA, b"\x01\x01\x00\x00\x00\x00") + _entropy("0" * blocks)
+    out = _one_code_jpeg(0xC2, height, width, 1, 0xE0)  # AC: EOB run class 14 (2**14 + 14 bits)
+    out += _seg(0xDA, b"\x01\x01\x00\x00\x00\x00") + _entropy("0" * blocks)
     run = "0" + "1" * 14  # one end-of-band run of 32767 blocks
-    ac = seg(0xDA, b"\x01\x01\x00\x01\x3f\x00") + _entropy(run * -(-blocks // 32767))
+    ac = _seg(0xDA, b"\x01\x01\x00\x01\x3f\x00") + _entropy(run * -(-blocks // 32767))
     return out + ac * (scans - 1) + b"\xff\xd9"
 
 
@@ -102,17 +110,10 @@ def multi_scan_baseline_jpeg(scans: int, width: int = 64, height: int = 64) -> b
     of 8): the first scan leaves the others to later scans, so libjpeg keeps every coefficient and
     each of the `scans` scans (cycling over the three components) is a pass over the image. Every
     block is coded as DC category 0 then end-of-block (two bits)."""
-    def seg(marker: int, body: bytes) -> bytes:
-        return struct.pack(">BBH", 0xFF, marker, len(body) + 2) + body
-    blocks = (width // 8) * (height // 8)
-    one_code = bytes([1] + [0] * 15)  # a Huffman table of one code word, '0'
-    out = (b"\xff\xd8" + seg(0xDB, b"\x00" + b"\x01" * 64)
-           + seg(0xC0, struct.pack(">BHHB", 8, height, width, 3) + b"\x01\x11\x00\x02\x11\x00\x03\x11\x00")
-           + seg(0xC4, b"\x00" + one_code + b"\x00")  # DC: category 0 (no change)
-           + seg(0xC4, b"\x10" + one_code + b"\x00"))  # AC: end of block
-    data = _entropy("00" * blocks)
+    out = _one_code_jpeg(0xC0, height, width, 3, 0x00)  # AC: end of block
+    data = _entropy("00" * ((width // 8) * (height // 8)))
     for k in range(scans):
-        out += seg(0xDA, bytes([1, k % 3 + 1, 0x00, 0, 63, 0])) + data
+        out += _seg(0xDA, bytes([1, k % 3 + 1, 0x00, 0, 63, 0])) + data
     return out + b"\xff\xd9"
 
 
