@@ -7,8 +7,9 @@ executor here runs every op on the whole batch (one batch size per iteration, pe
 draws keyed by the sample's place in it), so a branch cannot get a smaller batch. Instead,
 `route` hands a branch each sample that takes it as it is and, in place of every other sample, a
 stand-in: a sample that takes the branch cut to extent 1 in every dimension but the channels (`C`;
-the last one when the batch has no layout), so the branch's ops see only values meant for it. The branch's ops then do the work only for its own samples, batch sizes
-and sample positions stay those of the pipeline (so random draws do not depend on the split), and
+the last one when the batch has no layout), so the branch's ops see only values meant for it. They
+then do the work only for its own samples, batch sizes and sample positions stay those of the
+pipeline (so random draws do not depend on the split), and
 `pick` takes, per sample, the output of the branch that sample chose.
 
 A dense batch on the GPU is passed whole: its ops run as one batched launch either way, and
@@ -54,12 +55,16 @@ def stand_in(t: torch.Tensor, layout: str) -> torch.Tensor:
     return t[tuple(slice(None) if d in keep else slice(0, 1) for d in range(t.dim()))]
 
 
-def with_stand_ins(samples: list[torch.Tensor], takes: list[bool], layout: str) -> list[torch.Tensor]:
+def with_stand_ins(samples: list[torch.Tensor], takes: list[bool], layout: str,
+                   whole: bool = False) -> list[torch.Tensor]:
     """The samples that take a branch as they are; in place of each other one, the first taking
-    sample's stand-in (values meant for the branch, as DALI's ops there would see only those: an index
-    another branch guards against, say `data[i]` under `if i < len`, must not fail here), or, when no
-    sample takes it, the sample's own."""
+    sample's stand-in, or with `whole` that sample itself (values meant for the branch, as DALI's
+    ops there would see only those: an index another branch guards against, say `data[i]` under
+    `if i < len`, must not fail here). When no sample takes it: each sample's own stand-in, or with
+    `whole` the samples as they are."""
     donor = next((t for t, m in zip(samples, takes) if m), None)
+    if whole:
+        return list(samples) if donor is None else [t if m else donor for t, m in zip(samples, takes)]
     cut = None if donor is None else stand_in(donor, layout)
     return [t if m else (cut if cut is not None else stand_in(t, layout)) for t, m in zip(samples, takes)]
 
@@ -172,9 +177,7 @@ class BranchInput(Operator):
         takes = [f == side for f in predicate_flags(self.name, args, len(data))]
         if all(takes) or not any(takes) or (data.dense is not None and data.is_cuda):
             return [data]
-        samples = data.samples
-        donor = samples[takes.index(True)]
-        return [TensorList([t if m else donor for t, m in zip(samples, takes)], data.layout())]
+        return [TensorList(with_stand_ins(data.samples, takes, data.layout(), whole=True), data.layout())]
 
     def output_layout(self, index: int) -> str | None:
         return None
