@@ -551,4 +551,11 @@ def test_mixed_decoder_gpu_candidates_follow_the_per_sample_rule(mode: str, max_
     assert hw.tolist() == want_hw  # the stored sizes the ROI windows are drawn from
     assert 0 < len(idx) < len(names)
     assert any(o != 1 for o in orient)
+    # the same samples packed in one buffer (what readers.file / readers.mxnet hand over)
+    from torch_dali.packed import PackedSamples
+    sizes = [d.numel() for d in datas]
+    packed = PackedSamples.make(torch.cat(datas) if datas else torch.empty(0, dtype=torch.uint8),
+                                np.cumsum([0] + sizes[:-1]), sizes)
+    p_idx, p_orient, p_hw = op._gpu_candidates(packed, SimpleNamespace(sources=names))
+    assert (p_idx, p_orient, p_hw.tolist()) == (idx, orient, hw.tolist())
     pipe.shutdown()

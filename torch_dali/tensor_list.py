@@ -16,6 +16,7 @@ import torch
 
 from . import types
 from .errors import ArgumentError, ArgumentTypeError
+from .packed import PackedSamples
 from .samples import TensorCPU, TensorGPU, copy_to, with_layout
 from .tensor_input import from_user, reinterpreted
 
@@ -34,6 +35,8 @@ class TensorList:
     regions: Any = None
     # the enum element type (types.INTERP_TYPE...) of a pipeline output holding enum values (as int32)
     enum_type: Any = None
+    # 1-D samples as parts of one buffer (readers' encoded data), until someone asks for `samples`
+    _packed: PackedSamples | None = None
 
     def with_enum_type(self, enum_type: Any) -> "TensorList":
         """This batch (the same data, layout and names) as a batch of enum values of `enum_type`
@@ -55,17 +58,36 @@ class TensorList:
             self._samples = list(samples)
         self._layout = layout or ""
 
+    @classmethod
+    def from_packed(cls, packed: PackedSamples, layout: str = "") -> "TensorList":
+        """A batch of 1-D samples held as parts of one buffer; `samples` makes their views when
+        first asked (ops that read `packed` never do)."""
+        tl = cls([], layout)
+        tl._samples, tl._packed = None, packed
+        return tl
+
     # -- construction helpers -------------------------------------------------------------
     @property
     def samples(self) -> list[torch.Tensor]:
         if self._samples is None:
-            self._samples = list(self._dense.unbind(0)) if self._dense is not None else []
+            if self._dense is not None:
+                self._samples = list(self._dense.unbind(0))
+            else:
+                self._samples = self._packed.views() if self._packed is not None else []
         return self._samples
+
+    @property
+    def packed(self) -> PackedSamples | None:
+        """The samples as parts of one buffer, while no one has asked for them one by one (after
+        that, `samples` is what the batch holds: code may have replaced them)."""
+        return self._packed if self._samples is None else None
 
     @property
     def device(self) -> torch.device:
         if self._dense is not None:
             return self._dense.device
+        if self._samples is None and self._packed is not None:
+            return self._packed.buffer.device
         return self._samples[0].device if self._samples else torch.device("cpu")
 
     @property
@@ -86,14 +108,18 @@ class TensorList:
         if self._dense is not None:
             self._dense = self._dense.detach()
             return self._dense
-        if self._samples is not None:
-            self._samples = _WatchableList(self._samples)
+        if self._samples is not None or self._packed is not None:
+            self._samples = _WatchableList(self.samples)
             return self._samples
         return None
 
     # -- DALI's API ---------------------------------------------------------------------------
     def __len__(self) -> int:
-        return int(self._dense.shape[0]) if self._dense is not None else len(self._samples or [])
+        if self._dense is not None:
+            return int(self._dense.shape[0])
+        if self._samples is None and self._packed is not None:
+            return len(self._packed)
+        return len(self._samples or [])
 
     def __getitem__(self, i: int) -> Any:
         return self.samples[i]
@@ -127,6 +153,8 @@ class TensorList:
         self._layout = layout
 
     def shape(self) -> list[tuple[int, ...]]:
+        if self.packed is not None:
+            return [(s,) for s in self.packed.sizes.tolist()]
         return [tuple(t.shape) for t in self.samples]
 
     @property
@@ -136,12 +164,16 @@ class TensorList:
             return self.enum_type
         if self._dense is not None:
             return types.from_torch_dtype(self._dense.dtype)
+        if self.packed is not None:
+            return types.from_torch_dtype(self.packed.buffer.dtype) if len(self.packed) else types.NO_TYPE
         return types.from_torch_dtype(self.samples[0].dtype) if self.samples else types.NO_TYPE
 
     def ndim(self) -> int:
         """Dimensions of a sample (DALI's `ndim()`)."""
         if self._dense is not None:
             return self._dense.dim() - 1
+        if self.packed is not None:
+            return 1 if len(self.packed) else 0
         return self.samples[0].dim() if self.samples else 0
 
     def is_dense_tensor(self) -> bool:
@@ -164,7 +196,7 @@ class TensorList:
         """DALI's `reinterpret`: the batch's bytes, in place, as elements of `dtype` of the same size."""
         if self._dense is not None:
             self._dense, self._samples = reinterpreted(self._dense, dtype), None
-        elif self._samples:
+        elif self.samples:
             self._samples[:] = [reinterpreted(t, dtype) for t in self._samples]
 
     def as_reshaped_tensor(self, shape: Sequence[int]) -> torch.Tensor:
@@ -288,8 +320,8 @@ class _DaliTensorList(TensorList):
     def __init__(self, data: Any, layout: str | None = None) -> None:
         name = type(self).__name__
         if isinstance(data, TensorList):
-            dense, samples = data._dense, data._samples
-            super().__init__(dense if dense is not None else list(samples or []), layout or data.layout())
+            dense = data._dense
+            super().__init__(dense if dense is not None else list(data.samples), layout or data.layout())
         elif isinstance(data, (list, tuple)):
             for i, x in enumerate(data):  # DALI's samples of the other device's class are refused
                 if isinstance(x, TensorCPU) and isinstance(x, TensorGPU) != (self._sample_cls is TensorGPU):
@@ -370,7 +402,7 @@ class TensorListGPU(_DaliTensorList):
             return
         if self._dense is not None and not self._dense.is_cuda:
             self._dense = self._dense.cuda()
-        elif self._samples is not None and any(not t.is_cuda for t in self._samples):
+        elif self.samples and any(not t.is_cuda for t in self._samples):
             self._samples = [t.cuda() for t in self._samples]
 
     def as_cpu(self) -> TensorListCPU:
@@ -407,7 +439,7 @@ def user_view(tl: TensorList) -> TensorList:
     cls = TensorListGPU if tl.is_cuda else TensorListCPU
     out = cls.__new__(cls)
     out._dense, out._samples, out._layout = tl._dense, tl._samples, tl._layout
-    out._sources, out.enum_type = tl._sources, tl.enum_type
+    out._packed, out._sources, out.enum_type = tl._packed, tl._sources, tl.enum_type
     return out
 
 
@@ -417,5 +449,5 @@ def plain(tl: TensorList) -> TensorList:
         return tl
     out = TensorList.__new__(TensorList)
     out._dense, out._samples, out._layout = tl._dense, tl._samples, tl._layout
-    out.enum_type = tl.enum_type
+    out._packed, out.enum_type = tl._packed, tl.enum_type
     return out

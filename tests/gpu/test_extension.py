@@ -224,6 +224,33 @@ def test_decode_matches_torchvision(decoder):
     assert stats["not_decoded"] == 0 and stats["hardware"] + stats["hybrid"] == len(names)
 
 
+def test_decode_packed_gives_decode_s_bits(decoder):
+    """decode_packed (samples as parts of one buffer, in any order, repeated, with gaps, with a
+    PNG among them) gives what decode() gives for the same samples as tensors, bit for bit; a part
+    outside the buffer is refused naming it."""
+    from torch_dali.packed import PackedSamples
+    jpegs = _jpegs()
+    png = _encode(_photo(torch.Generator().manual_seed(2), 40, 50), fmt="PNG")
+    parts = [jpegs[k] for k in jpegs] + [png]
+    pieces, offsets = [], []
+    pos = 0
+    for p in parts:  # 3 junk bytes between parts
+        pieces += [torch.full((3,), 0xFF, dtype=torch.uint8), p]
+        offsets.append(pos + 3)
+        pos += 3 + p.numel()
+    buf = torch.cat(pieces)
+    order = [4, 0, 5, 2, 0, 1, 3, 3]
+    packed = PackedSamples.make(buf, [offsets[i] for i in order], [parts[i].numel() for i in order])
+    got = decoder.decode_packed(packed.buffer, torch.from_numpy(packed.offsets), torch.from_numpy(packed.sizes), "rgb")
+    want = decoder.decode([parts[i] for i in order], "rgb")
+    for i, g, w in zip(order, got, want):
+        assert (g is None) == (w is None) == (i == 5)
+        if g is not None:
+            assert torch.equal(g, w), i
+    with pytest.raises(RuntimeError, match="outside the buffer"):
+        decoder.decode_packed(buf, torch.tensor([buf.numel() - 10]), torch.tensor([11]), "rgb")
+
+
 def test_activity_names_where_a_decode_is_and_empties_after(decoder):
     """activity() (what a stalled pipeline's report prints) shows a place while a decode runs on
     another thread and nothing once it returns: every place a thread enters, it leaves."""

@@ -14,16 +14,18 @@ import errno
 import itertools
 import os
 import stat
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import torch
 
 from .._native import helpers
+from ..packed import PackedSamples
 from . import headers
 
 _GREW = -1  # TD_GREW: the file holds more bytes than its stat said
 _FIELDS = 8  # int32s per header in td_image_infos' output
+_CHUNK = 64  # files per C call when a batch is read on a pool's threads
 _INT32_MAX = 2**31 - 1
 _PNG_SIG = b"\x89PNG\r\n\x1a\n"
 
@@ -152,6 +154,53 @@ def read_files(paths: Sequence[str | os.PathLike]) -> list[torch.Tensor | OSErro
     return out
 
 
+def read_files_packed(paths: Sequence[str | os.PathLike],
+                      run: Callable[[Callable[[int], Any], int], Any] | None = None) -> PackedSamples | None:
+    """Each file whole, as parts of one slab (no tensor per file), or None when the C library is
+    not there or any file fails, is not regular or changed size upwards since its stat
+    (`read_files` then says which, naming it). `run(fn, k)` runs fn(0..k-1) (a pool's `map`): the
+    files are stat'ed, then read, in chunks of 64 on its threads, the GIL released."""
+    lib = _load()
+    n = len(paths)
+    if lib is None or n == 0:
+        return None
+    names = [os.fsencode(p) for p in paths]
+    if b"\0" in b"".join(names):
+        return None
+    c_paths = (ctypes.c_char_p * n)(*names)
+    step = ctypes.sizeof(ctypes.c_char_p)
+    sizes, got = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    errs = np.zeros(n, dtype=np.intc)
+    offsets = np.zeros(n, dtype=np.int64)
+    chunks = [(a, min(a + _CHUNK, n)) for a in range(0, n, _CHUNK)]
+    run = run or (lambda fn, k: [fn(i) for i in range(k)])
+
+    def at(a: int) -> Any:
+        return ctypes.cast(ctypes.addressof(c_paths) + a * step, ctypes.POINTER(ctypes.c_char_p))
+
+    def ptr(arr: np.ndarray, a: int, kind: Any) -> Any:
+        return ctypes.cast(arr.ctypes.data + a * arr.itemsize, ctypes.POINTER(kind))
+
+    def stat(k: int) -> int:
+        a, b = chunks[k]
+        return lib.td_file_sizes(at(a), b - a, ptr(sizes, a, ctypes.c_int64), ptr(errs, a, ctypes.c_int))
+
+    if sum(run(stat, len(chunks))):
+        return None
+    np.cumsum(sizes[:-1], out=offsets[1:])
+    slab = torch.empty(int(sizes.sum()), dtype=torch.uint8)
+    base = slab.data_ptr()
+
+    def read(k: int) -> int:
+        a, b = chunks[k]
+        return lib.td_read_files(at(a), b - a, base, ptr(offsets, a, ctypes.c_int64), ptr(sizes, a, ctypes.c_int64),
+                                 ptr(got, a, ctypes.c_int64), ptr(errs, a, ctypes.c_int))
+
+    if sum(run(read, len(chunks))):
+        return None
+    return PackedSamples.make(slab, offsets, got)  # a file that shrank since its stat: the bytes read
+
+
 # -- image headers ---------------------------------------------------------------------------------
 
 def _usable(d: object) -> bool:
@@ -187,18 +236,28 @@ def image_infos(datas: Sequence[torch.Tensor]) -> list[headers.ImageInfo | None]
     return [None if row[0] else _info(tuple(row[1:])) for row in table.tolist()]
 
 
-def image_info_table(datas: Sequence[torch.Tensor]) -> np.ndarray | None:
+def image_info_table(datas: Sequence[torch.Tensor] | PackedSamples) -> np.ndarray | None:
     """The C parse of a batch's headers as one (n, 8) int32 array, no object per sample: columns
     failed (non-zero: what `image_infos` gives None for), format (1 JPEG, 2 PNG), height, width,
     channels, EXIF orientation, progressive, bit depth. None when the C helper is not built.
     The parse holds the GIL (a few microseconds a header): a decoding lane asks every batch, and
-    a short release lets another thread take the GIL for up to Python's switch interval."""
+    a short release lets another thread take the GIL for up to Python's switch interval. Packed
+    samples (one uint8 CPU buffer) are read in place, with no Python work per sample."""
     n = len(datas)
     parse = LIB.holding_gil("td_image_infos")
     if parse is None:
         return None
     out = np.zeros((n, _FIELDS), dtype=np.int32)
     if n == 0:
+        return out
+    if isinstance(datas, PackedSamples):
+        if not _usable(datas.buffer):
+            return None
+        # NumPy arrays of the same layout as C's void*[] and int64_t[]: no ctypes object per sample
+        addrs = datas.addresses()
+        lens = np.ascontiguousarray(datas.sizes, dtype=np.int64)
+        parse(addrs.ctypes.data_as(ctypes.POINTER(ctypes.c_void_p)), lens.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+              n, out.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)))
         return out
     ok = [_usable(d) for d in datas]
     ptrs = (ctypes.c_void_p * n)(*[d.data_ptr() if u else None for d, u in zip(datas, ok)])

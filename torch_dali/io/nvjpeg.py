@@ -14,6 +14,7 @@ from .. import types
 from .._native import extension
 from .. import _knobs
 from ..functional.image import GRAY, RGB, apply_orientation, to_hwc
+from ..packed import PackedSamples
 from .decode import TV_GRAY, TV_RGB, ImageInfo, peek_image_info, tv_image_ops
 
 
@@ -154,7 +155,7 @@ def prepare_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
     return _nvjpeg_decoder(torch.device(device), hw_load)
 
 
-def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
+def decode_jpeg_batch_cuda(datas: list[torch.Tensor] | PackedSamples, device: torch.device,
                            output_type: types.DALIImageType = RGB,
                            orientations: list[int] | None = None,
                            hw_load: float = 0.9, rois: torch.Tensor | None = None,
@@ -166,16 +167,24 @@ def decode_jpeg_batch_cuda(datas: list[torch.Tensor], device: torch.device,
     `rois`: None or (n, 4) int64 windows (y, x, h, w) of upright images (orientation 1; h <= 0:
     the whole image): those samples come back as just their window. Check `decodes_windows()`
     first: only our extension decodes windows. `first_batch`: the pipeline's iteration 0, which
-    does not wait for the decoder's CUDA backend (TORCH_DALI_NVJPEG_LAZY_CUDA)."""
+    does not wait for the decoder's CUDA backend (TORCH_DALI_NVJPEG_LAZY_CUDA). `datas` may be
+    packed samples (parts of one buffer), which our extension's decoder reads in place."""
+    dec = _nvjpeg_decoder(torch.device(device), hw_load)
+    if isinstance(datas, PackedSamples) and (orientations is None or dec is None
+                                             or not hasattr(dec, "decode_packed")):
+        datas = datas.views()  # an extension built before decode_packed, or torchvision's decoder
     if orientations is None:
         orientations = [peek_image_info(d).orientation for d in datas]
-    dec = _nvjpeg_decoder(torch.device(device), hw_load)
     if rois is not None and dec is None:
         raise RuntimeError("decode_jpeg_batch_cuda: windows need the extension's decoder")
     if dec is not None:
         with torch.cuda.device(device):
             fmt = "gray" if output_type == GRAY else "rgb"
-            hwcs = dec.decode(datas, fmt, rois, first_batch)
+            if isinstance(datas, PackedSamples):
+                hwcs = dec.decode_packed(datas.buffer, torch.from_numpy(datas.offsets),
+                                         torch.from_numpy(datas.sizes), fmt, rois, first_batch)
+            else:
+                hwcs = dec.decode(datas, fmt, rois, first_batch)
         plain = output_type in (RGB, GRAY)  # the decoder's own output: upright images need nothing
         return [h if h is None or (o == 1 and plain) else
                 to_hwc(apply_orientation(h.permute(2, 0, 1), o), output_type, None)

@@ -101,6 +101,11 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
            py::arg("rois") = std::nullopt, py::arg("first_batch") = false, py::call_guard<py::gil_scoped_release>(),
            "decode(list of 1-D uint8 CPU tensors, 'rgb'|'bgr'|'gray', rois=None | (n, 4) int64 (y, x, h, w)) "
            "-> list of CUDA HWC uint8 tensors (each window's pixels where a window is given) or None")
+      .def("decode_packed", &NvJpegDecoder::decode_packed, py::arg("buffer"), py::arg("offsets"), py::arg("sizes"),
+           py::arg("output_format") = "rgb", py::arg("rois") = std::nullopt, py::arg("first_batch") = false,
+           py::call_guard<py::gil_scoped_release>(),
+           "decode_packed(1-D uint8 CPU buffer, int64 offsets, int64 sizes, ...): decode() of the samples "
+           "buffer[offsets[i]:offsets[i] + sizes[i]]")
       .def_property_readonly("hardware_available", &NvJpegDecoder::hardware_available)
       .def_property_readonly("hardware_status", &NvJpegDecoder::hardware_status)
       .def_property_readonly("device_index", &NvJpegDecoder::device_index)

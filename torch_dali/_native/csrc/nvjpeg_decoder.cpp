@@ -810,6 +810,52 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
                                                              const std::string& output_format,
                                                              const std::optional<at::Tensor>& rois,
                                                              bool first_batch) {
+  const size_t n = data.size();
+  std::vector<at::Tensor> inputs(n);  // contiguous views/copies of the encoded data
+  std::vector<Part> parts(n);
+  for (size_t i = 0; i < n; ++i) {
+    const at::Tensor& t = data[i];
+    TORCH_CHECK(t.defined() && t.device().is_cpu() && t.scalar_type() == at::kByte && t.dim() == 1,
+                "NvJpegDecoder.decode: sample ", i, " must be a 1-D uint8 CPU tensor of encoded bytes");
+    inputs[i] = t.contiguous();
+    parts[i] = {inputs[i].data_ptr<uint8_t>(), static_cast<size_t>(inputs[i].numel())};
+  }
+  return decode_parts(parts, output_format, rois, first_batch);
+}
+
+std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode_packed(const at::Tensor& buffer,
+                                                                    const at::Tensor& offsets,
+                                                                    const at::Tensor& sizes,
+                                                                    const std::string& output_format,
+                                                                    const std::optional<at::Tensor>& rois,
+                                                                    bool first_batch) {
+  TORCH_CHECK(buffer.device().is_cpu() && buffer.scalar_type() == at::kByte && buffer.dim() == 1 &&
+                  buffer.is_contiguous(),
+              "NvJpegDecoder.decode_packed: the buffer must be a contiguous 1-D uint8 CPU tensor");
+  TORCH_CHECK(offsets.device().is_cpu() && offsets.scalar_type() == at::kLong && offsets.dim() == 1 &&
+                  sizes.device().is_cpu() && sizes.scalar_type() == at::kLong && sizes.dim() == 1 &&
+                  offsets.size(0) == sizes.size(0),
+              "NvJpegDecoder.decode_packed: offsets and sizes must be 1-D int64 CPU tensors of one length");
+  const at::Tensor oc = offsets.contiguous(), sc = sizes.contiguous();
+  const int64_t* off = oc.data_ptr<int64_t>();
+  const int64_t* len = sc.data_ptr<int64_t>();
+  const int64_t total = buffer.numel();
+  const uint8_t* base = buffer.data_ptr<uint8_t>();
+  const size_t n = static_cast<size_t>(oc.size(0));
+  std::vector<Part> parts(n);
+  for (size_t i = 0; i < n; ++i) {
+    TORCH_CHECK(off[i] >= 0 && len[i] >= 0 && off[i] <= total && len[i] <= total - off[i],
+                "NvJpegDecoder.decode_packed: sample ", i, " (", len[i], " bytes at ", off[i],
+                ") lies outside the buffer of ", total, " bytes");
+    parts[i] = {base + off[i], static_cast<size_t>(len[i])};
+  }
+  return decode_parts(parts, output_format, rois, first_batch);
+}
+
+std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode_parts(const std::vector<Part>& parts,
+                                                                   const std::string& output_format,
+                                                                   const std::optional<at::Tensor>& rois,
+                                                                   bool first_batch) {
   nvjpegOutputFormat_t fmt;
   int64_t channels;
   if (output_format == "rgb") {
@@ -822,16 +868,11 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode(const std::vector<a
     TORCH_CHECK(false, "NvJpegDecoder.decode: output_format must be 'rgb', 'bgr' or 'gray', got '",
                 output_format, "'");
   }
-  const size_t n = data.size();
+  const size_t n = parts.size();
   std::vector<Job> jobs(n);
-  std::vector<at::Tensor> inputs(n);  // contiguous views/copies of the encoded data
   for (size_t i = 0; i < n; ++i) {
-    const at::Tensor& t = data[i];
-    TORCH_CHECK(t.defined() && t.device().is_cpu() && t.scalar_type() == at::kByte && t.dim() == 1,
-                "NvJpegDecoder.decode: sample ", i, " must be a 1-D uint8 CPU tensor of encoded bytes");
-    inputs[i] = t.contiguous();
-    jobs[i].data = inputs[i].data_ptr<uint8_t>();
-    jobs[i].size = static_cast<size_t>(inputs[i].numel());
+    jobs[i].data = parts[i].data;
+    jobs[i].size = parts[i].size;
   }
   if (rois.has_value() && rois->defined()) {
     const at::Tensor& r = *rois;

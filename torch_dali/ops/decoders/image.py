@@ -29,6 +29,7 @@ from ...io import decode as D
 from ... import _knobs
 from ...io import host_io, nvjpeg
 from ...functional.crop_window import random_crop_window
+from ...packed import PackedSamples
 from ...tensor_list import TensorList
 from .._operator import BatchContext, Operator, SampleContext
 from .._registry import register
@@ -203,7 +204,8 @@ class ImageDecoder(Operator):
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         if self.device.type != "cuda":
             return super().run_batch(ctx, inputs, args)
-        datas = list(inputs[0])
+        packed = inputs[0].packed  # the reader's samples as parts of one buffer: no tensor each
+        datas: Any = packed if packed is not None else list(inputs[0])  # packed[i]: a view, made when asked
         n = len(datas)
         gpu_idx, orientations, hw = self._gpu_candidates(datas, ctx)
         out: list[torch.Tensor | None] = [None] * n
@@ -235,7 +237,8 @@ class ImageDecoder(Operator):
                     rois = torch.from_numpy(np.ascontiguousarray(sel, dtype=np.int64))
             try:
                 decoded = nvjpeg.decode_jpeg_batch_cuda(
-                    [datas[i] for i in gpu_idx], self.device, self.output_type, orientations,
+                    packed.take(gpu_idx) if packed is not None else [datas[i] for i in gpu_idx],
+                    self.device, self.output_type, orientations,
                     hw_load=hw_load, rois=rois, first_batch=ctx.iteration == 0)
             except RuntimeError:  # the GPU decoder rejected something: decode those on the CPU
                 decoded = None
@@ -277,7 +280,8 @@ class ImageDecoder(Operator):
             tl.regions = regions
         return [tl]
 
-    def _gpu_candidates(self, datas: list[torch.Tensor], ctx: BatchContext) -> tuple[list[int], list[int], np.ndarray]:
+    def _gpu_candidates(self, datas: list[torch.Tensor] | PackedSamples,
+                        ctx: BatchContext) -> tuple[list[int], list[int], np.ndarray]:
         """(samples the batched GPU decoder takes: baseline 8-bit gray/colour JPEGs within
         max_pixels; their EXIF orientations; their stored (height, width), (m, 2)). Unreadable headers go to the CPU decoder, which
         reports them naming the file. Headers come from one C call as a table (no Python object
@@ -287,7 +291,7 @@ class ImageDecoder(Operator):
             return [], [], np.zeros((0, 2), dtype=np.int64)
         table = host_io.image_info_table(datas) if host_io.available() else None
         if table is None:
-            infos = D.peek_image_infos(datas, ctx.sources)
+            infos = D.peek_image_infos(list(datas), ctx.sources)
             idx = [i for i, info in enumerate(infos) if info is not None and nvjpeg.gpu_decodable(info)
                    and info.height * info.width <= self.max_pixels]
             orients = [infos[i].orientation for i in idx]  # type: ignore[union-attr]

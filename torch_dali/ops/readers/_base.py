@@ -415,14 +415,22 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
             return [TensorList([p[1] for p in picked]),
                     self._batch_labels(indices, [p[2] for p in picked])]
         indices = self._next_indices(ctx.batch_size)
-        unique = list(dict.fromkeys(indices))  # padding repeats a sample: load it once
-        rows = self._load_batch(ctx, unique)
-        if rows is None:
-            rows = ctx.map(lambda k: self._load(unique[k]), len(unique))
-        loaded = dict(zip(unique, rows))
+        outputs = self._packed_batch(ctx, indices)
+        if outputs is None:
+            unique = list(dict.fromkeys(indices))  # padding repeats a sample: load it once
+            rows = self._load_batch(ctx, unique)
+            if rows is None:
+                rows = ctx.map(lambda k: self._load(unique[k]), len(unique))
+            loaded = dict(zip(unique, rows))
+            outputs = self._assemble(indices, [loaded[i] for i in indices])
         self.last_sources = Sources(self._source, indices)
         self._last_indices = indices
-        return self._assemble(indices, [loaded[i] for i in indices])
+        return outputs
+
+    def _packed_batch(self, ctx: BatchContext, indices: list[int]) -> list[TensorList] | None:
+        """The outputs for `indices` (repeats included) with the data as packed samples (parts of
+        one buffer, no tensor per sample: `TensorList.from_packed`), or None for the general path."""
+        return None
 
     def _load_batch(self, ctx: BatchContext, indices: list[int]) -> list[tuple[Any, ...]] | None:
         """All of a batch's samples in one call, or None to load them one by one on the threads."""

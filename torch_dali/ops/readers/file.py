@@ -196,6 +196,21 @@ class FileReader(ReaderBase):
     def _load(self, index: int) -> tuple[torch.Tensor, None]:
         return read_file_bytes(self._paths[index], self.name), None
 
+    def _packed_batch(self, ctx: BatchContext, indices: list[int]) -> list[TensorList] | None:
+        """The batch's files read into one slab, the GIL released (`host_io`; chunks of 64 files on
+        the pool's threads, so cold or network storage is read in parallel), as packed samples: no
+        tensor per file. None when a file cannot be read whole: `_load_batch` then says which."""
+        if not host_io.available():
+            return None
+        unique = list(dict.fromkeys(indices))  # padding repeats a sample: read it once
+        packed = host_io.read_files_packed([self._paths[i] for i in unique], ctx.map)
+        if packed is None:
+            return None
+        if len(unique) != len(indices):
+            pos = {i: k for k, i in enumerate(unique)}
+            packed = packed.take([pos[i] for i in indices])
+        return [TensorList.from_packed(packed), self._batch_labels(indices, [])]
+
     def _load_batch(self, ctx: BatchContext, indices: list[int]) -> list[tuple[torch.Tensor, None]] | None:
         """A few C calls read the batch, the GIL released (`host_io`): one per chunk of 64 files on
         the pool's threads, so cold or network storage is read in parallel."""

@@ -71,6 +71,11 @@ class NvJpegDecoder {
   std::vector<std::optional<at::Tensor>> decode(const std::vector<at::Tensor>& data,
                                                 const std::string& output_format,
                                                 const std::optional<at::Tensor>& rois, bool first_batch);
+  // The same, for encoded JPEGs held as parts of one buffer (sample i: `sizes[i]` bytes at
+  // `offsets[i]`, int64): no tensor per sample to make, pass and free.
+  std::vector<std::optional<at::Tensor>> decode_packed(const at::Tensor& buffer, const at::Tensor& offsets,
+                                                       const at::Tensor& sizes, const std::string& output_format,
+                                                       const std::optional<at::Tensor>& rois, bool first_batch);
 
   bool hardware_available() const { return hw_handle_ != nullptr; }  // lazy_cuda 3: once made
   std::string hardware_status() const { return hw_status_; }
@@ -114,6 +119,13 @@ class NvJpegDecoder {
   struct HwState;
   struct CudaState;
   struct Job;
+  struct Part {  // one sample's encoded bytes (the caller keeps them alive during decode())
+    const uint8_t* data;
+    size_t size;
+  };
+  std::vector<std::optional<at::Tensor>> decode_parts(const std::vector<Part>& parts,
+                                                      const std::string& output_format,
+                                                      const std::optional<at::Tensor>& rois, bool first_batch);
   struct Slot;
   struct Scratch;
 
