@@ -222,6 +222,24 @@ def test_a_split_side_sees_only_values_meant_for_it():
     assert [np.asarray(s).item() for s in out] == [10, 20, 2, 3]  # what DALI's `if` gives
 
 
+def test_a_split_side_s_ops_see_the_shapes_of_its_own_samples():
+    """DALI 2.4: `reshape(f, shape=[10, 10, 3])` on split's false side, merged back, gives every sample
+    (each side's ops see only that side's samples; stand-ins cut to 1x1xC made the reshape fail)."""
+    data = [np.full((10, 10, 3), i, np.int32) for i in range(4)]
+
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None)
+    def pipe():
+        x = fn.external_source(source=lambda: data)
+        pred = fn.external_source(source=lambda: [np.array(i % 2 == 0) for i in range(4)])
+        t, f = fn._conditional.split(x, predicate=pred)
+        return fn._conditional.merge(t, fn.reshape(f, shape=[10, 10, 3]), predicate=pred)
+
+    p = pipe()
+    p.build()
+    (out,) = p.run()
+    assert [np.asarray(out[i]).tolist() for i in range(4)] == [d.tolist() for d in data]
+
+
 def test_split_and_merge_called_directly():
     """DALI's `fn._conditional.split`/`merge`: each side's ops give what they give on that side's samples
     alone, and merge puts every sample back in its place; sides whose layouts differ are refused."""

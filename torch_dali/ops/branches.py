@@ -149,7 +149,9 @@ def predicate_flags(op: str, args: dict[str, list[Any]], n: int) -> list[bool]:
 class Split(Operator):
     """DALI's `_conditional.split`: the samples whose predicate is true (first output) and false (second).
     Batch sizes stay the pipeline's (see the module's docstring): each output holds its own samples
-    as they are and, in place of the other branch's samples, their stand-ins; `merge` drops those."""
+    as they are and, in place of the other branch's samples, the first of its own (whole, as
+    `branch_input` does: DALI's ops there see only that side's samples, so one that needs their
+    shape, `reshape(shape=[10, 10, 3])`, must get it); `merge` drops those."""
 
     sample_wise = False
 
@@ -157,7 +159,7 @@ class Split(Operator):
         data = inputs[0]
         flags = predicate_flags(self.name, args, len(data))
         layout = data.layout()
-        return [TensorList(with_stand_ins(data.samples, [f == side for f in flags], layout), layout)
+        return [TensorList(with_stand_ins(data.samples, [f == side for f in flags], layout, whole=True), layout)
                 for side in (True, False)]
 
     def output_layout(self, index: int) -> str | None:
@@ -208,7 +210,7 @@ _PREDICATE_ARGS = (Arg("predicate", "bool", doc="one boolean per sample: which b
 register(OpSchema(
     name="_conditional.split", impl=Split, devices=("cpu", "gpu"), num_outputs=2, class_name_override="Split",
     doc="The samples whose predicate is true, and those whose predicate is false (the two sides of an `if`); "
-        "batch sizes stay the pipeline's, the other side's samples held by cheap stand-ins.",
+        "batch sizes stay the pipeline's, each of the other side's samples replaced by the first of this side's.",
     args=_PREDICATE_ARGS))
 register(OpSchema(
     name="_conditional.merge", impl=Merge, min_inputs=2, max_inputs=2, devices=("cpu", "gpu"),
