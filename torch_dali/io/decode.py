@@ -66,6 +66,18 @@ def _jpeg_decoder() -> Any:
 
 TV_GRAY, TV_RGB = 1, 3  # torchvision's ImageReadMode values
 
+
+def jpeg_round_trip(image: torch.Tensor, quality: int) -> torch.Tensor | None:
+    """An HWC uint8 RGB image (CPU) encoded as a baseline JPEG at `quality` (1..100) by
+    libjpeg-turbo and decoded back (torchvision's codec ops: 4:2:0, integer DCT, fancy upsampling),
+    which is what DALI 2.4's CPU jpeg_compression_distortion gives (its OpenCV runs the same
+    library with the same defaults: equal bits, measured). None without torchvision's encoder."""
+    ops = tv_image_ops()
+    if ops is None or not hasattr(ops, "encode_jpeg") or _jpeg_decoder() is None:
+        return None
+    encoded = ops.encode_jpeg(image.permute(2, 0, 1).contiguous(), int(quality))
+    return _jpeg_decoder()(encoded, TV_RGB, False).permute(1, 2, 0)
+
 #: element types the decoders can produce (DALI 2.4 also accepts these; values are range-scaled)
 DECODE_DTYPES = (types.DALIDataType.UINT8, types.DALIDataType.UINT16, types.DALIDataType.INT16,
                  types.DALIDataType.FLOAT)

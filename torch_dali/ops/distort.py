@@ -13,6 +13,7 @@ import torch
 
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
+from ..io import decode as D
 from ..functional import distort as K
 from ..functional import jpeg_distortion as JD
 from ..functional import ragged as R
@@ -236,13 +237,29 @@ register(OpSchema(
 # -- jpeg_compression_distortion ------------------------------------------------------------------
 
 class JpegCompressionDistortion(LayoutOp):
-    """uint8 RGB images or sequences; frames of a sequence share their sample's quality."""
+    """uint8 RGB images or sequences; frames of a sequence share their sample's quality. On the
+    CPU, libjpeg-turbo encodes and decodes each image (DALI's CPU backend runs the same library:
+    equal bits); on the GPU, `functional.jpeg_distortion` computes the same steps batched in torch
+    (not bit for bit: another DCT and rounding, as DALI's nvJPEG-based GPU backend)."""
 
     layouts = ("HWC", "FHWC")
 
     def run_one(self, index: int, seed: int, iteration: int, x: torch.Tensor, layout: str,
                 args: Args) -> torch.Tensor:
         return self.run_dense(x.unsqueeze(0), layout, {k: [v] for k, v in args.items()}, seed, iteration)[0]
+
+    def _libjpeg(self, images: list[torch.Tensor], qualities: list[int]) -> list[torch.Tensor] | None:
+        """Each HWC image through libjpeg at its quality (clamped to 1..100, as DALI), or None (the
+        torch path) for GPU data, empty images or no codec."""
+        if any(x.device.type != "cpu" or x.numel() == 0 for x in images):
+            return None
+        out = []
+        for x, q in zip(images, qualities):
+            y = D.jpeg_round_trip(x, min(max(int(q), 1), 100))
+            if y is None:
+                return None
+            out.append(y)
+        return out
 
     def run_dense(self, x: torch.Tensor, layout: str, args: dict[str, list[Any]], seed: int,
                   iteration: int) -> torch.Tensor:
@@ -252,6 +269,10 @@ class JpegCompressionDistortion(LayoutOp):
         n = int(x.shape[0])
         q = torch.tensor([int(scalar(self.name, "quality", v)) for v in
                           per_sample(args.get("quality"), n, self.args.get("quality"))], dtype=torch.int64)
+        frames = int(x.shape[1]) if layout == "FHWC" else 1
+        exact = self._libjpeg(list(x.reshape(n * frames, *x.shape[-3:])), q.repeat_interleave(frames).tolist())
+        if exact is not None:
+            return torch.stack(exact).reshape(x.shape)
         if layout == "FHWC":
             frames = int(x.shape[1])
             flat = x.reshape(n * frames, *x.shape[2:])
@@ -266,6 +287,9 @@ class JpegCompressionDistortion(LayoutOp):
             return None
         q = torch.tensor([int(scalar(self.name, "quality", v)) for v in
                           per_sample(args.get("quality"), len(samples), self.args.get("quality"))], dtype=torch.int64)
+        exact = self._libjpeg(samples, q.tolist())
+        if exact is not None:
+            return exact
         flat = Flat(samples, inner=1)
         hw = [(int(s[0]), int(s[1])) for s in flat.shapes]
         first = R.starts(flat.rows)
