@@ -12,6 +12,6 @@ export TORCH_DALI_EXT_DIR=/tmp/ext_new
 TESTS_S=${TESTS_S:-420} bash bench/diag/gpu_tests.sh gpu_tests \
   tests/gpu/test_extension.py tests/gpu/test_gpu_pipeline.py tests/gpu/test_gpu_fused.py \
   tests/gpu/test_gpu_rerun.py tests/gpu/test_gpu_streams.py tests/gpu/test_gpu_resize_roi.py \
-  tests/test_streams.py tests/test_mission_examples.py tests/test_packed_samples.py
+  tests/gpu/test_gpu_color_ops.py tests/test_streams.py tests/test_mission_examples.py tests/test_packed_samples.py
 # the built cache for the later calls (and the next sessions), with the old code's key beside it
 tar czf "$OUT/ext_cache.tgz" -C /tmp/ext_new . && ls -la "$OUT/ext_cache.tgz"
