@@ -86,3 +86,31 @@ def compare_warp(name: str, got: np.ndarray, want: np.ndarray) -> None:
 @pytest.mark.parametrize("name", WARP_CASES)
 def test_warp_matches_dali(name, source):
     check_case(name, source, lambda g, w: compare_warp(name, g, w))
+
+
+def _perspective(**kw) -> np.ndarray:
+    img = np.arange(6 * 7, dtype=np.float32).reshape(6, 7, 1) + 1
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def p():
+        x = fn.external_source(source=lambda: [img], batch=True, layout="HWC")
+        return fn.experimental.warp_perspective(x, **kw)
+
+    pipe = p()
+    pipe.build()
+    return np.asarray(pipe.run()[0].at(0))
+
+
+def test_warp_perspective_size_and_singular_matrix_as_dali():
+    """DALI 2.4 (measured): one `size` value is both extents; an extent rounding to 0 gives 1; a
+    singular matrix with inverse_map=False and a constant border gives the fill value everywhere."""
+    eye = np.eye(3).flatten().tolist()
+    assert _perspective(matrix=eye, size=5).shape == _perspective(matrix=eye, size=[5]).shape == (5, 5, 1)
+    assert np.array_equal(_perspective(matrix=eye, size=[5]), _perspective(matrix=eye, size=[5, 5]))
+    assert _perspective(matrix=eye, size=[0, 0]).tolist() == [[[1.0]]]
+    assert _perspective(matrix=eye, size=[0, 4]).tolist() == [[[1.0], [2.0], [3.0], [4.0]]]
+    flat = [1, 0, 0, 0, 0, 0, 0, 0, 1]
+    out = _perspective(matrix=flat, inverse_map=False, fill_value=-1)
+    assert out.shape == (6, 7, 1) and (out == -1).all()
+    with pytest.raises(TorchDaliError, match="singular"):
+        _perspective(matrix=flat, inverse_map=False, border_mode="reflect")

@@ -70,7 +70,11 @@ class WarpPerspective(Operator):
         t = t.reshape(3, 3)
         if not self.args["inverse_map"]:
             if abs(float(torch.linalg.det(t.double()))) < 1e-30:
-                raise ArgumentError(f"{self.name}: the matrix is singular; inverse_map=False needs an invertible one")
+                if self.args["border_mode"] == "constant":
+                    # DALI 2.4: every output pixel is the fill value (no source point maps to it)
+                    return torch.tensor([[0, 0, -1e30], [0, 0, -1e30], [0, 0, 1]], dtype=torch.float32)
+                raise ArgumentError(f"{self.name}: the matrix is singular; inverse_map=False needs an invertible "
+                                    "one (with border_mode='constant' the output is the fill value)")
             t = torch.linalg.inv(t.double()).to(torch.float32)
         return t
 
@@ -111,9 +115,12 @@ class WarpPerspective(Operator):
                 out_hw = [int(frames.shape[1]), int(frames.shape[2])]
             else:
                 size = [size] if isinstance(size, (int, float)) else list(size)
+                if len(size) == 1:  # DALI 2.4: one value is both extents
+                    size = size * 2
                 if len(size) != 2:
-                    raise ArgumentError(f"{self.name}: `size` must be (H, W), got {size!r}")
-                out_hw = [int(math.floor(abs(float(s)) + 0.5)) for s in size]
+                    raise ArgumentError(f"{self.name}: `size` must be (H, W) or one value for both, got {size!r}")
+                # an extent rounding to 0 gives 1 (DALI 2.4: size=[0, 0] -> 1x1)
+                out_hw = [max(1, int(math.floor(abs(float(s)) + 0.5))) for s in size]
             plans.append((frames, m, out_hw))
         # DALI 2.4 blends int16 with weights in 1/32 steps (OpenCV's fixed-point tables; measured)
         bits = 5 if len(tl) and tl[0].dtype == torch.int16 else None
