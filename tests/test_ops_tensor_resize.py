@@ -79,3 +79,34 @@ def test_deprecated_names_warn_and_match():
     (new,) = _run(lambda d: fn.resize_crop_mirror(d, resize_shorter=10, crop=[6, 7]), [x], "HWC")
     np.testing.assert_array_equal(old, new)
     assert hasattr(ops, "TensorResize") and hasattr(ops.experimental, "TensorResize")
+
+
+def _shapes(data, op, **kw):
+    @pipeline_def(batch_size=len(data), num_threads=1, device_id=None)
+    def p():
+        return op(fn.external_source(source=lambda: data, batch=True, layout="HWC" if data[0].ndim == 3 else None), **kw)
+
+    pipe = p()
+    pipe.build()
+    out = pipe.run()[0]
+    return [tuple(np.asarray(out.at(i)).shape) for i in range(len(out))]
+
+
+@pytest.mark.parametrize("data,kw,want", [
+    ([np.arange(10, dtype=np.uint8)], dict(sizes=[0.0]), (10,)),
+    ([np.arange(10, dtype=np.uint8)], dict(scales=[0.0]), (10,)),
+    ([np.arange(10, dtype=np.uint8)], dict(sizes=[0.0], max_size=[7.0]), (10,)),
+    ([np.arange(20, dtype=np.uint8).reshape(4, 5)], dict(sizes=[0.0, 0.0]), (4, 5)),
+    ([np.arange(20, dtype=np.uint8).reshape(4, 5)], dict(axes=[1], sizes=[0.0]), (4, 5)),
+    ([np.arange(20, dtype=np.uint8).reshape(4, 5)], dict(sizes=[0.0, 8.0]), (6, 8)),
+])
+def test_sizes_and_scales_of_zero_as_dali(data, kw, want):
+    """DALI 2.4 (measured): a size or scale of 0 is none given for that axis; with none given at
+    all the sample keeps its shape (max_size too is left alone)."""
+    assert _shapes(data, fn.tensor_resize, **kw) == [want]
+
+
+@pytest.mark.parametrize("kw", [dict(resize_x=0), dict(resize_x=0, resize_y=0), dict(resize_shorter=0), dict(size=[0, 0])])
+def test_resize_sizes_of_zero_keep_the_image(kw):
+    """DALI 2.4: fn.resize with its sizing arguments 0 leaves the image's size; none at all is refused."""
+    assert _shapes([np.zeros((4, 6, 3), np.uint8)], fn.resize, **kw) == [(4, 6, 3)]

@@ -59,7 +59,9 @@ def plan(op: str, shape: Sequence[int], axes: Sequence[int], sizes: Sequence[flo
     for j, d in enumerate(axes):
         if scales is not None:
             want[d] = per(scales, j) * shape[d]
-            rounded[d] = ROUNDING[rounding](want[d])
+            given[d] = want[d] > 0  # DALI 2.4: a scale of 0 is no scale given for that axis
+            if given[d]:
+                rounded[d] = ROUNDING[rounding](want[d])
         else:
             want[d] = abs(per(sizes, j))  # type: ignore[arg-type]
             given[d] = want[d] > 0
@@ -80,8 +82,10 @@ def plan(op: str, shape: Sequence[int], axes: Sequence[int], sizes: Sequence[flo
                 if not given[d]:
                     want[d] = abs(ext[d]) * g
         for d in range(ndim):
-            if not given[d] and mode != "default":
+            if not given[d] and (mode != "default" or not spec):
                 want[d] = abs(ext[d])
+                if not spec:  # DALI 2.4: nothing to resize to (sizes or scales all 0): no max_size either
+                    continue
             if want[d] > caps[d]:
                 want[d] = caps[d]
                 rounded.pop(d, None)

@@ -139,7 +139,8 @@ class Resize(ImageOp):
     def setup(self) -> None:
         ways = [self.given("resize_x") or self.given("resize_y") or self.given("resize_z"), self.given("size"),
                 self.given("resize_shorter"), self.given("resize_longer")]
-        if sum(ways) != 1:
+        zeros = any(self.set_at_all(k) for k in ("resize_x", "resize_y", "resize_z", "resize_shorter", "resize_longer"))
+        if sum(ways) != 1 and not (sum(ways) == 0 and zeros):  # DALI 2.4: sizes of 0 keep the image's
             raise ArgumentError(
                 f"{self.name}: give exactly one way of sizing: `resize_x`/`resize_y`, `size`, "
                 f"`resize_shorter` or `resize_longer`, got {sum(ways)}")
