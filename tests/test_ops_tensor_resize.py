@@ -110,3 +110,25 @@ def test_sizes_and_scales_of_zero_as_dali(data, kw, want):
 def test_resize_sizes_of_zero_keep_the_image(kw):
     """DALI 2.4: fn.resize with its sizing arguments 0 leaves the image's size; none at all is refused."""
     assert _shapes([np.zeros((4, 6, 3), np.uint8)], fn.resize, **kw) == [(4, 6, 3)]
+
+
+def test_a_gaussian_filter_works_on_axes_kept_at_scale_1():
+    """DALI 2.4 (measured): with INTERP_GAUSSIAN an axis kept at scale 1, listed or not, is still
+    filtered (1-D [63.70, 26.98, 4.10, ...] at scale 1 gives [63.04, 26.57, 4.05, ...]), and
+    axes=[2] equals scales=[1, 1, 2]."""
+    from torch_dali import types
+    rng = np.random.default_rng(0)
+    x1 = (rng.random(10) * 100).astype(np.float32)
+    x3 = (rng.random((5, 6, 7)) * 100).astype(np.float32)
+
+    def tr(data, **kw):
+        @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+        def p():
+            return fn.tensor_resize(fn.external_source(source=lambda: [data], batch=True),
+                                    interp_type=types.INTERP_GAUSSIAN, **kw)
+        pipe = p()
+        pipe.build()
+        return np.asarray(pipe.run()[0].at(0))
+
+    np.testing.assert_allclose(tr(x1, scales=[1.0])[:4], [63.04, 26.57, 4.05, 1.70], atol=0.006)
+    np.testing.assert_allclose(tr(x3, axes=[2], scales=[2.0]), tr(x3, scales=[1.0, 1.0, 2.0]), atol=1e-4)

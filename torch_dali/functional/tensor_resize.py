@@ -109,6 +109,10 @@ def resample(x: torch.Tensor, plans: Plan, interp: str, min_filter: str | None, 
     """`x` resampled along every axis whose plan is not the identity, two axes per call of
     `functional.resize`; float in between, `dtype` at the end."""
     todo = [d for d, (n, o, s) in enumerate(plans) if not (n == x.shape[d] and o == 0 and s == x.shape[d])]
+    if (mag_filter or interp) == "gaussian":
+        # DALI 2.4 (measured): with a Gaussian magnification filter an axis kept at scale 1, listed
+        # or not, is still filtered (the Gaussian is no point sample)
+        todo = list(range(x.dim()))
     if any(x.shape[d] == 0 or plans[d][0] == 0 for d in range(x.dim())):
         return torch.zeros([p[0] for p in plans], dtype=dtype, device=x.device)
     if not todo:
