@@ -132,3 +132,24 @@ def test_unused_outputs_of_a_source_warn_at_build():
     with pytest.warns(UserWarning, match="gives 3 outputs and its outputs at the indices 0, 2 are not used"):
         pipe.build()
     assert _run(pipe)[0].as_tensor().flatten().tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("batch,source", [
+    (True, lambda: [np.zeros((2,), np.float32), np.zeros((2, 2), np.float32)]),
+    (True, lambda: [np.array([1.5, 2.5], np.float32), np.array([7, 8], np.int32)]),
+    (False, lambda i: np.array([1.5], np.float32) if i.idx_in_batch == 0 else np.array([7], np.int64)),
+    (True, lambda: np.array([[1 + 2j], [3 + 4j]])),
+])
+def test_a_batch_of_mixed_or_complex_samples_is_refused(batch, source):
+    """DALI 2.4 refuses a batch whose samples differ in element type or number of dimensions
+    (RuntimeError) and has no complex type; the batch's dtype would otherwise not be its samples'."""
+    from torch_dali import fn, pipeline_def
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def p():
+        return fn.external_source(source=source, batch=batch)
+
+    pipe = p()
+    pipe.build()
+    with pytest.raises(RuntimeError, match="share one element type|complex"):
+        pipe.run()

@@ -366,6 +366,11 @@ class ExternalSource(Operator):
             seen.check_sample(where + ("" if dense is not None else f", sample {i}"), s, nd, layout)
         if samples:
             first = samples[0]
+            for i, s in enumerate(samples[1:], 1):  # DALI 2.4 refuses a batch of mixed samples
+                if s.dtype != first.dtype or s.dim() != first.dim():
+                    raise DataError(f"{where}: the samples of a batch share one element type and number of "
+                                    f"dimensions; sample {i} is {s.dtype} of shape {tuple(s.shape)}, sample 0 "
+                                    f"{first.dtype} of shape {tuple(first.shape)}")
             seen.check_iteration(where, first.dtype, first.dim() - (1 if dense is not None else 0), layout)
         want = self.device
         if self.args.get("no_copy") and samples and samples[0].device.type != want.type:

@@ -25,7 +25,15 @@ def describe(x: Any) -> str:
 
 
 def to_tensor(x: Any, where: str) -> torch.Tensor:
-    """One sample as a torch tensor, sharing memory where it can."""
+    """One sample as a torch tensor, sharing memory where it can. Complex numbers are refused
+    (DALI has no complex type)."""
+    t = _to_tensor(x, where)
+    if t.is_complex():
+        raise DataError(f"{where}: complex data ({t.dtype}) is not supported; give real numbers")
+    return t
+
+
+def _to_tensor(x: Any, where: str) -> torch.Tensor:
     if isinstance(x, torch.Tensor):
         return x if type(x) is torch.Tensor else x.as_subclass(torch.Tensor)
     if isinstance(x, np.ndarray):
@@ -46,7 +54,7 @@ def to_tensor(x: Any, where: str) -> torch.Tensor:
     if hasattr(x, "__dlpack__"):  # CuPy, JAX, ...
         return torch.from_dlpack(x)
     if hasattr(x, "__cuda_array_interface__") or hasattr(x, "__array__"):
-        return torch.as_tensor(x) if hasattr(x, "__cuda_array_interface__") else to_tensor(np.asarray(x), where)
+        return torch.as_tensor(x) if hasattr(x, "__cuda_array_interface__") else _to_tensor(np.asarray(x), where)
     raise DataError(f"{where}: cannot make a tensor out of {describe(x)}; give NumPy arrays, torch "
                     "tensors, CuPy arrays, bytes or numbers")
 

@@ -369,7 +369,8 @@ class VideoResizeReader(LegacyVideoReader):
                 raise ArgumentError(f"{self.name}: `{k}` must be a constant here (per-sample resize "
                                     "arguments are not supported by readers.video_resize)")
         rargs["dtype"] = None
-        node = SimpleNamespace(args=rargs, arg_inputs={}, inputs=[], schema=schema, seed=0)
+        node = SimpleNamespace(args=rargs, arg_inputs={}, inputs=[], schema=schema, seed=0,
+                               explicit=frozenset(k for k in own if k in self.node.explicit))
         self._resize = Resize(node, torch.device("cpu"))
         self._resize.in_layout = "FHWC"
 
