@@ -26,3 +26,19 @@ def test_constant_shape(make, dtype, shape):
     (out,) = p.run()
     assert out.dtype == dtype and out.shape() == [shape, shape]
     assert np.asarray(out.at(1)).shape == shape
+
+
+def test_a_torch_tensor_constant_keeps_its_integer_type():
+    """DALI 2.4 (measured): `fn.copy(torch.full((2,), 6))` is INT64, a NumPy int64 array's is INT32."""
+    import torch
+
+    for value, want in ((torch.full((2,), 6), types.INT64), (np.full((2,), 6), types.INT32),
+                        (torch.full((2,), 6, dtype=torch.int16), types.INT16)):
+        @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+        def p():
+            return fn.copy(value)
+
+        pipe = p()
+        pipe.build()
+        (out,) = pipe.run()
+        assert out.dtype == want and np.asarray(out.at(0)).tolist() == [6, 6]

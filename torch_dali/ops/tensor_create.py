@@ -183,11 +183,12 @@ register(OpSchema(name="full_like", impl=FullLike, min_inputs=2, max_inputs=2, d
 
 def _from_array(value: Any, dtype: Any) -> tuple[np.ndarray, Any]:
     """An array constant as NumPy, with DALI's narrowing: float64 data travel as float32, and 64-bit
-    integers without an explicit `dtype` become 32-bit (values must fit)."""
+    integers of a NumPy array without an explicit `dtype` become 32-bit (values must fit); a torch
+    tensor's integers keep their type (DALI 2.4: `fn.copy(torch.full((2,), 6))` is INT64)."""
     arr = value.detach().cpu().numpy() if isinstance(value, torch.Tensor) else np.asarray(value)
     if arr.dtype == np.float64:
         arr = arr.astype(np.float32)
-    elif dtype is None and arr.dtype in (np.int64, np.uint64):
+    elif dtype is None and arr.dtype in (np.int64, np.uint64) and not isinstance(value, torch.Tensor):
         narrow = np.int32 if arr.dtype == np.int64 else np.uint32
         info = np.iinfo(narrow)
         if arr.size and (arr.min() < info.min or arr.max() > info.max):
