@@ -370,3 +370,31 @@ def test_an_operator_of_another_pipeline_is_refused_at_build():
             p.set_outputs(shared * 2)
         p.build()
         assert p.run()[0].as_array().tolist() == [[14]]
+
+
+def test_run_feeds_inputs_given_by_name():
+    """DALI 2.4's `run(name=batch)`: the batch goes to the external source of that name first
+    (feed_input), with prefetch_queue_depth=1 or exec_pipelined=False only; an unknown name is a
+    KeyError."""
+    import numpy as np
+
+    from torch_dali import fn, pipeline_def
+
+    def make(**kw):
+        @pipeline_def(batch_size=2, num_threads=1, device_id=None, **kw)
+        def p():
+            return fn.external_source(name="x") * 2
+        pipe = p()
+        pipe.build()
+        return pipe
+
+    pipe = make(prefetch_queue_depth=1)
+    for k in range(3):
+        (out,) = pipe.run(x=np.full((2, 3), k, np.int16))
+        assert [np.asarray(out.at(i)).tolist() for i in range(2)] == [[2 * k] * 3] * 2
+    (out,) = make(exec_pipelined=False).run(x=[np.arange(2), np.arange(3)])
+    assert [np.asarray(out.at(i)).tolist() for i in range(2)] == [[0, 2], [0, 2, 4]]
+    with pytest.raises(KeyError):
+        make(prefetch_queue_depth=1).run(y=np.zeros((2, 3)))
+    with pytest.raises(RuntimeError, match="prefetch_queue_depth=1"):
+        make().run(x=np.zeros((2, 3)))

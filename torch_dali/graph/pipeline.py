@@ -289,10 +289,22 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
             self.build()
         return self._executor  # type: ignore[return-value]
 
-    def run(self, *, timeout: float | None = None) -> tuple[TensorList, ...]:
+    def run(self, *, timeout: float | None = None, **pipeline_inputs: Any) -> tuple[TensorList, ...]:
         """The next batch of every output, as TensorLists: `schedule_run()` then `outputs()`, as
         DALI's. `timeout` (seconds; with exec_async, the default): a PipelineError naming the
-        running ops when no batch is ready by then."""
+        running ops when no batch is ready by then. `pipeline_inputs` (DALI's `run(name=batch)`):
+        each a batch fed to the external source of that name first (`feed_input`); only where
+        no batch runs ahead of its input (prefetch_queue_depth=1 or exec_pipelined=False)."""
+        if pipeline_inputs:
+            if self._exec_pipelined and self._prefetch_queue_depth > 1:
+                raise PipelineError(
+                    f"Pipeline.run: inputs given by name ({', '.join(pipeline_inputs)}) need prefetch_queue_depth=1 "
+                    f"or exec_pipelined=False (got prefetch_queue_depth={self._prefetch_queue_depth}, "
+                    f"exec_pipelined={self._exec_pipelined}); otherwise feed them with feed_input() or `source`")
+            if not self._debug:
+                self.build()
+            for name, value in pipeline_inputs.items():
+                self.feed_input(name, value)
         if self._debug:
             if not self._built:
                 self.build()
