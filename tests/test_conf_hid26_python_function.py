@@ -38,3 +38,27 @@ def test_missing_or_uncallable_function():
         _run()
     with pytest.raises(RuntimeError):  # DALI calls it when the pipeline runs: RuntimeError there
         _run(function=5)
+
+
+def test_python_function_classes_take_their_function_by_position():
+    """DALI 2.4: `ops.PythonFunction(f)`, `ops.PythonFunction(f, 2)` and
+    `plugin.pytorch.TorchPythonFunction(f)` (function, num_outputs, device, batch_processing)."""
+    import numpy as np
+    import torch
+
+    from torch_dali import ops, pipeline_def
+    from torch_dali.plugin.pytorch import TorchPythonFunction
+
+    def run(make):
+        @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+        def p():
+            return make()
+        pipe = p()
+        pipe.build()
+        return [np.asarray(pipe.run()[0].at(i)).tolist() for i in range(2)]
+
+    assert run(lambda: ops.PythonFunction(lambda: np.full((2,), 7))()) == [[7, 7]] * 2
+    assert run(lambda: ops.PythonFunction(lambda: (np.full((2,), 7), np.full((1,), 1)), 2)()[1]) == [[1]] * 2
+    assert run(lambda: TorchPythonFunction(lambda: torch.full((2,), 7))()) == [[7, 7]] * 2
+    with pytest.raises(TypeError, match="multiple values"):
+        ops.PythonFunction(lambda: 1, function=lambda: 2)

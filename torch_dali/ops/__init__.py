@@ -52,13 +52,32 @@ def _namespace(path: str) -> ModuleType:
     return space
 
 
+# DALI's Python-function op classes take these constructor arguments by position too
+# (`ops.PythonFunction(f, 2)`)
+_POSITIONAL = {
+    "PythonFunction": ("function", "num_outputs", "device", "batch_processing"),
+    "TorchPythonFunction": ("function", "num_outputs", "device", "batch_processing"),
+    "DLTensorPythonFunction": ("function", "num_outputs", "device", "synchronize_stream", "batch_processing"),
+}
+
+
 def _plain_class(cls: type) -> type:
     """The op class taking what DALI's takes: constants as inputs, NumPy scalars and
     `types.Constant` as arguments, in the constructor and the call."""
     from ._schema import plain_inputs, plain_kwargs
     init, call = cls.__init__, cls.__call__
+    positional = _POSITIONAL.get(cls.__name__, ())
 
     def __init__(self, *args, **kwargs):  # noqa: N807
+        if args and positional:
+            if len(args) > len(positional):
+                raise TypeError(f"{cls.__name__}() takes at most {len(positional)} positional arguments "
+                                f"({', '.join(positional)}), got {len(args)}")
+            twice = [k for k in positional[:len(args)] if k in kwargs]
+            if twice:
+                raise TypeError(f"{cls.__name__}() got multiple values for argument {twice[0]!r}")
+            kwargs = {**dict(zip(positional, args)), **kwargs}
+            args = ()
         init(self, *args, **plain_kwargs(kwargs))
 
     def __call__(self, *inputs, **kwargs):  # noqa: N807
