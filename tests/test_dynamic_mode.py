@@ -193,3 +193,17 @@ def test_layouts_errors_and_per_frame_arguments():
     sigma = ndd.tensor([[1, 1], [2, 2], [3, 3], [4, 4]], dtype=ndd.float32, layout="F*")
     out = ndd.gaussian_blur(seq, sigma=ndd.per_frame(ndd.as_batch([sigma] * 2)))
     assert out.shape == [(4, 3, 10, 12)] * 2 and out.layout == "FCHW"
+
+
+def test_arithmetic_checks_the_operands_layouts():
+    """DALI 2.4: `Tensor(HW) + Tensor(AB)` and `Batch(HW) * Batch(AB)` raise (RuntimeError), as
+    the pipeline's arithmetic; a suffix (`W`) or no layout goes with HW."""
+    import torch_dali.experimental.dynamic as ndd_
+    a = ndd_.tensor(np.ones((2, 2), np.float32), layout="HW")
+    with pytest.raises(RuntimeError, match="suffix"):
+        (a + ndd_.tensor(np.ones((2, 2), np.float32), layout="AB")).evaluate()
+    assert (a + ndd_.tensor(np.ones((2,), np.float32), layout="W")).layout == "HW"
+    assert (a + ndd_.tensor(np.ones((2, 2), np.float32))).layout == "HW"
+    ba = ndd_.as_batch([np.ones((2, 2), np.float32)] * 2, layout="HW")
+    with pytest.raises(RuntimeError, match="suffix"):
+        (ba * ndd_.as_batch([np.ones((2, 2), np.float32)] * 2, layout="AB")).evaluate()

@@ -143,19 +143,25 @@ class Arithmetic(Operator):
         dims = [(t.dense.dim() - 1) if t.dense is not None else (t.samples[0].dim() if len(t) else 0)
                 for t in inputs]
         lays = [t.layout() for t in inputs]
-        given = [lay for lay in lays if lay]
-        for i, a in enumerate(given):
-            for b in given[i + 1:]:
-                short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-                if not long_.endswith(short):
-                    raise ArgumentError(f"{self.name} `{K.display(self.op)}`: the input layouts {a!r} and {b!r} "
-                                        "do not match. They must be equal or one must be a suffix of the other")
+        check_layouts(f"{self.name} `{K.display(self.op)}`", lays)
         top = max(dims) if dims else 0
         at_top = {lay for lay, d in zip(lays, dims) if d == top and lay}
         return at_top.pop() if at_top else ""
 
     def output_layout(self, index: int) -> str | None:
         return None
+
+
+def check_layouts(what: str, layouts: list[str]) -> None:
+    """DALI's rule for the operands of an arithmetic expression: the layouts given must be equal
+    or one a suffix of the other (`HWC` and `C` go together, `HW` and `AB` do not)."""
+    given = [lay for lay in layouts if lay]
+    for i, a in enumerate(given):
+        for b in given[i + 1:]:
+            short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+            if not long_.endswith(short):
+                raise ArgumentError(f"{what}: the input layouts {a!r} and {b!r} do not match. They must be "
+                                    "equal or one must be a suffix of the other")
 
 
 register(OpSchema(

@@ -7,9 +7,11 @@ import enum
 from typing import Any, Sequence
 
 from ... import eager
+from ...errors import ArgumentError, PipelineError
 from ... import types as dali_types
 from ...ops import arith_kernels as K
 from ...ops._registry import lookup
+from ...ops.arithmetic import check_layouts
 from ...ops._schema import COMMON_ARGS
 from ...tensor_list import TensorList
 from . import _device as D
@@ -41,6 +43,10 @@ def _arith(op: str, *operands: Any) -> Tensor | Batch:
     for x in xs:
         if x.dtype.kind is T.DType.Kind.enum:
             raise TypeError(f"ndd: arithmetic on {x.dtype} values is not supported")
+    try:  # as the pipeline's arithmetic op, a RuntimeError (DALI 2.4's, when it evaluates)
+        check_layouts(f"ndd: `{K.display(op)}`", [x.layout or "" for x in xs])
+    except ArgumentError as e:
+        raise PipelineError(str(e)) from None
     out_type = K.result_type(op, [x.dtype.torch_dtype for x in xs])
     batches = [x for x in xs if isinstance(x, Batch)]
     if not batches:
