@@ -103,9 +103,14 @@ def test_batched_host_math_is_the_per_sample_math():
     g = np.random.default_rng(4)
     ins, outs = g.integers(1, 900, (500, 2)).tolist(), g.integers(1, 900, (500, 2)).tolist()
     rads = [float(A.deg2rad(a)) for a in g.uniform(-400, 400, 500)]
-    one = [(A.translation_matrix([0.5 * s for s in i]) @ A.rotation2d(r)
-            @ A.translation_matrix([-0.5 * s for s in o]))[:-1].astype(np.float32) for i, o, r in zip(ins, outs, rads)]
-    np.testing.assert_array_equal(A.rotate_matrices(ins, outs, rads), np.stack(one))
+    f = np.float32  # composed in float32, as DALI composes it
+
+    def one(i, o, r):
+        c, s = f(math.cos(float(f(r)))), f(math.sin(float(f(r))))
+        t_in = np.array([[1, 0, 0.5 * i[0]], [0, 1, 0.5 * i[1]], [0, 0, 1]], f)
+        t_out = np.array([[1, 0, -0.5 * o[0]], [0, 1, -0.5 * o[1]], [0, 0, 1]], f)
+        return (t_in @ np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]], f) @ t_out)[:-1]
+    np.testing.assert_array_equal(A.rotate_matrices(ins, outs, rads), np.stack([one(*a) for a in zip(ins, outs, rads)]))
     hue, sat, val = g.uniform(-180, 180, 300).tolist(), g.uniform(0, 3, 300).tolist(), g.uniform(0, 2, 300).tolist()
     ref = []
     for h, s, v in zip(hue, sat, val):

@@ -100,16 +100,17 @@ def rotate_matrix(in_size: Sequence[int], out_size: Sequence[int], rad: float,
 
 def rotate_matrices(in_sizes: Sequence[Sequence[int]], out_sizes: Sequence[Sequence[int]],
                     rads: Sequence[float]) -> np.ndarray:
-    """`rotate_matrix` of N images (2D; sizes (x, y)) at once: (N, 2, 3) float32, the same
-    stacked float64 products as one image's."""
+    """`rotate_matrix` of N images (2D; sizes (x, y)) at once: (N, 2, 3) float32, composed in
+    float32 as DALI 2.4 composes it (its rotate equals its warp_affine of the float32-composed
+    matrix bit for bit; a float64 composition rounded at the end moves a few pixels by 1)."""
     n = len(rads)
-    t_in = np.tile(np.eye(3), (n, 1, 1))
+    t_in = np.tile(np.eye(3, dtype=F32), (n, 1, 1))
     t_in[:, :2, 2] = [[0.5 * s for s in size] for size in in_sizes] if n else np.zeros((0, 2))
-    t_out = np.tile(np.eye(3), (n, 1, 1))
+    t_out = np.tile(np.eye(3, dtype=F32), (n, 1, 1))
     t_out[:, :2, 2] = [[-0.5 * s for s in size] for size in out_sizes] if n else np.zeros((0, 2))
-    c = np.array([math.cos(r) for r in rads], dtype=np.float64)
-    s = np.array([math.sin(r) for r in rads], dtype=np.float64)
-    r = np.zeros((n, 3, 3))
+    c = np.array([math.cos(float(F32(r))) for r in rads], dtype=F32)  # cosf of the float32 angle
+    s = np.array([math.sin(float(F32(r))) for r in rads], dtype=F32)
+    r = np.zeros((n, 3, 3), dtype=F32)
     r[:, 0, 0], r[:, 0, 1], r[:, 1, 0], r[:, 1, 1], r[:, 2, 2] = c, -s, s, c, 1.0
     return (t_in @ r @ t_out)[:, :-1].astype(F32)
 
