@@ -410,8 +410,7 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
         if self.skip or self._checks:
             picked = self._next_good(ctx)
             indices = [p[0] for p in picked]
-            self.last_sources = [self._source(i) for i in indices]
-            self._last_indices = indices
+            self.last_sources, self._last_indices = [self._source(i) for i in indices], indices
             return [TensorList([p[1] for p in picked]),
                     self._batch_labels(indices, [p[2] for p in picked])]
         indices = self._next_indices(ctx.batch_size)
@@ -423,13 +422,12 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
                 rows = ctx.map(lambda k: self._load(unique[k]), len(unique))
             loaded = dict(zip(unique, rows))
             outputs = self._assemble(indices, [loaded[i] for i in indices])
-        self.last_sources = Sources(self._source, indices)
-        self._last_indices = indices
+        self.last_sources, self._last_indices = Sources(self._source, indices), indices
         return outputs
 
     def _packed_batch(self, ctx: BatchContext, indices: list[int]) -> list[TensorList] | None:
-        """The outputs for `indices` (repeats included) with the data as packed samples (parts of
-        one buffer, no tensor per sample: `TensorList.from_packed`), or None for the general path."""
+        """The outputs for `indices` (repeats included), the data packed in one buffer
+        (`TensorList.from_packed`: no tensor per sample), or None for the general path."""
         return None
 
     def _load_batch(self, ctx: BatchContext, indices: list[int]) -> list[tuple[Any, ...]] | None:
