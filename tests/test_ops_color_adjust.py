@@ -80,3 +80,25 @@ def test_hue_keeps_the_input_type():
     for dt in (torch.uint8, torch.int16, torch.int32, torch.float32, torch.float16):
         out = _run(fn.hue, [torch.full((2, 2, 3), 7, dtype=dt)], hue=5.0)
         assert out.at(0).dtype == torch.empty(0, dtype=dt).numpy().dtype
+
+
+# DALI 2.4's CPU backend on this 2x2 image (found by probing fn.saturation's arguments, 2026-12-05):
+# a negative factor is taken and mirrors the chroma about the gray value, as hsv's does
+_SAT_IN = [[[10, 200, 30], [255, 0, 128]], [[90, 90, 90], [0, 50, 250]]]
+_SAT_DALI = {-0.5: [[[181, 86, 171], [9, 136, 73]], [[90, 90, 90], [87, 62, 0]]],
+             -2.0: [[[255, 0, 255], [0, 255, 17]], [[90, 90, 91], [173, 73, 0]]]}
+_SAT_DALI_F = {-0.5: [[[0.70844185, 0.33586404, 0.67151874], [0.03415594, 0.53413486, 0.2848576]],
+                      [[0.35276347, 0.35274258, 0.35443008], [0.34017989, 0.24212722, -0.14894491]]],
+               -2.0: [[[1.37766802, -0.11258569, 1.22539032], [-0.93168819, 1.06826961, 0.06775439]],
+                      [[0.35258573, 0.35254395, 0.35591888], [0.68035984, 0.28817600, -1.27828205]]]}
+
+
+@pytest.mark.parametrize("s", [-0.5, -2.0])
+def test_negative_saturation_is_taken(s):
+    x = torch.tensor(_SAT_IN, dtype=torch.uint8)
+    np.testing.assert_array_equal(np.asarray(_run(fn.saturation, [x], saturation=s).at(0)), _SAT_DALI[s])
+    got = np.asarray(_run(fn.saturation, [x.float() / 255], saturation=s).at(0))
+    np.testing.assert_allclose(got, _SAT_DALI_F[s], atol=2e-6)
+    # and as a per-sample argument input
+    got = _run(fn.saturation, [x, x], saturation=fn.constant(fdata=s))
+    np.testing.assert_array_equal(np.asarray(got.at(1)), _SAT_DALI[s])

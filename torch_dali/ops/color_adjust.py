@@ -19,7 +19,7 @@ from ..functional import color_adjust as K
 from ..functional.ragged import Flat
 from . import _dispatch
 from ._registry import register
-from ._schema import Arg, OpSchema, non_negative
+from ._schema import Arg, OpSchema
 from .layout_op import Args, LayoutOp, per_sample, scalar
 
 LINEAR_TYPES = (torch.uint8, torch.int16, torch.int32, torch.float32)
@@ -140,10 +140,8 @@ class Saturation(_Matrix):
     params = ("saturation",)
 
     def matrices(self, args: dict[str, list[Any]], n: int) -> torch.Tensor:
-        s = self.vectors(args, n)["saturation"]
-        if any(v < 0 for v in s):
-            raise ArgumentError(f"{self.name}: `saturation` must be >= 0, got {min(s)}")
-        return K.hsv_matrices([0.0] * n, s, [1.0] * n)
+        # a negative factor is taken, as DALI takes it: the chroma is mirrored and scaled
+        return K.hsv_matrices([0.0] * n, self.vectors(args, n)["saturation"], [1.0] * n)
 
 
 class ColorSpaceConversion(LayoutOp):
@@ -218,7 +216,8 @@ register(OpSchema(
 ))
 register(OpSchema(
     name="saturation", impl=Saturation, doc="Scales the saturation of RGB images (in YIQ space).",
-    args=(_f("saturation", 1.0, "saturation factor: 0 gives gray, 1 keeps the image", check=non_negative),
+    args=(_f("saturation", 1.0, "saturation factor: 0 gives gray, 1 keeps the image, a negative one "
+                "mirrors the chroma"),
           _IMAGE_TYPE, _DTYPE),
 ))
 register(OpSchema(
