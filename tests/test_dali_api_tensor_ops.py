@@ -62,6 +62,35 @@ def test_cast_converts_as_dali():
         assert np.asarray(o.at(0)).tolist() == w
 
 
+
+def _cast_run(values, src, dst):
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def p():
+        return fn.cast(fn.external_source(source=lambda: [np.array(values, src)], batch=True), dtype=dst)
+    pipe = p()
+    pipe.build()
+    return np.asarray(pipe.run()[0].at(0)).tolist()
+
+
+def test_cast_to_bool_rounds_floats_and_uint64_saturates_as_dali():
+    """DALI 2.4's CPU values (found by probing fn.cast beyond test_dali_cpu_only.py, 2026-12-05): a
+    float is rounded before the test against 0 (|x| < 0.5 is False); uint64 saturates both ways
+    (2**64 and above, inf included, is the maximum; a uint64 of 2**63 or more is above every other
+    integer type's maximum)."""
+    small = [0.3, -0.3, 0.5, -0.5, 0.49, -0.49, 1e-30, 0.0, 2.0, float("inf")]
+    bools = [False, False, True, True, False, False, False, False, True, True]
+    for src in (np.float32, np.float64, np.float16):
+        assert _cast_run(small, src, types.BOOL) == bools, src
+    big = [1e19, 3e19, 1.8e19, float("inf"), -1.0, 2.0 ** 63, 2.0 ** 64]
+    want = [9999999980506447872, 2 ** 64 - 1, 18000000404716257280, 2 ** 64 - 1, 0, 2 ** 63, 2 ** 64 - 1]
+    assert _cast_run(big, np.float32, types.UINT64) == want
+    assert _cast_run(big, np.float64, types.UINT64) == [10 ** 19] + want[1:2] + [18 * 10 ** 18] + want[3:]
+    u = [2 ** 64 - 1, 2 ** 63, 5, 300]
+    assert _cast_run(u, np.uint64, types.INT64) == [2 ** 63 - 1, 2 ** 63 - 1, 5, 300]
+    assert _cast_run(u, np.uint64, types.UINT8) == [255, 255, 5, 255]
+    assert _cast_run(u, np.uint64, types.INT32) == [2 ** 31 - 1, 2 ** 31 - 1, 5, 300]
+    assert _cast_run(u, np.uint64, types.UINT32) == [2 ** 32 - 1, 2 ** 32 - 1, 5, 300]
+
 def test_reshape_refuses_a_wrong_volume():
     import pytest
     from torch_dali.errors import PipelineError

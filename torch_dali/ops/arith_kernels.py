@@ -282,26 +282,34 @@ def constant_tensor(value: Any, dtype: torch.dtype, device: torch.device) -> tor
 
 
 def cast_sat(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """DALI's conversion (`fn.cast`): to BOOL is `!= 0`; to an integer type rounds half away from
-    zero, saturates at the type's limits and gives 0 for NaN; to a float type is plain (a value
-    too large for FLOAT16 becomes inf)."""
+    """DALI's conversion (`fn.cast`): to an integer type rounds half away from zero, saturates at
+    the type's limits (uint64 ones included) and gives 0 for NaN; to BOOL is `!= 0` after that
+    rounding (a float below 0.5 in magnitude is False, NaN True); to a float type is plain (a
+    value too large for FLOAT16 becomes inf)."""
     if x.dtype == dtype:
         return x
     if dtype == torch.bool:
-        return x != 0
+        return ~(x.abs() < 0.5) if x.dtype.is_floating_point else x != 0
     if dtype.is_floating_point or x.dtype == torch.bool:
         return x.to(dtype)
     info = torch.iinfo(dtype)
     if x.dtype.is_floating_point:
         w = x.to(torch.float64)
         w = torch.where(torch.isnan(w), torch.zeros_like(w), torch.sign(w) * torch.floor(w.abs() + 0.5))
-        top = torch.full_like(w, float(info.max))
-        out = w.clamp(float(info.min), float(info.max)).to(torch.int64 if dtype != torch.uint64 else torch.float64)
         if dtype == torch.uint64:
-            return out.to(torch.uint64)
+            # uint64's bit patterns as int64: [2**63, 2**64) wraps to negatives (exact in float64),
+            # 2**64 and above is all ones
+            bits = torch.where(w >= 2.0 ** 64, torch.full_like(w, -1.0),
+                               torch.where(w >= 2.0 ** 63, w - 2.0 ** 64, w.clamp(min=0.0)))
+            return from_work(bits.to(torch.int64), dtype)
+        top = torch.full_like(w, float(info.max))
+        out = w.clamp(float(info.min), float(info.max)).to(torch.int64)
         return torch.where(w >= top, torch.full_like(out, info.max), out).to(dtype) if dtype == torch.int64 \
             else from_work(out, dtype) if dtype in _MASK else out.to(dtype)
     w = to_work(x, x.dtype).to(torch.int64)
     lo = max(info.min, torch.iinfo(torch.int64).min)
     hi = min(info.max, torch.iinfo(torch.int64).max)
-    return from_work(w.clamp(lo, hi), dtype) if dtype in _MASK or dtype == torch.uint64 else w.clamp(lo, hi).to(dtype)
+    out = w.clamp(lo, hi)
+    if x.dtype == torch.uint64:  # negative bit patterns are values >= 2**63: above the target's range
+        out = torch.where(w < 0, torch.full_like(out, hi), out)
+    return from_work(out, dtype) if dtype in _MASK or dtype == torch.uint64 else out.to(dtype)
