@@ -92,7 +92,7 @@ def test_equals_warp_affine_on_its_coordinates():
     from torch_dali.functional.warp import affine_coords
     img = G.IMG
     m = torch.tensor(G.AFFINE, dtype=torch.float32).reshape(1, 2, 3)
-    c = affine_coords(m, (17, 40))[0].numpy()
+    c = affine_coords(m, (17, 40), stepped=True)[0].numpy()  # the points the CPU warp_affine reads
     got, _ = run_remap(img, c[..., 0].copy(), c[..., 1].copy())
     t = torch.from_numpy(img)
 

@@ -4,10 +4,10 @@ in geometry_tables.npz, "live" runs DALI now when it imports), plus their argume
 Output shapes, types and layouts are DALI's exactly. Values, measured on these cases:
 - linear: integers within 1 of DALI's on at most 5% of values (float32 rounding in a different
   order), floats within 5e-6 of the input's range;
-- nn: exact except where the source coordinate lies within 1e-4 of a pixel edge: DALI's CPU warp
-  steps along a row by repeated float32 additions, we compute each point directly, so at such a tie
-  either neighbour may be picked (checked pixel by pixel for the 2D cases, bounded at 6% of pixels
-  elsewhere).
+- nn: exact for 2D images: DALI's CPU warp steps along a row by repeated float32 additions and so
+  do we on the CPU (`functional.warp.stepped_rows`), so a source point on a pixel edge picks DALI's
+  neighbour; 3D (DHWC) points are computed directly, where such a tie may pick the other one
+  (bounded at 6% of pixels).
 - warp_perspective (nn, linear, cubic; every border mode; every layout): uint8 DALI's bits exactly
   with the default pixel_origin="corner"; integers within 1 on at most 3% of values otherwise
   (measured: "center" 1 value in 1500, uint16 51 in 2139, int16 (weights in 1/32 steps, as DALI)
@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import torch
 
-from torch_dali import fn, pipeline_def
+from torch_dali import fn, pipeline_def, types
 from torch_dali.errors import TorchDaliError
 
 from reference import geometry_cases as G
@@ -114,3 +114,48 @@ def test_warp_perspective_size_and_singular_matrix_as_dali():
     assert out.shape == (6, 7, 1) and (out == -1).all()
     with pytest.raises(TorchDaliError, match="singular"):
         _perspective(matrix=flat, inverse_map=False, border_mode="reflect")
+
+
+def _stepped_reference(m, oh, ow):
+    """DALI 2.4's CPU walk of an affine row, written out in NumPy float32: the first pixel centre
+    mapped (translation, then x's and y's terms), then dM/dx added pixel by pixel, restarting every
+    256 pixels from a point stepped by 256 * dM/dx."""
+    f = np.float32
+    m = np.asarray(m, np.float32).reshape(2, 3)
+    pts = np.zeros((oh, ow, 2), np.float32)
+    for y in range(oh):
+        tile = np.array([(m[r, 2] + m[r, 0] * f(0.5)) + m[r, 1] * (f(y) + f(0.5)) for r in (0, 1)], np.float32)
+        for x0 in range(0, ow, 256):
+            s = tile.copy()
+            for x in range(x0, min(x0 + 256, ow)):
+                pts[y, x] = s
+                s = (s + m[:, 0]).astype(np.float32)
+            tile = (tile + f(256) * m[:, 0]).astype(np.float32)
+    return pts
+
+
+@pytest.mark.parametrize("matrix", [(0.8, 0, 0, 0, 0.8, 0), (0.9, 0.2, 3.0, -0.1, 1.1, -2.0),
+                                    (0.7, -0.3, 5, 0.3, 0.7, 1)])
+@pytest.mark.parametrize("ragged", [False, True])
+def test_nn_picks_dalis_pixel_on_an_edge(matrix, ragged):
+    """Source points on pixel edges (scale 0.8 puts every fifth column on one) pick the pixel DALI's
+    CPU backend picks: 12.5% of this 64x300 output differed by a whole pixel when each point was
+    computed directly (found by probing warp_affine's arguments beyond test_dali_cpu_only.py)."""
+    oh, ow = 64, 300  # two tiles of DALI's walk
+    img = np.arange(64 * 64, dtype=np.int32).reshape(64, 64, 1)
+    imgs = [img, img[:40, :50].copy()] if ragged else [img]
+
+    @pipeline_def(batch_size=len(imgs), num_threads=1, device_id=None)
+    def p():
+        x = fn.external_source(source=lambda: imgs, batch=True, layout="HWC")
+        return fn.warp_affine(x, matrix=list(matrix), size=(oh, ow), interp_type=types.INTERP_NN)
+    pipe = p()
+    pipe.build()
+    got = np.asarray(pipe.run()[0].at(0))[..., 0]
+    pts = _stepped_reference(matrix, oh, ow)
+    ix, iy = np.floor(pts[..., 0]).astype(int), np.floor(pts[..., 1]).astype(int)
+    want = img[iy.clip(0, 63), ix.clip(0, 63), 0]  # no fill_value: the border is clamped
+    np.testing.assert_array_equal(got, want)
+    if matrix[0] == 0.8:  # DALI 2.4's own values at pixels where the direct points pick the other side
+        assert [int(got[y, x]) for y, x in ((0, 27), (12, 32), (24, 37), (36, 42), (48, 47), (60, 52))] \
+            == [21, 665, 1245, 1889, 2469, 3113]

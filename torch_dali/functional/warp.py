@@ -238,11 +238,37 @@ def _apply(matrices: torch.Tensor, p: torch.Tensor, rows: int) -> list[torch.Ten
     return out
 
 
-def affine_coords(matrices: torch.Tensor, out_spatial: Sequence[int]) -> torch.Tensor:
+def affine_coords(matrices: torch.Tensor, out_spatial: Sequence[int], stepped: bool = False) -> torch.Tensor:
     """Source coordinates M @ (p + 0.5, 1) of each output pixel: matrices (N, nd, nd + 1)
-    -> (N, *out, nd)."""
+    -> (N, *out, nd); `stepped` (2D): as DALI's CPU backend computes them (`stepped_rows`)."""
+    if stepped and len(out_spatial) == 2:
+        return torch.stack(stepped_rows(matrices, int(out_spatial[0]), int(out_spatial[1])), dim=-1)
     p = pixel_centres(out_spatial, matrices.device)
     return torch.stack(_apply(matrices, p, matrices.shape[1]), dim=-1)
+
+
+#: DALI's CPU backend walks an affine row in tiles of this many pixels (`stepped_rows`)
+STEP_TILE = 256
+
+
+def stepped_rows(matrices: torch.Tensor, out_h: int, out_w: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Source x and y (N, out_h, out_w) of 2D affine matrices (N, 2, 3) as DALI's CPU backend
+    computes them: a row's first pixel centre mapped (translation, then the x and y terms, DALI's
+    `affine` order), then dM/dx added pixel by
+    pixel in float32, the walk restarting every STEP_TILE pixels from a point stepped by STEP_TILE *
+    dM/dx. A point on a pixel edge then falls on DALI's side of it (DALI's GPU backend maps each
+    pixel: the unstepped `affine_coords`). The C helper's `affine_row_points` gives the same bits."""
+    m = matrices.to(torch.float32)
+    py = torch.arange(out_h, device=m.device, dtype=torch.float32) + 0.5
+    dx = m[:, :, 0, None]  # (N, 2, 1)
+    tiles = [(m[:, :, 2, None] + dx * 0.5) + m[:, :, 1, None] * py]  # (N, 2, H) each
+    for _ in range(1, -(-out_w // STEP_TILE)):
+        tiles.append(tiles[-1] + dx * float(STEP_TILE))
+    cols = [torch.stack(tiles, dim=-1)]  # (N, 2, H, tiles)
+    for _ in range(1, min(out_w, STEP_TILE)):
+        cols.append(cols[-1] + dx[..., None])
+    s = torch.stack(cols, dim=-1).reshape(int(m.shape[0]), 2, out_h, -1)[..., :out_w]
+    return s[:, 0], s[:, 1]
 
 
 def perspective_coords(matrices: torch.Tensor, out_spatial: Sequence[int],
@@ -281,8 +307,13 @@ def _term(c: torch.Tensor, p: torch.Tensor | None) -> torch.Tensor:
     return c if p is None else c * p
 
 
-def affine_coords_flat(matrices: torch.Tensor, ids: torch.Tensor, y: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    """`affine_coords` of a flat batch of 2D outputs: the pixel (y, x) of sample ids -> (M, 2)."""
+def affine_coords_flat(matrices: torch.Tensor, ids: torch.Tensor, y: torch.Tensor, x: torch.Tensor,
+                       stepped: bool = False) -> torch.Tensor:
+    """`affine_coords` of a flat batch of 2D outputs: the pixel (y, x) of sample ids -> (M, 2);
+    `stepped`: read from `stepped_rows` of the largest output."""
+    if stepped and ids.numel():
+        sx, sy = stepped_rows(matrices, int(y.max()) + 1, int(x.max()) + 1)
+        return torch.stack([sx[ids, y, x], sy[ids, y, x]], dim=-1)
     return torch.stack(_apply_flat(matrices, ids, flat_centres(y, x), 2), dim=-1)
 
 
@@ -316,14 +347,14 @@ def warp_matrix(images: torch.Tensor, matrices: torch.Tensor, out_spatial: Seque
                 fill: float | Sequence[float] | None, out_dtype: torch.dtype | None = None,
                 border: str = "constant", centred: bool = False, weight_bits: int | None = None) -> torch.Tensor:
     """`warp` at the points that matrices map each output pixel to: (N or 1, nd, nd + 1) affine
-    (`affine_coords`) or (N or 1, 3, 3) homographies (`perspective_coords`, with `centred` for both
+    (`affine_coords`, stepped for CPU images as DALI's CPU backend steps them) or (N or 1, 3, 3) homographies (`perspective_coords`, with `centred` for both
     the coordinates and the sampling); one matrix serves every image."""
     if matrices.shape[-1] == matrices.shape[-2]:
         coords = perspective_coords(matrices, out_spatial, centre_origin=centred)
     else:
         if centred:
             raise ValueError("affine matrices map corner-origin coordinates only")
-        coords = affine_coords(matrices, out_spatial)
+        coords = affine_coords(matrices, out_spatial, stepped=images.device.type == "cpu")
     if coords.shape[0] != images.shape[0]:
         coords = coords.expand(images.shape[0], *coords.shape[1:])
     return warp(images, coords, interp, fill, out_dtype, border, centred, weight_bits)

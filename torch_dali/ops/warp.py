@@ -121,7 +121,8 @@ class _Warp(Operator):
         flat = Flat(samples, inner=1)
         out_hw = [(int(p[0][0]), int(p[0][1])) for p in plans]
         ids, y, x = R.positions(out_hw, flat.device)
-        coords = W.affine_coords_flat(torch.cat([p[1] for p in plans]), ids, y, x)
+        coords = W.affine_coords_flat(torch.cat([p[1] for p in plans]), ids, y, x,
+                                      stepped=flat.device.type == "cpu")  # as DALI's CPU backend
         sizes, base = flat_geometry(flat, ids)
         out = W.warp_flat(flat.items(), coords, sizes, base, self.interp, self.fill, out_dtype)
         return R.split(out, [(h, w, flat.shapes[0][-1]) for h, w in out_hw])

@@ -280,6 +280,33 @@ static void row_points(const float *mm, int rows, int64_t x0, int64_t nb, float 
     }
 }
 
+/* An affine row as DALI's CPU backend walks it: the row's first pixel centre mapped, then dM/dx
+ * added pixel by pixel, the walk restarting every 256 pixels from a point stepped by 256 * dM/dx;
+ * float32 throughout, so points on a pixel edge fall on DALI's side of it. s: the tile start
+ * (x, y) and the running point (x, y), carried from block to block of a row; the first point sums
+ * the translation, then x's term, then y's, as DALI's affine() does. */
+enum { STEP_TILE = 256 };
+static void affine_row_start(const float *mm, float p1, float *s) {
+    s[0] = (mm[2] + mm[0] * 0.5f) + mm[1] * p1; /* DALI's affine(): translation first */
+    s[1] = (mm[5] + mm[3] * 0.5f) + mm[4] * p1;
+    s[2] = s[0];
+    s[3] = s[1];
+}
+static void affine_row_points(const float *mm, int64_t x0, int64_t nb, float *s, float *X, float *Y) {
+    for (int64_t j = 0; j < nb; j++) {
+        if (x0 + j > 0 && (x0 + j) % STEP_TILE == 0) {
+            s[0] = s[0] + (float)STEP_TILE * mm[0];
+            s[1] = s[1] + (float)STEP_TILE * mm[3];
+            s[2] = s[0];
+            s[3] = s[1];
+        }
+        X[j] = s[2];
+        Y[j] = s[3];
+        s[2] = s[2] + mm[0];
+        s[3] = s[3] + mm[3];
+    }
+}
+
 /* The loops, instantiated per input type, interpolation and output (F: float32, else the input's
  * type): constants after inlining, so the per-tap type, filter and store switches fold away. */
 #define OUT_TYPE(T, F) ((F) ? T_F32 : (T))
@@ -302,13 +329,18 @@ static void row_points(const float *mm, int rows, int64_t x0, int64_t nb, float 
         for (int64_t s = 0; s < n; s++) {                                                               \
             const float *mm = mats + (nm == 1 ? 0 : s) * rows * 3;                                      \
             for (int64_t y = 0; y < out_h; y++) {                                                       \
-                float p1 = (float)y + 0.5f;                                                             \
+                float p1 = (float)y + 0.5f, st[4];                                                      \
                 if (centred)                                                                            \
                     p1 = p1 - 0.5f;                                                                     \
+                if (rows == 2)                                                                          \
+                    affine_row_start(mm, p1, st);                                                       \
                 for (int64_t x0 = 0; x0 < out_w; x0 += ROW_BLOCK) {                                    \
                     const int64_t nb = out_w - x0 < ROW_BLOCK ? out_w - x0 : ROW_BLOCK;                 \
                     float X[ROW_BLOCK], Y[ROW_BLOCK];                                                   \
-                    row_points(mm, rows, x0, nb, p1, centred, X, Y);                                    \
+                    if (rows == 2)                                                                      \
+                        affine_row_points(mm, x0, nb, st, X, Y);                                        \
+                    else                                                                                \
+                        row_points(mm, rows, x0, nb, p1, centred, X, Y);                                \
                     for (int64_t j = 0; j < nb; j++)                                                    \
                         sample_point(&k, s * k.h * k.w * k.c, X[j], Y[j], I, centred, weight_bits, step, \
                                      dst, OUT_TYPE(T, F), ((s * out_h + y) * out_w + x0 + j) * k.c);   \
@@ -356,7 +388,8 @@ int td_warp_sample(const void *src, int in_type, int64_t n, int64_t h, int64_t w
 /* functional.warp.warp_matrix: n images warped into (n, out_h, out_w, c), output pixel (x, y)
  * reading the point its matrix maps (x + 0.5, y + 0.5) to (with `centred`, (x, y) and pixel i at
  * i). mats: nm (1 or n) row-major float32 matrices of `rows` rows and 3 columns: 2 (affine) or 3
- * (a homography: x and y divided by the third row). Products and sums in `_apply`'s order. */
+ * (a homography: x and y divided by the third row). Products and sums in `_apply`'s order; an
+ * affine row's points stepped as DALI's CPU backend steps them (`affine_row_points`). */
 int td_warp_matrix(const void *src, int in_type, int64_t n, int64_t h, int64_t w, int64_t c, const float *mats,
                    int64_t nm, int rows, int64_t out_h, int64_t out_w, int interp, int border, const double *fill,
                    int centred, int weight_bits, void *dst, int out_type) {
