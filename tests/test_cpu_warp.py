@@ -70,7 +70,8 @@ def test_warp_matrix_matches_the_spec_bit_for_bit() -> None:
         if not perspective:
             a["centred"] = False  # affine matrices map corner-origin coordinates only
         mats = _matrix(rng, rng.choice([1, n]), perspective)
-        size = (rng.randint(1, 20), rng.choice([rng.randint(1, 20), rng.randint(60, 150)]))  # rows of several blocks
+        # rows of several blocks, and of several 256-pixel tiles of the affine walk
+        size = (rng.randint(1, 20), rng.choice([rng.randint(1, 20), rng.randint(60, 150), rng.randint(250, 530)]))
         args = (img, mats, size, a["interp"], a["fill"], a["out_dtype"], a["border"], a["centred"], a["weight_bits"])
         want = W.warp_matrix(*args)
         got = cpu_warp.warp_matrix(*args)

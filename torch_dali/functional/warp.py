@@ -240,9 +240,9 @@ def _apply(matrices: torch.Tensor, p: torch.Tensor, rows: int) -> list[torch.Ten
 
 def affine_coords(matrices: torch.Tensor, out_spatial: Sequence[int], stepped: bool = False) -> torch.Tensor:
     """Source coordinates M @ (p + 0.5, 1) of each output pixel: matrices (N, nd, nd + 1)
-    -> (N, *out, nd); `stepped` (2D): as DALI's CPU backend computes them (`stepped_rows`)."""
-    if stepped and len(out_spatial) == 2:
-        return torch.stack(stepped_rows(matrices, int(out_spatial[0]), int(out_spatial[1])), dim=-1)
+    -> (N, *out, nd); `stepped`: as DALI's CPU backend computes them (`stepped_rows`)."""
+    if stepped and out_spatial:
+        return torch.stack(stepped_rows(matrices, out_spatial), dim=-1)
     p = pixel_centres(out_spatial, matrices.device)
     return torch.stack(_apply(matrices, p, matrices.shape[1]), dim=-1)
 
@@ -251,24 +251,31 @@ def affine_coords(matrices: torch.Tensor, out_spatial: Sequence[int], stepped: b
 STEP_TILE = 256
 
 
-def stepped_rows(matrices: torch.Tensor, out_h: int, out_w: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Source x and y (N, out_h, out_w) of 2D affine matrices (N, 2, 3) as DALI's CPU backend
-    computes them: a row's first pixel centre mapped (translation, then the x and y terms, DALI's
-    `affine` order), then dM/dx added pixel by
-    pixel in float32, the walk restarting every STEP_TILE pixels from a point stepped by STEP_TILE *
-    dM/dx. A point on a pixel edge then falls on DALI's side of it (DALI's GPU backend maps each
-    pixel: the unstepped `affine_coords`). The C helper's `affine_row_points` gives the same bits."""
+def stepped_rows(matrices: torch.Tensor, out_spatial: Sequence[int]) -> list[torch.Tensor]:
+    """Source x, y[, z] (N, *out) of 2D or 3D affine matrices (N, nd, nd + 1) as DALI's CPU backend
+    computes them: a row's first pixel centre mapped (translation, then the x, y and z terms, DALI's
+    `affine` order), then dM/dx added pixel by pixel in float32, the walk restarting every
+    STEP_TILE pixels from a point stepped by STEP_TILE * dM/dx. A point on a pixel edge then falls
+    on DALI's side of it (DALI's GPU backend maps each pixel: the unstepped `affine_coords`). The C
+    helper's `affine_row_points` gives the same bits (2D)."""
     m = matrices.to(torch.float32)
-    py = torch.arange(out_h, device=m.device, dtype=torch.float32) + 0.5
-    dx = m[:, :, 0, None]  # (N, 2, 1)
-    tiles = [(m[:, :, 2, None] + dx * 0.5) + m[:, :, 1, None] * py]  # (N, 2, H) each
+    n, nd = int(m.shape[0]), int(m.shape[1])
+    outer, out_w = [int(s) for s in out_spatial[:-1]], int(out_spatial[-1])
+    centres = [torch.arange(s, device=m.device, dtype=torch.float32) + 0.5 for s in outer]
+    grids = list(reversed(torch.meshgrid(*centres, indexing="ij"))) if centres else []  # y[, z]: (*outer)
+    dx = m[:, :, 0].reshape(n, nd, *([1] * len(outer)))
+    start = m[:, :, nd].reshape(dx.shape) + dx * 0.5
+    for axis, g in enumerate(grids, start=1):
+        start = start + m[:, :, axis].reshape(dx.shape) * g  # (N, nd, *outer)
+    tiles = [start]
     for _ in range(1, -(-out_w // STEP_TILE)):
         tiles.append(tiles[-1] + dx * float(STEP_TILE))
-    cols = [torch.stack(tiles, dim=-1)]  # (N, 2, H, tiles)
+    cols = [torch.stack(tiles, dim=-1)]  # (N, nd, *outer, tiles)
+    step = dx.unsqueeze(-1)
     for _ in range(1, min(out_w, STEP_TILE)):
-        cols.append(cols[-1] + dx[..., None])
-    s = torch.stack(cols, dim=-1).reshape(int(m.shape[0]), 2, out_h, -1)[..., :out_w]
-    return s[:, 0], s[:, 1]
+        cols.append(cols[-1] + step)
+    s = torch.stack(cols, dim=-1).reshape(n, nd, *outer, -1)[..., :out_w]
+    return list(s.unbind(1))
 
 
 def perspective_coords(matrices: torch.Tensor, out_spatial: Sequence[int],
@@ -312,7 +319,7 @@ def affine_coords_flat(matrices: torch.Tensor, ids: torch.Tensor, y: torch.Tenso
     """`affine_coords` of a flat batch of 2D outputs: the pixel (y, x) of sample ids -> (M, 2);
     `stepped`: read from `stepped_rows` of the largest output."""
     if stepped and ids.numel():
-        sx, sy = stepped_rows(matrices, int(y.max()) + 1, int(x.max()) + 1)
+        sx, sy = stepped_rows(matrices, (int(y.max()) + 1, int(x.max()) + 1))
         return torch.stack([sx[ids, y, x], sy[ids, y, x]], dim=-1)
     return torch.stack(_apply_flat(matrices, ids, flat_centres(y, x), 2), dim=-1)
 
@@ -347,7 +354,8 @@ def warp_matrix(images: torch.Tensor, matrices: torch.Tensor, out_spatial: Seque
                 fill: float | Sequence[float] | None, out_dtype: torch.dtype | None = None,
                 border: str = "constant", centred: bool = False, weight_bits: int | None = None) -> torch.Tensor:
     """`warp` at the points that matrices map each output pixel to: (N or 1, nd, nd + 1) affine
-    (`affine_coords`, stepped for CPU images as DALI's CPU backend steps them) or (N or 1, 3, 3) homographies (`perspective_coords`, with `centred` for both
+    (`affine_coords`, stepped for CPU images as DALI's CPU backend steps them) or (N or 1, 3, 3)
+    homographies (`perspective_coords`, with `centred` for both
     the coordinates and the sampling); one matrix serves every image."""
     if matrices.shape[-1] == matrices.shape[-2]:
         coords = perspective_coords(matrices, out_spatial, centre_origin=centred)
