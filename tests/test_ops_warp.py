@@ -180,3 +180,40 @@ def test_nn_volume_picks_dalis_voxel_on_an_edge():
     where = [(0, 0, 1, 14, 0), (0, 2, 13, 15, 1), (0, 5, 9, 13, 1), (0, 7, 17, 62, 0), (1, 2, 13, 15, 0),
              (1, 5, 9, 8, 0)]
     assert [int(got[w]) for w in where] == [133, 117, 249, 0, 223, 35]
+
+
+def test_rotate_matrix_is_composed_without_fused_multiply_adds():
+    """rotate's translation column is summed product by product in float32, as DALI 2.4 composes
+    T_in R T_out: the BLAS matmul used before fused them, and at 30 degrees on this odd-sized image
+    2% of the NN pixels took the neighbour (found by probing auto_aug's rotate); the values asserted
+    are DALI 2.4's own, at such pixels."""
+    img = (np.arange(29 * 31 * 3, dtype=np.int64).reshape(29, 31, 3) * 7 % 251).astype(np.uint8)
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def p():
+        x = fn.external_source(source=lambda: [img], batch=True, layout="HWC")
+        return fn.rotate(x, angle=30.0, interp_type=types.INTERP_NN, fill_value=0, keep_size=True)
+    pipe = p()
+    pipe.build()
+    got = np.asarray(pipe.run()[0].at(0))
+    where = [(7, 15, 0), (13, 15, 0), (14, 4, 0), (14, 10, 0), (14, 16, 0), (17, 15, 0)]
+    assert [int(got[w]) for w in where] == [64, 244, 42, 113, 163, 45]
+
+
+def test_rotate_volume_matrix_in_float32_as_dali():
+    """3D rotate's matrix built as DALI 2.4 builds it, in float32 (the axis snapped or divided by
+    its length, the rotation's terms, T_in R T_out summed product by product): the float64 matrix
+    rounded at the end put 2% of this volume's NN voxels on the other side of an edge; the values
+    asserted are DALI 2.4's own, at such voxels."""
+    vol = (np.arange(15 * 21 * 27, dtype=np.int64).reshape(15, 21, 27, 1) * 13 % 251).astype(np.uint8)
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def p():
+        x = fn.external_source(source=lambda: [vol], batch=True, layout="DHWC")
+        return fn.rotate(x, angle=150.0, axis=[0, 1, 0], interp_type=types.INTERP_NN, fill_value=0)
+    pipe = p()
+    pipe.build()
+    got = np.asarray(pipe.run()[0].at(0))
+    assert got.shape == (27, 21, 31, 1)
+    where = [(6, 0, 15, 0), (10, 17, 15, 0), (13, 3, 14, 0), (13, 10, 6, 0), (13, 16, 16, 0), (16, 1, 15, 0)]
+    assert [int(got[w]) for w in where] == [149, 41, 30, 202, 141, 109]

@@ -105,11 +105,21 @@ def test_batched_host_math_is_the_per_sample_math():
     rads = [float(A.deg2rad(a)) for a in g.uniform(-400, 400, 500)]
     f = np.float32  # composed in float32, as DALI composes it
 
+    def mul(a, b):  # float32 products summed left to right, each rounded (no fused multiply-add)
+        out = np.zeros((3, 3), f)
+        for r in range(3):
+            for col in range(3):
+                acc = f(a[r, 0] * b[0, col])
+                for k in (1, 2):
+                    acc = f(acc + f(a[r, k] * b[k, col]))
+                out[r, col] = acc
+        return out
+
     def one(i, o, r):
         c, s = f(math.cos(float(f(r)))), f(math.sin(float(f(r))))
         t_in = np.array([[1, 0, 0.5 * i[0]], [0, 1, 0.5 * i[1]], [0, 0, 1]], f)
         t_out = np.array([[1, 0, -0.5 * o[0]], [0, 1, -0.5 * o[1]], [0, 0, 1]], f)
-        return (t_in @ np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]], f) @ t_out)[:-1]
+        return mul(mul(t_in, np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]], f)), t_out)[:-1]
     np.testing.assert_array_equal(A.rotate_matrices(ins, outs, rads), np.stack([one(*a) for a in zip(ins, outs, rads)]))
     hue, sat, val = g.uniform(-180, 180, 300).tolist(), g.uniform(0, 3, 300).tolist(), g.uniform(0, 2, 300).tolist()
     ref = []
