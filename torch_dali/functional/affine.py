@@ -27,35 +27,6 @@ def homogeneous(m: np.ndarray) -> np.ndarray:
     return out
 
 
-def translation_matrix(offset: Sequence[float]) -> np.ndarray:
-    n = len(offset)
-    m = np.eye(n + 1, dtype=np.float64)
-    m[:n, n] = offset
-    return m
-
-
-def rotation2d(rad: float) -> np.ndarray:
-    """Counter-clockwise in (x, y) with y up; with y down (images) it turns clockwise."""
-    c, s = math.cos(rad), math.sin(rad)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
-def rotation3d(axis: Sequence[float], rad: float) -> np.ndarray:
-    """A right-handed rotation by `rad` about `axis` (normalised; a zero axis gives NaNs, as in
-    DALI's transforms.rotation)."""
-    a = np.asarray(axis, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        u, v, w = a / np.linalg.norm(a)
-    c, s = math.cos(rad), math.sin(rad)
-    r = np.array([
-        [u * u + (v * v + w * w) * c, u * v * (1 - c) - w * s, u * w * (1 - c) + v * s],
-        [u * v * (1 - c) + w * s, v * v + (u * u + w * w) * c, v * w * (1 - c) - u * s],
-        [u * w * (1 - c) - v * s, v * w * (1 - c) + u * s, w * w + (u * u + v * v) * c]])
-    m = np.eye(4)
-    m[:3, :3] = r
-    return m
-
-
 def rotated_canvas(in_size: Sequence[int], rad: float,
                    axis: Sequence[float] | None = None) -> tuple[list[int], list[int]]:
     """(size, parity) in (x, y[, z]) order: the smallest canvas holding the rotated image (a
@@ -103,8 +74,9 @@ def rotate_matrix(in_size: Sequence[int], out_size: Sequence[int], rad: float,
 
 
 def rotation3d_f32(axis: Sequence[float], rad: np.float32) -> np.ndarray:
-    """`rotation3d`'s 3x3 block as DALI 2.4's rotate computes it, in float32: an axis with one
-    non-zero component snapped to +-1, any other divided by its length; no turn is the identity."""
+    """A right-handed rotation by `rad` about `axis` (3x3) as DALI 2.4 computes it (rotate and
+    transforms.rotation), in float32: an axis with one non-zero component snapped to +-1, any other
+    divided by its length; no turn is the identity."""
     if rad == 0:
         return np.eye(3, dtype=F32)
     c, s = F32(math.cos(float(rad))), F32(math.sin(float(rad)))  # cosf / sinf of the float32 angle
@@ -147,33 +119,62 @@ def invert_affine(m: np.ndarray) -> np.ndarray:
     return np.linalg.inv(full)[:-1].astype(F32)
 
 
-# -- the transforms.* family: homogeneous (ndim + 1, ndim + 1) float64 matrices -------------------------
+# -- the transforms.* family: homogeneous (ndim + 1, ndim + 1) float32 matrices, built with DALI 2.4's -----
+# float32 arithmetic (its transforms ops keep every matrix, argument and intermediate as float): the
+# last bits of a matrix move the pixels a warp picks, so the order of each rounding is DALI's.
+
+def f32_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b in float32, each product rounded and the products summed left to right (DALI's host
+    matrix product; a BLAS matmul fuses multiply-adds and differs in the last bit)."""
+    a, b = np.asarray(a, dtype=F32), np.asarray(b, dtype=F32)
+    out = a[:, :1] * b[:1, :]
+    for k in range(1, a.shape[1]):
+        out = out + a[:, k:k + 1] * b[k:k + 1, :]
+    return out
+
 
 def about(m: np.ndarray, center: Sequence[float] | None) -> np.ndarray:
-    """`m` applied about `center` instead of the origin: T(c) @ m @ T(-c)."""
+    """`m` applied about `center` instead of the origin: its translation becomes A (-c) + c, the
+    products summed left to right, then c added (float32)."""
     if center is None:
         return m
     n = m.shape[0] - 1
-    c = np.asarray(center, dtype=np.float64)
+    c = np.asarray(center, dtype=F32)
     out = m.copy()
-    out[:n, n] = c - m[:n, :n] @ c
+    out[:n, n] = f32_matmul(m[:n, :n], -c[:, None])[:, 0] + c
     return out
 
 
 def translation(offset: Sequence[float]) -> np.ndarray:
-    return translation_matrix([float(v) for v in offset])
+    n = len(offset)
+    m = np.eye(n + 1, dtype=F32)
+    m[:n, n] = np.asarray(offset, dtype=F32)
+    return m
 
 
 def scale(factors: Sequence[float], center: Sequence[float] | None = None) -> np.ndarray:
-    m = np.diag([*map(float, factors), 1.0])
-    return about(m, center)
+    """Scale about `center`: there the translation is c (1 - s) per axis (DALI's form, not A (-c) + c)."""
+    s = np.asarray(factors, dtype=F32)
+    n = len(s)
+    m = np.eye(n + 1, dtype=F32)
+    m[np.arange(n), np.arange(n)] = s
+    if center is not None:
+        m[:n, n] = np.asarray(center, dtype=F32) * (F32(1) - s)
+    return m
 
 
 def rotation(angle_deg: float, axis: Sequence[float] | None = None,
              center: Sequence[float] | None = None) -> np.ndarray:
-    """2D: counter-clockwise for y up; 3D: right-handed about `axis`."""
-    rad = float(deg2rad(angle_deg))
-    m = rotation2d(rad) if axis is None else rotation3d(axis, rad)
+    """2D: counter-clockwise for y up; 3D: right-handed about `axis` (divided by its length; a zero
+    axis gives NaNs, as in DALI's transforms.rotation)."""
+    rad = deg2rad(angle_deg)
+    if axis is None:
+        c, s = F32(math.cos(float(rad))), F32(math.sin(float(rad)))  # cosf / sinf of the float32 angle
+        m = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]], dtype=F32)
+    else:
+        m = np.eye(4, dtype=F32)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            m[:3, :3] = rotation3d_f32(axis, rad)
     return about(m, center)
 
 
@@ -181,25 +182,26 @@ def shear(factors: np.ndarray, center: Sequence[float] | None = None) -> np.ndar
     """`factors` (ndim, ndim - 1): row i holds the shear of axis i along each other axis, in
     order (2D: (sx, sy); 3D: (sxy, sxz), (syx, syz), (szx, szy))."""
     n = factors.shape[0]
-    m = np.eye(n + 1)
+    m = np.eye(n + 1, dtype=F32)
     for i in range(n):
         others = [j for j in range(n) if j != i]
         for k, j in enumerate(others):
-            m[i, j] = float(factors[i, k])
+            m[i, j] = F32(factors[i, k])
     return about(m, center)
 
 
 def crop(from_start: Sequence[float], from_end: Sequence[float], to_start: Sequence[float],
          to_end: Sequence[float], absolute: bool = False) -> np.ndarray:
-    """Maps the box [from_start, from_end] onto [to_start, to_end], axis by axis."""
-    fs, fe, ts, te = (np.asarray(v, dtype=np.float64) for v in (from_start, from_end, to_start, to_end))
+    """Maps the box [from_start, from_end] onto [to_start, to_end], axis by axis (float32: scale =
+    to extent / from extent, translation = to_start - scale * from_start)."""
+    fs, fe, ts, te = (np.asarray(v, dtype=F32) for v in (from_start, from_end, to_start, to_end))
     if absolute:
         fs, fe = np.minimum(fs, fe), np.maximum(fs, fe)
         ts, te = np.minimum(ts, te), np.maximum(ts, te)
     n = len(fs)
     with np.errstate(divide="ignore", invalid="ignore"):
         s = (te - ts) / (fe - fs)
-    m = np.eye(n + 1)
+    m = np.eye(n + 1, dtype=F32)
     m[np.arange(n), np.arange(n)] = s
     m[:n, n] = ts - s * fs
     return m

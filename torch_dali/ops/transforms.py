@@ -35,8 +35,8 @@ def _vec(v: Any) -> list[float]:
 
 def _to_homogeneous(t: torch.Tensor) -> np.ndarray:
     n = int(t.shape[0])
-    m = np.eye(n + 1)
-    m[:n] = t.detach().cpu().numpy().astype(np.float64)
+    m = np.eye(n + 1, dtype=np.float32)
+    m[:n] = t.detach().cpu().numpy()
     return m
 
 
@@ -170,8 +170,8 @@ class _Transform(Operator):
             m = self.define(args, i, ndim)
             if inputs:
                 t0 = _to_homogeneous(inputs[0][i])
-                m = t0 @ m if self.args["reverse_order"] else m @ t0
-            out.append(torch.from_numpy(m[:ndim].astype(np.float32)))
+                m = A.f32_matmul(t0, m) if self.args["reverse_order"] else A.f32_matmul(m, t0)
+            out.append(torch.from_numpy(np.ascontiguousarray(m[:ndim], dtype=np.float32)))
         return out
 
 
@@ -270,7 +270,8 @@ class CropOp(_Transform):
 
 
 class CombineOp(Operator):
-    """T1, T2, ..., Tn -> Tn @ ... @ T2 @ T1 (T1 applied first); reversed with reverse_order."""
+    """T1, T2, ..., Tn -> Tn @ (... @ (T2 @ T1)) (T1 applied first); with reverse_order
+    ((T1 @ T2) @ ...) @ Tn."""
 
     sample_wise = False
     per_frame_ok = True
@@ -300,12 +301,10 @@ class CombineOp(Operator):
         out = []
         for i in range(n):
             mats = [_to_homogeneous(tl[i]) for tl in inputs]
-            if not self.args["reverse_order"]:
-                mats.reverse()
             m = mats[0]
-            for nxt in mats[1:]:
-                m = m @ nxt
-            out.append(torch.from_numpy(m[:-1].astype(np.float32)))
+            for nxt in mats[1:]:  # in float32, in input order (DALI's order of roundings)
+                m = A.f32_matmul(m, nxt) if self.args["reverse_order"] else A.f32_matmul(nxt, m)
+            out.append(torch.from_numpy(np.ascontiguousarray(m[:-1], dtype=np.float32)))
         return out
 
 
