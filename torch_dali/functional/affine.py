@@ -112,11 +112,24 @@ def rotate_matrices(in_sizes: Sequence[Sequence[int]], out_sizes: Sequence[Seque
 
 
 def invert_affine(m: np.ndarray) -> np.ndarray:
-    """Inverse of an (n, n + 1) affine matrix; raises for a singular one."""
-    full = homogeneous(np.asarray(m, dtype=np.float64))
-    if abs(np.linalg.det(full)) < 1e-30:
+    """Inverses of (..., n, n + 1) affine matrices as float32; raises for a singular one. 2D as
+    DALI 2.4's warp_affine(inverse_map=False) inverts: in float32, det = a d - b c, each entry of
+    the linear part divided by det, the translation (-A') t summed left to right. 3D: inverted in
+    float64 and rounded."""
+    m = np.asarray(m, dtype=F32)
+    n = m.shape[-2]
+    full = np.zeros(m.shape[:-2] + (n + 1, n + 1))
+    full[..., :n, :] = m
+    full[..., n, n] = 1
+    if (np.abs(np.linalg.det(full)) < 1e-30).any():
         raise ValueError("the affine matrix is singular and cannot be inverted")
-    return np.linalg.inv(full)[:-1].astype(F32)
+    if n != 2:
+        return np.linalg.inv(full)[..., :n, :].astype(F32)
+    a, b, t0, c, d, t1 = (m[..., i, j] for i in range(2) for j in range(3))
+    det = a * d - b * c
+    lin = np.stack([np.stack([d / det, -b / det], -1), np.stack([-c / det, a / det], -1)], -2)
+    t = (-lin[..., :, 0]) * t0[..., None] + (-lin[..., :, 1]) * t1[..., None]
+    return np.concatenate([lin, t[..., None]], -1)
 
 
 # -- the transforms.* family: homogeneous (ndim + 1, ndim + 1) float32 matrices, built with DALI 2.4's -----

@@ -349,12 +349,12 @@ class WarpAffine(_Warp):
                                 f"({ndim}x{ndim + 1}) for {ndim}D data, got {t.numel()}")
         t = t.reshape(ndim, ndim + 1)
         if not self.args["inverse_map"]:
-            full = torch.eye(ndim + 1, dtype=torch.float64, device=t.device)
-            full[:ndim] = t.to(torch.float64)
-            if abs(float(torch.linalg.det(full))) < 1e-30:
+            try:
+                inv = A.invert_affine(t.detach().cpu().numpy())
+            except ValueError:
                 raise ArgumentError(f"{self.name}: `matrix` is singular; inverse_map=False needs an "
-                                    f"invertible transform")
-            t = torch.linalg.inv(full)[:ndim].to(torch.float32)
+                                    f"invertible transform") from None
+            t = torch.from_numpy(inv).to(t.device)
         return t[None]
 
     def plans_2d(self, spatials: list[list[int]], args: dict[str, list[Any]], mats: list[Any]
@@ -368,11 +368,10 @@ class WarpAffine(_Warp):
                 return None  # `plan` names the sample
             m = torch.tensor(vals, dtype=torch.float32).reshape(n, 2, 3)
             if not self.args["inverse_map"]:
-                full = torch.eye(3, dtype=torch.float64).repeat(n, 1, 1)
-                full[:, :2] = m.to(torch.float64)
-                if bool((torch.linalg.det(full).abs() < 1e-30).any()):
-                    return None
-                m = torch.linalg.inv(full)[:, :2].to(torch.float32)
+                try:
+                    m = torch.from_numpy(A.invert_affine(m.numpy()))
+                except ValueError:
+                    return None  # `plan` names the sample
             per = [m[i:i + 1] for i in range(n)]
         else:
             per = [self._matrix(self.args["matrix"], 2)] * n  # one constant: converted (inverted) once
