@@ -107,6 +107,31 @@ def test_bad_files_are_errors_naming_them(tmp_path, data, why):
     assert why in str(e.value) and "bad.npy" in str(e.value)
 
 
+def _npy_v1(path, header: str) -> None:
+    h = header.encode("latin-1")
+    h += b" " * ((-(len(h) + 11)) % 64) + b"\n"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + len(h).to_bytes(2, "little") + h)
+
+
+@pytest.mark.parametrize("shape, why", [
+    ("(0, 9223372036854775808)", "does not fit 64 bits"),  # nbytes 0: torch's view() overflowed
+    ("(0, 4611686018427387904, 4)", "does not fit 64 bits"),  # numel overflow in torch
+    ("(0, " + "9" * 5000 + ")", "5000 digits"),  # int() refused 4300+ digits with a ValueError
+    ("(0, " + "0" * 5000 + "7)", "(0, 7)"),  # leading zeros are not digits that count
+])
+def test_npy_shape_that_overflows_is_named(tmp_path, shape, why):
+    """A header whose zero extent makes the data 0 bytes, with other extents past 64 bits, gave a
+    TypeError/RuntimeError from torch (or a ValueError from int()) naming no file."""
+    _npy_v1(tmp_path / "huge.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }" % shape)
+    pipe = _pipe(bs=1, file_root=str(tmp_path))
+    if why == "(0, 7)":
+        assert _arrays(pipe)[0].shape == (0, 7)
+        return
+    with pytest.raises(PipelineError) as e:
+        pipe.run()
+    assert "DataError" in str(e.value) and why in str(e.value) and "huge.npy" in str(e.value)
+
+
 def test_truncated_data_is_an_error(tmp_path):
     np.save(tmp_path / "t.npy", np.arange(100, dtype=np.float64))
     raw = (tmp_path / "t.npy").read_bytes()

@@ -30,6 +30,7 @@ _DESCR = re.compile(r"""['"]descr['"]\s*:\s*(['"])([^'"]*)\1""")
 _FORTRAN = re.compile(r"""['"]fortran_order['"]\s*:\s*(True|False)\b""")
 _SHAPE = re.compile(r"""['"]shape['"]\s*:\s*\(([^()]*)\)""")
 _DIM = re.compile(r"\s*([0-9]+)\s*")
+_INT64_MAX = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,17 @@ def parse_header(text: bytes, offset: int, where: str) -> NpyHeader:
         m = _DIM.fullmatch(p)
         if m is None:
             raise DataError(f"{where}: bad .npy shape ({sh.group(1)!r})")
-        shape.append(int(m.group(1)))
+        digits = m.group(1).lstrip("0") or "0"
+        if len(digits) > 19:  # int() of over 4300 digits raises ValueError
+            raise DataError(f"{where}: the .npy shape has an extent of {len(digits)} digits, "
+                            "which does not fit 64 bits")
+        shape.append(int(digits))
     if len(shape) > 64:
         raise DataError(f"{where}: the .npy array has {len(shape)} dimensions (at most 64)")
+    # a zero extent makes nbytes 0 whatever the others are; tensors' strides still multiply them
+    if math.prod(max(n, 1) for n in shape) * torch.empty(0, dtype=dtype).element_size() > _INT64_MAX:
+        raise DataError(f"{where}: the .npy shape {tuple(shape)} has extents whose product does not "
+                        "fit 64 bits")
     return NpyHeader(dtype, tuple(shape), f.group(1) == "True", offset + len(text))
 
 
