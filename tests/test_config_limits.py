@@ -35,6 +35,14 @@ CASES = {
                    "`prefetch_queue_depth` 1000000 is more than", 2),
     "huge_shape": (HEADER + UNIFORM.replace("op: random.uniform", "op: random.uniform\n  args: {shape: [100000, 100000]}"),
                    r"makes samples of 10000000000 values", 6),
+    # numbers: int() of 4300+ digits raised ValueError (no line); YAML 1.1's base-60 ints of 4 MiB
+    # took minutes to construct (quadratic); an op seed past int64 failed at run time
+    "long_int": (HEADER + "ops:\n- {name: u, op: random.uniform, seed: " + "9" * 5000 + "}\noutputs: [u]\n",
+                 "a number of 5000 characters is too long", 4),
+    "base60": (HEADER + "ops:\n- {name: u, op: random.uniform, seed: 1" + ":59" * 1_300_000 + "}\noutputs: [u]\n",
+               "a number of 3900001 characters is too long", 4),
+    "huge_seed": (HEADER + "ops:\n- name: u\n  op: random.uniform\n  seed: 100000000000000000000\noutputs: [u]\n",
+                  "`seed` 100000000000000000000 does not fit int64", 4),
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from ..errors import GraphError
+from ..errors import ArgumentError, GraphError
 from ..rng import derive_seed
 from .node import DataNode, Node, require_source
 
@@ -39,6 +39,9 @@ class Graph:
             raise GraphError(f"{schema.display_name()}: a node named '{name}' already exists in this "
                              "pipeline; names must be unique")
         seed_given = seed is not None and seed != -1
+        if seed_given and not -2**63 <= int(seed) < 2**63:  # type: ignore[arg-type]
+            raise ArgumentError(f"{schema.display_name()}: `seed` {seed} does not fit int64 (DALI 2.4 "
+                                "refuses it too)")
         if not seed_given:
             seed = derive_seed(self.seed, self._seeded)
         if schema.name != "copy":

@@ -22,10 +22,14 @@ from ..io.bounded_file import FileTooLarge, NotRegularFile, read_regular_file
 MAX_BYTES = 4 * 2**20  # a pipeline is a page of text; long file lists belong in a file_list
 MAX_DEPTH = 32  # a pipeline nests about 6 deep (ops, an op, its args, a list of lists)
 MAX_NODES = 100_000  # values (scalars, lists, mappings) in one document
+# int() of 4300+ digits raises ValueError, a float's overflows, and YAML 1.1's base-60 numbers
+# (1:59:59...) take quadratic time to construct (4 MiB of them: minutes)
+MAX_NUMBER_CHARS = 100
 
 _TOO_DEEP = f"nested too deeply to be a pipeline (at most {MAX_DEPTH} levels)"
 _CORE = "tag:yaml.org,2002:"
 _TAGS = {_CORE + t for t in ("str", "int", "float", "bool", "null", "seq", "map")}
+_NUMBERS = {_CORE + "int", _CORE + "float"}
 # libyaml when PyYAML has it: linear time on any input (the pure-Python scanner is quadratic in the
 # flow nesting it looks ahead over); both give the same values and marks.
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -112,6 +116,10 @@ def _scan(text: str, source: str) -> None:
                 shown = "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
                 raise _refuse(source, line, f"the YAML tag {shown} is not allowed in a pipeline file (only "
                               "plain strings, numbers, booleans, null, lists and mappings)")
+            if isinstance(event, yaml.ScalarEvent) and len(event.value) > MAX_NUMBER_CHARS \
+                    and loader.resolve(yaml.ScalarNode, event.value, event.implicit) in _NUMBERS:
+                raise _refuse(source, line, f"a number of {len(event.value)} characters is too long "
+                              f"for a pipeline file (at most {MAX_NUMBER_CHARS})")
             nodes += 1
             if nodes > MAX_NODES:
                 raise _refuse(source, line, f"more than {MAX_NODES} values: too large to be a pipeline")
