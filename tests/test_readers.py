@@ -109,12 +109,21 @@ def test_file_list(tmp_path):
     ("c.jpg x", r"list\.txt, line 2 .*label must be a non-negative integer, got 'x'"),
     ("c.jpg -2", r"line 2 .*non-negative integer, got '-2'"),
     ("c.jpg", r"line 2 .*expected 'path label'"),
+    # int() of 4300+ digits raised ValueError out of the listing (no file, no line, never skipped)
+    ("c.jpg " + "9" * 5000, r"line 2 .*does not fit the int32 label output"),
 ])
 def test_file_list_errors(tmp_path, line, match):
     (tmp_path / "c.jpg").write_text("y")
     (tmp_path / "list.txt").write_text(f"c.jpg 1\n{line}\n")
     with pytest.raises(DataError, match=match):
         _pipe(fn.readers.file, file_list=str(tmp_path / "list.txt"))
+
+
+def test_file_list_label_of_leading_zeros(tmp_path):
+    (tmp_path / "c.jpg").write_text("y")
+    (tmp_path / "list.txt").write_text("c.jpg " + "0" * 5000 + "7\n")  # int() refused the 5001 digits
+    _, labels = _pipe(fn.readers.file, bs=1, file_list=str(tmp_path / "list.txt")).run()
+    assert int(labels.at(0)[0]) == 7
 
 
 def test_files_and_labels(flat):

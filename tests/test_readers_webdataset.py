@@ -222,6 +222,18 @@ def test_index_numbers_are_ascii_digits():
             parse_index(bad, "i.idx")
 
 
+def test_index_numbers_of_thousands_of_digits():
+    # int() of 4300+ digits raised ValueError out of the reader's listing (no file, no line)
+    from torch_dali.io.tarindex import parse_index
+    for bad, says in (("v1.1 " + "9" * 5000 + "\ncls 512 1\n", "sample count"),
+                      ("v1.1 1\ncls " + "5" * 5000 + " 1\n", "fit 64 bits"),
+                      ("v1.1 1\ncls 512 " + "1" * 5000 + "\n", "fit 64 bits")):
+        with pytest.raises(DataError, match=says):
+            parse_index(bad, "i.idx")
+    zeros = "0" * 5000
+    assert parse_index(f"v1.1 {zeros}1\ncls {zeros}512 {zeros}3\n", "i.idx")[0][0][1:3] == (512, 3)
+
+
 def test_each_output_carries_its_components_source_info(tmp_path):
     # DALI 2.4 (measured): every output's sample names its own component, "tar:offset:name"; a
     # missing component names nothing; get_property gives the same

@@ -160,6 +160,11 @@ def test_index_offset_beyond_file(tmp_path):
     idx.write_text("0\tzero\n")
     with pytest.raises(DataError, match="line 1"):
         read_index(idx)
+    idx.write_text("0\t0\n1\t" + "9" * 5000 + "\n")  # int() of 4300+ digits raised ValueError
+    with pytest.raises(DataError, match=r"c\.idx, line 2: offset of 5000 digits does not fit 64 bits"):
+        read_index(idx, len(GOLDEN_REC))
+    idx.write_text("0\t" + "0" * 5000 + "\n")
+    assert read_index(idx, len(GOLDEN_REC)) == [("0", 0)]
     with pytest.raises(DataError, match="cannot be read"):
         read_index(tmp_path / "missing.idx")
 

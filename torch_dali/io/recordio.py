@@ -153,8 +153,12 @@ def read_index(idx_path: str | os.PathLike, rec_size: int | None = None,
         if not line.strip():
             continue
         parts = line.split()
+        if len(parts) == 2 and _DIGITS.fullmatch(parts[1]):
+            parts[1] = parts[1].lstrip("0") or "0"
         if len(parts) != 2 or not _DIGITS.fullmatch(parts[1]):
             why = f"expected 'key<TAB>offset', got {line!r}"
+        elif len(parts[1]) > 19:  # int() of 4300+ digits raises ValueError
+            why = f"offset of {len(parts[1])} digits does not fit 64 bits"
         elif rec_size is not None and int(parts[1]) + _FRAME.size > rec_size:
             why = f"offset {parts[1]} is beyond the end of the record file ({rec_size} bytes)"
         else:

@@ -100,10 +100,10 @@ def parse_index(text: str, where: str) -> list[list[Component]]:
                         "v1.2 are read)")
     # the count is read as a C++ stream reads an integer (DALI 2.4): its leading [+-]digits, the
     # rest of the token ignored ("3x" is 3)
-    lead = re.match(r"[+-]?[0-9]+", head[1]) if len(head) > 1 else None
-    if lead is None or int(lead.group()) <= 0:
-        raise DataError(f"{where}, line 0: the sample count must be a positive integer")
-    count, width = int(lead.group()), 4 if head[0] == "v1.2" else 3
+    lead = re.match(r"\+?0*([0-9]{1,19})(?![0-9])", head[1]) if len(head) > 1 else None
+    if lead is None or int(lead.group(1)) <= 0:  # int() of 4300+ digits raised ValueError
+        raise DataError(f"{where}, line 0: the sample count must be a positive integer of at most 19 digits")
+    count, width = int(lead.group(1)), 4 if head[0] == "v1.2" else 3
     if count > len(lines) - 1:
         raise DataError(f"{where}: the header says {count} samples, the file has {len(lines) - 1} lines")
     samples: list[list[Component]] = []
@@ -118,6 +118,10 @@ def parse_index(text: str, where: str) -> list[list[Component]]:
             if not (off.isascii() and off.isdigit() and size.isascii() and size.isdigit()):  # not '²'
                 raise DataError(f"{where}, line {no}: offset and size must be non-negative integers "
                                 f"(got {off[:20]!r}, {size[:20]!r})")
+            off, size = off.lstrip("0") or "0", size.lstrip("0") or "0"
+            if len(off) > 19 or len(size) > 19:  # int() of 4300+ digits raises ValueError
+                raise DataError(f"{where}, line {no}: offset and size must fit 64 bits (got {len(off)} and "
+                                f"{len(size)} digits)")
             if int(off) % BLOCK:
                 raise DataError(f"{where}, line {no}: offset {off} is not a multiple of the tar block "
                                 f"size ({BLOCK})")

@@ -50,7 +50,8 @@ def _label_error(text: str) -> str | None:
     """Why a file_list label is not one (None when it is)."""
     if not _DIGITS.fullmatch(text):
         return f"the label must be a non-negative integer, got {text!r}"
-    if int(text) > INT32_MAX:
+    digits = text.lstrip("0") or "0"
+    if len(digits) > 10 or int(digits) > INT32_MAX:  # int() of 4300+ digits raises ValueError
         return f"the label {text} does not fit the int32 label output (at most {INT32_MAX})"
     return None
 
@@ -168,7 +169,7 @@ class FileReader(ReaderBase):
                             f"does not exist (file_list line {no})")
                 continue
             self._paths.append(path)
-            self._labels.append(int(m.group(2)))
+            self._labels.append(int(m.group(2).lstrip("0") or "0"))
 
     def _list_files(self, files: list[str] | str, labels: list[int] | int | None,
                     root: str | None) -> None:
