@@ -86,6 +86,10 @@ def test_bad_index_lines(tmp_path):
         f.write("0 100000\n")
     with pytest.raises(DataError, match="does not fit the file"):
         _pipe(path, idx)
+    with open(idx, "w") as f:  # int() of 4300+ digits raised ValueError (no file, no line)
+        f.write("0 " + "9" * 5000 + "\n")
+    with pytest.raises(DataError, match="line 1 .*must fit 64 bits"):
+        _pipe(path, idx)
 
 
 def test_mutated_records_are_errors_or_values(tmp_path):

@@ -102,7 +102,10 @@ class TFRecordReader(MultiOutputReader):
                 where = f"{self.name}: index {printable(idx)}, line {no} ({line.strip()[:60]!r})"
                 if len(parts) < 2 or not all(p.isascii() and p.isdigit() for p in parts[:2]):
                     raise DataError(f"{where}: expected 'offset size' (two non-negative integers)")
-                off, n = int(parts[0]), int(parts[1])
+                digits = [p.lstrip("0") or "0" for p in parts[:2]]
+                if max(len(d) for d in digits) > 19:  # int() of 4300+ digits raises ValueError
+                    raise DataError(f"{where}: the offset and size must fit 64 bits")
+                off, n = int(digits[0]), int(digits[1])
                 if n < _HEADER + 4 or off + n > size:
                     raise DataError(f"{where}: a record of {n} bytes at byte {off} does not fit the file "
                                     f"{printable(path)} ({size} bytes; a record has at least 16)")
