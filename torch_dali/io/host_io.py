@@ -64,6 +64,18 @@ def _nul_error(path: object) -> OSError:
     return OSError(errno.EINVAL, "embedded null byte in the file name", path)
 
 
+def _too_large(path: object, size: int) -> OSError:
+    return OSError(errno.ENOMEM, f"{os.strerror(errno.ENOMEM)} for its {size} bytes", path)
+
+
+def _slab(size: int) -> torch.Tensor | None:
+    """A batch's uint8 buffer, or None when it cannot be allocated (a huge sparse file's size)."""
+    try:
+        return torch.empty(size, dtype=torch.uint8)
+    except (RuntimeError, MemoryError):  # torch's "DefaultCPUAllocator: can't allocate memory"
+        return None
+
+
 def open_regular(path: str | bytes | os.PathLike) -> int:
     """A read-only descriptor of a regular file (symlinks followed). Never blocks: opened with
     O_NONBLOCK, so a path swapped for a FIFO cannot hang the caller in open(), then refused by
@@ -100,7 +112,10 @@ def _read_one(path: object, name: bytes) -> torch.Tensor | OSError:
     try:
         with open(fd, "rb", buffering=0) as f:
             st = os.fstat(fd)
-            buf, got = bytearray(st.st_size), 0
+            try:
+                buf, got = bytearray(st.st_size), 0
+            except MemoryError:  # a huge (sparse) file: name it, not the allocator
+                return _too_large(path, st.st_size)
             with memoryview(buf) as view:
                 while got < len(buf):
                     k = f.readinto(view[got:])
@@ -133,7 +148,9 @@ def read_files(paths: Sequence[str | os.PathLike]) -> list[torch.Tensor | OSErro
     bad = lib.td_file_sizes(c_paths, n, sizes, stat_errs)  # a failure's size is -1: not read
     caps = [max(c, 0) for c in sizes] if bad else sizes[:]
     offsets = (ctypes.c_int64 * (n + 1))(*itertools.accumulate(caps, initial=0))
-    slab = torch.empty(offsets[n], dtype=torch.uint8)
+    slab = _slab(offsets[n])
+    if slab is None:  # file by file: each that fits is read, the one too large is named
+        return [_read_one(p, b) for p, b in zip(paths, names)]
     got, read_errs = (ctypes.c_int64 * n)(), (ctypes.c_int * n)()
     bad += lib.td_read_files(c_paths, n, slab.data_ptr(), offsets, sizes, got, read_errs)
     out: list[torch.Tensor | OSError] = list(torch.split(slab, caps))
@@ -188,7 +205,9 @@ def read_files_packed(paths: Sequence[str | os.PathLike],
     if sum(run(stat, len(chunks))):
         return None
     np.cumsum(sizes[:-1], out=offsets[1:])
-    slab = torch.empty(int(sizes.sum()), dtype=torch.uint8)
+    slab = _slab(int(sizes.sum()))
+    if slab is None:
+        return None
     base = slab.data_ptr()
 
     def read(k: int) -> int:

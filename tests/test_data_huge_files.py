@@ -1,0 +1,73 @@
+"""A data file whose size cannot be allocated (a sparse file of 1 TiB: `truncate -s 1T`) is an
+error naming it, or a skip, never the allocator's RuntimeError: the batched readers allocated one
+slab for the batch's stat sizes and torch's "DefaultCPUAllocator: can't allocate memory" came out
+of readers.file naming no file. The child caps its address space, so the allocation fails on any
+machine (with overcommit on it could succeed and read a terabyte of zeros)."""
+from __future__ import annotations
+
+import os
+import resource
+import tempfile
+
+from torch_dali import fn, pipeline_def
+from torch_dali.errors import DataError, PipelineError
+from torch_dali.io import host_io
+from torch_dali.skips import skipped
+
+try:
+    from tests._isolate import Died, run_isolated
+except ImportError:
+    from _isolate import Died, run_isolated  # type: ignore[no-redef]
+
+HUGE = 1 << 40
+
+
+def _run(what: str) -> str:
+    """Child side: reads a folder holding a 1 TiB sparse file; the error it gave (or what it read)."""
+    cap = 64 << 30
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "c"))
+        for k in range(3):
+            with open(os.path.join(d, "c", f"{k}.bin"), "wb") as f:
+                f.write(b"x" * (k + 1))
+                if k == 1:
+                    f.truncate(HUGE)
+        big = os.path.join(d, "c", "1.bin")
+        try:
+            if what == "read_file":
+                host_io.read_file(big)
+            elif what == "read_files":
+                return "; ".join(str(r) if isinstance(r, OSError) else f"{len(r)} bytes"
+                                 for r in host_io.read_files([os.path.join(d, "c", "0.bin"), big]))
+            elif what == "packed":
+                return repr(host_io.read_files_packed([big]))
+            else:
+                @pipeline_def(batch_size=3, num_threads=2, device_id=None)
+                def p():
+                    data, _ = fn.readers.file(file_root=d, file_filters="*.bin", on_error=what)
+                    return data
+                pipe = p()
+                pipe.build()
+                try:
+                    (data,) = pipe.run()
+                    return (f"sizes {sorted(data.at(i).shape[0] for i in range(len(data)))}; skipped: "
+                            + "; ".join(s.reason for s in skipped(pipe)))
+                finally:
+                    pipe.shutdown()
+            return "read"
+        except (DataError, PipelineError, OSError) as e:
+            return f"{type(e).__name__}: {e}"
+
+
+def test_a_file_too_large_to_allocate_is_named():
+    whats = ["read_file", "read_files", "packed", "raise", "skip"]
+    got = dict(zip(whats, run_isolated("tests.test_data_huge_files:_run", whats, timeout=60)))
+    for what, text in got.items():
+        assert not isinstance(text, Died), (what, text)
+    says = f"Cannot allocate memory for its {HUGE} bytes"
+    assert got["read_file"].startswith("OSError") and says in got["read_file"] and "1.bin" in got["read_file"]
+    assert got["read_files"].startswith("1 bytes; ") and says in got["read_files"], got["read_files"]
+    assert got["packed"] == "None"  # the general path then names the file
+    assert "DataError" in got["raise"] and says in got["raise"] and "1.bin" in got["raise"], got["raise"]
+    assert got["skip"].startswith("sizes [1, 1, 3]; skipped: ") and says in got["skip"], got["skip"]
