@@ -201,6 +201,30 @@ def test_truncated_tars(tmp_path):
             _pipe(bs=1, **indexed).shutdown()
 
 
+def _member(name: str, data: bytes, typ: bytes = b"0", size_field: bytes | None = None) -> bytes:
+    h = bytearray(512)
+    h[:len(name)] = name.encode()
+    h[100:124] = b"0000644\x000000000\x000000000\x00"
+    h[124:136] = size_field if size_field is not None else b"%011o\x00" % len(data)
+    h[136:148], h[156:157], h[257:265] = b"00000000000\x00", typ, b"ustar\x0000"
+    h[148:156] = b" " * 8
+    h[148:156] = b"%06o\x00 " % sum(h)
+    return bytes(h) + data + b"\x00" * (-len(data) % 512)
+
+
+@pytest.mark.parametrize("raw, says", [
+    # a pax record length past ssize_t: tarfile's OverflowError came out of the listing naming no file
+    (_member("././@PaxHeader", b"99999999999999999999 size=1\n", typ=b"x") + _member("a.cls", b"1"),
+     "OverflowError"),
+    # a base-256 size field of -1: listed, then "invalid range (-1 bytes at 512)" at run time
+    (_member("a.cls", b"1", size_field=b"\xff" * 12), "member 'a.cls' has a negative size"),
+])
+def test_forged_tar_headers_are_named_at_listing(tmp_path, raw, says):
+    (tmp_path / "f.tar").write_bytes(raw + b"\x00" * 1024)
+    with pytest.raises(DataError, match=f"f.tar.*{says}"):
+        _pipe(paths=[str(tmp_path / "f.tar")], ext=["cls"])
+
+
 def test_index_sample_count_read_as_a_stream_integer():
     # DALI 2.4 reads the header's count as a C++ stream reads an integer: "+2x" is 2 (measured)
     from torch_dali.io.tarindex import parse_index

@@ -72,6 +72,8 @@ def scan_tar(f: IO[bytes], where: str) -> list[list[Component]]:
             for m in tf:
                 if not m.isreg():
                     continue
+                if m.size < 0:  # a base-256 size field may be negative
+                    raise DataError(f"{where}: member {m.name[:80]!r} has a negative size ({m.size})")
                 base, ext = split_name(m.name)
                 if not base:
                     continue
@@ -83,7 +85,7 @@ def scan_tar(f: IO[bytes], where: str) -> list[list[Component]]:
                     samples[-1].append(c)
     except DataError:
         raise
-    except (tarfile.TarError, EOFError, OSError, ValueError, UnicodeError) as e:
+    except (tarfile.TarError, EOFError, OSError, ValueError, OverflowError, UnicodeError) as e:
         raise DataError(f"{where}: not a readable tar file ({type(e).__name__}: {e})") from None
     return samples
 
