@@ -49,7 +49,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     ours_py = a.ours_python or os.environ.get("OURS_PYTHON") or (dali_py if _usable(dali_py) else sys.executable)
     work = Path(a.work).resolve()
     settings = Settings(tests_dir=tests, work_dir=work, timeout=a.timeout, module_budget=a.module_budget,
-                        exclude_attrs=() if a.include_slow else ("slow",), cuda=cuda_present())
+                        exclude_attrs=() if a.include_slow else ("slow",), cuda=cuda_present(),
+                        dali_extra=Path(a.dali_extra).resolve() if a.dali_extra else None)
     modules = a.files.split(",") if a.files else discover(tests)
     baseline_path = Path(a.baseline)
     old = json.loads(baseline_path.read_text()) if baseline_path.exists() else None
@@ -140,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--timeout", type=float, default=120.0, help="seconds per case")
     r.add_argument("--module-budget", type=float, default=1800.0, help="seconds per file and side")
     r.add_argument("--include-slow", action="store_true", help="also run cases tagged `slow`")
+    r.add_argument("--dali-extra", help="a DALI_extra folder (or a stand-in) for DALI_EXTRA_PATH on both sides; "
+                   "default: a folder that does not exist, so cases needing it are counted apart")
     r.add_argument("--no-stand-ins", action="store_true")
     r.add_argument("--work", default=str(REPO / "build" / "conformance"))
     r.add_argument("--baseline", default=str(BASELINE))

@@ -51,6 +51,7 @@ class Settings:
     log_limit: int = 64 << 20  # bytes one case may print (a case stuck in a warning loop is killed)
     exclude_attrs: tuple[str, ...] = ("slow",)
     cuda: bool = False
+    dali_extra: Path | None = None  # a DALI_extra (or a stand-in for it); None: a folder that does not exist
 
 
 def _rss_mb(pid: int) -> float:
@@ -87,7 +88,8 @@ def _case_dir(settings: Settings, side: str, module: str) -> Path:
 def _env(python: str, settings: Settings) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    env["DALI_EXTRA_PATH"] = str(settings.work_dir / "DALI_extra-not-available")
+    extra = settings.dali_extra or settings.work_dir / "DALI_extra-not-available"
+    env["DALI_EXTRA_PATH"] = str(extra)
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # the tests folder may be read-only; leave it untouched
     env["PATH"] = os.pathsep.join([str(Path(python).parent), env.get("PATH", "")])  # wds2idx's `python`
     env.setdefault("OMP_NUM_THREADS", "1")
