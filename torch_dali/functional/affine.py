@@ -6,6 +6,8 @@ matrix [A | t] applied as A @ p + t; 3D is (3, 4).
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import math
 from typing import Sequence
 
@@ -17,6 +19,29 @@ F32 = np.float32
 def deg2rad(deg: float) -> np.float32:
     """Degrees to radians in float32 (DALI keeps angles as float)."""
     return F32(deg) * F32(math.pi / 180.0)
+
+
+def _libm_tanf():
+    try:
+        lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+        fn = lib.tanf
+    except (OSError, AttributeError):
+        return None
+    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+    return fn
+
+
+_TANF = _libm_tanf()
+
+
+def tan_f32(rad: np.ndarray) -> np.ndarray:
+    """tan of float32 angles as DALI's std::tan(float) gives it: the C library's tanf, which is
+    not always the nearest float (glibc 2.36: tan(30 deg) one ulp above it, where NumPy's float32
+    tan differs at 15 deg); without one, the float64 tangent rounded to float32."""
+    r = np.asarray(rad, dtype=F32)
+    if _TANF is None:
+        return np.tan(r.astype(np.float64)).astype(F32)
+    return np.array([_TANF(float(x)) for x in r.reshape(-1)], dtype=F32).reshape(r.shape)
 
 
 def homogeneous(m: np.ndarray) -> np.ndarray:

@@ -236,7 +236,7 @@ class ShearOp(_Transform):
         if self.key == "angles":
             if ((v < -90) | (v > 90)).any():
                 raise ArgumentError(f"{self.name}: `angles` must be in [-90, 90] degrees, got {v.tolist()}")
-            v = np.tan(v.astype(np.float32) * np.float32(np.pi / 180)).astype(np.float64)
+            v = A.tan_f32(v.astype(np.float32) * np.float32(np.pi / 180)).astype(np.float64)
         return v.reshape(ndim, ndim - 1)
 
     def ndim(self, args: dict[str, list[Any]], i: int, in_ndim: int | None) -> int:
