@@ -1,8 +1,16 @@
-"""Data sets of the stand-in in the readers' formats (db/recordio, db/tfrecord, db/lmdb, db/coco, ...)."""
+"""Data sets of the stand-in in the readers' formats, at the paths DALI's test files read:
+db/coco, db/coco_pixelwise, db/coco_dummy (coco.py), db/tfrecord and db/recordio (records.py),
+db/webdataset (wds.py), db/sequence, db/audio, db/3D/MRI/Knee/npy_2d_slices (misc.py).
+Not made: db/lmdb, db/c2lmdb (no LMDB writer is installed here), videos."""
 from __future__ import annotations
 
 from pathlib import Path
 
+from . import coco, misc, records, wds
+
 
 def make(root: Path) -> None:
-    pass
+    coco.make(root)
+    records.make(root)
+    wds.make(root)
+    misc.make(root)
