@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import coco, misc, records, wds
+from . import caffe_dbs, coco, misc, records, wds
 
 
 def make(root: Path) -> None:
@@ -14,3 +14,4 @@ def make(root: Path) -> None:
     records.make(root)
     wds.make(root)
     misc.make(root)
+    caffe_dbs.make(root)
