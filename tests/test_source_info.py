@@ -159,3 +159,23 @@ def test_tfrecord_names_the_file_and_the_records_offset(tmp_path: Path) -> None:
     assert [off for off, _ in spans] == [0, 30, 61]
     assert [t.source_info() for t in x] == want
     assert [bytes(np.asarray(t)).decode() for t in prop] == want
+
+
+def test_data_node_property_and_source_info_methods(tree: Path) -> None:
+    """DALI 2.4's `DataNode.property(key)` / `.source_info()` in a pipeline definition are
+    `fn.get_property` on the node (DALI's test_get_property reads a reader's names this way)."""
+    root = str(tree / "img")
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        data, labels = fn.readers.file(file_root=root)
+        return data.source_info(), (data + 0).source_info(), data.property("layout"), labels.property("source_info")
+
+    p = pipe()
+    p.build()
+    info, carried, layout, label_info = p.run()
+    names = [bytes(np.asarray(info.at(i))).decode() for i in range(2)]
+    assert names == ["a/0.jpg", "a/1.jpg"]  # file_root-relative, as DALI 2.4 names them
+    assert [bytes(np.asarray(carried.at(i))).decode() for i in range(2)] == names
+    assert [np.asarray(layout.at(i)).size for i in range(2)] == [0, 0]
+    assert [np.asarray(label_info.at(i)).size for i in range(2)] == [0, 0]

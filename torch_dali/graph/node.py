@@ -102,6 +102,15 @@ class DataNode:
             kw["dtype"] = dtype
         return _call_op("shapes", (self,), kw)
 
+    def property(self, key: str, *, device: str = "cpu") -> "DataNode":
+        """A metadata property of each sample ('source_info' or 'layout') as 1-D uint8 bytes, a new
+        DataNode (`fn.get_property`)."""
+        return _call_op("get_property", (self,), {"key": key, "device": device})
+
+    def source_info(self, *, device: str = "cpu") -> "DataNode":
+        """Each sample's source_info (the file or record it was read from), `property('source_info')`."""
+        return self.property("source_info", device=device)
+
     def get(self) -> Any:
         """DALI's debug-mode accessor. In debug mode ops return nodes holding data (eager's
         DataNodeDebug); a node of a traced graph has no batch to return."""
