@@ -200,3 +200,32 @@ def test_far_polygon_vertex_is_refused_without_hanging(tmp_path, x):
     got = run_isolated("tests.test_readers_coco:pixelwise_of_far_vertex", [[str(tmp_path), x]], timeout=60)[0]
     assert not isinstance(got, Died), got
     assert "astronaut.jpg" in got and "object" in got and ("polygon" in got), got
+
+
+def test_pixelwise_masks_with_ratio_scale_the_vertices_back_as_dali(tmp_path):
+    """ratio=True divides the vertices by the image size; DALI 2.4 rasterizes the pixel-wise mask
+    from them multiplied back in float32, so the mask is ratio=False's but for edge pixels that
+    rounding moves (here 4). torch_dali drew the relative vertices as pixel coordinates: the
+    objects vanished from the mask. Digests and pixels measured with DALI 2.4."""
+    import hashlib
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "a.jpg").write_bytes(b"x")  # masks only: the image is not decoded
+    doc = {"images": [{"file_name": "a.jpg", "width": 91, "height": 82, "id": 1}],
+           "categories": [{"id": 2, "name": "p"}, {"id": 5, "name": "q"}],
+           "annotations": [
+               {"id": 0, "image_id": 1, "bbox": [2, 49, 11, 32], "category_id": 2, "iscrowd": 0,
+                "segmentation": [[7.5, 50, 12, 65.0, 7.5, 80, 3, 65.0]]},
+               {"id": 1, "image_id": 1, "bbox": [13, 36, 27, 25], "category_id": 5, "iscrowd": 0,
+                "segmentation": [[26.5, 37, 39, 48.5, 26.5, 60, 14, 48.5]]}]}
+    ann = _write(tmp_path, doc)
+    masks = []
+    for ratio in (False, True):
+        @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+        def pipe():
+            return fn.readers.coco(file_root=str(tmp_path / "img"), annotations_file=str(ann),
+                                   pixelwise_masks=True, ratio=ratio)[3]
+        p = pipe()
+        p.build()
+        masks.append(np.asarray(p.run()[0].at(0)))
+    assert [hashlib.sha256(m.tobytes()).hexdigest()[:16] for m in masks] == ["082f4a96cf4821ea", "ed99f3c3937b0dc4"]
+    assert np.argwhere(masks[0] != masks[1])[:, :2].tolist() == [[40, 30], [42, 20], [52, 18], [53, 33]]

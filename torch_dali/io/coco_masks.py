@@ -176,8 +176,11 @@ def _merge_label(a_cnts: list[int], a_vals: list[int], b_cnts: list[int], label:
 MAX_MASK_PIXELS = 1 << 28
 
 
-def pixelwise_mask(s: CocoSample) -> torch.Tensor:
-    """The (H, W, 1) int32 mask of one sample: each pixel the label of the object covering it."""
+def pixelwise_mask(s: CocoSample, relative: bool = False) -> torch.Tensor:
+    """The (H, W, 1) int32 mask of one sample: each pixel the label of the object covering it.
+    `relative`: the vertices were divided by the image size (`ratio=True`); they are scaled back as
+    DALI 2.4 does, a float32 product by the width and height, so the mask is ratio=False's up to
+    that rounding (a vertex a float32 step off can move an edge pixel, in DALI's way)."""
     h, w = s.height, s.width
     if h <= 0 or w <= 0 or h * w > MAX_MASK_PIXELS:
         raise DataError(f"readers.coco: image {s.file_name} (id {s.image_id}) has size {w}x{h}; pixel-wise "
@@ -196,10 +199,13 @@ def pixelwise_mask(s: CocoSample) -> torch.Tensor:
         if sum(cnts) != n:
             raise DataError(f"{where}: the RLE counts cover {sum(cnts)} pixels, not the image's {n}")
         per_label[labels[obj]] = cnts
+    verts = s.vertices
+    if relative:
+        verts = verts.astype(np.float32) * np.array([w, h], np.float32)
     polys: dict[int, list[list[int]]] = {}
     for obj, start, end in s.polygons.tolist():
         polys.setdefault(labels[obj], []).append(
-            rle_from_polygon(s.vertices[start:end].astype(np.float64), h, w,
+            rle_from_polygon(verts[start:end].astype(np.float64), h, w,
                              f"readers.coco: image {s.file_name} (id {s.image_id}), object {obj}"))
     for lab, rl in polys.items():
         per_label[lab] = _union(rl, n)

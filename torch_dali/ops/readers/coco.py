@@ -136,7 +136,8 @@ class CocoReader(ReaderBase):
             outs += [TensorList(polys), TensorList([torch.from_numpy(s.vertices) for s in samples])]
         if self.pixelwise:
             from ...io.coco_masks import pixelwise_mask
-            outs.append(TensorList([pixelwise_mask(s) for s in samples], "HWC"))
+            rel = bool(self.args["ratio"])
+            outs.append(TensorList([pixelwise_mask(s, relative=rel) for s in samples], "HWC"))
         if self.args["image_ids"]:
             outs.append(TensorList([torch.tensor([s.image_id], dtype=torch.int32) for s in samples]))
         return outs
