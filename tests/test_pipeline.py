@@ -80,6 +80,28 @@ def test_input_sets_return_lists():
     assert x.at(0).dtype == np.int32 and y.at(0).dtype == np.int32
 
 
+
+def test_input_sets_of_a_multi_output_op_group_by_output():
+    """DALI 2.4 returns a multi-output op's input sets grouped by output: [[out0 of set 0, out0 of
+    set 1], [out1 of set 0, out1 of set 1]] (its test_pipeline.test_multiple_input_sets unpacks
+    `boxes, labels = box_encoder([b0, b1], [l0, l1])`); torch_dali grouped them by set, so `boxes`
+    held set 0's boxes and labels. Values from DALI 2.4's CPU backend."""
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def p():
+        b0 = types.Constant(np.array([[0.1, 0.2, 0.3, 0.4]], np.float32))
+        b1 = types.Constant(np.array([[0.5, 0.6, 0.7, 0.8]], np.float32))
+        labels = [types.Constant(np.array([1], np.int32)), types.Constant(np.array([2], np.int32))]
+        boxes, labs = fn.box_encoder([b0, b1], labels, anchors=[0.0, 0.0, 1.0, 1.0])
+        one_set = ops.BoxEncoder(anchors=[0.0, 0.0, 1.0, 1.0])(b0, labels)  # a plain input repeated
+        return (*boxes, *labs, *one_set[1])
+
+    pipe = p()
+    pipe.build()
+    out = [np.asarray(t.at(0)).ravel().tolist() for t in pipe.run()]
+    np.testing.assert_allclose(out[0], [0.2, 0.3, 0.2, 0.2], rtol=1e-6)
+    np.testing.assert_allclose(out[1], [0.6, 0.7, 0.2, 0.2], rtol=1e-6)
+    assert out[2:] == [[1], [2], [1], [2]]
+
 @pytest.mark.parametrize("kw, want", [
     ({"dtype": 5}, ("dtype", types.INT16)), ({"dtype": np.int64(9)}, ("dtype", types.FLOAT)),
     ({"interp_type": 0}, ("interp_type", types.INTERP_NN)), ({"image_type": 1}, ("image_type", types.BGR)),

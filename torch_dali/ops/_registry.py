@@ -81,8 +81,12 @@ def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
     if sets:  # input sets: one node per element, sharing arguments
         if len(set(sets)) != 1:
             raise GraphError(f"{op}: input sets must have the same length, got {sets}")
-        return [call_op(schema, tuple(x[k] if isinstance(x, (list, tuple)) else x for x in inputs),
-                        dict(kwargs), origin) for k in range(sets[0])]
+        per_set = [call_op(schema, tuple(x[k] if isinstance(x, (list, tuple)) else x for x in inputs),
+                           dict(kwargs), origin) for k in range(sets[0])]
+        if per_set and isinstance(per_set[0], (list, tuple)):
+            # DALI groups by output: [[out0 of set 0, out0 of set 1, ...], [out1 of set 0, ...], ...]
+            return [list(outs) for outs in zip(*per_set)]
+        return per_set
     if not schema.min_inputs <= len(inputs) <= schema.max_inputs:
         want = (str(schema.min_inputs) if schema.min_inputs == schema.max_inputs
                 else f"{schema.min_inputs} to {schema.max_inputs}")
