@@ -420,3 +420,18 @@ def test_run_feeds_inputs_given_by_name():
         make(prefetch_queue_depth=1).run(y=np.zeros((2, 3)))
     with pytest.raises(RuntimeError, match="prefetch_queue_depth=1"):
         make().run(x=np.zeros((2, 3)))
+
+
+def test_pipeline_def_keyword_the_function_names_goes_to_the_function():
+    """DALI 2.4: a call keyword that the definition function names goes to the function even when
+    a Pipeline argument has that name (with a warning); the Pipeline keeps the decorator's value.
+    torch_dali gave it to the Pipeline, and the call failed with the function's parameter missing."""
+    @pipeline_def(batch_size=2, num_threads=3, device_id=None)
+    def p(num_threads, seed=5):
+        return types.Constant(np.array([num_threads, seed], np.int32))
+
+    with pytest.warns(UserWarning, match="num_threads, seed"):
+        pipe = p(num_threads=42, seed=7, prefetch_queue_depth=1)
+    assert (pipe.num_threads, pipe.prefetch_queue_depth) == (3, 1)
+    pipe.build()
+    assert np.asarray(pipe.run()[0].at(0)).tolist() == [42, 7]

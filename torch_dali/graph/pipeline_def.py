@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from typing import Any, Callable
 
 from ..errors import ArgumentError
@@ -28,13 +29,13 @@ def do_not_convert(func: Callable) -> Callable:
         return call
 
 
-def _takes_keyword(func: Callable, name: str) -> bool:
+def _named_params(func: Callable) -> set[str]:
+    """The parameters a call can name (not *args/**kwargs)."""
     try:
         params = inspect.signature(func).parameters
     except (TypeError, ValueError):
-        return False
-    p = params.get(name)
-    return p is not None and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        return set()
+    return {k for k, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
 
 
 def pipeline_def(fn: Callable | None = None, *, enable_conditionals: bool = False,
@@ -53,16 +54,23 @@ def pipeline_def(fn: Callable | None = None, *, enable_conditionals: bool = Fals
         if getattr(func, "_torch_dali_do_not_convert", False):
             raise ArgumentError(f"pipeline_def: '{getattr(func, '__name__', func)}' is marked @do_not_convert; "
                                 "a pipeline definition cannot be (mark the functions it calls instead)")
-        takes_debug = _takes_keyword(func, "debug")
+        named = _named_params(func)
 
         @functools.wraps(func)
         def make(*args: Any, **kwargs: Any) -> Pipeline:
-            # DALI's `debug=True` (decorator or call): the function still receives `debug` when it
-            # names it, as in DALI
-            debug = bool(kwargs.get("debug", debug_default)) if takes_debug else bool(kwargs.pop("debug", debug_default))
-            pipe_kw = {**pipeline_kwargs, **{k: kwargs.pop(k) for k in list(kwargs) if k in _PIPELINE_ARGS and k != "debug"},
+            # a keyword the function names goes to the function, even when it is also a Pipeline
+            # argument (DALI 2.4: `def p(num_threads)` called with num_threads=42 gets 42, the
+            # Pipeline keeps the decorator's); `debug` and `enable_conditionals` are then read too
+            debug = bool(kwargs.get("debug", debug_default) if "debug" in named else kwargs.pop("debug", debug_default))
+            shadowed = sorted(k for k in kwargs if k in _PIPELINE_ARGS and k in named and k != "debug")
+            if shadowed:
+                warnings.warn(f"pipeline_def: {', '.join(shadowed)} given to '{getattr(func, '__name__', func)}' "
+                              "(it names them), not to the Pipeline", stacklevel=2)
+            pipe_kw = {**pipeline_kwargs, **{k: kwargs.pop(k) for k in list(kwargs)
+                                             if k in _PIPELINE_ARGS and k not in named and k != "debug"},
                        "debug": debug}
-            conditionals = bool(kwargs.pop("enable_conditionals", enable_conditionals))
+            conditionals = bool(kwargs.get("enable_conditionals", enable_conditionals)
+                                if "enable_conditionals" in named else kwargs.pop("enable_conditionals", enable_conditionals))
             body = func
             if conditionals:
                 from ..conditionals import convert
