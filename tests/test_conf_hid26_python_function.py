@@ -62,3 +62,27 @@ def test_python_function_classes_take_their_function_by_position():
     assert run(lambda: TorchPythonFunction(lambda: torch.full((2,), 7))()) == [[7, 7]] * 2
     with pytest.raises(TypeError, match="multiple values"):
         ops.PythonFunction(lambda: 1, function=lambda: 2)
+
+
+def test_python_functions_run_when_no_output_uses_them():
+    """DALI 2.4 never prunes Python function ops: a `num_outputs=0` sink and a function whose output
+    is unused are called for every sample (measured: 2 calls each for batch 2, with the inputs they
+    need computed). torch_dali pruned both, so DALI's test_python_function.test_sink wrote nothing."""
+    calls = []
+
+    def one(x):
+        calls.append("one")
+        return x
+
+    def zero(x):
+        calls.append("zero")
+
+    with Pipeline(batch_size=2, num_threads=1, device_id=None, exec_async=False, exec_pipelined=False) as p:
+        a = fn.constant(idata=[1, 2, 3], dtype=types.UINT8)
+        fn.python_function(a + 1, function=one)
+        fn.python_function(a, function=zero, num_outputs=0)
+        fn.cast(a, dtype=types.INT32)  # an unused ordinary op is still pruned (no side effects)
+        p.set_outputs(a)
+    p.build()
+    p.run()
+    assert sorted(calls) == ["one", "one", "zero", "zero"]

@@ -102,9 +102,12 @@ class Graph:
         return [mapped(o) for o in outs]
 
     def reachable(self) -> list[Node]:
-        """Nodes the outputs depend on, in creation (= topological) order."""
+        """Nodes the outputs depend on, in creation (= topological) order. As in DALI 2.4, Python
+        function ops (their side effects are the point: a `num_outputs=0` sink, a counter) run too,
+        with what they depend on, when no output needs them."""
         seen: set[int] = set()
         stack = [o.node for o in self.outputs]
+        stack += [n for n in self.nodes if getattr(n.schema.impl, "no_prune", False)]
         while stack:
             n = stack.pop()
             if n.id in seen:

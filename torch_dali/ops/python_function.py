@@ -133,6 +133,7 @@ class _PythonFunctionBase(Operator):
     order_sensitive = True  # a user's function may keep state between batches
     kind = "python_function"
     no_input_sets = True  # as DALI's: a list of DataNodes as an input is a TypeError, not input sets
+    no_prune = True  # runs even when no output is used (DALI's schema says so: side effects)
 
     def setup(self) -> None:
         self.function: Callable[..., Any] = self.args["function"]
