@@ -435,3 +435,20 @@ def test_pipeline_def_keyword_the_function_names_goes_to_the_function():
     assert (pipe.num_threads, pipe.prefetch_queue_depth) == (3, 1)
     pipe.build()
     assert np.asarray(pipe.run()[0].at(0)).tolist() == [42, 7]
+
+
+def test_enable_api_check_is_accepted_and_mixing_calls_is_allowed():
+    """DALI's enable_api_check() exists on every pipeline (torch_dali had none: AttributeError);
+    mixing run() with schedule_run()/outputs() is allowed here (conformance/on_purpose.md)."""
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def p():
+        return fn.external_source(source=lambda info: np.array([info.iteration], np.int32), batch=False)
+
+    pipe = p()
+    pipe.build()
+    assert int(pipe.run()[0].at(0)[0]) == 0
+    pipe.enable_api_check(False)
+    pipe.schedule_run()
+    assert int(pipe.outputs()[0].at(0)[0]) == 1
+    pipe.enable_api_check(True)
+    assert int(pipe.run()[0].at(0)[0]) == 2

@@ -136,6 +136,12 @@ class DaliAPI:
         stack.pop()
         pop_graph()
 
+    def enable_api_check(self, enable: bool) -> None:
+        """DALI's switch for its check that one pipeline is driven one way (run(), schedule_run() /
+        outputs(), or an iterator). torch_dali does not refuse mixing them (conformance/on_purpose.md),
+        so there is nothing to switch; the call is accepted."""
+        return None
+
     @property
     def enable_checkpointing(self) -> bool:
         return self._enable_checkpointing
