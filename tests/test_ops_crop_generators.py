@@ -102,3 +102,29 @@ def test_same_seed_same_windows_and_crop_generator_matches_random_resized_crop()
     for i in range(8):
         y0, x0, hh, ww = random_crop_window(SampleRNG(5, 0, i), 50, 80)
         assert a[0][i].tolist() == [y0, x0] and a[1][i].tolist() == [hh, ww]
+
+
+def test_roi_random_crop_input_of_more_dimensions_than_crop_shape():
+    """DALI 2.4 takes an input with more dimensions than crop_shape (an HWC image, a 2-D crop; DALI's
+    checkpointing test_roi_random_crop does this) and crops its leading dimensions; torch_dali
+    refused it. Measured on DALI 2.4 (input 80x120x3, ROI (0,0)-(30,30)): crop (10, 10) gave
+    anchors in [0, 20] x [0, 20]; crop (70, 10) gave row 0 (the ROI lies inside the window) and
+    columns in [0, 20]; crop (10,) one anchor in [0, 20]."""
+    from torch_dali import fn, pipeline_def, types
+
+    def anchors(crop):
+        @pipeline_def(batch_size=64, num_threads=1, device_id=None, seed=3)
+        def p():
+            x = fn.random.uniform(shape=(80, 120, 3), dtype=types.UINT8)
+            return fn.roi_random_crop(x, crop_shape=crop, roi_start=[0] * len(crop), roi_end=[30] * len(crop))
+        pipe = p()
+        pipe.build()
+        (out,) = pipe.run()
+        return np.stack([np.asarray(out.at(i)) for i in range(64)])
+
+    a = anchors((10, 10))
+    assert a.shape == (64, 2) and a.min() >= 0 and a.max() <= 20 and len(np.unique(a)) > 10
+    a = anchors((70, 10))
+    assert (a[:, 0] == 0).all() and a[:, 1].min() >= 0 and a[:, 1].max() <= 20
+    a = anchors((10,))
+    assert a.shape == (64, 1) and a.min() >= 0 and a.max() <= 20

@@ -55,6 +55,10 @@ class ROIRandomCrop(Operator):
             else:
                 end = [a + b for a, b in zip(start, self._get(args, "roi_shape", i))]
             ndim = len(crop)
+            if inputs and in_shape is not None and len(in_shape) > ndim:
+                # DALI 2.4: an input of more dimensions than crop_shape (an HWC image, a 2-D crop)
+                # is cropped in its leading ones
+                in_shape = in_shape[:ndim]
             for name, v in (("roi_start", start), ("ROI end/shape", end), ("in_shape", in_shape)):
                 if v is not None and len(v) != ndim:
                     raise ArgumentError(f"{self.name}: `{name}` has {len(v)} values, `crop_shape` {ndim}")
