@@ -122,3 +122,38 @@ def test_edited_checkpoints_are_errors_not_crashes(tmp_path):
             q = p(checkpoint=json.dumps(doc))
             q.build()
             q.run()
+
+
+def test_iterator_restored_at_an_epochs_end_is_empty_until_reset(tmp_path):
+    """DALI 2.4 (checkpointing test_reset): a checkpoint taken after a whole epoch, before reset(),
+    restores an iterator that is empty (next() raises StopIteration) until reset(), then reads
+    the next epoch; a checkpoint taken after reset() reads at once. torch_dali refused the first
+    with 'the pipeline has no data'. Measured on DALI 2.4 with a 32-file folder: the same."""
+    (tmp_path / "0").mkdir()
+    for i in range(3):
+        (tmp_path / "0" / f"{i}.jpg").write_bytes(bytes([i]) * (i + 1))
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None, enable_checkpointing=True)
+    def pipe():
+        data, _ = fn.readers.file(file_root=str(tmp_path), name="Reader")
+        return data
+
+    def make(p):
+        return DALIGenericIterator(p, output_map=["data"], auto_reset=False, reader_name="Reader")
+
+    def take(it):
+        try:
+            return next(it)[0]["data"].numel()
+        except StopIteration:
+            return None
+
+    it = make(pipe())
+    assert sum(1 for _ in it) == 3
+    before = it.checkpoints()[0]
+    it.reset()
+    after = it.checkpoints()[0]
+    restored = make(pipe(checkpoint=before))
+    assert [take(restored), take(restored)] == [None, None]
+    restored.reset()
+    assert take(restored) == 1
+    assert take(make(pipe(checkpoint=after))) == 1

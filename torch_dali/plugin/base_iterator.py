@@ -119,8 +119,11 @@ class BaseIterator:
             try:
                 self._first_batch = self._next_batch()
             except StopIteration:
-                raise PipelineError(f"{name}: the pipeline has no data (its first batch raised "
-                                    "StopIteration)") from None
+                # a checkpoint taken at an epoch's end restores an iterator with nothing left in
+                # that epoch: empty until reset(), as in DALI 2.4; otherwise no data is an error
+                if not any(restored):
+                    raise PipelineError(f"{name}: the pipeline has no data (its first batch raised "
+                                        "StopIteration)") from None
 
     # -- checkpoints -----------------------------------------------------------------------------
     def _save_state(self) -> dict[str, Any]:
