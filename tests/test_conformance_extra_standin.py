@@ -110,3 +110,12 @@ def test_lmdb_writer_trees(tmp_path, n, size, pad, depth):
     for i in (0, n // 2, n - 1):
         assert L.read_key(lambda o, k: raw[o:o + k], e, i) == recs[i][0]
         assert bytes(L.read_value(lambda o, k: raw[o:o + k], e, i, "t")) == recs[i][1]
+
+
+def test_vfr_videos_when_pyav_is_there(root):
+    av = pytest.importorskip("av")
+    for i in (1, 2):
+        with av.open(str(root / f"db/video/vfr/test_{i}.mp4")) as c:
+            (s,) = c.streams.video
+            assert s.codec_context.name == "vp9"  # DALI 2.4's CPU video decoder takes VP9
+            assert sum(1 for _ in c.decode(s)) == 60
