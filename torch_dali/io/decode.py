@@ -109,8 +109,8 @@ def _header(b: bytes | memoryview) -> ImageInfo:
         return _png_info(b)
     lay = _tiff.reads_here(b)
     if lay is not None:
-        return ImageInfo("tiff", lay.height, lay.width, lay.samples,
-                         lay.orientation if 1 <= lay.orientation <= 8 else 1, bit_depth=lay.bits)
+        return ImageInfo("tiff", lay.height, lay.width, lay.channels,
+                         lay.orientation if 1 <= lay.orientation <= 8 else 1, bit_depth=lay.depth)
     return _pil_info(b)
 
 
@@ -213,18 +213,22 @@ def _reason(e: BaseException) -> str:
     return msg
 
 
-def _gray(rgb: np.ndarray, fmt: str, cmyk: bool = False) -> np.ndarray | None:
-    """GRAY of an 8-bit RGB image as DALI 2.4's decoder for that format computes it: OpenCV's
-    fixed-point BT.601 for BMP and PNM, libtiff's path in float rounded half up for TIFF, the
-    float BT.601 sum truncated for a CMYK JPEG (after its conversion to RGB); None: PIL's
-    conversion (WebP and the rest agree with it)."""
+def _gray(rgb: np.ndarray, fmt: str, cmyk: bool = False, oriented: bool = False) -> np.ndarray | None:
+    """GRAY of an 8-bit RGB image as DALI 2.4's decoder for that format computes it (each measured
+    pixel for pixel on files of every kind): OpenCV's 14-bit fixed-point BT.601 for BMP, PNM and a
+    TIFF whose orientation tag turns it (`oriented`), 15-bit fixed point for WebP and JPEG 2000,
+    libtiff's path in float rounded half up for other TIFFs, the float BT.601 sum truncated for a
+    CMYK JPEG (after its conversion to RGB); None: PIL's conversion."""
     if cmyk:
         r, g, b = (rgb[..., i].astype(np.float32) for i in range(3))
         luma = np.float32(0.299) * r + np.float32(0.587) * g + np.float32(0.114) * b
         return np.floor(luma).clip(0, 255).astype(np.uint8)
-    if fmt in ("BMP", "PPM"):
+    if fmt in ("BMP", "PPM") or (fmt == "TIFF" and oriented):
         r, g, b = (rgb[..., i].astype(np.int32) for i in range(3))
         return ((r * 4899 + g * 9617 + b * 1868 + 8192) >> 14).astype(np.uint8)
+    if fmt in ("WEBP", "JPEG2000"):
+        r, g, b = (rgb[..., i].astype(np.int32) for i in range(3))
+        return ((r * 9798 + g * 19235 + b * 3735 + 16384) >> 15).astype(np.uint8)
     if fmt == "TIFF":
         r, g, b = (rgb[..., i].astype(np.float32) for i in range(3))
         luma = np.float32(0.299) * r + np.float32(0.587) * g + np.float32(0.114) * b
@@ -244,6 +248,8 @@ def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: 
     fmt = str(im.format)
     tags = getattr(im, "tag_v2", None)  # a TIFF's tags
     stored = int(tags.get(_ORIENTATION_TAG, 1) or 1) if tags is not None else 1
+    if fmt == "JPEG" and output_type == GRAY and im.mode == "RGB":
+        im.draft("L", im.size)  # libjpeg's own gray (the Y plane), as DALI's; not the luma of RGB
     im.load()
     # Pillow 11+ turns a TIFF upright while loading it and drops its orientation tag; older ones
     # leave both to the caller (exif_transpose then finds the tag)
@@ -257,7 +263,7 @@ def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: 
         gray = torch.from_numpy(a)[None]
         return gray if output_type in (GRAY, ANY) else gray.expand(3, -1, -1)
     if output_type == GRAY and im.mode not in ("1", "L", "LA"):
-        gray = _gray(np.asarray(im.convert("RGB")), fmt)
+        gray = _gray(np.asarray(im.convert("RGB")), fmt, oriented=2 <= stored <= 8)
         if gray is not None:
             return torch.from_numpy(gray)[None]
     if output_type == GRAY or (output_type == ANY and im.mode == "1"):  # bilevel: gray, as stored

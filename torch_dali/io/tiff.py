@@ -6,7 +6,10 @@ cut to 8 bits and associated alpha is un-premultiplied. DALI's decoders keep eve
 for `ANY_DATA` (multispectral images: RGB plus more bands), take the first three for RGB/BGR, and
 scale 16-bit samples to the output type. So these files are read here: the first IFD, strips or
 tiles, chunky or planar samples, unsigned 8/16-bit samples, no compression, LZW, Deflate or
-PackBits, with or without horizontal differencing. Every other TIFF still goes through PIL
+PackBits, with or without horizontal differencing. 8-bit palette files too: DALI 2.4 gives their
+16-bit colormap entries as a 16-bit RGB image (ANY_DATA: 3 channels; uint8 outputs scaled from
+16 bits, GRAY the luma of the 16-bit values), where PIL keeps the entries' high bytes, one level
+off for most pixels of a palette written as v*256. Every other TIFF still goes through PIL
 (`decode`).
 
 Limits (the bytes are untrusted): `decode`'s `max_pixels` check sees the size from `layout`; at
@@ -27,11 +30,11 @@ MAGIC = (b"II*\x00", b"MM\x00*")
 _WIDTH, _HEIGHT, _BITS, _COMPRESSION, _PHOTOMETRIC = 256, 257, 258, 259, 262
 _STRIP_OFFSETS, _ORIENTATION, _SAMPLES, _ROWS_PER_STRIP, _STRIP_COUNTS = 273, 274, 277, 278, 279
 _PLANAR, _PREDICTOR, _TILE_W, _TILE_H, _TILE_OFFSETS, _TILE_COUNTS = 284, 317, 322, 323, 324, 325
-_EXTRA_SAMPLES, _SAMPLE_FORMAT = 338, 339
+_EXTRA_SAMPLES, _SAMPLE_FORMAT, _COLORMAP = 338, 339, 320
 
 _NONE, _LZW, _DEFLATE, _PACKBITS, _OLD_DEFLATE = 1, 5, 8, 32773, 32946
 _COMPRESSIONS = (_NONE, _LZW, _DEFLATE, _PACKBITS, _OLD_DEFLATE)
-_MIN_IS_BLACK, _RGB = 1, 2
+_MIN_IS_BLACK, _RGB, _PALETTE = 1, 2, 3
 _UNASSOCIATED_ALPHA = 2  # the ExtraSamples value PIL keeps as stored (RGBA, LA); associated alpha (1) it
 # un-premultiplies (RGBa) or refuses (gray), where DALI gives the samples as stored
 _TYPES = {1: "B", 3: "H", 4: "I", 16: "Q"}  # BYTE, SHORT, LONG, LONG8: the integer tag types used
@@ -61,6 +64,21 @@ class Layout:
     counts: tuple[int, ...]
     block: tuple[int, int]  # (rows, columns) of one strip or tile
     tiled: bool
+    colormap: tuple[int, ...] = ()  # a palette file's 3 * 2**bits 16-bit entries (all reds, greens, blues)
+
+    @property
+    def palette(self) -> bool:
+        return self.photometric == _PALETTE
+
+    @property
+    def channels(self) -> int:
+        """Samples per decoded pixel (a palette index becomes RGB)."""
+        return 3 if self.palette else self.samples
+
+    @property
+    def depth(self) -> int:
+        """Bits per decoded sample (colormap entries are 16-bit)."""
+        return 16 if self.palette else self.bits
 
 
 def _tags(b: bytes | memoryview) -> tuple[str, dict[int, tuple[int, ...]]]:
@@ -102,7 +120,8 @@ def layout(b: bytes | memoryview) -> Layout:
                   one(_PLANAR, 1), one(_PREDICTOR, 1), one(_ORIENTATION, 1), tuple(t.get(_EXTRA_SAMPLES, ())),
                   formats.pop() if len(formats) == 1 else 0,
                   tuple(t.get(_TILE_OFFSETS if tiled else _STRIP_OFFSETS, ())),
-                  tuple(t.get(_TILE_COUNTS if tiled else _STRIP_COUNTS, ())), block, tiled)
+                  tuple(t.get(_TILE_COUNTS if tiled else _STRIP_COUNTS, ())), block, tiled,
+                  tuple(t.get(_COLORMAP, ())))
 
 
 def reads_here(b: bytes | memoryview) -> Layout | None:
@@ -118,12 +137,14 @@ def reads_here(b: bytes | memoryview) -> Layout | None:
             or lay.predictor not in (1, 2) or lay.height <= 0 or lay.width <= 0 or min(lay.block) <= 0 \
             or not 1 <= lay.samples <= MAX_SAMPLES or lay.planar not in (1, 2) \
             or lay.block[0] * lay.block[1] > 4 * lay.height * lay.width + (1 << 16) \
-            or lay.height * lay.width * lay.samples * (lay.bits // 8) > MAX_BYTES:
+            or lay.height * lay.width * lay.channels * (lay.depth // 8) > MAX_BYTES:
         return None
     if lay.photometric == _RGB and lay.samples >= 3:
         plain = lay.samples == 3 or (lay.samples == 4 and lay.extra[:1] == (_UNASSOCIATED_ALPHA,))
     elif lay.photometric == _MIN_IS_BLACK:
         plain = lay.samples == 1 or (lay.samples == 2 and lay.extra[:1] == (_UNASSOCIATED_ALPHA,))
+    elif lay.palette:
+        return lay if lay.samples == 1 and lay.bits == 8 and len(lay.colormap) == 3 * 256 else None
     else:
         return None
     return None if plain and lay.bits == 8 else lay
@@ -215,7 +236,7 @@ def _inflate(lay: Layout, raw: bytes, need: int, rows: int) -> bytes:
 
 
 def decode(b: bytes | memoryview, lay: Layout) -> np.ndarray:
-    """HWC array of every sample as stored (uint8 or uint16), before orientation."""
+    """HWC array of every sample as stored (uint8 or uint16; a palette file's RGB), before orientation."""
     dtype = np.dtype(("<" if bytes(b[:2]) == b"II" else ">") + ("u1" if lay.bits == 8 else "u2"))
     planes = lay.samples if lay.planar == 2 else 1
     per_block = 1 if lay.planar == 2 else lay.samples
@@ -242,6 +263,8 @@ def decode(b: bytes | memoryview, lay: Layout) -> np.ndarray:
                 h, w = min(rows, lay.height - y), min(bw, lay.width - x)
                 out[p, y:y + h, x:x + w] = blk[:h, :w]
     hwc = out[..., 0].transpose(1, 2, 0) if lay.planar == 2 else out[0]
+    if lay.palette:  # index -> the colormap's 16-bit RGB
+        return np.asarray(lay.colormap, np.uint16).reshape(3, -1).T[hwc[..., 0]]
     return np.ascontiguousarray(hwc.astype(dtype.newbyteorder("=")))
 
 
@@ -252,7 +275,7 @@ def to_channels(hwc: np.ndarray, lay: Layout, want: str) -> np.ndarray:
     past the pixel there)."""
     if want == "any":
         return hwc
-    if lay.samples < 3:
+    if lay.channels < 3:
         gray = hwc[..., :1]
         return gray if want == "gray" else np.repeat(gray, 3, axis=2)
     rgb = hwc[..., :3]
