@@ -124,3 +124,25 @@ def test_dense_batch_matches_per_sample():
         ragged = _run(op, [a, c, b], **kw)
         np.testing.assert_array_equal(dense.at(0), ragged.at(0))
         np.testing.assert_array_equal(dense.at(1), ragged.at(2))
+
+
+# DALI 2.4's first row of filter(arange(30).reshape(5, 6), a 5x5 kernel picking the pixel two to the
+# left) for each border name it accepts, in any letter case (test_filter passes "101" and "1001")
+BORDER_ALIASES = {"101": [2, 1, 0], "reflect101": [2, 1, 0], "REFLECT_101": [2, 1, 0],
+                  "1001": [1, 0, 0], "reflect": [1, 0, 0], "reflect1001": [1, 0, 0], "ReFlEcT": [1, 0, 0],
+                  "edge": [0, 0, 0], "Clamp": [0, 0, 0], "WRAP": [4, 5, 0], "CONSTANT": [0, 0, 0]}
+
+
+@pytest.mark.parametrize("border", list(BORDER_ALIASES))
+def test_filter_border_names_as_dali(border):
+    x = np.arange(30, dtype=np.float32).reshape(5, 6, 1)
+    k = np.zeros((5, 5), np.float32)
+    k[2, 0] = 1
+    out = _run(fn.filter, [x], extra=[[k]], border=border)
+    assert np.asarray(out[0])[0, :3, 0].tolist() == BORDER_ALIASES[border]
+
+
+@pytest.mark.parametrize("border", ["reflect-101", "transparent", "isolated", "symmetric", "replicate"])
+def test_filter_border_names_dali_refuses(border):  # DALI 2.4 refuses these too
+    with pytest.raises(ArgumentError, match="border"):
+        _run(fn.filter, [np.zeros((5, 6, 1), np.float32)], extra=[[np.ones((3, 3), np.float32)]], border=border)

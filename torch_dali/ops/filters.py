@@ -251,13 +251,25 @@ class Laplacian(_Convolution):
 FILTER_IN_TYPES = (torch.uint8, torch.int8, torch.uint16, torch.int16, torch.int32, torch.float16, torch.float32)
 
 
+#: the border names DALI 2.4's filter accepts, in any letter case, and the border each means
+BORDER_NAMES = {"reflect_101": "reflect_101", "reflect101": "reflect_101", "101": "reflect_101",
+                "reflect_1001": "reflect_1001", "reflect1001": "reflect_1001", "1001": "reflect_1001",
+                "reflect": "reflect_1001", "wrap": "wrap", "clamp": "clamp", "edge": "clamp",
+                "constant": "constant"}
+
+
+def _border_name(v: Any) -> str | None:
+    return None if isinstance(v, str) and v.lower() in BORDER_NAMES else \
+        "one of " + ", ".join(repr(c) for c in BORDER_NAMES) + " (any letter case)"
+
+
 class Filter(LayoutOp):
     """Correlation with a per-sample kernel (input 1), optional per-sample fill value (input 2)."""
 
     def setup(self) -> None:
         dt = self.args.get("dtype")
         self.dtype = None if dt is None else types.to_torch_dtype(dt)
-        self.border = self.args["border"]
+        self.border = BORDER_NAMES[self.args["border"].lower()]
         self.valid = self.args["mode"] == "valid"
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
@@ -324,8 +336,8 @@ register(OpSchema(
 ))
 _FILTER_ARGS = (
     Arg("anchor", "ints", -1, "the filter's position over the output point (-1: its center)", tensor=True),
-    Arg("border", "str", "reflect_101", "reflect_101, reflect_1001, wrap, clamp or constant",
-        check=one_of(*K.BORDERS)),
+    Arg("border", "str", "reflect_101", "reflect_101 (or 101), reflect_1001 (or 1001, reflect), wrap, "
+        "clamp (or edge) or constant; any letter case", check=_border_name),
     Arg("mode", "str", "same", "same (output as large as the input) or valid (only full windows)",
         check=one_of("same", "valid")),
     _DTYPE,
