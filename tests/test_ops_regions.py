@@ -46,3 +46,25 @@ def test_slice_policies_on_a_line():
     for policy, w in want.items():
         got = slice_window(x, [-4], [16], policy, torch.tensor([9]))
         assert got.tolist() == w, policy
+
+
+@pytest.mark.parametrize("canvas,shape", [(-0.5, (8, 10, 3)), (-0.999, (8, 10, 3)), (7.5, (8, 10, 3)),
+                                          (12.0, (12, 12, 3)), (-1.0, None), (-1.5, None)])
+def test_paste_negative_min_canvas_size(canvas, shape):
+    """DALI 2.4 truncates min_canvas_size to an integer and refuses it below 0 (-1.0 and -1.5 fail
+    at run time; -0.999 passes), as test_paste's test_min_canvas_size checks with -1."""
+    from torch_dali import fn, pipeline_def, types
+    from torch_dali.errors import PipelineError
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return fn.paste(types.Constant(np.zeros((4, 5, 3), np.uint8)), ratio=2.0, fill_value=0,
+                        min_canvas_size=canvas)
+
+    p = pipe()
+    p.build()
+    if shape is None:
+        with pytest.raises(PipelineError, match="min_canvas_size"):
+            p.run()
+    else:
+        assert np.asarray(p.run()[0][0]).shape == shape

@@ -265,7 +265,10 @@ class Paste(Operator):
             for k, v in (("paste_x", px), ("paste_y", py)):
                 if not 0 <= v <= 1:
                     raise ArgumentError(f"{self.name}: `{k}` must be in [0, 1], got {v}")
-            h, w, y, x0 = R.paste_geometry(int(x.shape[0]), int(x.shape[1]), ratio, get("min_canvas_size"), py, px)
+            canvas = get("min_canvas_size")
+            if not canvas > -1:  # DALI 2.4 truncates it to an integer first: -0.5 passes, -1 does not
+                raise ArgumentError(f"{self.name}: `min_canvas_size` must not be negative, got {canvas}")
+            h, w, y, x0 = R.paste_geometry(int(x.shape[0]), int(x.shape[1]), ratio, canvas, py, px)
             out.append(R.paste(x, h, w, y, x0, self.fill))
         return [TensorList(out, "HWC")]
 
