@@ -1,0 +1,124 @@
+"""The stand-in's other image folders: db/single/{jpeg2k,webp,mixed,missnamed,multichannel},
+db/imgcodec/jpeg/orientation, the 3-D MRI slices test_resize stacks, and db/imgproc's checkerboard."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+from PIL import Image
+
+from . import _synth
+from .images import CATS, HAS_JP2, HAS_WEBP, ORIENTATION, MRI_SERIES, _jpeg_bytes, _pic, _save, _Writer
+
+
+def _jpeg2k(w: _Writer) -> None:
+    if not HAS_JP2:
+        return
+    d = "db/single/jpeg2k"
+    for i, name in enumerate(CATS[:7]):
+        rel = f"{d}/0/{name}.jp2"
+        w.put(rel, _save(Image.fromarray(_pic(rel, 300 + 17 * i, 451 - 9 * i)), "JPEG2000"))
+    for name in CATS[:2]:
+        rel = f"{d}/0/{name}-16bit.jp2"
+        w.put(rel, _save(Image.fromarray(_synth.gray(_pic(rel, 333, 500, depth=16))), "JPEG2000"))
+    for i, name in enumerate(CATS[:4]):
+        rel = f"{d}/1/{name}.jp2"
+        w.put(rel, _save(Image.fromarray(_pic(rel, 320, 480 + i)), "JPEG2000", irreversible=True,
+                         quality_mode="rates", quality_layers=[20]))
+    for name in CATS[1:3]:
+        rel = f"{d}/2/tiled-{name}.jp2"
+        w.put(rel, _save(Image.fromarray(_pic(rel, 400, 600)), "JPEG2000", tile_size=(128, 128)))
+
+
+def _webp(w: _Writer) -> None:
+    if not HAS_WEBP:
+        return
+    d = "db/single/webp"
+    for i, name in enumerate(CATS[:5]):
+        rel = f"{d}/lossy/{name}.webp"
+        w.put(rel, _save(Image.fromarray(_pic(rel, 300 + 11 * i, 451)), "WEBP", quality=80))
+        rel = f"{d}/lossless/{name}.webp"
+        w.put(rel, _save(Image.fromarray(_pic(rel, 333, 500 - 3 * i)), "WEBP", lossless=True))
+    for name in ["bird-4496315_640", "elephant-3095552_640"]:
+        rel = f"{d}/lossless-alpha/{name}.webp"
+        w.put(rel, _save(Image.fromarray(_pic(rel, 300, 451, 4)), "WEBP", lossless=True))
+
+
+def _mixed(w: _Writer) -> None:
+    d = "db/single/mixed"
+    w.put(f"{d}/0/422.jpg", _jpeg_bytes(_pic(d + "/0/422", 300, 400), sub=1))
+    w.put(f"{d}/0/2x4.jpg", _jpeg_bytes(_pic(d + "/0/2x4", 2, 4)))
+    for name in ["alpaca-1845919_640", "camera-2382826_640", "snake-751722_640"]:
+        w.put(f"{d}/1/{name}.jpg", _jpeg_bytes(_pic(f"{d}/1/{name}", 400, 600)))
+    for name in CATS[1:4]:
+        w.put(f"{d}/2/{name}.png", _save(Image.fromarray(_pic(f"{d}/2/{name}", 360, 541)), "PNG"))
+    w.put(f"{d}/3/cat-300572_640.pnm", _save(Image.fromarray(_pic(d + "/3/a", 333, 500)), "PPM"))
+    w.put(f"{d}/3/cat-3113513_640.ppm", _save(Image.fromarray(_pic(d + "/3/b", 300, 451)), "PPM"))
+    w.put(f"{d}/3/cat-3591348_640.pbm",
+          _save(Image.fromarray(_synth.gray(_pic(d + "/3/c", 300, 451))).convert("1"), "PPM"))
+    for name in CATS[3:5]:
+        w.put(f"{d}/4/{name}.tiff", _save(Image.fromarray(_pic(f"{d}/4/{name}", 333, 500)), "TIFF"))
+    if HAS_JP2:
+        for name in CATS[4:6]:
+            w.put(f"{d}/5/{name}.jp2", _save(Image.fromarray(_pic(f"{d}/5/{name}", 320, 481)), "JPEG2000"))
+
+
+def _missnamed(w: _Writer) -> None:
+    """Files whose extension names another format (the decoder must look at the bytes)."""
+    d = "db/single/missnamed"
+    a = _pic(d, 300, 451)
+    w.put(f"{d}/jpeg/0/tiff.jpeg", _save(Image.fromarray(a), "TIFF"))
+    w.put(f"{d}/png/0/pnm.png", _save(Image.fromarray(a), "PPM"))
+    w.put(f"{d}/pnm/0/bmp.pbm", _save(Image.fromarray(a), "BMP"))
+    w.put(f"{d}/pnm/0/jpeg.pnm", _jpeg_bytes(a))
+    w.put(f"{d}/tiff/0/png.tiff", _save(Image.fromarray(a), "PNG"))
+    w.put(f"{d}/bmp/0/jpeg.bmp", _jpeg_bytes(a))
+
+
+def _multichannel(w: _Writer) -> None:
+    d = "db/single/multichannel"
+    for i, name in enumerate(CATS[1:5]):
+        rel = f"{d}/tiff_multichannel/{name}_multichannel.tif"
+        w.put(rel, _synth.tiff(_pic(rel, 300 + i, 451, 4 + i % 3)))
+    rgba = _pic(f"{d}/with_alpha", 400, 600, 4)
+    w.put(f"{d}/with_alpha/cat-111793_640-alpha.png", _save(Image.fromarray(rgba), "PNG"))
+    if HAS_JP2:
+        w.put(f"{d}/with_alpha/cat-111793_640-alpha.jp2", _save(Image.fromarray(rgba), "JPEG2000"))
+    rgba16 = _pic(f"{d}/with_alpha_16bit", 160, 240, 4, depth=16)
+    w.put(f"{d}/with_alpha_16bit/4ch16bpp.png", _synth.png16(rgba16))
+    w.put(f"{d}/with_alpha_16bit/4ch16bpp.tiff", _synth.tiff(rgba16, extra_alpha=True))
+
+
+def _orientation(w: _Writer) -> None:
+    """The same picture with each EXIF orientation (an almost square one, as DALI_extra's padlock)."""
+    d = "db/imgcodec/jpeg/orientation"
+    a = _pic(d, 480, 505)
+    for suffix, o in ORIENTATION.items():
+        w.put(f"{d}/padlock-406986_640_{suffix}.jpg", _jpeg_bytes(a, exif=o))
+
+
+def _mri(w: _Writer) -> None:
+    """Gray slices <n>.jpg of six series (test_resize stacks each series into a volume)."""
+    for k, ser in enumerate(MRI_SERIES):
+        d = f"db/3D/MRI/Knee/Jpegs/STU00001/{ser}"
+        vol = _pic(d, 96 + 8 * k, 112 - 4 * k, 12 + k)
+        for i in range(vol.shape[-1]):
+            w.put(f"{d}/{i}.jpg", _jpeg_bytes(vol[..., i:i + 1], quality=90))
+
+
+def _imgproc(w: _Writer) -> None:
+    board = ((np.arange(22)[:, None] // 2 + np.arange(22)[None, :] // 2) % 2).astype(np.float32)
+    b = io.BytesIO()
+    np.save(b, board)
+    w.put("db/imgproc/checkerboard_22_22.npy", b.getvalue())
+
+
+def make(w: _Writer) -> None:
+    _jpeg2k(w)
+    _webp(w)
+    _mixed(w)
+    _missnamed(w)
+    _multichannel(w)
+    _orientation(w)
+    _mri(w)
+    _imgproc(w)
