@@ -54,10 +54,13 @@ def _digest(t: torch.Tensor) -> str:
 # (output type, shape, sha256 prefix) of DALI 2.4's decoders.image
 DALI = {
     "palette": [(types.RGB, (24, 32, 3), "74da012cdb19be64"), (types.GRAY, (24, 32, 1), "a05164e515eeaabc"),
-                (types.ANY_DATA, (24, 32, 3), "74da012cdb19be64")],
-    "oriented": [(types.RGB, (24, 32, 3), "ec47ac15b010864a"), (types.GRAY, (24, 32, 1), "42d38e37e4d61817")],
-    "webp": [(types.RGB, (24, 32, 3), "7dec3537c6dbdf0e"), (types.GRAY, (24, 32, 1), "86d69543a3ab285d")],
-    "jp2": [(types.RGB, (24, 32, 3), "7dec3537c6dbdf0e"), (types.GRAY, (24, 32, 1), "86d69543a3ab285d")],
+                (types.ANY_DATA, (24, 32, 3), "74da012cdb19be64"), (types.YCbCr, (24, 32, 3), "d343983f332a1308")],
+    "oriented": [(types.RGB, (24, 32, 3), "ec47ac15b010864a"), (types.GRAY, (24, 32, 1), "42d38e37e4d61817"),
+                 (types.YCbCr, (24, 32, 3), "bd5719dfa667a93f")],
+    "webp": [(types.RGB, (24, 32, 3), "7dec3537c6dbdf0e"), (types.GRAY, (24, 32, 1), "86d69543a3ab285d"),
+             (types.YCbCr, (24, 32, 3), "65b1575b4c662309")],
+    "jp2": [(types.RGB, (24, 32, 3), "7dec3537c6dbdf0e"), (types.GRAY, (24, 32, 1), "86d69543a3ab285d"),
+            (types.YCbCr, (24, 32, 3), "65b1575b4c662309")],
 }
 
 
@@ -93,6 +96,17 @@ def test_palette_tiff_is_16_bit_rgb():
     got16 = D.decode_image(data, types.ANY_DATA, dtype=torch.uint16).numpy().astype(np.int64)
     np.testing.assert_array_equal(got16, want16)
     np.testing.assert_array_equal(D.decode_image(data, types.RGB).numpy(), (want16 * 2 + 257) // 514)
+
+
+# RGB -> DALI 2.4's YCbCr (uint8) for colours where the float64 studio-swing matrix was 1 off
+YCBCR = {(90, 150, 110): (126, 119, 105), (130, 130, 123): (127, 125, 129), (178, 82, 70): (110, 109, 171),
+         (217, 121, 109): (143, 109, 171), (24, 253, 104): (160, 96, 38), (51, 147, 159): (119, 147, 85)}
+
+
+def test_ycbcr_of_8_bit_colours_as_dali():
+    rgb = np.array([list(YCBCR)], np.uint8)
+    got = D.decode_image(_enc(Image.fromarray(rgb), "BMP"), types.YCbCr)
+    assert [tuple(p) for p in got[0].tolist()] == list(YCBCR.values())
 
 
 # a 16x16 4:4:4 JPEG (q90) of saturated colours, where the Y plane and the luma of RGB differ
