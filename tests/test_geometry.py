@@ -133,7 +133,7 @@ def test_crop_per_sample_position_and_dtype():
     (dict(crop=(4, 4), crop_pos_x=1.5), ArgumentError, "crop_pos_x"),
     (dict(crop_h=4), ArgumentError, "crop_w"),
     (dict(crop=(4,)), ArgumentError, "crop"),
-    (dict(crop=(4, 4), out_of_bounds_policy="wrap"), TypeError, "out_of_bounds_policy"),
+    (dict(crop=(4, 4), out_of_bounds_policy="symmetric"), TypeError, "out_of_bounds_policy"),
 ])
 def test_crop_errors(kwargs, err, msg):
     with pytest.raises(err, match=msg):
@@ -214,3 +214,61 @@ def test_batch_crop_windows_equal_the_per_sample_draws():
         got = FW.random_crop_window_array(seed, it, sizes, area, ratio, attempts).tolist()
         assert [tuple(w) for w in got] == want
     assert helpers.CROP_WINDOWS.load() is not None, helpers.CROP_WINDOWS.reason  # the C path was the one compared
+
+
+# DALI 2.4: a 1x7 line 1..7 cut 11 wide at the centre (fill 9), for each out_of_bounds_policy name
+# crop and slice take (slice at anchor -2, 11 wide: the same window); crop_mirror_normalize takes
+# only error / pad (const, constant, any case) / trim_to_shape
+OOB_LINE = {"pad": [9, 9, 1, 2, 3, 4, 5, 6, 7, 9, 9], "const": [9, 9, 1, 2, 3, 4, 5, 6, 7, 9, 9],
+            "CONSTANT": [9, 9, 1, 2, 3, 4, 5, 6, 7, 9, 9], "trim_to_shape": [1, 2, 3, 4, 5, 6, 7],
+            "edge": [1, 1, 1, 2, 3, 4, 5, 6, 7, 7, 7], "clamp": [1, 1, 1, 2, 3, 4, 5, 6, 7, 7, 7],
+            "reflect": [2, 1, 1, 2, 3, 4, 5, 6, 7, 7, 6], "1001": [2, 1, 1, 2, 3, 4, 5, 6, 7, 7, 6],
+            "reflect1001": [2, 1, 1, 2, 3, 4, 5, 6, 7, 7, 6], "Reflect_101": [3, 2, 1, 2, 3, 4, 5, 6, 7, 6, 5],
+            "101": [3, 2, 1, 2, 3, 4, 5, 6, 7, 6, 5], "wrap": [6, 7, 1, 2, 3, 4, 5, 6, 7, 1, 2]}
+
+
+def _line_pipe(op, policy):
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        t = types.Constant(np.arange(1, 8, dtype=np.uint8).reshape(1, 7, 1), layout="HWC")
+        if op == "crop":
+            return fn.crop(t, crop_w=11, crop_h=1, out_of_bounds_policy=policy, fill_values=9)
+        if op == "slice":
+            return fn.slice(t, [-2], [11], axes=[1], out_of_bounds_policy=policy, fill_values=9)
+        return fn.crop_mirror_normalize(t, crop_w=11, crop_h=1, out_of_bounds_policy=policy, fill_values=9,
+                                        dtype=types.UINT8, mean=0.0, std=1.0, output_layout="HWC")
+    p = pipe()
+    p.build()
+    return np.asarray(p.run()[0][0]).ravel().tolist()
+
+
+@pytest.mark.parametrize("policy", list(OOB_LINE))
+def test_out_of_bounds_policy_names_as_dali(policy):
+    assert _line_pipe("crop", policy) == OOB_LINE[policy]
+    assert _line_pipe("slice", policy) == OOB_LINE[policy]
+    if policy in ("pad", "const", "CONSTANT", "trim_to_shape"):
+        assert _line_pipe("cmn", policy) == OOB_LINE[policy]
+    else:  # DALI 2.4's crop_mirror_normalize refuses the border policies
+        with pytest.raises((ArgumentError, PipelineError), match="out_of_bounds_policy"):
+            _line_pipe("cmn", policy)
+
+
+@pytest.mark.parametrize("policy", ["symmetric", "border", "Error", "TRIM_TO_SHAPE"])
+def test_out_of_bounds_policy_names_dali_refuses(policy):
+    for op in ("crop", "slice"):
+        with pytest.raises((TypeError, ArgumentError, PipelineError), match="out_of_bounds_policy"):
+            _line_pipe(op, policy)
+
+
+@pytest.mark.parametrize("policy,want", [("reflect_101", [9, 5, 1, 5, 9, 13, 17, 21, 25, 29, 25, 21]),
+                                         ("wrap", [25, 29, 1, 5, 9, 13, 17, 21, 25, 29, 1, 5])])
+def test_crop_border_policy_along_depth(policy, want):
+    """DALI 2.4: an 8-deep DHWC volume cut 12 deep at the centre (first pixel of each slice)."""
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        vol = types.Constant(np.arange(1, 33, dtype=np.uint8).reshape(8, 2, 2, 1), layout="DHWC")
+        return fn.crop(vol, crop_d=12, crop_h=2, crop_w=2, out_of_bounds_policy=policy)
+
+    p = pipe()
+    p.build()
+    assert np.asarray(p.run()[0][0])[:, 0, 0, 0].tolist() == want

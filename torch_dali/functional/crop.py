@@ -69,10 +69,11 @@ def crop_window(in_h: int, in_w: int, crop_h: float | None, crop_w: float | None
 
 
 def apply_policy(window: Window, in_h: int, in_w: int, policy: str) -> Window:
-    """Checks or trims a window against the image; "pad" keeps it as is."""
+    """Checks or trims a window against the image; "pad" and the border policies (edge, reflect,
+    wrap, ...: pixels taken from inside) keep it as is."""
     y, x, h, w = window
     inside = y >= 0 and x >= 0 and y + h <= in_h and x + w <= in_w
-    if inside or policy == "pad":
+    if inside or policy not in ("error", "trim_to_shape"):
         return window
     if policy == "trim_to_shape":
         y0, x0 = max(0, y), max(0, x)

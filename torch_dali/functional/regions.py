@@ -14,6 +14,27 @@ from .crop import convert
 
 SLICE_POLICIES = ("error", "pad", "constant", "edge", "clamp", "reflect", "reflect_1001",
                   "reflect_101", "wrap", "trim_to_shape")
+#: the out-of-bounds policy names DALI 2.4's slice and crop take (measured), each to the policy it
+#: names here: "error" and "trim_to_shape" only as written, the border names in any letter case
+_POLICY_NAMES = {"pad": "pad", "constant": "constant", "const": "constant", "edge": "edge", "clamp": "clamp",
+                 "reflect": "reflect", "reflect_1001": "reflect_1001", "reflect1001": "reflect_1001",
+                 "1001": "reflect_1001", "reflect_101": "reflect_101", "reflect101": "reflect_101",
+                 "101": "reflect_101", "wrap": "wrap"}
+#: the policies that take pixels from inside the image (the rest fail, trim or fill)
+BORDER_POLICIES = ("edge", "clamp", "reflect", "reflect_1001", "reflect_101", "wrap")
+
+
+def oob_policy(name: object) -> str | None:
+    """The policy an `out_of_bounds_policy` name means (one of SLICE_POLICIES); None if DALI refuses it."""
+    if name in ("error", "trim_to_shape"):
+        return name  # type: ignore[return-value]
+    return _POLICY_NAMES.get(name.lower()) if isinstance(name, str) else None
+
+
+def oob_policy_check(v: object) -> str | None:
+    """An Arg check: None for a name `oob_policy` takes, else what is expected."""
+    return None if oob_policy(v) else ("one of 'error', 'trim_to_shape', or (any letter case) " +
+                                       ", ".join(repr(k) for k in _POLICY_NAMES))
 
 
 def c_cast(values: Sequence[float], dtype: torch.dtype, device: torch.device | str = "cpu") -> torch.Tensor:

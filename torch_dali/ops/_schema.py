@@ -213,7 +213,8 @@ _KIND_DOC = {
     "strs": "a string or a list of strings (or None)", "dtype": "a data type such as types.FLOAT",
     "image_type": "an image type such as types.RGB", "interp_type": "an interpolation type such as "
     "types.INTERP_LINEAR", "layout": "a layout string such as 'CHW'", "callable": "a Python function",
-    "any": "a value", "oob_policy": "one of 'error', 'pad', 'trim_to_shape'",
+    "any": "a value", "oob_policy": "one of 'error', 'pad', 'trim_to_shape' or a border policy (constant, edge, clamp, "
+                  "reflect, reflect_1001, reflect_101, wrap)",
 }
 
 
@@ -274,8 +275,16 @@ def coerce(op: str, arg: Arg, v: Any) -> Any:
             out = enum_member(types.DALIImageType, v)
         elif kind == "interp_type":
             out = enum_member(types.DALIInterpType, v)
-        elif kind == "oob_policy":
-            out = enum_member(types.OutOfBoundsPolicy, v)
+        elif kind == "oob_policy":  # an OutOfBoundsPolicy, or a border policy's name (crop takes those too)
+            from ..functional.regions import oob_policy
+            if not isinstance(v, str):
+                out = enum_member(types.OutOfBoundsPolicy, v)
+            elif (name := oob_policy(v)) is None:
+                raise ValueError
+            elif name in ("pad", "constant", "error", "trim_to_shape"):
+                out = enum_member(types.OutOfBoundsPolicy, "pad" if name == "constant" else name)
+            else:
+                out = name
         elif kind == "callable":
             if not callable(v):
                 raise ValueError

@@ -15,6 +15,7 @@ from .. import types
 from ..errors import ArgumentError
 from ..functional import batch_sizes as BS
 from ..functional import crop as C
+from ..functional import regions as R
 from ..functional import resize_plan as RP
 from ..functional.resize import resize, resize_volume
 from ..tensor_list import TensorList
@@ -359,7 +360,11 @@ class Crop(ImageOp):
         canon = None if lay in ("HWC", "HW") else L.Canonical(x, lay)
         img = x if canon is None else canon.hwk
         fill = self.fill_values if canon is None else canon.per_k(self.fill_values)
-        out = C.crop(img, self.window(img, args), fill)
+        if self.policy in R.BORDER_POLICIES:  # the window's outside taken from the image (edge, reflect, wrap)
+            y, x, h, w = self.window(img, args)
+            out = R.slice_window(img, [y, x] + [0] * (img.dim() - 2), [h, w] + list(img.shape[2:]), self.policy)
+        else:
+            out = C.crop(img, self.window(img, args), fill)
         out = C.convert(out, self.dtype) if self.dtype is not None else out
         return out if canon is None else canon.back(out)
 

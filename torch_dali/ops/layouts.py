@@ -152,10 +152,15 @@ def crop_depth(x: torch.Tensor, layout: str, size: float | None, pos: float, rou
     treats it), `size` long at relative position `pos`; the window leaving the volume follows the
     out-of-bounds `policy`. Height and width are cut afterwards."""
     from ..functional import crop as C
+    from ..functional import regions as R
     axis = "D" if "D" in layout else "F" if (size and "F" in layout) else ""
     if not axis or not size:
         return x
     n = int(x.shape[layout.index(axis)])
     z, _, d, _ = C.crop_window(n, 1, float(size), None, pos, 0.5, rounding)
     z, _, d, _ = C.apply_policy((z, 0, d, 1), n, 1, policy)
+    if policy in R.BORDER_POLICIES:  # edge, reflect, wrap: the outside taken from the volume
+        a = layout.index(axis)
+        return R.slice_window(x, [z if k == a else 0 for k in range(x.dim())],
+                              [d if k == a else int(x.shape[k]) for k in range(x.dim())], policy)
     return crop_axis(x, layout.index(axis), z, d, fill, layout.find("C"))

@@ -31,6 +31,9 @@ class CropMirrorNormalize(Crop):
 
     def setup(self) -> None:
         super().setup()
+        if self.policy not in ("error", "pad", "trim_to_shape"):  # DALI 2.4's takes no border policy
+            raise ArgumentError(f"{self.name}: `out_of_bounds_policy` must be 'error', 'pad' (or 'constant') or "
+                                f"'trim_to_shape', got {self.args['out_of_bounds_policy']!r}")
         self.layout = self.args["output_layout"]
         self._const_stats: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
 

@@ -122,7 +122,7 @@ class Slice(Operator):
                                 f"positional inputs (anchor, shape); got {n_in} input(s)")
         dt = self.args.get("dtype")
         self.dtype = None if dt is None else types.to_torch_dtype(dt)
-        self.policy = self.args["out_of_bounds_policy"]
+        self.policy = R.oob_policy(self.args["out_of_bounds_policy"])
 
     def axes(self, layout: str, ndim: int, args: dict[str, list[Any]] | None = None, i: int = 0) -> list[int]:
         names, axes = self.args.get("axis_names"), self.args.get("axes")
@@ -210,7 +210,8 @@ register(OpSchema(
         Arg("normalized_anchor", "bool", True, "a float positional anchor is relative"),
         Arg("normalized_shape", "bool", True, "a float positional shape is relative"),
         Arg("out_of_bounds_policy", "str", "error", "outside the input: error, pad/constant, edge/clamp, "
-            "reflect/reflect_1001, reflect_101, wrap, trim_to_shape", check=one_of(*R.SLICE_POLICIES)),
+            "reflect/reflect_1001, reflect_101, wrap, trim_to_shape (DALI's other spellings too)",
+            check=R.oob_policy_check),
         Arg("fill_values", "float_list", None, "padding, one value or one per channel (default 0)"),
         Arg("dtype", "dtype", None, "output type: the input's, FLOAT, FLOAT16 or UINT8",
             aliases=("output_dtype",)),
