@@ -272,3 +272,27 @@ def test_crop_border_policy_along_depth(policy, want):
     p = pipe()
     p.build()
     assert np.asarray(p.run()[0][0])[:, 0, 0, 0].tolist() == want
+
+
+# DALI 2.4: resize of an empty sample gives an empty one, the planned extents but 0 where the
+# input's extent is 0 (test_resize's test_empty_input slices every second sample to nothing)
+EMPTY_RESIZE = [((0, 0, 3), "HWC", dict(size=[30, 40], mode="not_larger"), (0, 0, 3)),
+                ((0, 5, 3), "HWC", dict(size=[30, 40]), (0, 40, 3)),
+                ((5, 0, 3), "HWC", dict(size=[30, 40], mode="not_smaller"), (30, 0, 3)),
+                ((0, 7, 3), "HWC", dict(resize_shorter=10, max_size=20), (0, 10, 3)),
+                ((0, 0, 3), "HWC", dict(size=[30, 40], dtype=types.FLOAT), (0, 0, 3)),
+                ((3, 0, 5), "CHW", dict(size=[30, 40]), (3, 0, 40)),
+                ((0, 0, 0, 1), "DHWC", dict(size=[20, 30, 40], mode="not_larger"), (0, 0, 0, 1)),
+                ((0, 4, 4, 1), "DHWC", dict(size=[20, 30, 40]), (0, 30, 40, 1))]
+
+
+@pytest.mark.parametrize("shape,layout,kw,want", EMPTY_RESIZE)
+def test_resize_of_an_empty_sample(shape, layout, kw, want):
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return fn.resize(types.Constant(np.zeros(shape, np.uint8), layout=layout), **kw)
+
+    p = pipe()
+    p.build()
+    out = np.asarray(p.run()[0][0])
+    assert out.shape == want and out.dtype == (np.float32 if "dtype" in kw else np.uint8)

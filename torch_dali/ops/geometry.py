@@ -232,8 +232,12 @@ class Resize(ImageOp):
         rest = [i for i, a in enumerate(lay) if a not in "DHWC"] + ([lay.index("C")] if "C" in lay else [])
         order = spatial + rest
         dhw = tuple(int(x.shape[i]) for i in spatial)
-        v = x.permute(order).reshape(*dhw, -1)
         plan = self.plan(dhw, args)
+        if 0 in dhw:  # an empty volume stays empty (DALI 2.4: the planned extents, 0 where the input's is 0)
+            out = [o if n else 0 for (o, _, _), n in zip(plan, dhw)] + [int(x.shape[i]) for i in rest]
+            y = x.new_empty(out, dtype=self.dtype or x.dtype).permute([order.index(i) for i in range(len(lay))])
+            return (y, torch.tensor(dhw, dtype=torch.int32)) if self.args.get("save_attrs") else y.contiguous()
+        v = x.permute(order).reshape(*dhw, -1)
         window = None if all((lo, hi) == (0.0, n) for (_, lo, hi), n in zip(plan, dhw)) else \
             [(lo, hi) for _, lo, hi in plan]
         y = resize_volume(v, tuple(o for o, _, _ in plan), interp_name(self.get(args, "interp_type")),
@@ -254,6 +258,10 @@ class Resize(ImageOp):
         img = inputs[0] if canon is None else canon.hwk
         hw = (int(img.shape[0]), int(img.shape[1]))
         (oh, y0, y1), (ow, x0, x1) = self.plan(hw, args)
+        if 0 in hw:  # an empty image stays empty (DALI 2.4: the planned extents, 0 where the input's is 0)
+            y = img.new_empty((oh if hw[0] else 0, ow if hw[1] else 0, *img.shape[2:]), dtype=self.dtype or img.dtype)
+            y = y if canon is None else canon.back(y)
+            return (y, torch.tensor(hw, dtype=torch.int32)) if self.args.get("save_attrs") else y
         window = None if (y0, y1, x0, x1) == (0.0, hw[0], 0.0, hw[1]) else ((y0, y1), (x0, x1))
         y = resize(img, (oh, ow), interp_name(self.get(args, "interp_type")), self.args["antialias"],
                    interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),

@@ -88,7 +88,7 @@ class Canonical:
         self.rest_shape = [int(x.shape[i]) for i in rest + chan]
         self.channels = int(x.shape[chan[0]]) if chan else 1
         self.frames = math.prod(int(x.shape[i]) for i in rest)
-        self.hwk = x.permute(self.order).reshape(int(x.shape[h]), int(x.shape[w]), -1)
+        self.hwk = x.permute(self.order).reshape(int(x.shape[h]), int(x.shape[w]), math.prod(self.rest_shape))
 
     @property
     def plain(self) -> bool:
