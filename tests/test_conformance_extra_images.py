@@ -18,7 +18,8 @@ from torch_dali.io import decode as D
 # test_image_slice_on_exif_rotated, test_image_decoder_tiff_with_alpha_16bit, test_resize's 3-D loader)
 NAMED = ["db/single/jpeg/241/cute-4074304_1280.jpg", "db/single/jpeg/image_list.txt",
          "db/single/tiff/0/cat-300572_640.tiff", "db/single/tiff/0/cat-300572_640_palette.tiff",
-         "db/single/multichannel/with_alpha_16bit/4ch16bpp.png", "db/imgproc/checkerboard_22_22.npy"] + \
+         "db/single/multichannel/with_alpha_16bit/4ch16bpp.png", "db/imgproc/checkerboard_22_22.npy",
+         "db/single/case_sensitive/113/SNaiL-4345504_1280.jPg"] + \
     [f"db/single/tiff/0/{n}.tiff" for n in ("cat-3449999_640", "cat-1046544_640", "cat-1245673_640",
                                             "cat-300572_640", "domestic-cat-726989_640", "cat-3504008_640",
                                             "cat-3591348_640", "cat-2184682_640", "cat-3113513_640")] + \

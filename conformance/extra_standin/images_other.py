@@ -1,4 +1,4 @@
-"""The stand-in's other image folders: db/single/{jpeg2k,webp,mixed,missnamed,multichannel},
+"""The stand-in's other image folders: db/single/{jpeg2k,webp,mixed,case_sensitive,missnamed,multichannel},
 db/imgcodec/jpeg/orientation, the 3-D MRI slices test_resize stacks, and db/imgproc's checkerboard."""
 from __future__ import annotations
 
@@ -63,6 +63,20 @@ def _mixed(w: _Writer) -> None:
             w.put(f"{d}/5/{name}.jp2", _save(Image.fromarray(_pic(f"{d}/5/{name}", 320, 481)), "JPEG2000"))
 
 
+# db/single/case_sensitive: JPEGs whose extensions mix letter cases (test_file's filter cases)
+CASE_SENSITIVE = {"113": ["SNaiL-4345504_1280.jPg", "sNAiL-4291306_1280.jpG"], "134": ["sitE-1534685_1280.JpG"],
+                  "312": ["GRasshOPpeR-4357903_1280.JpG", "grAsShOPpER-4357907_1280.jpG"],
+                  "425": ["wintEr-barN-556696_1280.jpG"], "641": ["maRAcAs-706753_1280.jpg"],
+                  "721": ["pIlLOW-2071096_1280.JPG"], "814": ["PoWErbOAt-2784250_960_720.jpg"]}
+
+
+def _case_sensitive(w: _Writer) -> None:
+    for cls, names in CASE_SENSITIVE.items():
+        for name in names:
+            rel = f"db/single/case_sensitive/{cls}/{name}"
+            w.put(rel, _jpeg_bytes(_pic(rel, 120, 160)))
+
+
 def _missnamed(w: _Writer) -> None:
     """Files whose extension names another format (the decoder must look at the bytes)."""
     d = "db/single/missnamed"
@@ -117,6 +131,7 @@ def make(w: _Writer) -> None:
     _jpeg2k(w)
     _webp(w)
     _mixed(w)
+    _case_sensitive(w)
     _missnamed(w)
     _multichannel(w)
     _orientation(w)
