@@ -19,7 +19,8 @@ from torch_dali.io import decode as D
 NAMED = ["db/single/jpeg/241/cute-4074304_1280.jpg", "db/single/jpeg/image_list.txt",
          "db/single/tiff/0/cat-300572_640.tiff", "db/single/tiff/0/cat-300572_640_palette.tiff",
          "db/single/multichannel/with_alpha_16bit/4ch16bpp.png", "db/imgproc/checkerboard_22_22.npy",
-         "db/single/case_sensitive/113/SNaiL-4345504_1280.jPg"] + \
+         "db/single/case_sensitive/113/SNaiL-4345504_1280.jPg",
+         "db/imgproc/ref/resampling/checkerboard_cubic_antialias_17_13.npy"] + \
     [f"db/single/tiff/0/{n}.tiff" for n in ("cat-3449999_640", "cat-1046544_640", "cat-1245673_640",
                                             "cat-300572_640", "domestic-cat-726989_640", "cat-3504008_640",
                                             "cat-3591348_640", "cat-2184682_640", "cat-3113513_640")] + \
@@ -72,6 +73,15 @@ def test_kinds_of_file(extra):
     lines = (root / "db/single/jpeg/image_list.txt").read_text().split("\n")[:-1]
     assert all((root / "db/single/jpeg" / ln.split(" ")[0]).is_file() for ln in lines)
     assert np.load(root / "db/imgproc/checkerboard_22_22.npy").shape == (22, 22)
+
+
+def test_onnx_reference_resize():
+    """The reference Resize keeps a constant image constant and, without antialiasing, samples a
+    2x upscale of [0, 4] at the half-pixel positions ONNX's specification gives."""
+    from conformance.extra_standin import _onnx_resize as O
+    for coeffs in (O.linear, O.cubic, O.linear_antialias, O.cubic_antialias):
+        np.testing.assert_allclose(O.resize(np.full((5, 6), 7.0), (3, 4), coeffs), 7.0)
+    np.testing.assert_allclose(O.resize(np.array([[0.0, 4.0]]), (1, 4), O.linear), [[0, 1, 3, 4]])
 
 
 def test_multichannel_tiff_writer_round_trips():

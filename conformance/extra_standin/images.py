@@ -8,8 +8,9 @@ and variants: JPEG 4:4:4/4:2:2/4:2:0, gray, progressive, EXIF-oriented; PNG RGB,
 palette, 16-bit; TIFF uncompressed/LZW/Deflate/PackBits, palette, gray, 1-bit, orientation tags,
 4-6 samples, 16-bit RGBA; PNM binary and ASCII, 16-bit PGM; BMP RGB, gray, 8- and 1-bit palette;
 JPEG 2000 (lossless, lossy, tiled, 16-bit gray); WebP lossy, lossless, with alpha; files named as
-another format. Files whose test compares against a stored reference computed from the real
-DALI_extra (db/imgcodec's .npy, db/imgproc/ref) are not written: those cases fail on both sides."""
+another format. References DALI_extra stores for its own files (db/imgcodec's .npy) are not
+written: cases comparing against them fail on both sides. db/imgproc's checkerboard references are
+recomputed for the stand-in's checkerboard (`_onnx_resize`)."""
 from __future__ import annotations
 
 import io

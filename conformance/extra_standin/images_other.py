@@ -7,6 +7,7 @@ import io
 import numpy as np
 from PIL import Image
 
+from . import _onnx_resize as onnx
 from . import _synth
 from .images import CATS, HAS_JP2, HAS_WEBP, ORIENTATION, MRI_SERIES, _jpeg_bytes, _pic, _save, _Writer
 
@@ -120,11 +121,21 @@ def _mri(w: _Writer) -> None:
             w.put(f"{d}/{i}.jpg", _jpeg_bytes(vol[..., i:i + 1], quality=90))
 
 
-def _imgproc(w: _Writer) -> None:
-    board = ((np.arange(22)[:, None] // 2 + np.arange(22)[None, :] // 2) % 2).astype(np.float32)
+def _npy(w: _Writer, rel: str, a: np.ndarray) -> None:
     b = io.BytesIO()
-    np.save(b, board)
-    w.put("db/imgproc/checkerboard_22_22.npy", b.getvalue())
+    np.save(b, a)
+    w.put(rel, b.getvalue())
+
+
+def _imgproc(w: _Writer) -> None:
+    """A 22x22 checkerboard of 2x2 squares (0 / 255) and its 17x13 resamplings by ONNX's reference
+    Resize (linear and cubic with a = -0.5, with and without antialiasing), as test_resize reads them."""
+    board = ((np.arange(22)[:, None] // 2 + np.arange(22)[None, :] // 2) % 2 * 255).astype(np.float32)
+    _npy(w, "db/imgproc/checkerboard_22_22.npy", board)
+    for name, coeffs in (("linear", onnx.linear), ("linear_antialias", onnx.linear_antialias),
+                         ("cubic", onnx.cubic), ("cubic_antialias", onnx.cubic_antialias)):
+        _npy(w, f"db/imgproc/ref/resampling/checkerboard_{name}_17_13.npy",
+             onnx.resize(board.astype(np.float64), (17, 13), coeffs))
 
 
 def make(w: _Writer) -> None:
