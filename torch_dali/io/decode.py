@@ -263,7 +263,8 @@ def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: 
         gray = torch.from_numpy(a)[None]
         return gray if output_type in (GRAY, ANY) else gray.expand(3, -1, -1)
     if output_type == GRAY and im.mode not in ("1", "L", "LA"):
-        gray = _gray(np.asarray(im.convert("RGB")), fmt, oriented=2 <= stored <= 8)
+        gray = _gray(np.asarray(im.convert("RGB")), fmt, cmyk=fmt == "JPEG" and im.mode == "CMYK",
+                     oriented=2 <= stored <= 8)
         if gray is not None:
             return torch.from_numpy(gray)[None]
     if output_type == GRAY or (output_type == ANY and im.mode == "1"):  # bilevel: gray, as stored
