@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conformance.extra_standin import caffe_dbs, data_sets, lmdb_write, records, wds
+from conformance.extra_standin import caffe_dbs, data_sets, lmdb_write, more_data, records, wds
 from torch_dali import fn, pipeline_def
 from torch_dali import tfrecord as tfrec
 from torch_dali.io import lmdb as L
@@ -119,3 +119,22 @@ def test_vfr_videos_when_pyav_is_there(root):
             (s,) = c.streams.video
             assert s.codec_context.name == "vp9"  # DALI 2.4's CPU video decoder takes VP9
             assert sum(1 for _ in c.decode(s)) == 60
+
+
+def test_more_data_tars(tmp_path):
+    """more_data: the one-sample tars (junk members are not regular files), the 1000-component
+    sample, and the legacy-index set whose v1.1 and v1.2 indexes both list data.tar's 16 samples."""
+    more_data.make(tmp_path)
+    st = tmp_path / "db/webdataset/sample-tar"
+    with tarfile.open(st / "single_junk.tar") as t:
+        assert [m.name for m in t if m.isreg()] == ["sample.txt"] and len(t.getmembers()) == 4
+    with tarfile.open(st / "wide.tar") as t:
+        assert len(t.getmembers()) == 1000
+    with tarfile.open(st / "empty.tar") as t:
+        assert not t.getmembers()
+    legacy = tmp_path / "db/webdataset/legacy_index_formats"
+    for idx in ("v1.1.idx", "v1.2.idx"):
+        (out,), p = _run(pipeline_def(batch_size=16, num_threads=1, device_id=None)(lambda: tuple(
+            fn.readers.webdataset(paths=str(legacy / "data.tar"), index_paths=str(legacy / idx),
+                                  ext=["jpg", "cls"], name="R"))))
+        assert p.epoch_size("R") == 16 and bytes(np.asarray(out[0].at(15))[:2]) == b"\xff\xd8"

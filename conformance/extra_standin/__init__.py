@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import data_sets, images
+from . import data_sets, images, more_data
 
 
 def make(root: Path) -> None:
     root.mkdir(parents=True, exist_ok=True)
     images.make(root)
     data_sets.make(root)
+    more_data.make(root)
