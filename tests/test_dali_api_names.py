@@ -90,3 +90,10 @@ def test_backend_reports_versions():
     from torch_dali import backend
     assert isinstance(backend.__cuda_version__, int) and backend.__cuda_version__ >= 0
     assert backend.RestrictPinnedMemUsage() is False
+
+
+def test_library_versions_as_dali_2_4():
+    """DALI 2.4 (with or without CUDA) answers -1 for the nvJPEG and NPP versions; its tests compare
+    them with numbers (test_imgcodec's `GetNvjpegVersion() < 11040` while collecting)."""
+    from torch_dali import backend
+    assert backend.GetNvjpegVersion() == -1 and backend.GetNppVersion() == -1

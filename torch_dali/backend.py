@@ -35,6 +35,17 @@ def GetCudaVersion() -> int:  # noqa: N802 - DALI's name
     return __cuda_version__
 
 
+def GetNvjpegVersion() -> int:  # noqa: N802
+    """-1, as DALI 2.4 answers everywhere: it no longer links nvJPEG itself. DALI's tests compare
+    this with a version (`GetNvjpegVersion() < 11040`) to pick tolerances or skip HW-decoder cases."""
+    return -1
+
+
+def GetNppVersion() -> int:  # noqa: N802
+    """-1, as DALI 2.4 answers without NPP linked in; torch_dali uses no NPP."""
+    return -1
+
+
 def GetCUDADeviceCount() -> int:  # noqa: N802
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
