@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conformance.extra_standin import caffe_dbs, data_sets, lmdb_write, more_data, records, wds
-from torch_dali import fn, pipeline_def
+from torch_dali import fn, pipeline_def, types
 from torch_dali import tfrecord as tfrec
 from torch_dali.io import lmdb as L
 
@@ -138,3 +138,14 @@ def test_more_data_tars(tmp_path):
             fn.readers.webdataset(paths=str(legacy / "data.tar"), index_paths=str(legacy / idx),
                                   ext=["jpg", "cls"], name="R"))))
         assert p.epoch_size("R") == 16 and bytes(np.asarray(out[0].at(15))[:2]) == b"\xff\xd8"
+
+
+def test_wav_references(root):
+    """more_data's .npy beside each stand-in WAV holds the samples torch_dali's decoder reads."""
+    more_data.make(root)
+    wav = root / "db/audio/wav/237-134500-0003.wav"
+    ((out,),), _ = _run(pipeline_def(batch_size=1, num_threads=1, device_id=None)(lambda: fn.decoders.audio(
+        fn.readers.file(files=[str(wav)])[0], dtype=types.INT16)[0]))
+    ref = np.load(wav.with_suffix(".npy"))
+    assert ref.dtype == np.int16 and ref.shape == (12800,)
+    np.testing.assert_array_equal(np.asarray(out.at(0))[:, 0], ref)

@@ -3,7 +3,9 @@ single.tar (one sample, one 'txt'), single_junk.tar (the same with a folder, a l
 member: not regular files, so readers and `tarfile` extraction skip them), wide.tar (one sample of
 1000 components named '0'..'999') and empty.tar (no members), for reader/test_webdataset_corner;
 db/webdataset/legacy_index_formats (a 16-sample MNIST-like data.tar with a v1.1 and a v1.2 index,
-the index versions DALI 2.4 reads), for reader/test_webdataset_legacy_index_files."""
+the index versions DALI 2.4 reads), for reader/test_webdataset_legacy_index_files; beside each
+db/audio/wav/*.wav (misc.py's 16-bit mono PCM) its samples as int16 .npy, the reference
+decoder/test_audio compares the decoded file with."""
 from __future__ import annotations
 
 import io
@@ -68,3 +70,8 @@ def make(root: Path) -> None:
     comps = _offsets(legacy / "data.tar")
     for version in ("v1.1", "v1.2"):
         (legacy / f"{version}.idx").write_text(_index(comps, version))
+
+    for w in sorted((root / "db" / "audio" / "wav").glob("*.wav")):
+        raw = w.read_bytes()
+        assert raw[36:40] == b"data", w  # misc.py's plain 44-byte header
+        np.save(w.with_suffix(".npy"), np.frombuffer(raw[44:], "<i2"))
