@@ -132,6 +132,8 @@ def test_more_data_tars(tmp_path):
         assert len(t.getmembers()) == 1000
     with tarfile.open(st / "empty.tar") as t:
         assert not t.getmembers()
+    with tarfile.open(st / "cross.tar") as t:
+        assert [m.name for m in t][:4] == ["0.a.a", "0.b.a", "1.a.a", "1.b.a"] and len(t.getmembers()) == 40
     legacy = tmp_path / "db/webdataset/legacy_index_formats"
     for idx in ("v1.1.idx", "v1.2.idx"):
         (out,), p = _run(pipeline_def(batch_size=16, num_threads=1, device_id=None)(lambda: tuple(

@@ -1,7 +1,8 @@
 """More of DALI_extra's small sets, for test files beyond the shared 70: db/webdataset/sample-tar's
 single.tar (one sample, one 'txt'), single_junk.tar (the same with a folder, a link and a FIFO
 member: not regular files, so readers and `tarfile` extraction skip them), wide.tar (one sample of
-1000 components named '0'..'999') and empty.tar (no members), for reader/test_webdataset_corner;
+1000 components named '0'..'999') empty.tar (no members), for reader/test_webdataset_corner, and cross.tar (20 samples of
+'a.a' and 'b.a' components), for reader/test_webdataset_big;
 db/webdataset/legacy_index_formats (a 16-sample MNIST-like data.tar with a v1.1 and a v1.2 index,
 the index versions DALI 2.4 reads), for reader/test_webdataset_legacy_index_files; beside each
 db/audio/wav/*.wav (misc.py's 16-bit mono PCM) its samples as int16 .npy, the reference
@@ -63,6 +64,9 @@ def make(root: Path) -> None:
                                        _special("junk_fifo", tarfile.FIFOTYPE)])
     _members(st / "wide.tar", [(f"sample.{i}", f"component {i}".encode()) for i in range(1000)])
     _members(st / "empty.tar", [])
+    # 20 samples with two-dot extensions ('a.a', 'b.a'), in key order, for reader/test_webdataset_big
+    _members(st / "cross.tar", [(f"{k}.{e}", f"{e} of {k} ".encode() * (1 + k % 5))
+                                for k in range(20) for e in ("a.a", "b.a")])
 
     legacy = root / "db" / "webdataset" / "legacy_index_formats"
     samples = wds._mnist(np.random.default_rng(707), 0)[:16]
