@@ -18,9 +18,25 @@ from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..tensor_list import TensorList
 from . import arith_kernels as K
-from ._operator import BatchContext, Operator
+from ._operator import BatchContext, BuildArgumentError, Operator
 from ._registry import call_op, lookup, register
 from ._schema import Arg, OpSchema, adopted
+
+
+class ConstantOverflow(BuildArgumentError, OverflowError):
+    """An integer constant outside its type's range, refused at build (DALI 2.4: an OverflowError)."""
+
+
+def _check_fits(op: str, value: Any, dt: torch.dtype) -> None:
+    """Wrapping `x + 2**31` to -2**31, or `Constant(300).uint8()` to 44, would silently change the
+    expression; uint64 keeps its whole range (DALI refuses values past int64's)."""
+    if dt == torch.bool or dt.is_floating_point:
+        return
+    lo, hi = (0, 2**64 - 1) if dt == torch.uint64 else (torch.iinfo(dt).min, torch.iinfo(dt).max)
+    if not lo <= value <= hi:
+        raise ConstantOverflow(f"{op}: the constant {value} is outside the range of {str(dt).replace('torch.', '')} "
+                               f"[{lo}, {hi}]")
+
 
 # names written by earlier versions (YAML) -> the operation
 _LEGACY = {"truediv": "fdiv", "floordiv": "div", "neg": "minus", "pos": "plus", "and": "bitand", "or": "bitor",
@@ -62,6 +78,9 @@ class Arithmetic(Operator):
         if len(self.operands) != want:
             raise ArgumentError(f"{self.name}: `{K.display(self.op)}` takes {want} operand(s), got "
                                 f"{len(self.operands)}")
+        for kind, v, dt in self.operands:
+            if kind == "const" and dt is not None:
+                _check_fits(self.name, v, dt)
         used = sorted(v for kind, v, _ in self.operands if kind == "in")
         if used != list(range(n_in)):
             raise ArgumentError(f"{self.name}: operands {a.get('operands')} do not use each of the {n_in} "
@@ -72,6 +91,7 @@ class Arithmetic(Operator):
             is_int = float(value).is_integer() and K.kind(like) != "f"
             dt = torch.int32 if is_int else torch.float32
             value = int(value) if is_int else float(value)
+            _check_fits(self.name, value, dt)
         return K.constant_tensor(value, dt, self.device)
 
     # -- one batch -------------------------------------------------------------------------------
