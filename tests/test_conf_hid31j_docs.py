@@ -51,3 +51,79 @@ def test_integer_constant_out_of_range_is_refused(expr):
 ])
 def test_integer_constants_in_range(expr, dtype, want):
     assert _run(expr, dtype) == want
+
+
+# -- reductions (the reductions notebook, run over every input type and axis set) ---------------
+_X = (np.arange(60) * 37 % 256).astype(np.uint8).reshape(4, 5, 3)
+_Y = ((np.arange(60) * 53 % 199) - 99).astype(np.int16).reshape(4, 5, 3)
+
+
+def _reduced():
+    from torch_dali import fn as f
+    pipe = Pipeline(batch_size=1, num_threads=1, device_id=None)
+    with pipe:
+        a = f.external_source(source=lambda: [_X], layout="HWC")
+        b = f.external_source(source=lambda: [_Y], layout="HWC")
+        m = f.reductions.mean(a, axes=(0, 1))
+        mb = f.reductions.mean(b)
+        pipe.set_outputs(
+            f.reductions.mean(a), f.reductions.mean(a, axes=1), f.reductions.mean(a, axis_names="HC"),
+            f.reductions.mean_square(a, axes=0), f.reductions.rms(a, axes=(0, 2)), m,
+            f.reductions.variance(a, m, axes=(0, 1)), f.reductions.std_dev(a, m, axes=(0, 1), ddof=1),
+            f.reductions.mean(a, axes=1, dtype=types.UINT8), f.reductions.mean(b, axes=0, dtype=types.INT16),
+            f.reductions.rms(b, axes=2), mb, f.reductions.variance(b, mb))
+    pipe.build()
+    return [np.asarray(o[0]) for o in pipe.run()]
+
+
+def test_means_are_the_sum_times_a_float32_reciprocal():
+    # DALI 2.4's CPU kernels: sum in the output type, times float32(1/N) (mean(HC) of column 2 is
+    # 88.833336, not 88.83333; rms(b, axes=2) takes a correctly rounded sqrt: 63.36666, not 63.366657)
+    out = _reduced()
+    assert out[0].item() == 118.70000457763672
+    assert out[2].tolist() == [101.5, 148.5, 88.83333587646484, 157.1666717529297, 97.5]
+    assert out[4].tolist() == [116.30204772949219, 167.28866577148438, 108.58560943603516, 169.11781311035156,
+                               124.25578308105469]
+    assert out[6].tolist() == [5651.490234375, 5490.2099609375, 4991.0107421875]
+    assert out[7].tolist() == [77.12934875488281, 76.02084350585938, 72.48237609863281]
+    assert out[8].tolist() == [[17, 3, 40], [9, 46, 31], [0, 37, 23], [43, 29, 15]]
+    assert out[9].tolist() == [[48, -47, 5], [58, -87, -34], [18, 71, -74], [-21, 31, 84], [-61, -8, 44]]
+    assert out[10][1].tolist() == [63.366661071777344, 63.786102294921875, 60.610782623291016, 53.8206901550293,
+                                   44.00757598876953]
+    assert (out[11].item(), out[12].item()) == (1.8500001430511475, 3307.29443359375)
+
+
+def test_float_sums_add_in_dalis_order():
+    # sha256 of DALI 2.4's sum/mean/rms/std_dev outputs over every axis set of four shapes (float32
+    # normal data, seed 5): torch's own summation order gave another digest
+    import hashlib
+    import itertools
+    rng = np.random.default_rng(5)
+    h = hashlib.sha256()
+    for shp in [(100,), (33, 65), (7, 40, 3), (2, 3, 70, 5)]:
+        data = [rng.normal(0, 100, shp).astype(np.float32) for _ in range(2)]
+        for r in range(1, len(shp) + 1):
+            for axes in itertools.combinations(range(len(shp)), r):
+                pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
+                with pipe:
+                    x = fn.external_source(source=lambda: data)
+                    m = fn.reductions.mean(x, axes=axes)
+                    pipe.set_outputs(fn.reductions.sum(x, axes=axes), m, fn.reductions.rms(x, axes=axes),
+                                     fn.reductions.std_dev(x, m, axes=axes))
+                pipe.build()
+                for o in pipe.run():
+                    for i in range(2):
+                        h.update(np.ascontiguousarray(np.asarray(o[i])).tobytes())
+    assert h.hexdigest() == "bf2d72c2696d92c0fa0e45193ed759c55c2b1546aa867c9810cd1e73ad0cb942"
+
+
+def test_squares_of_64_bit_integers_wrap():
+    # DALI 2.4 squares uint64/int64 in their own type (modulo 2**64): mean_square of [2**64 - 3, 5]
+    # as uint64 is (9 + 25) / 2 = 17.0 (torch_dali squared in float: 1.7e38 -> inf)
+    pipe = Pipeline(batch_size=1, num_threads=1, device_id=None)
+    with pipe:
+        x = fn.external_source(source=lambda: [np.array([2**64 - 3, 5], np.uint64)])
+        pipe.set_outputs(fn.reductions.mean_square(x), fn.reductions.rms(x))
+    pipe.build()
+    ms, rms = (np.asarray(o[0]).item() for o in pipe.run())
+    assert (ms, rms) == (17.0, np.float32(np.sqrt(17.0)).item())

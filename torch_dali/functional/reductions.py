@@ -3,9 +3,12 @@
 leading sample axis (`axes` then count from 1).
 
 DALI's rules kept here: sums of integers are 64-bit of the input's signedness (uint8 -> uint64);
-integer results wrap (an integer `dtype` accumulates modulo 2**bits) and integer means are
-truncated toward zero; min/max of nothing is the type's identity (the largest/lowest value, floats'
-largest finite); a mean over nothing is NaN; variance divides by N - ddof as given (0: inf or NaN).
+integer results wrap (an integer `dtype` accumulates modulo 2**bits); means (and variances) are the
+sum times 1/N rounded to float32 (float64 for FLOAT64 outputs), integer ones then truncated;
+min/max of nothing is the type's identity (the largest/lowest value, floats' largest finite); a
+mean over nothing is NaN; variance divides by N - ddof as given (0: inf or NaN). Float results are
+summed in the output type in DALI's order (`reduce_order`); squares of integers are taken in 64 bits
+(uint16's too: DALI's 32-bit int square overflows there, see conformance/on_purpose.md).
 torch lacks min/max and sum kernels for uint16/32/64: those compute on wider or bit-flipped int64.
 """
 from __future__ import annotations
@@ -14,6 +17,8 @@ import math
 from typing import Sequence
 
 import torch
+
+from .reduce_order import dali_sum
 
 _UNSIGNED = (torch.uint8, torch.uint16, torch.uint32, torch.uint64)
 _WIDER = {torch.uint16: torch.int32, torch.uint32: torch.int64}
@@ -87,21 +92,47 @@ def reduce(x: torch.Tensor, kind: str, axes: Sequence[int], keep_dims: bool, dty
             return _wrap(s, dtype).reshape(shape)
         if count == 0:
             return torch.zeros(shape, dtype=dtype, device=x.device)
-        q = torch.div(s, count, rounding_mode="trunc")
+        f = s.to(torch.float64) + (s < 0) * 2.0**64 if dtype == torch.uint64 else s
+        q = scaled(f, count, dtype)  # the sum as float32 times 1/count, truncated back to `dtype`
         if kind == "rms":
-            q = torch.sqrt(q.to(torch.float64)).to(torch.int64)
-        return _wrap(q, dtype).reshape(shape)
-    work = torch.float64 if dtype == torch.float64 or is_int(x.dtype) else torch.float32
-    v = x.to(work)
-    if kind in ("mean_square", "rms"):
-        v = v * v
+            q = sqrt(q)
+        return _wrap(q.to(torch.int64), dtype).reshape(shape)
+    acc = dtype if dtype.is_floating_point else torch.float32  # DALI accumulates in the output type
+    v = _as_float(_square(x) if kind in ("mean_square", "rms") else x, acc, x.dtype in _UNSIGNED)
+    s = dali_sum(v, dims) if dims else v
     if kind == "sum":
-        s = v.sum(dim=dims, keepdim=keep_dims) if dims else v
         return s.to(dtype).reshape(shape)
-    m = v.mean(dim=dims, keepdim=keep_dims) if dims else v
+    m = scaled(s, count, dtype)
     if kind == "rms":
-        m = torch.sqrt(m)
+        m = sqrt(m)
     return m.to(dtype).reshape(shape)
+
+
+def _square(x: torch.Tensor) -> torch.Tensor:
+    """x * x as DALI's preprocessor computes it: floats in their own type, integers in 64 bits
+    (wrapping for 64-bit inputs, as C++ does)."""
+    return x * x if x.dtype.is_floating_point else _int64(x) * _int64(x)
+
+
+def _as_float(v: torch.Tensor, acc: torch.dtype, unsigned: bool) -> torch.Tensor:
+    """`v` converted to `acc` as C converts; `unsigned`: int64 bits of values up to 2**64."""
+    if unsigned and not v.dtype.is_floating_point:
+        w = _int64(v)
+        return (w.double() + w.lt(0).double() * 2.0**64).to(acc)
+    return v.to(acc)
+
+
+def scaled(s: torch.Tensor, count: int, dtype: torch.dtype) -> torch.Tensor:
+    """`s / count` as DALI's CPU kernels compute it: `s` in float32 (float64 for a FLOAT64 output)
+    times 1/count rounded to that type (133.58334 where the quotient rounds to 133.58333)."""
+    acc = torch.float64 if dtype == torch.float64 else torch.float32
+    return s.to(acc) * torch.tensor(1.0 / count if count else math.inf, dtype=acc, device=s.device)
+
+
+def sqrt(x: torch.Tensor) -> torch.Tensor:
+    """A correctly rounded square root, as C's sqrtf: torch's float32 CPU kernel is 1 ulp off on
+    some inputs (sqrt(4015.3335) gives 63.366657, not 63.36666); float64 then rounded is exact."""
+    return torch.sqrt(x.double()).to(x.dtype) if x.dtype != torch.float64 else torch.sqrt(x)
 
 
 def broadcast_mean(mean: torch.Tensor, shape: Sequence[int], axes: Sequence[int]) -> torch.Tensor | None:
@@ -123,10 +154,10 @@ def variance(x: torch.Tensor, mean: torch.Tensor, axes: Sequence[int], keep_dims
     work = torch.float64 if dtype == torch.float64 or x.dtype == torch.float64 else torch.float32
     d = x.to(work) - mean.to(work)
     count = math.prod(int(x.shape[a]) for a in dims)
-    s = (d * d).sum(dim=dims, keepdim=True) if dims else d * d
-    r = s / float(count - ddof)
+    s = dali_sum(d * d, dims).reshape(result_shape(x.shape, dims, True)) if dims else d * d
+    r = scaled(s, count - ddof, dtype)
     if std:
-        r = torch.sqrt(r)
+        r = sqrt(r)
     out = r if keep_dims else r.reshape([int(n) for k, n in enumerate(x.shape) if k not in dims])
     return out.to(dtype)
 
