@@ -161,3 +161,42 @@ def test_sqrt_exp_pow_round_as_dali():
     assert out[0] == _SQRT_Y * tile and out[4] == _SQRT_Y * tile
     assert out[1] == _EXP_Y * tile
     assert out[2] == _POW_Y * tile and out[3] == _POW_Y * tile
+
+
+# -- reinterpret to another element size (the reinterpret notebook and variations) --------------
+@pytest.mark.parametrize("kwargs,shape,layout", [
+    # DALI 2.4's outputs for int32 samples of shape (1, 4, 3), layout CHW, seen as uint8 / int16
+    ({"dtype": types.UINT8, "rel_shape": [1, 1, 4]}, (1, 4, 12), "CHW"),  # rel_shape scales the input's
+    ({"dtype": types.UINT8, "rel_shape": [1, 4, 1]}, (1, 16, 3), "CHW"),  # extents (in its elements)
+    ({"dtype": types.UINT8, "rel_shape": [1, -1]}, (1, 48), ""),  # the wildcard from the bytes
+    ({"dtype": types.UINT8, "rel_shape": [4, 3]}, (4, 12), ""),
+    ({"dtype": types.INT16, "rel_shape": [1, 1, 2]}, (1, 4, 6), "CHW"),
+    ({"dtype": types.UINT8, "src_dims": [0, 2, 1]}, (1, 3, 16), "CHW"),  # then the innermost is scaled
+    ({"dtype": types.UINT8, "shape": [4, 12]}, (4, 12), ""),
+    ({"dtype": types.UINT8, "shape": [-1, 4]}, (12, 4), ""),
+])
+def test_reinterpret_shapes_as_dali(kwargs, shape, layout):
+    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with pipe:
+        x = fn.external_source(source=lambda: [np.arange(12, dtype=np.int32).reshape(1, 4, 3)] * 2, layout="CHW")
+        pipe.set_outputs(fn.reinterpret(x, **kwargs))
+    pipe.build()
+    out = pipe.run()[0]
+    a = np.asarray(out[0])
+    assert (a.shape, out.layout()) == (shape, layout)
+    assert a.tobytes() == np.arange(12, dtype=np.int32).tobytes()  # the bytes never move
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"dtype": types.UINT8, "rel_shape": [1, 1, 1]},  # 12 bytes asked of 48 (DALI 2.4: RuntimeError)
+    {"dtype": types.INT64, "rel_shape": [1, 2, 0.5]},
+    {"dtype": types.INT64},  # an innermost extent of 12 bytes is not whole int64s
+])
+def test_reinterpret_refusals_as_dali(kwargs):
+    pipe = Pipeline(batch_size=1, num_threads=1, device_id=None)
+    with pipe:
+        x = fn.external_source(source=lambda: [np.arange(12, dtype=np.int32).reshape(1, 4, 3)], layout="CHW")
+        pipe.set_outputs(fn.reinterpret(x, **kwargs))
+    pipe.build()
+    with pytest.raises(RuntimeError):
+        pipe.run()

@@ -27,10 +27,10 @@ from .basic import Cast
 _SAME_BYTES = "a reshape keeps each sample's size in bytes"
 
 
-def _fill_negative(op: str, dims: list[float], in_shape: list[int], what: str) -> list[int]:
-    """`dims` with its one negative extent filled in from the input volume; `what` names where the
-    shape came from, as given (`rel_shape` [0.5, -1])."""
-    volume = math.prod(in_shape)
+def _fill_negative(op: str, dims: list[float], in_shape: list[int], what: str, volume: int | None = None) -> list[int]:
+    """`dims` with its one negative extent filled in from the input volume (`volume`: counted in
+    the output type); `what` names where the shape came from, as given (`rel_shape` [0.5, -1])."""
+    volume = math.prod(in_shape) if volume is None else volume
     neg = [i for i, d in enumerate(dims) if d < 0]
     if len(neg) > 1:
         raise ArgumentError(f"{op}: {what} has {len(neg)} negative extents; at most one may be inferred")
@@ -68,7 +68,8 @@ class Reshape(Operator):
                                 "input, `shape` and `rel_shape` are mutually exclusive")
         self.dtype = types.to_torch_dtype(a["dtype"]) if a.get("dtype") is not None else None
 
-    def _target(self, x: torch.Tensor, inputs: list[torch.Tensor], args: dict[str, Any]) -> list[int]:
+    def _target(self, x: torch.Tensor, inputs: list[torch.Tensor], args: dict[str, Any],
+                volume: int | None = None) -> list[int]:
         op = self.name
         get = lambda k: args[k] if k in args else self.args.get(k)  # noqa: E731
         in_shape = list(x.shape)
@@ -103,22 +104,24 @@ class Reshape(Operator):
                                         "(-1 inserts one)")
                 base = in_shape[:len(rel)] + [1] * (len(rel) - len(in_shape))
             dims = [b * r if r >= 0 else -1.0 for b, r in zip(base, rel)]
-            return _fill_negative(op, dims, in_shape, f"`rel_shape` {rel}")
+            return _fill_negative(op, dims, in_shape, f"`rel_shape` {rel}", volume)
         if src is not None:
             return [in_shape[d] if d >= 0 else 1 for d in src]
         return in_shape
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        x = inputs[0]
+        x = given = inputs[0]
         if self.dtype is not None and self.dtype != x.dtype:
-            x = self._retype(x)
-        target = self._target(x, inputs, args)
+            x, target = self._retyped(x, inputs, args)
+        else:
+            target = self._target(x, inputs, args)
         if math.prod(target) != x.numel():
             # why, by where the shape came from: `src_dims` alone, or a shape/rel_shape
             why = ("`src_dims` only drops, reorders or adds unit dimensions, so the element count must stay"
                    if self._src_dims_only(inputs, args) else _SAME_BYTES)
-            raise ArgumentError(f"{self.name}: cannot reshape a sample of shape {list(x.shape)} ({x.numel()} "
-                                f"elements) to {target} ({math.prod(target)} elements): {why}")
+            raise ArgumentError(f"{self.name}: cannot reshape a sample of shape {list(given.shape)} ({x.numel()} "
+                                f"{'elements' if x is given else 'elements as ' + str(self.args['dtype'])}) to "
+                                f"{target} ({math.prod(target)} elements): {why}")
         out = x.reshape(target)
         layout = self.args.get("layout")
         if layout and len(layout) != out.dim():
@@ -130,15 +133,31 @@ class Reshape(Operator):
         given = lambda k: k in args or self.args.get(k) is not None  # noqa: E731
         return len(inputs) < 2 and not given("shape") and not given("rel_shape")
 
-    def _retype(self, x: torch.Tensor) -> torch.Tensor:
-        """The same bytes as `dtype`: the innermost extent changes by the ratio of element sizes."""
+    def _retyped(self, x: torch.Tensor, inputs: list[torch.Tensor],
+                 args: dict[str, Any]) -> tuple[torch.Tensor, list[int]]:
+        """The same bytes as `dtype`, and the target shape, as DALI 2.4 works it out: a `shape`
+        (given or input) counts output elements; `rel_shape` scales the input's extents (a negative
+        one is filled from the bytes); otherwise the shape `src_dims` makes (or the input's) has
+        its innermost extent scaled by the ratio of element sizes (int32 (1,4,3) as uint8 with
+        `src_dims` [0,2,1] is (1,3,16))."""
         src, dst = x.element_size(), torch.empty((), dtype=self.dtype).element_size()
-        inner = x.shape[-1] if x.dim() else 1
-        if (inner * src) % dst:
-            raise ArgumentError(f"{self.name}: the innermost extent ({inner} x {src} bytes) is not a multiple "
-                                f"of the size of {self.args['dtype']!r} ({dst} bytes)")
-        x = x.contiguous() if x.dim() else x.reshape(1)
-        return x.view(self.dtype)
+        given = lambda k: k in args or self.args.get(k) is not None  # noqa: E731
+        if len(inputs) > 1 or given("shape"):
+            target = None
+        elif given("rel_shape"):
+            target = self._target(x, inputs, args, volume=x.numel() * src // dst)
+        else:
+            target = self._target(x, inputs, args) or [1]
+            inner = target[-1]
+            if (inner * src) % dst:
+                raise ArgumentError(f"{self.name}: the innermost extent ({inner} x {src} bytes) is not a multiple "
+                                    f"of the size of {self.args['dtype']!r} ({dst} bytes)")
+            target[-1] = inner * src // dst
+        if (x.numel() * src) % dst:
+            raise ArgumentError(f"{self.name}: a sample of {x.numel() * src} bytes is not a whole number of "
+                                f"{self.args['dtype']!r} elements ({dst} bytes each)")
+        flat = x.contiguous().reshape(-1).view(torch.uint8).view(self.dtype)
+        return flat, (self._target(flat, inputs, args) if target is None else target)
 
     def output_layout(self, index: int) -> str | None:
         if self.args.get("layout") is not None:
