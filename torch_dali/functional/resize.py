@@ -12,7 +12,8 @@ a=-0.5 over [-2, 2], Lanczos-3), read with linear interpolation, in float32 in D
 - nn picks source index floor(origin + (i + 0.5) * in / out), computed in float32 (row positions
   as DALI steps them, by repeated addition; at scale 1 a run of columns from floor(origin + 0.5)).
 - Integer outputs saturate and round half to even, or half away from zero when the last pass is
-  nearest-neighbour, as DALI's CPU resize does.
+  nearest-neighbour, as DALI's CPU resize does; uint8 rows end as DALI stores them, the last
+  row % 16 values rounded half away from zero (`_to_output`).
 - A source window (`roi` = (y, x, h, w), or `window` = float (start, end) per axis, as planned by
   `resize_plan` from roi_start / roi_end / subpixel_scale) is resampled as DALI resamples its
   region of interest: output i of an axis is centred on start + (i + 0.5) * (end - start) / out,
@@ -235,9 +236,13 @@ def _exact_copy(kind: str, n_in: int, n_out: int, origin: float, span: float) ->
             and kind in ("nn", "linear", "triangular", "cubic"))
 
 
-def _to_output(y: torch.Tensor, dtype: torch.dtype, half_even: bool) -> torch.Tensor:
+def _to_output(y: torch.Tensor, dtype: torch.dtype, half_even: bool, row_channels: int = 0) -> torch.Tensor:
     """The result in the output type: integers saturate and round as DALI's last pass does, half
-    to even after a filter, half away from zero after a nearest-neighbour pass."""
+    to even after a filter, half away from zero after a nearest-neighbour pass. `row_channels`
+    (uint8 (..., W, K) results): the values interleaved in one of DALI's memory rows (C for
+    channel-last data, 1 for planar; 0: no rows rule). DALI's CPU kernel stores each row 16
+    values at a time, rounding half to even, and the last row % 16 one by one, half away from
+    zero: an x.5 there goes up."""
     if y.dtype == dtype:
         return y
     if dtype.is_floating_point or not y.dtype.is_floating_point:
@@ -245,13 +250,20 @@ def _to_output(y: torch.Tensor, dtype: torch.dtype, half_even: bool) -> torch.Te
     if not half_even:
         return convert(y, dtype)
     info = torch.iinfo(dtype)
-    return torch.round(y).clamp_(info.min, info.max).to(dtype)
+    r = torch.round(y)
+    w, k = int(y.shape[-2]), int(y.shape[-1])
+    row = w * row_channels
+    if dtype == torch.uint8 and row_channels and k % row_channels == 0 and row % 16:
+        ks = torch.arange(k, device=y.device)
+        pos = torch.arange(w, device=y.device).reshape(w, 1) * row_channels + ks % row_channels
+        r = torch.where(pos >= row - row % 16, torch.sign(y) * torch.floor(y.abs() + 0.5), r)
+    return r.clamp_(info.min, info.max).to(dtype)
 
 
 def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: bool = True,
            min_filter: str | None = None, mag_filter: str | None = None,
            dtype: torch.dtype | None = None, roi: Roi | None = None,
-           window: Window | None = None) -> torch.Tensor:
+           window: Window | None = None, row_channels: int | None = None) -> torch.Tensor:
     """Resizes one HWC (or HW) image to `size` = (height, width), as DALI's resize does.
 
     `interp` names a DALI filter ("nn", "linear", "cubic", "lanczos3", "triangular", "gaussian");
@@ -259,7 +271,9 @@ def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: 
     is the whole image, or `roi` = (y, x, h, w), or `window` = ((y0, y1), (x0, x1)) (float pixel
     coordinates; y0 > y1 or x0 > x1 reads that axis backwards, a flip); the filter's taps beyond the
     window read the image, clamped at its border. The result has `dtype` (default: the input's);
-    integer outputs round half to even and saturate.
+    integer outputs round half to even and saturate (uint8: half up at the end of DALI's memory
+    rows, see `_to_output`; `row_channels`: the channels interleaved in those rows, default all
+    of the image's, 1 for planes merged into the last axis).
     """
     out_dtype = dtype or image.dtype
     squeeze = image.dim() == 2
@@ -305,7 +319,8 @@ def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: 
         y = x if x.dtype in (torch.float32, torch.float64) else x.to(torch.float32)
         for dim, (idx, w) in plans:
             y = _axis_pass(y, dim, idx, w)
-    out = _to_output(y, out_dtype, axes[-1][1] != "nn").contiguous()
+    rc = int(y.shape[-1]) if row_channels is None else row_channels
+    out = _to_output(y, out_dtype, axes[-1][1] != "nn", rc).contiguous()
     return out.squeeze(-1) if squeeze else out
 
 

@@ -3,7 +3,7 @@
  * - td_resize_linear: one uint8 HWC image (or a window of it) resized with DALI's
  *   linear / triangular filter to uint8 or float32 HWC, as torch_dali/functional/resize.py does
  *   for those filters (its `_filter`, `_reach`, `_weights`, pass order, tap-by-tap float32 sums and
- *   half-even rounding);
+ *   half-even rounding, half up in the last row % 16 values of a uint8 row, as DALI stores them);
  * - td_crop_mirror_normalize: functional/normalize.py's `_normalize_into` for a window inside
  *   the image.
  * The same float32 operations in the same order; build with -ffp-contract=off (no fused
@@ -98,6 +98,15 @@ static inline uint8_t to_u8(float v) {
   return (uint8_t)r;
 }
 
+/* to_u8 of value `pos` of an output row of `row` values: DALI 2.4's CPU resize stores a row 16
+ * values at a time (half to even) and its last row % 16 values one by one, rounding half away
+ * from zero (an exact x.5 goes up there). */
+static inline uint8_t to_u8_at(float v, int64_t pos, int64_t row) {
+  if (pos < row - row % 16 || !(v > 0.0f) || v >= 255.0f) return to_u8(v);
+  const float t = truncf(v);
+  return (uint8_t)(v - t == 0.5f ? t + 1.0f : (v + 8388608.0f) - 8388608.0f);
+}
+
 /* Rows pass: out row i (ncols values) = sum over k of src row idx[i][k] * w[i][k], tap after tap.
  * src rows start `col0` values in and are `stride` values apart. */
 #define ROWS_PASS(NAME, SRC_T)                                                                        \
@@ -119,7 +128,7 @@ static inline uint8_t to_u8(float v) {
       }                                                                                               \
       if (out8) {                                                                                     \
         uint8_t* o8 = out8 + (int64_t)i * ncols;                                                      \
-        for (int64_t j = 0; j < ncols; ++j) o8[j] = to_u8(acc[j]);                                    \
+        for (int64_t j = 0; j < ncols; ++j) o8[j] = to_u8_at(acc[j], j, ncols);                       \
       }                                                                                               \
     }                                                                                                 \
     free(acc);                                                                                        \
@@ -146,7 +155,7 @@ static inline uint8_t to_u8(float v) {
       }                                                                                              \
       const int64_t at = row_at + (int64_t)x * (CH);                                                 \
       if (out8)                                                                                      \
-        for (int c = 0; c < (CH); ++c) out8[at + c] = to_u8(acc[c]);                                 \
+        for (int c = 0; c < (CH); ++c) out8[at + c] = to_u8_at(acc[c], at - row_at + c, n_out * (CH)); \
       else                                                                                           \
         for (int c = 0; c < (CH); ++c) out[at + c] = acc[c];                                         \
     }                                                                                                \
@@ -179,7 +188,7 @@ static inline v4f pixel_f32(const float* p, int ch) {
       for (int k = 1; k < taps; ++k) acc = acc + LOAD(s + ix[k] * (CH), CH) * wx[k];                 \
       const int64_t at = row_at + (int64_t)x * (CH);                                                 \
       if (out8)                                                                                      \
-        for (int c = 0; c < (CH); ++c) out8[at + c] = to_u8(acc[c]);                                 \
+        for (int c = 0; c < (CH); ++c) out8[at + c] = to_u8_at(acc[c], at - row_at + c, n_out * (CH)); \
       else                                                                                           \
         for (int c = 0; c < (CH); ++c) out[at + c] = acc[c];                                         \
     }                                                                                                \
@@ -203,7 +212,7 @@ static inline v4f pixel_f32(const float* p, int ch) {
           const int64_t at = (r * (int64_t)n_out + x) * ch + c0;                                     \
           for (int c = 0; c < cn; ++c) {                                                             \
             if (out8)                                                                                \
-              out8[at + c] = to_u8(acc[c]);                                                          \
+              out8[at + c] = to_u8_at(acc[c], (int64_t)x * ch + c0 + c, (int64_t)n_out * ch);       \
             else                                                                                     \
               out[at + c] = acc[c];                                                                  \
           }                                                                                          \
