@@ -116,9 +116,11 @@ def _square(x: torch.Tensor) -> torch.Tensor:
 
 def _as_float(v: torch.Tensor, acc: torch.dtype, unsigned: bool) -> torch.Tensor:
     """`v` converted to `acc` as C converts; `unsigned`: int64 bits of values up to 2**64."""
-    if unsigned and not v.dtype.is_floating_point:
+    if unsigned and v.dtype in (torch.uint64, torch.int64):  # narrower values convert as they are
         w = _int64(v)
-        return (w.double() + w.lt(0).double() * 2.0**64).to(acc)
+        if bool(w.lt(0).any()):  # bits of values past 2**63 (uint64s, uint32 squares)
+            return (w.double() + w.lt(0).double() * 2.0**64).to(acc)
+        return w.to(acc)
     return v.to(acc)
 
 
