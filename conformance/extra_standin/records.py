@@ -25,11 +25,17 @@ def _crc32c_table() -> list[int]:
 _TABLE = _crc32c_table()
 
 
-def _masked_crc(data: bytes) -> int:
+def crc32c(data: bytes) -> int:
+    """CRC-32C (Castagnoli), TFRecord's checksum (tests/reference/readers_formats uses it too)."""
     c = 0xFFFFFFFF
     for b in data:
         c = _TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
-    c ^= 0xFFFFFFFF
+    return c ^ 0xFFFFFFFF
+
+
+def masked_crc(data: bytes) -> int:
+    """TFRecord's masked form of the CRC."""
+    c = crc32c(data)
     return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
@@ -66,7 +72,7 @@ def write_tfrecord(path: Path, index: Path, examples: Iterable[dict[str, Sequenc
     for ex in examples:
         data = example(ex)
         head = struct.pack("<Q", len(data))
-        rec = head + struct.pack("<I", _masked_crc(head)) + data + struct.pack("<I", _masked_crc(data))
+        rec = head + struct.pack("<I", masked_crc(head)) + data + struct.pack("<I", masked_crc(data))
         lines.append(f"{len(out)} {len(rec)}\n")
         out += rec
     path.write_bytes(bytes(out))
