@@ -122,6 +122,13 @@ KNOBS: tuple[Knob, ...] = (
          "which inherit it), so a training thread that wants a core gets it before them (Linux; 0: as "
          "the process). Not yet measured: prepared to A/B on the feed, where the training stream sits "
          "idle between kernels while the loader works", 0, 19),
+    Knob("TORCH_DALI_QUEUE_PROBE", "flag", False, "1: the loader's CUDA streams (its stages', the nvJPEG "
+         "decoder's) are kept out of the hardware work queue of the stream that builds the pipeline and of "
+         "the default stream (the training's): each new stream is tried against them (its head held by a "
+         "host function while an event is recorded there; ~50 us) and made again, up to 8 times, until none "
+         "is held back. The driver maps streams onto its 8 queues (CUDA_DEVICE_MAX_CONNECTIONS) in turn, "
+         "and a queue runs its streams' work in order, so a loader stream waiting on the JPEG engines holds "
+         "the training's kernels queued behind it. Being measured"),
     Knob("TORCH_DALI_STREAM_PRIORITY", "int", 0, "CUDA priority of the pipeline's own streams (the GPU "
          "stage's, each mixed lane's and, unless TORCH_DALI_NVJPEG_STREAM_PRIORITY is set, the nvJPEG "
          "decoder's): 0 (default) as torch's; negative is higher "

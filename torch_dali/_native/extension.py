@@ -23,7 +23,7 @@ from .. import _knobs
 
 _NAME = "torch_dali_ext"
 _SRC = Path(__file__).resolve().parent / "csrc"
-_SOURCES = ("bindings.cpp", "image_ops.cpp", "worker_pool.cpp", "nvjpeg_decoder.cpp",
+_SOURCES = ("bindings.cpp", "image_ops.cpp", "worker_pool.cpp", "nvjpeg_decoder.cpp", "stream_queues.cpp",
             "cpu/image_kernels_cpu.cpp", "cuda/image_kernels.cu")
 
 _lock = threading.Lock()

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from .. import _knobs
-from . import reaper
+from . import queues, reaper
 from ..tensor_list import TensorList
 from .steps import Partial, StageSpec
 
@@ -28,6 +28,8 @@ class StageStreams:
 
     def __init__(self, cuda: torch.device | None) -> None:
         self.cuda = cuda
+        if cuda is not None:  # before any loader stream is made (the decoder's too)
+            queues.avoid_consumer(cuda)
         self.main = self._new() if cuda is not None else None
         self._lanes: dict[int, Any] = {}
         self.host_waits = bool(_knobs.get("TORCH_DALI_HOST_WAITS"))
@@ -37,7 +39,7 @@ class StageStreams:
         self._held_lock = threading.Lock()
 
     def _new(self) -> Any:
-        return torch.cuda.Stream(self.cuda, priority=_knobs.get("TORCH_DALI_STREAM_PRIORITY"))
+        return queues.new_stream(self.cuda, _knobs.get("TORCH_DALI_STREAM_PRIORITY"))
 
     def for_stage(self, stage: StageSpec, lane: int = 0, laned: bool = False) -> Any:
         """The stream `stage` runs on: the lane's own for the mixed stage and for a stage run on

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "include/image_ops.h"
+#include "include/stream_queues.h"
 
 #ifdef TORCH_DALI_WITH_NVJPEG
 #include "include/nvjpeg_decoder.h"
@@ -77,6 +78,23 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("set_fused_tap_tables", &torch_dali::set_fused_tap_tables, pybind11::arg("on"),
         "set_fused_tap_tables(bool): the linear fused resize kernels share each block's taps (True, "
         "default) or work them out per pixel (the earlier kernel; for benches and the agreement test)");
+  // streams as the integers torch's Stream.cuda_stream gives (0: the legacy default stream)
+  auto as_stream = [](int64_t h) { return reinterpret_cast<cudaStream_t>(static_cast<intptr_t>(h)); };
+  m.def("streams_share_queue",
+        [as_stream](int64_t a, int64_t b, int64_t wait_us) {
+          return torch_dali::streams_share_queue(as_stream(a), as_stream(b), wait_us);
+        },
+        pybind11::arg("a"), pybind11::arg("b"), pybind11::arg("wait_us") = 2000, release(),
+        "streams_share_queue(a, b, wait_us=2000) -> True when work queued on stream a holds back stream b "
+        "(one of the driver's hardware queues holds both)");
+  m.def("avoid_queue_of", [as_stream](int64_t s) { torch_dali::avoid_queue_of(as_stream(s)); },
+        pybind11::arg("stream"),
+        "avoid_queue_of(stream): the decoder's streams made from now on keep out of this stream's hardware queue");
+  m.def("avoided_streams", [] {
+    std::vector<int64_t> out;
+    for (cudaStream_t s : torch_dali::avoided_streams()) out.push_back(static_cast<int64_t>(reinterpret_cast<intptr_t>(s)));
+    return out;
+  });
 #ifdef TORCH_DALI_WITH_NVJPEG
   m.attr("has_nvjpeg") = true;
   namespace py = pybind11;

@@ -4,6 +4,7 @@
 // hybrid path, which also pins a corrupt image to its index. The caller's stream then waits on
 // each used state's event: the host never waits for the GPU in steady state.
 #include "include/nvjpeg_decoder.h"
+#include "include/stream_queues.h"
 
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -460,7 +461,7 @@ cudaError_t NvJpegDecoder::new_stream(cudaStream_t* s) const {
   const cudaError_t e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
   if (e != cudaSuccess) return e;
   const int priority = std::max(greatest, std::min(least, stream_priority_));
-  return cudaStreamCreateWithPriority(s, cudaStreamNonBlocking, priority);
+  return new_stream_avoiding(s, priority);  // out of the training stream's hardware queue
 }
 
 nvjpegStatus_t NvJpegDecoder::new_hw_handle(nvjpegHandle_t* h) {
