@@ -1,4 +1,4 @@
-"""executor/queues.py with stand-in streams and a stand-in probe (no GPU needed): a stream that
+"""io/stream_queues.py with stand-in streams and a stand-in probe (no GPU needed): a stream that
 shares the consumer's queue is made again, at most TRIES times, and nothing is probed when off."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import itertools
 
 import torch
 
-from torch_dali.executor import queues
+from torch_dali.io import stream_queues as queues
 
 
 class _Stream:

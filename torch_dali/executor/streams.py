@@ -15,7 +15,8 @@ from typing import Any
 import torch
 
 from .. import _knobs
-from . import queues, reaper
+from . import reaper
+from ..io import stream_queues as queues
 from ..tensor_list import TensorList
 from .steps import Partial, StageSpec
 

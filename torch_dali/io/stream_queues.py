@@ -1,4 +1,5 @@
-"""Keeping the loader's CUDA streams out of the training's hardware queue (TORCH_DALI_QUEUE_PROBE).
+"""Keeping the loader's CUDA streams out of the training's hardware queue (TORCH_DALI_QUEUE_PROBE; here
+beside the decoder, whose own streams read the same registry, as io is the box that reaches native code).
 
 The driver spreads streams over a few hardware work queues in the order they are made, and a queue
 runs its streams' work in order: a loader stream whose head waits (for the JPEG engines, another
