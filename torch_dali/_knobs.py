@@ -189,6 +189,14 @@ KNOBS: tuple[Knob, ...] = (
          "whole on the CUDA backend beside the engines and are cropped after; 1 (default): all on the engines, "
          "each random-crop window decoded alone. 0.9 and 0.8 measured no faster beside DALI on an H200 "
          "(2026-12-02, 2-3 paired rounds per data set, within the rounds' spread) and took 20-40 MiB more", 0, 1),
+    Knob("TORCH_DALI_NVJPEG_CPU_SHARE", "float", 0.0, "share of a GPU JPEG batch's windows (the random-crop "
+         "decoders', and decoders.image's read only by random_resized_crop) decoded by libjpeg-turbo on the "
+         "host's cores while the GPU decoder takes the rest, then uploaded in one copy (io/cpu_share.py): the "
+         "same samples every run (spread by position), pixels as DALI's CPU decoder gives them. 0 (default): "
+         "none. Being measured: on q95 4:4:4 JPEGs the hardware engines bound DALI's ResNet-50 recipe while "
+         "most cores wait", 0, 0.9),
+    Knob("TORCH_DALI_NVJPEG_CPU_THREADS", "int", 0, "threads decoding TORCH_DALI_NVJPEG_CPU_SHARE's windows "
+         "(0: half the cores, at most 8)", 0, 64),
     Knob("TORCH_DALI_NVJPEG_ADAPTIVE", "int", 0, "1: the hardware share starts where TORCH_DALI_NVJPEG_HW_SHARE "
          "puts it and moves batch by batch to where the hardware engines and the CUDA backend finish together "
          "(shares 0 and 1 stay). Off by default: which images take which path then depends on timing, so "

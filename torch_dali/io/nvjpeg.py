@@ -15,6 +15,7 @@ from .._native import extension
 from .. import _knobs
 from ..functional.image import GRAY, RGB, apply_orientation, to_hwc
 from ..packed import PackedSamples
+from . import cpu_share
 from .decode import TV_GRAY, TV_RGB, ImageInfo, peek_image_info, tv_image_ops
 
 
@@ -180,11 +181,12 @@ def decode_jpeg_batch_cuda(datas: list[torch.Tensor] | PackedSamples, device: to
     if dec is not None:
         with torch.cuda.device(device):
             fmt = "gray" if output_type == GRAY else "rgb"
-            if isinstance(datas, PackedSamples):
-                hwcs = dec.decode_packed(datas.buffer, torch.from_numpy(datas.offsets),
-                                         torch.from_numpy(datas.sizes), fmt, rois, first_batch)
+            share = float(_knobs.get("TORCH_DALI_NVJPEG_CPU_SHARE"))
+            rows = cpu_share.picks(rois, share) if output_type in (RGB, GRAY) else None
+            if rows is not None and rows.size:
+                hwcs = _decode_with_cpu_share(dec, datas, rows, rois, fmt, first_batch, device)
             else:
-                hwcs = dec.decode(datas, fmt, rois, first_batch)
+                hwcs = _decode(dec, datas, fmt, rois, first_batch)
         plain = output_type in (RGB, GRAY)  # the decoder's own output: upright images need nothing
         return [h if h is None or (o == 1 and plain) else
                 to_hwc(apply_orientation(h.permute(2, 0, 1), o), output_type, None)
@@ -195,6 +197,40 @@ def decode_jpeg_batch_cuda(datas: list[torch.Tensor] | PackedSamples, device: to
     mode = TV_GRAY if output_type == GRAY else TV_RGB
     chws = tv.decode_jpegs_cuda([d.cpu().contiguous() for d in datas], mode, torch.device(device))
     return [to_hwc(apply_orientation(c, o), output_type, None) for c, o in zip(chws, orientations)]
+
+
+def _decode(dec: Any, datas: list[torch.Tensor] | PackedSamples, fmt: str, rois: torch.Tensor | None,
+            first_batch: bool) -> list[torch.Tensor | None]:
+    if isinstance(datas, PackedSamples):
+        return dec.decode_packed(datas.buffer, torch.from_numpy(datas.offsets), torch.from_numpy(datas.sizes),
+                                 fmt, rois, first_batch)
+    return dec.decode(datas, fmt, rois, first_batch)
+
+
+def _decode_with_cpu_share(dec: Any, datas: list[torch.Tensor] | PackedSamples, rows: Any,
+                           rois: torch.Tensor, fmt: str, first_batch: bool,
+                           device: torch.device) -> list[torch.Tensor | None]:
+    """`rows`' windows decoded on the host's cores while the GPU decoder takes the rest
+    (io/cpu_share); a window the CPU could not decode goes to the GPU decoder after."""
+    import numpy as np
+    n = len(datas)
+    pending = cpu_share.Pending(datas, rows, rois, fmt == "gray")
+    rest = np.setdiff1d(np.arange(n), rows)
+
+    def subset(idx: Any) -> list[torch.Tensor] | PackedSamples:
+        return datas.take(idx) if isinstance(datas, PackedSamples) else [datas[int(i)] for i in idx]
+
+    out: list[torch.Tensor | None] = [None] * n
+    if rest.size:
+        for i, h in zip(rest.tolist(), _decode(dec, subset(rest), fmt, rois[torch.from_numpy(rest)], first_batch)):
+            out[i] = h
+    decoded, failed = pending.finish(device)
+    for i, h in zip(rows.tolist(), decoded):
+        out[i] = h
+    if failed.size:
+        for i, h in zip(failed.tolist(), _decode(dec, subset(failed), fmt, rois[torch.from_numpy(failed)], False)):
+            out[i] = h
+    return out
 
 
 def decodes_windows(device: torch.device, hw_load: float = 0.9) -> bool:

@@ -229,3 +229,29 @@ int tdj_decode_roi(const unsigned char *data, size_t len, int y, int x, int h, i
 
 /* The libjpeg version the library was built against (e.g. 62 or 80). */
 int tdj_jpeg_lib_version(void) { return JPEG_LIB_VERSION; }
+
+/* Windows of a batch: samples first, first + step, ... of n, each decoded as tdj_decode_roi does
+ * into out + offsets[i] (windows[4i..4i+3] = y, x, h, w; whole images need h, w > 0 given by the
+ * caller). codes[i] gets each sample's return code; the count of samples not TDJ_OK is returned.
+ * Several threads call it with the same arrays and different `first`: one call per thread per batch
+ * instead of one per image. */
+int tdj_decode_roi_batch(int n, const unsigned char *const *datas, const size_t *lens, const int64_t *windows,
+                         int gray, unsigned char *out, const int64_t *offsets, int first, int step, int *codes) {
+  char msg[256];
+  int failed = 0;
+  const size_t C = gray ? 1 : 3;
+  if (step < 1) step = 1;
+  for (int i = first; i < n; i += step) {
+    const int64_t *w = windows + 4 * (size_t)i;
+    if (w[2] <= 0 || w[3] <= 0 || w[0] < 0 || w[1] < 0 || w[0] > INT32_MAX || w[1] > INT32_MAX ||
+        w[2] > INT32_MAX || w[3] > INT32_MAX) {
+      codes[i] = TDJ_BAD_ARGS;
+      ++failed;
+      continue;
+    }
+    codes[i] = tdj_decode_roi(datas[i], lens[i], (int)w[0], (int)w[1], (int)w[2], (int)w[3], gray,
+                              out + offsets[i], (size_t)w[2] * (size_t)w[3] * C, msg, (int)sizeof(msg));
+    if (codes[i] != TDJ_OK) ++failed;
+  }
+  return failed;
+}
