@@ -642,6 +642,17 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
                               bool with_cuda, int64_t reserve_hw) {
   // No hardware batch decodes while hardware handles are made (the filler thread makes slots
   // while batches decode; concurrent hardware calls have hung nvJPEG before)
+  // The hardware states' streams are made before the lock: a stream may be tried against the
+  // consumer's queue (stream_queues.h), which waits for the consumer's queued work
+  struct Streams {  // those not yet handed to a state are destroyed if a step below throws
+    std::vector<cudaStream_t> v;
+    ~Streams() {
+      for (cudaStream_t s : v)
+        if (s) cudaStreamDestroy(s);
+    }
+  } made;
+  made.v.assign(static_cast<size_t>(std::max<int64_t>(num_hw_states, 0)), nullptr);
+  for (auto& s : made.v) TD_CUDA(new_stream(&s), "cudaStreamCreate");
   std::unique_lock<std::mutex> hw_lock(hw_mu_, std::defer_lock);
   if (num_hw_states > 0) hw_lock.lock();
   // The first slot's parts, in build_stats (what the first batch waits for)
@@ -672,7 +683,8 @@ void NvJpegDecoder::fill_slot(Slot& sl, int64_t num_hw_states, int64_t num_cuda_
     if (preallocate_ == 1 || (preallocate_ == 2 && !first))
       nvjpegDecodeBatchedPreAllocate(st->handle, st->state, 1, 1, 1, NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI);
     lap("slot_hw_preallocate_us");
-    TD_CUDA(new_stream(&st->stream), "cudaStreamCreate");
+    st->stream = made.v[static_cast<size_t>(i)];  // owned by the state from here (destroy_hw_state)
+    made.v[static_cast<size_t>(i)] = nullptr;
     TD_CUDA(cudaEventCreateWithFlags(&st->done, cudaEventDisableTiming), "cudaEventCreate");
   }
   if (hw_lock.owns_lock()) hw_lock.unlock();
