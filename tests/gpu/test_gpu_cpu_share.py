@@ -39,8 +39,8 @@ def _run(data, share, monkeypatch, kind="fused"):
         if kind == "fused":
             img = fn.decoders.image_random_crop(enc, device="mixed", hw_decoder_load=1.0)
             return fn.resize(img, resize_x=64, resize_y=64), img
-        img = fn.decoders.image(enc, device="mixed", hw_decoder_load=0.65)
-        return fn.random_resized_crop(img, size=[64, 64]), fn.random_resized_crop(img, size=[32, 32])
+        img = fn.decoders.image(enc, device="mixed", hw_decoder_load=0.65)  # windows: its one reader's
+        return (fn.random_resized_crop(img, size=[64, 64]),)
     pipe = p()
     pipe.build()
     outs = [[o.as_tensor().cpu() if o.is_dense_tensor() else [t.cpu() for t in o] for o in pipe.run()] for _ in range(2)]
