@@ -27,13 +27,12 @@ from . import random  # noqa: F401
 from . import checkpoint  # noqa: F401
 from . import _ops
 
-_ops.install(_sys.modules[__name__])
+ops = _ops.install(_sys.modules[__name__])
 
 # parts of DALI 2.4's dynamic mode torch_dali does not offer yet: a clear error naming them
 _NOT_YET = {
     "capture": "ndd.capture (capturing dynamic-mode code as a pipeline)",
     "pytorch": "ndd.pytorch (the dynamic-mode PyTorch data loader)",
-    "ops": "ndd.ops (the class API of the dynamic mode)",
 }
 
 

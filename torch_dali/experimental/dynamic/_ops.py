@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterator
 from ...ops._registry import all_schemas
 from ...tensor_list import TensorList
 from . import _invoke
+from ._op_classes import Operator, build as _build_classes
 from . import random as _random
 
 # not ops applied to data: graph internals, sources, Python callbacks, arithmetic (operators)
@@ -35,7 +36,7 @@ def _function(schema: Any) -> Callable[..., Any]:
     return call
 
 
-class Reader:
+class Reader(Operator):
     """A reader as an object (`ndd.readers.File(file_root=...)`), iterated by epochs:
     `for jpegs, labels in reader.next_epoch(batch_size=8)` gives Batches (Tensors with
     `batch_size=None`). Each epoch reads the reader's shard once (the next shard in the next epoch
@@ -276,8 +277,9 @@ def _namespace(root: ModuleType, parts: list[str]) -> ModuleType:
     return target
 
 
-def install(root: ModuleType) -> None:
-    """Places every op under `root` (the package)."""
+def install(root: ModuleType) -> ModuleType:
+    """Places every op under `root` (the package); returns the class API's namespace (`ops`),
+    whose classes are also this module's attributes (`ndd._ops.Resize`, as in DALI 2.4)."""
     readers = _namespace(root, ["readers"])
     for schema in all_schemas():
         name = schema.name
@@ -293,3 +295,9 @@ def install(root: ModuleType) -> None:
         f = _function(schema)
         setattr(target, parts[-1], f)
         _all_functions.append(f)
+    ops = _build_classes(root, [s for s in all_schemas()], _SKIP)
+    here = sys.modules[__name__]
+    for k, v in vars(ops).items():
+        if not k.startswith("__") and not hasattr(here, k):
+            setattr(here, k, v)
+    return ops

@@ -1,0 +1,111 @@
+"""The class API of the dynamic mode (`ndd._ops.Resize(...)`, `ndd.ops` too): values, outputs and
+errors as DALI 2.4's CPU backend gave them (measured 2026-12-05 with the same calls)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import torch_dali.experimental.dynamic as ndd
+
+O = ndd._ops
+IMG = np.arange(4 * 6 * 3, dtype=np.uint8).reshape(4, 6, 3)
+
+
+def test_where_the_classes_are():
+    assert ndd.ops.Resize is O.Resize
+    assert ndd.ops.random.Uniform is O.random.Uniform
+    for cls in (O.Resize, O.Flip, O.decoders.Image, O.reductions.Sum, O.transforms.Translation,
+                O.random.Normal, O.noise.Gaussian, O.experimental.WarpPerspective):
+        assert issubclass(cls, O.Operator)
+    # DALI 2.4: readers are classes at ndd.readers only, subclasses of _ops.Reader and _ops.Operator
+    assert [c.__name__ for c in ndd.readers.File.__mro__] == ["File", "Reader", "Operator", "object"]
+    assert not hasattr(O, "readers")
+
+
+def test_values_match_dali():
+    r = O.Resize(size=[2, 3])
+    out = r(IMG)
+    assert isinstance(out, ndd.Tensor) and out.layout == "HWC" and out.dtype == ndd.uint8
+    assert np.asarray(out).tolist() == [[[13, 14, 15], [19, 20, 21], [24, 25, 26]],
+                                        [[45, 46, 47], [50, 51, 52], [56, 57, 58]]]
+    crop = O.Crop(crop=(2, 2))(IMG, crop_pos_x=0.0, crop_pos_y=1.0)
+    assert np.asarray(crop).tolist() == [[[36, 37, 38], [39, 40, 41]], [[54, 55, 56], [57, 58, 59]]]
+    assert np.asarray(O.Flip(horizontal=1)(IMG))[0, :, 0].tolist() == [15, 12, 9, 6, 3, 0]
+    assert np.asarray(O.Flip()(IMG, horizontal=1, vertical=0))[0, :, 0].tolist() == [15, 12, 9, 6, 3, 0]
+    assert int(np.asarray(O.reductions.Sum(axes=0)(np.int32([1, 2, 3])))) == 6
+    assert np.asarray(O.transforms.Translation(offset=[1, 2])()).tolist() == [[1, 0, 1], [0, 1, 2]]
+    assert np.asarray(O.Normalize(mean=1.0, stddev=2.0)(np.float32([1, 3, 5]))).tolist() == [0, 1, 2]
+    assert O.Cast(dtype=ndd.float32)(np.uint8([1, 2])).dtype == ndd.float32
+    assert O.Cat(axis=0)(IMG, IMG).shape == (8, 6, 3)
+
+
+def test_outputs():
+    outs = O.RandomBBoxCrop()(np.float32([[0.1, 0.1, 0.5, 0.5]]), np.int32([1]))
+    assert isinstance(outs, tuple) and [o.shape for o in outs] == [(2,), (2,), (1, 4), (1,)]
+    b = O.random.CoinFlip(probability=1.0)(batch_size=2)
+    assert isinstance(b, ndd.Batch) and b.shape == [(), ()] and b.dtype == ndd.int32
+    u = O.random.Uniform(range=[0, 1], shape=[3])()
+    assert isinstance(u, ndd.Tensor) and u.shape == (3,) and u.dtype == ndd.float32
+
+
+def test_argument_errors():
+    with pytest.raises(TypeError):
+        O.Resize(foo=1)
+    with pytest.raises(TypeError):  # not a per-sample argument: only the constructor takes it
+        O.Resize(size=[2, 2])(IMG, antialias=False)
+    with pytest.raises(TypeError):  # a required argument that is not per-sample
+        O.Cast()
+    with pytest.raises(ValueError):
+        O.Resize(device="xpu")
+    with pytest.raises(TypeError):
+        O.Flip()(IMG, IMG)
+    with pytest.raises(RuntimeError):  # the op's own check (no way of sizing given)
+        O.Resize()(IMG)
+
+
+def test_later_calls_must_match_the_first():
+    # (DALI 2.4 raises when the result is evaluated; here at the call)
+    batch4 = ndd.batch([IMG] * 4)
+    r = O.Resize(size=[2, 3])
+    assert r(batch4).shape == [(2, 3, 3)] * 4  # without max_batch_size the first call may be any size
+    with pytest.raises(RuntimeError):  # ... then it is 1, as in DALI 2.4
+        r(batch4).evaluate()
+    assert r(ndd.batch([IMG])).shape == [(2, 3, 3)]
+    with pytest.raises(RuntimeError):  # a Tensor after Batches
+        r(IMG).evaluate()
+    r8 = O.Resize(size=[2, 3], max_batch_size=8)
+    r8(batch4)
+    for other in (ndd.batch([IMG.astype(np.float32)] * 4), ndd.batch([IMG[:, :, 0].copy()] * 4),
+                  ndd.batch([IMG] * 4, layout="HWC")):
+        with pytest.raises(RuntimeError):  # dtype, dimensions, layout
+            r8(other).evaluate()
+    with pytest.raises(RuntimeError):  # an argument the first call did not have
+        r8(batch4, resize_x=3).evaluate()
+    s = O.Resize(max_batch_size=8)
+    assert s(ndd.batch([IMG] * 2), size=[3, 3]).shape == [(3, 3, 3)] * 2
+    # an argument's type may change (DALI converts it), a Tensor argument may become a Batch
+    assert s(ndd.batch([IMG] * 2), size=[3.5, 3.0]).shape == [(4, 3, 3)] * 2
+    assert s(ndd.batch([IMG] * 2), size=ndd.batch([np.float32([3, 3])] * 2)).shape == [(3, 3, 3)] * 2
+    with pytest.raises(RuntimeError):  # an argument of the first call left out
+        s(ndd.batch([IMG] * 2)).evaluate()
+    # a stateless op made with a small max_batch_size still runs a larger first batch (DALI 2.4)
+    assert O.Resize(max_batch_size=2, size=[2, 2])(ndd.batch([IMG] * 3)).shape == [(2, 2, 3)] * 3
+    with pytest.raises(RuntimeError):  # a random op checks it at once
+        O.random.Uniform(max_batch_size=2, range=[0, 1])(batch_size=3).evaluate()
+
+
+def test_random_streams():
+    a = O.random.Uniform(range=[0, 1], shape=[10])
+    rng1, rng2 = ndd.random.RNG(seed=1234), ndd.random.RNG(seed=1234)
+    x1, x2, x3 = a(rng=rng1), a(rng=rng1), a(rng=rng2)
+    assert not np.array_equal(np.asarray(x1), np.asarray(x2))
+    assert np.array_equal(np.asarray(x1), np.asarray(x3))
+    # as in DALI 2.4 the constructor's seed does not pick the stream: rng / the default RNG does
+    u1 = O.random.Uniform(seed=42)(range=[0, 1], shape=[10], rng=ndd.random.RNG(seed=1))
+    u2 = O.random.Uniform(seed=42)(range=[0, 1], shape=[10], rng=ndd.random.RNG(seed=2))
+    assert not np.array_equal(np.asarray(u1), np.asarray(u2))
+    ndd.random.set_seed(7)
+    v1 = O.random.Normal(seed=3)(shape=[4])
+    ndd.random.set_seed(7)
+    v2 = O.random.Normal(seed=5)(shape=[4])
+    assert np.array_equal(np.asarray(v1), np.asarray(v2))
