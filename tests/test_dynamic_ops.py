@@ -109,3 +109,12 @@ def test_random_streams():
     ndd.random.set_seed(7)
     v2 = O.random.Normal(seed=5)(shape=[4])
     assert np.array_equal(np.asarray(v1), np.asarray(v2))
+
+
+def test_batch_permutation_needs_a_batch_size():
+    # DALI 2.4: the function refuses to guess (ValueError), the class gives one sample (0)
+    with pytest.raises(ValueError, match="batch_size.*batch_permutation"):
+        ndd.batch_permutation(rng=ndd.random.RNG(seed=1234))
+    assert sorted(np.asarray(ndd.batch_permutation(batch_size=4)).tolist()) == [0, 1, 2, 3]
+    one = O.BatchPermutation()()
+    assert isinstance(one, ndd.Tensor) and one.shape == () and int(np.asarray(one)) == 0

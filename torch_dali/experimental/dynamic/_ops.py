@@ -25,6 +25,10 @@ def _function(schema: Any) -> Callable[..., Any]:
     name = schema.name
     if schema.random:
         def call(*inputs: Any, rng: Any = None, seed: int | None = None, **kwargs: Any) -> Any:
+            if name == "batch_permutation" and kwargs.get("batch_size") is None:
+                # as DALI 2.4's function (its class gives one sample): no input to size the batch
+                raise ValueError("ndd.batch_permutation: give batch_size=, the number of samples to "
+                                 "permute (batch_permutation has no input to take it from)")
             return _invoke.invoke(name, inputs, kwargs, draw=_random.draw_for_call(rng, seed))
     else:
         def call(*inputs: Any, **kwargs: Any) -> Any:
