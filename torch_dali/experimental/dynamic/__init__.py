@@ -25,6 +25,7 @@ from ._external_source import ExternalSource  # noqa: F401
 from . import math  # noqa: F401
 from . import random  # noqa: F401
 from . import checkpoint  # noqa: F401
+from . import pytorch  # noqa: F401
 from . import _ops
 
 ops = _ops.install(_sys.modules[__name__])
@@ -32,7 +33,6 @@ ops = _ops.install(_sys.modules[__name__])
 # parts of DALI 2.4's dynamic mode torch_dali does not offer yet: a clear error naming them
 _NOT_YET = {
     "capture": "ndd.capture (capturing dynamic-mode code as a pipeline)",
-    "pytorch": "ndd.pytorch (the dynamic-mode PyTorch data loader)",
 }
 
 

@@ -113,7 +113,8 @@ class Operator:
         return _invoke.invoke(self._schema_name, inputs_, args, draw=draw)
 
     def __repr__(self) -> str:
-        return f"<ndd op {type(self).__name__} on {self._device.device_type}: {self._init_args}>"
+        dev = getattr(self, "_device", None)  # readers keep their own attributes
+        return f"<ndd op {type(self).__name__}{'' if dev is None else ' on ' + dev.device_type}>"
 
 
 def _describe(meta: tuple[Any, ...]) -> str:

@@ -51,7 +51,10 @@ class Reader(Operator):
     def __init__(self, batch_size: int | None = None, name: str | None = None, device: Any = "cpu",
                  shard_id: int = 0, num_shards: int = 1, stick_to_shard: bool = False,
                  enable_checkpointing: bool = False, seed: int | None = None, **kwargs: Any) -> None:
-        # enable_checkpointing: accepted; a reader's state (get_state) is always available here
+        # enable_checkpointing: accepted; a reader's state (get_state) is always available here.
+        # DALI 2.4 names the first argument max_batch_size: next_epoch's default batch size and its limit
+        max_bs = kwargs.pop("max_batch_size", None)
+        batch_size = batch_size if batch_size is not None else max_bs
         if num_shards < 1:
             raise ValueError(f"The number of shards must be a positive integer, got {num_shards}")
         if not 0 <= shard_id < num_shards:
@@ -124,10 +127,16 @@ class Reader(Operator):
         self._consumed += n
         return taken
 
-    def get_metadata(self) -> dict[str, Any]:
+    def _infer_num_outputs(self) -> int:
+        """How many outputs the reader gives (DALI 2.4's torchdata Reader node asks before reading)."""
+        from ...ops._registry import lookup
+        return lookup(self._schema_name).outputs_for(dict(self._kwargs))
+
+    def get_metadata(self, batch_size: int | None = None) -> dict[str, Any]:
         """The reader's metadata (epoch_size, epoch_size_padded, number_of_shards, shard_id,
-        pad_last_batch, stick_to_shard)."""
-        meta = dict(self._pipeline(self._pipe_bs or 1).reader_meta("reader"))
+        pad_last_batch, stick_to_shard); `batch_size`: the one to read with, if not read yet."""
+        bs = self._pipe_bs or int(batch_size if batch_size is not None else self._batch_size or 1)
+        meta = dict(self._pipeline(bs).reader_meta("reader"))
         meta["shard_id"] = self._shard_id
         return meta
 
@@ -204,6 +213,9 @@ class Reader(Operator):
             raise ValueError(f"{type(self).__name__}.next_epoch: batch_size={batch_size} differs from the "
                              f"{self._pipe_bs if self._pipe_bs > 1 or self._batched else None} of the reader's "
                              "earlier epochs (as in DALI 2.4, a reader keeps one batch size; make a new reader)")
+        if self._pipe is None and self._batch_size is not None and bs > int(self._batch_size):
+            raise ValueError(f"{type(self).__name__}.next_epoch: batch_size={bs} is larger than the reader's "
+                             f"max_batch_size {self._batch_size}")
         self._batched = batch_size is not None
         pipe = self._pipeline(bs)
         if self._resume_left > 0:  # a restored state stopped inside an epoch: its remaining batches
