@@ -26,17 +26,7 @@ from . import math  # noqa: F401
 from . import random  # noqa: F401
 from . import checkpoint  # noqa: F401
 from . import pytorch  # noqa: F401
+from . import capture  # noqa: F401
 from . import _ops
 
 ops = _ops.install(_sys.modules[__name__])
-
-# parts of DALI 2.4's dynamic mode torch_dali does not offer yet: a clear error naming them
-_NOT_YET = {
-    "capture": "ndd.capture (capturing dynamic-mode code as a pipeline)",
-}
-
-
-def __getattr__(name: str) -> object:
-    if name in _NOT_YET:
-        raise NotImplementedError(f"{_NOT_YET[name]} is not supported by torch_dali's dynamic mode yet")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

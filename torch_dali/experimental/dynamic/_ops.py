@@ -72,6 +72,7 @@ class Reader(Operator):
         self._named = False
         self._keys: list[str] = []
         self._api: str | None = None
+        self._capture: bool | None = None  # whether the reader's epochs are in capture mode
         self._consumed = 0  # samples taken from the stream so far
         self._epoch_left = 0  # batches of the current epoch not yet given
         self._resume: dict[str, Any] | None = None  # a state set before the first iteration
@@ -197,13 +198,25 @@ class Reader(Operator):
             vals.append((key, _invoke.from_tensor_list(tl, batch_size is not None)))
         return _shape_outputs(vals, self._named)
 
-    def next_epoch(self, batch_size: int | None = None, ctx: Any = None) -> Iterator[Any]:
+    def next_epoch(self, batch_size: int | None = None, ctx: Any = None, capture: bool = False) -> Iterator[Any]:
         """The next epoch of the reader's shard: tuples of Batches of `batch_size` samples (a dict for
         readers with named outputs; a 1-tuple for one output, as in DALI), or of Tensors, one sample at a time,
         when `batch_size` is None. As in DALI, batches are always full: the last one of an epoch
-        continues into the next epoch's samples, which then start where it stopped."""
+        continues into the next epoch's samples, which then start where it stopped.
+        `capture=True` (DALI 2.4's capture mode) keeps its rules but runs the loop's ops as they come
+        (the results are the same; DALI replays them as a pipeline): it needs a batch size, and a
+        reader keeps the mode of its first epoch."""
         if batch_size is None:
             batch_size = self._batch_size
+        if capture:
+            if batch_size is None:
+                raise ValueError(f"{type(self).__name__}.next_epoch: capture=True needs a batch_size")
+        if self._capture is not None and self._capture != bool(capture):
+            # DALI 2.4 refuses both switches (back to eager once its loop had ops to capture)
+            raise RuntimeError(f"{type(self).__name__}.next_epoch: a reader whose epochs ran with{'out' if capture else ''} "
+                               f"capture=True cannot switch to {'capture' if capture else 'eager'} mode "
+                               "(make a new reader)")
+        self._capture = bool(capture)
         return self._epoch_iter(batch_size)
 
     def _epoch_iter(self, batch_size: int | None) -> Iterator[Any]:
