@@ -59,6 +59,14 @@ def test_argument_errors():
         O.Resize(device="xpu")
     with pytest.raises(TypeError):
         O.Flip()(IMG, IMG)
+    with pytest.raises(TypeError):  # a Batch belongs to the call (DALI 2.4 raises at the call)
+        O.Flip(horizontal=ndd.batch([1, 0]))(ndd.batch([IMG] * 2))
+    assert np.asarray(O.Flip(horizontal=ndd.tensor(1))(np.uint8([[[1], [2]]]))).ravel().tolist() == [2, 1]
+    for k in ("device", "name", "rng", "foo"):  # none of them is a call's keyword
+        with pytest.raises(TypeError):
+            O.Flip()(IMG, **{k: 1})
+    with pytest.raises(TypeError):
+        O.random.Uniform()(seed=3)
     with pytest.raises(RuntimeError):  # the op's own check (no way of sizing given)
         O.Resize()(IMG)
 

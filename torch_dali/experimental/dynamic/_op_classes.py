@@ -39,6 +39,8 @@ class Operator:
         for k in kwargs:
             if k not in self._init_names:
                 raise TypeError(f"{cls}.__init__() got an unexpected keyword argument {k!r}")
+            if isinstance(kwargs[k], Batch):  # DALI 2.4 refuses them too (TypeError)
+                raise TypeError(f"{cls}.__init__(): argument {k!r} is a Batch; per-sample values go to the call")
         missing = [k for k in self._required if kwargs.get(k) is None]
         if missing:
             raise TypeError(f"{cls}.__init__() missing required keyword argument(s): {', '.join(missing)}")
