@@ -157,7 +157,7 @@ def test_batch_torch_shares_dense_memory():
     b.torch()[0, 0] = 42  # DALI 2.4: a batch made from one array is one dense tensor
     assert np.asarray(ndd.as_tensor(b)).tolist() == [[42, 1], [1, 1]]
     assert b.torch(copy=True).data_ptr() != b.torch().data_ptr()
-    with pytest.raises(RuntimeError, match="dense"):
+    with pytest.raises(ValueError, match="dense"):  # DALI 2.4: ValueError (torch_dali said RuntimeError)
         ndd.batch([[1, 2, 3], [4, 5]]).torch()
 
 
@@ -206,3 +206,24 @@ def test_arithmetic_checks_the_operands_layouts():
     ba = ndd_.as_batch([np.ones((2, 2), np.float32)] * 2, layout="HW")
     with pytest.raises(RuntimeError, match="suffix"):
         (ba * ndd_.as_batch([np.ones((2, 2), np.float32)] * 2, layout="AB")).evaluate()
+
+
+def test_padding_a_batch_into_one_tensor():
+    # DALI 2.4's values: zeros up to each dimension's largest extent; the layout gains "N"
+    ragged = ndd.batch([np.uint8([1, 2]), np.uint8([1, 2, 3])])
+    assert np.asarray(ndd.as_tensor(ragged, pad=True)).tolist() == [[1, 2, 0], [1, 2, 3]]
+    assert np.asarray(ndd.tensor(ragged, pad=True)).tolist() == [[1, 2, 0], [1, 2, 3]]
+    assert ragged.torch(pad=True).tolist() == [[1, 2, 0], [1, 2, 3]]
+    with pytest.raises(ValueError):
+        ndd.as_tensor(ragged)
+    two_d = ndd.batch([np.int32([[1, 2], [3, 4]]), np.int32([[5], [6], [7]])])
+    padded = ndd.as_tensor(two_d, pad=True)
+    assert np.asarray(padded).tolist() == [[[1, 2], [3, 4], [0, 0]], [[5, 0], [6, 0], [7, 0]]]
+    assert padded.dtype == ndd.int32
+    hw = ndd.batch([np.float32([[1], [2]]), np.float32([[3]])], layout="HW")
+    out = ndd.as_tensor(hw, pad=True)
+    assert np.asarray(out).tolist() == [[[1.0], [2.0]], [[3.0], [0.0]]] and out.layout == "NHW"
+    dense = ndd.batch([np.float32([[1], [2]]), np.float32([[3], [4]])], layout="HW")
+    assert ndd.as_tensor(dense).layout == "NHW" and ndd.tensor(dense).layout == "NHW"
+    assert dense.torch(pad=True).tolist() == [[[1.0], [2.0]], [[3.0], [4.0]]]
+    assert np.asarray(ndd.as_tensor(np.int32([1, 2]), pad=True)).tolist() == [1, 2]

@@ -33,7 +33,7 @@ class Tensor:
     __array_priority__ = 100  # `np_array + tensor` calls Tensor.__radd__
 
     def __init__(self, data: Any = None, dtype: Any = None, device: Any = None, layout: str | None = None,
-                 copy: bool = True, **unsupported: Any) -> None:
+                 copy: bool = True, pad: bool = False, **unsupported: Any) -> None:
         if unsupported:
             raise NotImplementedError(f"ndd.Tensor: argument(s) {sorted(unsupported)} are not supported by "
                                       "torch_dali's dynamic mode")
@@ -43,11 +43,9 @@ class Tensor:
             if copy:
                 t = t.clone()
         elif isinstance(data, Batch):
-            try:
-                t = data._dense()
-            except RuntimeError as e:  # DALI 2.4: a ragged batch as one tensor is a ValueError
-                raise ValueError(str(e)) from None
-            et, found = data.dtype, None
+            t = data._dense(pad)
+            # DALI 2.4: the samples' layout behind an "N" for the batch dimension
+            et, found = data.dtype, ("N" + data.layout if data.layout else None)
             if copy:
                 t = t.clone()
         else:
@@ -217,18 +215,22 @@ def _subscript(t: torch.Tensor, layout: str | None, index: Any) -> tuple[torch.T
     return t, (out_layout or None)
 
 
-def tensor(data: Any, dtype: Any = None, device: Any = None, layout: str | None = None) -> Tensor:
-    """A Tensor holding a copy of `data` (optionally converted to `dtype`, placed on `device`)."""
-    return Tensor(data, dtype=dtype, device=device, layout=layout, copy=True)
+def tensor(data: Any, dtype: Any = None, device: Any = None, layout: str | None = None,
+           pad: bool = False) -> Tensor:
+    """A Tensor holding a copy of `data` (optionally converted to `dtype`, placed on `device`);
+    `pad=True`: a Batch of samples of different shapes is padded with zeros to the largest."""
+    return Tensor(data, dtype=dtype, device=device, layout=layout, copy=True, pad=pad)
 
 
-def as_tensor(data: Any, dtype: Any = None, device: Any = None, layout: str | None = None) -> Tensor:
+def as_tensor(data: Any, dtype: Any = None, device: Any = None, layout: str | None = None,
+              pad: bool = False) -> Tensor:
     """A Tensor sharing `data`'s memory where it can (a Tensor is returned as is when nothing
-    changes; a Batch becomes one tensor whose first dimension is the sample)."""
+    changes; a Batch becomes one tensor whose first dimension is the sample, padded with zeros
+    to the largest sample with `pad=True`)."""
     if isinstance(data, Tensor) and dtype is None and layout is None and (
             device is None or D.device(device) == data.device):
         return data
-    return Tensor(data, dtype=dtype, device=device, layout=layout, copy=False)
+    return Tensor(data, dtype=dtype, device=device, layout=layout, copy=False, pad=pad)
 
 
 # -- Batch -----------------------------------------------------------------------------------------
@@ -392,17 +394,24 @@ class Batch:
         self.evaluate()
         return self._storage
 
-    def _dense(self) -> torch.Tensor:
+    def _dense(self, pad: bool = False) -> torch.Tensor:
         """The samples as one tensor: shared memory when the batch was made from one tensor, else
-        a stacked copy; a batch of samples of different shapes is not dense (RuntimeError)."""
+        a stacked copy; samples of different shapes are padded with zeros to the largest extent of
+        each dimension with `pad`, else a ValueError (as in DALI 2.4)."""
         if self._whole is not None:
             return self._whole
         s = [x.torch() for x in self._samples()]
         if not s:
             return torch.empty((0,), dtype=self._dtype.torch_dtype)
         if any(x.shape != s[0].shape for x in s):
-            raise RuntimeError(f"ndd: a batch of samples of different shapes {self.shape} is not dense: it "
-                               "cannot be one tensor")
+            if not pad:
+                raise ValueError(f"ndd: a batch of samples of different shapes {self.shape} is not dense: it "
+                                 "cannot be one tensor (pad=True pads them)")
+            full = [max(x.shape[d] for x in s) for d in range(s[0].dim())]
+            out = s[0].new_zeros((len(s), *full))
+            for k, x in enumerate(s):
+                out[(k, *(slice(0, n) for n in x.shape))] = x
+            return out
         return torch.stack(s)
 
     def cpu(self) -> "Batch":
@@ -417,10 +426,11 @@ class Batch:
             return self
         return Batch(self, device=dev, copy=force_copy)
 
-    def torch(self, copy: bool = False) -> torch.Tensor:
-        """The batch as one torch tensor (samples must share a shape): shared memory when the batch
-        was made from one tensor (`ndd.batch(array)`), else a stacked copy."""
-        t = self._dense()
+    def torch(self, copy: bool = False, pad: bool = False) -> torch.Tensor:
+        """The batch as one torch tensor (samples must share a shape, or `pad=True` pads them with
+        zeros): shared memory when the batch was made from one tensor (`ndd.batch(array)`), else a
+        stacked copy."""
+        t = self._dense(pad)
         return t.clone() if copy else t
 
     def __repr__(self) -> str:
