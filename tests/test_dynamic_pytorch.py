@@ -133,3 +133,31 @@ def test_mapper_and_torch_nodes(root):
         ("torch.uint8", [97, 98], [0]), ("torch.uint8", [99, 100, 101], [0])]
     with pytest.raises((ValueError, RuntimeError)):  # samples of different shapes are not one tensor
         _epochs(N.ToTorch(N.Reader(ndd.readers.File, batch_size=2, file_root=root)))
+
+
+@needs_torchdata
+def test_doc_usage_pattern_on_photos(tmp_path):
+    # DALI's torchdata page: Reader -> DictMapper(decode, resize, normalize) -> ToTorch ->
+    # Prefetcher -> Loader, on the package's 8 photos; sha256 of each batch's bytes from DALI 2.4
+    import hashlib
+    import shutil
+    from pathlib import Path
+
+    import torchdata.nodes as tn
+
+    photos = Path(ndd.__file__).resolve().parents[2] / "data" / "photos"
+    (tmp_path / "x").mkdir()
+    for p in sorted(photos.glob("*.jpg")):
+        shutil.copy(p, tmp_path / "x" / p.name)
+
+    def process(jpegs):
+        imgs = ndd.resize(ndd.decoders.image(jpegs), size=[64, 64])
+        return ndd.crop_mirror_normalize(imgs, mean=[128.0] * 3, std=[64.0] * 3, dtype=ndd.float32)
+
+    N = ndd.pytorch.nodes
+    reader = N.Reader(ndd.readers.File, batch_size=4, file_root=str(tmp_path))
+    loader = tn.Loader(tn.Prefetcher(N.ToTorch(N.DictMapper(source=reader, map_fn=process)), prefetch_factor=2))
+    got = [(tuple(x.shape), hashlib.sha256(x.numpy().tobytes()).hexdigest()[:16], y.flatten().tolist())
+           for x, y in loader]
+    assert got == [((4, 3, 64, 64), "f6af17b4f3308bbf", [0, 0, 0, 0]),
+                   ((4, 3, 64, 64), "e3c6155133aa06b3", [0, 0, 0, 0])]
