@@ -107,6 +107,19 @@ CPU_WARP = CLibrary(CSRC / "cpu" / "cpu_warp.c", ["m"], ["-O3", "-ffp-contract=o
 _MASK64 = (1 << 64) - 1
 
 
+def _audio_resample_signatures(lib: ctypes.CDLL) -> None:
+    i64, c_int, vp, f = ctypes.c_int64, ctypes.c_int, ctypes.c_void_p, ctypes.c_float
+    for fn in (lib.td_audio_resample, lib.td_audio_resample_portable):
+        fn.argtypes = [vp, i64, i64, vp, i64, ctypes.c_double, vp, i64, f, f, c_int, c_int]
+        fn.restype = c_int
+
+
+#: audio_resample's windowed-sinc resampling (ops.audio_resample.resample), bit-identical to it (no
+#: fused multiply-add; torch's summation order reproduced for the vector width the caller gives)
+AUDIO_RESAMPLE = CLibrary(CSRC / "cpu" / "audio_resample.c", ["m"], ["-O3", "-ffp-contract=off"],
+                          disable_env="TORCH_DALI_NO_CPU_KERNELS", configure=_audio_resample_signatures)
+
+
 def crop_windows(seed: int, iteration: int, sizes: Sequence[tuple[int, int]] | np.ndarray, area: tuple[float, float],
                  aspect_ratio: tuple[float, float], num_attempts: int) -> np.ndarray | None:
     """(n, 4) int64 windows (y, x, h, w) for samples 0..n-1 of one iteration, drawn by the C helper
@@ -397,4 +410,22 @@ def distort_sample(images: torch.Tensor, px: torch.Tensor, py: torch.Tensor, lin
     out = torch.empty((n, oh, ow, c), dtype=images.dtype)
     ok = lib.td_distort_sample(images.data_ptr(), _WARP_TYPES[images.dtype], n, h, w, c, px.data_ptr(), py.data_ptr(),
                                int(px.shape[0]), oh, ow, int(bool(linear)), float(fill), out.data_ptr()) == 0
+    return out if ok else None
+
+
+def audio_resample(x: torch.Tensor, n_out: int, ratio: float, table: torch.Tensor, scale: float, center: float,
+                   lobes: int, width: int, portable: bool = False) -> torch.Tensor | None:
+    """`ops.audio_resample.resample` of CPU float32 (n, c) samples (n, c >= 1) with the spec's sinc
+    `table`, `scale` and `center` (`sinc_table(lobes)`), torch's sums taken `width` floats a vector,
+    bit for bit, without holding the GIL: (n_out, c) float32, or None when it did nothing.
+    `portable` runs the kernel's baseline build where the CPU would take its AVX2 one (for tests)."""
+    lib = AUDIO_RESAMPLE.load()
+    if lib is None or x.dim() != 2 or x.dtype != torch.float32 or x.device.type != "cpu" or x.numel() == 0 \
+            or table.dtype != torch.float32 or table.device.type != "cpu":
+        return None
+    x, table = x.contiguous(), table.contiguous()
+    out = torch.empty((int(n_out), int(x.shape[1])), dtype=torch.float32)
+    run = lib.td_audio_resample_portable if portable else lib.td_audio_resample
+    ok = run(x.data_ptr(), int(x.shape[0]), int(x.shape[1]), out.data_ptr(), int(n_out), float(ratio),
+             table.data_ptr(), table.numel(), float(scale), float(center), int(lobes), int(width)) == 0
     return out if ok else None

@@ -13,7 +13,8 @@ exact emulation of that was tried and was 3-40x slower, so it is not used). Leng
 or `out_length`. Integer input is normalized to [-1, 1] (signed: x / max; unsigned: (x - max/2) /
 (max/2)); for an unsigned output type the kernel runs on (x + 1) / 2 instead (so a truncated kernel
 at the signal's ends loses part of the offset, as DALI's does); integer output is scaled by the
-type's maximum, rounded half away from zero and saturated.
+type's maximum, rounded half away from zero and saturated. `resample` is the spec; on the CPU a C
+helper gives its bits faster (ops/fast/cpu_audio.py, through `_dispatch.call`).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import torch
 
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
+from . import _dispatch
 from ._operator import Operator, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema
@@ -185,7 +187,7 @@ class AudioResample(Operator):
             raise ArgumentError(f"{self.name}: sample {i} would have {n_out} samples")
         ratio = rin / rout if rout else 1.0
         sig = to_domain(x, dtype in _UNSIGNED).reshape(n, int(x.shape[1]) if x.dim() == 2 else 1)
-        y = resample(sig, n_out, ratio, lobes_for(float(self.args["quality"])))
+        y = _dispatch.call(resample, sig, n_out, ratio, lobes_for(float(self.args["quality"])))
         return from_domain(y, dtype).reshape((n_out,) + tuple(x.shape[1:]))
 
 

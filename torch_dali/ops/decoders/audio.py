@@ -21,6 +21,7 @@ import torch
 from ... import types
 from ...errors import ArgumentError, ArgumentTypeError, DataError
 from ...io import wav
+from .. import _dispatch
 from .._operator import Operator, SampleContext
 from .._registry import register
 from .._schema import Arg, OpSchema
@@ -134,7 +135,7 @@ def decode_audio(raw: bytes, where: str, dtype: torch.dtype, downmix: bool, targ
         n_out = math.ceil(floats.shape[0] * out_r / in_r)
         if n_out * channels > 1 << 30:
             raise DataError(f"{where}: resampling to {target_rate} Hz would give {n_out} frames")
-        floats = resample(floats, n_out, in_r / out_r, lobes_for(quality))
+        floats = _dispatch.call(resample, floats, n_out, in_r / out_r, lobes_for(quality))
     out = from_domain(floats, dtype)
     return (out[:, 0].contiguous() if downmix else out), rate
 
