@@ -39,6 +39,7 @@ struct job {
     const float *x;
     const float *pairs;  /* (table[i], table[i + 1] - table[i]) at 2 i */
     const float *phased; /* the pair of i = r + 32 q at 2 (r * cols + q + pad) */
+    const float *pa, *pb; /* the same pairs' halves, each contiguous along q */
     int64_t n, c, taps, lobes, cols, pad; /* pad: phase-table columns before q = 0 */
     float scale, center, top, exact_from;
     int width, small;
@@ -76,9 +77,9 @@ static int resample(const float *x, int64_t n, int64_t c, float *out, int64_t n_
         width > MAX_WIDTH || !(ratio > 0.0) || !(ratio < 1e15)) /* positions stay within int64 */
         return -1;
     /* the phase tables reach `taps` columns past each end: a masked tap's read stays inside */
-    const int64_t taps = 2 * (int64_t)lobes + 3, pad = taps, cols = (table_len + 31) / 32 + 2 * taps;
+    const int64_t taps = 2 * (int64_t)lobes + 3, pad = taps, cols = (table_len + 31) / 32 + 2 * taps + 8;
     vf *prod = aligned_alloc(sizeof(vf), sizeof(vf) * (size_t)(taps * c + c));
-    float *pairs = malloc(sizeof(float) * 2 * (size_t)(table_len + 32 * cols));
+    float *pairs = malloc(sizeof(float) * 2 * (size_t)(table_len + 64 * cols));
     if (!prod || !pairs) {
         free(prod);
         free(pairs);
@@ -88,12 +89,14 @@ static int resample(const float *x, int64_t n, int64_t c, float *out, int64_t n_
         pairs[2 * i] = table[i];
         pairs[2 * i + 1] = i + 1 < table_len ? table[i + 1] - table[i] : 0.0f; /* as the spec subtracts */
     }
-    float *phased = pairs + 2 * table_len;
+    float *phased = pairs + 2 * table_len, *pa = phased + 64 * cols, *pb = pa + 32 * cols;
     for (int64_t r = 0; r < 32; ++r)
         for (int64_t q = -pad; q < cols - pad; ++q) {
             const int64_t i = r + 32 * q, at = 2 * (r * cols + q + pad);
             phased[at] = i >= 0 && i < table_len ? pairs[2 * i] : 0.0f;
             phased[at + 1] = i >= 0 && i < table_len ? pairs[2 * i + 1] : 0.0f;
+            pa[at / 2] = phased[at];
+            pb[at / 2] = phased[at + 1];
         }
     /* from this position on the taps' table reads are 32 apart with one fraction (see
      * products_exact); only for the table the spec makes (32 points per unit, centred) */
@@ -101,7 +104,7 @@ static int resample(const float *x, int64_t n, int64_t c, float *out, int64_t n_
     if (scale == 32.0f && center == (float)(32 * lobes + 1) && table_len == 64 * (int64_t)lobes + 3)
         for (exact_from = 1.0f; exact_from < (float)(lobes + 1); exact_from *= 2.0f) {
         }
-    const struct job J = {x, pairs, phased, n, c, taps, lobes, cols, pad, scale, center,
+    const struct job J = {x, pairs, phased, pa, pb, n, c, taps, lobes, cols, pad, scale, center,
                           (float)(table_len - 2), exact_from, width, (n + taps + 2) * c < ((int64_t)1 << 31)};
 #ifdef AR_HAVE_AVX2
     if (!portable && __builtin_cpu_supports("avx2"))
@@ -137,12 +140,13 @@ TARGET static inline void V(cascade)(const vf *in, int64_t rs, int64_t cs, int64
         lp = 4;
     const int64_t step = (int64_t)1 << lp, mask = step - 1;
     const vf zero = {0};
-    if (size < step) { /* one level: a running sum from 0, then the (zero) upper levels added */
+    if (size < step) { /* one level: a running sum from +0, then the (zero) upper levels added, which
+                        * changes nothing: a sum from +0 is never -0 and its NaN is quiet already */
         for (int k = 0; k < rows; ++k) {
             vf a = zero;
             for (int64_t i = 0; i < size; ++i)
                 a += in[i * rs + k * cs];
-            ret[k] = ((a + zero) + zero) + zero;
+            ret[k] = a;
         }
         return;
     }
@@ -278,10 +282,14 @@ TARGET static inline vi V(imax)(vi a, vi b) {
 }
 
 TARGET static inline int V(all)(vi m) {
+#ifdef AR_AVX2
+    return _mm256_movemask_ps((__m256)m) == 0xff;
+#else
     int r = 1;
     for (int k = 0; k < LANES; ++k)
         r &= m[k] != 0;
     return r;
+#endif
 }
 
 /* x[start + off] for each lane's off (0 .. 7) */
@@ -291,6 +299,85 @@ TARGET static inline vf V(window)(const float *x, vi off) {
 #else
     return V(gather)(x, off);
 #endif
+}
+
+/* rows[k][j] -> rows[j][k] */
+TARGET static inline void V(transpose)(vf *rows) {
+#ifdef AR_AVX2
+    __m256 t[8], u[8];
+    for (int k = 0; k < 8; k += 2) {
+        t[k] = _mm256_unpacklo_ps((__m256)rows[k], (__m256)rows[k + 1]);
+        t[k + 1] = _mm256_unpackhi_ps((__m256)rows[k], (__m256)rows[k + 1]);
+    }
+    for (int k = 0; k < 8; k += 4) {
+        u[k] = _mm256_shuffle_ps(t[k], t[k + 2], 0x44);
+        u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], 0xee);
+        u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0x44);
+        u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xee);
+    }
+    for (int k = 0; k < 4; ++k) {
+        rows[k] = (vf)_mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
+        rows[k + 4] = (vf)_mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
+    }
+#else
+    for (int k = 0; k < LANES; ++k)
+        for (int j = k + 1; j < LANES; ++j) {
+            const float v = rows[k][j];
+            rows[k][j] = rows[j][k];
+            rows[j][k] = v;
+        }
+#endif
+}
+
+/* x[2 i] and x[2 i + 1] for i = 0 .. 7: a stereo frame's two channels */
+TARGET static inline void V(frames2)(const float *x, vf *l, vf *r) {
+#ifdef AR_AVX2
+    const __m256 lo = _mm256_loadu_ps(x), hi = _mm256_loadu_ps(x + 8);
+    const __m256i order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+    *l = (vf)_mm256_permutevar8x32_ps(_mm256_shuffle_ps(lo, hi, 0x88), order);
+    *r = (vf)_mm256_permutevar8x32_ps(_mm256_shuffle_ps(lo, hi, 0xdd), order);
+#else
+    for (int k = 0; k < LANES; ++k) {
+        (*l)[k] = x[2 * k];
+        (*r)[k] = x[2 * k + 1];
+    }
+#endif
+}
+
+/* Mono or stereo, every lane exact (see products) and its taps, rounded up to whole vectors,
+ * inside the signal: each output's weights and samples are contiguous loads along its taps, and
+ * each 8 x 8 block of products is transposed into the one-output-a-lane layout (no gathers). */
+TARGET static void V(products_rows)(const struct job *J, vi s0, vi F, vf di, vi tlo, vf *prod) {
+    const int32_t T = (int32_t)J->taps, c = (int32_t)J->c;
+    const vi iota = {0, 1, 2, 3, 4, 5, 6, 7};
+    for (int32_t t0 = 0; t0 < T; t0 += LANES) {
+        vf rows[2][LANES];
+        const vi t = iota + t0;
+        const int edge = t0 == 0 || t0 + LANES > T - 2;
+        for (int k = 0; k < LANES; ++k) {
+            vf a, b;
+            memcpy(&a, J->pa + F[k] + t0, sizeof a);
+            memcpy(&b, J->pb + F[k] + t0, sizeof b);
+            vf w = a + di[k] * b;
+            if (edge) /* inside the signal taps tlo .. T - 2 are weighted */
+                w = (vf)((vi)w & ((t >= tlo[k]) & (t <= T - 2)));
+            if (c == 1) {
+                vf xs;
+                memcpy(&xs, J->x + s0[k] + t0, sizeof xs);
+                rows[0][k] = xs * w;
+            } else {
+                vf xl, xr;
+                V(frames2)(J->x + 2 * (int64_t)(s0[k] + t0), &xl, &xr);
+                rows[0][k] = xl * w;
+                rows[1][k] = xr * w;
+            }
+        }
+        for (int ch = 0; ch < c; ++ch) {
+            V(transpose)(rows[ch]);
+            for (int j = 0; j < LANES && t0 + j < T; ++j)
+                prod[(t0 + j) * c + ch] = rows[ch][j];
+        }
+    }
 }
 
 /* The same for positions below 2^23 and (n + taps) * c below 2^31: float and int32 lanes.
@@ -322,6 +409,11 @@ TARGET static int V(products)(const struct job *J, const float *p, int64_t base,
         const vi i = __builtin_convertvector(fi, vi);
         di = fi - __builtin_convertvector(i, vf);
         F = (i & 31) * (int32_t)J->cols + (i >> 5) + (int32_t)J->pad - tlo;
+    }
+    const int32_t whole = (int32_t)((T + LANES - 1) / LANES * LANES);
+    if (exact && c <= 2 && V(all)((s0 >= izero) & (s0 <= izero + (int32_t)(n - whole)))) {
+        V(products_rows)(J, s0, F, di, tlo, prod);
+        return 1;
     }
     /* one load and a permute read the 8 lanes' samples when they lie within 8 of each other */
     const int windowed = c == 1 && interior && s0[LANES - 1] - s0[0] < 8 && s0[0] + T + 7 <= n;
