@@ -107,6 +107,7 @@ static int resample(const float *x, int64_t n, int64_t c, float *out, int64_t n_
     const struct job J = {x, pairs, phased, pa, pb, n, c, taps, lobes, cols, pad, scale, center,
                           (float)(table_len - 2), exact_from, width, (n + taps + 2) * c < ((int64_t)1 << 31)};
 #ifdef AR_HAVE_AVX2
+    __builtin_cpu_init(); /* idempotent; makes the check valid whenever this library was loaded */
     if (!portable && __builtin_cpu_supports("avx2"))
         run_avx2(&J, out, n_out, ratio, prod);
     else
