@@ -41,7 +41,8 @@ struct job {
     const float *phased; /* the pair of i = r + 32 q at 2 (r * cols + q + pad) */
     const float *pa, *pb; /* the same pairs' halves, each contiguous along q */
     int64_t n, c, taps, lobes, cols, pad; /* pad: phase-table columns before q = 0 */
-    float scale, center, top, exact_from;
+    float scale, center, top;
+    int exact_table; /* the spec's table: 32 points per unit, centred (products' exact lanes) */
     int width, small;
 };
 
@@ -73,7 +74,7 @@ static int64_t ceil_log2(int64_t x) {
 static int resample(const float *x, int64_t n, int64_t c, float *out, int64_t n_out, double ratio,
                     const float *table, int64_t table_len, float scale, float center, int lobes, int width,
                     int portable) {
-    if (n <= 0 || c <= 0 || n_out < 0 || lobes < 1 || lobes > 4096 || table_len < 3 || width < 1 ||
+    if (n <= 0 || c <= 0 || n_out < 0 || lobes < 1 || lobes > 64 || table_len < 3 || width < 4 ||
         width > MAX_WIDTH || !(ratio > 0.0) || !(ratio < 1e15)) /* positions stay within int64 */
         return -1;
     /* the phase tables reach `taps` columns past each end: a masked tap's read stays inside */
@@ -98,14 +99,9 @@ static int resample(const float *x, int64_t n, int64_t c, float *out, int64_t n_
             pa[at / 2] = phased[at];
             pb[at / 2] = phased[at + 1];
         }
-    /* from this position on the taps' table reads are 32 apart with one fraction (see
-     * products_exact); only for the table the spec makes (32 points per unit, centred) */
-    float exact_from = INFINITY;
-    if (scale == 32.0f && center == (float)(32 * lobes + 1) && table_len == 64 * (int64_t)lobes + 3)
-        for (exact_from = 1.0f; exact_from < (float)(lobes + 1); exact_from *= 2.0f) {
-        }
+    const int exact_table = scale == 32.0f && center == (float)(32 * lobes + 1) && table_len == 64 * (int64_t)lobes + 3;
     const struct job J = {x, pairs, phased, pa, pb, n, c, taps, lobes, cols, pad, scale, center,
-                          (float)(table_len - 2), exact_from, width, (n + taps + 2) * c < ((int64_t)1 << 31)};
+                          (float)(table_len - 2), exact_table, width, (n + taps + 2) * c < ((int64_t)1 << 31)};
 #ifdef AR_HAVE_AVX2
     __builtin_cpu_init(); /* idempotent; makes the check valid whenever this library was loaded */
     if (!portable && __builtin_cpu_supports("avx2"))
@@ -192,15 +188,25 @@ TARGET static inline void V(sum_taps)(const vf *prod, int64_t taps, int64_t c, i
     const vf zero = {0};
     if (c == 1) {
         vf f = zero;
-        if (taps >= width) { /* `width`-lane vectors of consecutive taps, lanes added last */
-            const int64_t vecs = taps / width;
-            vf lane[MAX_WIDTH];
-            for (int l = 0; l < width; ++l)
-                lane[l] = V(row_sum)(prod + l, width, vecs);
+        const int64_t vecs = taps / width, quads = vecs / 4;
+        if (taps >= width) { /* `width`-lane vectors of consecutive taps: each lane's row_sum inlined
+                              * (quads < 16 for lobes <= 64, width >= 4: one cascade level), added
+                              * after the leftover taps */
             for (int64_t k = vecs * width; k < taps; ++k)
                 f += prod[k];
-            for (int l = 0; l < width; ++l)
-                f += lane[l];
+            for (int l = 0; l < width; ++l) {
+                vf p0 = zero, p1 = zero, p2 = zero, p3 = zero;
+                const vf *q = prod + l;
+                for (int64_t i = 0; i < quads; ++i, q += 4 * width) {
+                    p0 += q[0];
+                    p1 += q[width];
+                    p2 += q[2 * width];
+                    p3 += q[3 * width];
+                }
+                for (int64_t i = 4 * quads; i < vecs; ++i)
+                    p0 += prod[l + i * width];
+                f += ((p0 + p1) + p2) + p3;
+            }
         } else {
             f = V(row_sum)(prod, 1, taps);
         }
@@ -272,15 +278,9 @@ TARGET static void V(products_any)(const struct job *J, const float *p, int64_t 
     }
 }
 
-TARGET static inline vi V(imin)(vi a, vi b) {
-    const vi m = a < b;
-    return (a & m) | (b & ~m);
-}
+TARGET static inline vi V(imin)(vi a, vi b) { return (a & (a < b)) | (b & ~(a < b)); }
 
-TARGET static inline vi V(imax)(vi a, vi b) {
-    const vi m = a > b;
-    return (a & m) | (b & ~m);
-}
+TARGET static inline vi V(imax)(vi a, vi b) { return (a & (a > b)) | (b & ~(a > b)); }
 
 TARGET static inline int V(all)(vi m) {
 #ifdef AR_AVX2
@@ -382,10 +382,11 @@ TARGET static void V(products_rows)(const struct job *J, vi s0, vi F, vf di, vi 
 }
 
 /* The same for positions below 2^23 and (n + taps) * c below 2^31: float and int32 lanes.
- * From J->exact_from (the smallest power of two >= lobes + 1) on, a weighted tap's rel - p is
- * exact (|rel - p| <= lobes < 2^24 ulp(p)) and so is (rel - p) * 32 + center (an integer or a
- * multiple of 32 ulp(p) below 2^24 of them): consecutive taps read the table 32 apart at one
- * fraction, and their values come from the phase tables without recomputing the index. */
+ * A lane is exact when p = m 2^(e-23) (m < 2^24, e >= 0) has lobes < 2^(e+1) and its top weighted
+ * tap's (rel - p) * 32 + center = 64 lobes + 1 - 32 frac(p) < 2^(e+6): then every weighted tap's
+ * rel - p (|.| <= lobes, a multiple of 2^(e-23)) is exact, and so is (rel - p) * 32 + center (a
+ * multiple of 2^(e-18) in [1, 2^(e+6))): consecutive taps read the table 32 apart at one fraction,
+ * and their values come from the phase tables without recomputing the index. */
 TARGET static int V(products)(const struct job *J, const float *p, int64_t base, vf *prod) {
     const int64_t T = J->taps, n = J->n, c = J->c;
     if (base > ((int64_t)1 << 30))
@@ -401,7 +402,11 @@ TARGET static int V(products)(const struct job *J, const float *p, int64_t base,
     const vi tlo = V(imax)(lo, V(imin)(a, izero + (int32_t)T));
     const vi thi = V(imin)(izero + (int32_t)(T - 2), V(imax)(b, izero - 1));
     const int interior = V(all)((s0 >= izero) & (b >= izero + (int32_t)(T - 1)));
-    const int exact = V(all)((pv >= J->exact_from) & (tlo <= thi));
+    const vi e = ((vi)pv >> 23) - 127, e0 = V(imax)(e, izero), L = izero + (int32_t)J->lobes;
+    const vf frac32 = (pv - __builtin_convertvector(fl, vf)) * 32.0f;
+    const vi top_ok = __builtin_convertvector(L * 64 + 1 - (1 << V(imin)(e0 + 6, izero + 30)), vf) < frac32;
+    const int exact = J->exact_table && V(all)((e >= izero) & ((1 << V(imin)(e0 + 1, izero + 30)) > L) & top_ok &
+                                              (tlo <= thi));
     vf relf = __builtin_convertvector(first, vf), di = {0};
     vi F = izero;
     if (exact) { /* the first weighted tap's index and fraction, as the spec computes them */
