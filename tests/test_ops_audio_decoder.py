@@ -94,3 +94,32 @@ def test_quality_checked_only_when_resampling():
         assert np.asarray(rate[0]) == 8000 and np.asarray(wave[0]).shape == (20, 2)
     wave, _ = _decode([GOOD], quality=100, sample_rate=16000)
     assert np.asarray(wave[0]).shape == (40, 2)
+
+
+@pytest.mark.parametrize("bits", [8, 16])
+@pytest.mark.parametrize("channels", [1, 2, 5])
+def test_pcm_to_float32_directly_gives_the_wide_paths_values(bits, channels):
+    """8/16-bit PCM goes straight to float32 (exact there); the values equal the int64/float64 path,
+    the extremes included."""
+    import io
+    import wave
+    rng = np.random.default_rng(bits + channels)
+    frames = 1001
+    if bits == 16:
+        a = rng.integers(-32768, 32768, (frames, channels)).astype("<i2")
+        a[0, 0], a[1, 0] = -32768, 32767
+    else:
+        a = rng.integers(0, 256, (frames, channels)).astype(np.uint8)
+        a[0, 0], a[1, 0] = 0, 255
+    b = io.BytesIO()
+    with wave.open(b, "wb") as w:
+        w.setnchannels(channels)
+        w.setsampwidth(bits // 8)
+        w.setframerate(8000)
+        w.writeframes(a.tobytes())
+    raw = b.getvalue()
+    info = wav.parse(raw, "x.wav")
+    wide = wav._samples(raw, info) / float(1 << (bits - 1))
+    got = wav.decode(raw, info, torch.float32)
+    assert got.dtype == torch.float32 and got.shape == (frames, channels)
+    assert torch.equal(got, torch.from_numpy(np.ascontiguousarray(wide, np.float32)))

@@ -98,6 +98,16 @@ def _samples(raw: bytes, info: WavInfo) -> np.ndarray:
 
 def decode(raw: bytes, info: WavInfo, dtype: torch.dtype) -> torch.Tensor:
     """(frames, channels) samples of `dtype` (float32, int16 or int32), read as libsndfile reads them."""
+    if dtype == torch.float32 and info.fmt != FLOAT and info.bits in (8, 16):
+        # straight to float32: these values and their power-of-two scaling are exact there, so the
+        # same numbers as through int64 / float64 at a fraction of the time and memory
+        n = info.frames * info.channels
+        if info.bits == 16:
+            f = np.frombuffer(raw, "<i2", count=n, offset=info.data_offset).astype(np.float32)
+        else:
+            f = np.frombuffer(raw, np.uint8, count=n, offset=info.data_offset).astype(np.float32) - 128
+        f *= np.float32(1.0 / (1 << (info.bits - 1)))
+        return torch.from_numpy(f.reshape(info.frames, info.channels))
     v = _samples(raw, info)
     if dtype == torch.float32:
         out = v if info.fmt == FLOAT else v / float(1 << (info.bits - 1))
