@@ -71,3 +71,53 @@ def test_a_file_too_large_to_allocate_is_named():
     assert got["packed"] == "None"  # the general path then names the file
     assert "DataError" in got["raise"] and says in got["raise"] and "1.bin" in got["raise"], got["raise"]
     assert got["skip"].startswith("sizes [1, 1, 3]; skipped: ") and says in got["skip"], got["skip"]
+
+
+def _run_ranged(req: list) -> str:
+    """Child side: a reader whose index (or .npy header) names a byte range of HUGE bytes inside a
+    sparse file of that size; the error it gave. Mapping the whole file fails under the cap too."""
+    what, mapped = req
+    resource.setrlimit(resource.RLIMIT_AS, (64 << 30, 64 << 30))
+    from torch_dali import tfrecord as tfrec
+    with tempfile.TemporaryDirectory() as d:
+        big = os.path.join(d, "big.bin")
+        with open(big, "wb") as f:
+            f.truncate(HUGE + 1024)
+        idx = os.path.join(d, "big.idx")
+        with open(idx, "w") as f:
+            f.write({"tfrecord": f"0 {HUGE}\n", "webdataset": f"v1.2 1\nbin 0 {HUGE} s.bin\n"}.get(what, ""))
+        if what == "numpy":
+            head = "{'descr': '|u1', 'fortran_order': False, 'shape': (%d,), }" % HUGE
+            head = head.ljust(117) + "\n"
+            with open(big, "r+b") as f:
+                f.write(b"\x93NUMPY\x01\x00" + len(head).to_bytes(2, "little") + head.encode())
+
+        @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+        def p():
+            kw = {"dont_use_mmap": not mapped}
+            if what == "tfrecord":
+                return tuple(fn.readers.tfrecord(path=big, index_path=idx, features={
+                    "x": tfrec.FixedLenFeature([], tfrec.int64, 0)}, **kw).values())
+            if what == "webdataset":
+                return fn.readers.webdataset(paths=big, index_paths=idx, ext="bin", **kw)
+            return fn.readers.numpy(files=[big], **kw)
+        pipe = p()
+        try:
+            pipe.build()
+            pipe.run()
+            return "read"
+        except (DataError, PipelineError) as e:
+            return f"{type(e).__name__}: {e}"
+        finally:
+            pipe.shutdown()
+
+
+def test_a_byte_range_too_large_to_allocate_is_named():
+    """readers.tfrecord, webdataset and numpy read byte ranges their index or header gives: one of
+    1 TiB (inside a sparse file, so it passes the size check) was the allocator's MemoryError, or
+    mmap's "[Errno 12] Cannot allocate memory" for the whole file, naming no file."""
+    reqs = [[w, m] for w in ("tfrecord", "webdataset", "numpy") for m in (True, False)]
+    for req, text in zip(reqs, run_isolated("tests.test_data_huge_files:_run_ranged", reqs, timeout=60)):
+        assert not isinstance(text, Died), (req, text)
+        assert "DataError" in text and "big.bin" in text, (req, text)
+        assert f"cannot allocate memory for the {HUGE} bytes" in text, (req, text)

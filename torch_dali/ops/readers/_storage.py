@@ -150,7 +150,10 @@ class ByteFile:
             raise DataError(f"{what}: cannot open {printable(path)}: {e.strerror or e}") from None
         self.size = os.fstat(self._fd).st_size
         if use_mmap and self.size > 0:
-            self._mm = mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ)
+            try:
+                self._mm = mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ)
+            except OSError:  # ENOMEM: a file larger than the address space left (ulimit -v): pread
+                self._mm = None
         if read_ahead and self.size > 0:
             advise_read_ahead(self._fd, self._mm)
 
@@ -175,10 +178,14 @@ class ByteFile:
             if len(data) != n:
                 raise self._short(offset, n, len(data))
             return data
-        if self._mm is not None and offset + n <= min(size, len(self._mm)):
-            with memoryview(self._mm) as view:
-                return bytearray(view[offset:offset + n])
-        data = bytearray(n)
+        try:  # n comes from an index or a header: inside a huge (sparse) file it may not fit memory
+            if self._mm is not None and offset + n <= min(size, len(self._mm)):
+                with memoryview(self._mm) as view:
+                    return bytearray(view[offset:offset + n])
+            data = bytearray(n)
+        except MemoryError:
+            raise DataError(f"{self.what}: {printable(self.path)}: cannot allocate memory for the {n} bytes "
+                            f"at byte {offset}") from None
         got = 0
         with memoryview(data) as view:
             while got < n:
