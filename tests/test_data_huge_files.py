@@ -121,3 +121,36 @@ def test_a_byte_range_too_large_to_allocate_is_named():
         assert not isinstance(text, Died), (req, text)
         assert "DataError" in text and "big.bin" in text, (req, text)
         assert f"cannot allocate memory for the {HUGE} bytes" in text, (req, text)
+
+
+def _run_recordio(_: object) -> str:
+    """Child side: readers.mxnet (mapped) on a 1 TiB sparse .rec whose first record is small."""
+    import struct
+    resource.setrlimit(resource.RLIMIT_AS, (64 << 30, 64 << 30))
+    with tempfile.TemporaryDirectory() as d:
+        rec, idx = os.path.join(d, "a.rec"), os.path.join(d, "a.idx")
+        payload = struct.pack("<IfQQ", 0, 1.0, 0, 0) + b"xyz!"  # IRHeader (flag 0, label 1), 4 bytes
+        with open(rec, "wb") as f:
+            f.write(struct.pack("<II", 0xCED7230A, len(payload)) + payload)
+            f.truncate(HUGE)
+        with open(idx, "w") as f:
+            f.write("0\t0\n")
+
+        @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+        def p():
+            return fn.readers.mxnet(path=rec, index_path=idx)
+        pipe = p()
+        try:
+            data, label = pipe.run()
+            return f"{bytes(data.at(0))!r} {float(label.at(0)[0])}"
+        except Exception as e:  # noqa: BLE001 - the answer is what it raised
+            return f"{type(e).__name__}: {e}"
+        finally:
+            pipe.shutdown()
+
+
+def test_a_recordio_file_larger_than_the_address_space_is_read():
+    """Mapping a whole .rec file that exceeds the address space left (ulimit -v) failed the build
+    with "[Errno 12] Cannot allocate memory", naming no file; the reader now reads it with pread."""
+    (got,) = run_isolated("tests.test_data_huge_files:_run_recordio", [0], timeout=60)
+    assert got == "b'xyz!' 1.0", got

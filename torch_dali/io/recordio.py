@@ -190,7 +190,10 @@ class RecordFile:
             raise DataError(f"RecordIO file {self.path}: cannot be opened ({e.strerror or e})") from None
         self.size = self.opened_size = os.fstat(self._fd).st_size
         if use_mmap and self.size > 0:
-            self._mm = mmap.mmap(self._fd, 0, access=mmap.ACCESS_COPY)
+            try:
+                self._mm = mmap.mmap(self._fd, 0, access=mmap.ACCESS_COPY)
+            except OSError:  # ENOMEM: larger than the address space left (ulimit -v): read with pread
+                self._mm = None
 
     def read_ahead(self) -> None:
         """DALI's `read_ahead`: the kernel starts reading the whole file into the page cache now."""
