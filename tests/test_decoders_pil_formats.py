@@ -11,6 +11,7 @@ import torch
 from PIL import Image, features
 
 from torch_dali import types
+from torch_dali.errors import DataError
 from torch_dali.io import decode as D
 
 _RGB = np.random.default_rng(0).integers(0, 256, (12, 10, 3), dtype=np.uint8)
@@ -114,3 +115,29 @@ def test_tiff_orientation_tag_as_dali(orientation):
     np.testing.assert_array_equal(D.decode_image(data, types.RGB, adjust_orientation=False).numpy(), stored)
     assert tuple(D.peek_image_shape(data, types.RGB)) == upright.shape
     assert tuple(D.peek_image_shape(data, types.RGB, adjust_orientation=False)) == stored.shape
+
+
+EPS = b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 16 12\n0 0 moveto 16 12 lineto stroke\nshowpage\n%%EOF\n"
+
+
+def test_eps_never_reaches_ghostscript(monkeypatch):
+    """An .eps in a data folder is a PostScript program: PIL's EPS plugin ran Ghostscript on it while
+    decoding (here "Unable to locate Ghostscript", elsewhere the program ran). DALI 2.4 refuses it;
+    now only PIL_FORMATS are opened, and the file is not an image."""
+    from PIL import EpsImagePlugin
+    calls = []
+    monkeypatch.setattr(EpsImagePlugin, "Ghostscript", lambda *a, **k: calls.append(a) or Image.new("RGB", (16, 12)))
+    data = torch.frombuffer(bytearray(EPS), dtype=torch.uint8)
+    for call in (lambda: D.decode_image(data), lambda: D.peek_image_shape(data)):
+        with pytest.raises(DataError, match="not an image"):
+            call()
+    assert calls == []
+
+
+@pytest.mark.parametrize("fmt", ["ICO", "TGA", "PCX", "SGI", "DDS", "QOI"])
+def test_formats_dali_does_not_decode_are_refused(fmt):
+    """DALI 2.4's CPU decoder refuses these (measured on 16x12 RGB files); PIL decoded them here."""
+    buf = io.BytesIO()
+    Image.fromarray(_RGB).save(buf, fmt)
+    with pytest.raises(DataError, match="not an image"):
+        D.decode_image(torch.frombuffer(bytearray(buf.getvalue()), dtype=torch.uint8))

@@ -244,7 +244,7 @@ _UNDO_ORIENTATION = {2: "FLIP_LEFT_RIGHT", 3: "ROTATE_180", 4: "FLIP_TOP_BOTTOM"
 
 def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: bool) -> torch.Tensor:
     from PIL import Image, ImageOps
-    im = Image.open(io.BytesIO(b))
+    im = Image.open(io.BytesIO(b), formats=_headers.PIL_FORMATS)
     fmt = str(im.format)
     tags = getattr(im, "tag_v2", None)  # a TIFF's tags
     stored = int(tags.get(_ORIENTATION_TAG, 1) or 1) if tags is not None else 1

@@ -172,10 +172,16 @@ def png_info(b: bytes | memoryview) -> ImageInfo:
     return ImageInfo("png", h, w, channels, orientation, bit_depth=depth)
 
 
+#: the formats PIL may open (PIL's plugin names): DALI 2.4's (JPEG, PNG, BMP, PNM, TIFF, WebP, JPEG
+#: 2000) and GIF. Not every plugin PIL has: its EPS plugin runs Ghostscript on the file, a
+#: PostScript program, and DALI decodes none of the others (ICO, TGA, PCX, SGI, PSD, ...)
+PIL_FORMATS = ("JPEG", "PNG", "BMP", "PPM", "TIFF", "WEBP", "JPEG2000", "GIF")
+
+
 def pil_info(b: bytes | memoryview) -> ImageInfo:
-    """Any format PIL opens, from its lazy open (the header only)."""
+    """A format of PIL_FORMATS, from PIL's lazy open (the header only)."""
     from PIL import Image
-    with Image.open(io.BytesIO(b)) as im:
+    with Image.open(io.BytesIO(b), formats=PIL_FORMATS) as im:
         w, h = im.size
         orientation = int(im.getexif().get(0x0112, 1) or 1)
         tags = getattr(im, "tag_v2", None)
