@@ -218,3 +218,24 @@ def test_file_list_numbers_must_be_finite(tmp_path, start, end):
         p = pipe()
         p.build()
         p.run()
+
+
+@pytest.mark.parametrize("label", ["-1", "2147483648", "99999999999999999999"])
+def test_file_list_label_outside_int32_names_its_line(tmp_path, label):
+    """A label past int32 was a bare ValueError ("Overflow when unpacking long long") or RuntimeError
+    when the batch was made, naming neither file nor line; a negative one was output, where DALI 2.4
+    refuses it ("Label value should be >= 0"). 2**31 - 1 is read (DALI 2.4 saturates larger ones)."""
+    paths = C.write_tree(tmp_path)
+    lst = tmp_path / "list.txt"
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return tuple(fn.experimental.readers.video(file_list=str(lst), sequence_length=2))
+    lst.write_text(f"{paths['a/vp8.webm']} {label}\n")
+    with pytest.raises(DataError, match=r"list\.txt line 1: the label must be in \[0, 2\*\*31 - 1\]"):
+        p = pipe()
+        p.build()
+        p.run()
+    lst.write_text(f"{paths['a/vp8.webm']} 2147483647\n")
+    p = pipe()
+    assert p.run()[1].at(0).tolist() == [2147483647]

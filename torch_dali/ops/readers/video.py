@@ -181,6 +181,9 @@ class _VideoReaderBase(ReaderBase):
             except ValueError:
                 raise DataError(f"{self.name}: {printable(path)} line {n}: the label must be an integer and "
                                 f"start/end numbers, got {line!r}") from None
+            if not 0 <= label < 1 << 31:  # DALI 2.4 refuses a negative one; the output is int32
+                raise DataError(f"{self.name}: {printable(path)} line {n}: the label must be in [0, 2**31 - 1] "
+                                f"(the int32 label output), got {parts[1][:40]}")
             file = parts[0] if os.path.isabs(parts[0]) else os.path.join(base, parts[0])
             start = nums[0] if nums else 0.0
             end = nums[1] if len(nums) > 1 else 0.0
