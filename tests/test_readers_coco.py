@@ -229,3 +229,34 @@ def test_pixelwise_masks_with_ratio_scale_the_vertices_back_as_dali(tmp_path):
         masks.append(np.asarray(p.run()[0].at(0)))
     assert [hashlib.sha256(m.tobytes()).hexdigest()[:16] for m in masks] == ["082f4a96cf4821ea", "ed99f3c3937b0dc4"]
     assert np.argwhere(masks[0] != masks[1])[:, :2].tolist() == [[40, 30], [42, 20], [52, 18], [53, 33]]
+
+
+def test_polygons_of_one_image_share_an_outline_budget(tmp_path, monkeypatch):
+    """Each polygon's outline was capped, the image's were not: a file of thousands of polygons,
+    each just under the cap (2 s and 1 GB of tracing here), took hours per image. Here the budget
+    is lowered to 3,000 points: two triangles spanning the 100x100 image (1,488 points each) fit,
+    a third is a DataError naming the image and the object."""
+    from torch_dali.io import coco_masks as M
+    monkeypatch.setattr(M, "MAX_IMAGE_OUTLINE_POINTS", 3000, raising=False)
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "a.jpg").write_bytes(b"x")  # masks only: the image is not decoded
+    tri = [0, 0, 99, 0, 0, 99]
+    assert M.outline_points(np.array(tri, np.float64).reshape(-1, 2)) == 1488
+    for n in (2, 3):
+        doc = {"images": [{"file_name": "a.jpg", "width": 100, "height": 100, "id": 1}],
+               "categories": [{"id": 1, "name": "p"}],
+               "annotations": [{"id": k, "image_id": 1, "bbox": [0, 0, 99, 99], "category_id": 1, "iscrowd": 0,
+                                "segmentation": [tri]} for k in range(n)]}
+        ann = _write(tmp_path, doc)
+
+        @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+        def pipe():
+            return fn.readers.coco(file_root=str(tmp_path / "img"), annotations_file=str(ann),
+                                   pixelwise_masks=True)[3]
+        p = pipe()
+        p.build()
+        if n == 2:
+            assert int(np.asarray(p.run()[0].at(0)).sum()) > 0
+            continue
+        with pytest.raises(PipelineError, match=r"a\.jpg \(id 1\), object 2: the image's polygons trace more than 3000"):
+            p.run()

@@ -53,8 +53,18 @@ def rle_from_string(s: str, where: str) -> list[int]:
 #: outline points (at 5x) one polygon may trace: an edge steps once per 1/5 pixel along its longer
 #: axis, so a vertex far outside the image would otherwise mean billions of steps
 MAX_OUTLINE_POINTS = 1 << 23
+#: outline points all polygons of one image may trace together: a file of thousands of polygons,
+#: each just under MAX_OUTLINE_POINTS (~2 s and 1 GB here), would otherwise take hours per image
+MAX_IMAGE_OUTLINE_POINTS = 1 << 25
 #: |coordinate| a polygon vertex may have, in pixels
 MAX_COORDINATE = float(1 << 28)
+
+
+def outline_points(xy: np.ndarray) -> int:
+    """The points `rle_from_polygon` traces for polygon (k, 2) (finite, within MAX_COORDINATE):
+    one per 1/5 pixel along each edge's longer axis, and one more per edge."""
+    p = np.trunc(_SCALE * np.asarray(xy, np.float64) + 0.5).astype(np.int64)
+    return int(np.abs(np.roll(p, -1, axis=0) - p).max(axis=1, initial=0).sum()) + len(p)
 
 
 def rle_from_polygon(xy: np.ndarray, h: int, w: int, where: str = "readers.coco") -> list[int]:
@@ -203,10 +213,15 @@ def pixelwise_mask(s: CocoSample, relative: bool = False) -> torch.Tensor:
     if relative:
         verts = verts.astype(np.float32) * np.array([w, h], np.float32)
     polys: dict[int, list[list[int]]] = {}
+    traced = 0
     for obj, start, end in s.polygons.tolist():
-        polys.setdefault(labels[obj], []).append(
-            rle_from_polygon(verts[start:end].astype(np.float64), h, w,
-                             f"readers.coco: image {s.file_name} (id {s.image_id}), object {obj}"))
+        where = f"readers.coco: image {s.file_name} (id {s.image_id}), object {obj}"
+        xy = verts[start:end].astype(np.float64)
+        polys.setdefault(labels[obj], []).append(rle_from_polygon(xy, h, w, where))
+        traced += outline_points(xy)
+        if traced > MAX_IMAGE_OUTLINE_POINTS:
+            raise DataError(f"{where}: the image's polygons trace more than {MAX_IMAGE_OUTLINE_POINTS} outline "
+                            "points at 5x scale together (vertices far outside the image?)")
     for lab, rl in polys.items():
         per_label[lab] = _union(rl, n)
     order = sorted(set(labels))
