@@ -188,3 +188,19 @@ def test_bad_compression_parameters_are_data_errors(value):
         hdus = fits.list_hdus(read, len(data), "hostile.fits", 2)
         with pytest.raises(DataError, match="hostile.fits"):
             fits.read_image(read, hdus[1], "hostile.fits")
+
+
+def test_gzip_tile_inflates_only_what_the_tile_needs():
+    """A GZIP_1/GZIP_2 tile was inflated whole: deflate reaches ~1000x, so a tile of a 64 KiB file
+    made 64 MiB here (a 10 MB file, ~10 GB) though the tile's pixels take a few hundred bytes."""
+    import tracemalloc
+    import zlib
+    from torch_dali.io import fits
+    bomb = zlib.compress(b"\0" * (64 << 20), 9)
+    tracemalloc.start()
+    try:
+        out = fits._gunzip(bomb, "x.fits", 200)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out == b"\0" * 200 and len(bomb) < 1 << 17 and peak < 1 << 20, (len(bomb), peak)

@@ -342,9 +342,11 @@ def rice_decode(buf: bytes, n: int, bytepix: int, blocksize: int, where: str) ->
         {1: np.uint8, 2: np.int16, 4: np.int32}[bytepix])
 
 
-def _gunzip(buf: bytes, where: str) -> bytes:
+def _gunzip(buf: bytes, where: str, need: int) -> bytes:
+    """At most `need` bytes of a tile (gzip or zlib header): deflate inflates up to ~1000x, so a
+    whole tile of a small file could be gigabytes; bytes past what the tile needs are never used."""
     try:
-        return zlib.decompress(buf, 47)  # gzip or zlib header
+        return zlib.decompressobj(47).decompress(buf, need)
     except zlib.error as e:
         raise DataError(f"{where}: a GZIP tile cannot be decompressed ({e})") from None
 
@@ -437,8 +439,8 @@ def _read_compressed(read: Callable[[int, int], bytes | bytearray], hdu: Hdu, wh
             raise DataError(f"{where}: the COMPRESSED_DATA column of tile {k} does not hold bytes")
         vals: np.ndarray
         if not data and floating and "GZIP_COMPRESSED_DATA" in cols:
-            raw = _gunzip(cell("GZIP_COMPRESSED_DATA", k), where)  # type: ignore[arg-type]
             st = _BITPIX[zbitpix]
+            raw = _gunzip(cell("GZIP_COMPRESSED_DATA", k), where, n * st.itemsize)  # type: ignore[arg-type]
             if len(raw) < n * st.itemsize:
                 raise DataError(f"{where}: tile {k + 1} holds {len(raw)} bytes, it needs {n * st.itemsize}")
             vals = np.frombuffer(raw, st, n).astype(st.newbyteorder("="))
@@ -448,8 +450,8 @@ def _read_compressed(read: Callable[[int, int], bytes | bytearray], hdu: Hdu, wh
             if cmp in ("RICE_1", "RICE_ONE"):
                 q = rice_decode(data, n, bytepix, blocksize, f"{where}: tile {k + 1}")
             else:
-                raw = data if cmp == "NOCOMPRESS" else _gunzip(data, where)
                 st = _BITPIX[ints_bitpix]
+                raw = data if cmp == "NOCOMPRESS" else _gunzip(data, where, n * st.itemsize)
                 if cmp == "GZIP_2" and st.itemsize > 1:
                     if len(raw) < n * st.itemsize:
                         raise DataError(f"{where}: tile {k + 1} holds {len(raw)} bytes, it needs {n * st.itemsize}")
