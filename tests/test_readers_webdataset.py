@@ -225,6 +225,35 @@ def test_forged_tar_headers_are_named_at_listing(tmp_path, raw, says):
         _pipe(paths=[str(tmp_path / "f.tar")], ext=["cls"])
 
 
+
+def scan_forged(kind: str) -> str:
+    """Child side of the test below: scan_tar's verdict on a member of typeflag `kind` whose
+    base-256 size is -512, under a 16 GiB address-space cap."""
+    import resource
+    from torch_dali.io.tarindex import scan_tar
+    resource.setrlimit(resource.RLIMIT_AS, (16 << 30, 16 << 30))
+    size = b"\xff" + ((-512) % (1 << 88)).to_bytes(11, "big")
+    raw = _member("a.cls", b"1") + _member("b.bin", b"", typ=kind.encode(), size_field=size) + b"\x00" * 1024
+    try:
+        return repr(scan_tar(io.BytesIO(raw), "f.tar"))
+    except DataError as e:
+        return str(e)
+
+
+def test_negative_size_of_any_member_type_ends_the_scan():
+    """tarfile moves past a member of an unknown type by its size: -512 took it back to the same
+    header for ever, listing that member again and again until memory ran out (41 s to a 4 GiB cap
+    here; a 2 KiB tar). Only regular members' sizes were checked. DALI 2.4 reads such a tar (its
+    first sample); here every member's negative size is a DataError naming the tar."""
+    try:
+        from tests._isolate import Died, run_isolated
+    except ImportError:
+        from _isolate import Died, run_isolated  # type: ignore[no-redef]
+    kinds = ["Z", "5", "0"]
+    for kind, got in zip(kinds, run_isolated("tests.test_readers_webdataset:scan_forged", kinds, timeout=20)):
+        assert not isinstance(got, Died), (kind, got)
+        assert got == "f.tar: member 'b.bin' has a negative size (-512)", (kind, got)
+
 def test_index_sample_count_read_as_a_stream_integer():
     # DALI 2.4 reads the header's count as a C++ stream reads an integer: "+2x" is 2 (measured)
     from torch_dali.io.tarindex import parse_index

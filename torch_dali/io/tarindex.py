@@ -70,10 +70,13 @@ def scan_tar(f: IO[bytes], where: str) -> list[list[Component]]:
     try:
         with tarfile.open(fileobj=_Capped(f, where), mode="r:") as tf:  # type: ignore[arg-type]
             for m in tf:
+                # a base-256 size field may be negative; checked for every member: tarfile moves
+                # past one of an unknown type by its size, so -512 brought it back to the same
+                # header for ever (a 2 KiB tar looped, its member list growing until memory ran out)
+                if m.size < 0:
+                    raise DataError(f"{where}: member {m.name[:80]!r} has a negative size ({m.size})")
                 if not m.isreg():
                     continue
-                if m.size < 0:  # a base-256 size field may be negative
-                    raise DataError(f"{where}: member {m.name[:80]!r} has a negative size ({m.size})")
                 base, ext = split_name(m.name)
                 if not base:
                     continue
