@@ -213,9 +213,10 @@ def _member(name: str, data: bytes, typ: bytes = b"0", size_field: bytes | None 
 
 
 @pytest.mark.parametrize("raw, says", [
-    # a pax record length past ssize_t: tarfile's OverflowError came out of the listing naming no file
+    # a pax record length past ssize_t: tarfile's OverflowError came out of the listing naming no
+    # file; the record is now refused before tarfile reads it (check_pax)
     (_member("././@PaxHeader", b"99999999999999999999 size=1\n", typ=b"x") + _member("a.cls", b"1"),
-     "OverflowError"),
+     "pax record at byte 0 of its header is malformed"),
     # a base-256 size field of -1: listed, then "invalid range (-1 bytes at 512)" at run time
     (_member("a.cls", b"1", size_field=b"\xff" * 12), "member 'a.cls' has a negative size"),
 ])
@@ -253,6 +254,41 @@ def test_negative_size_of_any_member_type_ends_the_scan():
     for kind, got in zip(kinds, run_isolated("tests.test_readers_webdataset:scan_forged", kinds, timeout=20)):
         assert not isinstance(got, Died), (kind, got)
         assert got == "f.tar: member 'b.bin' has a negative size (-512)", (kind, got)
+
+
+@pytest.mark.parametrize("pax, says", [
+    (b"1" * 30000, "a pax header holds a run of 30000 digits"),
+    (b"1 hdrcharset=" * 2300, "a pax header names its charset more than once"),
+    (b"2 " * 15000 + b"a=b\n", "a pax record at byte 0 of its header is malformed"),
+])
+def test_pax_headers_tarfile_parses_in_quadratic_time_are_refused(pax, says):
+    """Python 3.11.7's tarfile (CVE-2024-6232) took 3.2, 0.6 and 0.7 s for these 30 KB pax headers
+    and grows with the square of their size: the 1 MiB a header may have (MAX_HEADER_READ) is about
+    half an hour, and the third kept one 30 KB keyword per record (gigabytes at 1 MiB)."""
+    import time
+    from torch_dali.io.tarindex import scan_tar
+    raw = _member("././@PaxHeader", pax, typ=b"x") + _member("a.cls", b"1") + b"\x00" * 1024
+    t0 = time.perf_counter()
+    with pytest.raises(DataError, match=f"p.tar: {says}"):
+        scan_tar(io.BytesIO(raw), "p.tar")
+    assert time.perf_counter() - t0 < 0.5
+
+
+def test_pax_tars_are_listed_as_tarfile_lists_them():
+    """Valid pax headers pass the check: long and non-ASCII names, float mtimes, comments."""
+    from torch_dali.io.tarindex import scan_tar
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
+        for i in range(20):
+            for ext in ("jpg", "cls"):
+                info = tarfile.TarInfo("d" * 150 + f"/ünï_{i:03d}.{ext}")
+                info.size, info.mtime, info.pax_headers = 2, 1700000000.123456, {"comment": "x" * 300}
+                tf.addfile(info, io.BytesIO(b"%02d" % i))
+    raw = buf.getvalue()
+    with tarfile.open(fileobj=io.BytesIO(raw)) as tf:
+        want = [(m.name, m.offset_data, m.size) for m in tf]
+    got = scan_tar(io.BytesIO(raw), "v.tar")
+    assert len(got) == 20 and [(c.name, c.offset, c.size) for s in got for c in s] == want
 
 def test_index_sample_count_read_as_a_stream_integer():
     # DALI 2.4 reads the header's count as a C++ stream reads an integer: "+2x" is 2 (measured)

@@ -63,12 +63,49 @@ class _Capped(io.RawIOBase):
         return self._f.tell()
 
 
+_PAX_RECORD = re.compile(rb"([0-9]+) ")
+_DIGIT_RUN = re.compile(rb"[0-9]{65,}")
+
+
+def check_pax(buf: bytes, where: str) -> None:
+    """Refuses a pax header that tarfile (before Python 3.11.10, CVE-2024-6232) parses in quadratic
+    time or memory: its regular expressions backtrack over long runs of digits and over repeated
+    `hdrcharset=`, and a record whose `=` lies past its end made a keyword of the rest of the header,
+    once per record. Valid headers have short numbers, one charset, and `len keyword=value\n`
+    records; this walk is linear."""
+    run = _DIGIT_RUN.search(buf)
+    if run is not None:
+        raise DataError(f"{where}: a pax header holds a run of {len(run.group())} digits (numbers in "
+                        "tar headers have at most 20); the tar is corrupt or forged")
+    if buf.count(b"hdrcharset=") > 1:
+        raise DataError(f"{where}: a pax header names its charset more than once; the tar is corrupt or forged")
+    pos = 0
+    while (m := _PAX_RECORD.match(buf, pos)) is not None and int(m.group(1)) > 0:
+        end = pos + int(m.group(1))
+        if end > len(buf) or buf.find(b"=", m.end() + 1, end) < 0:
+            raise DataError(f"{where}: a pax record at byte {pos} of its header is malformed (no "
+                            "`keyword=value` within its length); the tar is corrupt or forged")
+        pos = end
+
+
+class _TarInfo(tarfile.TarInfo):
+    """tarfile's member, with each pax header checked (`check_pax`) before tarfile parses it."""
+
+    def _proc_pax(self, tf: tarfile.TarFile) -> tarfile.TarInfo:  # type: ignore[override]
+        f = tf.fileobj
+        assert f is not None
+        at = f.tell()
+        check_pax(f.read(self._block(self.size)), getattr(f, "_where", "tar"))  # type: ignore[attr-defined]
+        f.seek(at)
+        return super()._proc_pax(tf)  # type: ignore[misc]
+
+
 def scan_tar(f: IO[bytes], where: str) -> list[list[Component]]:
     """The samples of the tar open in `f` (seekable), from its headers."""
     samples: list[list[Component]] = []
     last = None
     try:
-        with tarfile.open(fileobj=_Capped(f, where), mode="r:") as tf:  # type: ignore[arg-type]
+        with tarfile.open(fileobj=_Capped(f, where), mode="r:", tarinfo=_TarInfo) as tf:  # type: ignore[arg-type]
             for m in tf:
                 # a base-256 size field may be negative; checked for every member: tarfile moves
                 # past one of an unknown type by its size, so -512 brought it back to the same
