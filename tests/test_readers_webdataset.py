@@ -219,6 +219,11 @@ def _member(name: str, data: bytes, typ: bytes = b"0", size_field: bytes | None 
      "pax record at byte 0 of its header is malformed"),
     # a base-256 size field of -1: listed, then "invalid range (-1 bytes at 512)" at run time
     (_member("a.cls", b"1", size_field=b"\xff" * 12), "member 'a.cls' has a negative size"),
+    # tarfile recurses once per pax / GNU long-name header: 3,000 in a row were a RecursionError
+    (_member("././@LongLink", b"x" * 10 + b"\x00", typ=b"L") * 3000 + _member("a.cls", b"1"),
+     "a member has hundreds of extended"),
+    (_member("././@PaxHeader", b"10 a=bcde\n", typ=b"x") * 3000 + _member("a.cls", b"1"),
+     "a member has hundreds of extended"),
 ])
 def test_forged_tar_headers_are_named_at_listing(tmp_path, raw, says):
     (tmp_path / "f.tar").write_bytes(raw + b"\x00" * 1024)

@@ -125,6 +125,9 @@ def scan_tar(f: IO[bytes], where: str) -> list[list[Component]]:
                     samples[-1].append(c)
     except DataError:
         raise
+    except RecursionError:  # tarfile reads each pax / GNU long-name header's member by recursing
+        raise DataError(f"{where}: a member has hundreds of extended (pax or GNU long-name) headers "
+                        "in a row; the tar is corrupt or forged") from None
     except (tarfile.TarError, EOFError, OSError, ValueError, OverflowError, UnicodeError) as e:
         raise DataError(f"{where}: not a readable tar file ({type(e).__name__}: {e})") from None
     return samples
