@@ -239,3 +239,25 @@ def test_file_list_label_outside_int32_names_its_line(tmp_path, label):
     lst.write_text(f"{paths['a/vp8.webm']} 2147483647\n")
     p = pipe()
     assert p.run()[1].at(0).tolist() == [2147483647]
+
+
+def test_file_list_names_are_files_never_ffmpeg_protocols(tmp_path, monkeypatch):
+    """A relative file_list entry went to FFmpeg as written, and FFmpeg picks a protocol from a
+    name's prefix: "subfile,,start,0,end,64,,:v.webm" (a local file of that name, so it passed the
+    regular-file check) opened the first 64 bytes of v.webm instead; "http://h/x.webm" with
+    folders "http:" and "h" made an HTTP request. Paths now reach FFmpeg absolute: always files."""
+    import shutil
+    paths = C.write_tree(tmp_path)
+    name = "subfile,,start,0,end,64,,:v.webm"
+    shutil.copy(paths["a/vp8.webm"], tmp_path / name)
+    shutil.copy(paths["a/vp8.webm"], tmp_path / "v.webm")
+    (tmp_path / "list.txt").write_text(f"{name} 0\n")
+    monkeypatch.chdir(tmp_path)  # the list's folder, "", is the working folder
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return tuple(fn.experimental.readers.video(file_list="list.txt", sequence_length=2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a file left out ("not a video file FFmpeg can open") fails
+        frames = pipe().run()[0].at(0)
+    assert frames.shape[0] == 2 and frames.shape[-1] == 3

@@ -117,6 +117,10 @@ class Video:
                 raise VideoDataError(f"{self.where}: cannot open the video: {e.strerror or e}") from None
             if not stat.S_ISREG(st.st_mode):
                 raise VideoDataError(f"{self.where}: not a regular file")
+            # FFmpeg picks a protocol from a name's prefix: a relative "http://h/x.mp4" that is also
+            # a local file (folders "http:", "h") passed the check above and was fetched over the
+            # network ("concat:", "subfile,", "pipe:" likewise); an absolute path is always a file
+            src = os.path.abspath(src)
         else:
             src = io.BytesIO(bytes(src))
         try:
