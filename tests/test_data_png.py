@@ -4,6 +4,7 @@ decode_png SIGSEGVs on them); valid files decode to torchvision's (libpng's) pix
 from __future__ import annotations
 
 import io
+import re
 import struct
 import subprocess
 import sys
@@ -202,3 +203,41 @@ def test_palette_transparency_warns_nothing():
     with __import__("warnings").catch_warnings():
         __import__("warnings").simplefilter("error")
         assert D.decode_image(_t(b)).shape == (2, 4, 3)
+
+
+def _tall_request(_: object) -> str:
+    """Child side (8 GiB cap): decodes an 11 x 15,990,793 16-bit RGBA PNG whose stream ends after
+    50 whole rows (89 bytes each): PIL decoded that as a complete image, the rest zeros."""
+    import resource
+    import time
+    resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
+    ihdr = struct.pack(">IIBBBBB", 11, 15_990_793, 16, 6, 0, 0, 0)
+    b = P.SIGNATURE + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", zlib.compress(b"\0" * 89 * 50)) + _chunk(b"IEND", b"")
+    t0 = time.perf_counter()
+    try:
+        D.decode_image(_t(b), types.GRAY, dtype=torch.uint16, source="tall.png")
+        return "decoded"
+    except DataError as e:
+        return f"{time.perf_counter() - t0:.3f} {e}"
+
+
+def test_tiny_png_declaring_a_huge_image_is_refused_before_decoding():
+    """A fuzzed 869-byte PNG of 11 x 15,990,793 16-bit RGBA pixels (under max_pixels) decoded in
+    6-25 s to 10.5 GB of memory: PIL allocated the image, then filled what the short stream held
+    (DALI 2.4 refuses such files). Deflate inflates a byte to at most 1032, so a header whose rows
+    need more than that of the IDAT chunks is refused from the chunk walk."""
+    (got,) = run_isolated("tests.test_data_png:_tall_request", [0], timeout=60)
+    assert not isinstance(got, Died), got
+    seconds, _, msg = got.partition(" ")
+    assert float(seconds) < 0.5 and re.search(r"cannot decode tall\.png: PNG image data is too short: \d+ "
+                                              r"compressed bytes cannot hold the 1423180577 bytes", msg), got
+
+
+@pytest.mark.parametrize("name", sorted(VALID))
+def test_raw_size_is_what_the_idat_stream_inflates_to(name):
+    b, pos, idat = VALID[name], 8, b""
+    while pos + 12 <= len(b):
+        n, kind = struct.unpack_from(">I4s", b, pos)
+        idat += b[pos + 8:pos + 8 + n] if kind == b"IDAT" else b""
+        pos += 12 + n
+    assert P.raw_size(b) == len(zlib.decompress(idat))

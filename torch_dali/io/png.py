@@ -32,12 +32,34 @@ _BC = 32768 - _RC - _GC
 _SRGB_GAMMA = 45455  # libpng's gamma of an sRGB file (x 100000)
 
 
+#: most bytes deflate can inflate one compressed byte to (a 258-byte match in 2 bits), with room
+#: for the zlib header and block overhead of a small stream
+_INFLATE_RATIO, _INFLATE_SLACK = 1032, 1 << 16
+_ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2))
+
+
+def raw_size(b: bytes | memoryview) -> int:
+    """Bytes of filtered scanlines the IHDR of `b` calls for (each row: a filter byte, then its
+    samples), Adam7's seven passes for an interlaced image."""
+    w, h, depth, ctype, _, _, interlace = struct.unpack_from(">IIBBBBB", b, 16)
+    bits = depth * {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}.get(ctype, 4)
+    if not interlace:
+        return h * (1 + (w * bits + 7) // 8)
+    total = 0
+    for x0, y0, dx, dy in _ADAM7:
+        pw, ph = (w - x0 + dx - 1) // dx, (h - y0 + dy - 1) // dy
+        total += ph * (1 + (pw * bits + 7) // 8) if pw > 0 and ph > 0 else 0
+    return total
+
+
 def check_chunks(b: bytes | memoryview) -> int:
-    """Raises ValueError when a chunk runs past the end of the data (truncated) or a critical chunk
-    (IHDR, PLTE, IDAT, IEND, ...: first letter upper case) fails its CRC, as libpng does. Returns
+    """Raises ValueError when a chunk runs past the end of the data (truncated), a critical chunk
+    (IHDR, PLTE, IDAT, IEND, ...: first letter upper case) fails its CRC, as libpng does, or the
+    IDAT chunks are too short to inflate to the image's size (a few hundred bytes declaring
+    millions of rows: PIL allocated the whole image, then filled what the stream held). Returns
     the file gamma as libpng reads it (x 100000; sRGB's 45455 when an sRGB chunk is there; 0 when
     none): gAMA / sRGB before PLTE and IDAT, first one only, out-of-range values ignored."""
-    pos, n, gamma, srgb, late = len(SIGNATURE), len(b), 0, False, False
+    pos, n, gamma, srgb, late, idat = len(SIGNATURE), len(b), 0, False, False, 0
     while pos + 12 <= n:
         length, kind = _CHUNK.unpack_from(b, pos)
         end = pos + 12 + length
@@ -49,6 +71,7 @@ def check_chunks(b: bytes | memoryview) -> int:
             raise ValueError(f"PNG chunk {name!r} at byte {pos} fails its CRC check; the data is corrupt")
         if kind in (b"PLTE", b"IDAT"):
             late = True
+            idat += length if kind == b"IDAT" else 0
         elif kind == b"IEND":
             break
         elif not late and kind == b"gAMA" and length == 4 and not gamma:
@@ -61,6 +84,10 @@ def check_chunks(b: bytes | memoryview) -> int:
         if pos < n:
             raise ValueError(f"PNG data is truncated: a chunk header at byte {pos} runs past the end "
                              f"({n} bytes)")
+    need = raw_size(b)
+    if need > _INFLATE_RATIO * idat + _INFLATE_SLACK:
+        raise ValueError(f"PNG image data is too short: {idat} compressed bytes cannot hold the {need} "
+                         "bytes its header's size needs")
     return _SRGB_GAMMA if srgb else gamma
 
 
