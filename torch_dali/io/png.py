@@ -113,8 +113,10 @@ def _wide(data: bytes, ctype: int) -> np.ndarray:
     """A 16-bit file's samples as stored, HWC uint16 (PIL itself keeps 8 bits of color samples)."""
     if ctype in (2, 6):  # decoded twice: the big-endian unpacker keeps the high bytes, the
         raw = "RGB" if ctype == 2 else "RGBA"  # little-endian one byte 1 of 2 (the low bytes)
-        hi = np.asarray(_open(data, raw + ";16B")).astype(np.uint16)
-        return (hi << 8) | np.asarray(_open(data, raw + ";16L"))
+        wide = np.asarray(_open(data, raw + ";16B")).astype(np.uint16)
+        wide <<= 8  # in place: a 16-bit RGBA image is 8 bytes a pixel, each temporary as much
+        wide |= np.asarray(_open(data, raw + ";16L"))
+        return wide
     if ctype == 4:  # gray+alpha: 4 raw bytes a pixel, read as RGBA
         w = np.asarray(_open(data, "RGBA")).astype(np.uint16)
         return np.stack(((w[..., 0] << 8) | w[..., 1], (w[..., 2] << 8) | w[..., 3]), -1)
@@ -151,7 +153,16 @@ def _gray(rgb: np.ndarray, gamma: int) -> np.ndarray:
     """libpng's rgb_to_gray: gray pixels (R = G = B) are kept; with a significant file gamma
     (more than 5% from 1) the sum is taken in linear light (8-bit: libpng's tables, equal to DALI
     2.4; 16-bit: in floating point, within 2 of libpng's tables), else truncated (8-bit) or
-    rounded (16-bit) as libpng does."""
+    rounded (16-bit) as libpng does. Computed a band of rows at a time: the int64 / float64 work
+    arrays of a whole image took 40 bytes a pixel (11 GB at max_pixels)."""
+    out = np.empty(rgb.shape[:-1] + (1,), rgb.dtype)
+    step = max(1, (1 << 20) // max(1, rgb[0].size))
+    for y in range(0, rgb.shape[0], step):
+        out[y:y + step] = _gray_band(rgb[y:y + step], gamma)
+    return out
+
+
+def _gray_band(rgb: np.ndarray, gamma: int) -> np.ndarray:
     r, g, b = (rgb[..., k].astype(np.int64) for k in range(3))
     wide = rgb.dtype == np.uint16
     if gamma and abs(gamma - 100000) > 5000:
