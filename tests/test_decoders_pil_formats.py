@@ -141,3 +141,32 @@ def test_formats_dali_does_not_decode_are_refused(fmt):
     Image.fromarray(_RGB).save(buf, fmt)
     with pytest.raises(DataError, match="not an image"):
         D.decode_image(torch.frombuffer(bytearray(buf.getvalue()), dtype=torch.uint8))
+
+
+def _j2k(w: int, h: int, tile: int) -> bytes:
+    """A JPEG 2000 codestream of a SIZ marker and an empty tile-part: w x h pixels, square tiles."""
+    import struct
+    siz = struct.pack(">HHHIIIIIIIIH", 0xFF51, 47, 0, w, h, 0, 0, tile, tile, 0, 0, 3) + b"\x07\x01\x01" * 3
+    cod = struct.pack(">HHBBHBBBBBB", 0xFF52, 12, 0, 0, 1, 0, 0, 4, 4, 0, 0)
+    qcd = struct.pack(">HHBB", 0xFF5C, 4, 0x40, 0x48)
+    return b"\xff\x4f" + siz + cod + qcd + struct.pack(">HHHIBB", 0xFF90, 10, 0, 14, 0, 1) + b"\xff\x93\xff\xd9"
+
+
+def test_jpeg2000_of_tens_of_thousands_of_tiny_tiles_is_refused_at_once():
+    """OpenJPEG sets up every tile: a 98-byte file of 65,535 one-pixel tiles took 8 s to fail (4000 x
+    4000 in 16x16 tiles: 5.6 s; DALI 2.4: 1.6 and 2.3 s). Over 4096 tiles each needs 4096 pixels;
+    files PIL writes in 16x16 tiles, raw codestreams and JP2 boxes, decode."""
+    import time
+    if not features.check("jpg_2000"):
+        pytest.skip("Pillow without OpenJPEG")
+    for w, h, tile in ((65535, 1, 1), (4000, 4000, 16)):
+        t0 = time.perf_counter()
+        with pytest.raises(DataError, match=f"a JPEG 2000 image of {-(-w // tile) * -(-h // tile)} tiles"):
+            D.decode_image(torch.frombuffer(bytearray(_j2k(w, h, tile)), dtype=torch.uint8))
+        assert time.perf_counter() - t0 < 0.5
+    from torch_dali.io import headers
+    for raw in (False, True):
+        buf = io.BytesIO()
+        Image.fromarray(_BIG).save(buf, "JPEG2000", tile_size=(16, 16), no_jp2=raw)
+        data = torch.frombuffer(bytearray(buf.getvalue()), dtype=torch.uint8)
+        assert headers.jpeg2000_tiles(buf.getvalue()) == 9 and D.decode_image(data).shape == (48, 40, 3)

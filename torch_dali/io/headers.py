@@ -148,6 +148,31 @@ def jpeg_scans(b: bytes | memoryview, limit: int) -> int:
     return scans
 
 
+def jpeg2000_tiles(b: bytes | memoryview) -> int | None:
+    """Tiles the SIZ marker of a JPEG 2000 codestream declares (raw, or the first `jp2c` box of a
+    JP2 file); None where there is no readable SIZ (the decoder then reports what is wrong)."""
+    n, pos = len(b), 0
+    if bytes(b[:4]) != b"\xff\x4f\xff\x51":
+        while True:  # JP2 boxes: u32 length (1: a u64 follows, 0: to the end), 4-byte type
+            if pos + 8 > n:
+                return None
+            length, kind, head = struct.unpack_from(">I", b, pos)[0], bytes(b[pos + 4:pos + 8]), 8
+            if length == 1 and pos + 16 <= n:
+                length, head = struct.unpack_from(">Q", b, pos + 8)[0], 16
+            if kind == b"jp2c":
+                pos += head
+                break
+            if length < head:
+                return None
+            pos += length
+    if pos + 42 > n or bytes(b[pos:pos + 4]) != b"\xff\x4f\xff\x51":
+        return None
+    xs, ys, _, _, xt, yt, xto, yto = struct.unpack_from(">8I", b, pos + 8)
+    if xt == 0 or yt == 0 or xto >= xs or yto >= ys:
+        return None
+    return -(-(xs - xto) // xt) * -(-(ys - yto) // yt)
+
+
 # -- PNG and the rest ------------------------------------------------------------------------------
 
 def png_info(b: bytes | memoryview) -> ImageInfo:
