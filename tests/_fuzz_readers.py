@@ -114,9 +114,35 @@ def target_npy(data: bytes, rnd: random.Random) -> None:
     _check(tuple(a.shape) == tuple(h.shape), f"array {tuple(a.shape)} for header {h.shape}")
 
 
+_TYPES = b"0125xgLKSZ7"
+_SIZES = (b"\xff" * 12, b"\xff" + ((-512) % (1 << 88)).to_bytes(11, "big"),
+          b"\x80" + (1 << 40).to_bytes(11, "big"), b"77777777777\x00")
+
+
+def _forge_header(b: bytearray, rnd: random.Random) -> None:
+    """A member header's type flag or size field changed and its checksum made right again, so
+    the edit reaches tarfile's handling of the member (random bytes fail the checksum first)."""
+    heads = [k for k in range(0, len(b) - 511, 512) if b[k + 257:k + 262] == b"ustar"]
+    if not heads:
+        return
+    k = rnd.choice(heads)
+    if rnd.random() < 0.5:
+        b[k + 156] = rnd.choice(_TYPES)
+    else:
+        b[k + 124:k + 136] = rnd.choice(_SIZES)
+    b[k + 148:k + 156] = b" " * 8
+    b[k + 148:k + 156] = b"%06o\x00 " % sum(b[k:k + 512])
+
+
 def target_tar(data: bytes, rnd: random.Random) -> None:
     """Scanned members start on a block after a header and have a size; those that run past the
-    end are the reader's to refuse (it checks every member against the file's size)."""
+    end are the reader's to refuse (it checks every member against the file's size). Some inputs
+    get a forged type flag or size with a valid checksum (a negative size once looped tarfile)."""
+    if rnd.random() < 0.4:
+        b = bytearray(data)
+        for _ in range(rnd.randint(1, 3)):
+            _forge_header(b, rnd)
+        data = bytes(b)
     try:
         groups = T.scan_tar(io.BytesIO(data), "fuzz")
     except DataError:

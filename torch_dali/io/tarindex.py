@@ -103,7 +103,7 @@ class _TarInfo(tarfile.TarInfo):
 def scan_tar(f: IO[bytes], where: str) -> list[list[Component]]:
     """The samples of the tar open in `f` (seekable), from its headers."""
     samples: list[list[Component]] = []
-    last = None
+    last, at = None, -1
     try:
         with tarfile.open(fileobj=_Capped(f, where), mode="r:", tarinfo=_TarInfo) as tf:  # type: ignore[arg-type]
             for m in tf:
@@ -112,6 +112,10 @@ def scan_tar(f: IO[bytes], where: str) -> list[list[Component]]:
                 # header for ever (a 2 KiB tar looped, its member list growing until memory ran out)
                 if m.size < 0:
                     raise DataError(f"{where}: member {m.name[:80]!r} has a negative size ({m.size})")
+                if m.offset <= at:  # the same for a GNU sparse member, whose size is then its real size
+                    raise DataError(f"{where}: member {m.name[:80]!r} leads back to byte {m.offset} (a "
+                                    "negative size field); the tar is corrupt or forged")
+                at = m.offset
                 if not m.isreg():
                     continue
                 base, ext = split_name(m.name)
@@ -128,7 +132,7 @@ def scan_tar(f: IO[bytes], where: str) -> list[list[Component]]:
     except RecursionError:  # tarfile reads each pax / GNU long-name header's member by recursing
         raise DataError(f"{where}: a member has hundreds of extended (pax or GNU long-name) headers "
                         "in a row; the tar is corrupt or forged") from None
-    except (tarfile.TarError, EOFError, OSError, ValueError, OverflowError, UnicodeError) as e:
+    except (tarfile.TarError, EOFError, OSError, ValueError, OverflowError, UnicodeError, IndexError) as e:
         raise DataError(f"{where}: not a readable tar file ({type(e).__name__}: {e})") from None
     return samples
 
