@@ -1,12 +1,14 @@
-"""CPU ops one at a time, the same DALI code run with NVIDIA DALI's CPU backend and with
-torch_dali, alternating, each in its own process: a batch of 32 RGB uint8 images of 200-400 px
-(seeded), 2 threads, the median time of a batch after warm-up. Finds the ops whose CPU kernels
-lag DALI's (the pure-torch spec where no C helper takes the call). On a shared machine whose speed
-drifts from minute to minute, `--rounds N` repeats the pair N times, DALI and torch_dali back to
-back in each, and reports each round's ratio and their median (the figure to quote).
+"""CPU ops one at a time, the same DALI code run with NVIDIA DALI's CPU backend and with torch_dali:
+2 threads, `device_id=None`, external_source feeding a fixed seeded batch of 16 (RGB uint8 images of
+360-440 px, the same as float32, 2 s of 16 kHz audio, spectrograms, boxes, points, labels, or the
+package's JPEGs). One long-lived worker process per library builds each op's pipeline and warms it up;
+the two then take turns, round after round (`--rounds`, default 11), each timing a few batches per
+turn, so the shared machine's drift hits both alike. Reported: each library's median ms per batch
+over the rounds and the median of the rounds' own torch_dali/DALI ratios (> 1: torch_dali slower).
 
     python bench/cpu_ops_vs_dali.py --dali-python ../dali-venv/bin/python --out bench/results/cpu_ops_vs_dali.json
-    python bench/cpu_ops_vs_dali.py --one LIB OP      (child: prints one JSON line)
+    python bench/cpu_ops_vs_dali.py --ops reduce_sum,reduce_mean --rounds 21
+    python bench/cpu_ops_vs_dali.py --serve LIB      (child: the worker, JSON lines on stdin/stdout)
 """
 from __future__ import annotations
 
@@ -23,106 +25,252 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
-#: op name -> the DALI code (fn, types, np, x: the images) that makes its output
+U = "fn.random.uniform(range=({}, {}))"
+ANCHORS = "[float(v) for i in range(20) for j in range(20) for v in (i / 20, j / 20, (i + 1.5) / 20, (j + 1.5) / 20)]"
+#: op name -> (input kind, the DALI code making its output from `x` (and `labels` for "boxes")).
+#: Kinds: img (uint8 HWC), f32 (the images as float32), f32s (48 x 48 x 3 float32), audio (1-D float32), spec (257 x 201 power
+#: spectrogram), mel (80 x 201 dB), boxes (20 ltrb boxes + labels), pts (5000 x 2 float32),
+#: ints (1000 int32 class ids), jpeg (encoded photos).
 OPS = {
-    "source_only": "x",  # the pipeline's own cost per batch: external_source and the run
-    "rotate": "fn.rotate(x, angle=fn.random.uniform(range=(-30, 30)), fill_value=0)",
-    "warp_affine": "fn.warp_affine(x, matrix=fn.transforms.rotation(angle=fn.random.uniform(range=(-30, 30)), "
-                   "center=(150, 150)), fill_value=0)",
-    "warp_perspective": "fn.experimental.warp_perspective(x, matrix=[1.0, 0.1, 2.0, -0.05, 0.9, 3.0, 0.0005, "
-                        "0.0003, 1.0], border_mode='reflect_101')",
-    "resize_shorter": "fn.resize(x, resize_shorter=fn.random.uniform(range=(150, 300)))",
-    "random_resized_crop": "fn.random_resized_crop(x, size=224)",
-    "crop_mirror_normalize": f"fn.crop_mirror_normalize(x, crop=(192, 192), mirror=fn.random.coin_flip(), "
-                             f"mean={MEAN}, std={STD})",
-    "flip": "fn.flip(x, horizontal=1)",
-    "hsv": "fn.hsv(x, hue=fn.random.uniform(range=(-20, 20)), saturation=1.2)",
-    "color_twist": "fn.color_twist(x, brightness=1.1, contrast=1.2, hue=10.0, saturation=0.9)",
-    "brightness_contrast": "fn.brightness_contrast(x, brightness=fn.random.uniform(range=(0.8, 1.2)), contrast=0.8)",
-    "gaussian_blur": "fn.gaussian_blur(x, window_size=5)",
-    "water": "fn.water(x)",
-    "sphere": "fn.sphere(x)",
-    "paste": "fn.paste(x, ratio=1.5, fill_value=0, paste_x=0.3, paste_y=0.4)",
-    "erase": "fn.erase(x, anchor=[10, 10, 50, 50], shape=[20, 30, 40, 40], axis_names='HW', fill_value=0)",
-    "grid_mask": "fn.grid_mask(x, angle=0.3, ratio=0.4, tile=50)",
-    "filter": "fn.experimental.filter(x, np.full((5, 5), 1 / 25, np.float32))",
-    "laplacian": "fn.laplacian(x, window_size=3)",
-    "equalize": "fn.equalize(x)",
-    "color_space_conversion": "fn.color_space_conversion(x, image_type=types.RGB, output_type=types.YCbCr)",
-    "transpose": "fn.transpose(x, perm=[2, 0, 1])",
+    "source_only": ("img", "x"),  # the pipeline's own cost per batch: external_source and the run
+    "resize_linear": ("img", "fn.resize(x, size=(224, 224))"),
+    "resize_linear_noaa": ("img", "fn.resize(x, size=(224, 224), antialias=False)"),
+    "resize_cubic": ("img", "fn.resize(x, size=(224, 224), interp_type=types.INTERP_CUBIC)"),
+    "resize_lanczos": ("img", "fn.resize(x, size=(224, 224), interp_type=types.INTERP_LANCZOS3)"),
+    "resize_nn": ("img", "fn.resize(x, size=(224, 224), interp_type=types.INTERP_NN)"),
+    "resize_up_linear": ("img", "fn.resize(x, size=(560, 560))"),
+    "resize_shorter": ("img", f"fn.resize(x, resize_shorter={U.format(150, 300)})"),
+    "random_resized_crop": ("img", "fn.random_resized_crop(x, size=224)"),
+    "crop": ("img", f"fn.crop(x, crop=(224, 224), crop_pos_x={U.format(0, 1)}, crop_pos_y={U.format(0, 1)})"),
+    "crop_mirror_normalize": ("img", f"fn.crop_mirror_normalize(x, crop=(224, 224), mirror=fn.random.coin_flip(), "
+                                     f"mean={MEAN}, std={STD})"),
+    "cmn_hwc_f16": ("img", f"fn.crop_mirror_normalize(x, crop=(224, 224), mean={MEAN}, std={STD}, "
+                           "output_layout='HWC', dtype=types.FLOAT16)"),
+    "slice": ("img", "fn.slice(x, rel_start=(0.1, 0.2), rel_shape=(0.5, 0.6), axis_names='HW')"),
+    "pad": ("img", "fn.pad(x, fill_value=0, axes=(0, 1), shape=(480, 480))"),
+    "flip": ("img", "fn.flip(x, horizontal=1)"),
+    "flip_vertical": ("img", "fn.flip(x, horizontal=0, vertical=1)"),
+    "transpose": ("img", "fn.transpose(x, perm=[2, 0, 1])"),
+    "cast": ("img", "fn.cast(x, dtype=types.FLOAT)"),
+    "arith_u8": ("img", "x * 2 + 1"),
+    "arith_f32": ("f32", "x * 0.5 + 0.25"),
+    "rotate": ("img", f"fn.rotate(x, angle={U.format(-30, 30)}, fill_value=0)"),
+    "warp_affine": ("img", f"fn.warp_affine(x, matrix=fn.transforms.rotation(angle={U.format(-30, 30)}, "
+                           "center=(200, 200)), fill_value=0)"),
+    "warp_perspective": ("img", "fn.experimental.warp_perspective(x, matrix=[1.0, 0.1, 2.0, -0.05, 0.9, 3.0, "
+                                "0.0005, 0.0003, 1.0], border_mode='reflect_101')"),
+    "hsv": ("img", f"fn.hsv(x, hue={U.format(-20, 20)}, saturation=1.2)"),
+    "hue": ("img", f"fn.hue(x, hue={U.format(-20, 20)})"),
+    "saturation": ("img", "fn.saturation(x, saturation=1.3)"),
+    "brightness_contrast": ("img", f"fn.brightness_contrast(x, brightness={U.format(0.8, 1.2)}, contrast=0.8)"),
+    "brightness": ("img", "fn.brightness(x, brightness=1.2)"),
+    "contrast": ("img", "fn.contrast(x, contrast=1.3)"),
+    "color_twist": ("img", "fn.color_twist(x, brightness=1.1, contrast=1.2, hue=10.0, saturation=0.9)"),
+    "csc_ycbcr": ("img", "fn.color_space_conversion(x, image_type=types.RGB, output_type=types.YCbCr)"),
+    "csc_gray": ("img", "fn.color_space_conversion(x, image_type=types.RGB, output_type=types.GRAY)"),
+    "csc_bgr": ("img", "fn.color_space_conversion(x, image_type=types.RGB, output_type=types.BGR)"),
+    "gaussian_blur": ("img", "fn.gaussian_blur(x, window_size=5)"),
+    "gaussian_blur_sigma3": ("img", "fn.gaussian_blur(x, sigma=3.0)"),
+    "filter": ("img", "fn.experimental.filter(x, np.full((5, 5), 1 / 25, np.float32))"),
+    "laplacian": ("img", "fn.laplacian(x, window_size=3)"),
+    "erase": ("img", "fn.erase(x, anchor=[10, 10, 50, 50], shape=[20, 30, 40, 40], axis_names='HW', fill_value=0)"),
+    "paste": ("img", "fn.paste(x, ratio=1.5, fill_value=0, paste_x=0.3, paste_y=0.4)"),
+    "jitter": ("img", "fn.jitter(x)"),
+    "water": ("img", "fn.water(x)"),
+    "sphere": ("img", "fn.sphere(x)"),
+    "grid_mask": ("img", "fn.grid_mask(x, angle=0.3, ratio=0.4, tile=50)"),
+    "equalize": ("img", "fn.equalize(x)"),
+    "reduce_sum": ("f32", "fn.reductions.sum(x, axes=(0, 1))"),
+    "reduce_sum_all": ("f32", "fn.reductions.sum(x)"),
+    "reduce_sum_u8": ("img", "fn.reductions.sum(x, axes=(0, 1))"),
+    "reduce_sum_small": ("f32s", "fn.reductions.sum(x, axes=(0, 1))"),
+    "reduce_mean_small": ("f32s", "fn.reductions.mean(x, axes=(0, 1))"),
+    "reduce_std_dev_small": ("f32s", "fn.reductions.std_dev(x, fn.reductions.mean(x, axes=(0, 1)), axes=(0, 1))"),
+    "reduce_mean": ("f32", "fn.reductions.mean(x, axes=(0, 1))"),
+    "reduce_min": ("f32", "fn.reductions.min(x, axes=(0, 1))"),
+    "reduce_max": ("f32", "fn.reductions.max(x, axes=(0, 1))"),
+    "reduce_std_dev": ("f32", "fn.reductions.std_dev(x, fn.reductions.mean(x, axes=(0, 1)), axes=(0, 1))"),
+    "reduce_variance": ("f32", "fn.reductions.variance(x, fn.reductions.mean(x, axes=(0, 1)), axes=(0, 1))"),
+    "normalize": ("f32", "fn.normalize(x, axes=(0, 1))"),
+    "normalize_all": ("f32", "fn.normalize(x)"),
+    "one_hot": ("ints", "fn.one_hot(x, num_classes=100)"),
+    "coord_transform": ("pts", "fn.coord_transform(x, M=[0.5, 0.1, -0.2, 1.1], T=[3.0, 4.0])"),
+    "bb_flip": ("boxes", "fn.bb_flip(x, horizontal=1)"),
+    "bbox_paste": ("boxes", "fn.bbox_paste(x, ratio=1.5, paste_x=0.2, paste_y=0.3)"),
+    "random_bbox_crop": ("boxes", "fn.random_bbox_crop(x, labels, aspect_ratio=[0.5, 2.0], thresholds=[0.1, 0.3, 0.5],"
+                                  " scaling=[0.3, 1.0], bbox_layout='xyXY')"),
+    "box_encoder": ("boxes", f"fn.box_encoder(x, labels, anchors={ANCHORS})"),
+    "spectrogram": ("audio", "fn.spectrogram(x, nfft=512, window_length=400, window_step=160)"),
+    "preemphasis_filter": ("audio", "fn.preemphasis_filter(x)"),
+    "nonsilent_region": ("audio", "fn.nonsilent_region(x)"),
+    "mel_filter_bank": ("spec", "fn.mel_filter_bank(x, sample_rate=16000, nfilter=80)"),
+    "to_decibels": ("spec", "fn.to_decibels(x)"),
+    "mfcc": ("mel", "fn.mfcc(x, n_mfcc=40)"),
+    "decoders_image": ("jpeg", "fn.decoders.image(x, device='cpu')"),
+    "image_random_crop": ("jpeg", "fn.decoders.image_random_crop(x, device='cpu')"),
 }
 
 
-def one(lib: str, op: str, seconds: float) -> dict:
+def inputs(kind: str):
+    """The fixed batch of 16 samples (and its layout) for an input kind; seeded, the same in both libraries."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    imgs = [rng.integers(0, 256, (int(rng.integers(360, 440)), int(rng.integers(360, 440)), 3), dtype=np.uint8)
+            for _ in range(16)]
+    if kind in ("img", "f32"):
+        return ([i.astype(np.float32) for i in imgs] if kind == "f32" else imgs), "HWC"
+    if kind == "f32s":
+        return [rng.random((48, 48, 3), dtype=np.float32) for _ in range(16)], "HWC"
+    if kind == "audio":
+        t = np.arange(32000, dtype=np.float32) / 16000
+        return [(0.3 * np.sin(2 * np.pi * (200 + 40 * k) * t) * (t > 0.3) * (t < 1.6)
+                 + 0.01 * rng.standard_normal(32000)).astype(np.float32) for k in range(16)], None
+    if kind == "spec":
+        return [rng.random((257, 201), dtype=np.float32) ** 4 * 100 for _ in range(16)], "ft"
+    if kind == "mel":
+        return [(rng.random((80, 201), dtype=np.float32) * 80 - 60) for _ in range(16)], "ft"
+    if kind == "boxes":
+        lt = rng.random((16, 20, 2), dtype=np.float32) * 0.6
+        wh = rng.random((16, 20, 2), dtype=np.float32) * 0.35 + 0.05
+        return [np.concatenate([a, a + b], 1) for a, b in zip(lt, wh)], None
+    if kind == "pts":
+        return [rng.random((5000, 2), dtype=np.float32) * 400 for _ in range(16)], None
+    if kind == "ints":
+        return [rng.integers(0, 100, (1000,), dtype=np.int32) for _ in range(16)], None
+    if kind == "jpeg":
+        photos = sorted((HERE.parent / "torch_dali" / "data" / "photos").glob("*.jpg"))
+        return [np.frombuffer(p.read_bytes(), np.uint8) for p in photos * 2], None
+    raise ValueError(kind)
+
+
+def build(lib: str, op: str):
     import numpy as np
     if lib == "dali":
         from nvidia.dali import fn, pipeline_def, types
     else:
         from torch_dali import fn, pipeline_def, types
-    rng = np.random.default_rng(0)
-    imgs = [rng.integers(0, 255, (int(rng.integers(200, 400)), int(rng.integers(200, 400)), 3), dtype=np.uint8)
-            for _ in range(32)]
+    kind, code = OPS[op]
+    batch, layout = inputs(kind)
+    labels = [np.arange(1, 21, dtype=np.int32) for _ in range(16)]
 
-    @pipeline_def(batch_size=32, num_threads=2, device_id=None, seed=1)
+    # synchronous: a run's time is its own batch's work (a pipelined executor would work ahead
+    # during the other library's turn)
+    @pipeline_def(batch_size=16, num_threads=2, device_id=None, seed=1, exec_async=False, exec_pipelined=False)
     def pipe():
-        x = fn.external_source(source=lambda: imgs, layout="HWC")
-        return eval(OPS[op], {"fn": fn, "types": types, "np": np, "x": x})  # our own table above
+        x = fn.external_source(source=lambda: batch, layout=layout) if layout else fn.external_source(
+            source=lambda: batch)
+        lab = fn.external_source(source=lambda: labels)
+        out = eval(code, {"fn": fn, "types": types, "np": np, "x": x, "labels": lab})  # our own table above
+        return tuple(out) if isinstance(out, (list, tuple)) else out
 
     p = pipe()
     p.build()
     for _ in range(2):
         p.run()
+    return p
+
+
+def time_runs(p, n: int) -> float:
+    """Mean seconds per batch over `n` runs."""
+    t = time.perf_counter()
+    for _ in range(n):
+        p.run()
+    return (time.perf_counter() - t) / n
+
+
+def one(lib: str, op: str, seconds: float) -> dict:
+    """One op in this process for `seconds` (at least 3 batches): the median ms per batch."""
+    p = build(lib, op)
     ts: list[float] = []
     end = time.perf_counter() + seconds
     while time.perf_counter() < end or len(ts) < 3:
-        t = time.perf_counter()
-        p.run()
-        ts.append(time.perf_counter() - t)
-    return {"lib": lib, "op": op, "ms_per_batch": round(1000 * sorted(ts)[len(ts) // 2], 2), "batches": len(ts)}
+        ts.append(time_runs(p, 1))
+    return {"lib": lib, "op": op, "ms_per_batch": round(1000 * sorted(ts)[len(ts) // 2], 3), "batches": len(ts)}
+
+
+def serve(lib: str) -> None:
+    """The worker: {"build": op} -> {"ok": ms of one batch} or {"error": ...}; {"time": n} -> {"s": mean s}."""
+    p = None
+    for line in sys.stdin:
+        cmd = json.loads(line)
+        try:
+            if "build" in cmd:
+                p = None
+                p = build(lib, cmd["build"])
+                reply = {"ok": time_runs(p, 1)}
+            else:
+                reply = {"s": time_runs(p, cmd["time"])}
+        except Exception as e:  # reported in the row, the survey goes on
+            reply = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"}
+        print(json.dumps(reply), flush=True)
+
+
+class Worker:
+    def __init__(self, lib: str, python: str):
+        self.proc = subprocess.Popen([python, __file__, "--serve", lib], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, env=dict(os.environ, PYTHONPATH=str(HERE.parent)))
+
+    def ask(self, cmd: dict) -> dict:
+        self.proc.stdin.write(json.dumps(cmd) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        return json.loads(line) if line else {"error": "worker exited"}
+
+
+def survey(ops: list[str], workers: dict[str, Worker], rounds: int, turn_s: float) -> list[dict]:
+    rows = []
+    for op in ops:
+        row: dict = {"op": op, "kind": OPS[op][0]}
+        first = {lib: w.ask({"build": op}) for lib, w in workers.items()}
+        for lib, r in first.items():
+            if "error" in r:
+                row[lib + "_error"] = r["error"]
+        if any("error" in r for r in first.values()):
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+            continue
+        # batches per turn: about turn_s of the slower library's work, at least one
+        n = max(1, int(turn_s / max(r["ok"] for r in first.values())))
+        per: dict[str, list[float]] = {lib: [] for lib in workers}
+        for _ in range(rounds):
+            for lib, w in workers.items():
+                per[lib].append(w.ask({"time": n})["s"])
+        for lib in workers:
+            row[lib + "_ms"] = round(1000 * statistics.median(per[lib]), 3)
+        ratios = [t / d for t, d in zip(per["torch_dali"], per["dali"])]
+        row.update(batches_per_turn=n, rounds=rounds, td_over_dali=round(statistics.median(ratios), 3),
+                   td_over_dali_range=[round(min(ratios), 2), round(max(ratios), 2)])
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    return rows
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--one", nargs=2, metavar=("LIB", "OP"))
+    ap.add_argument("--serve", metavar="LIB")
     ap.add_argument("--dali-python", default=os.environ.get("DALI_PYTHON", str(HERE.parent.parent / "dali-venv/bin/python")))
     ap.add_argument("--ops", default=",".join(OPS))
-    ap.add_argument("--seconds", type=float, default=2.0)
-    ap.add_argument("--rounds", type=int, default=1, help="pairs of runs per op (median ratio reported)")
+    ap.add_argument("--rounds", type=int, default=11, help="turns per library per op (medians over them)")
+    ap.add_argument("--turn-s", type=float, default=0.15, help="about this long per turn")
     ap.add_argument("--out")
     a = ap.parse_args()
-    if a.one:
-        print(json.dumps(one(a.one[0], a.one[1], a.seconds)))
+    if a.serve:
+        serve(a.serve)
         return 0
-    rows = []
-    for op in a.ops.split(","):
-        row: dict = {"op": op}
-        rounds: list[dict] = []
-        for _ in range(max(1, a.rounds)):
-            pair: dict = {}
-            for lib, py in (("dali", a.dali_python), ("torch_dali", sys.executable)):
-                r = subprocess.run([py, __file__, "--one", lib, op, "--seconds", str(a.seconds)], capture_output=True,
-                                   text=True, env=dict(os.environ, PYTHONPATH=str(HERE.parent)), timeout=300)
-                line = [s for s in r.stdout.splitlines() if s.startswith("{")]
-                pair[lib] = json.loads(line[-1])["ms_per_batch"] if line else None
-                if not line:
-                    row[lib + "_error"] = (r.stderr.strip().splitlines() or ["no output"])[-1][:200]
-            rounds.append(pair)
-        ok = [p for p in rounds if p["dali"] and p["torch_dali"]]
-        row["dali"] = statistics.median([p["dali"] for p in ok]) if ok else None
-        row["torch_dali"] = statistics.median([p["torch_dali"] for p in ok]) if ok else None
-        if ok:  # > 1: torch_dali faster; the median of the rounds' own ratios
-            row["dali_over_torch_dali"] = round(statistics.median([p["dali"] / p["torch_dali"] for p in ok]), 2)
-        if len(rounds) > 1:
-            row["rounds"] = [round(p["dali"] / p["torch_dali"], 2) if p in ok else None for p in rounds]
-        print(json.dumps(row), flush=True)
-        rows.append(row)
+    workers = {"dali": Worker("dali", a.dali_python), "torch_dali": Worker("torch_dali", sys.executable)}
+    t0 = time.time()
+    rows = survey(a.ops.split(","), workers, a.rounds, a.turn_s)
+    for w in workers.values():
+        w.proc.stdin.close()
+        w.proc.wait(timeout=60)
     if a.out:
         Path(a.out).write_text(json.dumps({
-            "what": "CPU ops, batch 32 RGB uint8 200-400 px, 2 threads, median ms per batch; "
-                    "dali_over_torch_dali > 1: torch_dali faster",
+            "what": "CPU ops, batch 16 (RGB uint8 360-440 px or the kind's inputs), 2 threads, ms per batch: median "
+                    "over rounds alternating the libraries; td_over_dali > 1: torch_dali slower",
             "machine": f"{platform.node()}: {os.cpu_count()} cores, {platform.processor() or platform.machine()}",
             "command": " ".join(["python", "bench/cpu_ops_vs_dali.py", *sys.argv[1:]]),
-            "date": time.strftime("%Y-%m-%d"), "rows": rows}, indent=1) + "\n")
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t0)), "seconds": round(time.time() - t0),
+            "rows": rows}, indent=1) + "\n")
     return 0
 
 
