@@ -131,3 +131,43 @@ def test_one_samples_matrices_are_the_batched_ones_bit_for_bit() -> None:
         for i in range(len(hues)):
             mi, oi = K.color_twist_matrix(vals[i], cons[i], hues[i], sats[i], dt)
             assert torch.equal(mi.view(torch.int64), m[i].view(torch.int64)) and oi == float(off[i])
+
+
+def test_color_matrix_batch_matches_the_spec_bit_for_bit() -> None:
+    """The hue and saturation ops' batch function (per-sample float32 matrices) through the helper,
+    sample by sample, against the spec's one batched float32 pass."""
+    _need_helper()
+    rng = random.Random(12)
+    for case in range(120):
+        n = rng.choice([1, 1, 2, 3])
+        x = torch.stack([_image(rng, case)] * n) if rng.random() < 0.3 else \
+            torch.randint(0, 256, (n, 30, 50, 3), dtype=torch.uint8, generator=torch.Generator().manual_seed(case))
+        m = KA.hsv_matrices([rng.uniform(-200, 200) for _ in range(n)],
+                            [rng.choice([1.0, rng.uniform(-1, 3), 0.0]) for _ in range(n)], [1.0] * n)
+        dtype = rng.choice(_OUT)
+        got = cpu_color.color_matrix_batch(x, m, dtype)
+        assert got is not None and _bits(got, KA.color_matrix_batch(x, m, dtype)), (case, tuple(x.shape))
+    m = KA.hsv_matrices([10.0], [1.0], [1.0])
+    assert cpu_color.color_matrix_batch(torch.zeros(1, 8, 8, 3, dtype=torch.uint8), m) is None  # small
+    assert cpu_color.color_matrix_batch(torch.zeros(1, 64, 64, 3, dtype=torch.uint8), m, torch.int32) is None
+
+
+def test_hue_and_saturation_ops_give_the_same_batches_with_and_without_the_helper(monkeypatch) -> None:
+    _need_helper()
+    rng = np.random.default_rng(5)
+    imgs = [rng.integers(0, 256, (int(rng.integers(40, 90)), int(rng.integers(40, 90)), 3), dtype=np.uint8)
+            for _ in range(5)]
+
+    def make():
+        @pipeline_def(batch_size=5, num_threads=2, device_id=None, seed=7)
+        def pipe():
+            x = fn.external_source(source=lambda: imgs, layout="HWC")
+            same = fn.external_source(source=lambda: [imgs[1]] * 5, layout="HWC")  # a dense batch
+            return (fn.hue(x, hue=fn.random.uniform(range=(-60, 60))),
+                    fn.saturation(x, saturation=fn.random.uniform(range=(-0.5, 2.5)), dtype=types.FLOAT),
+                    fn.hue(same, hue=33.0, dtype=types.INT16), fn.saturation(same, saturation=1.4))
+        p = pipe()
+        p.build()
+        return p
+
+    same_with_and_without(monkeypatch, make, ["color_matrix_u8"], 20, _bits)

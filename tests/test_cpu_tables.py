@@ -132,3 +132,48 @@ def test_brightness_contrast_coefficients_round_as_torch_float32():
                 rng.choice([None, value()]), rng.choice([None, torch.uint8, torch.float32, torch.int16]))
         want, got = torch_coefficients(*args), K.brightness_contrast_coefficients(*args)
         assert all(p == q or (math.isnan(p) and math.isnan(q)) for p, q in zip(want, got)), args
+
+
+def test_brightness_contrast_batch_matches_the_spec_bit_for_bit() -> None:
+    """The brightness and contrast ops' batch function (per-sample float32 parameters) through the
+    helper, sample by sample, against the spec's one batched float32 pass."""
+    from torch_dali.functional import color_adjust as KA
+    _need_helper()
+    rng = random.Random(6)
+    f32 = torch.float32
+    for case in range(150):
+        n = rng.choice([1, 1, 2, 3])
+        shape = (n,) + rng.choice([(40, 52, 3), (3, 20, 40, 3), (70, 33)])
+        x = torch.randint(0, 256, shape, dtype=torch.uint8, generator=torch.Generator().manual_seed(case))
+        b = torch.tensor([rng.choice([1.0, rng.uniform(0, 3), 0.0, -0.5]) for _ in range(n)], dtype=f32)
+        sh = torch.tensor([rng.choice([0.0, rng.uniform(-1, 1)]) for _ in range(n)], dtype=f32)
+        c = torch.tensor([rng.choice([1.0, rng.uniform(-2, 4), 0.0]) for _ in range(n)], dtype=f32)
+        center = rng.choice([None, torch.tensor([rng.uniform(-50, 300) for _ in range(n)], dtype=f32)])
+        dtype = rng.choice([None, torch.uint8, torch.int16, torch.int32, torch.float32])
+        got = cpu_tables.brightness_contrast_batch(x, b, sh, c, center, dtype)
+        assert got is not None and _same(got, KA.brightness_contrast_batch(x, b, sh, c, center, dtype)), case
+    one = torch.ones(1, dtype=f32)
+    assert cpu_tables.brightness_contrast_batch(torch.zeros(1, 8, 8, 3, dtype=torch.uint8), one, one, one, None) is None
+    assert cpu_tables.brightness_contrast_batch(torch.zeros(1, 64, 64, 3), one, one, one, None) is None
+
+
+def test_brightness_and_contrast_ops_give_the_same_batches_with_and_without_the_helper(monkeypatch) -> None:
+    _need_helper()
+    rng = np.random.default_rng(4)
+    imgs = [rng.integers(0, 256, (int(rng.integers(40, 90)), int(rng.integers(40, 90)), 3), dtype=np.uint8)
+            for _ in range(5)]
+
+    def make():
+        @pipeline_def(batch_size=5, num_threads=2, device_id=None, seed=6)
+        def pipe():
+            x = fn.external_source(source=lambda: imgs, layout="HWC")
+            same = fn.external_source(source=lambda: [imgs[0]] * 5, layout="HWC")  # a dense batch
+            return (fn.brightness(x, brightness=fn.random.uniform(range=(0.5, 1.5)), brightness_shift=0.05),
+                    fn.contrast(x, contrast=fn.random.uniform(range=(0.2, 2.0)), dtype=types.FLOAT),
+                    fn.contrast(same, contrast=1.7, contrast_center=fn.random.uniform(range=(50, 200))),
+                    fn.brightness(same, brightness=fn.random.uniform(range=(0, 2)), dtype=types.INT16))
+        p = pipe()
+        p.build()
+        return p
+
+    same_with_and_without(monkeypatch, make, ["table_u8", "affine_u8"], 20, _same)

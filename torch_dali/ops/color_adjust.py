@@ -79,7 +79,7 @@ class _Linear(_Adjust):
                   iteration: int) -> torch.Tensor:
         self.check_input(x)
         b, shift, c, center = self.linear(args, int(x.shape[0]))
-        return K.brightness_contrast_batch(x, b, shift, c, center, self.dtype)
+        return _dispatch.call(K.brightness_contrast_batch, x, b, shift, c, center, self.dtype)
 
     def run_ragged(self, samples: list[torch.Tensor], layout: str, args: dict[str, list[Any]], seed: int,
                    iteration: int) -> list[torch.Tensor] | None:
@@ -119,7 +119,7 @@ class _Matrix(_Adjust):
         self.check_input(x)
         if x.shape[-1] != 3:
             raise ArgumentError(f"{self.name}: expected 3 channels (RGB), got shape {tuple(x.shape[1:])}")
-        return K.color_matrix_batch(x, self.matrices(args, int(x.shape[0])), self.dtype)
+        return _dispatch.call(K.color_matrix_batch, x, self.matrices(args, int(x.shape[0])), self.dtype)
 
     def run_ragged(self, samples: list[torch.Tensor], layout: str, args: dict[str, list[Any]], seed: int,
                    iteration: int) -> list[torch.Tensor] | None:

@@ -1,6 +1,7 @@
 """The C helper's 3x3 color matrices of uint8 pixels (`_native/csrc/cpu/cpu_image.c`), stand-ins
 for `functional` color functions (registered with the dispatch, `ops._dispatch.register_fast_function`):
-hsv and color_twist (`functional.color`: the spec's matrix, then `apply_color_matrix`) and
+hsv and color_twist (`functional.color`: the spec's matrix, then `apply_color_matrix`), hue and
+saturation (`functional.color_adjust.color_matrix_batch`, per sample) and
 color_space_conversion from RGB or BGR to YCbCr (`functional.color_adjust`). The spec takes a dozen
 torch passes over an image's channels; the helper one, with the same float32 roundings. Other
 types, layouts, conversions and CUDA run the spec (tests/test_cpu_color.py holds both to it)."""
@@ -51,6 +52,20 @@ def color_twist(x: torch.Tensor, brightness: float = 1.0, contrast: float = 1.0,
     return _matrix(x, m, offset, dtype)
 
 
+def color_matrix_batch(x: torch.Tensor, m: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor | None:
+    """`functional.color_adjust.color_matrix_batch` (the hue and saturation ops: N samples, (N, 3, 3)
+    float32 matrices), or None for a call the helper does not take: each sample as hsv's matrix."""
+    if x.dim() < 2 or not x.shape[0] or not _takes(x[0]):
+        return None
+    outs = []
+    for n in range(int(x.shape[0])):
+        y = _matrix(x[n], m[n], 0.0, dtype)
+        if y is None:
+            return None
+        outs.append(y)
+    return outs[0].unsqueeze(0) if len(outs) == 1 else torch.stack(outs)
+
+
 #: RGB -> YCbCr: the spec's rows (each coefficient rounded to float32, as its `_f`) and offsets
 _YCBCR = torch.tensor([KA.Y_ROW, KA.CB_ROW, KA.CR_ROW], dtype=_F32)
 _YCBCR_OFFSET = torch.tensor([16.0, 128.0, 128.0], dtype=_F32)
@@ -65,4 +80,5 @@ def color_space_conversion(x: torch.Tensor, src: str, dst: str) -> torch.Tensor 
 
 register_fast_function(K.hsv, hsv)
 register_fast_function(K.color_twist, color_twist)
+register_fast_function(KA.color_matrix_batch, color_matrix_batch)
 register_fast_function(KA.color_space_conversion, color_space_conversion)

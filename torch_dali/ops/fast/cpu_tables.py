@@ -7,6 +7,8 @@
   coefficients for uint8 and int16 (the spec's own table was the costly part, per sample), or the
   spec works out for other types; to float32 the helper does the arithmetic on the image directly
   (vectorised, faster than a lookup). The same bits, whatever the output type.
+* brightness_contrast_batch (the brightness and contrast ops: a batch with per-sample
+  parameters): each sample through the above with its own float32 coefficients.
 * equalize: each plane's histogram and OpenCV's table (`functional.histogram`) in C, for planes
   whose pixels are contiguous (HW, HWC, CHW, FHWC, ...).
 
@@ -21,6 +23,7 @@ import torch
 
 from ..._native import helpers
 from ...functional import color as K
+from ...functional import color_adjust as KA
 from ...functional import histogram as HG
 from .._dispatch import register_fast_function
 
@@ -58,6 +61,25 @@ def _table(brightness: float, brightness_shift: float, contrast: float, contrast
                                  contrast_center, dtype)
 
 
+def brightness_contrast_batch(x: torch.Tensor, brightness: torch.Tensor, shift: torch.Tensor,
+                              contrast: torch.Tensor, center: torch.Tensor | None,
+                              dtype: torch.dtype | None = None) -> torch.Tensor | None:
+    """`functional.color_adjust.brightness_contrast_batch` (N samples, per-sample float32 values),
+    or None for a call the helper does not take: each sample as `brightness_contrast` (the same
+    float32 coefficients: `brightness * center * (1 - contrast) + shift * max`, in that order)."""
+    if x.device.type != "cpu" or x.dtype != torch.uint8 or x.dim() < 2 or not x.shape[0] \
+            or x[0].numel() < _MIN_VALUES:
+        return None
+    outs = []
+    for n in range(int(x.shape[0])):
+        y = brightness_contrast(x[n], float(brightness[n]), float(shift[n]), float(contrast[n]),
+                                None if center is None else float(center[n]), dtype)
+        if y is None:
+            return None
+        outs.append(y)
+    return outs[0].unsqueeze(0) if len(outs) == 1 else torch.stack(outs)
+
+
 def equalize(x: torch.Tensor, h_axis: int, w_axis: int) -> torch.Tensor | None:
     """`functional.histogram.equalize`, or None for a call the helper does not take: H and W next
     to each other, followed by at most one (channel) dimension."""
@@ -70,4 +92,5 @@ def equalize(x: torch.Tensor, h_axis: int, w_axis: int) -> torch.Tensor | None:
 
 
 register_fast_function(K.brightness_contrast, brightness_contrast)
+register_fast_function(KA.brightness_contrast_batch, brightness_contrast_batch)
 register_fast_function(HG.equalize, equalize)
