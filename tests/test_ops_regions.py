@@ -68,3 +68,40 @@ def test_paste_negative_min_canvas_size(canvas, shape):
             p.run()
     else:
         assert np.asarray(p.run()[0][0]).shape == shape
+
+
+def test_slice_and_erase_copy_on_the_pools_single_threaded_workers(monkeypatch):
+    """slice's and erase's per-sample copies run on the executor's pool (torch single-threaded
+    there): on the calling thread torch's intra-op team stalled them for milliseconds a sample on a
+    busy machine (slice 0.8 -> 96 ms a batch with 2 OpenMP threads, bench/cpu_ops_vs_dali.py)."""
+    import threading
+
+    from torch_dali import fn, pipeline_def
+    from torch_dali.functional import regions as R
+    seen = []
+    for name in ("slice_window", "erase"):
+        def spy(*a, run=getattr(R, name), **k):
+            seen.append((threading.current_thread() is threading.main_thread(), torch.get_num_threads()))
+            return run(*a, **k)
+        monkeypatch.setattr(R, name, spy)
+    rng = np.random.default_rng(0)
+    imgs = [rng.integers(0, 256, (int(rng.integers(20, 40)), int(rng.integers(20, 40)), 3), dtype=np.uint8)
+            for _ in range(6)]
+
+    @pipeline_def(batch_size=6, num_threads=2, device_id=None)
+    def pipe():
+        x = fn.external_source(source=lambda: imgs, layout="HWC")
+        return (fn.slice(x, rel_start=(0.25, 0.5), rel_shape=(0.5, 0.25), axis_names="HW"),
+                fn.erase(x, anchor=[3, 4], shape=[5, 6], axis_names="HW", fill_value=7))
+    p = pipe()
+    p.build()
+    sliced, erased = p.run()
+    assert len(seen) >= 12 and not any(main for main, _ in seen) and {n for _, n in seen} == {1}
+    for i, img in enumerate(imgs):
+        h, w = img.shape[:2]
+        y0, x0 = int(np.floor(0.25 * h + 0.5)), int(np.floor(0.5 * w + 0.5))
+        y1, x1 = int(np.floor(0.75 * h + 0.5)), int(np.floor(0.75 * w + 0.5))
+        np.testing.assert_array_equal(np.asarray(sliced[i]), img[y0:y1, x0:x1])
+        want = img.copy()
+        want[3:8, 4:10] = 7
+        np.testing.assert_array_equal(np.asarray(erased[i]), want)

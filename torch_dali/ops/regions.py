@@ -135,8 +135,10 @@ class Erase(Operator):
             flat_out = self.erase_flat(tl.samples, layout, plans)
             if flat_out is not None:
                 return [TensorList(flat_out, layout)]
-        return [TensorList([R.erase(x, regions, fill, cdim) if regions else x
-                            for x, (regions, fill) in zip(tl, plans)], layout)]
+        # the copies on the pool's threads (single-threaded torch): on the caller's thread each went
+        # through torch's intra-op team, which stalls for milliseconds on a busy machine
+        return [TensorList(ctx.map(lambda i: R.erase(tl[i], plans[i][0], plans[i][1], cdim) if plans[i][0]
+                                   else tl[i], len(tl)), layout)]
 
     def erase_flat(self, samples: list[torch.Tensor], layout: str,
                    plans: list[tuple[list[tuple[list[int], list[int]]], torch.Tensor]]) -> list[torch.Tensor] | None:
