@@ -70,8 +70,8 @@ def test_paste_negative_min_canvas_size(canvas, shape):
         assert np.asarray(p.run()[0][0]).shape == shape
 
 
-def test_slice_and_erase_copy_on_the_pools_single_threaded_workers(monkeypatch):
-    """slice's and erase's per-sample copies run on the executor's pool (torch single-threaded
+def test_slice_erase_and_paste_copy_on_the_pools_single_threaded_workers(monkeypatch):
+    """slice's, erase's and paste's per-sample copies run on the executor's pool (torch single-threaded
     there): on the calling thread torch's intra-op team stalled them for milliseconds a sample on a
     busy machine (slice 0.8 -> 96 ms a batch with 2 OpenMP threads, bench/cpu_ops_vs_dali.py)."""
     import threading
@@ -79,7 +79,7 @@ def test_slice_and_erase_copy_on_the_pools_single_threaded_workers(monkeypatch):
     from torch_dali import fn, pipeline_def
     from torch_dali.functional import regions as R
     seen = []
-    for name in ("slice_window", "erase"):
+    for name in ("slice_window", "erase", "paste"):
         def spy(*a, run=getattr(R, name), **k):
             seen.append((threading.current_thread() is threading.main_thread(), torch.get_num_threads()))
             return run(*a, **k)
@@ -92,11 +92,12 @@ def test_slice_and_erase_copy_on_the_pools_single_threaded_workers(monkeypatch):
     def pipe():
         x = fn.external_source(source=lambda: imgs, layout="HWC")
         return (fn.slice(x, rel_start=(0.25, 0.5), rel_shape=(0.5, 0.25), axis_names="HW"),
-                fn.erase(x, anchor=[3, 4], shape=[5, 6], axis_names="HW", fill_value=7))
+                fn.erase(x, anchor=[3, 4], shape=[5, 6], axis_names="HW", fill_value=7),
+                fn.paste(x, ratio=1.5, fill_value=9, paste_x=0.3, paste_y=0.4))
     p = pipe()
     p.build()
-    sliced, erased = p.run()
-    assert len(seen) >= 12 and not any(main for main, _ in seen) and {n for _, n in seen} == {1}
+    sliced, erased, pasted = p.run()
+    assert len(seen) >= 18 and not any(main for main, _ in seen) and {n for _, n in seen} == {1}
     for i, img in enumerate(imgs):
         h, w = img.shape[:2]
         y0, x0 = int(np.floor(0.25 * h + 0.5)), int(np.floor(0.5 * w + 0.5))
@@ -105,3 +106,8 @@ def test_slice_and_erase_copy_on_the_pools_single_threaded_workers(monkeypatch):
         want = img.copy()
         want[3:8, 4:10] = 7
         np.testing.assert_array_equal(np.asarray(erased[i]), want)
+        ph, pw = int(np.float32(h) * np.float32(1.5)), int(np.float32(w) * np.float32(1.5))
+        py, px = int(np.float32(0.4) * (ph - h)), int(np.float32(0.3) * (pw - w))
+        want = np.full((ph, pw, 3), 9, np.uint8)
+        want[py:py + h, px:px + w] = img
+        np.testing.assert_array_equal(np.asarray(pasted[i]), want)

@@ -249,7 +249,7 @@ class Paste(Operator):
         tl = inputs[0]
         if tl.layout() not in ("HWC", ""):
             raise ArgumentError(f"{self.name}: input layout must be HWC, got {tl.layout()!r}")
-        out = []
+        out: list[tuple[int, int, int, int]] = []  # (h, w, y, x) per sample
         for i, x in enumerate(tl):
             if x.dtype != torch.uint8:
                 raise ArgumentTypeError(f"{self.name}: only uint8 images are supported, got {x.dtype}")
@@ -270,9 +270,9 @@ class Paste(Operator):
             canvas = get("min_canvas_size")
             if not canvas > -1:  # DALI 2.4 truncates it to an integer first: -0.5 passes, -1 does not
                 raise ArgumentError(f"{self.name}: `min_canvas_size` must not be negative, got {canvas}")
-            h, w, y, x0 = R.paste_geometry(int(x.shape[0]), int(x.shape[1]), ratio, canvas, py, px)
-            out.append(R.paste(x, h, w, y, x0, self.fill))
-        return [TensorList(out, "HWC")]
+            out.append(R.paste_geometry(int(x.shape[0]), int(x.shape[1]), ratio, canvas, py, px))
+        # the canvases on the pool's threads (single-threaded torch), as erase's copies
+        return [TensorList(ctx.map(lambda i: R.paste(tl[i], *out[i], self.fill), len(tl)), "HWC")]
 
 
 register(OpSchema(
