@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from torch_dali import fn, ops, pipeline_def, types
 
@@ -71,3 +72,32 @@ def test_against_numpy_on_random_batches(kind):
 def test_class_names_are_dalis():
     for name in ("Min", "Max", "Sum", "Mean", "MeanSquare", "RMS", "StdDev", "Variance"):
         assert hasattr(ops.reductions, name), name
+
+
+def test_min_max_over_several_axes_one_at_a_time_give_the_single_calls_bits():
+    """functional.reductions._extreme (min / max over several axes, one axis at a time: 3x faster
+    on an HWC image's H and W) against torch's single amin / amax call it replaces: the same bits,
+    with +0 and -0 mixed in, NaNs with payloads, infinities, every float type, keep_dims or not."""
+    import random
+
+    from torch_dali.functional import reductions as K
+    rng = random.Random(3)
+    g = torch.Generator().manual_seed(3)
+    specials = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 1e-40, -1e-40]
+    for case in range(400):
+        shape = rng.choice([(7, 9, 3), (2, 5, 6, 4), (40, 30, 3), (3, 1, 8)])
+        x = torch.randint(-3, 4, shape, generator=g).to(torch.float32) if rng.random() < 0.5 \
+            else torch.randn(shape, generator=g)
+        for _ in range(rng.choice([0, 0, 1, 5, 40])):
+            x.view(-1)[rng.randrange(x.numel())] = rng.choice(specials)
+        if rng.random() < 0.1:  # a NaN with another payload
+            x.view(-1).view(torch.int32)[rng.randrange(x.numel())] = 0x7FC00123
+        if rng.random() < 0.2:
+            x = -x.abs()  # zeros become -0: the maxima are zeros
+        x = x.to(rng.choice([torch.float32, torch.float64, torch.float16, torch.bfloat16]))
+        dims = tuple(sorted(rng.sample(range(len(shape)), rng.randint(2, len(shape)))))
+        kind, keep = rng.choice(["min", "max"]), rng.random() < 0.5
+        want = (x.amin if kind == "min" else x.amax)(dim=dims, keepdim=keep)
+        got = K._extreme(x, kind, dims, keep)
+        bits = {2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()]
+        assert got.shape == want.shape and torch.equal(got.view(bits), want.view(bits)), (case, shape, dims, kind)
