@@ -76,3 +76,42 @@ def test_lookup_table_uint8_covers_every_value():
     x = np.arange(256, dtype=np.uint8).reshape(16, 16)
     got = _run(fn.lookup_table, [x], layout="HW", keys=list(range(256)), values=[float(v) + 0.25 for v in range(256)])[0]
     np.testing.assert_array_equal(got, x.astype(np.float32) + 0.25)
+
+
+def test_apply_and_the_squared_distances_in_place_give_the_out_of_place_bits():
+    """functional.normalization.apply (one new tensor, the rest in place) and normalize's squared
+    distances (d.mul_(d)) against the out-of-place forms they replace, on random inputs of every
+    type, per-channel and broadcasting statistics, zero deviations: the same bits."""
+    import random
+
+    import torch
+
+    from torch_dali.functional import normalization as K
+    rng = random.Random(4)
+    g = torch.Generator().manual_seed(4)
+
+    def old_apply(x, mean, stddev, scale, shift, dtype):
+        std = stddev.to(x.device, K.F64)
+        inv = torch.where(std != 0, scale / torch.where(std != 0, std, torch.ones_like(std)), torch.zeros_like(std))
+        return K.convert((x.to(K.F32) - mean.to(x.device, K.F32)) * inv.to(K.F32) + shift, dtype)
+    for case in range(300):
+        x = torch.randn((2, 9, 7, 3), generator=g) * rng.choice([1.0, 100.0, 1e-3])
+        x = x.to(rng.choice([torch.float32, torch.float64, torch.float16])) if rng.random() < 0.6 else \
+            (x * 50).clamp(-128, 127).to(rng.choice([torch.int16, torch.int32]))
+        shape = rng.choice([(), (1, 1, 1, 3), (2, 1, 1, 3), (1, 9, 7, 1), (3, 1, 1, 1, 1)])
+        mean = torch.randn(shape, generator=g, dtype=torch.float64)
+        std = torch.rand(shape, generator=g, dtype=torch.float64) * rng.choice([1.0, 1e3])
+        if rng.random() < 0.2:
+            std = std * (torch.rand(shape, generator=g) < 0.5)
+        args = (rng.choice([1.0, 64.0, rng.uniform(-3, 3)]), rng.choice([0.0, 128.0, rng.uniform(-2, 2)]),
+                rng.choice([torch.float32, torch.uint8, torch.int16, torch.float16]))
+        got, want = K.apply(x, mean, std, *args), old_apply(x, mean, std, *args)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        if got.dtype.is_floating_point:
+            got, want = got.view(torch.int16 if got.element_size() == 2 else torch.int32), \
+                want.view(torch.int16 if want.element_size() == 2 else torch.int32)
+        assert torch.equal(got, want), case
+        x64 = x.to(K.F64)
+        d = x64 - mean
+        d.mul_(d)
+        assert torch.equal(d.view(torch.int64), ((x64 - mean) ** 2).view(torch.int64)), case

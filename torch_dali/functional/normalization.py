@@ -47,5 +47,8 @@ def apply(x: torch.Tensor, mean: torch.Tensor, stddev: torch.Tensor, scale: floa
     """scale * (x - mean) / stddev + shift in float32 (0 * ... where stddev is 0), as `dtype`."""
     std = stddev.to(x.device, F64)
     inv = torch.where(std != 0, scale / torch.where(std != 0, std, torch.ones_like(std)), torch.zeros_like(std))
-    y = (x.to(F32) - mean.to(x.device, F32)) * inv.to(F32) + shift
-    return convert(y, dtype)
+    # one new tensor, the rest in place: the same float32 operations as (x - mean) * inv + shift
+    y = torch.sub(x.to(F32), mean.to(x.device, F32))
+    inv32 = inv.to(F32)
+    y = y.mul_(inv32) if torch.broadcast_shapes(y.shape, inv32.shape) == y.shape else y * inv32
+    return convert(y.add_(shift), dtype)

@@ -119,7 +119,9 @@ class Normalize(Operator):
             mean = x64.mean(dim=red, keepdim=True) if red and count else torch.zeros((), dtype=K.F64)
         mean = mean.to(x.device, K.F64)
         if std is None:
-            ssq = ((x64 - mean) ** 2).sum(dim=red, keepdim=True) if red else (x64 - mean) ** 2
+            d = x64 - mean
+            d.mul_(d)  # (x - mean) ** 2 (torch's pow of 2 is this product) without another tensor
+            ssq = d.sum(dim=red, keepdim=True) if red else d
             std = K.stddev_from(ssq, count, ddof, eps)
         elif eps:
             std = torch.sqrt(std.to(K.F64) ** 2 + eps)
