@@ -28,9 +28,9 @@ STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 U = "fn.random.uniform(range=({}, {}))"
 ANCHORS = "[float(v) for i in range(20) for j in range(20) for v in (i / 20, j / 20, (i + 1.5) / 20, (j + 1.5) / 20)]"
 #: op name -> (input kind, the DALI code making its output from `x` (and `labels` for "boxes")).
-#: Kinds: img (uint8 HWC), f32 (the images as float32), f32s (48 x 48 x 3 float32), audio (1-D float32), spec (257 x 201 power
-#: spectrogram), mel (80 x 201 dB), boxes (20 ltrb boxes + labels), pts (5000 x 2 float32),
-#: ints (1000 int32 class ids), jpeg (encoded photos).
+#: Kinds: img (uint8 HWC), f32 (the images as float32), f32s (48 x 48 x 3 float32), audio (1-D
+#: float32), spec (257 x 201 power spectrogram), mel (80 x 201 dB), boxes (20 ltrb boxes + labels),
+#: pts (5000 x 2 float32), ints (1000 int32 class ids), jpeg (encoded photos).
 OPS = {
     "source_only": ("img", "x"),  # the pipeline's own cost per batch: external_source and the run
     "resize_linear": ("img", "fn.resize(x, size=(224, 224))"),
@@ -143,7 +143,7 @@ def inputs(kind: str):
     raise ValueError(kind)
 
 
-def build(lib: str, op: str):
+def build(lib: str, op: str, threads: int = 2):
     import numpy as np
     if lib == "dali":
         from nvidia.dali import fn, pipeline_def, types
@@ -155,7 +155,7 @@ def build(lib: str, op: str):
 
     # synchronous: a run's time is its own batch's work (a pipelined executor would work ahead
     # during the other library's turn)
-    @pipeline_def(batch_size=16, num_threads=2, device_id=None, seed=1, exec_async=False, exec_pipelined=False)
+    @pipeline_def(batch_size=16, num_threads=threads, device_id=None, seed=1, exec_async=False, exec_pipelined=False)
     def pipe():
         x = fn.external_source(source=lambda: batch, layout=layout) if layout else fn.external_source(
             source=lambda: batch)
@@ -196,7 +196,7 @@ def serve(lib: str) -> None:
         try:
             if "build" in cmd:
                 p = None
-                p = build(lib, cmd["build"])
+                p = build(lib, cmd["build"], cmd.get("threads", 2))
                 reply = {"ok": time_runs(p, 1)}
             else:
                 reply = {"s": time_runs(p, cmd["time"])}
@@ -217,11 +217,12 @@ class Worker:
         return json.loads(line) if line else {"error": "worker exited"}
 
 
-def survey(ops: list[str], workers: dict[str, Worker], rounds: int, turn_s: float) -> list[dict]:
+def survey(ops: list[str], workers: dict[str, Worker], rounds: int, turn_s: float,
+           threads: int = 2) -> list[dict]:
     rows = []
     for op in ops:
         row: dict = {"op": op, "kind": OPS[op][0]}
-        first = {lib: w.ask({"build": op}) for lib, w in workers.items()}
+        first = {lib: w.ask({"build": op, "threads": threads}) for lib, w in workers.items()}
         for lib, r in first.items():
             if "error" in r:
                 row[lib + "_error"] = r["error"]
@@ -252,6 +253,7 @@ def main() -> int:
     ap.add_argument("--ops", default=",".join(OPS))
     ap.add_argument("--rounds", type=int, default=11, help="turns per library per op (medians over them)")
     ap.add_argument("--turn-s", type=float, default=0.15, help="about this long per turn")
+    ap.add_argument("--threads", type=int, default=2, help="the pipelines' num_threads")
     ap.add_argument("--out")
     a = ap.parse_args()
     if a.serve:
@@ -259,14 +261,14 @@ def main() -> int:
         return 0
     workers = {"dali": Worker("dali", a.dali_python), "torch_dali": Worker("torch_dali", sys.executable)}
     t0 = time.time()
-    rows = survey(a.ops.split(","), workers, a.rounds, a.turn_s)
+    rows = survey(a.ops.split(","), workers, a.rounds, a.turn_s, a.threads)
     for w in workers.values():
         w.proc.stdin.close()
         w.proc.wait(timeout=60)
     if a.out:
         Path(a.out).write_text(json.dumps({
-            "what": "CPU ops, batch 16 (RGB uint8 360-440 px or the kind's inputs), 2 threads, ms per batch: median "
-                    "over rounds alternating the libraries; td_over_dali > 1: torch_dali slower",
+            "what": f"CPU ops, batch 16 (RGB uint8 360-440 px or the kind's inputs), {a.threads} threads, ms per "
+                    "batch: median over rounds alternating the libraries; td_over_dali > 1: torch_dali slower",
             "machine": f"{platform.node()}: {os.cpu_count()} cores, {platform.processor() or platform.machine()}",
             "command": " ".join(["python", "bench/cpu_ops_vs_dali.py", *sys.argv[1:]]),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t0)), "seconds": round(time.time() - t0),
