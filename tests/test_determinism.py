@@ -261,3 +261,38 @@ def test_stored_op_seeds_win_over_a_different_pipeline_seed(root, reload):
     fresh = _batches(_seeded_pipe(root, 999), 1)[0]
     assert any(not np.array_equal(x, y) for x, y in zip(ref[0][1], fresh[1]))
     assert any(not np.array_equal(x, y) for x, y in zip(ref[0][0], fresh[0]))
+
+
+@pytest.mark.parametrize("exec_async", [False, True])
+def test_one_thread_pipelines_run_torch_single_threaded_and_match_pooled_ones(exec_async, monkeypatch):
+    """num_threads=1: the samples run on the stage's own thread, with torch at one thread there (as
+    on the pool's workers) and the caller's setting left as it was. torch's sum of a large float32
+    tensor depends on its thread count (here 64334092 on one thread, 64334096 on two): the
+    one-thread pipeline gives the pooled pipeline's bits on any machine."""
+    import torch
+
+    from torch_dali.functional import reductions as R
+    g = torch.Generator().manual_seed(0)
+    imgs = [(torch.rand(400 - 7 * k, 420, 3, generator=g) * 255).numpy() for k in range(4)]
+    seen = []
+
+    def spy(*a, run=R.reduce, **k):
+        seen.append(torch.get_num_threads())
+        return run(*a, **k)
+
+    def run(threads):
+        @pipeline_def(batch_size=4, num_threads=threads, device_id=None, exec_async=exec_async,
+                      exec_pipelined=exec_async)
+        def pipe():
+            x = fn.external_source(source=lambda: imgs, layout="HWC")
+            return fn.reductions.sum(x), fn.reductions.max(x, axes=(0, 1)), fn.flip(x)
+        p = pipe()
+        p.build()
+        return [[np.asarray(t).copy() for t in out] for out in p.run()]
+    before = torch.get_num_threads()
+    monkeypatch.setattr(R, "reduce", spy)
+    one, two = run(1), run(2)
+    assert torch.get_num_threads() == before
+    assert seen and set(seen) == {1}
+    for a, b in zip(one, two):
+        assert all(x.shape == y.shape and x.tobytes() == y.tobytes() for x, y in zip(a, b))

@@ -1,11 +1,12 @@
 """Build a graph into a Plan (op instances, device placement, execution steps) and run one iteration."""
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import traceback
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import Any
 
@@ -35,6 +36,23 @@ def _worker_init() -> None:
     OpenMP teams inside each worker would oversubscribe the cores. (Per thread: the caller's
     torch.get_num_threads() is unchanged.)"""
     torch.set_num_threads(1)
+
+
+@contextlib.contextmanager
+def _one_torch_thread() -> Iterator[None]:
+    """torch single-threaded on this thread for a while (then as it was): a pipeline of
+    num_threads=1 runs its samples on the stage's own thread, whose torch would otherwise start an
+    OpenMP team of every core for each large op (on a busy machine a team waits for a descheduled
+    member: resize_nn 5 -> 280 ms a batch) and give values that depend on the core count."""
+    prev = torch.get_num_threads()
+    if prev == 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(prev)
 
 
 def _prepare(ops: list[Operator]) -> None:
@@ -174,7 +192,11 @@ class Plan:
         mixed stage always has a stream of its own)."""
         stream = self.streams.for_stage(stage, lane, laned)
         read = self.streams.follow(stream, part)
-        self._run_steps(stage.steps, part, stream)
+        if self.pool is None:
+            with _one_torch_thread():
+                self._run_steps(stage.steps, part, stream)
+        else:
+            self._run_steps(stage.steps, part, stream)
         self.streams.finish(stream, part, read, stage.on_cuda)
         live = self._live_after.get(id(stage))
         dead = [part.values.pop(k) for k in [k for k in part.values if k not in live]] if live is not None else []
