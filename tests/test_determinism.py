@@ -296,3 +296,32 @@ def test_one_thread_pipelines_run_torch_single_threaded_and_match_pooled_ones(ex
     assert seen and set(seen) == {1}
     for a, b in zip(one, two):
         assert all(x.shape == y.shape and x.tobytes() == y.tobytes() for x, y in zip(a, b))
+
+
+@pytest.mark.parametrize("batch", [6, 3])
+def test_samples_run_on_the_stage_thread_see_torch_single_threaded(batch, monkeypatch):
+    """With a pool, sample 0 of a per-sample chain (its shape sizes the dense batch) and batches of
+    at most 3 run on the stage's thread: there too torch runs single-threaded, as on the workers."""
+    import torch
+
+    from torch_dali.ops import geometry
+    seen = []
+
+    def spy(*a, run=geometry.resize, **k):
+        seen.append(torch.get_num_threads())
+        return run(*a, **k)
+    monkeypatch.setattr(geometry, "resize", spy)
+    rng = np.random.default_rng(1)
+    imgs = [rng.integers(0, 256, (int(rng.integers(30, 60)), int(rng.integers(30, 60)), 3), dtype=np.uint8)
+            for _ in range(batch)]
+
+    @pipeline_def(batch_size=batch, num_threads=2, device_id=None, exec_async=False, exec_pipelined=False)
+    def pipe():
+        return fn.resize(fn.external_source(source=lambda: imgs, layout="HWC"), size=(20, 20),
+                         interp_type=types.INTERP_NN)
+    p = pipe()
+    p.build()
+    before = torch.get_num_threads()
+    p.run()
+    assert torch.get_num_threads() == before
+    assert len(seen) >= batch and set(seen) == {1}

@@ -40,10 +40,11 @@ def _worker_init() -> None:
 
 @contextlib.contextmanager
 def _one_torch_thread() -> Iterator[None]:
-    """torch single-threaded on this thread for a while (then as it was): a pipeline of
-    num_threads=1 runs its samples on the stage's own thread, whose torch would otherwise start an
-    OpenMP team of every core for each large op (on a busy machine a team waits for a descheduled
-    member: resize_nn 5 -> 280 ms a batch) and give values that depend on the core count."""
+    """torch single-threaded on this thread for a while (then as it was): samples run on the stage's
+    own thread (all of them with num_threads=1; sample 0, or a batch of at most 3, otherwise),
+    whose torch would otherwise start an OpenMP team of every core for each large op (on a busy
+    machine a team waits for a descheduled member: resize_nn 5 -> 280 ms a batch) and give values
+    that depend on the core count, unlike the pool's single-threaded workers."""
     prev = torch.get_num_threads()
     if prev == 1:
         yield
@@ -395,7 +396,8 @@ class Plan:
                     shape, dtype = self._sink_like[key]
                     dense[key] = self.batch_buffers.empty((bs, *shape), dtype)
         elif bs > 0:
-            one(0)  # sample 0 first: its outputs give the dense batch's shape
+            with _one_torch_thread():  # as on the pool's workers (the same values, no OpenMP team)
+                one(0)  # sample 0 first: its outputs give the dense batch's shape
             start = 1
             for key in sinks:
                 t = results[key][0]
@@ -407,8 +409,9 @@ class Plan:
                     results[key][0] = buf[0]
                     dense[key] = buf
         if self.pool is None or bs - start <= 2:
-            for i in range(start, bs):
-                one(i)
+            with _one_torch_thread():
+                for i in range(start, bs):
+                    one(i)
         else:
             rest = parallel_map(self.pool, lambda j: one(j + start), bs - start)
             del rest
