@@ -35,7 +35,7 @@ _TYPES = (torch.int8, torch.uint8, torch.int16, torch.uint16, torch.int32, torch
 _UNSIGNED = {torch.uint8: 255.0, torch.uint16: 65535.0, torch.uint32: 4294967295.0}
 _SIGNED = {torch.int8: 127.0, torch.int16: 32767.0, torch.int32: 2147483647.0}
 _BLOCK = 256
-_CHUNK = 1 << 15  # outputs computed at once (bounds the taps matrix)
+CHUNK = 1 << 15  # outputs computed at once (bounds the taps matrix)
 
 
 @functools.lru_cache(maxsize=16)
@@ -86,8 +86,8 @@ def resample(x: torch.Tensor, n_out: int, ratio: float, lobes: int) -> torch.Ten
     table = table.to(dev)
     bases, pos = _positions(n_out, ratio, dev)
     taps = torch.arange(-lobes - 1, lobes + 2, device=dev)
-    for a in range(0, n_out, _CHUNK):
-        b_, p = bases[a:a + _CHUNK], pos[a:a + _CHUNK]
+    for a in range(0, n_out, CHUNK):
+        b_, p = bases[a:a + CHUNK], pos[a:a + CHUNK]
         rel = torch.floor(p).to(torch.int64)[:, None] + taps[None, :]  # tap index relative to the base
         lo, hi = torch.ceil(p).to(torch.int64)[:, None] - lobes, torch.floor(p).to(torch.int64)[:, None] + lobes
         absolute = b_[:, None] + rel
@@ -101,7 +101,7 @@ def resample(x: torch.Tensor, n_out: int, ratio: float, lobes: int) -> torch.Ten
         w = table[i] + di * (table[i + 1] - table[i])
         w = torch.where(ok, w, torch.zeros((), device=dev))
         samples = x[absolute.clamp(0, n - 1)]  # (chunk, taps, c)
-        out[a:a + _CHUNK] = (samples * w[..., None]).sum(1)
+        out[a:a + CHUNK] = (samples * w[..., None]).sum(1)
     return out
 
 

@@ -128,10 +128,12 @@ class Reader(Operator):
         self._consumed += n
         return taken
 
-    def _infer_num_outputs(self) -> int:
+    def infer_num_outputs(self) -> int:
         """How many outputs the reader gives (DALI 2.4's torchdata Reader node asks before reading)."""
         from ...ops._registry import lookup
         return lookup(self._schema_name).outputs_for(dict(self._kwargs))
+
+    _infer_num_outputs = infer_num_outputs  # DALI 2.4's name for it
 
     def get_metadata(self, batch_size: int | None = None) -> dict[str, Any]:
         """The reader's metadata (epoch_size, epoch_size_padded, number_of_shards, shard_id,

@@ -63,8 +63,8 @@ def resample(x: torch.Tensor, n_out: int, ratio: float, lobes: int) -> torch.Ten
         return None
     c = int(x.shape[1])
     if c > 1:  # torch splits a big sum between threads along its largest dimension: channels, then
-        last = n_out - (n_out - 1) // AR._CHUNK * AR._CHUNK  # (the spec's last chunk of outputs)
-        if c > min(last, AR._CHUNK) and min(last, AR._CHUNK) * (2 * lobes + 3) * c >= _GRAIN:
+        last = n_out - (n_out - 1) // AR.CHUNK * AR.CHUNK  # (the spec's last chunk of outputs)
+        if c > min(last, AR.CHUNK) and min(last, AR.CHUNK) * (2 * lobes + 3) * c >= _GRAIN:
             return None
     width = sum_width()
     if not width:

@@ -51,7 +51,7 @@ class Reader(_Node):
         self._reader = reader_type(**kwargs)
         self._batch_size = batch_size
         self._epoch: Iterator[Any] | None = None
-        count = self._reader._infer_num_outputs()
+        count = self._reader.infer_num_outputs()
         if output_names is not None:
             self._output_names = tuple(output_names)
             if len(self._output_names) != count:
