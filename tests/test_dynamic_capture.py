@@ -9,15 +9,7 @@ import pytest
 
 import torch_dali.experimental.dynamic as ndd
 
-FILES = {"a/0.jpg": b"ab", "a/1.jpg": b"cde", "b/2.jpg": b"f", "b/3.jpg": b"ghij", "b/4.jpg": b"kl"}
-
-
-@pytest.fixture
-def root(tmp_path):
-    for name, data in FILES.items():
-        (tmp_path / name).parent.mkdir(exist_ok=True)
-        (tmp_path / name).write_bytes(data)
-    return str(tmp_path)
+from _file_trees import root  # noqa: F401 (a fixture)
 
 
 def _flipped(reader, capture, **kw):

@@ -11,7 +11,7 @@ import torch_dali.experimental.dynamic as ndd
 
 HAS_TORCHDATA = importlib.util.find_spec("torchdata") is not None
 needs_torchdata = pytest.mark.skipif(not HAS_TORCHDATA, reason="torchdata is not installed")
-FILES = {"a/0.jpg": b"ab", "a/1.jpg": b"cde", "b/2.jpg": b"f", "b/3.jpg": b"ghij", "b/4.jpg": b"kl"}
+from _file_trees import root  # noqa: F401 (a fixture)
 
 
 def test_nodes_need_torchdata():
@@ -22,14 +22,6 @@ def test_nodes_need_torchdata():
     else:
         assert ndd.pytorch.__all__ == ["nodes"]
         assert ndd.pytorch.nodes.__all__ == ["Reader", "DictMapper", "ToTorch"]
-
-
-@pytest.fixture
-def root(tmp_path):
-    for name, data in FILES.items():
-        (tmp_path / name).parent.mkdir(exist_ok=True)
-        (tmp_path / name).write_bytes(data)
-    return str(tmp_path)
 
 
 def _epochs(node, n=1):
