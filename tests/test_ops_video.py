@@ -261,3 +261,30 @@ def test_file_list_names_are_files_never_ffmpeg_protocols(tmp_path, monkeypatch)
         warnings.simplefilter("error")  # a file left out ("not a video file FFmpeg can open") fails
         frames = pipe().run()[0].at(0)
     assert frames.shape[0] == 2 and frames.shape[-1] == 3
+
+
+@pytest.mark.parametrize("op", ["experimental.readers.video", "readers.video"])
+@pytest.mark.parametrize("form", ["absolute", "dotdot"])
+def test_file_list_entries_stay_inside_its_folder(tmp_path, op, form):
+    """A file_list is data: an entry naming a file outside the list's folder (an absolute path or
+    `..`) was read (DALI 2.4 reads them too), so a hostile list could pull any file of the machine
+    into tensors. It is refused naming the line, as readers.file's file_list, unless
+    allow_outside_root=True, which reads the same video."""
+    paths = C.write_tree(tmp_path / "videos")
+    (tmp_path / "lists").mkdir()
+    lst = tmp_path / "lists" / "list.txt"
+    lst.write_text(f"{paths['a/vp8.webm'] if form == 'absolute' else '../videos/a/vp8.webm'} 3\n")
+    reader = fn.experimental.readers.video if op.startswith("exp") else fn.readers.video
+    device = "cpu" if op.startswith("exp") else "gpu"
+
+    def run(**kw):
+        @pipeline_def(batch_size=1, num_threads=1, device_id=None)  # "gpu" without CUDA: the CPU
+        def pipe():
+            return tuple(reader(file_list=str(lst), sequence_length=2, device=device, **kw))
+        p = pipe()
+        p.build()
+        return p.run()
+    with pytest.raises(DataError, match="list.txt line 1: .*outside the file_list's folder"):
+        run()
+    out = run(allow_outside_root=True)
+    assert tuple(out[0].at(0).shape[:1]) == (2,) and np.array(out[1].at(0)).tolist() == [3]

@@ -10,6 +10,9 @@ Listing, as DALI 2.4's CPU experimental reader does it (measured):
   seconds (`file_list_format="timestamps"`, start rounded down / end up as
   `file_list_rounding` says) or frame numbers ("frames"; negative counts from the end), the end
   included unless `file_list_include_end=False`. Exactly one of the three.
+  A relative file_list entry is taken from the list's folder (DALI 2.4: from the working folder).
+  A file list is data, not code: entries outside that folder (absolute paths, `..`) are refused
+  unless `allow_outside_root=True` (an addition, as readers.file; DALI reads them).
 * A file FFmpeg cannot open (or without video frames) is left out with a warning, as DALI does
   (listed by torch_dali.skips as well).
 * Each video of N frames (or its [start, end) range) gives sequences of `sequence_length` frames
@@ -55,6 +58,7 @@ from .._registry import lookup, register
 from .._schema import REQUIRED, Arg, OpSchema
 from ..decoders.video import check_fill, fill_frame, pad_mode_of
 from ._base import READER_ARGS, ReaderBase
+from ._multi import outside
 from ._storage import read_small
 
 
@@ -184,6 +188,10 @@ class _VideoReaderBase(ReaderBase):
             if not 0 <= label < 1 << 31:  # DALI 2.4 refuses a negative one; the output is int32
                 raise DataError(f"{self.name}: {printable(path)} line {n}: the label must be in [0, 2**31 - 1] "
                                 f"(the int32 label output), got {parts[1][:40]}")
+            if not self.args["allow_outside_root"] and outside(parts[0], base):
+                raise DataError(printable(
+                    f"{self.name}: {path} line {n}: {parts[0]!r} is outside the file_list's folder "
+                    "(entries are read only inside it; allow_outside_root=True reads them anyway)"))
             file = parts[0] if os.path.isabs(parts[0]) else os.path.join(base, parts[0])
             start = nums[0] if nums else 0.0
             end = nums[1] if len(nums) > 1 else 0.0
@@ -393,6 +401,8 @@ _SHARED = (
     Arg("stride", "int", 1, "distance between the frames of a sequence"),
     Arg("enable_timestamps", "bool", False, "an output of each frame's time in seconds"),
     Arg("image_type", "image_type", types.RGB, "RGB or YCbCr"),
+    Arg("allow_outside_root", "bool", False, "read file_list entries outside the list's folder "
+        "(absolute paths, `..`; an addition: DALI reads them)"),
 )
 
 _EXPERIMENTAL = READER_ARGS + _SHARED + (
