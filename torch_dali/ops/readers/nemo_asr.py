@@ -5,7 +5,10 @@ manifests, JSON lines such as {"audio_filepath": "a.wav", "duration": 3.4, "offs
 As DALI 2.4 reads them (measured): the manifests' entries in order, one manifest after another;
 blank lines, lines that are not a JSON object and objects without "audio_filepath" are skipped
 with a warning. A relative audio path is taken as it is (relative to the working directory, not
-to the manifest). With `min_duration` / `max_duration` > 0, entries whose "duration" is below /
+to the manifest). Audio paths are not confined to a folder as readers.file's file_list
+entries are: manifests normally list absolute paths (NeMo writes them so), and refusing only
+relative ones that climb out with `..` would guard nothing an absolute path reaches anyway; a
+manifest is trusted as the pipeline's code is. With `min_duration` / `max_duration` > 0, entries whose "duration" is below /
 above them are left out (a missing duration counts as 0, so `min_duration` drops those entries). The audio is cut to the frames
 [floor(offset * rate), + floor(duration * rate)) ("duration" absent or negative: to the end; a
 negative offset counts as 0), then decoded as decoders.audio decodes it (`downmix` defaults to True here;
