@@ -28,13 +28,8 @@ from .._operator import BatchContext
 from .._registry import register
 from .._schema import Arg, OpSchema
 from ._base import READER_ARGS, ReaderBase
+from ._multi import outside
 from ._storage import read_file_bytes
-
-
-def _outside(name: str, root: str) -> bool:
-    base = os.path.normpath(os.path.abspath(root))
-    path = os.path.normpath(os.path.join(base, name))
-    return os.path.commonpath([base, path]) != base
 
 
 class CocoReader(ReaderBase):
@@ -95,7 +90,7 @@ class CocoReader(ReaderBase):
         a = self.args
         if not a["allow_outside_root"]:
             for s in self._samples:
-                if _outside(s.file_name, a["file_root"]):
+                if outside(s.file_name, a["file_root"]):
                     raise DataError(f"{self.name}: {listed_in}: image file_name {s.file_name!r} "
                                     f"(id {s.image_id}) is outside file_root {a['file_root']} "
                                     "(allow_outside_root=True reads it anyway)")

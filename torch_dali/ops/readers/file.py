@@ -37,6 +37,7 @@ from .._registry import register
 from .._schema import Arg, OpSchema
 from ...skips import printable
 from ._base import ON_ERROR_ARG, READER_ARGS, ReaderBase, relative_name
+from ._multi import outside
 from ._storage import read_file_bytes
 
 DEFAULT_FILTERS = ("*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.pnm", "*.ppm", "*.pgm",
@@ -59,9 +60,7 @@ def _label_error(text: str) -> str | None:
 def _outside(entry: str, base: str, what: str) -> str | None:
     """Why a file_list entry may not be read: it names a path outside `base` (an absolute path, or
     `..` climbing out). Compared as written: links inside the folder are its owner's choice."""
-    root = os.path.normpath(os.path.abspath(base))
-    path = os.path.normpath(os.path.join(root, entry))
-    if os.path.commonpath([root, path]) == root:
+    if not outside(entry, base):
         return None
     return (f"{entry!r} is outside {what} (file_list entries are read only inside it; "
             "allow_outside_root=True reads them anyway)")
