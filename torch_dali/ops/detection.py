@@ -13,7 +13,7 @@ import torch
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import detection as K
 from ..tensor_list import TensorList
-from ._operator import BatchContext, Operator, SampleContext
+from ._operator import BatchContext, Operator
 from ._registry import register
 from ._schema import Arg, OpSchema, length, positive, unit_interval
 
@@ -59,15 +59,21 @@ class BbFlip(Operator):
 class BBoxPaste(Operator):
     """Moves boxes to where they land when their image is pasted on a larger canvas (fn.paste)."""
 
-    def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
-        boxes = inputs[0]
-        check_boxes(self.name, boxes)
-        ratio = float(args["ratio"] if "ratio" in args else self.args["ratio"])
-        if not ratio >= 1.0:
-            raise ArgumentError(f"{self.name}: `ratio` must be >= 1 (canvas / input size), got {ratio}")
-        px = float(args["paste_x"] if "paste_x" in args else self.args["paste_x"])
-        py = float(args["paste_y"] if "paste_y" in args else self.args["paste_y"])
-        return K.bbox_paste(boxes, self.args["ltrb"], ratio, px, py)
+    sample_wise = False
+
+    def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        # one pass over the batch's boxes: per-sample calls cost more than the arithmetic
+        tl = inputs[0]
+        samples = list(tl)
+        n = len(samples)
+        ratios = [float(r) for r in _per_sample(self, args, "ratio", n)]
+        for t, ratio in zip(samples, ratios):
+            check_boxes(self.name, t)
+            if not ratio >= 1.0:
+                raise ArgumentError(f"{self.name}: `ratio` must be >= 1 (canvas / input size), got {ratio}")
+        px = [float(x) for x in _per_sample(self, args, "paste_x", n)]
+        py = [float(y) for y in _per_sample(self, args, "paste_y", n)]
+        return [TensorList(K.bbox_paste_batch(samples, self.args["ltrb"], ratios, px, py), tl.layout())]
 
 
 class BoxEncoder(Operator):
