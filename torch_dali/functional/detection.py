@@ -134,12 +134,37 @@ def _last_argmax(x: torch.Tensor, dim: int) -> torch.Tensor:
     return (n - 1) - torch.argmax(torch.flip(x, (dim,)), dim=dim)
 
 
+def iou_planar(a_lo: torch.Tensor, a_hi: torch.Tensor, b_lo: torch.Tensor, b_hi: torch.Tensor) -> torch.Tensor:
+    """`iou` with x and y as separate (..., N, M) planes: the same float32 operations in the same
+    order, but contiguous and vectorisable (a trailing axis of 2 is not)."""
+    ax0, ay0, ax1, ay1 = (t.unsqueeze(-1) for t in (a_lo[..., 0], a_lo[..., 1], a_hi[..., 0], a_hi[..., 1]))
+    bx0, by0, bx1, by1 = b_lo[:, 0], b_lo[:, 1], b_hi[:, 0], b_hi[:, 1]
+    ex = torch.minimum(ax1, bx1) - torch.maximum(ax0, bx0)
+    ey = torch.minimum(ay1, by1) - torch.maximum(ay0, by0)
+    inter = ex * ey
+    empty = (ex <= 0) | (ey <= 0)
+    va = (ax1 - ax0) * (ay1 - ay0)
+    vb = (bx1 - bx0) * (by1 - by0)
+    out = inter / (va + vb - inter)
+    return out.masked_fill_(empty, 0.0)
+
+
+def _last_argmax_eq(x: torch.Tensor, dim: int) -> torch.Tensor:
+    """`_last_argmax` for NaN-free x: the largest index holding the maximum, without the flipped copy."""
+    n = x.shape[dim]
+    shape = [1] * x.dim()
+    shape[dim] = n
+    idx = torch.arange(n, device=x.device).view(shape)
+    return torch.where(x == x.amax(dim, keepdim=True), idx, -1).amax(dim)
+
+
 def box_encoder_batch(boxes: torch.Tensor, labels: torch.Tensor, counts: torch.Tensor, anchors: torch.Tensor,
                       criteria: float, offset: bool, scale: float, means: list[float],
-                      stds: list[float]) -> tuple[torch.Tensor, torch.Tensor]:
+                      stds: list[float], plain: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
     """SSD box encoding of a padded batch in one pass: boxes (B, N, 4) ltrb, labels (B, N), counts
     (B,) real boxes per sample, anchors (M, 4) ltrb. Returns (B, M, 4) encoded boxes (center and
-    extent, or normalized offsets with `offset`) and (B, M) labels (0: background)."""
+    extent, or normalized offsets with `offset`) and (B, M) labels (0: background). `plain`: the
+    first formulation (`iou`, `_last_argmax`), the reference the faster one is tested against."""
     B, N = boxes.shape[0], boxes.shape[1]
     M = anchors.shape[0]
     dev = boxes.device
@@ -153,15 +178,16 @@ def box_encoder_batch(boxes: torch.Tensor, labels: torch.Tensor, counts: torch.T
     if N == 0:
         return enc, out_labels
     real = torch.arange(N, device=dev).unsqueeze(0) < counts.to(dev).unsqueeze(1)  # (B, N)
-    ious = iou(boxes[..., :2], boxes[..., 2:], a_lo, a_hi)  # (B, N, M)
+    ious = (iou if plain else iou_planar)(boxes[..., :2], boxes[..., 2:], a_lo, a_hi)  # (B, N, M)
+    argmax = _last_argmax if plain or bool(torch.isnan(ious).any()) else _last_argmax_eq
     # each real box claims its best anchor (last of equal IoUs): IoU 2 guarantees the match
-    best_anchor = _last_argmax(ious, 2)  # (B, N)
+    best_anchor = argmax(ious, 2)  # (B, N)
     two = torch.full((B, N, 1), 2.0, dtype=ious.dtype, device=dev)
     claimed = ious.scatter(2, best_anchor.unsqueeze(-1), two)
     ious = torch.where(real.unsqueeze(-1), claimed, ious)
     # padding rows never win an anchor: below any real IoU (real ones are >= 0)
     ious = torch.where(real.unsqueeze(-1), ious, torch.full((), -1.0, dtype=ious.dtype, device=dev))
-    best_box = _last_argmax(ious, 1)  # (B, M)
+    best_box = argmax(ious, 1)  # (B, M)
     best_iou = torch.gather(ious, 1, best_box.unsqueeze(1)).squeeze(1)
     matched = best_iou > criteria  # (B, M)
     box = torch.gather(boxes, 1, best_box.unsqueeze(-1).expand(B, M, 4))
