@@ -93,7 +93,8 @@ class _TarInfo(tarfile.TarInfo):
 
     def _proc_pax(self, tf: tarfile.TarFile) -> tarfile.TarInfo:  # type: ignore[override]
         f = tf.fileobj
-        assert f is not None
+        if f is None:  # scan_tar always opens the tar over a file object
+            raise RuntimeError("tarindex: a tar scanned without a file object")
         at = f.tell()
         check_pax(f.read(self._block(self.size)), getattr(f, "_where", "tar"))  # type: ignore[attr-defined]
         f.seek(at)
