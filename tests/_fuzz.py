@@ -60,8 +60,10 @@ from torch_dali.io import jpeg_roi as R
 from torch_dali.io.recordio import RecordFile
 
 try:
+    from tests._fuzz_detection import TARGETS as DETECTION_TARGETS
     from tests._fuzz_readers import TARGETS as READER_TARGETS
 except ImportError:
+    from _fuzz_detection import TARGETS as DETECTION_TARGETS  # type: ignore[no-redef]
     from _fuzz_readers import TARGETS as READER_TARGETS  # type: ignore[no-redef]
 try:
     from tests._fuzz_inputs import (ODD_POINTS, WARP_TYPES, fix_png_crcs, guard, jpeg_seeds, mutate,
@@ -416,6 +418,7 @@ TARGETS: dict[str, tuple[Target, Callable[[], list[bytes]]]] = {
     "crop_windows": (target_crop_windows, lambda: [b""]),
     "warp": (target_warp, lambda: [b""]),
     "cpu_image": (target_cpu_image, lambda: [b""]),
+    **DETECTION_TARGETS,  # bbox_crop (tests/_fuzz_detection.py)
     **READER_TARGETS,  # lmdb, caffe, tfexample, npy, tar (tests/_fuzz_readers.py)
 }
 
@@ -423,7 +426,7 @@ TARGETS: dict[str, tuple[Target, Callable[[], list[bytes]]]] = {
 def make_input(name: str, seed: int, i: int, corpus: list[bytes]) -> tuple[bytes, random.Random]:
     """Input i of a run: a function of (seed, target, i) alone, so any input can be replayed."""
     rnd = random.Random(f"{seed}:{name}:{i}")
-    if name in ("crop_windows", "warp", "cpu_image"):  # draw their arguments from rnd
+    if name in ("crop_windows", "bbox_crop", "warp", "cpu_image"):  # draw their arguments from rnd
         return b"", rnd
     base = rnd.choice(corpus)
     if name == "roi" and rnd.random() < 0.5:

@@ -1,7 +1,7 @@
 """A short, seeded run of every fuzz target (tests/_fuzz.py) in a child process: a crash or a
 sanitizer-free out-of-bounds access (guard pages) fails this test instead of killing pytest, and
 each oracle (C == Python headers, libjpeg's sizes, windows, PNG and TIFF sizes, mmap == pread,
-C == Python crop windows, the C warp, resize and crop_mirror_normalize == their spec) must hold.
+C == Python crop windows and random_bbox_crop windows, the C warp, resize and crop_mirror_normalize == their spec) must hold.
 `make fuzz` runs the same targets for longer, C helpers under ASan+UBSan."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ except ImportError:
     from _isolate import Died, run_isolated  # type: ignore[no-redef]
 
 SEED = 0
-ITERATIONS = {"headers": 1500, "roi": 800, "png": 800, "tiff": 800, "recordio": 200, "crop_windows": 800, "warp": 2000, "cpu_image": 1500,
+ITERATIONS = {"headers": 1500, "roi": 800, "png": 800, "tiff": 800, "recordio": 200, "crop_windows": 800, "bbox_crop": 600, "warp": 2000, "cpu_image": 1500,
               "lmdb": 600, "caffe": 800, "fits": 800, "tfexample": 800, "npy": 800, "tar": 600,
               "wds_index": 800, "wav": 800, "coco_pre": 400}
 NEEDS = {"lmdb": "lmdb"}  # a target whose seeds are written by a package

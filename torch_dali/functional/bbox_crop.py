@@ -23,6 +23,8 @@ from typing import Protocol
 
 import numpy as np
 
+from ..rng import SampleRNG
+
 #: a search that cannot succeed (no_crop disabled, unreachable thresholds, no total_num_attempts)
 #: loops forever in DALI; here it stops with an error after this many candidate windows
 MAX_ATTEMPTS = 100_000
@@ -208,6 +210,43 @@ def find_crop(rng: Rng, lo: np.ndarray, hi: np.ndarray, p: CropParams, crop_shap
                 return res
             if metric > best_metric:
                 best, best_metric = res, metric
+
+
+@dataclass
+class BatchCrops:
+    """find_crop's results for a batch whose boxes are concatenated (sample s owns rows
+    offsets[s]..offsets[s+1])."""
+
+    anchor: np.ndarray  # (n, ndim) float32
+    shape: np.ndarray  # (n, ndim) float32
+    rel_lo: np.ndarray  # (n, ndim) float64: the windows, relative
+    rel_hi: np.ndarray
+    keep: np.ndarray  # (boxes,) bool
+    exhausted: np.ndarray  # (n,) bool
+    best_metric: np.ndarray  # (n,) float64
+    failed: int = -1  # the first sample whose search gave up (MAX_ATTEMPTS), or -1
+
+
+def find_crops(seed: int, iteration: int, ids: np.ndarray, lo: np.ndarray, hi: np.ndarray, offsets: np.ndarray,
+               p: CropParams, crop_shape: np.ndarray | None = None,
+               input_shape: np.ndarray | None = None) -> BatchCrops:
+    """find_crop for each sample s, drawing from SampleRNG(seed, iteration, ids[s]); lo, hi are
+    (boxes, ndim) float64, crop_shape / input_shape (n, ndim) or None. Stops at a failed search."""
+    n, nd = len(ids), p.ndim
+    out = BatchCrops(np.zeros((n, nd), np.float32), np.zeros((n, nd), np.float32), np.zeros((n, nd)),
+                     np.zeros((n, nd)), np.zeros(lo.shape[0], bool), np.zeros(n, bool), np.zeros(n))
+    for s in range(n):
+        a, b = int(offsets[s]), int(offsets[s + 1])
+        try:
+            r = find_crop(SampleRNG(seed, iteration, int(ids[s])), lo[a:b], hi[a:b], p,
+                          None if crop_shape is None else crop_shape[s], None if input_shape is None else input_shape[s])
+        except RuntimeError:
+            out.failed = s
+            return out
+        out.anchor[s], out.shape[s], out.rel_lo[s], out.rel_hi[s] = r.anchor, r.shape, r.rel_lo, r.rel_hi
+        out.keep[a + r.keep] = True
+        out.exhausted[s], out.best_metric[s] = r.exhausted, r.best_metric
+    return out
 
 
 # -- ssd_random_crop (DALI's deprecated SSDRandomCrop) ---------------------------------------------------

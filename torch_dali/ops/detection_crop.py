@@ -18,6 +18,7 @@ from ..errors import ArgumentError, ArgumentTypeError, DataError
 from ..functional import bbox_crop as BC
 from ..functional.detection import layout_error
 from ..tensor_list import TensorList
+from ._dispatch import call
 from ._operator import BatchContext, Operator
 from ._registry import register
 from ._schema import Arg, OpSchema, one_of, positive
@@ -120,13 +121,11 @@ class RandomBBoxCrop(Operator):
                 prune=a["bbox_prune_threshold"])
         return self._params[ndim]
 
-    def _shape_arg(self, args: dict[str, list[Any]], name: str, i: int, ndim: int) -> np.ndarray | None:
+    def _shape_arg(self, args: dict[str, list[Any]], name: str, i: int, ndim: int, src: str) -> np.ndarray:
         v = args[name][i] if name in args else self.args.get(name)
-        if v is None:
-            return None
         vals = [v] if isinstance(v, (int, float)) else list(v)
         if len(vals) != ndim:
-            raise ArgumentError(f"{self.name}: `{name}` must have {ndim} values, got {vals}")
+            raise ArgumentError(f"{self.name}: `{name}` must have {ndim} values, got {vals}{src}")
         order = self.args["shape_layout"] or ("WH" if ndim == 2 else "WHD")
         internal = "WH" if ndim == 2 else "WHD"
         if sorted(order) != sorted(internal):
@@ -136,50 +135,93 @@ class RandomBBoxCrop(Operator):
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         boxes = inputs[0]
         labels = inputs[1] if len(inputs) > 1 else None
-        rows = ctx.map(lambda i: self._one(ctx, i, boxes[i], None if labels is None else labels[i], args))
+        n = len(boxes)
+        ncoords = [int(b.shape[-1]) if b.dim() == 2 else 0 for b in boxes]
+        for i in range(n):
+            if ncoords[i] not in (4, 6):
+                raise ArgumentError(f"{self.name}: boxes must be (boxes, 4) or (boxes, 6), got shape "
+                                    f"{tuple(boxes[i].shape)}{self._src(ctx, i)}")
+        rows: list[list[torch.Tensor]] = [[] for _ in range(n)]
+        for nc in sorted(set(ncoords)):  # one search per box dimensionality (a batch has one in practice)
+            ids = [i for i in range(n) if ncoords[i] == nc]
+            for i, outs in zip(ids, self._group(ctx, ids, nc, boxes, labels, args)):
+                rows[i] = outs
         n_out = 3 + (labels is not None) + bool(self.args["output_bbox_indices"])
         return [TensorList([r[k] for r in rows], "") for k in range(n_out)]
 
-    def _one(self, ctx: BatchContext, i: int, boxes_t: torch.Tensor, labels_t: torch.Tensor | None,
-             args: dict[str, list[Any]]) -> list[torch.Tensor]:
-        src = f" (sample {i}: {ctx.sources[i]})" if ctx.sources[i] else f" (sample {i})"
-        ncoords = int(boxes_t.shape[-1]) if boxes_t.dim() == 2 else 0
-        if ncoords not in (4, 6):
-            raise ArgumentError(f"{self.name}: boxes must be (boxes, 4) or (boxes, 6), got shape "
-                                f"{tuple(boxes_t.shape)}{src}")
+    @staticmethod
+    def _src(ctx: BatchContext, i: int) -> str:
+        return f" (sample {i}: {ctx.sources[i]})" if ctx.sources[i] else f" (sample {i})"
+
+    def _group(self, ctx: BatchContext, ids: list[int], ncoords: int, boxes: TensorList, labels: TensorList | None,
+               args: dict[str, list[Any]]) -> list[list[torch.Tensor]]:
+        """The outputs of samples `ids`, whose boxes all have `ncoords` coordinates: boxes read and
+        checked as one array, one window search for them all, boxes remapped in one pass."""
         ndim = ncoords // 2
         layout = self._layout(ndim)
-        lo, hi = _read(_boxes32(self.name, boxes_t, ncoords, src), layout)
+        per = [boxes[i] for i in ids]
+        for i, t in zip(ids, per):
+            if not t.is_floating_point():
+                raise ArgumentTypeError(f"{self.name}: boxes must be floating point (float32), got {t.dtype}"
+                                        f"{self._src(ctx, i)}")
+        counts = np.array([t.shape[0] for t in per], np.int64)
+        offsets = np.concatenate([[0], np.cumsum(counts)])
+        # one concatenation (float16/64 samples promote exactly, then round to float32 as one by one)
+        lo, hi = _read(_boxes32(self.name, torch.cat(per) if len(per) > 1 else per[0], ncoords, ""), layout)
         corners = np.concatenate([lo, hi], 1)
         bad = ~((corners >= 0) & (corners <= 1)).all(1)  # as DALI: inverted boxes pass, outside ones do not
         if bad.any():
-            k = int(np.nonzero(bad)[0][0])
-            raise DataError(f"{self.name}: box {k} {corners[k].tolist()} is outside [0, 1] (boxes are relative, "
-                            f"in {layout!r}){src}")
-        if labels_t is not None and (labels_t.dim() == 0 or labels_t.shape[0] != lo.shape[0]):
-            raise ArgumentError(f"{self.name}: {lo.shape[0]} boxes but labels of shape {tuple(labels_t.shape)}{src}")
-        crop_shape = self._shape_arg(args, "crop_shape", i, ndim) if self.has_crop_shape else None
-        input_shape = self._shape_arg(args, "input_shape", i, ndim) if self.has_input_shape else None
+            row = int(np.nonzero(bad)[0][0])
+            s = int(np.searchsorted(offsets, row, side="right")) - 1
+            raise DataError(f"{self.name}: box {row - offsets[s]} {corners[row].tolist()} is outside [0, 1] (boxes "
+                            f"are relative, in {layout!r}){self._src(ctx, ids[s])}")
+        if labels is not None:
+            for s, i in enumerate(ids):
+                lt = labels[i]
+                if lt.dim() == 0 or lt.shape[0] != counts[s]:
+                    raise ArgumentError(f"{self.name}: {counts[s]} boxes but labels of shape {tuple(lt.shape)}"
+                                        f"{self._src(ctx, i)}")
+        crop_shape = self._shapes(ctx, args, "crop_shape", ids, ndim) if self.has_crop_shape else None
+        input_shape = self._shapes(ctx, args, "input_shape", ids, ndim) if self.has_input_shape else None
         if input_shape is not None and (input_shape <= 0).any():
-            raise ArgumentError(f"{self.name}: `input_shape` must be positive, got {input_shape.tolist()}{src}")
-        try:
-            res = BC.find_crop(ctx.sample(i).rng, lo.astype(np.float64), hi.astype(np.float64), self.params(ndim),
-                               crop_shape, input_shape)
-        except RuntimeError as e:
-            raise DataError(f"{self.name}: {e}{src}") from None
-        if res.exhausted and lo.shape[0] and not self.args["quiet"]:
-            _log.warning("%s: Could not find a valid cropping window to satisfy the specified requirements "
-                         "(attempted %d times). Using the best cropping window so far (best_metric=%g)",
-                         self.name, self.args["total_num_attempts"], res.best_metric)
-        keep = res.keep
-        n_lo, n_hi = _remap32(lo[keep], hi[keep], res.rel_lo, res.rel_hi)
-        outs = [torch.from_numpy(res.anchor), torch.from_numpy(res.shape),
-                torch.from_numpy(_write(n_lo, n_hi, layout))]
-        if labels_t is not None:
-            outs.append(labels_t[torch.from_numpy(keep).to(labels_t.device)])
+            s = int(np.nonzero((input_shape <= 0).any(1))[0][0])
+            raise ArgumentError(f"{self.name}: `input_shape` must be positive, got {input_shape[s].tolist()}"
+                                f"{self._src(ctx, ids[s])}")
+        res = call(BC.find_crops, self.node.seed, ctx.iteration, np.array(ids, np.int64), lo.astype(np.float64),
+                   hi.astype(np.float64), offsets, self.params(ndim), crop_shape, input_shape)
+        if res.failed >= 0:
+            raise DataError(f"{self.name}: no window meeting the thresholds was found in {BC.MAX_ATTEMPTS} attempts; "
+                            f"set `total_num_attempts` to take the best window instead{self._src(ctx, ids[res.failed])}")
+        if not self.args["quiet"]:
+            for s in np.nonzero(res.exhausted & (counts > 0))[0]:
+                _log.warning("%s: Could not find a valid cropping window to satisfy the specified requirements "
+                             "(attempted %d times). Using the best cropping window so far (best_metric=%g)",
+                             self.name, self.args["total_num_attempts"], res.best_metric[s])
+        kept = np.nonzero(res.keep)[0]
+        owner = np.repeat(np.arange(len(ids)), counts)[kept]
+        n_lo, n_hi = _remap32(lo[kept], hi[kept], res.rel_lo[owner], res.rel_hi[owner])
+        kept_counts = np.bincount(owner, minlength=len(ids)).tolist()
+        out_boxes = torch.from_numpy(_write(n_lo, n_hi, layout)).split(kept_counts)
+        local = kept - offsets[owner]
+        rows = [list(r) for r in zip(torch.from_numpy(res.anchor).unbind(0), torch.from_numpy(res.shape).unbind(0),
+                                     out_boxes)]
+        if labels is not None:
+            lab = [labels[i] for i in ids]
+            if len({(t.dtype, t.device, t.shape[1:]) for t in lab}) == 1:  # one gather for the batch
+                picked = (torch.cat(lab) if len(lab) > 1 else lab[0])[torch.from_numpy(kept)].split(kept_counts)
+            else:
+                picks = torch.from_numpy(local).split(kept_counts)
+                picked = [t[k.to(t.device)] for t, k in zip(lab, picks)]
+            for r, t in zip(rows, picked):
+                r.append(t)
         if self.args["output_bbox_indices"]:
-            outs.append(torch.from_numpy(keep.astype(np.int32)))
-        return outs
+            for s, idx in enumerate(torch.from_numpy(local.astype(np.int32)).split(kept_counts)):
+                rows[s].append(idx)
+        return rows
+
+    def _shapes(self, ctx: BatchContext, args: dict[str, list[Any]], name: str, ids: list[int],
+                ndim: int) -> np.ndarray:
+        return np.stack([self._shape_arg(args, name, i, ndim, self._src(ctx, i)) for i in ids])
 
 
 class SSDRandomCrop(Operator):
