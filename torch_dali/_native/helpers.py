@@ -50,13 +50,6 @@ def _crop_windows_signatures(lib: ctypes.CDLL) -> None:
     lib.td_crop_windows.restype = ctypes.c_int
 
 
-def _bbox_crop_signatures(lib: ctypes.CDLL) -> None:
-    u64, i64, c_int, d, vp = ctypes.c_uint64, ctypes.c_int64, ctypes.c_int, ctypes.c_double, ctypes.c_void_p
-    lib.td_bbox_crop.argtypes = [u64, u64, c_int, vp, c_int, vp, vp, vp, vp, c_int, c_int, vp, c_int, d, d, c_int,
-                                 c_int, c_int, c_int, c_int, d, vp, vp, i64, vp, vp, vp, vp, vp, vp, vp]
-    lib.td_bbox_crop.restype = c_int
-
-
 def _cpu_image_signatures(lib: ctypes.CDLL) -> None:
     i64, d, c_int, vp = ctypes.c_int64, ctypes.c_double, ctypes.c_int, ctypes.c_void_p
     lib.td_resize_linear.argtypes = [vp, i64, i64, c_int, i64, d, d, d, d, d, d, c_int, c_int, c_int, c_int, vp]
@@ -85,10 +78,8 @@ JPEG_ROI = CLibrary(CSRC / "cpu" / "jpeg_roi.c", ["jpeg"], disable_env="TORCH_DA
 CROP_WINDOWS = CLibrary(CSRC / "cpu" / "crop_windows.c", ["m"], ["-ffp-contract=off"],
                         disable_env="TORCH_DALI_NO_HOST_IO", configure=_crop_windows_signatures)
 
-#: random_bbox_crop's window search for a batch, bit-identical to functional.bbox_crop.find_crop's
-#: (no fused multiply-add: products round as NumPy's do)
-BBOX_CROP = CLibrary(CSRC / "cpu" / "bbox_crop.c", ["m"], ["-O2", "-ffp-contract=off"],
-                     disable_env="TORCH_DALI_NO_CPU_KERNELS", configure=_bbox_crop_signatures)
+# numeric kernels (numeric.py): declared there, listed and called through here
+from .numeric import BBOX_CROP, REDUCE_SUM, bbox_crop, dali_sum  # noqa: E402,F401
 
 #: the CPU ops' image kernels (resize with the linear filter, crop_mirror_normalize, per-value tables
 #: of uint8 images, histogram equalization, filter (border, correlation and conversion in one pass),
@@ -148,41 +139,6 @@ def crop_windows(seed: int, iteration: int, sizes: Sequence[tuple[int, int]] | n
                            float(aspect_ratio[1]), int(num_attempts), out.ctypes.data) != 0:
         return None
     return out
-
-
-def bbox_crop(seed: int, iteration: int, ids: np.ndarray, lo: np.ndarray, hi: np.ndarray, offsets: np.ndarray,
-              thresholds: Sequence[float], overlap: bool, aspect: Sequence[float], scaling: tuple[float, float],
-              allow_no_crop: bool, num_attempts: int, total_num_attempts: int, all_boxes: bool,
-              prune: float | None, crop_shape: np.ndarray | None, input_shape: np.ndarray | None,
-              max_attempts: int) -> tuple[np.ndarray, ...] | int | None:
-    """The windows of samples `ids` (see bbox_crop.c): (anchor, shape, rel_lo, rel_hi, keep,
-    exhausted, best_metric), or the index of the first sample whose search gave up, or None when
-    the helper is not built or refuses the arguments."""
-    lib = BBOX_CROP.load()
-    n, nd = len(ids), lo.shape[1]
-    if lib is None:
-        return None
-    f64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
-    ids, offsets = np.ascontiguousarray(ids, np.int64), np.ascontiguousarray(offsets, np.int64)
-    lo, hi, thr, asp = f64(lo), f64(hi), f64(thresholds), f64(aspect)
-    cs = None if crop_shape is None else f64(crop_shape)
-    ins = None if input_shape is None else f64(input_shape)
-    anchor, shape = np.zeros((n, nd), np.float32), np.zeros((n, nd), np.float32)
-    rel_lo, rel_hi, best = np.zeros((n, nd)), np.zeros((n, nd)), np.zeros(n)
-    keep, exhausted = np.zeros(lo.shape[0], np.uint8), np.zeros(n, np.uint8)
-    r = lib.td_bbox_crop(int(seed) & _MASK64, int(iteration) & _MASK64, n, ids.ctypes.data, nd, lo.ctypes.data,
-                         hi.ctypes.data, offsets.ctypes.data, thr.ctypes.data, len(thr), int(overlap),
-                         asp.ctypes.data, len(asp) // 2, float(scaling[0]), float(scaling[1]), int(allow_no_crop),
-                         int(num_attempts), int(total_num_attempts), int(all_boxes), int(prune is not None),
-                         float(prune or 0.0), None if cs is None else cs.ctypes.data,
-                         None if ins is None else ins.ctypes.data, int(max_attempts), anchor.ctypes.data,
-                         shape.ctypes.data, rel_lo.ctypes.data, rel_hi.ctypes.data, keep.ctypes.data,
-                         exhausted.ctypes.data, best.ctypes.data)
-    if r == -2:
-        return None
-    if r >= 0:
-        return r
-    return anchor, shape, rel_lo, rel_hi, keep.astype(bool), exhausted.astype(bool), best
 
 
 def _packed(image: torch.Tensor) -> bool:

@@ -82,18 +82,25 @@ def _plan(sizes: tuple[int, ...]) -> _Plan:
     return _Plan(sizes)
 
 
+def merged(shape: Sequence[int], axes: Sequence[int]) -> tuple[list[int], list[int], list[int]]:
+    """(sorted reduced axes, kept axes, sizes of the merged runs of adjacent reduced axes): the
+    order DALI sums in depends on these alone."""
+    axes = sorted(axes)
+    keep = [k for k in range(len(shape)) if k not in axes]
+    groups: list[int] = []
+    for k, a in enumerate(axes):
+        if k and a == axes[k - 1] + 1:
+            groups[-1] *= int(shape[a])
+        else:
+            groups.append(int(shape[a]))
+    return axes, keep, groups
+
+
 def dali_sum(v: torch.Tensor, axes: Sequence[int]) -> torch.Tensor:
     """The sum of `v` over `axes` (sorted, distinct) in `v`'s type and DALI's order; the reduced
     axes are dropped."""
-    axes = sorted(axes)
-    keep = [k for k in range(v.dim()) if k not in axes]
+    axes, keep, groups = merged(v.shape, axes)
     out_shape = [int(v.shape[k]) for k in keep]
-    groups: list[int] = []  # merged runs of adjacent reduced axes
-    for k, a in enumerate(axes):
-        if k and a == axes[k - 1] + 1:
-            groups[-1] *= int(v.shape[a])
-        else:
-            groups.append(int(v.shape[a]))
     n = math.prod(groups)
     if n == 0 or n > MAX_PLANNED or v.device.type != "cpu":  # (DALI's GPU kernels add in their own order)
         return v.sum(dim=tuple(axes)) if axes else v

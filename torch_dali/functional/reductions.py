@@ -14,7 +14,7 @@ torch lacks min/max and sum kernels for uint16/32/64: those compute on wider or 
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Callable, Sequence
 
 import torch
 
@@ -64,7 +64,12 @@ def _int64(x: torch.Tensor) -> torch.Tensor:
     return x.view(torch.int64) if x.dtype == torch.uint64 else x.to(torch.int64)
 
 
-def reduce(x: torch.Tensor, kind: str, axes: Sequence[int], keep_dims: bool, dtype: torch.dtype) -> torch.Tensor:
+#: sums over axes in DALI's order: `dali_sum`, or a caller's stand-in with the same results
+SumFn = Callable[[torch.Tensor, Sequence[int]], torch.Tensor]
+
+
+def reduce(x: torch.Tensor, kind: str, axes: Sequence[int], keep_dims: bool, dtype: torch.dtype,
+           sum_fn: SumFn = dali_sum) -> torch.Tensor:
     """`kind` ("sum", "min", "max", "mean", "mean_square", "rms") of `x` over `axes`, as `dtype`."""
     dims = tuple(axes)
     count = math.prod(int(x.shape[a]) for a in dims)
@@ -99,7 +104,7 @@ def reduce(x: torch.Tensor, kind: str, axes: Sequence[int], keep_dims: bool, dty
         return _wrap(q.to(torch.int64), dtype).reshape(shape)
     acc = dtype if dtype.is_floating_point else torch.float32  # DALI accumulates in the output type
     v = _as_float(_square(x) if kind in ("mean_square", "rms") else x, acc, x.dtype in _UNSIGNED)
-    s = dali_sum(v, dims) if dims else v
+    s = sum_fn(v, dims) if dims else v
     if kind == "sum":
         return s.to(dtype).reshape(shape)
     m = scaled(s, count, dtype)
@@ -179,14 +184,14 @@ def broadcast_mean(mean: torch.Tensor, shape: Sequence[int], axes: Sequence[int]
 
 
 def variance(x: torch.Tensor, mean: torch.Tensor, axes: Sequence[int], keep_dims: bool, ddof: int,
-             dtype: torch.dtype, std: bool) -> torch.Tensor:
+             dtype: torch.dtype, std: bool, sum_fn: SumFn = dali_sum) -> torch.Tensor:
     """sum((x - mean)**2) / (N - ddof) over `axes` (its square root when `std`); `mean` broadcasts
     over `x` (`broadcast_mean`)."""
     dims = tuple(axes)
     work = torch.float64 if dtype == torch.float64 or x.dtype == torch.float64 else torch.float32
     d = x.to(work) - mean.to(work)
     count = math.prod(int(x.shape[a]) for a in dims)
-    s = dali_sum(d * d, dims).reshape(result_shape(x.shape, dims, True)) if dims else d * d
+    s = sum_fn(d * d, dims).reshape(result_shape(x.shape, dims, True)) if dims else d * d
     r = scaled(s, count - ddof, dtype)
     if std:
         r = sqrt(r)

@@ -14,12 +14,19 @@ import torch
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import reductions as K
+from ..functional.reduce_order import dali_sum
+from ._dispatch import call
 from ..functional.tensor_axes import reduced_axes
 from ..tensor_list import TensorList
 from ._operator import BatchContext
 from ._registry import register
 from ._schema import Arg, OpSchema
 from .tensor_axes import BatchShapeOp
+
+
+def _sum(v: torch.Tensor, axes: Any) -> torch.Tensor:
+    """`dali_sum`, by its registered stand-in where one takes the call (ops/fast/cpu_reduce.py)."""
+    return call(dali_sum, v, axes)
 
 
 class Reduction(BatchShapeOp):
@@ -52,8 +59,8 @@ class Reduction(BatchShapeOp):
         out_dt = self.dtype or K.default_dtype(self.kind, dt)
         keep = bool(self.args["keep_dims"])
         if tl.dense is not None and len(tl):
-            return [TensorList(K.reduce(tl.dense, self.kind, [a + 1 for a in axes], keep, out_dt), out_layout)]
-        return [TensorList(ctx.map(lambda i: K.reduce(tl[i], self.kind, axes, keep, out_dt), len(tl)), out_layout)]
+            return [TensorList(K.reduce(tl.dense, self.kind, [a + 1 for a in axes], keep, out_dt, _sum), out_layout)]
+        return [TensorList(ctx.map(lambda i: K.reduce(tl[i], self.kind, axes, keep, out_dt, _sum), len(tl)), out_layout)]
 
 
 class Deviation(Reduction):
@@ -74,7 +81,7 @@ class Deviation(Reduction):
             shaped = m.reshape([n] + [1] * ndim) if per == 1 else (
                 m.reshape([n, *kept]) if per * n == m.numel() and per == math.prod(kept) else None)
             if shaped is not None:
-                return [TensorList(K.variance(tl.dense, shaped, [a + 1 for a in axes], keep, ddof, out_dt, std),
+                return [TensorList(K.variance(tl.dense, shaped, [a + 1 for a in axes], keep, ddof, out_dt, std, _sum),
                                    out_layout)]
 
         def one(i: int) -> torch.Tensor:
@@ -84,7 +91,7 @@ class Deviation(Reduction):
                 raise ArgumentError(f"{self.name}: the mean of sample {i} has {means[i].numel()} elements; it must "
                                     f"have one, or one per result element "
                                     f"({K.result_shape(x.shape, axes, keep_dims=False)})")
-            return K.variance(x, m, axes, keep, ddof, out_dt, std)
+            return K.variance(x, m, axes, keep, ddof, out_dt, std, _sum)
         return [TensorList(ctx.map(one, len(tl)), out_layout)]
 
 
