@@ -85,18 +85,20 @@ class TensorResize(BatchShapeOp):
         n = len(tl)
         layout = tl.layout()
         aa = bool(self.args["antialias"])
-        if tl.dense is not None and n:
+        if not n:
+            return [TensorList([], layout)]
+        shapes = [list(tl[i].shape) for i in range(n)]
+        plans = [self.sample_plan(shapes[i], layout, args, i) for i in range(n)]
+        block = K.spatial_block(shapes, plans)  # DALI picks the resampled axes for the whole batch
+        filt = [self.filters(args, i) for i in range(n)]
+        if tl.dense is not None and all(p == plans[0] for p in plans) and all(f == filt[0] for f in filt):
             x = tl.dense
-            plans = [self.sample_plan(list(x.shape[1:]), layout, args, i) for i in range(n)]
-            filt = [self.filters(args, i) for i in range(n)]
-            if all(p == plans[0] for p in plans) and all(f == filt[0] for f in filt):
-                whole = [(n, 0.0, float(n))] + plans[0]
-                return [TensorList(K.resample(x, whole, *filt[0], aa, self.out_dtype(x.dtype)), layout)]
+            return [TensorList(K.resample(x, plans[0], *filt[0], aa, self.out_dtype(x.dtype), block, batch=1),
+                               layout)]
 
         def one(i: int) -> torch.Tensor:
             x = tl[i]
-            plan = self.sample_plan(list(x.shape), layout, args, i)
-            return K.resample(x, plan, *self.filters(args, i), aa, self.out_dtype(x.dtype))
+            return K.resample(x, plans[i], *filt[i], aa, self.out_dtype(x.dtype), block)
         return [TensorList(ctx.map(one, n), layout)]
 
 
