@@ -142,3 +142,22 @@ def test_weights_without_classes_take_the_first_labels_but_the_background(bg, la
         p.build()
         seen.add(int(np.asarray(p.run()[1].at(0))))
     assert seen == labels
+
+
+@pytest.mark.parametrize("ids,vertices", [
+    (np.int32([[0]]), np.zeros((5, 2), np.float32)),     # 2-D mask ids
+    (np.int32(0), np.zeros((5, 2), np.float32)),         # 0-d mask id
+    (np.int32([0]), np.arange(5, dtype=np.float32)),     # 1-D vertices
+    (np.int32([0]), np.zeros((5, 2, 2), np.float32)),    # 3-D vertices
+])
+def test_select_masks_refuses_the_ranks_dali_refuses(ids, vertices):
+    """DALI 2.4 (measured): mask_ids must be 1-D and vertices 2-D (RuntimeError when the pipeline runs)."""
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        i, p, v = (fn.external_source(source=(lambda a: lambda: [a])(a), batch=True)
+                   for a in (ids, np.int32([[0, 0, 3]]), vertices))
+        return tuple(fn.segmentation.select_masks(i, p, v))
+    p = pipe()
+    p.build()
+    with pytest.raises(RuntimeError, match="1-D.*2-D"):
+        p.run()

@@ -185,8 +185,12 @@ class SelectMasks(Operator):
         for t in ids.samples[:1]:
             if t.dtype.is_floating_point or t.dtype == torch.bool:
                 raise ArgumentTypeError(f"{self.name}: `mask_ids` must be integers, got {t.dtype}")
+        for i in range(len(ids)):  # DALI 2.4 refuses other ranks (a 0-d or 2-D list of ids, 1-D vertices)
+            if ids[i].dim() != 1 or verts[i].dim() != 2:
+                raise ArgumentError(f"{self.name}: sample {i}: `mask_ids` must be 1-D and `vertices` 2-D, got "
+                                    f"{ids[i].dim()}-D and {verts[i].dim()}-D")
         reindex = bool(self.args["reindex_masks"])
-        outs = ctx.map(lambda i: K.select_polygons(self.name, ids[i].reshape(-1).tolist(), polys[i].cpu(),
+        outs = ctx.map(lambda i: K.select_polygons(self.name, ids[i].tolist(), polys[i].cpu(),
                                                    verts[i], reindex), len(ids))
         return [TensorList([o[0].to(self.device) for o in outs], ""), TensorList([o[1] for o in outs], "")]
 
