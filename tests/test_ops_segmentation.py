@@ -161,3 +161,10 @@ def test_select_masks_refuses_the_ranks_dali_refuses(ids, vertices):
     p.build()
     with pytest.raises(RuntimeError, match="1-D.*2-D"):
         p.run()
+
+
+@pytest.mark.parametrize("shape", [(), (1,) * 7])
+def test_random_object_bbox_refuses_0d_and_over_6d_masks(shape):
+    """DALI 2.4 (measured on a 0-d int32 label): masks of 1 to 6 dimensions only (RuntimeError)."""
+    with pytest.raises(RuntimeError, match="1 to 6 dimensions"):
+        _bbox_class(np.ones(shape, np.int32))

@@ -79,6 +79,8 @@ class RandomObjectBBox(Operator):
         if mask.dtype.is_floating_point or mask.dtype.is_complex:
             raise ArgumentTypeError(f"{self.name}: the mask must hold integer labels, got {mask.dtype}")
         ndim = mask.dim()
+        if not 1 <= ndim <= 6:  # DALI 2.4's range (a 0-d label is refused there too)
+            raise ArgumentError(f"{self.name}: sample {ctx.index}: the mask must have 1 to 6 dimensions, got {ndim}")
         classes = _ints(self.get(args, "classes"))
         weights = _floats(self.get(args, "class_weights"))
         if weights is not None and classes is not None and len(weights) != len(classes):
