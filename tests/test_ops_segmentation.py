@@ -168,3 +168,10 @@ def test_random_object_bbox_refuses_0d_and_over_6d_masks(shape):
     """DALI 2.4 (measured on a 0-d int32 label): masks of 1 to 6 dimensions only (RuntimeError)."""
     with pytest.raises(RuntimeError, match="1 to 6 dimensions"):
         _bbox_class(np.ones(shape, np.int32))
+
+
+@pytest.mark.parametrize("prob,want", [(2.0, [[0, 1, 1, 3], 1]), (-0.5, [[0, 0, 2, 3], 0])])
+def test_foreground_prob_outside_0_1_is_taken(prob, want):
+    """DALI 2.4 (measured): any foreground_prob is accepted; from 1 up an object is always picked,
+    from 0 down never (the whole input, class = background)."""
+    assert _bbox_class(np.int32([[0, 1, 1], [0, 0, 0]]), foreground_prob=prob) == want

@@ -21,7 +21,7 @@ from ..rng import SampleRNG
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator, SampleContext
 from ._registry import register
-from ._schema import Arg, OpSchema, one_of, unit_interval
+from ._schema import Arg, OpSchema, one_of
 
 
 def _ints(v: Any) -> list[int] | None:
@@ -213,8 +213,8 @@ register(OpSchema(
           Arg("classes", "int_list", None, "the foreground labels (default: every label but the background)",
               tensor=True),
           Arg("class_weights", "float_list", None, "relative probabilities of the classes", tensor=True),
-          Arg("foreground_prob", "float", 1.0, "chance of picking an object (else the whole input)", tensor=True,
-              check=unit_interval),
+          # DALI 2.4 takes any value: from 1 up always an object, from 0 down never
+          Arg("foreground_prob", "float", 1.0, "chance of picking an object (else the whole input)", tensor=True),
           Arg("format", "str", "anchor_shape", "the box outputs", check=one_of("anchor_shape", "start_end", "box")),
           Arg("ignore_class", "bool", False, "pick among all objects alike (not a class first)"),
           Arg("k_largest", "int", None, "only the k largest boxes (by volume) are candidates"),
