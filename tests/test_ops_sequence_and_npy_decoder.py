@@ -31,6 +31,8 @@ def test_sequence_rearrange_orders_frames():
     ([0], "XF", SEQ, "not a sequence"),
     ([0], "F", [np.arange(3, dtype=np.int32)] * 2, "at least one axis per frame"),
     (fn.constant(idata=[1, 2], shape=[2, 1], dtype=types.INT32), "FX", SEQ, "1-D"),  # DALI refuses a 2-D order too
+    # DALI 2.4 refuses a float order tensor, even of whole numbers (measured)
+    (fn.constant(fdata=[1.0, 0.0], dtype=types.FLOAT), "FX", SEQ, "must hold integers"),
 ])
 def test_sequence_rearrange_refusals(order, layout, data, match):
     with pytest.raises(RuntimeError, match=match):

@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from ..errors import ArgumentError
+from ..errors import ArgumentError, ArgumentTypeError
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator, SampleContext
 from ._registry import register
@@ -33,6 +33,8 @@ class SequenceRearrange(Operator):
                                 f"more dimensions ({torch.tensor(order).dim()})")
         if not order:
             raise ArgumentError(f"{self.name}: `new_order` is empty (sample {i}); the output needs at least one frame")
+        if any(isinstance(v, float) for v in order):  # DALI 2.4 refuses a float tensor, whole or not
+            raise ArgumentTypeError(f"{self.name}: `new_order` of sample {i} must hold integers, got {order}")
         n = int(x.shape[0])
         for k, v in enumerate(order):
             if not float(v).is_integer() or not 0 <= v < n:
