@@ -363,7 +363,8 @@ def resize_volume(volume: torch.Tensor, size: Size3, interp: str = "linear", ant
                  None if all_nn else torch.float32, window=hw_window)
     m = mid.reshape(oh, ow, d, k).permute(2, 0, 1, 3).reshape(d, oh * ow * k)
     if not _exact_copy(kind, d, od, zs, zspan):
-        idx, wts = _weights(kind, d, od, antialias, zs, zspan, False, 0)
+        # DALI steps depth positions by adding the scale, as it steps rows (a tie can drop a slice)
+        idx, wts = _weights(kind, d, od, antialias, zs, zspan, all_nn, 0)
         if all_nn:
             m = m.index_select(0, torch.from_numpy(idx[:, 0]).to(m.device))
         else:
