@@ -1,5 +1,7 @@
 """resize_crop_mirror (and DALI's legacy class name FastResizeCropMirror): resize, then crop, then
-optional flips, on images and sequences (HWC, CHW, FHWC, FCHW, CFHW), as one resampling of the crop's region (as DALI).
+optional flips, on images and sequences (HWC, CHW, FHWC, FCHW, CFHW) and volumes (DHWC, CDHW, FDHWC,
+FCDHW: depth sized by resize_z, cropped by crop_d / crop_pos_z, flipped by mirror bit 2), as one
+resampling of the crop's region (as DALI).
 
 The resize is planned as `resize` plans it (`Resize.plan`: output size, region of interest,
 flips, subpixel scale): each axis maps a source window [lo, hi] onto `out` pixels. The crop window
@@ -17,7 +19,7 @@ import torch
 
 from ..errors import ArgumentError
 from ..functional import crop as C
-from ..functional.resize import resize
+from ..functional.resize import resize, resize_volume
 from ..tensor_list import TensorList
 from ._operator import BatchContext, SampleContext
 from ._registry import register
@@ -25,11 +27,13 @@ from ._schema import Arg, OpSchema, length, non_negative, one_of, unit_interval
 from .geometry import Resize, filter_args, interp_name
 
 
-def mirrored_axes(layout: str, mirror: int) -> str:
-    """The axes `mirror` flips, as DALI 2.4 does (measured): bit 0 flips the layout's second axis and
-    bit 1 its first, each only when it is H or W. So HWC (and HW) flip left-right and up-down; CHW
-    and FHWC flip H for bit 0 and nothing for bit 1; FCHW and CFHW flip nothing."""
-    return "".join(a for bit, a in ((1, layout[1:2]), (2, layout[:1])) if mirror & bit and a in ("H", "W"))
+def mirrored_axes(layout: str, mirror: int, nsp: int = 2) -> str:
+    """The axes `mirror` flips, as DALI 2.4 does (measured): bit k flips the layout's axis at
+    position nsp - 1 - k (nsp: 2 spatial axes, 3 for volumes), only when it is D, H or W. So HWC
+    (and HW) flip left-right and up-down; CHW and FHWC flip H for bit 0 and nothing for bit 1; FCHW
+    and CFHW flip nothing; DHWC flips W, H and D for bits 0, 1 and 2; CDHW and FDHWC H and D."""
+    return "".join(layout[nsp - 1 - k] for k in range(nsp)
+                   if mirror & (1 << k) and layout[nsp - 1 - k] in ("D", "H", "W"))
 
 
 class ResizeCropMirror(Resize):
@@ -56,7 +60,56 @@ class ResizeCropMirror(Resize):
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
 
+    def volume_crop(self, out: list[int], args: dict[str, Any]) -> list[tuple[int, int]]:
+        """(anchor, extent) of the crop in each of the resized (D, H, W); `crop` of 2 values crops H
+        and W (D whole), as DALI 2.4 does."""
+        crop = self.get(args, "crop")
+        if crop is not None:
+            crop = list(crop) if isinstance(crop, (list, tuple)) else [crop]
+            if len(crop) not in (2, 3):
+                raise ArgumentError(f"{self.name}: `crop` must be (height, width) or (depth, height, width), "
+                                    f"got {crop!r}")
+            sizes = ([0.0] + crop) if len(crop) == 2 else crop
+        else:
+            sizes = [self.get(args, k) or 0.0 for k in ("crop_d", "crop_h", "crop_w")]
+        win = []
+        for n, c, pos in zip(out, sizes, ("crop_pos_z", "crop_pos_y", "crop_pos_x")):
+            k = int(float(c)) if c else n
+            if k <= 0:
+                raise ArgumentError(f"{self.name}: the crop size must be positive, got {sizes}")
+            win.append((C._anchor(n, k, float(self.get(args, pos)), self.args["rounding"]), k))
+        return win
+
+    def run_volume(self, x: torch.Tensor, lay: str, args: dict[str, Any]) -> torch.Tensor:
+        """A volume: the crop's source window along D, H and W resampled at once (`resize_volume`)."""
+        self.check_types(x)
+        spatial = [lay.index(a) for a in "DHW"]
+        rest = [i for i, a in enumerate(lay) if a not in "DHWC"] + ([lay.index("C")] if "C" in lay else [])
+        order = spatial + rest
+        dhw = tuple(int(x.shape[i]) for i in spatial)
+        plan = self.plan(dhw, args)
+        crop = self.volume_crop([o for o, _, _ in plan], args)
+        back = [order.index(i) for i in range(len(lay))]
+        if 0 in dhw:  # nothing to resample: an empty crop
+            out = [k if n else 0 for (_, k), n in zip(crop, dhw)] + [int(x.shape[i]) for i in rest]
+            return x.new_empty(out, dtype=self.dtype or x.dtype).permute(back).contiguous()
+        flips = mirrored_axes(lay, int(self.get(args, "mirror") or 0), 3)
+        window = []
+        for (o, lo, hi), (a, k), name in zip(plan, crop, "DHW"):
+            step = (hi - lo) / o
+            w = (lo + a * step, lo + (a + k) * step)
+            window.append(w[::-1] if name in flips else w)
+        v = x.permute(order).reshape(*dhw, -1)
+        y = resize_volume(v, tuple(k for _, k in crop), interp_name(self.get(args, "interp_type")),
+                          self.args["antialias"], interp_name(self.get(args, "min_filter")),
+                          interp_name(self.get(args, "mag_filter")), self.dtype, window=window)
+        y = y.reshape(*y.shape[:3], *[int(x.shape[i]) for i in rest])
+        return y.permute(back).contiguous()
+
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
+        lay = self.layout_of(inputs[0])
+        if "D" in lay:
+            return self.run_volume(inputs[0], lay, args)
         canon = self.canonical(inputs[0])  # sequences and channel-first: one (H, W, K) view
         img = inputs[0] if canon is None else canon.hwk
         self.check_types(img)
@@ -86,10 +139,10 @@ class ResizeCropMirror(Resize):
 _RESIZE_ARGS = (
     Arg("resize_x", "float", 0.0, "output width before the crop (negative flips)", tensor=True),
     Arg("resize_y", "float", 0.0, "output height before the crop (negative flips)", tensor=True),
-    Arg("resize_z", "float", 0.0, "volumes only; accepted", tensor=True),
+    Arg("resize_z", "float", 0.0, "output depth before the crop (volumes)", tensor=True),
     Arg("resize_shorter", "float", 0.0, "length of the shorter side, aspect kept", tensor=True, check=non_negative),
     Arg("resize_longer", "float", 0.0, "length of the longer side, aspect kept", tensor=True, check=non_negative),
-    Arg("size", "floats", None, "size (height, width) before the crop", tensor=True),
+    Arg("size", "floats", None, "size (height, width), or (depth, height, width), before the crop", tensor=True),
     Arg("max_size", "floats", None, "upper limit of the resized (height, width); 0: none on that axis",
         check=length(1, 2)),
     Arg("mode", "str", "default", "how resize_x/resize_y/size are met",
@@ -102,20 +155,21 @@ _RESIZE_ARGS = (
         "window maps onto the rounded size)"),
 )
 _CROP = (
-    Arg("crop", "floats", None, "window (height, width) of the resized image", tensor=True),
+    Arg("crop", "floats", None, "window (height, width), or (depth, height, width), of the resized image",
+        tensor=True),
     Arg("crop_h", "float", 0.0, "window height (with crop_w)", tensor=True, check=non_negative),
     Arg("crop_w", "float", 0.0, "window width (with crop_h)", tensor=True, check=non_negative),
-    Arg("crop_d", "float", 0.0, "volumes only; accepted", tensor=True),
+    Arg("crop_d", "float", 0.0, "window depth (volumes, with crop_h and crop_w)", tensor=True),
     Arg("crop_pos_x", "float", 0.5, "relative horizontal position", tensor=True, check=unit_interval),
     Arg("crop_pos_y", "float", 0.5, "relative vertical position", tensor=True, check=unit_interval),
-    Arg("crop_pos_z", "float", 0.5, "volumes only; accepted", tensor=True),
+    Arg("crop_pos_z", "float", 0.5, "relative depth position (volumes)", tensor=True, check=unit_interval),
     Arg("rounding", "str", "round", "how the window anchor becomes an integer", check=one_of("round", "truncate")),
-    Arg("mirror", "int", 0, "flip mask: 1 left-right, 2 up-down, 3 both", tensor=True),
+    Arg("mirror", "int", 0, "flip mask: 1 left-right, 2 up-down, 3 both; 4 depth (volumes)", tensor=True),
 )
 register(OpSchema(
     name="resize_crop_mirror", impl=ResizeCropMirror, output_layout="HWC",
     legacy_names=("FastResizeCropMirror",),
-    doc="resize, then crop, then (mirror, a mask: 1 horizontal, 2 vertical) a flip, of images and sequences "
-        "(HWC, CHW, FHWC, FCHW, CFHW), in one op.",
+    doc="resize, then crop, then (mirror, a mask: 1 horizontal, 2 vertical, 4 depth) a flip, of images and "
+        "sequences (HWC, CHW, FHWC, FCHW, CFHW) and volumes (DHWC, CDHW, FDHWC, FCDHW), in one op.",
     args=_RESIZE_ARGS + _CROP + filter_args(),
 ))
