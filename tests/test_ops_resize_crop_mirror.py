@@ -47,3 +47,33 @@ def test_legacy_class_name():
     # resize_crop_mirror(antialias=False), measured)
     assert [(a.name, a.default) for a in old.args if a != new.args[[b.name for b in new.args].index(a.name)]] \
         == [("antialias", False)]
+
+
+def _rcm(img, **kw):
+    from torch_dali import fn, pipeline_def
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return fn.resize_crop_mirror(fn.external_source(source=lambda: [img], batch=True, layout="HWC"),
+                                     size=[40, 40], **kw)
+    p = pipe()
+    p.build()
+    return np.asarray(p.run()[0].at(0))
+
+
+IMG = (np.arange(37 * 53 * 3) % 251).astype(np.uint8).reshape(37, 53, 3)
+
+
+@pytest.mark.parametrize("kw", [dict(crop=20.0), dict(crop=[20.0]), dict(crop_w=20.0), dict(crop_h=20.0)])
+def test_crop_arguments_dali_refuses(kw):
+    """DALI 2.4 (measured): `crop` needs 2 or 3 values; crop_h and crop_w come together."""
+    with pytest.raises(RuntimeError, match="crop"):
+        _rcm(IMG, **kw)
+
+
+def test_crop_arguments_dali_takes():
+    """DALI 2.4 (measured): a 3-value crop on an image crops with its last two values; a crop
+    size of 0 or below keeps the whole axis (shapes (20, 20, 3) and (40, 20, 3) there)."""
+    np.testing.assert_array_equal(_rcm(IMG, crop=(5, 20, 20)), _rcm(IMG, crop=(20, 20)))
+    assert _rcm(IMG, crop=(-5, 20)).shape == (40, 20, 3)
+    np.testing.assert_array_equal(_rcm(IMG, crop=(-5, 20)), _rcm(IMG, crop=(0, 20)))

@@ -44,18 +44,30 @@ class ResizeCropMirror(Resize):
         given = lambda k: k in self.node.arg_inputs or self.args.get(k) not in (None, 0, 0.0)  # noqa: E731
         if given("crop") and (given("crop_h") or given("crop_w")):
             raise ArgumentError(f"{self.name}: give either `crop` or `crop_h`/`crop_w`, not both")
+        # DALI 2.4: crop_h and crop_w come together, crop_d only with both
+        if self.set_at_all("crop_h") != self.set_at_all("crop_w") or \
+                (self.set_at_all("crop_d") and not self.set_at_all("crop_h")):
+            raise ArgumentError(f"{self.name}: give `crop_h` and `crop_w` together (and `crop_d` only with both)")
+
+    def crop_sizes(self, args: dict[str, Any]) -> list[float] | None:
+        """`crop` as DALI 2.4 reads it: 2 or 3 values (a single value is refused); None without it."""
+        crop = self.get(args, "crop")
+        if crop is None:
+            return None
+        crop = list(crop) if isinstance(crop, (list, tuple)) else [crop]
+        if len(crop) not in (2, 3):
+            raise ArgumentError(f"{self.name}: `crop` must have 2 values (height, width) or 3 (depth, height, "
+                                f"width), got {crop!r}")
+        return [float(c) for c in crop]
 
     def window(self, h: int, w: int, args: dict[str, Any]) -> C.Window:
-        crop = self.get(args, "crop")
+        crop = self.crop_sizes(args)
         if crop is not None:
-            crop = [crop] * 2 if isinstance(crop, (int, float)) else list(crop)
-            if len(crop) != 2:
-                raise ArgumentError(f"{self.name}: `crop` must be (height, width), got {crop!r}")
-            ch, cw = crop
+            ch, cw = crop[-2:]  # DALI 2.4: a 3-value crop on an image crops with its last two
         else:
             ch, cw = self.get(args, "crop_h") or 0.0, self.get(args, "crop_w") or 0.0
-        try:
-            return C.crop_window(h, w, float(ch), float(cw), float(self.get(args, "crop_pos_y")),
+        try:  # a size of 0 or below keeps the whole axis (DALI 2.4, measured)
+            return C.crop_window(h, w, max(float(ch), 0.0), max(float(cw), 0.0), float(self.get(args, "crop_pos_y")),
                                  float(self.get(args, "crop_pos_x")), self.args["rounding"])
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
@@ -63,20 +75,15 @@ class ResizeCropMirror(Resize):
     def volume_crop(self, out: list[int], args: dict[str, Any]) -> list[tuple[int, int]]:
         """(anchor, extent) of the crop in each of the resized (D, H, W); `crop` of 2 values crops H
         and W (D whole), as DALI 2.4 does."""
-        crop = self.get(args, "crop")
+        crop = self.crop_sizes(args)
         if crop is not None:
-            crop = list(crop) if isinstance(crop, (list, tuple)) else [crop]
-            if len(crop) not in (2, 3):
-                raise ArgumentError(f"{self.name}: `crop` must be (height, width) or (depth, height, width), "
-                                    f"got {crop!r}")
             sizes = ([0.0] + crop) if len(crop) == 2 else crop
         else:
             sizes = [self.get(args, k) or 0.0 for k in ("crop_d", "crop_h", "crop_w")]
         win = []
         for n, c, pos in zip(out, sizes, ("crop_pos_z", "crop_pos_y", "crop_pos_x")):
-            k = int(float(c)) if c else n
-            if k <= 0:
-                raise ArgumentError(f"{self.name}: the crop size must be positive, got {sizes}")
+            k = int(float(c)) if float(c) > 0 else 0
+            k = k if k > 0 else n  # 0 or below (truncated): the whole axis
             win.append((C._anchor(n, k, float(self.get(args, pos)), self.args["rounding"]), k))
         return win
 
