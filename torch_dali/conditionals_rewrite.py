@@ -55,7 +55,24 @@ class _Stores(ast.NodeVisitor):
 
 
 def _expr(src: str) -> ast.expr:
-    return ast.parse(src, mode="eval").body
+    e = ast.parse(src, mode="eval").body
+    for sub in ast.walk(e):  # parsed at line 1; `_place` gives it the line of the code it stands for
+        for a in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(sub, a):
+                delattr(sub, a)
+    return e
+
+
+def _place(tree: ast.AST, at: ast.AST) -> ast.AST:
+    """Puts the nodes the rewrite made (those without a location) on the first line of `at`, the
+    code they stand for. An op they add (the per-sample select after an `if`) is then reported
+    at `if pred:`, as DALI reports its merge; `fix_missing_locations` would copy the whole `if`'s
+    span, and CPython attributes a call of `helpers.merge` to the span's last line."""
+    for sub in ast.walk(tree):
+        if "lineno" in sub._attributes and getattr(sub, "lineno", None) is None:
+            sub.lineno, sub.end_lineno = at.lineno, at.lineno
+            sub.col_offset, sub.end_col_offset = at.col_offset, at.col_offset
+    return tree
 
 
 def _call(name: str, *args: ast.expr) -> ast.Call:
@@ -97,18 +114,18 @@ class Rewrite(ast.NodeTransformer):
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
         self.generic_visit(node)
-        return ast.copy_location(_call("and_" if isinstance(node.op, ast.And) else "or_",
-                                       *[_thunk(v) for v in node.values]), node)
+        return _place(_call("and_" if isinstance(node.op, ast.And) else "or_",
+                             *[_thunk(v) for v in node.values]), node)
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
         self.generic_visit(node)
         if isinstance(node.op, ast.Not):
-            return ast.copy_location(_call("not_", node.operand), node)
+            return _place(_call("not_", node.operand), node)
         return node
 
     def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
         self.generic_visit(node)
-        return ast.copy_location(_call("ifexp", node.test, _thunk(node.body), _thunk(node.orelse)), node)
+        return _place(_call("ifexp", node.test, _thunk(node.body), _thunk(node.orelse)), node)
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
@@ -170,7 +187,7 @@ class Rewrite(ast.NodeTransformer):
         plain = ast.If(test=ast.Name(p, ast.Load()), body=node.body, orelse=node.orelse)
         out = [ast.Assign(targets=[ast.Name(p, ast.Store())], value=node.test),
                ast.If(test=_call("is_node", ast.Name(p, ast.Load())), body=node_path, orelse=[plain])]
-        return [ast.fix_missing_locations(ast.copy_location(s, node)) for s in out]
+        return [_place(s, node) for s in out]
 
     @staticmethod
     def _target(n: str) -> ast.expr:
