@@ -47,6 +47,13 @@ CASES = {  # DataNode expression -> (NumPy expression on sample k, output layout
     "x[::-1]": (lambda x, i: x[::-1], lambda s, k: s[::-1], "HWC"),
     "x[4:1:-2, ::2]": (lambda x, i: x[4:1:-2, ::2], lambda s, k: s[4:1:-2, ::2], "HWC"),
     "x[3:1]": (lambda x, i: x[3:1], lambda s, k: s[3:1], "HWC"),
+    # a negative step whose start is before its end: empty, as in NumPy and DALI 2.4 (shape [0, 4, 3]
+    # for x[0:1:-1] of these samples); torch.arange refused these bounds. (DALI 2.4 fails x[1:3:-2]
+    # on a negative buffer size; empty here, see conformance/on_purpose.md)
+    "x[0:1:-1]": (lambda x, i: x[0:1:-1], lambda s, k: s[0:1:-1], "HWC"),
+    "x[:, 0:3:-1]": (lambda x, i: x[:, 0:3:-1], lambda s, k: s[:, 0:3:-1], "HWC"),
+    "x[1:3:-2]": (lambda x, i: x[1:3:-2], lambda s, k: s[1:3:-2], "HWC"),
+    "x[i:4:-1]": (lambda x, i: x[i:4:-1], lambda s, k: s[IDX[k]:4:-1], "HWC"),
     "x[i]": (lambda x, i: x[i], lambda s, k: s[IDX[k]], "WC"),
     "x[1, i]": (lambda x, i: x[1, i], lambda s, k: s[1, IDX[k]], "C"),
     "x[i + 1:]": (lambda x, i: x[i + 1:], lambda s, k: s[IDX[k] + 1:], "HWC"),

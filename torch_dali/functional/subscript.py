@@ -45,7 +45,8 @@ def subscript(t: torch.Tensor, subs: list[Subscript]) -> torch.Tensor:
         if step > 0:
             out = out[(slice(None),) * d + (slice(start, max(start, stop), step),)]
         else:
-            idx = torch.arange(start, stop, step, device=out.device)
+            # a stop at or past the start selects nothing (NumPy's x[0:1:-1]); torch.arange refuses it
+            idx = torch.arange(start, min(start, stop), step, device=out.device)
             out = out.index_select(d, idx)
     for d in reversed(range(len(subs))):  # then indices, from the last: earlier positions stay put
         at = subs[d].at
