@@ -72,3 +72,29 @@ def test_conditional_not_called_directly():
     assert [bool(x) for x in bools] == [False, True, False, True]
     with pytest.raises(PipelineError, match="one scalar"):
         _pipe(lambda: fn._conditional.not_(_source(ROWS))).run()
+
+
+@pytest.mark.parametrize("other, message", [(1, "must be of type bool"), (0, "must be of type bool"),
+                                            (1.0, "must be of type bool"), ([True], "one scalar"),
+                                            (np.uint8(1), "must be of type bool")])
+@pytest.mark.parametrize("op", ["and", "or"])
+def test_a_python_right_operand_is_checked_as_a_constant(op, other, message):
+    """DALI 2.4 makes a constant of a Python right operand and checks it as any operand: `node and 1`
+    fails when the pipeline runs (RuntimeError: an int32 operand), as `node and [True]` does (1-d).
+    Before, torch_dali took bool(other)."""
+    def body():
+        a = _source(BOOLS)
+        return (a and other) if op == "and" else (a or other)
+    with pytest.raises(PipelineError, match=message):
+        _pipe(body).run()
+
+
+def test_python_bool_right_operands():
+    """`node and True` / `node or np.array(False)`: the bool constant, as in DALI 2.4."""
+    def body():
+        a = _source(BOOLS)
+        return a and True, a or np.array(False), a and np.array(False)
+    both, either, never = _pipe(body).run()
+    assert [bool(x) for x in both] == [True, False, True, False]
+    assert [bool(x) for x in either] == [True, False, True, False]
+    assert [bool(x) for x in never] == [False] * BS

@@ -35,6 +35,8 @@ import types as pytypes
 import weakref
 from typing import Any, Callable
 
+import numpy as np
+
 from .errors import ArgumentError, ArgumentTypeError, GraphError
 from .conditionals_rewrite import HELPERS as _GLOBAL
 from .conditionals_rewrite import Rewrite
@@ -199,6 +201,10 @@ def or_(*thunks: Callable[[], Any]) -> Any:
 def _logic(op: str, a: DataNode, b: Any) -> DataNode:
     from .ops.arithmetic import expression
     expr = "and" if op == "bitand" else "or"
+    if not isinstance(b, (DataNode, bool, np.bool_)):
+        # DALI makes a constant of it and checks it as any operand: `node and 1` is refused (int32)
+        from . import types
+        b = types.Constant(b, device="cpu")
     b = _logical_operand(b, expr, "right") if isinstance(b, DataNode) else bool(b)
     return expression(op, _logical_operand(a, expr, "left"), b)
 
