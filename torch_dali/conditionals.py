@@ -1,5 +1,6 @@
 """`enable_conditionals=True`: `if`/`else`, `and`, `or`, `not` and `x if c else y` on DataNodes
-inside a pipeline definition, as DALI's conditionals give them.
+inside a pipeline definition, as DALI's conditionals give them (DALI 2.4 refuses `x if c else y`
+on a DataNode `c`; here it is the `if` statement's short form: conformance/on_purpose.md).
 
 As DALI does, the definition's source is rewritten (Python's `ast`) before it runs; functions it
 calls are rewritten too, unless marked `@do_not_convert` or from libraries. An `if` whose
