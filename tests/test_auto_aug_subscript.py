@@ -134,3 +134,22 @@ def test_subscript_of_a_node_made_outside_the_pipeline():
     a, b = p.run()
     np.testing.assert_array_equal(np.asarray(a.at(1)), (X + 1)[1, ::2])
     np.testing.assert_array_equal(np.asarray(b.at(0)), X[1, ::2])
+
+
+@pytest.mark.parametrize("values, expr, message", [
+    ([np.float32(v) for v in IDX], lambda x, i: x[i], "`at_0` must be of an integer type, got float32"),
+    ([np.float64(1)] * 4, lambda x, i: x[:i], "`hi_0` must be of an integer type, got float64"),
+    ([np.bool_(True)] * 4, lambda x, i: x[i], "`at_0` must be of an integer type, got bool"),
+    ([np.array([v], np.int32) for v in IDX], lambda x, i: x[i], "`at_0` must be a scalar"),
+    ([np.array([1], np.int64)] * 4, lambda x, i: x[i:], "`lo_0` must be a scalar"),
+])
+def test_per_sample_indices_are_integer_scalars(values, expr, message):
+    """DALI 2.4 refuses per-sample subscripts of a float or bool type and 1-element 1-D ones when
+    the pipeline runs (RuntimeError); torch_dali read them as the number they hold."""
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=1)
+    def pipe():
+        x = types.Constant(X, device="cpu")
+        return expr(x, fn.external_source(source=lambda: values, batch=True))
+    with pytest.raises(PipelineError, match=message) as info:
+        pipe().run()
+    assert isinstance(info.value, RuntimeError)

@@ -287,8 +287,10 @@ class Plan:
         ins = [values[(d.node.id, d.index)] for d in node.inputs]
         if ins:
             bs = len(ins[0])
-        args = {k: batch_args(values[(d.node.id, d.index)]) for k, d in node.arg_inputs.items()}
+        arg_tls = {k: values[(d.node.id, d.index)] for k, d in node.arg_inputs.items()}
+        args = {k: batch_args(tl) for k, tl in arg_tls.items()}
         ctx = BatchContext(node, iteration, bs, op.device, self.pool, sources, stream)
+        ctx.arg_batches = arg_tls
         if op.reads_source_info and node.inputs and part.source_info:
             ctx.source_info = self._carried_names(node.inputs[0], part) or ()
         if step.fused is not None:  # the consumer's outputs are what the step leaves

@@ -105,6 +105,9 @@ class BatchContext:
         #: the (input, sample) pairs it took; its names are then theirs (`joined_names`)
         self.source_picks: list[list[tuple[int, int]]] | None = None
         self.stream = stream
+        #: the argument inputs as batches, for ops that check what `batch_args` flattens away
+        #: (a per-sample argument's type and dimensions)
+        self.arg_batches: dict[str, Any] = {}
 
     def sample(self, i: int) -> SampleContext:
         return SampleContext(self.node.seed, self.iteration, i, self.sources[i] if i < len(self.sources) else "")

@@ -33,10 +33,6 @@ _PARTS = ("at", "lo", "hi", "step")
 def _as_index(op: str, name: str, v: Any) -> int | None:
     if v is None:
         return None
-    if isinstance(v, float) and v.is_integer():  # a per-sample float that holds an integer
-        v = int(v)
-    if isinstance(v, list) and len(v) == 1:
-        v = v[0]
     if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
         raise ArgumentTypeError(f"{op}: `{name}` must be an integer per sample, got {v!r}")
     return int(v)
@@ -62,6 +58,17 @@ class TensorSubscript(BatchShapeOp):
             self.indexed.append(has_at)
         self.per_sample = any(name.split("_")[0] in _PARTS for name in self.node.arg_inputs)
 
+    def _check_index_batch(self, name: str, index: TensorList) -> None:
+        """DALI 2.4 takes a per-sample subscript only as an integer scalar: float and bool samples
+        are refused, and so is a 1-element 1-D sample (the argument values would hold its number)."""
+        for i, t in enumerate(index):
+            if t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool:
+                raise ArgumentTypeError(f"{self.name}: `{name}` must be of an integer type, got "
+                                        f"{str(t.dtype).replace('torch.', '')} (sample {i})")
+            if t.dim() != 0:
+                raise ArgumentError(f"{self.name}: `{name}` must be a scalar (0-d) per sample, got a "
+                                    f"{t.dim()}-d sample of shape {list(t.shape)} (sample {i})")
+
     def _given(self, name: str) -> bool:
         return self.args.get(name) is not None or name in self.node.arg_inputs
 
@@ -73,6 +80,8 @@ class TensorSubscript(BatchShapeOp):
         return subs
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
+        for name, index in ctx.arg_batches.items():
+            self._check_index_batch(name, index)
         tl = inputs[0]
         n = len(tl)
         self.sample_ndim(tl)
