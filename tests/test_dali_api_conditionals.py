@@ -175,6 +175,24 @@ def test_lambdas_on_one_line_with_the_same_arguments_keep_their_own_bodies() -> 
     assert (convert(h)(3), convert(k)(3)) == (-7, 13)
 
 
+def test_lambdas_on_one_line_calling_a_module_function_keep_their_own_bodies() -> None:
+    """CPython 3.11 compiles `np.add(...)` of a module-level import with LOAD_ATTR, and the same
+    lambda compiled alone with LOAD_METHOD: the second lambda was taken for the first (found with
+    `lambda x: fn.reshape(x, layout=...)` pairs passed to a pipeline)."""
+    from torch_dali.conditionals import convert
+    f, g = (lambda x: np.add(x, 1)), (lambda x: np.add(x, 2))
+    assert (convert(f)(1), convert(g)(1)) == (2, 3)
+
+
+def test_lambdas_on_one_line_that_cannot_be_told_apart_run_as_they_are() -> None:
+    """When no candidate's code is surely the lambda's own (a comprehension reading a closure), it
+    runs unconverted, as DALI runs such lambdas, instead of as the first lambda of the line."""
+    from torch_dali.conditionals import converted
+    y = 1
+    f, g = (lambda x: [x + y for _ in range(1)]), (lambda x: [x - y for _ in range(1)])
+    assert (converted(f)(3), converted(g)(3)) == ([4], [2])
+
+
 @pytest.mark.parametrize("nested", [False, True])
 def test_a_branch_sees_only_values_meant_for_it(nested):
     """DALI runs a branch on its own samples; here both run on the whole batch, and the values a branch

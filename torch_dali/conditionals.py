@@ -273,8 +273,10 @@ def _source_node(func: Any) -> tuple[ast.AST, int]:
     # Several lambdas on these lines take the same arguments: the one whose body compiles to what
     # `func` runs (its names and constants), not simply the first
     same = [n for n in lambdas if _body_key(n) == _code_key(func.__code__)]
-    if same or lambdas:
+    if same or len(lambdas) == 1:
         return (same or lambdas)[0], start
+    if lambdas:  # none is surely this one: left as it is (DALI does not convert such lambdas either)
+        raise ValueError(f"several lambdas on line {start} take the same arguments; none is known to be this one")
     raise ValueError(f"cannot find the source of {name}")
 
 
@@ -292,6 +294,8 @@ def _code_key(code: Any) -> tuple[Any, ...]:
             continue
         if ins.opname.startswith("LOAD_") and ins.opname not in ("LOAD_CONST", "LOAD_ATTR", "LOAD_METHOD"):
             key.append(("LOAD", str(ins.argval)))
+        elif ins.opname == "LOAD_METHOD":  # CPython 3.11 reads `mod.f(...)` of an imported `mod` with
+            key.append(("LOAD_ATTR", repr(ins.argval)))  # LOAD_ATTR, of any other name with LOAD_METHOD
         elif isinstance(ins.argval, pytypes.CodeType):
             key.append((ins.opname, _code_key(ins.argval)))
         else:
