@@ -41,10 +41,15 @@ class Select(Operator):
         if len(ndims) > 1:
             raise ArgumentError(f"{self.name}: the `if` and `else` branches give a variable different numbers of "
                                 f"dimensions ({sorted(ndims)})")
-        layout = next((t.layout() for t in (true, false) if t.layout()), "")
-        if true.layout() and false.layout() and true.layout() != false.layout() and len(set(flags)) > 1:
+        # the layout of the branch the samples took, as DALI's merge gives it (a branch no sample
+        # took does not count); two taken branches must agree where both have one (DALI also
+        # refuses one empty: on_purpose.md)
+        taken = set(flags)
+        if taken == {True, False} and true.layout() and false.layout() and true.layout() != false.layout():
             raise ArgumentError(f"{self.name}: the branches give different layouts ({true.layout()!r}, "
                                 f"{false.layout()!r})")
+        layout = false.layout() if taken == {False} else true.layout() if taken == {True} else \
+            (true.layout() or false.layout())
         if out and all(x.shape == out[0].shape for x in out) and out[0].device.type == "cpu":
             return [TensorList(torch.stack(out), layout)]
         return [TensorList(out, layout)]
