@@ -10,7 +10,10 @@ type; nonzero is true) traces both branches, then every variable (or attribute s
 takes. Constants (NumPy values, numbers) assigned in a branch become constant nodes; tuples,
 lists and dicts of the same shape in both branches merge element by element. A variable
 set in only one branch (and not before) is an error where it is used; so is a `return` in only
-one branch. Nested `if`s, `elif` chains and `if`s in helper functions work the same way.
+one branch with nothing after the `if`. Returns that end every path (`if/elif/else` returning in
+each branch, early returns `if c: return a` followed by more code, which goes into the `else`)
+give one merged return value. Nested `if`s, `elif` chains and `if`s in helper functions work the
+same way.
 
 How this differs from DALI, on purpose: DALI splits the batch and runs each branch's operators on
 only the samples that take it. Here both branches run on the whole batch and the merge picks each
@@ -22,8 +25,8 @@ its operators still run, on the batch as it is (an error they raise there is rai
 on the right side of `a or b` that no sample needed). The work of both branches is done, and
 batch-level operators inside a branch (a batch permutation) see the whole batch.
 
-Not supported (a clear error when the condition is a DataNode): `return`, `break` or `continue`
-in only one branch or not as a branch's last statement, assignments to subscripts (`d[k] = ...`)
+Not supported (a clear error when the condition is a DataNode): `break` or `continue` in a
+branch, a `return` inside a loop or `with` of a branch, assignments to subscripts (`d[k] = ...`)
 in a branch, `while` on a DataNode.
 """
 from __future__ import annotations

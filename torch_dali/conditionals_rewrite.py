@@ -106,6 +106,55 @@ def _jumps(block: list[ast.stmt]) -> list[ast.stmt]:
     return found
 
 
+def _always_returns(block: list[ast.stmt]) -> bool:
+    """Whether every path through `block` ends in a `return` that is its last statement (or the
+    last of an if/else chain's branches)."""
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and _always_returns(last.body) and _always_returns(last.orelse)
+
+
+def _tails(block: list[ast.stmt]) -> list[ast.Return]:
+    """The tail returns of a block `_always_returns` holds for."""
+    last = block[-1]
+    return [last] if isinstance(last, ast.Return) else _tails(last.body) + _tails(last.orelse)
+
+
+def _assign_tails(block: list[ast.stmt], name: str) -> None:
+    """Each tail return of `block` (see `_tails`) becomes `name = <its value>`."""
+    last = block[-1]
+    if isinstance(last, ast.Return):
+        block[-1] = ast.copy_location(ast.Assign(targets=[ast.Name(name, ast.Store())],
+                                                 value=last.value or ast.Constant(None)), last)
+    else:
+        _assign_tails(last.body, name)
+        _assign_tails(last.orelse, name)
+
+
+def _fold_returns(block: list[ast.stmt]) -> list[ast.stmt]:
+    """`if c: ... return a` followed by more statements becomes `if c: ... return a else: <more>`
+    (the rest of the block goes into each branch that can fall through), so that the returns of
+    an `if` end both its branches, as DALI's conversion (autograph's) arranges early returns.
+    Only statement lists of the function body and its `if` branches are folded (not loops)."""
+    out: list[ast.stmt] = []
+    for k, s in enumerate(block):
+        if isinstance(s, ast.If):
+            rest = block[k + 1:]
+            if rest and any(isinstance(j, ast.Return) for j in _jumps(s.body) + _jumps(s.orelse)):
+                body_falls, else_falls = not _always_returns(s.body), not _always_returns(s.orelse)
+                body = s.body + (copy.deepcopy(rest) if body_falls and else_falls else rest if body_falls else [])
+                orelse = s.orelse + (rest if else_falls else [])
+                out.append(ast.copy_location(ast.If(test=s.test, body=_fold_returns(body),
+                                                    orelse=_fold_returns(orelse)), s))
+                return out
+            s.body, s.orelse = _fold_returns(s.body), _fold_returns(s.orelse)
+        out.append(s)
+    return out
+
+
 class Rewrite(ast.NodeTransformer):
     """Rewrites one function's body (a fresh instance per function)."""
 
@@ -132,26 +181,36 @@ class Rewrite(ast.NodeTransformer):
         node.func = ast.copy_location(_call("converted", node.func), node.func)
         return node
 
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        node.body = _fold_returns(node.body)
+        self.generic_visit(node)
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
     def visit_If(self, node: ast.If) -> list[ast.stmt]:
+        tails = _tails(node.body) + _tails(node.orelse) if (
+            _always_returns(node.body) and _always_returns(node.orelse)) else []
+        if tails and len(tails) == len(_jumps(node.body) + _jumps(node.orelse)):
+            # every path ends in a return: each becomes an assignment of one variable, merged as any
+            # other, and returned after the `if`
+            k = self.n = self.n + 1
+            ret = f"__tdc_ret{k}"
+            _assign_tails(node.body, ret)
+            _assign_tails(node.orelse, ret)
+            back = ast.Return(value=_call("check_defined", ast.Name(ret, ast.Load())))
+            return self.visit_If(node) + [_place(back, node)]
         self.generic_visit(node)
         k = self.n = self.n + 1
         p, snap = f"__tdc_p{k}", f"__tdc_s{k}"
         body, orelse = node.body, node.orelse or [ast.Pass()]
-        ret = f"__tdc_r{k}"
         problem = self._problem(body, orelse)
-        returns = problem is None and self._both_return(body, orelse)
         stores = _Stores()
         for s in body + orelse:
             stores.visit(s)
         if stores.bad and problem is None:
             problem = f"assignments to {', '.join(stores.bad)} (subscripts) in a branch"
-        names = [n for n in stores.names if not n.startswith("__tdc_")]
-        if returns:
-            body = body[:-1] + [ast.Assign(targets=[ast.Name(ret, ast.Store())], value=body[-1].value or
-                                           ast.Constant(None))]
-            orelse = orelse[:-1] + [ast.Assign(targets=[ast.Name(ret, ast.Store())], value=orelse[-1].value or
-                                               ast.Constant(None))]
-            names.append(ret)
+        names = [n for n in stores.names if not n.startswith("__tdc_") or n.startswith("__tdc_ret")]
         def getters() -> ast.List:
             return ast.List(elts=[_call("get", _thunk(_expr(n))) for n in names], ctx=ast.Load())
 
@@ -162,7 +221,8 @@ class Rewrite(ast.NodeTransformer):
         if problem is not None:
             node_path = [ast.Raise(exc=_call("unsupported", ast.Constant(problem)))]
         else:
-            labels = ast.List(elts=[ast.Constant(n if n != ret else "<return value>") for n in names], ctx=ast.Load())
+            labels = ast.List(elts=[ast.Constant("<return value>" if n.startswith("__tdc_ret") else n)
+                                    for n in names], ctx=ast.Load())
             merged = ast.Assign(
                 targets=[ast.Tuple(elts=[self._target(n) for n in names], ctx=ast.Store())] if names else
                 [ast.Name(f"__tdc_m{k}", ast.Store())],
@@ -182,8 +242,6 @@ class Rewrite(ast.NodeTransformer):
                 scoped(orelse, False),
                 merged,
             ]
-            if returns:
-                node_path.append(ast.Return(value=_call("check_defined", ast.Name(ret, ast.Load()))))
         plain = ast.If(test=ast.Name(p, ast.Load()), body=node.body, orelse=node.orelse)
         out = [ast.Assign(targets=[ast.Name(p, ast.Store())], value=node.test),
                ast.If(test=_call("is_node", ast.Name(p, ast.Load())), body=node_path, orelse=[plain])]
@@ -198,17 +256,9 @@ class Rewrite(ast.NodeTransformer):
         e.ctx = ast.Store()  # type: ignore[attr-defined]
         return e
 
-    @staticmethod
-    def _both_return(body: list[ast.stmt], orelse: list[ast.stmt]) -> bool:
-        return isinstance(body[-1], ast.Return) and isinstance(orelse[-1], ast.Return)
-
     def _problem(self, body: list[ast.stmt], orelse: list[ast.stmt]) -> str | None:
         jb, jo = _jumps(body), _jumps(orelse)
-        if not jb and not jo:
-            return None
-        last_ok = (isinstance(body[-1], ast.Return) and isinstance(orelse[-1], ast.Return)
-                   and jb == [body[-1]] and jo == [orelse[-1]])
-        if last_ok:
+        if not jb and not jo:  # (returns that end every path were turned into an assignment first)
             return None
         if any(isinstance(j, (ast.Break, ast.Continue)) for j in jb + jo):
             return "`break` or `continue` in a branch"
