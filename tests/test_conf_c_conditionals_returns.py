@@ -1,8 +1,9 @@
 """`return` in `if` statements on DataNodes (enable_conditionals), as DALI 2.4 takes them: early
 returns (`if c: return a` then more code), `if/elif/else` chains that return in every branch,
-returns nested in a branch's own `if`. Values measured with DALI 2.4 (device_id=None) on the
-indices 0..4; torch_dali refused all six patterns before ("`return` other than as the last
-statement of both branches", "only the `if` branch returns")."""
+returns nested in a branch's own `if`, and `continue` in a branch of a loop's `if`. Values
+measured with DALI 2.4 (device_id=None) on the indices 0..4; torch_dali refused all seven
+patterns before ("`return` other than as the last statement of both branches", "only the `if`
+branch returns", "`break` or `continue` in a branch")."""
 from __future__ import annotations
 
 import numpy as np
@@ -62,6 +63,15 @@ def early_return_mid(i):
     return out
 
 
+def continue_in_loop(i):
+    out = i
+    for k in range(3):
+        if i > k:
+            continue
+        out = out + 1
+    return out
+
+
 DALI_2_4 = {  # per sample i = 0..4
     elif_returns: [0, 10, 200, 300, -996],
     early_return: [0, 10, 3, 4, 5],
@@ -69,6 +79,7 @@ DALI_2_4 = {  # per sample i = 0..4
     nested_returns: [1, 12, 2, 3, 4],
     return_then_assign: [0, 10, 3, 4, 5],
     early_return_mid: [0, 10, 3, 4, 5],
+    continue_in_loop: [3, 3, 3, 3, 4],
 }
 
 
@@ -92,5 +103,6 @@ def test_a_return_in_one_branch_only_with_nothing_after_is_still_an_error():
     @pipeline_def(batch_size=2, num_threads=1, device_id=None, enable_conditionals=True)
     def pipe():
         return helper(fn.external_source(lambda: [np.int32(0), np.int32(3)], batch=True))
-    with pytest.raises(ValueError, match="only the `if` branch returns"):
+    with pytest.raises(ValueError, match="only the `if` branch returns") as info:
         pipe()
+    assert isinstance(info.value, RuntimeError)  # DALI 2.4 raises a RuntimeError while tracing

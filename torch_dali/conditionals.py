@@ -12,8 +12,8 @@ lists and dicts of the same shape in both branches merge element by element. A v
 set in only one branch (and not before) is an error where it is used; so is a `return` in only
 one branch with nothing after the `if`. Returns that end every path (`if/elif/else` returning in
 each branch, early returns `if c: return a` followed by more code, which goes into the `else`)
-give one merged return value. Nested `if`s, `elif` chains and `if`s in helper functions work the
-same way.
+give one merged return value; a `continue` in a loop's `if` works the same way. Nested `if`s,
+`elif` chains and `if`s in helper functions work the same way.
 
 How this differs from DALI, on purpose: DALI splits the batch and runs each branch's operators on
 only the samples that take it. Here both branches run on the whole batch and the merge picks each
@@ -25,8 +25,8 @@ its operators still run, on the batch as it is (an error they raise there is rai
 on the right side of `a or b` that no sample needed). The work of both branches is done, and
 batch-level operators inside a branch (a batch permutation) see the whole batch.
 
-Not supported (a clear error when the condition is a DataNode): `break` or `continue` in a
-branch, a `return` inside a loop or `with` of a branch, assignments to subscripts (`d[k] = ...`)
+Not supported (a clear error when the condition is a DataNode): `break` in a branch (nor in
+DALI), a `return` in a loop's `if` (nor in DALI) or inside a `with` of a branch, assignments to subscripts (`d[k] = ...`)
 in a branch, `while` on a DataNode.
 """
 from __future__ import annotations
@@ -250,10 +250,16 @@ def _remember(code: pytypes.CodeType) -> None:
             _remember(c)
 
 
+class BranchReturnError(GraphError, RuntimeError):
+    """A `return` in an `if` on a DataNode that not every path takes: DALI raises a RuntimeError
+    while tracing, so this is one too (and a GraphError, as torch_dali's are)."""
+
+
 def unsupported(what: str) -> GraphError:
     if what.startswith("only the"):
-        return GraphError(f"`if` on a DataNode: {what}")
-    return GraphError(f"`if` on a DataNode (enable_conditionals): {what} is not supported")
+        return BranchReturnError(f"`if` on a DataNode: {what}")
+    cls = BranchReturnError if "`return`" in what else GraphError
+    return cls(f"`if` on a DataNode (enable_conditionals): {what} is not supported")
 
 
 # -- turning a function into its rewritten form ------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import copy
+from typing import Any
 
 #: the global name under which rewritten code reaches torch_dali.conditionals
 HELPERS = "__torch_dali_conditionals__"
@@ -106,53 +107,68 @@ def _jumps(block: list[ast.stmt]) -> list[ast.stmt]:
     return found
 
 
-def _always_returns(block: list[ast.stmt]) -> bool:
-    """Whether every path through `block` ends in a `return` that is its last statement (or the
-    last of an if/else chain's branches)."""
+def _always_ends(block: list[ast.stmt], kind: type = ast.Return) -> bool:
+    """Whether every path through `block` ends in a `kind` statement (a `return` or a `continue`)
+    that is its last statement (or the last of an if/else chain's branches)."""
     if not block:
         return False
     last = block[-1]
-    if isinstance(last, ast.Return):
+    if isinstance(last, kind):
         return True
-    return isinstance(last, ast.If) and _always_returns(last.body) and _always_returns(last.orelse)
+    return isinstance(last, ast.If) and _always_ends(last.body, kind) and _always_ends(last.orelse, kind)
 
 
-def _tails(block: list[ast.stmt]) -> list[ast.Return]:
-    """The tail returns of a block `_always_returns` holds for."""
+def _tails(block: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements that end every path of a block `_always_ends` holds for."""
     last = block[-1]
-    return [last] if isinstance(last, ast.Return) else _tails(last.body) + _tails(last.orelse)
+    return [last] if not isinstance(last, ast.If) else _tails(last.body) + _tails(last.orelse)
 
 
-def _assign_tails(block: list[ast.stmt], name: str) -> None:
-    """Each tail return of `block` (see `_tails`) becomes `name = <its value>`."""
+def _replace_tails(block: list[ast.stmt], make: Any) -> None:
+    """Each tail statement of `block` (see `_tails`) becomes `make(it)`."""
     last = block[-1]
-    if isinstance(last, ast.Return):
-        block[-1] = ast.copy_location(ast.Assign(targets=[ast.Name(name, ast.Store())],
-                                                 value=last.value or ast.Constant(None)), last)
+    if isinstance(last, ast.If):
+        _replace_tails(last.body, make)
+        _replace_tails(last.orelse, make)
     else:
-        _assign_tails(last.body, name)
-        _assign_tails(last.orelse, name)
+        block[-1] = ast.copy_location(make(last), last)
 
 
-def _fold_returns(block: list[ast.stmt]) -> list[ast.stmt]:
-    """`if c: ... return a` followed by more statements becomes `if c: ... return a else: <more>`
-    (the rest of the block goes into each branch that can fall through), so that the returns of
-    an `if` end both its branches, as DALI's conversion (autograph's) arranges early returns.
-    Only statement lists of the function body and its `if` branches are folded (not loops)."""
+def _fold(block: list[ast.stmt], kind: type = ast.Return) -> list[ast.stmt]:
+    """`if c: ... return a` (or `continue`) followed by more statements becomes `if c: ... return a
+    else: <more>` (the rest of the block goes into each branch that can fall through), so that
+    the jumps of an `if` end its branches, as DALI's conversion (autograph's) arranges early
+    returns and continues. Only `if` branches are folded into (not nested loops)."""
     out: list[ast.stmt] = []
     for k, s in enumerate(block):
         if isinstance(s, ast.If):
             rest = block[k + 1:]
-            if rest and any(isinstance(j, ast.Return) for j in _jumps(s.body) + _jumps(s.orelse)):
-                body_falls, else_falls = not _always_returns(s.body), not _always_returns(s.orelse)
+            if rest and any(isinstance(j, kind) for j in _jumps(s.body) + _jumps(s.orelse)):
+                body_falls, else_falls = not _always_ends(s.body, kind), not _always_ends(s.orelse, kind)
                 body = s.body + (copy.deepcopy(rest) if body_falls and else_falls else rest if body_falls else [])
                 orelse = s.orelse + (rest if else_falls else [])
-                out.append(ast.copy_location(ast.If(test=s.test, body=_fold_returns(body),
-                                                    orelse=_fold_returns(orelse)), s))
+                out.append(ast.copy_location(ast.If(test=s.test, body=_fold(body, kind),
+                                                    orelse=_fold(orelse, kind)), s))
                 return out
-            s.body, s.orelse = _fold_returns(s.body), _fold_returns(s.orelse)
+            s.body, s.orelse = _fold(s.body, kind), _fold(s.orelse, kind)
         out.append(s)
     return out
+
+
+def _fold_continues(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A loop body with its `continue`s in `if` branches folded (see `_fold`): they then end the
+    iteration, so the ones that end a branch are dropped (`pass`)."""
+    body = _fold(body, ast.Continue)
+
+    def drop(block: list[ast.stmt]) -> None:
+        last = block[-1] if block else None
+        if isinstance(last, ast.If):
+            for branch in (last.body, last.orelse):
+                if branch and isinstance(branch[-1], ast.Continue):
+                    branch[-1] = ast.copy_location(ast.Pass(), branch[-1])
+                drop(branch)
+    drop(body)
+    return body
 
 
 class Rewrite(ast.NodeTransformer):
@@ -182,22 +198,32 @@ class Rewrite(ast.NodeTransformer):
         return node
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
-        node.body = _fold_returns(node.body)
+        node.body = _fold(node.body)
         self.generic_visit(node)
         return node
 
     visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
 
+    def visit_For(self, node: ast.For) -> ast.For:
+        node.body = _fold_continues(node.body)
+        self.generic_visit(node)
+        return node
+
+    visit_While = visit_AsyncFor = visit_For  # type: ignore[assignment]
+
     def visit_If(self, node: ast.If) -> list[ast.stmt]:
         tails = _tails(node.body) + _tails(node.orelse) if (
-            _always_returns(node.body) and _always_returns(node.orelse)) else []
+            _always_ends(node.body) and _always_ends(node.orelse)) else []
         if tails and len(tails) == len(_jumps(node.body) + _jumps(node.orelse)):
             # every path ends in a return: each becomes an assignment of one variable, merged as any
             # other, and returned after the `if`
             k = self.n = self.n + 1
             ret = f"__tdc_ret{k}"
-            _assign_tails(node.body, ret)
-            _assign_tails(node.orelse, ret)
+
+            def assign(r: ast.Return) -> ast.stmt:
+                return ast.Assign(targets=[ast.Name(ret, ast.Store())], value=r.value or ast.Constant(None))
+            _replace_tails(node.body, assign)
+            _replace_tails(node.orelse, assign)
             back = ast.Return(value=_call("check_defined", ast.Name(ret, ast.Load())))
             return self.visit_If(node) + [_place(back, node)]
         self.generic_visit(node)
