@@ -26,8 +26,9 @@ on the right side of `a or b` that no sample needed). The work of both branches 
 batch-level operators inside a branch (a batch permutation) see the whole batch.
 
 Not supported (a clear error when the condition is a DataNode): `break` in a branch (nor in
-DALI), a `return` in a loop's `if` (nor in DALI) or inside a `with` of a branch, assignments to subscripts (`d[k] = ...`)
-in a branch, `while` on a DataNode.
+DALI), a `return` in a loop's `if` (nor in DALI) or inside a `with` of a branch, item
+assignments with a computed index (`d[k + 1] = ...`; `d["k"]`, `d[k]`, `lst[0]` merge as
+variables do) in a branch, `while` on a DataNode.
 """
 from __future__ import annotations
 
@@ -147,10 +148,10 @@ def _structure(v: Any) -> str:
 
 
 def get(getter: Callable[[], Any]) -> Any:
-    """The current value of a variable, or UNDEFINED if it has none yet."""
+    """The current value of a variable (or item, `d["k"]`), or UNDEFINED if it has none yet."""
     try:
         return getter()
-    except (NameError, AttributeError):
+    except (NameError, AttributeError, KeyError, IndexError):
         return UNDEFINED
 
 

@@ -35,7 +35,8 @@ class _Stores(ast.NodeVisitor):
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         if isinstance(node.ctx, ast.Store):
-            self.bad.append(ast.unparse(node))
+            # `d["k"] = ...`, `d[k] = ...`, `lst[0] = ...`: merged as a variable; other subscripts not
+            (self._add if _plain_item(node) else self.bad.append)(ast.unparse(node))
         self.generic_visit(node)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
@@ -53,6 +54,17 @@ class _Stores(ast.NodeVisitor):
         pass
 
     visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp  # type: ignore[assignment]
+
+
+def _plain_item(node: ast.expr) -> bool:
+    """A name, attribute or item (`d["k"]`, `d[k]`, `o.a[0]`) that reads the same before and after
+    a branch, so that the rewrite can read, restore and merge it like a variable."""
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _plain_item(node.value)
+    return isinstance(node, ast.Subscript) and isinstance(node.slice, (ast.Constant, ast.Name)) \
+        and _plain_item(node.value)
 
 
 def _expr(src: str) -> ast.expr:
