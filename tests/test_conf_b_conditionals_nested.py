@@ -58,3 +58,18 @@ def test_variable_set_in_one_branch_is_a_runtime_error():
     with pytest.raises(RuntimeError, match="'out'.*initialized in the `else` branch") as info:
         p()
     assert isinstance(info.value, GraphError)
+
+
+def test_none_in_one_branch_is_a_structure_error():
+    """DALI 2.4 (optree) takes None as an empty nest: `r = None` in one branch and a DataNode in the
+    other is its nesting-structure ValueError; torch_dali raised a TypeError (not a constant)."""
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=3, enable_conditionals=True)
+    def p():
+        idx = _idx()
+        if idx < 1:
+            r = None
+        else:
+            r = idx
+        return r
+    with pytest.raises(ValueError, match="different structure .*None and a DataNode"):
+        p()

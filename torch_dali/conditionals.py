@@ -126,11 +126,12 @@ def _select(pred: DataNode, name: str, t: Any, f: Any) -> Any:
     if t is f:
         return t
     nested = (tuple, list, dict)
-    if isinstance(t, nested) or isinstance(f, nested):
-        if type(t) is not type(f) or len(t) != len(f) or (isinstance(t, dict) and set(t) != set(f)):
+    if isinstance(t, nested) or isinstance(f, nested) or t is None or f is None:  # None: an empty nest
+        if t is None or f is None or type(t) is not type(f) or len(t) != len(f) or \
+                (isinstance(t, dict) and set(t) != set(f)):
             raise ArgumentError(f"`if` on a DataNode: '{name}' gets values of different structure in the two "
-                                    f"branches ({_structure(t)} and {_structure(f)}); both branches must give "
-                                    "the same nesting of tuples, lists and dicts")
+                                f"branches ({_structure(t)} and {_structure(f)}); both branches must give "
+                                "the same nesting of tuples, lists and dicts")
         if isinstance(t, dict):
             return {k: _select(pred, f"{name}[{k!r}]", t[k], f[k]) for k in t}
         return type(t)(_select(pred, f"{name}[{i}]", a, b) for i, (a, b) in enumerate(zip(t, f)))
@@ -142,6 +143,8 @@ def _select(pred: DataNode, name: str, t: Any, f: Any) -> Any:
 
 
 def _structure(v: Any) -> str:
+    if v is None:
+        return "None"
     if isinstance(v, (tuple, list, dict)):
         return f"a {type(v).__name__} of {len(v)}"
     return "a DataNode" if isinstance(v, DataNode) else f"a {type(v).__name__}"
