@@ -106,3 +106,21 @@ def test_a_return_in_one_branch_only_with_nothing_after_is_still_an_error():
     with pytest.raises(ValueError, match="only the `if` branch returns") as info:
         pipe()
     assert isinstance(info.value, RuntimeError)  # DALI 2.4 raises a RuntimeError while tracing
+
+
+def test_break_in_a_branch_is_refused_with_dalis_type():
+    """DALI 2.4 refuses `break` in a loop's `if` on a DataNode with a TypeError (it asks the
+    DataNode for a truth value); torch_dali's refusal was a ValueError only."""
+    def helper(i):
+        out = i
+        for k in range(3):
+            if i > k:
+                break
+            out = out + 1
+        return out
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, enable_conditionals=True)
+    def pipe():
+        return helper(fn.external_source(lambda: [np.int32(0), np.int32(3)], batch=True))
+    with pytest.raises(TypeError, match="`break`"):
+        pipe()

@@ -259,10 +259,15 @@ class BranchReturnError(GraphError, RuntimeError):
     while tracing, so this is one too (and a GraphError, as torch_dali's are)."""
 
 
+class BranchBreakError(GraphError, TypeError):
+    """A `break` in an `if` on a DataNode: DALI asks the DataNode for a truth value there (its
+    TypeError), so this is one too."""
+
+
 def unsupported(what: str) -> GraphError:
     if what.startswith("only the"):
         return BranchReturnError(f"`if` on a DataNode: {what}")
-    cls = BranchReturnError if "`return`" in what else GraphError
+    cls = BranchReturnError if "`return`" in what else BranchBreakError if "`break`" in what else GraphError
     return cls(f"`if` on a DataNode (enable_conditionals): {what} is not supported")
 
 
