@@ -77,3 +77,27 @@ def test_a_computed_subscript_in_a_branch_is_still_refused():
         return lst[1]
     with pytest.raises(ValueError, match="subscripts"):
         pipe()
+
+
+class _Box:
+    pass
+
+
+@pytest.mark.parametrize("body", ["item", "attribute"])
+def test_an_item_or_attribute_set_in_one_branch_only_is_refused_at_the_if(body):
+    """DALI 2.4 refuses `d["a"] = ...` / `o.a = ...` in one branch only (not set before) at the `if`,
+    used afterwards or not (RuntimeError, measured); a plain variable is refused only where used."""
+    def helper(i):
+        d, o = {}, _Box()
+        if i < 2:
+            if body == "item":
+                d["a"] = i
+            else:
+                o.a = i
+        return i
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, enable_conditionals=True)
+    def pipe():
+        return helper(fn.external_source(lambda: [np.int32(0), np.int32(3)], batch=True))
+    with pytest.raises(RuntimeError, match="set in the `if` branch only"):
+        pipe()

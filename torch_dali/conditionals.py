@@ -107,8 +107,12 @@ def merge(pred: DataNode, names: list[str], before: list[Any], true: list[Any], 
         if t is UNDEFINED and f is UNDEFINED:
             out.append(b)
         elif t is UNDEFINED or f is UNDEFINED:
-            out.append(SetInOneBranch(name, "if" if t is UNDEFINED else "else",
-                                      "return" if name == "<return value>" else "variable"))
+            item = "." in name or "[" in name
+            missing = SetInOneBranch(name, "if" if t is UNDEFINED else "else",
+                                     "return" if name == "<return value>" else "item" if item else "variable")
+            if item:  # an attribute or item: DALI refuses it at the `if`, used afterwards or not
+                raise missing.error()
+            out.append(missing)
         elif t is f:
             out.append(t)
         elif isinstance(t, SetInOneBranch) or isinstance(f, SetInOneBranch):

@@ -29,6 +29,10 @@ class SetInOneBranch:
         if self.kind == "return":
             return BranchOutputError(f"`if` on a DataNode: only the `{other}` branch returns; the `{self.branch}` branch "
                               "must also have a return statement")
+        if self.kind == "item":
+            return BranchOutputError(f"`if` on a DataNode: '{self.name}' (an item or attribute) is set in the "
+                                     f"`{other}` branch only; set it in the `{self.branch}` branch too (or before "
+                                     "the `if`)")
         return BranchOutputError(f"`if` on a DataNode: '{self.name}' is set in the `{other}` branch only and used "
                           f"afterwards; '{self.name}' must also be initialized in the `{self.branch}` branch (or "
                           "before the `if`)")
