@@ -91,8 +91,9 @@ def test_returns_in_branches_as_dali(helper):
         return helper(i)
     (out,) = pipe().run()
     assert [int(np.asarray(x)) for x in out] == DALI_2_4[helper]
-    # the same helper with Python numbers: plain Python semantics
-    assert [helper(v) for v in range(5)] == DALI_2_4[helper]
+    # the rewritten helper with Python numbers: Python's own results
+    from torch_dali.conditionals import convert
+    assert [convert(helper)(v) for v in range(5)] == [helper(v) for v in range(5)] == DALI_2_4[helper]
 
 
 def test_a_return_in_one_branch_only_with_nothing_after_is_still_an_error():
