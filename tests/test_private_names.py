@@ -8,9 +8,10 @@ import ast
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "torch_dali"
-# conventions of the standard library, not private state: namedtuple's API, the frame getter
+# conventions of the standard library, not private state: namedtuple's API (and ast nodes'
+# `_fields`/`_attributes`), the frame getter
 # and torch's own opt-out for Tensor subclasses (`__torch_function__ = torch._C._disabled_...`)
-ALLOWED = {"_replace", "_asdict", "_fields", "_make", "_getframe", "_C", "_disabled_torch_function_impl",
+ALLOWED = {"_replace", "_asdict", "_fields", "_attributes", "_make", "_getframe", "_C", "_disabled_torch_function_impl",
            "_abc_caches_clear",  # ABCMeta's cache reset (after a class stops being Iterable)
            # marks set on the user's functions (DALI's `_is_pipeline_def`; our conditionals' own)
            "_is_pipeline_def", "_torch_dali_converted", "_torch_dali_do_not_convert",

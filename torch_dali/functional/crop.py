@@ -50,7 +50,7 @@ class CropOutOfBounds(ValueError):
     """The crop window leaves the image and the policy is "error"."""
 
 
-def _anchor(n_in: int, n_crop: int, pos: float, rounding: str) -> int:
+def crop_anchor(n_in: int, n_crop: int, pos: float, rounding: str) -> int:
     a = f32(pos) * float(n_in - n_crop)
     return round_half_away(a) if rounding == "round" else int(math.trunc(a))
 
@@ -65,7 +65,7 @@ def crop_window(in_h: int, in_w: int, crop_h: float | None, crop_w: float | None
     w = int(math.trunc(crop_w)) if crop_w else in_w
     if h <= 0 or w <= 0:
         raise ValueError(f"the crop size must be positive, got {(h, w)}")
-    return _anchor(in_h, h, pos_y, rounding), _anchor(in_w, w, pos_x, rounding), h, w
+    return crop_anchor(in_h, h, pos_y, rounding), crop_anchor(in_w, w, pos_x, rounding), h, w
 
 
 def apply_policy(window: Window, in_h: int, in_w: int, policy: str) -> Window:

@@ -84,7 +84,7 @@ class ResizeCropMirror(Resize):
         for n, c, pos in zip(out, sizes, ("crop_pos_z", "crop_pos_y", "crop_pos_x")):
             k = int(float(c)) if float(c) > 0 else 0
             k = k if k > 0 else n  # 0 or below (truncated): the whole axis
-            win.append((C._anchor(n, k, float(self.get(args, pos)), self.args["rounding"]), k))
+            win.append((C.crop_anchor(n, k, float(self.get(args, pos)), self.args["rounding"]), k))
         return win
 
     def run_volume(self, x: torch.Tensor, lay: str, args: dict[str, Any]) -> torch.Tensor:
