@@ -153,3 +153,17 @@ def test_a_negative_device_id_other_than_minus_one_is_refused_at_build():
         p.set_outputs(types.Constant(1, device="cpu"))
     with pytest.raises(PipelineError, match="device_id -123 is invalid"):
         p.build()
+
+
+def test_op_instances_report_device_preserve_and_schema_name():
+    # DALI 2.4's values (its test_spectrogram branches on `self.fft.device` in define_graph)
+    from torch_dali import ops
+    cases = [(ops.Spectrogram(nfft=10), "Spectrogram", "cpu", False),
+             (ops.Spectrogram(device="gpu", preserve=True), "Spectrogram", "gpu", True),
+             (ops.readers.File(files=["a"]), "readers__File", "cpu", False),
+             (ops.decoders.Image(device="mixed"), "decoders__Image", "mixed", False),
+             (ops.noise.Gaussian(), "noise__Gaussian", "cpu", False),
+             (ops.PythonFunction(function=lambda x: x), "PythonFunction", "cpu", True)]
+    for op, schema_name, device, preserve in cases:
+        assert (op.schema_name, op.device, op.preserve) == (schema_name, device, preserve)
+    assert (ops.ExternalSource().device, ops.ExternalSource(device="gpu").device) == ("cpu", "gpu")

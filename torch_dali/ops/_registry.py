@@ -185,6 +185,19 @@ class OpClass:
     def schema(self) -> OpSchema:
         return self._schema
 
+    # What DALI's op instances report (pipelines branch on `self.op.device`)
+    @property
+    def device(self) -> str:
+        return self._kwargs.get("device") or "cpu"
+
+    @property
+    def preserve(self) -> bool:
+        return bool(self._kwargs.get("preserve", False)) or getattr(self._schema.impl, "no_prune", False)
+
+    @property
+    def schema_name(self) -> str:
+        return self._schema_name
+
     def __call__(self, *inputs: Any, **kwargs: Any) -> Any:
         if self.deprecation:
             legacy.warn(self.deprecation)
@@ -210,8 +223,9 @@ def make_class(schema: OpSchema, name: str | None = None) -> type:
     """`ops.Resize`: the class API for one schema, under its class name or the old name `name` (a
     path under `ops` for the old names that live in a namespace); its calls warn where DALI
     deprecates that name or the op (ops/legacy.py)."""
-    attrs: dict[str, Any] = {"_schema": schema, "__doc__": _docstring(schema)}
     old = name or class_path(schema)
+    attrs: dict[str, Any] = {"_schema": schema, "__doc__": _docstring(schema),
+                             "_schema_name": old.replace(".", "__")}  # DALI's: `readers__File`
     if schema.name in legacy.OPS:
         new = legacy.OPS[schema.name]
         attrs["deprecation"] = legacy.message(f"ops.{old}", new and f"fn.{new}")
