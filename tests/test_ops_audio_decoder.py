@@ -123,3 +123,49 @@ def test_pcm_to_float32_directly_gives_the_wide_paths_values(bits, channels):
     got = wav.decode(raw, info, torch.float32)
     assert got.dtype == torch.float32 and got.shape == (frames, channels)
     assert torch.equal(got, torch.from_numpy(np.ascontiguousarray(wide, np.float32)))
+
+
+def _formats() -> dict[str, bytes]:
+    import io
+    sf = pytest.importorskip("soundfile")
+    v = np.random.default_rng(5).integers(-32768, 32768, (50, 2))
+    v[0, 0], v[1, 0] = -32768, 32767
+    v24 = np.random.default_rng(7).integers(-(1 << 23), 1 << 23, (64, 1))
+    v24[0, 0], v24[1, 0] = -(1 << 23), (1 << 23) - 1
+    b = io.BytesIO()
+    sf.write(b, (v24 << 8).astype(np.int32), 8000, format="FLAC", subtype="PCM_24")  # lossless: any encoder
+    return {"alaw": W.riff(6, 1, 8000, 8, bytes(range(256))), "mulaw": W.riff(7, 2, 8000, 8, bytes(range(256))),
+            "aiff": W.aiff(2, 11025, v), "flac24": b.getvalue()}
+
+
+# DALI 2.4's outputs (sha256 of the samples' bytes, first 16 hex digits; shape; rate; first values).
+# Its libsndfile reads A-law / mu-law WAV and AIFF, and 24-bit FLAC to int16 as the sample >> 8.
+_DALI = {
+    ("alaw", "INT16"): ("e04788d110e58ff8", (256, 1), 8000, [-5504, -5248, -6016]),
+    ("alaw", "FLOAT"): ("d4f2bd1be9bad674", (256, 1), 8000, [-0.16796875, -0.16015625, -0.18359375]),
+    ("mulaw", "INT32"): ("2b4ac8dd6b092006", (128, 2), 8000, [-2105278464, -2038169600, -1971060736]),
+    ("mulaw", "INT16"): ("3dab54339e520bb2", (128, 2), 8000, [-32124, -31100, -30076]),
+    ("aiff", "INT16"): ("0ea846272a8a2e78", (50, 2), 11025, [-32768, 19988, 32767]),
+    ("aiff", "FLOAT"): ("5d69050dda0a62fa", (50, 2), 11025, [-1.0, 0.6099853515625, 0.999969482421875]),
+    ("flac24", "INT16"): ("ff6161ccb044c11a", (64, 1), 8000, [-32768, 32767, 12070]),
+    ("flac24", "INT32"): ("1ddc1c864ca5871d", (64, 1), 8000, [-2147483648, 2147483392, 791046656]),
+}
+
+
+@pytest.mark.parametrize("name,dtype", sorted(_DALI))
+def test_libsndfile_formats_decode_to_dalis_values(name, dtype):
+    import hashlib
+    from torch_dali import types
+    digest, shape, rate, first = _DALI[(name, dtype)]
+    wave, r = _decode([_formats()[name]], dtype=getattr(types, dtype))
+    x = np.asarray(wave[0])
+    assert (x.shape, float(np.asarray(r[0])), x.ravel()[:3].tolist()) == (shape, rate, first)
+    assert hashlib.sha256(x.tobytes()).hexdigest()[:16] == digest
+
+
+def test_alaw_and_aiff_without_soundfile_name_the_sample(monkeypatch):
+    monkeypatch.setattr(audio_dec, "_soundfile", lambda: None)
+    with pytest.raises(RuntimeError, match=r"sample 1.*encoding 0x0006"):
+        _decode([GOOD, W.riff(6, 1, 8000, 8, bytes(range(256)))])
+    with pytest.raises(RuntimeError, match=r"sample 0.*unrecognized header"):
+        _decode([W.aiff(1, 8000, np.zeros((4, 1), np.int16))])

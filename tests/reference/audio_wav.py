@@ -44,3 +44,12 @@ def floats(bits: int, channels: int, frames: int, rate: int, seed: int) -> bytes
 
 def as_sample(data: bytes) -> np.ndarray:
     return np.frombuffer(data, np.uint8).copy()
+
+
+def aiff(channels: int, rate: int, frames: np.ndarray) -> bytes:
+    """16-bit big-endian PCM AIFF (FORM/COMM/SSND) of int16 `frames` (frames, channels)."""
+    exp, mant = 16383 + rate.bit_length() - 1, rate << (64 - rate.bit_length())  # 80-bit extended rate
+    comm = struct.pack(">hIh", channels, frames.shape[0], 16) + struct.pack(">HQ", exp, mant)
+    ssnd = struct.pack(">II", 0, 0) + frames.astype(">i2").tobytes()
+    body = b"AIFF" + b"COMM" + struct.pack(">I", len(comm)) + comm + b"SSND" + struct.pack(">I", len(ssnd)) + ssnd
+    return b"FORM" + struct.pack(">I", len(body)) + body

@@ -31,6 +31,15 @@ class WavInfo:
     frames: int
 
 
+class UnsupportedEncoding(DataError):
+    """A well-formed WAV whose samples are not PCM or IEEE float (A-law, mu-law, ADPCM...): libsndfile,
+    where installed (`soundfile`), reads these."""
+
+    def __init__(self, message: str, tag: int) -> None:
+        super().__init__(message)
+        self.tag = tag
+
+
 def container(raw: bytes) -> str:
     """'wav', 'flac', 'ogg' or '' from the first bytes."""
     if raw[:4] == b"RIFF" and raw[8:12] == b"WAVE":
@@ -66,7 +75,7 @@ def parse(raw: bytes, where: str) -> WavInfo:
             raise DataError(f"{where}: the WAV extensible 'fmt ' chunk is {len(fmt_chunk)} bytes, not 40")
         tag = struct.unpack_from("<H", fmt_chunk, 24)[0]
     if tag not in (PCM, FLOAT):
-        raise DataError(f"{where}: WAV encoding {tag:#06x} is not supported (only PCM and IEEE float)")
+        raise UnsupportedEncoding(f"{where}: WAV encoding {tag:#06x} is not supported (only PCM and IEEE float)", tag)
     ok_bits = (8, 16, 24, 32) if tag == PCM else (32, 64)
     if bits not in ok_bits:
         raise DataError(f"{where}: {bits}-bit {'PCM' if tag == PCM else 'float'} WAV is not supported")

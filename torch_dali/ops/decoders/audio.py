@@ -2,7 +2,8 @@
 and their sampling rates, as DALI 2.4 decodes them.
 
 WAV (PCM 8/16/24/32-bit, IEEE float 32/64-bit) is read with the standard library (torch_dali.io.wav).
-FLAC and OGG need the `soundfile` package; without it they are refused with an error naming the
+FLAC, OGG and what else libsndfile reads, as DALI's libsndfile does (AIFF, AU, CAF, A-law / mu-law /
+ADPCM WAV...), need the `soundfile` package; without it they are refused with an error naming the
 sample. Measured on DALI 2.4: with no downmix and no resampling the values are libsndfile's
 (float: x / 2^(bits-1); int16/int32: PCM shifted to the width, float files rounded unscaled). A
 multi-channel file with `downmix` is averaged over its channels in float32 as DALI's kernel does it
@@ -16,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import torch
 
 from ... import types
@@ -38,18 +40,50 @@ def _soundfile() -> Any:
     return soundfile
 
 
-def _decode_other(raw: bytes, kind: str, where: str) -> tuple[torch.Tensor, int]:
-    """FLAC / OGG through soundfile, as float32 (frames, channels)."""
+# libsndfile's frame count comes from the file's header: refused past this many values
+_MAX_VALUES = 1 << 30
+_SF_DTYPES = {torch.float32: "float32", torch.int16: "int16", torch.int32: "int32"}
+
+
+class _Bytes:
+    """The file object libsndfile reads through: a seek before the start (corrupt headers ask for
+    one) stays put instead of raising inside soundfile's C callback, which prints the traceback."""
+
+    def __init__(self, raw: bytes) -> None:
+        import io
+        self._f = io.BytesIO(raw)
+        self.read, self.tell = self._f.read, self._f.tell
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        try:
+            return self._f.seek(offset, whence)
+        except ValueError:
+            return self._f.tell()
+
+
+def _decode_sf(raw: bytes, what: str, where: str, dtype: torch.dtype, downmix: bool,
+               target_rate: float) -> tuple[torch.Tensor, int, bool]:
+    """FLAC, OGG, and what else libsndfile reads (AIFF, AU, CAF, A-law / mu-law / ADPCM WAV...),
+    through soundfile: (frames, channels), the rate, and whether the values are final. DALI 2.4
+    decodes with libsndfile too and, when nothing follows (no downmix of several channels, no
+    resampling), reads at the output type with libsndfile's own conversions (24-bit to int16:
+    shifted, not rounded from float); else float32."""
     sf = _soundfile()
     if sf is None:
-        raise DataError(f"{where}: {kind.upper()} audio needs the `soundfile` package, which is not installed "
-                        "(only WAV is decoded without it)")
-    import io
+        raise DataError(f"{where}: {what} needs the `soundfile` package, which is not installed "
+                        "(only PCM and float WAV are decoded without it)")
     try:
-        data, rate = sf.read(io.BytesIO(raw), dtype="float32", always_2d=True)
+        with sf.SoundFile(_Bytes(raw)) as f:
+            if f.frames * f.channels > _MAX_VALUES:
+                raise DataError(f"{where}: the {what} header declares {f.frames} frames of {f.channels} channels")
+            rate = int(f.samplerate)
+            final = not ((downmix and f.channels > 1) or (target_rate > 0 and target_rate != rate))
+            data = f.read(dtype=_SF_DTYPES[dtype if final else torch.float32], always_2d=True)
+    except DataError:
+        raise
     except Exception as e:  # noqa: BLE001 - the library's own errors, reported with the sample
-        raise DataError(f"{where}: cannot decode the {kind.upper()} data: {e}") from None
-    return torch.from_numpy(data.copy()), int(rate)
+        raise DataError(f"{where}: cannot decode the {what}: {e}") from None
+    return torch.from_numpy(np.ascontiguousarray(data)), rate, final
 
 
 class AudioDecoder(Operator):
@@ -108,21 +142,27 @@ def decode_audio(raw: bytes, where: str, dtype: torch.dtype, downmix: bool, targ
     """(waveform, the file's rate): (frames, channels), or (frames,) when downmixed; `span`
     (offset, duration) in seconds cuts the frames first."""
     kind = wav.container(raw)
-    if kind == "":
-        raise DataError(f"{where}: not a WAV, FLAC or OGG file (unrecognized header)")
-    info = wav.parse(raw, where) if kind == "wav" else None
+    info, what = None, f"{kind.upper()} data" if kind else "audio data (not WAV, FLAC or OGG: unrecognized header)"
+    if kind == "wav":
+        try:
+            info = wav.parse(raw, where)
+        except wav.UnsupportedEncoding as e:
+            if _soundfile() is None:
+                raise
+            what = f"WAV data (encoding {e.tag:#06x})"
     rate = info.rate if info is not None else 0
     floats: torch.Tensor | None = None
     if info is None:
-        floats, rate = _decode_other(raw, kind, where)
+        decoded, rate, final = _decode_sf(raw, what, where, dtype, downmix, target_rate)
+        if final:
+            out = decoded[_span(decoded.shape[0], rate, span, where)]
+            return (out[:, 0] if downmix else out).contiguous(), rate
+        floats = decoded
     channels = info.channels if info is not None else int(floats.shape[1])  # type: ignore[union-attr]
     mix = downmix and channels > 1
     resampling = target_rate > 0 and target_rate != rate
     if not mix and not resampling:
-        if info is not None:
-            out = wav.decode(raw, info, dtype)
-        else:
-            out = from_domain(floats, dtype)  # type: ignore[arg-type]
+        out = wav.decode(raw, info, dtype)  # type: ignore[arg-type]
         out = out[_span(out.shape[0], rate, span, where)]
         return (out[:, 0].contiguous() if downmix else out.contiguous()), rate
     if floats is None:
@@ -142,7 +182,8 @@ def decode_audio(raw: bytes, where: str, dtype: torch.dtype, downmix: bool, targ
 
 register(OpSchema(
     name="decoders.audio", impl=AudioDecoder, devices=("cpu",), num_outputs=2, legacy_names=("AudioDecoder",),
-    doc="Decodes audio files held in memory (uint8): WAV (PCM 8-32 bit, float), FLAC/OGG with `soundfile`; "
+    doc="Decodes audio files held in memory (uint8): WAV (PCM 8-32 bit, float); FLAC, OGG, AIFF and other "
+        "libsndfile formats with `soundfile`; "
         "outputs the waveform (frames, channels) and the sampling rate.",
     args=(Arg("dtype", "dtype", types.FLOAT, "output type: INT16, INT32 or FLOAT"),
           Arg("downmix", "bool", False, "average the channels to mono (1-D output)"),
