@@ -151,3 +151,18 @@ def test_wav_references(root):
     ref = np.load(wav.with_suffix(".npy"))
     assert ref.dtype == np.int16 and ref.shape == (12800,)
     np.testing.assert_array_equal(np.asarray(out.at(0))[:, 0], ref)
+
+
+def test_flac_and_ogg_references(root):
+    """With soundfile: more_data's FLAC holds the WAV's samples (lossless) and each .npy is what
+    the decoder reads (DALI 2.4 passes decoder/test_audio's FLAC and OGG cases on these)."""
+    pytest.importorskip("soundfile")
+    more_data.make(root)
+    name = "237-134500-0003"
+    wav_ref = np.load(root / f"db/audio/wav/{name}.npy")
+    np.testing.assert_array_equal(np.load(root / f"db/audio/flac/{name}.npy"), wav_ref)
+    for fmt in ("flac", "ogg"):
+        f = root / f"db/audio/{fmt}/{name}.{fmt}"
+        ((out,),), _ = _run(pipeline_def(batch_size=1, num_threads=1, device_id=None)(lambda f=f: fn.decoders.audio(
+            fn.readers.file(files=[str(f)])[0], dtype=types.INT16)[0]))
+        np.testing.assert_array_equal(np.asarray(out.at(0))[:, 0], np.load(f.with_suffix(".npy")))

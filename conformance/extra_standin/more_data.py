@@ -6,7 +6,9 @@ member: not regular files, so readers and `tarfile` extraction skip them), wide.
 db/webdataset/legacy_index_formats (a 16-sample MNIST-like data.tar with a v1.1 and a v1.2 index,
 the index versions DALI 2.4 reads), for reader/test_webdataset_legacy_index_files; beside each
 db/audio/wav/*.wav (misc.py's 16-bit mono PCM) its samples as int16 .npy, the reference
-decoder/test_audio compares the decoded file with."""
+decoder/test_audio compares the decoded file with; where `soundfile` is installed, the same audio as
+db/audio/flac/*.flac and db/audio/ogg/*.ogg (Vorbis), each with its int16 .npy as libsndfile
+decodes it, for that test's FLAC and OGG cases."""
 from __future__ import annotations
 
 import io
@@ -79,3 +81,18 @@ def make(root: Path) -> None:
         raw = w.read_bytes()
         assert raw[36:40] == b"data", w  # misc.py's plain 44-byte header
         np.save(w.with_suffix(".npy"), np.frombuffer(raw[44:], "<i2"))
+    _flac_ogg(root / "db" / "audio")
+
+
+def _flac_ogg(audio: Path) -> None:
+    try:
+        import soundfile as sf  # type: ignore[import-not-found]
+    except ImportError:  # the WAV cases still run; FLAC / OGG ones count as needing DALI_extra
+        return
+    for fmt, subtype in (("flac", "PCM_16"), ("ogg", "VORBIS")):
+        (audio / fmt).mkdir(parents=True, exist_ok=True)
+        for w in sorted((audio / "wav").glob("*.wav")):
+            out = audio / fmt / w.with_suffix(f".{fmt}").name
+            samples, rate = sf.read(w, dtype="int16")
+            sf.write(out, samples, rate, format=fmt.upper(), subtype=subtype)
+            np.save(out.with_suffix(".npy"), sf.read(out, dtype="int16")[0])  # Vorbis is lossy: as decoded
