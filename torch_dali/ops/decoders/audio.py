@@ -71,7 +71,7 @@ def _decode_sf(raw: bytes, what: str, where: str, dtype: torch.dtype, downmix: b
     sf = _soundfile()
     if sf is None:
         raise DataError(f"{where}: {what} needs the `soundfile` package, which is not installed "
-                        "(only PCM and float WAV are decoded without it)")
+                        "(pip install torch_dali[audio]; only PCM and float WAV are decoded without it)")
     try:
         with sf.SoundFile(_Bytes(raw)) as f:
             if f.frames * f.channels > _MAX_VALUES:
@@ -183,7 +183,7 @@ def decode_audio(raw: bytes, where: str, dtype: torch.dtype, downmix: bool, targ
 register(OpSchema(
     name="decoders.audio", impl=AudioDecoder, devices=("cpu",), num_outputs=2, legacy_names=("AudioDecoder",),
     doc="Decodes audio files held in memory (uint8): WAV (PCM 8-32 bit, float); FLAC, OGG, AIFF and other "
-        "libsndfile formats with `soundfile`; "
+        "libsndfile formats with soundfile (optional dependency: pip install torch_dali[audio]); "
         "outputs the waveform (frames, channels) and the sampling rate.",
     args=(Arg("dtype", "dtype", types.FLOAT, "output type: INT16, INT32 or FLOAT"),
           Arg("downmix", "bool", False, "average the channels to mono (1-D output)"),
