@@ -169,3 +169,11 @@ def test_alaw_and_aiff_without_soundfile_name_the_sample(monkeypatch):
         _decode([GOOD, W.riff(6, 1, 8000, 8, bytes(range(256)))])
     with pytest.raises(RuntimeError, match=r"sample 0.*unrecognized header"):
         _decode([W.aiff(1, 8000, np.zeros((4, 1), np.int16))])
+
+
+def test_libsndfile_refusals_name_the_sample_and_its_reason():
+    pytest.importorskip("soundfile")
+    for bad in (b"FORM\x00\x00\x00\x04AIFF", b"not audio at all " * 4, b"OggS" + bytes(50)):
+        with pytest.raises(RuntimeError, match=r"sample 0.*cannot decode") as e:
+            _decode([bad])
+        assert "object at 0x" not in str(e.value)  # soundfile's file-object repr is left out

@@ -82,7 +82,8 @@ def _decode_sf(raw: bytes, what: str, where: str, dtype: torch.dtype, downmix: b
     except DataError:
         raise
     except Exception as e:  # noqa: BLE001 - the library's own errors, reported with the sample
-        raise DataError(f"{where}: cannot decode the {what}: {e}") from None
+        # libsndfile's own reason, without soundfile's "Error opening <file object at 0x...>: "
+        raise DataError(f"{where}: cannot decode the {what}: {getattr(e, 'error_string', None) or e}") from None
     return torch.from_numpy(np.ascontiguousarray(data)), rate, final
 
 
