@@ -177,3 +177,20 @@ def test_libsndfile_refusals_name_the_sample_and_its_reason():
         with pytest.raises(RuntimeError, match=r"sample 0.*cannot decode") as e:
             _decode([bad])
         assert "object at 0x" not in str(e.value)  # soundfile's file-object repr is left out
+
+
+def test_a_flac_header_declaring_more_frames_than_its_bytes_hold_is_refused_before_allocating():
+    sf = pytest.importorskip("soundfile")
+    import io
+    buf = io.BytesIO()
+    sf.write(buf, np.zeros(16384, np.int16), 16000, format="FLAC")
+    raw = bytearray(buf.getvalue())
+    # STREAMINFO's 36-bit total-samples field: 2**29 frames (2 GiB of float32) in a 130-byte file
+    v = int.from_bytes(raw[18:26], "big")
+    raw[18:26] = ((v & ~((1 << 36) - 1)) | (1 << 29)).to_bytes(8, "big")
+    with pytest.raises(DataError, match="lie.flac.*536870912 frames"):
+        audio_dec.decode_audio(bytes(raw), "lie.flac", torch.float32, False, 0.0, None)
+    buf = io.BytesIO()  # a file that honestly holds much silence still decodes (~550 values a byte)
+    sf.write(buf, np.zeros((480000, 2), np.int16), 48000, format="FLAC")
+    out, rate = audio_dec.decode_audio(buf.getvalue(), "silence.flac", torch.float32, False, 0.0, None)
+    assert out.shape == (480000, 2) and rate == 48000 and not out.any()

@@ -40,8 +40,10 @@ def _soundfile() -> Any:
     return soundfile
 
 
-# libsndfile's frame count comes from the file's header: refused past this many values
-_MAX_VALUES = 1 << 30
+# libsndfile's frame count comes from the file's header, and soundfile allocates it before reading:
+# refused past what the file's bytes can hold (FLAC's constant subframes code a frame of 4096
+# silent samples in a few bytes, so 4096 values a byte), with a floor for small files
+_VALUES_PER_BYTE, _MIN_VALUES = 4096, 1 << 22
 _SF_DTYPES = {torch.float32: "float32", torch.int16: "int16", torch.int32: "int32"}
 
 
@@ -74,7 +76,7 @@ def _decode_sf(raw: bytes, what: str, where: str, dtype: torch.dtype, downmix: b
                         "(pip install torch_dali[audio]; only PCM and float WAV are decoded without it)")
     try:
         with sf.SoundFile(_Bytes(raw)) as f:
-            if f.frames * f.channels > _MAX_VALUES:
+            if f.frames * f.channels > max(_MIN_VALUES, _VALUES_PER_BYTE * len(raw)):
                 raise DataError(f"{where}: the {what} header declares {f.frames} frames of {f.channels} channels")
             rate = int(f.samplerate)
             final = not ((downmix and f.channels > 1) or (target_rate > 0 and target_rate != rate))
