@@ -43,6 +43,11 @@ CASES["hwc"] = (HWC, "HWC", {"blue_position": [1, 1]}, None)
 CASES["no_layout_3d"] = (HWC, "", {"blue_position": [0, 1]}, None)
 CASES["sequences"] = (FHW, "FHW", {}, [[0, 1], [1, 0]])
 CASES["per_sample"] = (U8, "HW", {}, [[0, 0], [1, 1], [0, 1], [1, 0]])
+for _bp in ([0, 0], [0, 1], [1, 0], [1, 1]):  # no new draws here: the arrays below stay as they were
+    CASES[f"edge_u8_{_bp[0]}{_bp[1]}"] = (U8, "HW", {"blue_position": _bp, "algorithm": "edgeaware_ocv"}, None)
+CASES["edge_u16"] = (U16, "HW", {"blue_position": [0, 1], "algorithm": "edgeaware_ocv"}, None)
+CASES["edge_sequences"] = (FHW, "FHW", {"algorithm": "edgeaware_ocv"}, [[1, 1], [0, 0]])
+CASES["default_algorithm"] = (U8, "HW", {"blue_position": [1, 0], "algorithm": "default"}, None)
 
 # name -> (sample, layout, args): DALI refuses these
 ERRORS: dict[str, tuple[np.ndarray, str, dict[str, Any]]] = {

@@ -11,7 +11,9 @@ and column (OpenCV's naming: (0, 0) BG, (0, 1) GB, (1, 0) GR, (1, 1) RG). Algori
 - default_npp (the GPU's only algorithm, as in DALI): NPP's bilinear demosaic (floored means, green
   at red and blue sites from the axis along which that colour changes less, mirrored borders),
   bit for bit the values DALI's test of its GPU operator expects (`demosaic_npp`).
-edgeaware_ocv and vng_ocv are refused (not implemented). Each kernel is one batched set of torch
+- edgeaware_ocv: bilinear, except green at red and blue sites, taken from the axis whose two greens
+  differ less (OpenCV's edge-aware demosaic, bit for bit DALI's CPU output).
+`default` names each device's default. vng_ocv is refused (not implemented). Each kernel is one batched set of torch
 integer calls over every frame of a dense batch, on the batch's device.
 """
 from __future__ import annotations
@@ -55,9 +57,11 @@ def _sites(h: int, w: int, by: int, bx: int, device: torch.device) -> tuple[torc
     return red, blue, red_row & ~red_col, ~red_row & red_col
 
 
-def demosaic(x: torch.Tensor, by: int, bx: int, gray: bool = False) -> torch.Tensor:
+def demosaic(x: torch.Tensor, by: int, bx: int, gray: bool = False, edge: bool = False) -> torch.Tensor:
     """(N, H, W) uint8/uint16 planes, all with one Bayer pattern -> (N, H, W, 3) RGB, or (N, H, W, 1)
-    luma with `gray`, of the input's dtype."""
+    luma with `gray`, of the input's dtype. `edge` (edgeaware_ocv): green at a red or blue site is
+    the mean of the 2 vertical greens where the horizontal pair differs more, else of the 2
+    horizontal ones; everything else as bilinear."""
     n, h, w = (int(s) for s in x.shape)
     out_c = 1 if gray else 3
     if h < 3 or w < 3:
@@ -73,7 +77,14 @@ def demosaic(x: torch.Tensor, by: int, bx: int, gray: bool = False) -> torch.Ten
         g_site = (g_site + c * (2 * _G2Y) + (1 << 14)) >> 15
         planes = [torch.where(green, g_site, rb_site)]
     else:
-        g = torch.where(green, c, (n4 + 2) >> 2)
+        if edge:
+            xi = x.to(torch.int32)
+            dh = (xi[:, 1:-1, :-2] - xi[:, 1:-1, 2:]).abs()
+            dv = (xi[:, :-2, 1:-1] - xi[:, 2:, 1:-1]).abs()
+            g_rb = torch.where(dh > dv, (vs + 1) >> 1, (hs + 1) >> 1)
+        else:
+            g_rb = (n4 + 2) >> 2
+        g = torch.where(green, c, g_rb)
         diag = (d4 + 2) >> 2
         horiz, vert = (hs + 1) >> 1, (vs + 1) >> 1
         r = torch.where(red, c, torch.where(blue, diag, torch.where(g_red_row, horiz, vert)))
@@ -155,7 +166,7 @@ class Debayer(Operator):
     def setup(self) -> None:
         alg = self.args["algorithm"]
         gpu = self.node.device == "gpu"
-        if alg is None:
+        if alg is None or alg == "default":  # DALI takes "default" for each device's default
             alg = "default_npp" if gpu else "bilinear_ocv"
         if alg not in (*_CPU_ALGS, "default_npp"):
             raise ArgumentError(f"{self.name}: unknown `algorithm` {alg!r}; the CPU has "
@@ -164,9 +175,9 @@ class Debayer(Operator):
             raise ArgumentError(f"{self.name}: the GPU runs only algorithm 'default_npp', got {alg!r}")
         if not gpu and alg == "default_npp":
             raise ArgumentError(f"{self.name}: 'default_npp' runs on the GPU only; the CPU has {', '.join(_CPU_ALGS)}")
-        if alg in ("edgeaware_ocv", "vng_ocv"):
-            raise ArgumentError(f"{self.name}: algorithm {alg!r} is not implemented in torch_dali; use "
-                                "'bilinear_ocv' or 'gray_ocv'")
+        if alg == "vng_ocv":
+            raise ArgumentError(f"{self.name}: algorithm 'vng_ocv' is not implemented in torch_dali; use "
+                                "'bilinear_ocv', 'edgeaware_ocv' or 'gray_ocv'")
         self.alg = alg
         if "blue_position" not in self.node.arg_inputs:
             self.position = _position(self.name, self.args["blue_position"])
@@ -205,9 +216,10 @@ class Debayer(Operator):
                      else [self.position] * len(samples))
         gray = self.alg == "gray_ocv"
         npp = self.alg == "default_npp"
+        edge = self.alg == "edgeaware_ocv"
 
         def kernel(planes: torch.Tensor, pos: tuple[int, int]) -> torch.Tensor:
-            return demosaic_npp(planes, *pos) if npp else demosaic(planes, *pos, gray)
+            return demosaic_npp(planes, *pos) if npp else demosaic(planes, *pos, gray, edge)
 
         same = len({tuple(p.shape) for p in planes}) == 1 and len(set(positions)) == 1
         if same:  # one call for the whole batch
@@ -223,12 +235,13 @@ for _name in ("debayer", "experimental.debayer"):
     register(OpSchema(
         name=_name, impl=Debayer, devices=("cpu", "gpu"),
         doc="Demosaics single-channel uint8/uint16 Bayer images (HW, HWC, FHW, FHWC; even height and width) "
-            "to RGB HWC (FHWC); bilinear (bit for bit DALI's CPU output) or its luma (gray_ocv) on the CPU, "
+            "to RGB HWC (FHWC); bilinear, edge-aware (bit for bit DALI's CPU output) or bilinear luma (gray_ocv) on the CPU, "
             "NPP's bilinear (default_npp) on the GPU.",
         args=(
             Arg("blue_position", "ints", doc="(y, x) of blue in the 2x2 tile at the second row and column: "
                 "(0, 0) BG, (0, 1) GB, (1, 0) GR, (1, 1) RG", tensor=True),
-            Arg("algorithm", "str", None, "CPU: bilinear_ocv (default) or gray_ocv (edgeaware_ocv and vng_ocv "
-                "are not implemented); GPU: default_npp (NPP's bilinear with chroma-guided green)"),
+            Arg("algorithm", "str", None, "CPU: bilinear_ocv (default), edgeaware_ocv or gray_ocv (vng_ocv "
+                "is not implemented); GPU: default_npp (NPP's bilinear with chroma-guided green); "
+                "`default`: the device's default"),
         ),
     ))
