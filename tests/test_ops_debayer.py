@@ -1,7 +1,7 @@
 """debayer against DALI 2.4's CPU backend: tests/reference/debayer_tables.npz (made once by
 `/work/dali-venv/bin/python -m tests.reference.debayer_ref`) holds DALI's output for each case of
-tests/reference/debayer_ref.py (bilinear_ocv, edgeaware_ocv, gray_ocv and `default`, all four
-patterns, uint8 and uint16, HW / HWC / FHW, per-sample positions) and what DALI refuses."""
+tests/reference/debayer_ref.py (bilinear_ocv, edgeaware_ocv, vng_ocv, gray_ocv and `default`, all
+four patterns, uint8 and uint16, HW / HWC / FHW, per-sample positions) and what DALI refuses."""
 from __future__ import annotations
 
 import functools
@@ -76,9 +76,19 @@ def test_experimental_alias_and_per_frame():
         np.testing.assert_array_equal(g, w)
 
 
-def test_algorithms_we_lack_are_refused():
-    with pytest.raises(RuntimeError, match="not implemented"):
-        run(R.U8[:1], "HW", {"blue_position": [0, 0], "algorithm": "vng_ocv"})
+def test_vng_column_rule_is_pinned(monkeypatch):
+    """The VNG tables hold pixels where OpenCV's SIMD scale (0.5f / 7) and its per-pixel table
+    (0.0714286f) round differently: taking either for every pixel breaks the match."""
+    from torch_dali.ops import debayer_vng
+    for every in (True, False):
+        monkeypatch.setattr(debayer_vng, "_simd_columns",
+                            lambda h, w, by, bx, dev, every=every: torch.full((h, w), every, device=dev))
+        differs = False
+        for tag in ("00", "01", "10", "11"):
+            samples, layout, args, _ = R.CASES[f"vng_{tag}"]
+            got, _ = run(samples, layout, args)
+            differs |= any(not np.array_equal(g, _tables()[f"vng_{tag}/{i}"]) for i, g in enumerate(got))
+        assert differs, f"the tables do not tell the column rule from all-{'SIMD' if every else 'table'}"
 
 
 def _npp_by_pixel(m: np.ndarray, by: int, bx: int) -> np.ndarray:

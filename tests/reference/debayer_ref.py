@@ -63,6 +63,15 @@ ERRORS: dict[str, tuple[np.ndarray, str, dict[str, Any]]] = {
     "vng_u16": (U16[0], "HW", {"blue_position": [0, 0], "algorithm": "vng_ocv"}),
 }
 
+# vng_ocv: mosaics of 8 pixels and more (smaller ones are bilinear), wide enough for OpenCV's
+# 8-pixel SIMD runs and its per-pixel tail (drawn after the arrays above, which stay as they were)
+VNG = [_rng.integers(0, 256, (24, 40), dtype=np.uint8), _smooth(18, 34, np.uint8, 256),
+       _rng.integers(100, 116, (16, 26), dtype=np.uint8), U8[1], U8[0]]
+for _bp in ([0, 0], [0, 1], [1, 0], [1, 1]):
+    CASES[f"vng_{_bp[0]}{_bp[1]}"] = (VNG, "HW", {"blue_position": _bp, "algorithm": "vng_ocv"}, None)
+CASES["vng_sequences"] = ([np.stack([VNG[0][:16], VNG[0][8:]]), VNG[2][None]], "FHW", {"algorithm": "vng_ocv"},
+                          [[0, 1], [1, 0]])
+
 
 def _dali_run(samples: list[np.ndarray], layout: str, args: dict[str, Any],
               positions: list[list[int]] | None) -> list[np.ndarray]:

@@ -13,7 +13,9 @@ and column (OpenCV's naming: (0, 0) BG, (0, 1) GB, (1, 0) GR, (1, 1) RG). Algori
   bit for bit the values DALI's test of its GPU operator expects (`demosaic_npp`).
 - edgeaware_ocv: bilinear, except green at red and blue sites, taken from the axis whose two greens
   differ less (OpenCV's edge-aware demosaic, bit for bit DALI's CPU output).
-`default` names each device's default. vng_ocv is refused (not implemented). Each kernel is one batched set of torch
+- vng_ocv (uint8): Variable Number of Gradients (debayer_vng.py), bit for bit DALI's CPU output;
+  images under 8 pixels high or wide get bilinear, as in OpenCV.
+`default` names each device's default. Each kernel is one batched set of torch
 integer calls over every frame of a dense batch, on the batch's device.
 """
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ._operator import BatchContext, Operator
 from ._registry import register
 from ._schema import Arg, OpSchema
 from .layout_op import resolve_layout
+from .debayer_vng import demosaic_vng
 from .layouts import refuse_input
 
 LAYOUTS = ("HW", "HWC", "FHW", "FHWC")
@@ -175,9 +178,6 @@ class Debayer(Operator):
             raise ArgumentError(f"{self.name}: the GPU runs only algorithm 'default_npp', got {alg!r}")
         if not gpu and alg == "default_npp":
             raise ArgumentError(f"{self.name}: 'default_npp' runs on the GPU only; the CPU has {', '.join(_CPU_ALGS)}")
-        if alg == "vng_ocv":
-            raise ArgumentError(f"{self.name}: algorithm 'vng_ocv' is not implemented in torch_dali; use "
-                                "'bilinear_ocv', 'edgeaware_ocv' or 'gray_ocv'")
         self.alg = alg
         if "blue_position" not in self.node.arg_inputs:
             self.position = _position(self.name, self.args["blue_position"])
@@ -203,6 +203,8 @@ class Debayer(Operator):
         for i, t in enumerate(samples):
             if t.dtype not in (torch.uint8, torch.uint16):
                 raise ArgumentTypeError(f"{self.name}: the input must be uint8 or uint16, got {t.dtype} (sample {i})")
+            if self.alg == "vng_ocv" and t.dtype != torch.uint8:
+                raise ArgumentTypeError(f"{self.name}: vng_ocv takes uint8 input only, got {t.dtype} (sample {i})")
             if layout.endswith("C"):
                 if int(t.shape[-1]) != 1:
                     raise ArgumentError(f"{self.name}: the mosaic must have one channel, got shape "
@@ -217,8 +219,11 @@ class Debayer(Operator):
         gray = self.alg == "gray_ocv"
         npp = self.alg == "default_npp"
         edge = self.alg == "edgeaware_ocv"
+        vng = self.alg == "vng_ocv"
 
         def kernel(planes: torch.Tensor, pos: tuple[int, int]) -> torch.Tensor:
+            if vng and min(planes.shape[-2:]) >= 8:
+                return demosaic_vng(planes, *pos)
             return demosaic_npp(planes, *pos) if npp else demosaic(planes, *pos, gray, edge)
 
         same = len({tuple(p.shape) for p in planes}) == 1 and len(set(positions)) == 1
@@ -235,13 +240,13 @@ for _name in ("debayer", "experimental.debayer"):
     register(OpSchema(
         name=_name, impl=Debayer, devices=("cpu", "gpu"),
         doc="Demosaics single-channel uint8/uint16 Bayer images (HW, HWC, FHW, FHWC; even height and width) "
-            "to RGB HWC (FHWC); bilinear, edge-aware (bit for bit DALI's CPU output) or bilinear luma (gray_ocv) on the CPU, "
-            "NPP's bilinear (default_npp) on the GPU.",
+            "to RGB HWC (FHWC); bilinear, edge-aware, VNG (bit for bit DALI's CPU output) or bilinear luma "
+            "(gray_ocv) on the CPU, NPP's bilinear (default_npp) on the GPU.",
         args=(
             Arg("blue_position", "ints", doc="(y, x) of blue in the 2x2 tile at the second row and column: "
                 "(0, 0) BG, (0, 1) GB, (1, 0) GR, (1, 1) RG", tensor=True),
-            Arg("algorithm", "str", None, "CPU: bilinear_ocv (default), edgeaware_ocv or gray_ocv (vng_ocv "
-                "is not implemented); GPU: default_npp (NPP's bilinear with chroma-guided green); "
-                "`default`: the device's default"),
+            Arg("algorithm", "str", None, "CPU: bilinear_ocv (default), edgeaware_ocv, vng_ocv (uint8) or "
+                "gray_ocv; GPU: default_npp (NPP's bilinear with chroma-guided green); `default`: the "
+                "device's default"),
         ),
     ))
