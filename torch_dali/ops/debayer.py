@@ -15,8 +15,8 @@ and column (OpenCV's naming: (0, 0) BG, (0, 1) GB, (1, 0) GR, (1, 1) RG). Algori
   differ less (OpenCV's edge-aware demosaic, bit for bit DALI's CPU output).
 - vng_ocv (uint8): Variable Number of Gradients (debayer_vng.py), bit for bit DALI's CPU output;
   images under 8 pixels high or wide get bilinear, as in OpenCV.
-`default` names each device's default. Each kernel is one batched set of torch
-integer calls over every frame of a dense batch, on the batch's device.
+`default` names each device's default. Each kernel is one batched set of torch calls (integer
+arithmetic; VNG's one rounding in float32) over every frame of a dense batch, on the batch's device.
 """
 from __future__ import annotations
 
