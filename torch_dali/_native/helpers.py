@@ -79,7 +79,7 @@ CROP_WINDOWS = CLibrary(CSRC / "cpu" / "crop_windows.c", ["m"], ["-ffp-contract=
                         disable_env="TORCH_DALI_NO_HOST_IO", configure=_crop_windows_signatures)
 
 # numeric kernels (numeric.py): declared there, listed and called through here
-from .numeric import BBOX_CROP, REDUCE_SUM, bbox_crop, dali_sum  # noqa: E402,F401
+from .numeric import BBOX_CROP, BOX_ENCODER, REDUCE_SUM, bbox_crop, box_encode, dali_sum  # noqa: E402,F401
 
 #: the CPU ops' image kernels (resize with the linear filter, crop_mirror_normalize, per-value tables
 #: of uint8 images, histogram equalization, filter (border, correlation and conversion in one pass),

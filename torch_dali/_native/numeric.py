@@ -1,5 +1,5 @@
 """The C helpers of numeric kernels whose results are defined by a spec's order of operations:
-random_bbox_crop's window search and DALI-ordered sums (re-exported by `helpers`, through which
+random_bbox_crop's window search, box_encoder's anchor matching and DALI-ordered sums (re-exported by `helpers`, through which
 the fast kernels call them, so that tests can stand in for them in one place)."""
 from __future__ import annotations
 
@@ -29,6 +29,18 @@ def _reduce_sum_signatures(lib: ctypes.CDLL) -> None:
                       ctypes.c_void_p, ctypes.c_void_p]
         f.restype = ctypes.c_int
 
+
+def _box_encoder_signatures(lib: ctypes.CDLL) -> None:
+    i64, vp, c_int = ctypes.c_int64, ctypes.c_void_p, ctypes.c_int
+    lib.td_box_match.argtypes = [vp, vp, i64, i64, vp, i64, vp, vp]
+    lib.td_box_encode.argtypes = [vp, vp, i64, i64, vp, i64, ctypes.c_float, c_int, vp, vp, vp, vp, vp]
+    lib.td_box_match.restype = lib.td_box_encode.restype = c_int
+
+
+#: box_encoder (anchor matching and encoding), bit-identical to functional.detection's
+#: match_anchors and box_encoder_batch (float32, no fused multiply-add)
+BOX_ENCODER = CLibrary(CSRC / "cpu" / "box_encoder.c", [], ["-O3", "-ffp-contract=off", "-fno-trapping-math"],
+                     disable_env="TORCH_DALI_NO_CPU_KERNELS", configure=_box_encoder_signatures)
 
 #: random_bbox_crop's window search for a batch, bit-identical to functional.bbox_crop.find_crop's
 #: (no fused multiply-add: products round as NumPy's do)
@@ -99,3 +111,27 @@ def dali_sum(v: torch.Tensor, reduced: Sequence[int], kept: Sequence[int], group
          out.data_ptr()) != 0:
         return None
     return out
+
+
+def box_encode(boxes: torch.Tensor, counts: torch.Tensor, anchors: torch.Tensor, criteria: float, offset: bool,
+               scale: float, means: Sequence[float], stds: Sequence[float]) -> tuple[torch.Tensor, ...] | None:
+    """box_encoder of a padded CPU float32 batch (see box_encoder.c): (B, M, 4) encodings, (B, M)
+    best box indices and whether each anchor matched; None when the helper is not built, refuses
+    the arguments, or meets a NaN IoU."""
+    lib = BOX_ENCODER.load()
+    if lib is None:
+        return None
+    b, a = boxes.detach().contiguous(), anchors.detach().contiguous()
+    c = counts.detach().to(torch.int64).contiguous()
+    B, N, M = int(b.shape[0]), int(b.shape[1]), int(a.shape[0])
+    params = np.array([scale, *means, *stds], dtype=np.float32)
+    best_box = torch.empty((B, M), dtype=torch.int64)
+    best_iou = torch.empty((B, M), dtype=torch.float32)
+    enc = torch.empty((B, M, 4), dtype=torch.float32)
+    matched = torch.empty((B, M), dtype=torch.bool)
+    if lib.td_box_encode(b.data_ptr(), c.data_ptr(), B, N, a.data_ptr(), M, float(criteria), int(bool(offset)),
+                         params.ctypes.data, best_box.data_ptr(), best_iou.data_ptr(), enc.data_ptr(),
+                         matched.data_ptr()) != 0:
+        return None
+    return enc, best_box, matched
+

@@ -158,13 +158,36 @@ def _last_argmax_eq(x: torch.Tensor, dim: int) -> torch.Tensor:
     return torch.where(x == x.amax(dim, keepdim=True), idx, -1).amax(dim)
 
 
+def match_anchors(boxes: torch.Tensor, counts: torch.Tensor, anchors: torch.Tensor,
+                  plain: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each anchor's ground-truth box in a padded batch (boxes (B, N, 4) ltrb, N >= 1, counts (B,)
+    real boxes per sample, anchors (M, 4) ltrb): (B, M) int64 box indices and their (B, M) IoUs.
+    Each real box first claims its best anchor (the last of equal IoUs) with IoU 2; padding rows
+    count -1; an anchor takes the last box of the highest IoU. `plain`: the first formulation
+    (`iou`, `_last_argmax`), the reference the faster one is tested against."""
+    B, N = boxes.shape[0], boxes.shape[1]
+    dev = boxes.device
+    real = torch.arange(N, device=dev).unsqueeze(0) < counts.to(dev).unsqueeze(1)  # (B, N)
+    ious = (iou if plain else iou_planar)(boxes[..., :2], boxes[..., 2:], anchors[:, :2], anchors[:, 2:])  # (B, N, M)
+    argmax = _last_argmax if plain or bool(torch.isnan(ious).any()) else _last_argmax_eq
+    # each real box claims its best anchor (last of equal IoUs): IoU 2 guarantees the match
+    best_anchor = argmax(ious, 2)  # (B, N)
+    two = torch.full((B, N, 1), 2.0, dtype=ious.dtype, device=dev)
+    claimed = ious.scatter(2, best_anchor.unsqueeze(-1), two)
+    ious = torch.where(real.unsqueeze(-1), claimed, ious)
+    # padding rows never win an anchor: below any real IoU (real ones are >= 0)
+    ious = torch.where(real.unsqueeze(-1), ious, torch.full((), -1.0, dtype=ious.dtype, device=dev))
+    best_box = argmax(ious, 1)  # (B, M)
+    return best_box, torch.gather(ious, 1, best_box.unsqueeze(1)).squeeze(1)
+
+
 def box_encoder_batch(boxes: torch.Tensor, labels: torch.Tensor, counts: torch.Tensor, anchors: torch.Tensor,
                       criteria: float, offset: bool, scale: float, means: list[float],
                       stds: list[float], plain: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
     """SSD box encoding of a padded batch in one pass: boxes (B, N, 4) ltrb, labels (B, N), counts
     (B,) real boxes per sample, anchors (M, 4) ltrb. Returns (B, M, 4) encoded boxes (center and
     extent, or normalized offsets with `offset`) and (B, M) labels (0: background). `plain`: the
-    first formulation (`iou`, `_last_argmax`), the reference the faster one is tested against."""
+    first formulation of the matching (see `match_anchors`)."""
     B, N = boxes.shape[0], boxes.shape[1]
     M = anchors.shape[0]
     dev = boxes.device
@@ -177,18 +200,7 @@ def box_encoder_batch(boxes: torch.Tensor, labels: torch.Tensor, counts: torch.T
     out_labels = torch.zeros((B, M), dtype=labels.dtype, device=dev)
     if N == 0:
         return enc, out_labels
-    real = torch.arange(N, device=dev).unsqueeze(0) < counts.to(dev).unsqueeze(1)  # (B, N)
-    ious = (iou if plain else iou_planar)(boxes[..., :2], boxes[..., 2:], a_lo, a_hi)  # (B, N, M)
-    argmax = _last_argmax if plain or bool(torch.isnan(ious).any()) else _last_argmax_eq
-    # each real box claims its best anchor (last of equal IoUs): IoU 2 guarantees the match
-    best_anchor = argmax(ious, 2)  # (B, N)
-    two = torch.full((B, N, 1), 2.0, dtype=ious.dtype, device=dev)
-    claimed = ious.scatter(2, best_anchor.unsqueeze(-1), two)
-    ious = torch.where(real.unsqueeze(-1), claimed, ious)
-    # padding rows never win an anchor: below any real IoU (real ones are >= 0)
-    ious = torch.where(real.unsqueeze(-1), ious, torch.full((), -1.0, dtype=ious.dtype, device=dev))
-    best_box = argmax(ious, 1)  # (B, M)
-    best_iou = torch.gather(ious, 1, best_box.unsqueeze(1)).squeeze(1)
+    best_box, best_iou = match_anchors(boxes, counts, anchors, plain)
     matched = best_iou > criteria  # (B, M)
     box = torch.gather(boxes, 1, best_box.unsqueeze(-1).expand(B, M, 4))
     b_ctr, b_ext = (box[..., :2] + box[..., 2:]) * 0.5, box[..., 2:] - box[..., :2]
