@@ -418,7 +418,7 @@ TARGETS: dict[str, tuple[Target, Callable[[], list[bytes]]]] = {
     "crop_windows": (target_crop_windows, lambda: [b""]),
     "warp": (target_warp, lambda: [b""]),
     "cpu_image": (target_cpu_image, lambda: [b""]),
-    **DETECTION_TARGETS,  # bbox_crop (tests/_fuzz_detection.py)
+    **DETECTION_TARGETS,  # bbox_crop, box_encoder (tests/_fuzz_detection.py)
     **READER_TARGETS,  # lmdb, caffe, tfexample, npy, tar (tests/_fuzz_readers.py)
 }
 
@@ -426,7 +426,7 @@ TARGETS: dict[str, tuple[Target, Callable[[], list[bytes]]]] = {
 def make_input(name: str, seed: int, i: int, corpus: list[bytes]) -> tuple[bytes, random.Random]:
     """Input i of a run: a function of (seed, target, i) alone, so any input can be replayed."""
     rnd = random.Random(f"{seed}:{name}:{i}")
-    if name in ("crop_windows", "bbox_crop", "warp", "cpu_image"):  # draw their arguments from rnd
+    if name in ("crop_windows", "bbox_crop", "box_encoder", "warp", "cpu_image"):  # draw their arguments from rnd
         return b"", rnd
     base = rnd.choice(corpus)
     if name == "roi" and rnd.random() < 0.5:

@@ -1,14 +1,17 @@
-"""Fuzz target for the detection ops' C helper (registered in tests/_fuzz.py's TARGETS): random_bbox_crop's
-window search (bbox_crop.c) against its spec, functional.bbox_crop.find_crops, at edge arguments."""
+"""Fuzz targets for the detection ops' C helpers (registered in tests/_fuzz.py's TARGETS): random_bbox_crop's
+window search (bbox_crop.c) against its spec, functional.bbox_crop.find_crops, and box_encoder
+(box_encoder.c) against functional.detection.box_encoder_batch, at edge arguments."""
 from __future__ import annotations
 
 import random
 
 import numpy as np
+import torch
 
 from torch_dali._native import helpers
 from torch_dali.functional import bbox_crop as BC
-from torch_dali.ops.fast import cpu_bbox
+from torch_dali.functional import detection as K
+from torch_dali.ops.fast import cpu_bbox, cpu_boxes
 
 
 class Fail(AssertionError):
@@ -59,4 +62,27 @@ def target_bbox_crop(data: bytes, rnd: random.Random) -> None:
                    f"{f}: spec {a} != C {b} for {p} crop {cs} input {ins}")
 
 
-TARGETS = {"bbox_crop": (target_bbox_crop, lambda: [b""])}
+def target_box_encoder(data: bytes, rnd: random.Random) -> None:
+    """box_encoder.c == box_encoder_batch byte for byte (or declined, for NaN IoUs) at edge
+    coordinates: infinities, NaN, tiny and huge values, inverted and empty boxes, empty samples."""
+    if helpers.BOX_ENCODER.load() is None:
+        return
+    edge = lambda: rnd.choice([0.0, 1.0, 0.5, -0.0, 1e-38, 1e-45, 3e38, float("inf"), -float("inf"),  # noqa: E731
+                               float("nan"), rnd.random(), rnd.uniform(-2, 2)])
+    B, N, M = rnd.randint(1, 4), rnd.randint(1, 6), rnd.randint(1, 20)
+    boxes = torch.tensor([[[edge() for _ in range(4)] for _ in range(N)] for _ in range(B)], dtype=torch.float32)
+    anchors = torch.tensor([[edge() for _ in range(4)] for _ in range(M)], dtype=torch.float32)
+    counts = torch.tensor([rnd.randint(0, N) for _ in range(B)])
+    labels = torch.randint(1, 50, (B, N), dtype=torch.int32)
+    args = (rnd.choice([0.0, 0.5, 1.0, -1.0]), rnd.random() < 0.5, rnd.choice([1.0, 0.5, 300.0]),
+            [rnd.choice([0.0, 0.1]) for _ in range(4)], [rnd.choice([0.1, 1.0, 0.2]) for _ in range(4)])
+    got = cpu_boxes.box_encoder_batch(boxes, labels, counts, anchors, *args)
+    if got is None:
+        return
+    want = K.box_encoder_batch(boxes, labels, counts, anchors, *args)
+    for g, w in zip(got, want):
+        _check(g.dtype == w.dtype and g.numpy().tobytes() == w.numpy().tobytes(),
+               f"C != spec for boxes {boxes.tolist()} counts {counts.tolist()} anchors {anchors.tolist()} {args}")
+
+
+TARGETS = {"bbox_crop": (target_bbox_crop, lambda: [b""]), "box_encoder": (target_box_encoder, lambda: [b""])}

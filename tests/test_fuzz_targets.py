@@ -13,7 +13,7 @@ except ImportError:
     from _isolate import Died, run_isolated  # type: ignore[no-redef]
 
 SEED = 0
-ITERATIONS = {"headers": 1500, "roi": 800, "png": 800, "tiff": 800, "recordio": 200, "crop_windows": 800, "bbox_crop": 600, "warp": 2000, "cpu_image": 1500,
+ITERATIONS = {"headers": 1500, "roi": 800, "png": 800, "tiff": 800, "recordio": 200, "crop_windows": 800, "bbox_crop": 600, "box_encoder": 1500, "warp": 2000, "cpu_image": 1500,
               "lmdb": 600, "caffe": 800, "fits": 800, "tfexample": 800, "npy": 800, "tar": 600,
               "wds_index": 800, "wav": 800, "coco_pre": 400}
 NEEDS = {"lmdb": "lmdb"}  # a target whose seeds are written by a package

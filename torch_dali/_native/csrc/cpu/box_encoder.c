@@ -4,8 +4,8 @@
  * anchor (the last of equal IoUs) with IoU 2, padding rows count -1, and each anchor takes the
  * last box of the highest IoU. Works sample by sample on a k x M block (k real boxes), where the
  * spec's tensors are B x N x M; the loops run across anchors (planar anchor coordinates) so that
- * they vectorise. Returns 0, -1 for arguments it does not take, or 1 when an IoU is NaN (the
- * spec's NaN rules then apply: the caller runs it). */
+ * they vectorise. Returns 0, -1 for arguments it does not take, or 1 for a coordinate that is not
+ * finite or an IoU that is NaN (the spec's NaN rules then apply: the caller runs it). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,6 +31,11 @@ int td_box_match(const float* boxes, const int64_t* counts, int64_t B, int64_t N
   float* buf = (float*)malloc((size_t)M * 6 * sizeof(float));
   if (!buf) return -1;
   float *ax0 = buf, *ay0 = buf + M, *ax1 = buf + 2 * M, *ay1 = buf + 3 * M, *vb = buf + 4 * M, *r = buf + 5 * M;
+  for (int64_t m = 0; m < 4 * M; ++m)
+    if (!isfinite(anchors[m])) {
+      free(buf);
+      return 1;
+    }
   for (int64_t m = 0; m < M; ++m) {
     ax0[m] = anchors[4 * m];
     ay0[m] = anchors[4 * m + 1];
@@ -48,6 +53,9 @@ int td_box_match(const float* boxes, const int64_t* counts, int64_t B, int64_t N
       status = -1;
       break;
     }
+    for (int64_t v = 0; v < 4 * k; ++v)
+      if (!isfinite(bx[v])) status = 1;
+    if (status) break;
     for (int64_t m = 0; m < M; ++m) {
       best[m] = -1.0f; /* a padding row's value; box 0 then takes every anchor (v >= -1) */
       arg[m] = 0;
