@@ -57,7 +57,7 @@ def _cpu_image_signatures(lib: ctypes.CDLL) -> None:
     lib.td_table_u8.argtypes = [vp, i64, vp, c_int, vp]
     lib.td_equalize_u8.argtypes = [vp, i64, i64, c_int, vp]
     lib.td_filter2d.argtypes = [vp, c_int, i64, i64, i64, i64, vp, i64, vp, i64, ctypes.c_float, vp, i64, i64,
-                                c_int, vp]
+                                c_int, c_int, vp]
     lib.td_convert_f32.argtypes = [vp, i64, c_int, vp]
     lib.td_color_matrix_u8.argtypes = [vp, i64, c_int, vp, vp, c_int, vp]
     lib.td_affine_u8.argtypes = [vp, i64, ctypes.c_float, ctypes.c_float, c_int, vp]
@@ -247,11 +247,12 @@ _FILTER_TYPES = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.uint16: 3,
 
 
 def filter2d(x: torch.Tensor, axis: int, rows: torch.Tensor, cols: torch.Tensor, fill: float, kernel: torch.Tensor,
-             dtype: torch.dtype) -> torch.Tensor | None:
+             dtype: torch.dtype, fused: bool = False) -> torch.Tensor | None:
     """`functional.filters.filter_sample` of a contiguous CPU tensor over the axes (axis, axis + 1):
     the padded rows and columns given as source indices (`functional.filters.border_indices`; -1:
     `fill`), a 2-D kernel, the taps summed in float32 in the spec's order, the result converted to
-    `dtype`; without holding the GIL. None when it did nothing."""
+    `dtype` (`fused`: as `functional.filters.filter_sample` to the input's own type: fused
+    multiply-adds, integers rounded half to even); without holding the GIL. None when it did nothing."""
     lib = CPU_IMAGE.load()
     if lib is None or x.dtype not in _FILTER_TYPES or dtype not in _FILTER_TYPES or x.device.type != "cpu" \
             or not x.is_contiguous() or kernel.dim() != 2 or not 0 <= axis < x.dim() - 1 or x.numel() == 0:
@@ -268,7 +269,7 @@ def filter2d(x: torch.Tensor, axis: int, rows: torch.Tensor, cols: torch.Tensor,
     out = torch.empty(shape[:axis] + [hp - kh + 1, wp - kw + 1] + shape[axis + 2:], dtype=dtype)
     ok = lib.td_filter2d(x.data_ptr(), _FILTER_TYPES[x.dtype], outer, shape[axis], shape[axis + 1], inner,
                          rows.data_ptr(), hp, cols.data_ptr(), wp, float(fill), w.data_ptr(), kh, kw,
-                         _FILTER_TYPES[dtype], out.data_ptr()) == 0
+                         _FILTER_TYPES[dtype], int(fused), out.data_ptr()) == 0
     return out if ok else None
 
 

@@ -84,10 +84,30 @@ def correlate1d(x: torch.Tensor, axis: int, weights: torch.Tensor, anchor: int |
     return out
 
 
+def fma32(acc: torch.Tensor, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """float32 `acc + x * w` rounded once, as a fused multiply-add (torch has none): the product is
+    exact in float64, TwoSum gives the float64 sum's error, and a sum landing exactly halfway
+    between two float32 values goes to the side that error is on (no double rounding)."""
+    p = x.double() * w.double()
+    c = acc.double()
+    s = p + c
+    bp = s - c
+    e = (p - bp) + (c - (s - bp))  # s + e == p + c exactly
+    r = s.float()
+    rd = r.double()
+    up = torch.nextafter(r, torch.full_like(r, math.inf))
+    dn = torch.nextafter(r, torch.full_like(r, -math.inf))
+    above = (s > rd) & ((rd + up.double()) * 0.5 == s) & (e > 0)
+    below = (s < rd) & ((rd + dn.double()) * 0.5 == s) & (e < 0)
+    return torch.where(above, up, torch.where(below, dn, r))
+
+
 def correlate(x: torch.Tensor, axes: Sequence[int], kernel: torch.Tensor, anchor: Sequence[int],
-              border: str = "reflect_101", fill: torch.Tensor | float = 0.0, valid: bool = False) -> torch.Tensor:
+              border: str = "reflect_101", fill: torch.Tensor | float = 0.0, valid: bool = False,
+              fused: bool = False) -> torch.Tensor:
     """An N-D correlation of `x` over `axes` with `kernel` (one extent per axis) placed at `anchor`;
-    `valid` keeps only the positions where the kernel lies inside `x` (no border)."""
+    `valid` keeps only the positions where the kernel lies inside `x` (no border). `fused`: each
+    tap after the first is a fused multiply-add (float32 `x` only)."""
     xp = x
     if not valid:
         for a, k, an in zip(axes, kernel.shape, anchor):
@@ -99,7 +119,12 @@ def correlate(x: torch.Tensor, axes: Sequence[int], kernel: torch.Tensor, anchor
         view = xp
         for a, o, s in zip(axes, offs, sizes):
             view = view.narrow(a, int(o), s)
-        out = view * w[flat] if out is None else out.add_(view * w[flat])
+        if out is None:
+            out = view * w[flat]
+        elif fused:
+            out = fma32(out, view, w[flat])
+        else:
+            out.add_(view * w[flat])
     if out is None:  # a kernel with no elements
         raise ValueError("filter: the kernel is empty")
     return out
@@ -109,9 +134,18 @@ def filter_sample(x: torch.Tensor, axes: Sequence[int], kernel: torch.Tensor, an
                   border: str = "reflect_101", fill: torch.Tensor | float = 0.0, valid: bool = False,
                   dtype: torch.dtype | None = None) -> torch.Tensor:
     """fn.experimental.filter of one sample: `correlate` of `x` taken to its work type, converted
-    to `dtype` (x's own when None) as crop.convert does (rounded, saturated)."""
-    y = correlate(x.to(work_dtype(x.dtype)), axes, kernel.to(torch.float32), anchor, border, fill, valid)
-    return convert(y, x.dtype if dtype is None else dtype)
+    to `dtype` (x's own when None). DALI 2.4's CPU operator is OpenCV's filter2D, whose arithmetic
+    depends on the output type: to the input's own type each tap after the first is a fused
+    multiply-add (its vector path on x86-64 with FMA) and integers round half to even; to float32
+    from integers, plain products and sums. Kernels of 50 taps or more (130 for uint8 and float32)
+    go through OpenCV's DFT there, whose roundings are not followed."""
+    out = x.dtype if dtype is None else dtype
+    same = out == x.dtype
+    y = correlate(x.to(work_dtype(x.dtype)), axes, kernel.to(torch.float32), anchor, border, fill, valid,
+                  fused=same)
+    if same and not out.is_floating_point:
+        return convert(torch.round(y), out)  # half to even first: convert's own rounding then keeps it
+    return convert(y, out)
 
 
 # -- windows --------------------------------------------------------------------------------------

@@ -35,8 +35,8 @@ def filter_sample(x: torch.Tensor, axes: Sequence[int], kernel: torch.Tensor, an
     maps = [_index_map(int(x.shape[a]), int(an), int(k) - 1 - int(an), border, valid)
             for a, k, an in zip(axes, kernel.shape, anchor)]
     fill = float(torch.as_tensor(fill, dtype=torch.float32))  # the spec pads in float32
-    return helpers.filter2d(x.contiguous(), axes[0], maps[0], maps[1], fill, kernel,
-                            x.dtype if dtype is None else dtype)
+    out = x.dtype if dtype is None else dtype
+    return helpers.filter2d(x.contiguous(), axes[0], maps[0], maps[1], fill, kernel, out, out == x.dtype)
 
 
 @functools.lru_cache(maxsize=256)

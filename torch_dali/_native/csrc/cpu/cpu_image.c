@@ -660,7 +660,8 @@ int td_grid_mask(const void* src, int64_t n, int64_t h, int64_t w, int64_t ch, i
  * two adjacent axes (outer, h, w, inner) of an input of type in_type (0 uint8, 1 int8, 2 int16, 3
  * uint16, 4 int32, 5 float32), taken to float32, with a (kh, kw) kernel, its taps summed in the
  * spec's order (row-major; the first a product, each next one a product rounded then added), then
- * converted to out_type (0-4 as td_convert_f32, 5 float32). The border is given as the source row
+ * converted to out_type (0-4 as td_convert_f32, 5 float32); `fused`: the taps after the first
+ * are fused multiply-adds and integer outputs round half to even first. The border is given as the source row
  * of each of the hp padded rows and the source column of each of the wp padded columns (-1: `fill`),
  * so every border mode is the spec's own index map. Padded rows are built into a ring of kh rows
  * once each; the output row is summed in blocks of 32 values held in registers across the taps.
@@ -696,6 +697,24 @@ TD_AVX2_CLONE static void filter_row(const float* const* taps, const float* w, i
     float a = taps[0][k] * w[0];
     for (int64_t t = 1; t < nt; ++t) a = a + taps[t][k] * w[t];
     orow[k] = a;
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TD_FMA_CLONE __attribute__((target_clones("arch=haswell", "default")))
+#else
+#define TD_FMA_CLONE
+#endif
+
+/* filter_row with each tap after the first a fused multiply-add (fmaf: exact whatever the CPU;
+ * vectorised where it has FMA), as OpenCV's filter2D to the input's own type */
+TD_FMA_CLONE static void filter_row_fused(const float* const* taps, const float* w, int64_t nt, int64_t run,
+                                          float* orow) {
+  for (int64_t k = 0; k < run; ++k) orow[k] = taps[0][k] * w[0];
+  for (int64_t t = 1; t < nt; ++t) {
+    const float* s = taps[t];
+    const float wt = w[t];
+    for (int64_t k = 0; k < run; ++k) orow[k] = fmaf(s[k], wt, orow[k]);
   }
 }
 
@@ -739,7 +758,7 @@ static void filter_pad_row(const void* plane, int in_type, int64_t w, int64_t in
 
 int td_filter2d(const void* src, int in_type, int64_t outer, int64_t h, int64_t w, int64_t inner,
                 const int64_t* rows, int64_t hp, const int64_t* cols, int64_t wp, float fill, const float* kernel,
-                int64_t kh, int64_t kw, int out_type, void* out) {
+                int64_t kh, int64_t kw, int out_type, int fused, void* out) {
   static const int64_t size_of[6] = {1, 1, 2, 2, 4, 4};
   if (!src || !rows || !cols || !kernel || !out || in_type < 0 || in_type > 5 || out_type < 0 || out_type > 5 ||
       outer < 0 || h < 1 || w < 1 || inner < 1 || kh < 1 || kw < 1 || kh > hp || kw > wp ||
@@ -775,10 +794,15 @@ int td_filter2d(const void* src, int in_type, int64_t outer, int64_t h, int64_t 
       filter_pad_row(plane, in_type, w, inner, rows[last], cols, wp, j0, n, fill, ring + (last % kh) * prow);
       for (int64_t r = 0; r < kh; ++r)
         for (int64_t c = 0; c < kw; ++c) taps[r * kw + c] = ring + ((y + r) % kh) * prow + c * inner;
-      if (out_type == 5) {
-        filter_row(taps, kernel, nt, run, (float*)oplane + y * run);
+      float* dst = out_type == 5 ? (float*)oplane + y * run : orow;
+      if (fused) {
+        filter_row_fused(taps, kernel, nt, run, dst);
       } else {
-        filter_row(taps, kernel, nt, run, orow);
+        filter_row(taps, kernel, nt, run, dst);
+      }
+      if (out_type != 5) {
+        if (fused) /* half to even first (the default rounding mode); convert_run keeps integers */
+          for (int64_t i = 0; i < run; ++i) orow[i] = rintf(orow[i]);
         convert_run(orow, run, out_type, oplane + y * run * size_of[out_type]);
       }
     }
