@@ -1,8 +1,9 @@
-"""fn.filter's arithmetic follows DALI 2.4's CPU operator (OpenCV's filter2D): to the input's own
-type each tap after the first is a fused multiply-add and integers round half to even; to float32
-from integers, plain products and sums. Digests (sha256, first 16 hex digits) of DALI 2.4's CPU
-outputs on this project's x86-64 machine, for PIL's sharpness kernel (auto_aug's `sharpness`,
-whose sums land on .5 exactly) and a random 3x5 kernel; checked with the C helper and the spec."""
+"""fn.filter's arithmetic follows DALI 2.4's CPU operator (OpenCV's filter2D, AVX2 path): to the
+input's own type each row's blocks of 8 values take fused multiply-adds, its tail plain sums, and
+integers round half to even; to float32 from integers, plain products and sums. Digests (sha256,
+first 16 hex digits) of DALI 2.4's CPU outputs on this project's x86-64 machine, for PIL's
+sharpness kernel (auto_aug's `sharpness`, whose sums land on .5 exactly) and a random 3x5 kernel,
+rows with and without a tail; checked with the C helper and the spec."""
 from __future__ import annotations
 
 import hashlib
@@ -23,6 +24,12 @@ DALI_24 = {
     ("rand", "u16", False): "8648b2ae73c032ea", ("rand", "u16", True): "389da3341577cae9",
     ("rand", "i16", False): "8e1566c0eb319838", ("rand", "i16", True): "4ae1981bbd9f7b8b",
     ("rand", "f32", False): "664bd1ccbc5b15ca", ("rand", "f32", True): "664bd1ccbc5b15ca",
+    ("sharp", "u8_tail", False): "b97ffd7eac327ec7", ("sharp", "u8_tail", True): "01eedc5a1edc83fd",
+    ("sharp", "f32_tail", False): "0f31985b9de4c0f2", ("sharp", "f32_tail", True): "0f31985b9de4c0f2",
+    ("sharp", "f32_chw", False): "df2928e433cf8fd6", ("sharp", "f32_chw", True): "df2928e433cf8fd6",
+    ("rand", "u8_tail", False): "31287a04a3b9a28a", ("rand", "u8_tail", True): "53357c2a4a8c8f28",
+    ("rand", "f32_tail", False): "dff349a8d47bc0aa", ("rand", "f32_tail", True): "dff349a8d47bc0aa",
+    ("rand", "f32_chw", False): "42405ec6c605262f", ("rand", "f32_chw", True): "42405ec6c605262f",
 }
 
 
@@ -37,7 +44,11 @@ def _inputs() -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     imgs = {"u8": rng.integers(0, 256, (40, 48, 3), dtype=np.uint8),
             "u16": rng.integers(0, 65536, (40, 48, 3), dtype=np.uint16),
             "i16": rng.integers(-30000, 30000, (40, 48, 3), dtype=np.int16),
-            "f32": rng.normal(0, 50, (40, 48, 3)).astype(np.float32)}
+            "f32": rng.normal(0, 50, (40, 48, 3)).astype(np.float32),
+            # rows of 37 * 3 and 37 values: their last 7 and 5 are OpenCV's scalar tail (plain sums)
+            "u8_tail": rng.integers(0, 256, (50, 37, 3), dtype=np.uint8),
+            "f32_tail": rng.normal(0, 50, (33, 37, 3)).astype(np.float32),
+            "f32_chw": rng.normal(0, 50, (3, 33, 37)).astype(np.float32)}
     return kernels, imgs
 
 
@@ -49,7 +60,7 @@ def _digests() -> dict[tuple[str, str, bool], str]:
             for to_float in (False, True):
                 @pipeline_def(batch_size=1, num_threads=1, device_id=None)
                 def pipe():
-                    x = fn.external_source(lambda: [img], batch=True, layout="HWC")
+                    x = fn.external_source(lambda: [img], batch=True, layout="CHW" if "chw" in name else "HWC")
                     kw = {"dtype": types.FLOAT} if to_float else {}
                     return fn.filter(x, types.Constant(k), **kw)
 

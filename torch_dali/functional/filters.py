@@ -135,14 +135,20 @@ def filter_sample(x: torch.Tensor, axes: Sequence[int], kernel: torch.Tensor, an
                   dtype: torch.dtype | None = None) -> torch.Tensor:
     """fn.experimental.filter of one sample: `correlate` of `x` taken to its work type, converted
     to `dtype` (x's own when None). DALI 2.4's CPU operator is OpenCV's filter2D, whose arithmetic
-    depends on the output type: to the input's own type each tap after the first is a fused
-    multiply-add (its vector path on x86-64 with FMA) and integers round half to even; to float32
-    from integers, plain products and sums. Kernels of 50 taps or more (130 for uint8 and float32)
-    go through OpenCV's DFT there, whose roundings are not followed."""
+    (on x86-64 with AVX2) depends on the output type: to float32 from integers, plain products and
+    sums; to the input's own type, each row (the last axis with the ones after it: W * C of HWC)
+    in blocks of 8 values where each tap after the first is a fused multiply-add, then its tail
+    plain, integers rounded half to even. Large kernels (12x12 measured) go through OpenCV's DFT
+    there, whose roundings are not followed."""
     out = x.dtype if dtype is None else dtype
     same = out == x.dtype
-    y = correlate(x.to(work_dtype(x.dtype)), axes, kernel.to(torch.float32), anchor, border, fill, valid,
-                  fused=same)
+    xw, kw = x.to(work_dtype(x.dtype)), kernel.to(torch.float32)
+    y = correlate(xw, axes, kw, anchor, border, fill, valid, fused=same)
+    last = int(axes[-1]) % x.dim()
+    row = math.prod(int(v) for v in y.shape[last:])
+    if same and row % 8:  # the tail of each row: plain sums
+        tail = (torch.arange(row, device=y.device) >= row // 8 * 8).reshape(y.shape[last:])
+        y = torch.where(tail, correlate(xw, axes, kw, anchor, border, fill, valid), y)
     if same and not out.is_floating_point:
         return convert(torch.round(y), out)  # half to even first: convert's own rounding then keeps it
     return convert(y, out)

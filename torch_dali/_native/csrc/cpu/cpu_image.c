@@ -660,8 +660,8 @@ int td_grid_mask(const void* src, int64_t n, int64_t h, int64_t w, int64_t ch, i
  * two adjacent axes (outer, h, w, inner) of an input of type in_type (0 uint8, 1 int8, 2 int16, 3
  * uint16, 4 int32, 5 float32), taken to float32, with a (kh, kw) kernel, its taps summed in the
  * spec's order (row-major; the first a product, each next one a product rounded then added), then
- * converted to out_type (0-4 as td_convert_f32, 5 float32); `fused`: the taps after the first
- * are fused multiply-adds and integer outputs round half to even first. The border is given as the source row
+ * converted to out_type (0-4 as td_convert_f32, 5 float32); `fused`: filter_row_fused, and
+ * integer outputs round half to even first. The border is given as the source row
  * of each of the hp padded rows and the source column of each of the wp padded columns (-1: `fill`),
  * so every border mode is the spec's own index map. Padded rows are built into a ring of kh rows
  * once each; the output row is summed in blocks of 32 values held in registers across the taps.
@@ -706,15 +706,18 @@ TD_AVX2_CLONE static void filter_row(const float* const* taps, const float* w, i
 #define TD_FMA_CLONE
 #endif
 
-/* filter_row with each tap after the first a fused multiply-add (fmaf: exact whatever the CPU;
- * vectorised where it has FMA), as OpenCV's filter2D to the input's own type */
+/* filter_row as OpenCV's filter2D to the input's own type (its AVX2 path): the row's first
+ * run / 8 * 8 values with each tap after the first a fused multiply-add (fmaf: exact whatever the
+ * CPU; vectorised where it has FMA), the rest (its scalar tail) plain products and sums */
 TD_FMA_CLONE static void filter_row_fused(const float* const* taps, const float* w, int64_t nt, int64_t run,
                                           float* orow) {
+  const int64_t nv = run / 8 * 8;
   for (int64_t k = 0; k < run; ++k) orow[k] = taps[0][k] * w[0];
   for (int64_t t = 1; t < nt; ++t) {
     const float* s = taps[t];
     const float wt = w[t];
-    for (int64_t k = 0; k < run; ++k) orow[k] = fmaf(s[k], wt, orow[k]);
+    for (int64_t k = 0; k < nv; ++k) orow[k] = fmaf(s[k], wt, orow[k]);
+    for (int64_t k = nv; k < run; ++k) orow[k] = orow[k] + s[k] * wt;
   }
 }
 
