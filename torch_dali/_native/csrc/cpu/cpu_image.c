@@ -701,24 +701,74 @@ TD_AVX2_CLONE static void filter_row(const float* const* taps, const float* w, i
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define TD_FMA_CLONE __attribute__((target_clones("arch=haswell", "default")))
+#define TD_FMA_CLONE __attribute__((target_clones("fma", "default"))) /* by feature: "arch=" clones test the CPU model */
 #else
 #define TD_FMA_CLONE
 #endif
 
 /* filter_row as OpenCV's filter2D to the input's own type (its AVX2 path): the row's first
- * run / 8 * 8 values with each tap after the first a fused multiply-add (fmaf: exact whatever the
- * CPU; vectorised where it has FMA), the rest (its scalar tail) plain products and sums */
-TD_FMA_CLONE static void filter_row_fused(const float* const* taps, const float* w, int64_t nt, int64_t run,
-                                          float* orow) {
+ * run / 8 * 8 values with each tap after the first a fused multiply-add, the rest (its scalar
+ * tail) plain products and sums. fmaf is exact on every CPU; where the CPU has FMA the same
+ * operations run as vector instructions, 32 sums held across the taps as filter_row holds them. */
+static void filter_row_fused_any(const float* const* taps, const float* w, int64_t nt, int64_t run, float* orow) {
   const int64_t nv = run / 8 * 8;
   for (int64_t k = 0; k < run; ++k) orow[k] = taps[0][k] * w[0];
-  for (int64_t t = 1; t < nt; ++t) {
-    const float* s = taps[t];
-    const float wt = w[t];
-    for (int64_t k = 0; k < nv; ++k) orow[k] = fmaf(s[k], wt, orow[k]);
-    for (int64_t k = nv; k < run; ++k) orow[k] = orow[k] + s[k] * wt;
+  for (int64_t t = 1; t < nt; ++t)
+    for (int64_t k = 0; k < run; ++k) orow[k] = k < nv ? fmaf(taps[t][k], w[t], orow[k]) : orow[k] + taps[t][k] * w[t];
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define TD_HAVE_FMA_ROW 1
+__attribute__((target("avx,fma"))) static void filter_row_fused_fma(const float* const* taps, const float* w,
+                                                                     int64_t nt, int64_t run, float* orow) {
+  const int64_t nv = run / 8 * 8;
+  int64_t k = 0;
+  for (; k + 32 <= nv; k += 32) {
+    const float* s = taps[0] + k;
+    const __m256 w0 = _mm256_set1_ps(w[0]);
+    __m256 a0 = _mm256_mul_ps(_mm256_loadu_ps(s), w0), a1 = _mm256_mul_ps(_mm256_loadu_ps(s + 8), w0);
+    __m256 a2 = _mm256_mul_ps(_mm256_loadu_ps(s + 16), w0), a3 = _mm256_mul_ps(_mm256_loadu_ps(s + 24), w0);
+    for (int64_t t = 1; t < nt; ++t) {
+      const __m256 wt = _mm256_set1_ps(w[t]);
+      s = taps[t] + k;
+      a0 = _mm256_fmadd_ps(_mm256_loadu_ps(s), wt, a0);
+      a1 = _mm256_fmadd_ps(_mm256_loadu_ps(s + 8), wt, a1);
+      a2 = _mm256_fmadd_ps(_mm256_loadu_ps(s + 16), wt, a2);
+      a3 = _mm256_fmadd_ps(_mm256_loadu_ps(s + 24), wt, a3);
+    }
+    _mm256_storeu_ps(orow + k, a0);
+    _mm256_storeu_ps(orow + k + 8, a1);
+    _mm256_storeu_ps(orow + k + 16, a2);
+    _mm256_storeu_ps(orow + k + 24, a3);
   }
+  for (; k < nv; k += 8) {
+    __m256 a = _mm256_mul_ps(_mm256_loadu_ps(taps[0] + k), _mm256_set1_ps(w[0]));
+    for (int64_t t = 1; t < nt; ++t) a = _mm256_fmadd_ps(_mm256_loadu_ps(taps[t] + k), _mm256_set1_ps(w[t]), a);
+    _mm256_storeu_ps(orow + k, a);
+  }
+  for (; k < run; ++k) {
+    float a = taps[0][k] * w[0];
+    for (int64_t t = 1; t < nt; ++t) a = a + taps[t][k] * w[t];
+    orow[k] = a;
+  }
+}
+#endif
+
+static void filter_row_fused(const float* const* taps, const float* w, int64_t nt, int64_t run, float* orow) {
+#ifdef TD_HAVE_FMA_ROW
+  if (__builtin_cpu_supports("fma") && __builtin_cpu_supports("avx")) {
+    filter_row_fused_fma(taps, w, nt, run, orow);
+    return;
+  }
+#endif
+  filter_row_fused_any(taps, w, nt, run, orow);
+}
+
+/* v rounded half to even in place (rintf in the default rounding mode; one instruction a vector
+ * where the CPU has SSE4.1, which the fma clone implies, instead of a libm call a value) */
+TD_FMA_CLONE static void round_even(float* v, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) v[i] = rintf(v[i]);
 }
 
 /* padded row `r` of one (h, w, inner) plane into `dst` (wp * inner floats); padded columns
@@ -805,7 +855,7 @@ int td_filter2d(const void* src, int in_type, int64_t outer, int64_t h, int64_t 
       }
       if (out_type != 5) {
         if (fused) /* half to even first (the default rounding mode); convert_run keeps integers */
-          for (int64_t i = 0; i < run; ++i) orow[i] = rintf(orow[i]);
+          round_even(orow, run);
         convert_run(orow, run, out_type, oplane + y * run * size_of[out_type]);
       }
     }
