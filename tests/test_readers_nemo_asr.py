@@ -83,3 +83,32 @@ def test_no_source_info(tmp_path):
     outs = p.run()
     assert all(o[i].source_info() == "" for o in outs for i in range(2))
     assert all(np.asarray(outs[3][i]).size == 0 for i in range(2))
+
+
+@pytest.mark.parametrize("limits,kept", [
+    # DALI 2.4 (measured): the limits are float32, the durations float64, so an entry whose duration
+    # equals min_duration=0.3 / 0.1 / 0.2 is dropped and one equal to max_duration=0.9 as well
+    ((0.3, 0.0), 4), ((0.1, 0.0), 6), ((0.7, 0.0), 3), ((0.0, 0.9), 6), ((0.0, 0.3), 4),
+    ((0.0, 0.7), 5), ((0.5, 0.9), 2), ((0.2, 0.2), 0)])
+def test_duration_limits_compare_as_float32(tmp_path, limits, kept):
+    import wave
+    with wave.open(str(tmp_path / "s.wav"), "wb") as w:
+        w.setnchannels(1), w.setsampwidth(2), w.setframerate(100)
+        w.writeframes(np.arange(200, dtype="<i2").tobytes())
+    m = tmp_path / "m.json"
+    entries = [{"audio_filepath": str(tmp_path / "s.wav"), **({} if d is None else {"duration": d})}
+               for d in (0.3, 0.5, 0.1, 0.9, 1.1, None, 0.2, 0.7)]
+    m.write_text("".join(json.dumps(e) + "\n" for e in entries))
+
+    @pipeline_def(batch_size=8, num_threads=1, device_id=None)
+    def pipe():
+        return fn.readers.nemo_asr(manifest_filepaths=str(m), read_idxs=True, read_text=False, read_sample_rate=False,
+                                   min_duration=limits[0], max_duration=limits[1])[1]
+
+    p = pipe()
+    if not kept:  # DALI: no files found, at build
+        with pytest.raises((RuntimeError, DataError)):
+            p.build()
+        return
+    p.build()
+    assert [int(np.asarray(t)[0]) for t in p.run()[0]] == [i % kept for i in range(8)]

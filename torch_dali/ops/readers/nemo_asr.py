@@ -9,7 +9,8 @@ to the manifest). Audio paths are not confined to a folder as readers.file's fil
 entries are: manifests normally list absolute paths (NeMo writes them so), and refusing only
 relative ones that climb out with `..` would guard nothing an absolute path reaches anyway; a
 manifest is trusted as the pipeline's code is. With `min_duration` / `max_duration` > 0, entries whose "duration" is below /
-above them are left out (a missing duration counts as 0, so `min_duration` drops those entries). The audio is cut to the frames
+above them are left out (the limits as float32, as DALI holds them; a missing duration counts as 0, so
+`min_duration` drops those entries). The audio is cut to the frames
 [floor(offset * rate), + floor(duration * rate)) ("duration" absent or negative: to the end; a
 negative offset counts as 0), then decoded as decoders.audio decodes it (`downmix` defaults to True here;
 `sample_rate` <= 0 keeps the file's rate). Outputs: the audio (float32 (frames,), or
@@ -28,6 +29,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 from ... import types
@@ -66,6 +68,9 @@ def _number(obj: dict[str, Any], key: str, where: str) -> float | None:
 
 def parse_manifest(raw: bytes, name: str, what: str, min_dur: float, max_dur: float) -> list[Entry]:
     out: list[Entry] = []
+    # DALI 2.4 holds the limits as float32 and compares them with the manifest's float64 durations:
+    # duration 0.3 is below min_duration=0.3 (0.3f > 0.3) and above max_duration=0.9 (0.9f < 0.9)
+    min_dur, max_dur = float(np.float32(min_dur)), float(np.float32(max_dur))
     for no, line in enumerate(raw.decode("utf-8", "replace").splitlines(), 1):
         where = f"{what}: manifest {printable(name)}, line {no}"
         if not line.strip():
