@@ -287,7 +287,7 @@ def test_legacy_names_and_tuning_args_accepted() -> None:
     assert ops.ImageDecoder and ops.nvJPEGDecoder and ops.HostDecoder and ops.ImageDecoderRandomCrop
     out = _run([("a.jpg", JPEG)], hw_decoder_load=0.9, device_memory_padding=1 << 20,
                host_memory_padding=1 << 20, preallocate_width_hint=640, preallocate_height_hint=480,
-               affine=False, split_stages=False, use_chunk_allocator=False, use_fast_idct=True,
+               affine=False, split_stages=False, use_chunk_allocator=False,
                jpeg_fancy_upsampling=True, memory_stats=False, hybrid_huffman_threshold=10,
                cache_size=0, cache_type="", output_type=types.BGR)
     np.testing.assert_array_equal(out[0].numpy(), _dec(JPEG, types.BGR))

@@ -39,6 +39,8 @@ def _jpeg_roi_signatures(lib: ctypes.CDLL) -> None:
     lib.tdj_decode_roi.argtypes = [c_p, c_size, c_int, c_int, c_int, c_int, c_int, c_p, c_size,
                                    ctypes.c_char_p, c_int]
     lib.tdj_decode_roi.restype = c_int
+    lib.tdj_decode_roi_dct.argtypes = lib.tdj_decode_roi.argtypes + [c_int]
+    lib.tdj_decode_roi_dct.restype = c_int
     lib.tdj_decode_roi_batch.argtypes = [c_int, c_p, c_p, c_p, c_int, c_p, c_p, c_int, c_int, c_p]
     lib.tdj_decode_roi_batch.restype = c_int
 

@@ -301,10 +301,10 @@ def _tiff_decode(b: memoryview, output_type: types.DALIImageType,
 
 def decode_chw(data: torch.Tensor, output_type: types.DALIImageType = RGB,
                adjust_orientation: bool = True, source: str = "", op: str = "ImageDecoder",
-               max_pixels: int | None = MAX_PIXELS) -> torch.Tensor:
+               max_pixels: int | None = MAX_PIXELS, *, fast_idct: bool = False) -> torch.Tensor:
     """The whole image as decoded, CHW (before color conversion, range scaling and copy to HWC);
     `from_chw` finishes it. Raises DataError naming `source` as `decode_image` does."""
-    return _decode_chw(data, output_type, adjust_orientation, source, op, max_pixels)
+    return _decode_chw(data, output_type, adjust_orientation, source, op, max_pixels, fast_idct)
 
 
 def from_chw(chw: torch.Tensor, output_type: types.DALIImageType = RGB,
@@ -316,7 +316,7 @@ def from_chw(chw: torch.Tensor, output_type: types.DALIImageType = RGB,
 
 def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
                 adjust_orientation: bool, source: str, op: str,
-                max_pixels: int | None = None) -> torch.Tensor:
+                max_pixels: int | None = None, fast_idct: bool = False) -> torch.Tensor:
     if not isinstance(data, torch.Tensor) or data.dtype != torch.uint8 or data.dim() != 1:
         what = f"{data.dtype} tensor of shape {tuple(data.shape)}" if isinstance(data, torch.Tensor) \
             else type(data).__name__
@@ -324,6 +324,10 @@ def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
                         f"uint8 tensor, got a {what}")
     data = data.cpu().contiguous()
     check_pixels(data, max_pixels, source, op)
+    if fast_idct:  # DALI's use_fast_idct: libjpeg's JDCT_IFAST (torchvision's decoder is ISLOW only)
+        chw = _fast_idct_decode(data, output_type, adjust_orientation)
+        if chw is not None:
+            return chw
     try:
         if data.numel() == 0:
             raise ValueError("the data is empty (0 bytes)")
@@ -372,26 +376,36 @@ def _roi_plan(data: torch.Tensor, output_type: types.DALIImageType,
     return info, output_type == GRAY or (output_type == ANY and info.channels == 1)
 
 
-def _roi_decode(data: torch.Tensor, gray: bool, window: tuple[int, int, int, int]) -> torch.Tensor | None:
+def _roi_decode(data: torch.Tensor, gray: bool, window: tuple[int, int, int, int] | None,
+                fast_idct: bool = False) -> torch.Tensor | None:
     """CHW view of the decoded window; None when the region decoder refuses the data (corrupt,
     truncated, CMYK, ...): the reference decoder then decides, error message included."""
     try:
         return _jpeg_roi.decode_roi(data if data.is_contiguous() else data.contiguous(), window,
-                                    gray).permute(2, 0, 1)
+                                    gray, fast_idct=fast_idct).permute(2, 0, 1)
     except (DataError, ValueError):
         return None
+
+
+def _fast_idct_decode(data: torch.Tensor, output_type: types.DALIImageType,
+                      adjust_orientation: bool) -> torch.Tensor | None:
+    """A whole 8-bit gray/colour JPEG decoded with JDCT_IFAST; None for anything else (other
+    formats, CMYK, corrupt data: the reference path decides). DALI 2.4 (measured) decodes a JPEG
+    whose EXIF orientation it applies with the default IDCT: so does this (None)."""
+    plan = _roi_plan(data, output_type, adjust_orientation)
+    return None if plan is None else _roi_decode(data, plan[1], None, fast_idct=True)
 
 
 def decode_image(data: torch.Tensor, output_type: types.DALIImageType = RGB,
                  dtype: torch.dtype = torch.uint8, adjust_orientation: bool = True,
                  source: str = "", op: str = "ImageDecoder",
-                 max_pixels: int | None = MAX_PIXELS) -> torch.Tensor:
+                 max_pixels: int | None = MAX_PIXELS, *, fast_idct: bool = False) -> torch.Tensor:
     """Decodes one encoded image (1-D uint8 tensor) to an HWC tensor of `dtype` on the CPU.
 
     Raises DataError naming `source` for empty, corrupt, truncated or unknown data, and for a
     header declaring more than `max_pixels` pixels (None: no limit)."""
     # (jpeg_roi's whole-image decode measured no faster than torchvision's: 0.58 ms both)
-    chw = _decode_chw(data, output_type, adjust_orientation, source, op, max_pixels)
+    chw = _decode_chw(data, output_type, adjust_orientation, source, op, max_pixels, fast_idct)
     return to_output(chw, output_type, None, dtype)
 
 
@@ -399,7 +413,7 @@ def decode_image_crop(data: torch.Tensor, window_fn: Callable[[int, int], tuple[
                       output_type: types.DALIImageType = RGB,
                       dtype: torch.dtype = torch.uint8, adjust_orientation: bool = True,
                       source: str = "", op: str = "ImageDecoderRandomCrop",
-                      max_pixels: int | None = MAX_PIXELS) -> torch.Tensor:
+                      max_pixels: int | None = MAX_PIXELS, *, fast_idct: bool = False) -> torch.Tensor:
     """Decodes and crops to `window_fn(H, W) -> (y, x, h, w)` of the (oriented) image. Pixels equal
     the crop of `decode_image`. Only the crop is converted and copied to HWC; for most JPEGs only
     the crop is decoded (`jpeg_roi`)."""
@@ -408,11 +422,11 @@ def decode_image_crop(data: torch.Tensor, window_fn: Callable[[int, int], tuple[
         info, gray = plan
         check_pixels(data, max_pixels, source, op, info)
         window = window_fn(info.height, info.width)  # drawn once: a fallback reuses it
-        chw = _roi_decode(data, gray, window)
+        chw = _roi_decode(data, gray, window, fast_idct)
         if chw is not None:
             return to_output(chw, output_type, None, dtype)
-        chw = _decode_chw(data, output_type, adjust_orientation, source, op)
+        chw = _decode_chw(data, output_type, adjust_orientation, source, op, None, fast_idct)
         return to_output(chw, output_type, window, dtype)
-    chw = _decode_chw(data, output_type, adjust_orientation, source, op, max_pixels)
+    chw = _decode_chw(data, output_type, adjust_orientation, source, op, max_pixels, fast_idct)
     y, x, h, w = window_fn(int(chw.shape[1]), int(chw.shape[2]))
     return to_output(chw, output_type, (y, x, h, w), dtype)

@@ -108,10 +108,11 @@ def _checked_window(b: bytes | memoryview, window: tuple[int, int, int, int]) ->
 
 def decode_roi(data: torch.Tensor | bytes | np.ndarray,
                window: tuple[int, int, int, int] | None = None, gray: bool = False,
-               out: torch.Tensor | None = None) -> torch.Tensor:
+               out: torch.Tensor | None = None, fast_idct: bool = False) -> torch.Tensor:
     """Decodes rows [y, y+h) and columns [x, x+w) of a JPEG (`window=(y, x, h, w)`; None: all of
     it) to an (h, w, 3) RGB or (h, w, 1) gray uint8 tensor, pixel-identical to cropping a full
-    libjpeg decode. No EXIF orientation is applied.
+    libjpeg decode (with `fast_idct`, one made with libjpeg's JDCT_IFAST, as DALI's
+    `use_fast_idct`). No EXIF orientation is applied.
 
     Raises `Unsupported` (a DataError) for CMYK/YCCK JPEGs, DataError with libjpeg's message for
     corrupt or truncated data, ValueError for a window outside the image."""
@@ -130,8 +131,8 @@ def decode_roi(data: torch.Tensor | bytes | np.ndarray,
     elif out.shape != (hh, ww, c) or out.dtype != torch.uint8 or not out.is_contiguous():
         raise ValueError(f"`out` must be a contiguous uint8 tensor of shape {(hh, ww, c)}")
     msg = ctypes.create_string_buffer(_MSG_LEN)
-    rc = lib.tdj_decode_roi(ptr, n, y, x, hh, ww, 1 if gray else 0, out.data_ptr(), out.numel(), msg,
-                            _MSG_LEN)
+    rc = lib.tdj_decode_roi_dct(ptr, n, y, x, hh, ww, 1 if gray else 0, out.data_ptr(), out.numel(), msg,
+                                _MSG_LEN, 1 if fast_idct else 0)
     del keep
     if rc == _OK:
         return out

@@ -65,7 +65,7 @@ class _WindowDecoder(ImageDecoder):
             win = self.window_fn(ctx)(int(chw.shape[1]), int(chw.shape[2]))
             return D.from_chw(chw, self.output_type, self.dtype, win)
         return D.decode_image_crop(data, self.window_fn(ctx), self.output_type, self.dtype, self.adjust,
-                                   ctx.source, self.name, self.max_pixels)
+                                   ctx.source, self.name, self.max_pixels, fast_idct=self.fast_idct)
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         self._local.batch = None

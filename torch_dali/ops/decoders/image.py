@@ -66,7 +66,7 @@ DECODER_TUNING_ARGS = (
     Arg("preallocate_width_hint", "int", 0, "accepted, ignored"),
     Arg("split_stages", "bool", False, "deprecated in DALI; accepted, ignored"),
     Arg("use_chunk_allocator", "bool", False, "deprecated in DALI; accepted, ignored"),
-    Arg("use_fast_idct", "bool", False, "accepted, ignored"),
+    Arg("use_fast_idct", "bool", False, "CPU JPEG decoding with libjpeg's fast integer IDCT (JDCT_IFAST)"),
 )
 _CACHE = (
     Arg("cache_batch_copy", "bool", True, "accepted, ignored (no decoded-image cache)"),
@@ -108,6 +108,7 @@ class ImageDecoder(Operator):
         self.dtype = types.to_torch_dtype(self.args["dtype"])
         self.adjust = bool(self.args["adjust_orientation"])
         self.max_pixels = int(self.args.get("max_pixels", D.MAX_PIXELS))
+        self.fast_idct = bool(self.args.get("use_fast_idct", False))
         self.skip = self.args.get("on_error", "raise") == "skip"
         # id(data) -> (data, chw, batch generation), until used: with staged execution the reader
         # checks later batches while this op still finishes earlier ones (reader and decoder threads
@@ -156,7 +157,8 @@ class ImageDecoder(Operator):
 
     def _check(self, data: torch.Tensor, source: str) -> None:
         """Decodes (raising DataError if it cannot) and keeps the image for `decode_one`."""
-        chw = D.decode_chw(data, self.output_type, self.adjust, source, self.name, self.max_pixels)
+        chw = D.decode_chw(data, self.output_type, self.adjust, source, self.name, self.max_pixels,
+                           fast_idct=self.fast_idct)
         with self._kept_lock:  # holding `data` keeps its id unique
             self._decoded[id(data)] = (data, chw, self._generation)
 
@@ -175,7 +177,7 @@ class ImageDecoder(Operator):
         if chw is not None:
             return D.from_chw(chw, self.output_type, self.dtype)
         return D.decode_image(data, self.output_type, self.dtype, self.adjust, ctx.source, self.name,
-                              self.max_pixels)
+                              self.max_pixels, fast_idct=self.fast_idct)
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         return self.decode_one(ctx, inputs[0])
@@ -357,7 +359,7 @@ class ImageDecoderRandomCrop(ImageDecoder):
             window = self.window_fn(ctx)(int(chw.shape[1]), int(chw.shape[2]))
             return D.from_chw(chw, self.output_type, self.dtype, window)
         return D.decode_image_crop(data, self.window_fn(ctx), self.output_type, self.dtype, self.adjust,
-                                   ctx.source, self.name, self.max_pixels)
+                                   ctx.source, self.name, self.max_pixels, fast_idct=self.fast_idct)
 
     def gpu_windows(self, ctx: BatchContext, sizes: np.ndarray, rows: list[int]) -> np.ndarray | None:
         """The windows `window_fn` draws for each sample, in one call (the same rng keys)."""

@@ -106,9 +106,10 @@ int tdj_header(const unsigned char *data, size_t len, int *width, int *height, i
 }
 
 /* Decodes rows [y, y+h), columns [x, x+w) into out (h rows of w*C bytes, C = gray ? 1 : 3).
- * h <= 0 or w <= 0 means the whole image (y, x ignored). */
-int tdj_decode_roi(const unsigned char *data, size_t len, int y, int x, int h, int w, int gray,
-                   unsigned char *out, size_t out_len, char *msg, int msg_len) {
+ * h <= 0 or w <= 0 means the whole image (y, x ignored). fast != 0 selects libjpeg's JDCT_IFAST
+ * (DALI's use_fast_idct) instead of the default JDCT_ISLOW. */
+int tdj_decode_roi_dct(const unsigned char *data, size_t len, int y, int x, int h, int w, int gray,
+                       unsigned char *out, size_t out_len, char *msg, int msg_len, int fast) {
   struct jpeg_decompress_struct cinfo;
   tdj_error_mgr err;
   /* volatile: read after a longjmp */
@@ -147,7 +148,7 @@ int tdj_decode_roi(const unsigned char *data, size_t len, int y, int x, int h, i
   }
 
   cinfo.out_color_space = gray ? JCS_GRAYSCALE : JCS_RGB;
-  cinfo.dct_method = JDCT_ISLOW;
+  cinfo.dct_method = fast ? JDCT_IFAST : JDCT_ISLOW;
   cinfo.do_fancy_upsampling = TRUE;
   cinfo.do_block_smoothing = TRUE; /* libjpeg's default (progressive images only) */
   cinfo.quantize_colors = FALSE;
@@ -225,6 +226,11 @@ int tdj_decode_roi(const unsigned char *data, size_t len, int y, int x, int h, i
   }
   jpeg_destroy_decompress(&cinfo);
   return TDJ_OK;
+}
+
+int tdj_decode_roi(const unsigned char *data, size_t len, int y, int x, int h, int w, int gray,
+                   unsigned char *out, size_t out_len, char *msg, int msg_len) {
+  return tdj_decode_roi_dct(data, len, y, x, h, w, gray, out, out_len, msg, msg_len, 0);
 }
 
 /* The libjpeg version the library was built against (e.g. 62 or 80). */
