@@ -288,3 +288,37 @@ def test_file_list_entries_stay_inside_its_folder(tmp_path, op, form):
         run()
     out = run(allow_outside_root=True)
     assert tuple(out[0].at(0).shape[:1]) == (2,) and np.array(out[1].at(0)).tolist() == [3]
+
+
+@pytest.mark.parametrize("kw,fails", [
+    ({"sequence_length": 2, "fill_value": [1, 2]}, True),  # pad_mode "constant" by default
+    ({"frames": [0, 1], "fill_value": []}, True),
+    ({"sequence_length": 2, "fill_value": [1, 2, 3, 4], "pad_mode": "constant"}, True),
+    ({"sequence_length": 2, "fill_value": [1, 2], "pad_mode": "edge"}, False),
+    ({"sequence_length": 2, "fill_value": [1, 2], "pad_mode": "none"}, False)])
+def test_fill_value_count_checked_when_nothing_is_padded(kw, fails):
+    # DALI 2.4 (measured): with pad_mode="constant" a `fill_value` of neither 1 nor 3 values fails
+    # every sample at run, padded or not; other pad modes never read it
+    data = C.load_files()["a/vp8.webm"]
+    if fails:
+        with pytest.raises((RuntimeError, DataError), match="fill_value"):
+            _decode(data, **kw)
+    else:
+        assert _decode(data, **kw).shape[0] == 2
+
+
+@pytest.mark.parametrize("pad_mode,fails", [("constant", True), ("none", False)])
+def test_reader_fill_value_count_checked_when_nothing_is_padded(tmp_path, pad_mode, fails):
+    paths = C.write_tree(tmp_path)
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return fn.experimental.readers.video(filenames=[paths["a/vp8.webm"]], sequence_length=2,
+                                             pad_mode=pad_mode, fill_value=[1, 2])
+    p = pipe()
+    p.build()
+    if fails:
+        with pytest.raises((RuntimeError, DataError), match="fill_value"):
+            p.run()
+    else:
+        assert np.array(p.run()[0].at(0)).shape[0] == 2

@@ -13,7 +13,7 @@ Frame selection, as DALI 2.4's CPU backend does it (measured), for a video of N 
   are errors; a negative start is padded (an error with "none").
 
 `pad_mode`: "constant" (the default here; frames of `fill_value`, one value or one per channel, in
-[0, 255]), "edge"/"repeat" (the nearest frame), "reflect_101"/"reflect" (ABC -> ABCBA),
+[0, 255]; another count is an error for every sample, padded or not, as in DALI 2.4), "edge"/"repeat" (the nearest frame), "reflect_101"/"reflect" (ABC -> ABCBA),
 "reflect_1001"/"symmetric" (ABC -> ABCCBA), "none". `frames` cannot be combined with the range
 arguments, nor `sequence_length` with `end_frame`.
 
@@ -37,10 +37,15 @@ from .._schema import Arg, OpSchema
 _SELECT = ("start_frame", "end_frame", "stride", "sequence_length")
 
 
-def fill_frame(fill: list[int], h: int, w: int, where: str, channels: int = 3) -> np.ndarray:
-    """A constant frame of `fill` (one value or one per channel)."""
+def check_fill_size(fill: list[int], where: str, channels: int = 3) -> None:
+    """DALI 2.4 checks this for every sample decoded with pad_mode="constant", padded or not."""
     if len(fill) not in (1, channels):
         raise V.VideoDataError(f"{where}: `fill_value` must have 1 or {channels} values, got {len(fill)}")
+
+
+def fill_frame(fill: list[int], h: int, w: int, where: str, channels: int = 3) -> np.ndarray:
+    """A constant frame of `fill` (one value or one per channel)."""
+    check_fill_size(fill, where, channels)
     return np.broadcast_to(np.asarray(fill, dtype=np.uint8), (h, w, channels))
 
 
@@ -148,6 +153,8 @@ class VideoDecoder(Operator):
             raise ArgumentError(f"{where}: the encoded input must be uint8 bytes, got {data.dtype}")
         raw = data.reshape(-1).contiguous().cpu().numpy()
         video = V.Video(raw.tobytes(), where)
+        if pad_mode_of(self.name, self._arg(args, "pad_mode")) == "constant":
+            check_fill_size(self.fill, where)
         plan = self.plan(video.index().num_frames, args, where)
         return assemble(video, plan, self.fill)
 

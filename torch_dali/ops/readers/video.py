@@ -56,7 +56,7 @@ from ...tensor_list import TensorList
 from .._operator import BatchContext, SampleContext
 from .._registry import lookup, register
 from .._schema import REQUIRED, Arg, OpSchema
-from ..decoders.video import check_fill, fill_frame, pad_mode_of
+from ..decoders.video import check_fill, check_fill_size, fill_frame, pad_mode_of
 from ._base import READER_ARGS, ReaderBase
 from ._multi import outside
 from ._storage import read_small
@@ -276,6 +276,8 @@ class _VideoReaderBase(ReaderBase):
     # -- loading --------------------------------------------------------------------------------
     def _frames(self, smp: _Sample) -> torch.Tensor:
         video = self._videos[smp.file]
+        if self.pad_mode == "constant":  # checked for every sequence, padded or not (DALI 2.4)
+            check_fill_size(self.fill, video.where)
         ix = video.index()
         real = [k for k in smp.plan if k >= 0]
         got = video.frames(real, self.ycbcr)
