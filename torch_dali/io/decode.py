@@ -80,7 +80,8 @@ def jpeg_round_trip(image: torch.Tensor, quality: int) -> torch.Tensor | None:
 
 #: element types the decoders can produce (DALI 2.4 also accepts these; values are range-scaled)
 DECODE_DTYPES = (types.DALIDataType.UINT8, types.DALIDataType.UINT16, types.DALIDataType.INT16,
-                 types.DALIDataType.FLOAT)
+                 types.DALIDataType.FLOAT, types.DALIDataType.INT8, types.DALIDataType.INT32,
+                 types.DALIDataType.UINT32)
 
 
 # header parsing lives in `headers`
