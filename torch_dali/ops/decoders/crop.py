@@ -150,6 +150,14 @@ class ImageDecoderSlice(_WindowDecoder):
         return anchor[0], anchor[1], extent[0], extent[1]
 
 
+# DALI 2.4 (measured) refuses the others (8/16-bit integers, float16, bool): they would wrap or round
+_PEEK_DTYPES = (types.INT32, types.UINT32, types.INT64, types.UINT64, types.FLOAT, types.FLOAT64)
+
+
+def _peek_dtype_ok(v: Any) -> str | None:
+    return None if v in _PEEK_DTYPES else "one of " + ", ".join(repr(d) for d in _PEEK_DTYPES)
+
+
 class PeekImageShape(Operator):
     """(H, W, C) of what decoders.image would return, from the header alone."""
 
@@ -206,6 +214,7 @@ register(OpSchema(
     args=(
         Arg("image_type", "image_type", types.RGB, "color space the shape is for (GRAY: 1 channel)"),
         Arg("adjust_orientation", "bool", True, "apply the EXIF orientation"),
-        Arg("dtype", "dtype", types.INT64, "element type of the shape"),
+        Arg("dtype", "dtype", types.INT64, "element type of the shape: int32, uint32, int64, uint64, float or "
+            "float64", check=_peek_dtype_ok),
     ),
 ))
