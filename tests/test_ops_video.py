@@ -322,3 +322,47 @@ def test_reader_fill_value_count_checked_when_nothing_is_padded(tmp_path, pad_mo
             p.run()
     else:
         assert np.array(p.run()[0].at(0)).shape[0] == 2
+
+
+# experimental.readers.video file_list ranges of b/vp9.webm (12 frames, pts 40 ms apart, time base
+# 1/1000), as DALI 2.4 reads them (measured): (start end, arguments, (first frame, last frame,
+# sequences of 1) or None: the range is empty, the file left out and the reader has no data)
+FILE_LIST_RANGES = [
+    ('0.1 0.3', {}, (2, 7, 6)),
+    ('0.12 0.2', {}, (2, 4, 3)),
+    ('0.12 0.2', {'file_list_rounding': 'all_up'}, (3, 4, 2)),
+    ('0.12 0.2', {'file_list_rounding': 'all_down'}, (2, 4, 3)),
+    ('0.12 0.2', {'file_list_include_end': False}, (2, 4, 3)),
+    ('0.5', {}, None),
+    ('0.1 2.0', {}, None),
+    ('1 4', {'file_list_format': 'frames'}, (1, 3, 3)),
+    ('0.5 4.5', {'file_list_format': 'frames'}, (0, 4, 5)),
+    ('0.5 4.5', {'file_list_format': 'frames', 'file_list_rounding': 'all_down'}, (0, 3, 4)),
+    ('-3 -1', {'file_list_format': 'frames'}, (9, 10, 2)),
+    ('-3 0', {'file_list_format': 'frames'}, None),
+]
+
+
+@pytest.mark.parametrize("rng,kw,want", FILE_LIST_RANGES)
+def test_file_list_ranges_as_dali(tmp_path, rng, kw, want):
+    # times are float32 truncated to time-base ticks (0.12 s is tick 119: rounding down gives frame
+    # 2), the end is exclusive (file_list_include_end only clamps it), an end of 0 or past the video
+    # is frame 0 (an empty range)
+    paths = C.write_tree(tmp_path)
+    lst = tmp_path / "list.txt"
+    lst.write_text(f"b/vp9.webm 0 {rng}\n")
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return fn.experimental.readers.video(file_list=str(lst), sequence_length=1, enable_frame_num=True,
+                                             name="R", **kw)[2]
+    assert paths
+    p = pipe()
+    if want is None:
+        with pytest.warns(RuntimeWarning, match="no frames"), pytest.raises((RuntimeError, DataError)):
+            p.build()
+        return
+    p.build()
+    n = p.epoch_size("R")
+    got = [int(np.asarray(p.run()[0][0])[0]) for _ in range(n)]
+    assert (got[0], got[-1], n) == want

@@ -87,6 +87,20 @@ class VideoIndex:
         num, den = self.time_base
         return float(self.pts[frame] - self.pts[0]) * num / den
 
+    def frame_by_timestamp(self, seconds: float, round_down: bool) -> int:
+        """experimental.readers.video's file_list time -> frame, as DALI 2.4 (measured, and its
+        FrameIndex search): `seconds` is a float32 (the list's numbers are), truncated to time-base
+        ticks of the raw pts; the frame with exactly that pts, else the first one after it (the one
+        before, rounding down). Past the last frame it is frame 0, as in DALI."""
+        num, den = self.time_base
+        ts = int(float(np.float32(seconds)) * den / num)
+        for i, p in enumerate(self.pts):
+            if p == ts:
+                return i
+            if p > ts:
+                return i - 1 if round_down and i > 0 else i
+        return 0
+
     def frame_at(self, seconds: float, round_up: bool) -> int:
         """The frame at `seconds` from the start: the first whose time is >= it (round_up), else
         the last whose time is <= it."""

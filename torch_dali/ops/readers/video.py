@@ -7,9 +7,11 @@ Listing, as DALI 2.4's CPU experimental reader does it (measured):
 * `file_root`: each subfolder (sorted by name) is a class, labelled by its index; its files
   (sorted) are the videos. `filenames` (+ `labels`, one per file: the label output exists only
   with them) in the given order. `file_list`: "path label [start [end]]" lines; start/end are
-  seconds (`file_list_format="timestamps"`, start rounded down / end up as
-  `file_list_rounding` says) or frame numbers ("frames"; negative counts from the end), the end
-  included unless `file_list_include_end=False`. Exactly one of the three.
+  seconds (`file_list_format="timestamps"`: float32, truncated to time-base ticks, then the frame
+  of that pts or the next one / the previous one as `file_list_rounding` says; past the last
+  frame: frame 0) or frame numbers ("frames"; negative counts from the end; floor/ceil). The end is
+  exclusive (`file_list_include_end` only clamps it to the video) and, once a start is given, an
+  absent end is 0: an empty range, the file left out with a warning. Exactly one of the three.
   A relative file_list entry is taken from the list's folder (DALI 2.4: from the working folder).
   A file list is data, not code: entries outside that folder (absolute paths, `..`) are refused
   unless `allow_outside_root=True` (an addition, as readers.file; DALI reads them).
@@ -212,18 +214,22 @@ class _VideoReaderBase(ReaderBase):
                 e = (ix.frame_at(entry.end, round_up=pre) if entry.end != 0 else n)
             s, e = (s + n if s < 0 else s), (e + n if e < 0 else e)
             return max(0, s), min(n, e)
-        fmt = a.get("file_list_format", "timestamps")
+        # DALI 2.4 (measured): both ends converted whenever one is given (an end of 0 is frame 0, so
+        # "path label start" selects nothing); the end is exclusive and file_list_include_end only
+        # clamps it to the video; the numbers are float32
         rounding = a.get("file_list_rounding", "start_down_end_up")
-        up_start = rounding in ("start_up_end_down", "all_up")
-        up_end = rounding in ("start_down_end_up", "all_up")
-        if fmt in ("frames", "frame_index"):
-            s, e = int(entry.start), int(entry.end) if entry.end != 0 else n
-            s, e = (s + n if s < 0 else s), (e + n if e < 0 else e)
+        down_start = rounding in ("start_down_end_up", "all_down")
+        down_end = rounding in ("start_up_end_down", "all_down")
+        if a.get("file_list_format", "timestamps") in ("frames", "frame_index"):
+            start, end = float(np.float32(entry.start)), float(np.float32(entry.end))
+            start, end = (start + n if start < 0 else start), (end + n if end < 0 else end)
+            s = math.floor(start) if down_start else math.ceil(start)
+            e = math.floor(end) if down_end else math.ceil(end)
         else:
-            s = ix.frame_at(entry.start, round_up=up_start)
-            e = ix.frame_at(entry.end, round_up=up_end) if entry.end != 0 else n - 1
-        if a.get("file_list_include_end", True) and (entry.end != 0 or fmt not in ("frames", "frame_index")):
-            e += 1
+            s = ix.frame_by_timestamp(entry.start, down_start)
+            e = ix.frame_by_timestamp(entry.end, down_end)
+        if a.get("file_list_include_end", True):
+            e = min(e, n)
         return max(0, s), min(n, e)
 
     def _plans(self, s: int, e: int, n: int) -> list[tuple[int, ...]]:
@@ -414,7 +420,8 @@ _EXPERIMENTAL = READER_ARGS + _SHARED + (
         "'reflect_101'/'reflect', 'reflect_1001'/'symmetric'", tensor=True),
     Arg("fill_value", "ints", [0], "value(s) of a constant padding frame, in [0, 255]"),
     Arg("file_list_format", "str", "timestamps", "file_list start/end: 'timestamps' (seconds) or 'frames'"),
-    Arg("file_list_include_end", "bool", True, "include the end frame of a file_list range"),
+    Arg("file_list_include_end", "bool", True,
+        "clamp a file_list range's end to the video (the end stays exclusive, as in DALI 2.4)"),
     Arg("file_list_rounding", "str", "start_down_end_up", "rounding of file_list timestamps to frames: "
         "'start_down_end_up', 'start_up_end_down', 'all_up', 'all_down'"),
     Arg("uniform_sample", "bool", False, "one sequence per video, frames spread evenly over it"),
