@@ -202,7 +202,8 @@ def test_file_list_that_is_not_utf8_names_its_line(tmp_path):
         p.run()
 
 
-@pytest.mark.parametrize("start,end", [("nan", "5"), ("0", "inf"), ("1e999", "2")])
+@pytest.mark.parametrize("start,end", [("nan", "5"), ("0", "inf"), ("1e999", "2"), ("0", "1e300"),
+                                       ("-1e39", "0")])
 def test_file_list_numbers_must_be_finite(tmp_path, start, end):
     """A file_list line whose start or end is not a finite number is a DataError naming the line
     (it was an OverflowError / ValueError from deep inside the frame planning)."""

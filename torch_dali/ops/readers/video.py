@@ -182,7 +182,8 @@ class _VideoReaderBase(ReaderBase):
             try:
                 label = int(parts[1])
                 nums = [float(p) for p in parts[2:]]
-                if not all(math.isfinite(x) for x in nums):  # "nan", "inf", "1e999": no frame to start at
+                # "nan", "inf", "1e999", "1e39" (start/end are float32): no frame to start at
+                if not all(math.isfinite(x) and abs(x) <= 3.4e38 for x in nums):
                     raise ValueError
             except ValueError:
                 raise DataError(f"{self.name}: {printable(path)} line {n}: the label must be an integer and "
