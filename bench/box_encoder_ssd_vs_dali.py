@@ -2,7 +2,14 @@
 torch_dali, the same pipeline code: `python bench/box_encoder_ssd_vs_dali.py dali` under DALI's venv,
 `python bench/box_encoder_ssd_vs_dali.py ours`; run them alternately and compare medians in one
 session (this machine's times are noisy)."""
-import sys, time, numpy as np
+import json
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
 if sys.argv[1] == "dali":
     from nvidia.dali import fn, pipeline_def
 else:
@@ -31,4 +38,5 @@ for r in range(5):
     t = time.perf_counter()
     for _ in range(10): pp.run()
     ts.append((time.perf_counter() - t) / 10 * 1e3)
-print(sys.argv[1], "ms/batch median", sorted(ts)[2])
+print(json.dumps({"op": "box_encoder_ssd8732", "lib": sys.argv[1], "ms_per_batch_median": round(sorted(ts)[2], 3),
+                  "batch": 32, "anchors": len(anchors) // 4, "machine": platform.node(), "cpus": os.cpu_count()}))
