@@ -24,7 +24,7 @@ def _type_checking_defs(path: str, cls: str | None) -> set[str]:
         body = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls).body
     names = set()
     for n in body:
-        if isinstance(n, ast.If) and isinstance(n.test, ast.Name) and n.test.id == "TYPE_CHECKING":
+        if isinstance(n, ast.If) and ast.unparse(n.test) in ("TYPE_CHECKING", "_typing.TYPE_CHECKING"):
             names |= {f.name for f in n.body if isinstance(f, ast.FunctionDef)}
     return names
 
@@ -58,5 +58,33 @@ def test_mypy_accepts_datanode_arithmetic(tmp_path):
             a: DataNode = fn.random.uniform(range=[0, 1])
             b: DataNode = (a + a - 1) * 2 / a // 3 % 2 + 1 - a
             c: DataNode = (a < 0.5) & ~(a == 1) | -a[0]
+        """)
+    assert r.returncode == 0, r.stdout
+
+
+@pytest.mark.parametrize("path, module, example", [
+    ("torch_dali/experimental/dynamic/__init__.py", "torch_dali.experimental.dynamic", "zeros"),
+    ("torch_dali/experimental/dynamic/random.py", "torch_dali.experimental.dynamic.random", "coin_flip"),
+    ("torch_dali/experimental/dynamic/math.py", "torch_dali.experimental.dynamic.math", "sqrt"),
+])
+def test_dynamic_mode_ops_visible_to_type_checkers(path, module, example):
+    # the ops are placed at import (ndd.zeros, ndd.random.coin_flip, ndd.math.sqrt): no def of them in
+    # the source, so the module must tell type checkers that other names exist
+    mod = importlib.import_module(module)
+    assert callable(getattr(mod, example))
+    assert f"def {example}(" not in open(os.path.join(ROOT, path)).read()
+    assert "__getattr__" in _type_checking_defs(path, None)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy not installed")
+def test_mypy_accepts_dynamic_mode_ops(tmp_path):
+    # DALI's type_annotations/test_typing_dynamic.py: before, "Module has no attribute zeros/stack/copy"
+    r = _mypy(tmp_path, """
+        import torch_dali.experimental.dynamic as ndd
+        def f() -> None:
+            t: ndd.Tensor = ndd.stack(ndd.zeros(shape=10), ndd.copy(1))
+            b: ndd.Batch = ndd.random.coin_flip(probability=0.5, batch_size=2)
+            s = ndd.math.sqrt(t)
+            r = ndd.readers.File(files="x.jpg")
         """)
     assert r.returncode == 0, r.stdout

@@ -12,6 +12,7 @@ docs/dynamic_mode.md says what works and what does not yet.
 from __future__ import annotations
 
 import sys as _sys
+import typing as _typing
 
 from ._type import *  # noqa: F401, F403
 from ._type import DType  # noqa: F401
@@ -30,3 +31,9 @@ from . import capture  # noqa: F401
 from . import _ops
 
 ops = _ops.install(_sys.modules[__name__])
+
+
+if _typing.TYPE_CHECKING:
+    # the ops (`ndd.resize`, `ndd.readers.File`, `ndd.decoders`) are placed by _ops.install at
+    # import, invisible to mypy: a type checker reads them as Any (the module's names stay DALI's)
+    def __getattr__(name: str) -> _typing.Any: ...

@@ -2,7 +2,7 @@
 give FLOAT for the functions of reals; `abs`, `min`, `max`, `clamp`, `pow` keep the promoted type)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._invoke import math_op as _math_op
 
@@ -45,3 +45,8 @@ def atan2(x: Any, y: Any) -> Any:
 
 def clamp(value: Any, lo: Any, hi: Any) -> Any:
     return _math_op("clamp", value, lo, hi)
+
+
+if TYPE_CHECKING:
+    # the unary functions above are made through globals(), invisible to mypy: a type checker reads them as Any
+    def __getattr__(name: str) -> Any: ...

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random as _py_random
 import threading as _threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...rng import hash_key as _hash_key
 
@@ -99,3 +99,9 @@ def draw_for_call(rng: Any = None, seed: int | None = None) -> int:
         raise ValueError(f"rng must be an ndd.random.RNG, got {type(rng).__module__}.{type(rng).__qualname__}")
     hi, lo = rng(), rng()
     return (hi << 32) | lo
+
+
+if TYPE_CHECKING:
+    # the random ops (`uniform`, `coin_flip`...) are placed by _ops.install at import, invisible
+    # to mypy: a type checker reads them as Any
+    def __getattr__(name: str) -> Any: ...
