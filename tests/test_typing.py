@@ -88,3 +88,20 @@ def test_mypy_accepts_dynamic_mode_ops(tmp_path):
             r = ndd.readers.File(files="x.jpg")
         """)
     assert r.returncode == 0, r.stdout
+
+
+def test_torch_python_function_annotated():
+    # the class is generated at import; unannotated, mypy typed the alias "Any?" and refused calls
+    import torch_dali.plugin.pytorch as dali_torch
+    assert "TorchPythonFunction" in dali_torch.__annotations__
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy not installed")
+def test_mypy_accepts_torch_python_function(tmp_path):
+    # DALI's type_annotations/test_typing_pipelines.py::test_pytorch_plugin: "Any? not callable" before
+    r = _mypy(tmp_path, """
+        import torch_dali.plugin.pytorch as dali_torch
+        def f() -> None:
+            zeros = dali_torch.TorchPythonFunction(lambda: 0, num_outputs=1)()
+        """)
+    assert r.returncode == 0, r.stdout

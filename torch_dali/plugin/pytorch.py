@@ -17,7 +17,8 @@ from ..graph.pipeline import Pipeline
 from ..tensor_list import TensorList, plain
 from .base_iterator import BaseIterator, LastBatchPolicy  # noqa: F401
 
-TorchPythonFunction = _ops.TorchPythonFunction
+# the class ops/__init__.py generates at import; annotated, as mypy otherwise calls it "Any? not callable"
+TorchPythonFunction: Any = _ops.TorchPythonFunction
 
 #: DALI's element types -> torch's
 to_torch_type = {d: types.to_torch_dtype(d) for d in (
