@@ -85,6 +85,12 @@ def test_the_wheel_holds_the_native_sources_configs_and_photos(built: dict) -> N
         assert missing == [], f"not in the wheel: {missing}"
 
 
+def test_the_wheel_is_marked_typed(built: dict) -> None:
+    # PEP 561: without torch_dali/py.typed mypy skips an installed torch_dali ("missing library stubs
+    # or py.typed marker"); DALI's wheel carries nvidia/dali/py.typed
+    assert "torch_dali/py.typed" in zipfile.ZipFile(built["wheel"]).namelist()
+
+
 def test_installed_wheel_builds_the_c_helpers_and_loads_the_configs(built: dict) -> None:
     out = json.loads(_run([sys.executable, "-c", CHILD], built["tmp"], built["env"]).splitlines()[-1])
     site = str(built["site"])
