@@ -105,3 +105,24 @@ def test_the_op_gives_the_same_batches_with_and_without_it(monkeypatch: pytest.M
     # bytes: inverted boxes (clipped) give NaN offsets, equal in bits on both paths
     same_with_and_without(monkeypatch, make, ["box_encode"], 1,
                           lambda x, y: x.dtype == y.dtype and x.numpy().tobytes() == y.numpy().tobytes())
+
+
+def test_the_batch_split_across_threads_gives_the_one_call_batches() -> None:
+    boxes, labels = _batch(np.random.RandomState(4), 12, 6, True)
+    boxes = [b.numpy().clip(0, 1) for b in boxes]
+    boxes[3] = boxes[3][:0]  # a sample without boxes, and a part of the batch may have none at all
+    labels = [lab.numpy() for lab in labels]
+    labels[3] = labels[3][:0]
+    anchors = _ssd_anchors().reshape(-1).tolist()
+
+    def run(threads: int) -> list:
+        @pipeline_def(batch_size=12, num_threads=threads, device_id=None)
+        def pipe():
+            b = fn.external_source(source=lambda: boxes, batch=True)
+            lab = fn.external_source(source=lambda: labels, batch=True)
+            return tuple(fn.box_encoder(b, lab, anchors=anchors, criteria=0.4, offset=True, stds=[0.1, 0.1, 0.2, 0.2]))
+        p = pipe()
+        p.build()
+        return [[torch.as_tensor(t).numpy().tobytes() for t in out] for out in p.run()]
+
+    assert run(1) == run(3)

@@ -105,11 +105,22 @@ class BoxEncoder(Operator):
             if lab.numel() != b.numel() // 4:
                 raise ArgumentError(f"{self.name}: sample {i} has {b.numel() // 4} boxes but {lab.numel()} labels")
         dev = boxes[0].device if boxes else self.device
-        b, lab, counts = K.pad_boxes(boxes, labels, dev)
         a = self.args
-        # by its registered stand-in where one takes the call (ops/fast/cpu_boxes.py)
-        enc, out_lab = call(K.box_encoder_batch, b, lab, counts, self._anchors(dev), a["criteria"], a["offset"],
-                            a["scale"], list(a["means"]), list(a["stds"]))
+
+        def encode(lo: int, hi: int) -> tuple[torch.Tensor, torch.Tensor]:
+            b, lab, counts = K.pad_boxes(boxes[lo:hi], labels[lo:hi], dev)
+            # by its registered stand-in where one takes the call (ops/fast/cpu_boxes.py)
+            return call(K.box_encoder_batch, b, lab, counts, self._anchors(dev), a["criteria"], a["offset"],
+                        a["scale"], list(a["means"]), list(a["stds"]))
+        n = len(boxes)
+        parts = ctx.pool.workers if ctx.pool is not None and dev.type == "cpu" and n >= 2 * ctx.pool.workers else 1
+        if parts == 1:
+            enc, out_lab = encode(0, n)
+        else:  # each sample's encoding is its own (padding never wins an anchor): the pool's threads
+            # take a part of the batch each (the C stand-in releases the GIL)
+            cuts = [n * k // parts for k in range(parts + 1)]
+            done = ctx.map(lambda k: encode(cuts[k], cuts[k + 1]), parts)
+            enc, out_lab = torch.cat([d[0] for d in done]), torch.cat([d[1] for d in done])
         return [TensorList(enc, ""), TensorList(out_lab, "")]
 
     def output_layout(self, index: int) -> str:
