@@ -74,11 +74,19 @@ def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) 
     executor.produce_on_demand()  # each batch after the data for it was fed
 
 
-def check_parallel_source(source: Any, parallel: Any) -> None:
-    """At definition, as DALI 2.4: a `parallel=True` source that is a plain callable is called with
-    one argument (SampleInfo, or BatchInfo / the iteration with batch=True); one taking none is a
-    TypeError. Generator functions and iterables are not checked here."""
-    if not parallel or source is None or not callable(source) or inspect.isgeneratorfunction(source):
+def check_parallel_source(source: Any, parallel: Any, batch: Any = None) -> None:
+    """At definition, as DALI 2.4 (TypeError): a `parallel=True` source that is a plain callable is
+    called with one argument (SampleInfo, or BatchInfo / the iteration with batch=True), so one
+    taking none is refused; a generator function or an iterable gives whole batches, so it is
+    refused with an explicit batch=False."""
+    if not parallel or source is None:
+        return
+    if inspect.isgeneratorfunction(source) or not callable(source):
+        if batch is not None and not batch:
+            kind = "a generator function" if inspect.isgeneratorfunction(source) else "an iterable"
+            raise ArgumentTypeError(f"ExternalSource: parallel=True with {kind} as `source` needs batch mode: "
+                                    "it yields whole batches, so drop batch=False (or give a per-sample "
+                                    "callable)")
         return
     if accepted_arg_count(source) == 0:
         name = getattr(source, "__name__", type(source).__name__)
@@ -87,10 +95,11 @@ def check_parallel_source(source: Any, parallel: Any) -> None:
                                 "number with batch=True), but it takes none")
 
 
-def _gather(source: Any, num_outputs: Any, kwargs: dict[str, Any], parallel: Any = None) -> dict[str, Any]:
+def _gather(source: Any, num_outputs: Any, kwargs: dict[str, Any], parallel: Any = None,
+            batch: Any = None) -> dict[str, Any]:
     from ._schema import plain_kwargs
     check_parallel_source(source if source is not None else kwargs.get("source"),
-                          kwargs.get("parallel", parallel))
+                          kwargs.get("parallel", parallel), kwargs.get("batch", batch))
     if inspect.isgenerator(source) and CYCLES.get(kwargs.get("cycle"), "no") != "no" \
             if isinstance(kwargs.get("cycle"), (bool, str, type(None))) else False:
         raise ArgumentTypeError(f"ExternalSource: cycle={kwargs.get('cycle')!r}, but {GENERATOR_CYCLE}")
@@ -134,8 +143,9 @@ def _external_source_class() -> type:
                                         "`source`")
             merged = {**self._kwargs, **kwargs}
             if source is None and "source" not in kwargs:
-                check_parallel_source(merged.get("source"), merged.get("parallel"))
-            return _as_list(super().__call__(**_gather(source, None, kwargs, merged.get("parallel"))),
+                check_parallel_source(merged.get("source"), merged.get("parallel"), merged.get("batch"))
+            return _as_list(super().__call__(**_gather(source, None, kwargs, merged.get("parallel"),
+                                                       merged.get("batch"))),
                             merged.get("num_outputs"))
 
     ExternalSourceClass.__name__ = ExternalSourceClass.__qualname__ = "ExternalSource"
