@@ -49,3 +49,15 @@ def test_parallel_batch_source_in_batch_mode_still_runs(batch):
     out, = pipe.run()
     assert np.asarray(out.at(0)).tolist() == [0, 0]
 
+
+def test_external_source_shm_statistics_has_dali_keys_and_no_chunks():
+    # DALI 2.4 (measured): a pipeline without parallel sources returns
+    # {'capacities': [], 'per_sample_capacities': []}; torch_dali never uses shared memory, so the
+    # lists stay empty for parallel sources too (conformance/on_purpose.md)
+    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with pipe:
+        pipe.set_outputs(fn.external_source(lambda info: np.zeros(3, np.uint8), batch=False))
+    assert pipe.external_source_shm_statistics() == {"capacities": [], "per_sample_capacities": []}
+    pipe.build()
+    pipe.run()
+    assert pipe.external_source_shm_statistics() == {"capacities": [], "per_sample_capacities": []}

@@ -73,6 +73,12 @@ class BuiltPipelineQueries:
         return [s for node in plan.nodes if (log := plan.op(node).skip_log) is not None for s in log.items()]
 
     # -- memory ----------------------------------------------------------------------------------
+    def external_source_shm_statistics(self) -> dict[str, list[int]]:
+        """DALI's sizes of the shared-memory chunks its worker processes pass `parallel=True` samples
+        through. torch_dali's parallel sources run on the pipeline's threads and hand samples over
+        in-process, so there are no chunks: both lists are always empty."""
+        return {"capacities": [], "per_sample_capacities": []}
+
     def memory_stats(self) -> dict[str, int]:
         """What this pipeline holds now: prefetched batches and batches waiting between stages (host
         and device bytes), its threads, and the CUDA caching allocator's totals for its device
