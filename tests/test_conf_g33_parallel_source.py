@@ -61,3 +61,56 @@ def test_external_source_shm_statistics_has_dali_keys_and_no_chunks():
     pipe.build()
     pipe.run()
     assert pipe.external_source_shm_statistics() == {"capacities": [], "per_sample_capacities": []}
+
+
+class _Counting:
+    """An iterator whose __iter__ does not rewind: once spent, a restart gives nothing."""
+
+    def __init__(self, n):
+        self.n, self.count = n, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.count >= self.n:
+            raise StopIteration
+        self.count += 1
+        return [np.full(2, self.count, np.int32)]
+
+
+def _empty_gen():
+    return
+    yield
+
+
+def _run_quiet(source, parallel, runs):
+    pipe = Pipeline(batch_size=1, num_threads=1, device_id=None, py_num_workers=1, py_start_method="spawn",
+                    prefetch_queue_depth=1)
+    with pipe:
+        pipe.set_outputs(fn.external_source(source, parallel=parallel, batch=True, cycle="quiet"))
+    pipe.build()
+    seen = []
+    for _ in range(runs):
+        try:
+            seen.append(int(np.asarray(pipe.run()[0].at(0))[0]))
+        except StopIteration:
+            seen.append("SI")
+            pipe.reset()
+    return seen
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("make, expected", [
+    (lambda: _Counting(0), ["SI", "SI", "SI"]),
+    (lambda: [], ["SI", "SI", "SI"]),
+    (lambda: _empty_gen, ["SI", "SI", "SI"]),
+    (lambda: _Counting(1), [1, "SI", "SI"]),
+    (lambda: _Counting(2), [1, 2, "SI", "SI"]),
+], ids=["iterator0", "list0", "genfn0", "iterator1", "iterator2"])
+def test_cycle_quiet_restart_that_gives_nothing_ends_the_epoch(make, expected, parallel):
+    # DALI 2.4 (measured, prefetch_queue_depth 1 and 2 alike): with cycle="quiet", a source that is
+    # still empty when started over raises StopIteration at run() (again after each reset), where
+    # torch_dali raised a DataError; DALI's test_external_source_parallel.py
+    # ::test_cycle_quiet_non_resetable relies on it
+    assert _run_quiet(make(), parallel, len(expected)) == expected

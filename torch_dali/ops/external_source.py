@@ -15,7 +15,7 @@ Behaviour checked against DALI 2.4:
   StopIteration. `cycle=None/False/"no"`: after `pipe.reset()` the same iterator is asked again
   (a generator stays ended; an iterator that rewinds itself goes on); callables start a new
   epoch. `cycle="raise"`: StopIteration, then `reset()` starts the iterable over. `cycle="quiet"/True`: the data repeats with no StopIteration (a reset
-  does not rewind it). A per-sample source that ends part-way through a batch drops that batch.
+  does not rewind it), unless the started-over source gives nothing: then StopIteration. A per-sample source that ends part-way through a batch drops that batch.
   A generator *object* cannot be cycled (DALI refuses it too).
 * Without `source`, batches come from `pipe.feed_input(name, batch)`, in the order fed; with
   `num_outputs=k` each output can be fed alone through its DataNode (`external_feed`).
@@ -172,8 +172,8 @@ class ExternalSource(Operator):
         self._it = self._factory()  # type: ignore[misc]
         try:
             return next(self._it)
-        except StopIteration:
-            raise DataError(f"{self.where()}: the source is empty, so it cannot be cycled") from None
+        except StopIteration:  # started over and still empty: the epoch ends, as in DALI 2.4
+            raise self._end() from None
 
     def _from_source(self, n: int, ctx: BatchContext | None = None) -> Any:
         """One iteration's data as the source gave it (a batch, or a list of samples); advances
@@ -389,7 +389,11 @@ class ExternalSource(Operator):
         a new epoch. Callables and cycle='raise' iterables start over; other iterables are asked for
         more again (an exhausted generator ends again at once; an iterator that rewinds itself on
         StopIteration, as some do, goes on), as in DALI."""
-        if self.args["source"] is None or self.cycle == "quiet":
+        if self.args["source"] is None:
+            return
+        if self.cycle == "quiet":  # only an empty restart ends it: the next fetch starts over again
+            self.ahead.clear()
+            self.exhausted = False
             return
         self.epoch += 1
         self.iteration = 0
