@@ -343,6 +343,14 @@ def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: 
 Size3 = tuple[int, int, int]
 
 
+def volume_axes(layout: str) -> tuple[list[int], list[int], list[int]]:
+    """A volume layout's (D, H, W positions, the other positions (frames first, channels last), and
+    the order putting DHW first): how `resize_volume` sees a DHWC, CDHW, FDHWC... sample."""
+    spatial = [layout.index(a) for a in "DHW"]
+    rest = [i for i, a in enumerate(layout) if a not in "DHWC"] + ([layout.index("C")] if "C" in layout else [])
+    return spatial, rest, spatial + rest
+
+
 def resize_volume(volume: torch.Tensor, size: Size3, interp: str = "linear", antialias: bool = True,
                   min_filter: str | None = None, mag_filter: str | None = None,
                   dtype: torch.dtype | None = None,

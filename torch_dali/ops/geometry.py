@@ -17,7 +17,7 @@ from ..functional import batch_sizes as BS
 from ..functional import crop as C
 from ..functional import regions as R
 from ..functional import resize_plan as RP
-from ..functional.resize import resize, resize_volume
+from ..functional.resize import resize, resize_volume, volume_axes
 from ..tensor_list import TensorList
 from . import layouts as L
 from ._operator import BatchContext, Operator, SampleContext
@@ -228,9 +228,7 @@ class Resize(ImageOp):
     def run_volume(self, x: torch.Tensor, lay: str, args: dict[str, Any]) -> torch.Tensor:
         """A volume (its layout has D): seen as (D, H, W, K), frames and channels merged into K."""
         self.check_types(x)
-        spatial = [lay.index(a) for a in "DHW"]
-        rest = [i for i, a in enumerate(lay) if a not in "DHWC"] + ([lay.index("C")] if "C" in lay else [])
-        order = spatial + rest
+        spatial, rest, order = volume_axes(lay)
         dhw = tuple(int(x.shape[i]) for i in spatial)
         plan = self.plan(dhw, args)
         if 0 in dhw:  # an empty volume stays empty (DALI 2.4: the planned extents, 0 where the input's is 0)

@@ -19,7 +19,7 @@ import torch
 
 from ..errors import ArgumentError
 from ..functional import crop as C
-from ..functional.resize import resize, resize_volume
+from ..functional.resize import resize, resize_volume, volume_axes
 from ..tensor_list import TensorList
 from ._operator import BatchContext, SampleContext
 from ._registry import register
@@ -90,9 +90,7 @@ class ResizeCropMirror(Resize):
     def run_volume(self, x: torch.Tensor, lay: str, args: dict[str, Any]) -> torch.Tensor:
         """A volume: the crop's source window along D, H and W resampled at once (`resize_volume`)."""
         self.check_types(x)
-        spatial = [lay.index(a) for a in "DHW"]
-        rest = [i for i, a in enumerate(lay) if a not in "DHWC"] + ([lay.index("C")] if "C" in lay else [])
-        order = spatial + rest
+        spatial, rest, order = volume_axes(lay)
         dhw = tuple(int(x.shape[i]) for i in spatial)
         plan = self.plan(dhw, args)
         crop = self.volume_crop([o for o, _, _ in plan], args)
