@@ -58,3 +58,19 @@ def test_the_compiler_probe_sees_this_machine():
     except RuntimeError:
         has_cc = False
     assert ok == has_cc or not ok, why  # a compiler on PATH that cannot build is reported, not hidden
+
+
+def test_an_edited_local_header_rebuilds_the_helper(tmp_path, monkeypatch):
+    if not _cbuild.compiler_works()[0]:
+        pytest.skip("no working C compiler")
+    monkeypatch.setenv("TORCH_DALI_EXT_DIR", str(tmp_path / "cache"))
+    (tmp_path / "value.h").write_text("#define TD_VALUE 1\n")
+    src = tmp_path / "uses_header.c"
+    src.write_text('#include "value.h"\nint td_value(void) { return TD_VALUE; }\n')
+    first = _cbuild.build(src)
+    assert _cbuild.build(src) == first  # unchanged: the cached library
+    (tmp_path / "value.h").write_text("#define TD_VALUE 2\n")
+    second = _cbuild.build(src)
+    assert second != first
+    import ctypes
+    assert ctypes.CDLL(str(second)).td_value() == 2

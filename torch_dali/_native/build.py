@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -69,6 +70,11 @@ def build(src: Path, libs: Sequence[str] = (), flags: Sequence[str] = ()) -> Pat
     src = Path(src)
     try:
         text = src.read_bytes()
+        # the headers it includes from its own folder ("x.h"), so that editing one rebuilds it
+        for name in dict.fromkeys(re.findall(rb'#include "([^"/]+)"', text)):
+            header = src.parent / name.decode()
+            if header != src and header.exists():
+                text += b"\0" + header.read_bytes()
     except OSError as e:
         raise RuntimeError(f"cannot read the C source {src}: {e.strerror or e}") from None
     link = [f"-l{lib}" for lib in libs]

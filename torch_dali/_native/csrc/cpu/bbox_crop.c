@@ -7,26 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static uint64_t mix(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-typedef struct {
-  uint64_t key, n;
-} rng_t;
-
-static double uniform(rng_t* r, double lo, double hi) {
-  r->n += 1;
-  const uint64_t bits = mix(r->key ^ mix(r->n));
-  return lo + (hi - lo) * ((double)(bits >> 11) * (1.0 / 9007199254740992.0));
-}
-
-static int64_t randint(rng_t* r, int64_t lo, int64_t hi) {
-  return lo + (int64_t)(uniform(r, 0.0, 1.0) * (double)(hi - lo + 1));
-}
+#include "sample_rng.h"
 
 typedef struct {
   int ndim, n_thr, overlap, n_aspect, allow_no_crop, num_attempts, total_attempts, all_boxes, has_prune;
@@ -121,7 +102,7 @@ static double prod(const double* e, int n) {
 
 /* the box's intersection volume with the window, and the box's own volume */
 static double intersection(const double* lo, const double* hi, const window_t* w, int n, double* vol) {
-  double ext[3], own[3];
+  double ext[3] = {0}, own[3] = {0};
   int pos = 1;
   for (int d = 0; d < n; ++d) {
     const double a = hi[d] < w->hi[d] ? hi[d] : w->hi[d];
@@ -248,7 +229,7 @@ int td_bbox_crop(uint64_t seed, uint64_t iteration, int n, const int64_t* ids, i
     return -2;
   const params_t p = {ndim, n_thr, overlap, n_aspect, allow_no_crop, num_attempts, total_attempts, all_boxes,
                       has_prune, max_attempts, thresholds, aspect, scale_lo, scale_hi, prune};
-  const uint64_t base = mix(mix(0x243F6A8885A308D3ULL ^ seed) ^ iteration);
+  const uint64_t base = rng_base(seed, iteration);
   for (int s = 0; s < n; ++s) {
     rng_t r = {mix(base ^ (uint64_t)ids[s]), 0};
     const int64_t b0 = offsets[s], nb = offsets[s + 1] - offsets[s];

@@ -6,28 +6,7 @@
 #include <math.h>
 #include <stdint.h>
 
-static uint64_t mix(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-typedef struct {
-  uint64_t key, n;
-} rng_t;
-
-static double uniform01(rng_t* r) {
-  r->n += 1;
-  const uint64_t bits = mix(r->key ^ mix(r->n));
-  return (double)(bits >> 11) * (1.0 / 9007199254740992.0); /* 2^-53 */
-}
-
-static double uniform(rng_t* r, double lo, double hi) { return lo + (hi - lo) * uniform01(r); }
-
-static int64_t randint(rng_t* r, int64_t lo, int64_t hi) {
-  return lo + (int64_t)(uniform01(r) * (double)(hi - lo + 1));
-}
+#include "sample_rng.h"
 
 static int64_t round_even(double x) { return (int64_t)nearbyint(x); } /* Python's round() */
 
@@ -36,7 +15,7 @@ int td_crop_windows(uint64_t seed, uint64_t iteration, int n, const int64_t* hei
                     double area_lo, double area_hi, double ratio_lo, double ratio_hi, int attempts,
                     int64_t* out) {
   if (n < 0 || !(ratio_lo > 0.0) || !(ratio_hi > 0.0)) return -1;
-  const uint64_t base = mix(mix(0x243F6A8885A308D3ULL ^ seed) ^ iteration);
+  const uint64_t base = rng_base(seed, iteration);
   const double log_lo = log(ratio_lo), log_hi = log(ratio_hi);
   for (int i = 0; i < n; ++i) {
     const int64_t height = heights[i], width = widths[i];
