@@ -15,21 +15,10 @@ from torch_dali.ops.fast import cpu_boxes
 
 try:
     from tests._stand_ins import need, same_with_and_without
+    from tests.test_box_encoder_fast import _batch  # inverted, empty and grid-tied boxes
 except ImportError:
     from _stand_ins import need, same_with_and_without  # type: ignore[no-redef]
-
-
-def _batch(rs: np.random.RandomState, b: int, n_max: int, grid: bool) -> tuple[list, list]:
-    boxes, labels = [], []
-    for _ in range(b):
-        n = rs.randint(0, n_max + 1)
-        lo = rs.uniform(0, 0.9, (n, 2))
-        hi = lo + rs.uniform(-0.05, 0.5, (n, 2))  # some inverted and empty boxes
-        if grid:  # many equal IoUs: the tie rules decide
-            lo, hi = np.round(lo * 8) / 8, np.round(hi * 8) / 8
-        boxes.append(torch.from_numpy(np.concatenate([lo, hi], 1).astype(np.float32)))
-        labels.append(torch.from_numpy(rs.randint(1, 90, n).astype(np.int32)))
-    return boxes, labels
+    from test_box_encoder_fast import _batch  # type: ignore[no-redef]
 
 
 def _ssd_anchors() -> torch.Tensor:
