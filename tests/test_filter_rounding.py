@@ -90,3 +90,4 @@ def test_fma32_rounds_once() -> None:
     w = torch.tensor([2.0 ** -24 - 2.0 ** -47], dtype=torch.float32)
     assert (acc.double() + x.double() * w.double()).float().item() == 1.0 + 2.0 ** -22
     assert K.fma32(acc, x, w).item() == one_up
+    assert K.fma32_emulated(acc, x, w).item() == one_up
