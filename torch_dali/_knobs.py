@@ -122,14 +122,18 @@ KNOBS: tuple[Knob, ...] = (
          "which inherit it), so a training thread that wants a core gets it before them (Linux; 0: as "
          "the process). Not yet measured: prepared to A/B on the feed, where the training stream sits "
          "idle between kernels while the loader works", 0, 19),
-    Knob("TORCH_DALI_QUEUE_PROBE", "flag", False, "1: the loader's CUDA streams (its stages', the nvJPEG "
+    Knob("TORCH_DALI_QUEUE_PROBE", "flag", True, "1: the loader's CUDA streams (its stages', the nvJPEG "
          "decoder's) are kept out of the hardware work queue of the stream that builds the pipeline and of "
          "the default stream (the training's): each new stream is tried against them (its head held by a "
          "host function while an event is recorded there; ~50 us) and made again, up to 8 times, until none "
          "is held back. The driver maps streams onto its 8 queues (CUDA_DEVICE_MAX_CONNECTIONS) in turn, "
          "and a queue runs its streams' work in order, so a loader stream waiting on the JPEG engines holds "
-         "the training's kernels queued behind it. Measured (H100, 3 rounds): ResNet-50 fed at about one "
-         "point more of its synthetic speed (0.949 against 0.939); off until a judge round beside DALI"),
+         "the training's kernels queued behind it (1, the default; 0: streams as torch's pool hands them "
+         "out). Measured on H100s: ResNet-50 fed at 0.949 against 0.939 of its synthetic speed (session 33, "
+         "3 rounds); beside DALI (0.96 every round) the judge's rounds gave 0.95/0.95 (DALIGenericIterator/"
+         "DataLoader) with it against 0.92/0.92 and 0.93/0.94 without, every pipeline row at or above "
+         "DALI's with it; 200-step rounds 0.952 against 0.946 and 0.935 against 0.943 "
+         "(bench/results/h100_2026-12-05_s34)"),
     Knob("TORCH_DALI_STREAM_PRIORITY", "int", 0, "CUDA priority of the pipeline's own streams (the GPU "
          "stage's, each mixed lane's and, unless TORCH_DALI_NVJPEG_STREAM_PRIORITY is set, the nvJPEG "
          "decoder's): 0 (default) as torch's; negative is higher "
