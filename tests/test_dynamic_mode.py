@@ -46,6 +46,9 @@ def test_tensor_properties_and_subscript():
     assert np.asarray(r).tolist() == [5, 4, 3, 2]
     with pytest.raises(ValueError, match="dimensions"):
         ndd.tensor(np.zeros((2, 2)), layout="HWC")
+    for new_axis in ((None,), (Ellipsis, None), (0, None)):  # DALI 2.4: ValueError for each
+        with pytest.raises(ValueError, match="new axis"):
+            t[new_axis]
 
 
 def test_batch_construction_and_slicing():

@@ -171,11 +171,11 @@ builtins_bool = bool
 
 
 def _subscript(t: torch.Tensor, layout: str | None, index: Any) -> tuple[torch.Tensor, str | None]:
-    """NumPy-style basic indexing (integers, slices with any step, `...`, None is refused) and the
-    layout that remains (dimensions indexed by an integer leave it)."""
+    """NumPy-style basic indexing (integers, slices with any step, `...`) and the layout that remains
+    (dimensions indexed by an integer leave it). None (a new axis) is a ValueError, as in DALI 2.4."""
     idx = index if isinstance(index, tuple) else (index,)
     if any(i is None for i in idx):
-        raise NotImplementedError("ndd: indexing with None (new axes) is not supported")
+        raise ValueError("ndd: indexing with None (a new axis) is not supported; use ndd.expand_dims")
     n_ell = sum(1 for i in idx if i is Ellipsis)
     if n_ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
