@@ -151,8 +151,9 @@ def test_contexts_and_refusals():
         assert ndd.EvalContext.current() is ctx and ctx.num_threads == 3
     if not torch.cuda.is_available():
         assert ndd.EvalContext.current().device_id is None and ndd.ThreadPool(2).device_id is None
-    with pytest.raises(NotImplementedError):
-        ndd.Stream()
+    if not torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="CUDA"):
+            ndd.Stream()
 
 
 def test_batch_torch_shares_dense_memory():
@@ -174,9 +175,26 @@ def test_thread_count_follows_the_global_setting():
     assert ndd.EvalContext(num_threads=3).num_threads == 3
 
 
+def test_streams_without_cuda():
+    # DALI 2.4's API: stream(stream=None) is None, Stream(stream=None) a ValueError; with no CUDA
+    # device a new stream cannot be made, and no stream is set anywhere
+    assert ndd.stream(stream=None) is None
+    with pytest.raises(ValueError):
+        ndd.Stream(stream=None)
+    ndd.set_default_stream(None)
+    ndd.set_current_stream(None)
+    with ndd.EvalContext(cuda_stream=None) as ctx:
+        assert ctx.op_stream() is None
+    if not torch.cuda.is_available():
+        assert ndd.get_default_stream() is None and ndd.get_current_stream() is None
+        with pytest.raises(RuntimeError, match="CUDA"):
+            ndd.stream()
+        with pytest.raises(RuntimeError, match="CUDA"):
+            ndd.EvalContext(cuda_stream=12345)
+    assert (ndd.tensor([1, 2]) + 1).torch().tolist() == [2, 3]
+
+
 def test_missing_parts_say_so():
-    with pytest.raises(NotImplementedError):
-        ndd.stream()
     with pytest.raises(AttributeError):
         ndd.no_such_part
 

@@ -3,7 +3,7 @@ device for the ops in a `with` block), `ThreadPool`, the global thread count, an
 
 torch_dali runs every dynamic-mode op when it is called (each is a cached one-op pipeline, see
 torch_dali.eager), so all four modes compute the same results at the same time; the modes are kept
-so that DALI code that selects one runs unchanged. CUDA streams are not offered yet."""
+so that DALI code that selects one runs unchanged. Streams: _stream.py."""
 from __future__ import annotations
 
 import enum
@@ -12,6 +12,10 @@ import threading
 from typing import Any
 
 import torch
+
+from . import _stream as S
+from ._stream import (Stream, get_current_stream, get_default_stream, set_current_stream,  # noqa: F401
+                      set_default_stream, stream)
 
 __all__ = ["EvalMode", "EvalContext", "ThreadPool", "Stream", "get_num_threads", "set_num_threads", "stream",
            "get_default_stream", "set_default_stream", "get_current_stream", "set_current_stream"]
@@ -100,9 +104,8 @@ class EvalContext:
 
     def __init__(self, *, num_threads: int | None = None, device_id: int | None = None,
                  cuda_stream: Any = None, thread_pool: ThreadPool | None = None, **_unused: Any) -> None:
-        if cuda_stream is not None:
-            raise NotImplementedError("ndd.EvalContext(cuda_stream=...): CUDA streams are not supported by "
-                                      "torch_dali's dynamic mode yet")
+        self._cuda_stream = (S.stream(stream=cuda_stream, device_id=device_id) if cuda_stream is not None
+                             else S.thread_stream())
         if device_id is not None and not torch.cuda.is_available():
             device_id = None  # no CUDA: ops run on the CPU
         self._device_id = device_id if device_id is not None else _default_device_id()
@@ -125,8 +128,23 @@ class EvalContext:
         return self._thread_pool
 
     @property
-    def cuda_stream(self) -> None:
-        return None
+    def cuda_stream(self) -> Stream | None:
+        """The stream this context's GPU ops run on: the one it was made with (or the thread's current
+        stream then), for the default context the thread's current stream, else the default stream set
+        for its device, else torch's current stream (None without CUDA)."""
+        s = self.op_stream()
+        if s is None and self._device_id is not None:
+            s = S.stream(stream=torch.cuda.current_stream(self._device_id))
+        return s
+
+    def op_stream(self) -> Stream | None:
+        """The stream set for this context's GPU ops, or None: torch's current stream."""
+        s = self._cuda_stream
+        if s is None and self is EvalContext._default:
+            s = S.thread_stream()
+        if s is None and self._device_id is not None:
+            s = S.get_default_stream(self._device_id)
+        return s
 
     @property
     def checkpoint(self) -> Any:
@@ -168,39 +186,7 @@ class EvalContext:
     @staticmethod
     def default() -> "EvalContext":
         if EvalContext._default is None:
-            EvalContext._default = EvalContext()
+            ctx = EvalContext()
+            ctx._cuda_stream = None  # its stream is each thread's current one (op_stream)
+            EvalContext._default = ctx
         return EvalContext._default
-
-
-class Stream:
-    """DALI's CUDA stream wrapper: not supported by torch_dali's dynamic mode yet."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise NotImplementedError("ndd.Stream: CUDA streams are not supported by torch_dali's dynamic mode yet")
-
-
-def stream(*args: Any, **kwargs: Any) -> Stream:
-    """DALI's `ndd.stream()`: CUDA streams are not supported yet (NotImplementedError)."""
-    return Stream(*args, **kwargs)
-
-
-def get_default_stream() -> None:
-    """None: torch_dali's dynamic mode runs ops on torch's current stream."""
-    return None
-
-
-def get_current_stream() -> None:
-    return None
-
-
-def _no_streams(what: str, s: Any) -> None:
-    if s is not None:
-        raise NotImplementedError(f"ndd.{what}: CUDA streams are not supported by torch_dali's dynamic mode yet")
-
-
-def set_default_stream(s: Any) -> None:
-    _no_streams("set_default_stream", s)
-
-
-def set_current_stream(s: Any) -> None:
-    _no_streams("set_current_stream", s)

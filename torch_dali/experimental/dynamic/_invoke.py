@@ -18,6 +18,8 @@ from . import _device as D
 from . import _type as T
 from ._data import Batch, Tensor, as_tensor, sample_of
 from ._device import Device
+from ._eval import EvalContext
+from ._stream import run_on
 
 
 # -- arithmetic ------------------------------------------------------------------------------------
@@ -48,6 +50,11 @@ def _arith(op: str, *operands: Any) -> Tensor | Batch:
     except ArgumentError as e:
         raise PipelineError(str(e)) from None
     out_type = K.result_type(op, [x.dtype.torch_dtype for x in xs])
+    with run_on(EvalContext.current().op_stream()):
+        return _compute(op, xs, out_type)
+
+
+def _compute(op: str, xs: list[Tensor | Batch], out_type: Any) -> Tensor | Batch:
     batches = [x for x in xs if isinstance(x, Batch)]
     if not batches:
         r = K.compute(op, [x.torch() for x in xs], out_type)  # type: ignore[union-attr]
@@ -148,7 +155,8 @@ def invoke(name: str, inputs: Sequence[Any], kwargs: dict[str, Any], *, draw: in
     ins = [_input_list(x, n) for x in inputs]
     args = {k: _arg_value(schema, k, v, n) for k, v in kwargs.items()}
     dev = None if device is None else D.device(device).device_type
-    outs = eager.apply(name, ins, args, batch_size=n or 1, device=dev, draw=draw)
+    with run_on(EvalContext.current().op_stream()):
+        outs = eager.apply(name, ins, args, batch_size=n or 1, device=dev, draw=draw)
     results = [_result(o, n is not None) for o in outs]
     return results[0] if len(results) == 1 else tuple(results)
 
