@@ -291,6 +291,37 @@ def test_file_list_entries_stay_inside_its_folder(tmp_path, op, form):
     assert tuple(out[0].at(0).shape[:1]) == (2,) and np.array(out[1].at(0)).tolist() == [3]
 
 
+@pytest.mark.parametrize("entry", ["absolute", "dotdot", "file_url", "sibling"])
+def test_playlist_naming_other_files_is_refused(tmp_path, entry):
+    """An HLS playlist (.m3u8) among the videos made FFmpeg read the segment files it names, as the
+    playlist's frames: any media file of the machine (an absolute path, `../`, file://), past
+    file_list's confinement to its folder (DALI 2.4's FFmpeg follows them too). Only a video's own
+    file is opened now: the playlist is left out with a warning naming it, whatever it names."""
+    secret = tmp_path / "secret"
+    data = tmp_path / "data"
+    secret.mkdir()
+    data.mkdir()
+    segment = C.encode("mpeg4", "mpegts", 8, 64, 48, "yuv420p")  # 4 frames of 48x32: too short to probe
+    (secret / "s.ts").write_bytes(segment)
+    (data / "s.ts").write_bytes(segment)
+    name = {"absolute": str(secret / "s.ts"), "dotdot": "../secret/s.ts", "file_url": f"file://{secret}/s.ts",
+            "sibling": "s.ts"}[entry]
+    playlist = data / "evil.m3u8"
+    playlist.write_text(f"#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:1.0,\n{name}\n#EXT-X-ENDLIST\n")
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return fn.experimental.readers.video(filenames=[str(playlist), str(data / "s.ts")], sequence_length=2,
+                                             name="R")
+    with pytest.warns(RuntimeWarning, match="evil.m3u8: the file refers to another file"):
+        p = pipe()
+        p.build()
+    assert p.epoch_size("R") == 4  # s.ts's 8 frames; none of the playlist's
+    from torch_dali.io.video import Video, VideoDataError
+    with pytest.raises(VideoDataError, match="refers to another file"):
+        Video(str(playlist), "evil.m3u8").index()
+
+
 @pytest.mark.parametrize("kw,fails", [
     ({"sequence_length": 2, "fill_value": [1, 2]}, True),  # pad_mode "constant" by default
     ({"frames": [0, 1], "fill_value": []}, True),

@@ -15,7 +15,8 @@ What DALI 2.4's CPU backend does, measured here:
   on it with a libswscale error; its GPU backend gives YCbCr).
 
 Untrusted data: a file that does not open, has no video stream, no frames, frames without
-timestamps, or that fails to decode is a `VideoDataError` naming it; frame counts, frame sizes and
+timestamps, that fails to decode, or that refers to other files (an HLS or DASH playlist: FFmpeg
+would read the files it names) is a `VideoDataError` naming it; frame counts, frame sizes and
 the bytes of one output sample are bounded (`MAX_FRAMES`, `MAX_FRAME_PIXELS`, `MAX_SAMPLE_BYTES`).
 """
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import DataError, TorchDaliError
+from ..skips import printable
 
 MAX_FRAMES = 1 << 22          # frames indexed per file (~19 hours at 60 fps)
 MAX_FRAME_PIXELS = 1 << 26    # 8192 x 8192
@@ -124,6 +126,7 @@ class Video:
     def _open(self) -> Any:
         av = _av()
         src: Any = self.source
+        main = None
         if isinstance(src, str):
             try:
                 st = os.stat(src)
@@ -134,12 +137,19 @@ class Video:
             # FFmpeg picks a protocol from a name's prefix: a relative "http://h/x.mp4" that is also
             # a local file (folders "http:", "h") passed the check above and was fetched over the
             # network ("concat:", "subfile,", "pipe:" likewise); an absolute path is always a file
-            src = os.path.abspath(src)
+            src = main = os.path.abspath(src)
         else:
             src = io.BytesIO(bytes(src))
+        files: list[Any] = []
         try:
-            container = av.open(src, mode="r")
+            container = _Opened(av.open(src, mode="r", io_open=_own_file_only(main, files)), files)
+        except _OtherFile as e:
+            _close_all(files)
+            raise VideoDataError(f"{self.where}: the file refers to another file ({printable(e.url)[:200]}), "
+                                 "as an HLS or DASH playlist does; a video is read from its own file "
+                                 "only") from None
         except Exception as e:  # noqa: BLE001 - FFmpeg's errors, reported with the file
+            _close_all(files)
             raise VideoDataError(f"{self.where}: not a video file FFmpeg can open ({_reason(e)})") from None
         if not container.streams.video:
             container.close()
@@ -284,6 +294,47 @@ class Video:
         finally:
             container.close()
         return out
+
+
+class _OtherFile(Exception):
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.url = url
+
+
+def _own_file_only(main: str | None, files: list[Any]) -> Any:
+    """PyAV's `io_open`: every file FFmpeg opens goes through it, the video's own (`main`, a path;
+    None for bytes) included. Only that one is opened (never blocking: a regular file only) and
+    noted in `files`; any other is refused: an HLS playlist (.m3u8) or DASH manifest names segment
+    files anywhere on the machine (`/x/secret.ts`, `../`), and FFmpeg's HLS demuxer read them as
+    the video's frames, past file_list's confinement to its folder."""
+    def io_open(url: str, flags: int, options: Any) -> Any:
+        if main is None or url != main:
+            raise _OtherFile(url)
+        from .host_io import open_regular
+        files.append(open(open_regular(main), "rb"))
+        return files[-1]
+    return io_open
+
+
+def _close_all(files: list[Any]) -> None:
+    for f in files:
+        f.close()
+
+
+class _Opened:
+    """A PyAV container and the files its `io_open` opened: PyAV leaves those to the garbage
+    collector (a ResourceWarning each), so `close()` closes them with the container."""
+
+    def __init__(self, container: Any, files: list[Any]) -> None:
+        self._container, self._files = container, files
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._container, name)
+
+    def close(self) -> None:
+        self._container.close()
+        _close_all(self._files)
 
 
 def convert(frame: Any, ycbcr: bool, av: Any = None) -> np.ndarray:
