@@ -23,6 +23,7 @@ GPU; device="cpu" works too. Corrupt data is a DataError naming the sample, neve
 """
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -126,7 +127,7 @@ class Inflate(Operator):
             if sum(sizes) > n:
                 raise DataError(f"{where}: the chunk sizes add up to {sum(sizes)} bytes, more than "
                                 f"the sample's {n}")
-            offsets = [sum(sizes[:k]) for k in range(len(sizes))]
+            offsets = list(itertools.accumulate(sizes, initial=0))[:-1]  # linear: a sum per chunk was quadratic
         for o, s in zip(offsets, sizes):
             if o + s > n:
                 raise DataError(f"{where}: the chunk at {o} of {s} bytes runs past the sample's "
