@@ -110,23 +110,38 @@ class Reader(Operator):
         pipe.build()
         self._pipe, self._pipe_bs, self._keys = pipe, batch_size, keys
         if self._resume is not None:  # a restored state: the stream goes on where it stopped
-            skip = int(self._resume["consumed"])
-            self._take(skip)
+            self._skip(int(self._resume["consumed"]))
         return pipe
+
+    def _fill(self) -> None:
+        """One more batch of the stream into the queue."""
+        outs = self._pipe.run()
+        outs = outs if isinstance(outs, (tuple, list)) else (outs,)
+        self._named = bool(self._keys)
+        items = list(zip(self._keys, outs)) if self._named else list(enumerate(outs))
+        for k in range(len(items[0][1])):
+            self._queue.append([(key, tl.samples[k], tl.layout()) for key, tl in items])
 
     def _take(self, n: int) -> list[list[tuple[Any, Any, str]]]:
         """The next `n` samples of the stream: per sample, (output key, tensor, layout) per output."""
         while len(self._queue) < n:
-            outs = self._pipe.run()
-            outs = outs if isinstance(outs, (tuple, list)) else (outs,)
-            self._named = bool(self._keys)
-            items = list(zip(self._keys, outs)) if self._named else list(enumerate(outs))
-            for k in range(len(items[0][1])):
-                self._queue.append([(key, tl.samples[k], tl.layout()) for key, tl in items])
+            self._fill()
         taken = self._queue[:n]
         del self._queue[:n]
         self._consumed += n
         return taken
+
+    def _skip(self, n: int) -> None:
+        """Drops the next `n` samples of the stream, holding one batch at a time: taking them all
+        first held every sample read since the state's start (2.4 GB to resume 20,000 samples of
+        100 kB), and `consumed` comes from a checkpoint file."""
+        while n > len(self._queue):
+            n -= len(self._queue)
+            self._consumed += len(self._queue)
+            self._queue.clear()
+            self._fill()
+        del self._queue[:n]
+        self._consumed += n
 
     def infer_num_outputs(self) -> int:
         """How many outputs the reader gives (DALI 2.4's torchdata Reader node asks before reading)."""
@@ -169,6 +184,10 @@ class Reader(Operator):
         if self._pipe is not None:
             raise RuntimeError(f"{type(self).__name__}.set_state: a state can only be set before the first "
                                "iteration, not after iteration has begun (make a new reader)")
+        consumed = values["consumed"]
+        if not isinstance(consumed, int) or isinstance(consumed, bool) or consumed < 0:
+            raise ValueError(f"{type(self).__name__}.set_state: `consumed` must be a non-negative integer, "
+                             f"got {str(consumed)[:40]!r}")
         self._seed = int(values["seed"])
         self._shard_id = int(values["shard_id"])
         self._resume = values
