@@ -194,3 +194,43 @@ def test_a_flac_header_declaring_more_frames_than_its_bytes_hold_is_refused_befo
     sf.write(buf, np.zeros((480000, 2), np.int16), 48000, format="FLAC")
     out, rate = audio_dec.decode_audio(buf.getvalue(), "silence.flac", torch.float32, False, 0.0, None)
     assert out.shape == (480000, 2) and rate == 48000 and not out.any()
+
+
+_RATE_BOMB = """
+import resource, struct, sys
+resource.setrlimit(resource.RLIMIT_DATA, (3 << 29, 3 << 29))  # 1.5 GiB: the old path needed 2.4
+import numpy as np
+from torch_dali import fn, pipeline_def
+from torch_dali.errors import PipelineError
+frames = int(sys.argv[1])
+data = np.arange(frames, dtype="<i2").tobytes()
+fmt = struct.pack("<HHIIHH", 1, 1, 1, 2, 2, 16)  # PCM, mono, 1 Hz, 16-bit
+body = b"WAVE" + b"fmt " + struct.pack("<I", 16) + fmt + b"data" + struct.pack("<I", len(data)) + data
+raw = np.frombuffer(b"RIFF" + struct.pack("<I", len(body)) + body, np.uint8)
+
+@pipeline_def(batch_size=1, num_threads=1, device_id=None)
+def pipe():
+    return fn.decoders.audio(fn.external_source(source=lambda: [raw], batch=True), sample_rate=48000)[0]
+p = pipe()
+p.build()
+try:
+    print("shape", tuple(p.run()[0].at(0).shape))
+except PipelineError as e:
+    print(type(e.__cause__).__name__, e.__cause__)
+"""
+
+
+@pytest.mark.parametrize("frames,says", [(5000, "DataError .*sample 0: resampling from the file's 1 Hz to "
+                                                  "48000.0 Hz would give 240000000 frames"),
+                                         (50, r"shape \(2400000, 1\)")])  # small: resampled, as DALI 2.4
+def test_a_file_rate_far_below_the_target_is_refused_before_resampling(frames, says):
+    """The rate is the file's word: a 10 kB WAV saying 1 Hz, resampled to 48 kHz, gave 240 million
+    samples (21 s, 2.4 GB; DALI 2.4 the same). Past 4M values, more than 256x the file's rate is
+    refused naming the sample. In a child with a 1.5 GiB data limit and a timeout."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+    r = subprocess.run([sys.executable, "-c", _RATE_BOMB, str(frames)], capture_output=True, text=True,
+                       timeout=120, cwd=Path(__file__).resolve().parent.parent)
+    assert r.returncode == 0 and re.search(says, r.stdout), (r.stdout, r.stderr[-2000:])
