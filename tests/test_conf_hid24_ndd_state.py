@@ -163,3 +163,36 @@ def test_reader_state_consumed_must_be_a_count(tmp_path, consumed):
     state["consumed"] = consumed
     with pytest.raises(ValueError, match="`consumed` must be a non-negative integer"):
         ndd.readers.File(**kw).set_state(json.dumps(state))
+
+
+_LOAD = """
+import sys
+import torch_dali.experimental.dynamic as ndd
+try:
+    ndd.checkpoint.Checkpoint().load(sys.argv[1])
+    print("loaded")
+except ValueError as e:
+    print("ValueError:", e)
+"""
+
+
+@pytest.mark.parametrize("kind,says", [("fifo", "is not a regular file"), ("deep", "nested too deeply"),
+                                       ("binary", "is not UTF-8 text")])
+def test_checkpoint_load_refuses_hostile_files(tmp_path, kind, says):
+    """Checkpoint.load read the newest matching file with open(): a FIFO in its place blocked for
+    ever, and JSON nested 100,000 deep raised RecursionError. Now a regular file of at most 64 MiB,
+    and a ValueError naming the problem. In a child with a timeout."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    path = tmp_path / "ck_007.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "deep":
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    else:
+        path.write_bytes(b"\xff\xfe{}")
+    r = subprocess.run([sys.executable, "-c", _LOAD, str(tmp_path / "ck_{seq:03d}.json")], capture_output=True,
+                       text=True, timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    assert r.returncode == 0 and says in r.stdout, (r.stdout, r.stderr[-1500:])

@@ -17,8 +17,11 @@ import re
 import string
 from typing import Any, NamedTuple
 
+from ...io.bounded_file import FileTooLarge, NotRegularFile, read_regular_file
+
 _FORMAT = 2
 _AUTO = "__op_"
+MAX_BYTES = 64 << 20  # positions and counters; anything larger is not a checkpoint (as checkpointing.py)
 
 
 class _Entry(NamedTuple):
@@ -195,7 +198,10 @@ class Checkpoint:
     def deserialize(self, data: str) -> None:
         """Replaces the states with those of `data` (from `serialize`); they are applied as their
         objects get registered."""
-        payload = json.loads(data)
+        try:
+            payload = json.loads(data)
+        except RecursionError:  # "[[[[..." nested past the interpreter's stack
+            raise ValueError("Checkpoint.deserialize: not a checkpoint (JSON nested too deeply)") from None
         if not isinstance(payload, dict) or not isinstance(payload.get("states"), dict):
             raise ValueError("Checkpoint.deserialize: not a checkpoint (no `states` mapping)")
         if payload.get("version") != _FORMAT:
@@ -240,8 +246,18 @@ class Checkpoint:
         if not found:
             raise FileNotFoundError(f"Checkpoint.load: no file matches {filename!r}")
         seq, path = found[-1]
-        with open(path, encoding="utf-8") as f:
-            self.deserialize(f.read())
+        try:  # a regular file of bounded size only: a FIFO in its place blocked open() for ever
+            data = read_regular_file(path, MAX_BYTES)
+        except NotRegularFile:
+            raise ValueError(f"Checkpoint.load: {path} is not a regular file") from None
+        except FileTooLarge as e:
+            raise ValueError(f"Checkpoint.load: {path} holds {e.size} bytes, more than a checkpoint may "
+                             f"({MAX_BYTES})") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"Checkpoint.load: {path} is not UTF-8 text") from None
+        self.deserialize(text)
         self._next_seq = seq + 1
         return path
 
