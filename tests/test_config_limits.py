@@ -31,6 +31,8 @@ CASES = {
     # sizes that decide the memory a pipeline takes before it reads anything
     "huge_batch": (HEADER.replace("batch_size: 2", "batch_size: 1000000000") + UNIFORM, r"`batch_size` 1000000000 is "
                    "more than a file may ask for", 2),
+    "many_threads": (HEADER.replace("num_threads: 1", "num_threads: 100000") + UNIFORM, "`num_threads` 100000 is "
+                     "more than a file may ask for", 2),
     "deep_queue": (HEADER.replace("seed: 1}", "seed: 1, prefetch_queue_depth: 1000000}") + UNIFORM,
                    "`prefetch_queue_depth` 1000000 is more than", 2),
     "huge_shape": (HEADER + UNIFORM.replace("op: random.uniform", "op: random.uniform\n  args: {shape: [100000, 100000]}"),

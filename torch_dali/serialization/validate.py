@@ -30,9 +30,11 @@ PIPELINE_KEYS = ("batch_size", "num_threads", "device_id", "seed", "prefetch_que
 PYTHON_ONLY = {("readers.dataset", "dataset"): "a dataset is a Python object (see torch_dali.from_dataset)"}
 # What a file may ask for: a YAML file is untrusted, and these sizes decide the memory a pipeline
 # takes before any data is read (a batch of 10**9 samples, a queue of 10**6 batches, a random
-# tensor of 10**10 values per sample). Well above what training uses.
+# tensor of 10**10 values per sample; 10**5 threads: "can't start new thread" at the first batch,
+# the machine's thread limit spent). Well above what training uses.
 MAX_BATCH_SIZE = 1 << 20
 MAX_QUEUE_DEPTH = 256
+MAX_THREADS = 1024
 MAX_SHAPE_ELEMENTS = 1 << 28  # one sample of a `shape` argument: 1 GiB of float32
 SHOWN = 20  # problems in one loading error; `torch-dali validate` lists up to MAX_PROBLEMS
 MAX_PROBLEMS = 200
@@ -94,7 +96,8 @@ def _settings(doc: Mapping, r: Report) -> tuple[dict[str, Any], int]:
         if key not in PIPELINE_KEYS:
             r.bad(params.key_lines[key], f"unknown pipeline setting `{key}`" + _hint(key, PIPELINE_KEYS))
     out = {k: plain(v) for k, v in params.items() if k in PIPELINE_KEYS}
-    for key, most in (("batch_size", MAX_BATCH_SIZE), ("prefetch_queue_depth", MAX_QUEUE_DEPTH)):
+    for key, most in (("batch_size", MAX_BATCH_SIZE), ("prefetch_queue_depth", MAX_QUEUE_DEPTH),
+                      ("num_threads", MAX_THREADS)):
         v = out.get(key)
         values = list(v.values()) if isinstance(v, dict) else [v]  # depth: {cpu_size, gpu_size} too
         if any(isinstance(x, int) and not isinstance(x, bool) and x > most for x in values):
