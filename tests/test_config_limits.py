@@ -14,6 +14,8 @@ from _config_child import finished, run_configs
 
 HEADER = "torch_dali_pipeline: 1\npipeline: {batch_size: 2, num_threads: 1, device_id: null, seed: 1}\n"
 UNIFORM = "ops:\n- name: u\n  op: random.uniform\noutputs: [u]\n"
+RESIZE = ("ops:\n- name: u\n  op: random.uniform\n  args: {{shape: [4, 4, 3]}}\n- name: r\n  op: {}\n"
+          "  args: {}\n  inputs: [u]\noutputs: [r]\n")
 N = 20_000  # levels of nesting: 40 KB of text
 BOMB = ("ops:\n- &a [x, x, x, x, x, x, x, x, x]\n- &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
         + "".join(f"- &{c} [{', '.join(['*' + p] * 9)}]\n" for p, c in zip("bcdefgh", "cdefghi"))
@@ -37,6 +39,13 @@ CASES = {
                    "`prefetch_queue_depth` 1000000 is more than", 2),
     "huge_shape": (HEADER + UNIFORM.replace("op: random.uniform", "op: random.uniform\n  args: {shape: [100000, 100000]}"),
                    r"makes samples of 10000000000 values", 6),
+    # output sizes other than `shape`: a resize, a crop with padding, one_hot's classes
+    "huge_resize": (HEADER + RESIZE.format("resize", "{resize_x: 100000, resize_y: 100000}"),
+                    r"`resize_x` 100000.0, `resize_y` 100000.0 asks for samples of 10000000000 values", 9),
+    "huge_crop": (HEADER + RESIZE.format("crop", "{crop: [100000, 100000], out_of_bounds_policy: pad}"),
+                  r"`crop` \[100000.0, 100000.0\] asks for samples of 10000000000 values", 9),
+    "huge_one_hot": (HEADER + RESIZE.format("one_hot", "{num_classes: 1000000000}"),
+                     r"`num_classes` 1000000000 asks for samples of 1000000000 values", 9),
     # numbers: int() of 4300+ digits raised ValueError (no line); YAML 1.1's base-60 ints of 4 MiB
     # took minutes to construct (quadratic); an op seed past int64 failed at run time
     "long_int": (HEADER + "ops:\n- {name: u, op: random.uniform, seed: " + "9" * 5000 + "}\noutputs: [u]\n",

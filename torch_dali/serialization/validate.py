@@ -131,6 +131,32 @@ def _check_shape(label: str, shape: Any) -> None:
                                  f"file may ask for ({MAX_SHAPE_ELEMENTS})")
 
 
+#: arguments besides `shape` that set the size of each sample an op makes: the values of one group
+#: multiply (`resize_shorter` S: at least S x S); `bbox_rotate`'s `size` is the image's, not made
+_SIZE_GROUPS = (("size",), ("resize_x", "resize_y", "resize_z"), ("resize_shorter",), ("crop",),
+                ("crop_h", "crop_w", "crop_d"), ("output_size",), ("sizes",), ("num_classes",), ("nfft",),
+                ("out_length",))
+
+
+def _check_sizes(label: str, op: str, consts: dict[str, Any], name: str) -> None:
+    """The size arguments of one op, in the group of argument `name` just read, within
+    MAX_SHAPE_ELEMENTS (a YAML `resize` to 10**5 x 10**5 makes samples of 10**10 pixels, 120 GB as float RGB;
+    `one_hot` of 10**9 classes 4 GB a sample)."""
+    for group in (g for g in _SIZE_GROUPS if name in g):
+        given = [consts[a] for a in group if consts.get(a) is not None and (op, a) != ("bbox_rotate", "size")]
+        if not given:
+            continue
+        n = 1
+        for v in given:
+            for d in (v if isinstance(v, (list, tuple)) else [v]):
+                if isinstance(d, (int, float)) and not isinstance(d, bool) and d > 1 and d == d:
+                    n *= min(d, 2.0 ** 64) ** (2 if group == ("resize_shorter",) else 1)
+        if n > MAX_SHAPE_ELEMENTS:
+            names = ", ".join(f"`{a}` {_shown(consts[a])}" for a in group if consts.get(a) is not None)
+            raise SerializationError(f"{label}: {names} asks for samples of {int(n)} values or more, more than "
+                                     f"a file may ask for ({MAX_SHAPE_ELEMENTS})")
+
+
 def _make_pipeline(make: Callable[..., Any], params: dict[str, Any], line: int, r: Report) -> Any:
     try:
         return make(**params)
@@ -275,6 +301,7 @@ class _Ops:
                 consts[arg.name] = None if value is None and arg.default is None else coerce(label, arg, value)
                 if arg.name == "shape":
                     _check_shape(label, consts[arg.name])
+                _check_sizes(label, schema.name, consts, arg.name)
             except TorchDaliError as e:
                 r.bad(line, str(e))
                 ok = False
