@@ -1,16 +1,17 @@
 """Fuzz targets for the data entry points: the C header table (host_io), JPEG region windows
 (jpeg_roi), PNG decoding, TIFFs read by io.tiff, the RecordIO reader, the crop-window helper
-(crop_windows.c), the CPU resize and crop_mirror_normalize (cpu_image.c, at images of any size)
-and the warp family's resampling (cpu_warp.c, at remap's untrusted maps); the readers' file
-parsers (LMDB, caffe records, tf.train.Example, .npy, tar) in tests/_fuzz_readers.py.
+(crop_windows.c), the CPU resize (cpu_resize.c, every filter it takes) and crop_mirror_normalize
+(cpu_image.c) at images of any size and the warp family's resampling (cpu_warp.c, at remap's
+untrusted maps); the readers' file parsers (LMDB, caffe records, tf.train.Example, .npy, tar) in
+tests/_fuzz_readers.py.
 
 Each target takes mutated bytes (seeded, deterministic: input i of a run is a function of the run's
 seed and i alone) and checks an oracle besides "no crash": the C and Python header parsers agree and
 read the size libjpeg decodes; ROI windows outside the image are refused and inside ones give the
 pixels of a full decode; decoded PNGs and TIFFs have their header's size (TIFFs: and channels);
 mapped and pread RecordIO reads agree; C and Python crop windows are equal and inside the image;
-the C resize, crop_mirror_normalize (cpu_image.c) and warp and distort resampling (cpu_warp.c)
-give the spec's bits. Only the library's own errors (DataError, ...) may be raised.
+the C resize (cpu_resize.c), crop_mirror_normalize (cpu_image.c) and warp and distort resampling
+(cpu_warp.c) give the spec's bits. Only the library's own errors (DataError, ...) may be raised.
 
     python -m tests._fuzz --iterations 2000        # every target in-process, fixed seed (CI runs fewer)
     make fuzz FUZZ_SECONDS=600                     # each target 10 min in a child, C under ASan+UBSan
@@ -44,7 +45,7 @@ from torch_dali.functional import crop_window as CW
 from torch_dali.functional import distort as DS
 from torch_dali.functional import warp as W
 from torch_dali.functional.normalize import crop_mirror_normalize
-from torch_dali.functional.resize import resize
+from torch_dali.functional.resize import filter_table, resize
 from torch_dali.functional import color as K
 from torch_dali.functional import histogram as HG
 from torch_dali.functional.crop import convert
@@ -294,13 +295,16 @@ def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
     return torch.equal(bits(a), bits(b))
 
 
+_RESIZE_KINDS = ["linear", "triangular", "cubic", "lanczos3", "gaussian"]  # the filters cpu_resize.c takes
+
+
 def target_cpu_image(data: bytes, rnd: random.Random) -> None:
     """cpu_image.c == the spec: a resize of any region (fractional, past the edges, tiny or huge
     scale) of images of any size gives the spec's bits or declines; crop_mirror_normalize of a
     window gives the spec's bits inside the image and declines one leaving it; per-value tables,
     float -> integer conversion, color matrices (huge and overflowing ones too), filters (any
     kernel size, border and fill), gaussian_blur and laplacian give the spec's bits or decline."""
-    if helpers.CPU_IMAGE.load() is None:
+    if helpers.CPU_IMAGE.load() is None or helpers.CPU_RESIZE.load() is None:
         return
     img = _fuzz_image(rnd)
     h, w, c = (int(v) for v in img.shape)
@@ -377,14 +381,16 @@ def target_cpu_image(data: bytes, rnd: random.Random) -> None:
         window = ((y0, y0 + hh), (x0, x0 + ww))
         try:
             kw = dict(window=window) if as_window else dict(roi=roi)
-            want = resize(img, size, rnd.choice(["linear", "triangular"]), aa, dtype=dtype, **kw)
+            filters = (rnd.choice(_RESIZE_KINDS),) * 2 if rnd.random() < 0.7 else tuple(rnd.choices(_RESIZE_KINDS, k=2))
+            want = resize(img, size, "nn", aa, *filters, dtype=dtype, **kw)
         except ValueError:
             want = None
         got = torch.full((size[0], size[1], c), 7, dtype=dtype)
-        done = (helpers.resize_linear_window(img, window, got, aa) if as_window
-                else helpers.resize_linear(img, roi, got, aa))
+        tables = helpers.FilterTables(filter_table)
+        done = (helpers.resize_window(img, window, got, aa, filters, tables) if as_window
+                else helpers.resize_roi(img, roi, got, aa, filters, tables))
         if want is not None and done:
-            _check(torch.equal(got, want), f"resize C != spec: {(h, w, c)} {'window ' + str(window) if as_window else 'roi ' + str(roi)} -> {size} aa={aa} {dtype}")
+            _check(torch.equal(got, want), f"resize C != spec: {(h, w, c)} {'window ' + str(window) if as_window else 'roi ' + str(roi)} -> {size} aa={aa} {dtype} {filters}")
         if want is not None and not done:  # it takes forward regions only; an identity is the caller's copy
             _check(hh <= 0 or ww <= 0 or (size == (h, w) and roi == (0.0, 0.0, float(h), float(w))),
                    f"resize declined {(h, w, c)} roi {roi} -> {size}")
@@ -470,7 +476,7 @@ ASAN_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno
 def _use_sanitized_builds() -> None:
     """Loads the C helpers built with ASan + UBSan (the process runs with libasan preloaded)."""
     from torch_dali._native import build as _cbuild
-    for lib in (H.LIB, R.LIB, helpers.CROP_WINDOWS, helpers.CPU_WARP, helpers.CPU_IMAGE):
+    for lib in (H.LIB, R.LIB, helpers.CROP_WINDOWS, helpers.CPU_WARP, helpers.CPU_IMAGE, helpers.CPU_RESIZE):
         so = _cbuild.build(lib.src, lib.libs, lib.flags + ASAN_FLAGS)
         cdll = ctypes.CDLL(str(so))
         if lib.configure is not None:

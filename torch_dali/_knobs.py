@@ -258,7 +258,7 @@ KNOBS: tuple[Knob, ...] = (
     Knob("TORCH_DALI_NO_JPEG_ROI", "flag", False, "1 never builds the libjpeg region decoder (random "
          "crops decode the whole image)"),
     Knob("TORCH_DALI_NO_CPU_KERNELS", "flag", False, "1 never builds the C image kernels of the CPU ops "
-         "(resize and random_resized_crop with a linear filter, crop_mirror_normalize to float, the warp "
+         "(resize and random_resized_crop with the linear, cubic, Lanczos or Gaussian filter, crop_mirror_normalize to float, the warp "
          "family's and water / sphere / jitter's resampling, audio_resample's and decoders.audio's resampling, equalize, brightness_contrast, hsv and color_twist "
          "of uint8, color_space_conversion to YCbCr, grid_mask, filter, gaussian_blur and laplacian, the convolutions' "
          "conversion to integers: the pure-torch spec does the same work, with the same bits)"),

@@ -54,7 +54,6 @@ def _crop_windows_signatures(lib: ctypes.CDLL) -> None:
 
 def _cpu_image_signatures(lib: ctypes.CDLL) -> None:
     i64, d, c_int, vp = ctypes.c_int64, ctypes.c_double, ctypes.c_int, ctypes.c_void_p
-    lib.td_resize_linear.argtypes = [vp, i64, i64, c_int, i64, d, d, d, d, d, d, c_int, c_int, c_int, c_int, vp]
     lib.td_crop_mirror_normalize.argtypes = [vp, i64, i64, c_int, i64, i64, i64, i64, i64, c_int, vp, vp, c_int, vp]
     lib.td_table_u8.argtypes = [vp, i64, vp, c_int, vp]
     lib.td_equalize_u8.argtypes = [vp, i64, i64, c_int, vp]
@@ -64,7 +63,7 @@ def _cpu_image_signatures(lib: ctypes.CDLL) -> None:
     lib.td_color_matrix_u8.argtypes = [vp, i64, c_int, vp, vp, c_int, vp]
     lib.td_affine_u8.argtypes = [vp, i64, ctypes.c_float, ctypes.c_float, c_int, vp]
     lib.td_grid_mask.argtypes = [vp, i64, i64, i64, i64, c_int, vp, vp, vp, vp, vp, vp]
-    for f in (lib.td_resize_linear, lib.td_crop_mirror_normalize, lib.td_table_u8, lib.td_equalize_u8,
+    for f in (lib.td_crop_mirror_normalize, lib.td_table_u8, lib.td_equalize_u8,
               lib.td_filter2d, lib.td_convert_f32, lib.td_color_matrix_u8, lib.td_affine_u8, lib.td_grid_mask):
         f.restype = c_int
 
@@ -82,8 +81,10 @@ CROP_WINDOWS = CLibrary(CSRC / "cpu" / "crop_windows.c", ["m"], ["-ffp-contract=
 
 # numeric kernels (numeric.py): declared there, listed and called through here
 from .numeric import BBOX_CROP, BOX_ENCODER, REDUCE_SUM, bbox_crop, box_encode, dali_sum  # noqa: E402,F401
+# resizing (cpu_resize.py): declared there, called through here
+from .cpu_resize import CPU_RESIZE, FILTER_KINDS, FilterTables, _packed, _row_stride, resize_roi, resize_window  # noqa: E402,F401
 
-#: the CPU ops' image kernels (resize with the linear filter, crop_mirror_normalize, per-value tables
+#: the CPU ops' image kernels (crop_mirror_normalize, per-value tables
 #: of uint8 images, histogram equalization, filter (border, correlation and conversion in one pass),
 #: float -> integer conversion, 3x3 color matrices of uint8 pixels, grid_mask),
 #: bit-identical to their functional specs (no fused multiply-add: products round as torch's do;
@@ -141,56 +142,6 @@ def crop_windows(seed: int, iteration: int, sizes: Sequence[tuple[int, int]] | n
                            float(aspect_ratio[1]), int(num_attempts), out.ctypes.data) != 0:
         return None
     return out
-
-
-def _packed(image: torch.Tensor) -> bool:
-    """(H, W, C) with packed pixels; rows may be strided."""
-    h, w, c = image.shape
-    return image.stride(2) == 1 and (w <= 1 or image.stride(1) == c) and (h <= 1 or image.stride(0) >= w * c)
-
-
-def _row_stride(image: torch.Tensor) -> int:
-    """Elements from one row to the next (a one-row image's stride may be anything)."""
-    return int(image.stride(0)) if image.shape[0] > 1 else int(image.shape[1] * image.shape[2])
-
-
-def resize_linear(image: torch.Tensor, roi: tuple[float, float, float, float], out: torch.Tensor,
-                  antialias: bool) -> bool:
-    """Resizes the region `roi` = (y, x, h, w) of `image` (CPU uint8 (H, W, C), pixels packed, rows
-    may be strided) into `out` (CPU, contiguous (out_h, out_w, C), uint8 or float32) as
-    `functional.resize(image, ..., "linear", antialias, roi=roi)` does, bit for bit, without
-    holding the GIL. False when it did nothing: the helper is not built, the arguments are not
-    what it takes, or neither axis needs filtering (the caller runs the spec)."""
-    F = np.float32
-    with np.errstate(all="ignore"):  # a window past float32's range: infinities, which C declines
-        axes = [(float(F(o)), float(F(s)), float(F(F(o) + F(s)))) for o, s in ((roi[0], roi[2]), (roi[1], roi[3]))]
-    return _resize_axes(image, axes, out, antialias)
-
-
-def resize_linear_window(image: torch.Tensor, window: tuple[tuple[float, float], tuple[float, float]],
-                         out: torch.Tensor, antialias: bool) -> bool:
-    """`resize_linear` of the source window ((y0, y1), (x0, x1)) (fractional, possibly past the
-    edges; forward only), as `functional.resize(..., window=window)` reads it."""
-    F = np.float32
-    with np.errstate(all="ignore"):
-        axes = [(float(F(lo)), float(F(F(hi) - F(lo))), float(F(hi))) for lo, hi in window]
-    return _resize_axes(image, axes, out, antialias)
-
-
-def _resize_axes(image: torch.Tensor, axes: list[tuple[float, float, float]], out: torch.Tensor,
-                 antialias: bool) -> bool:
-    lib = CPU_IMAGE.load()
-    if lib is None or image.dim() != 3 or out.dim() != 3 or image.dtype != torch.uint8 \
-            or out.dtype not in (torch.uint8, torch.float32) or image.device.type != "cpu" \
-            or out.device.type != "cpu" or not out.is_contiguous() or out.shape[2] != image.shape[2]:
-        return False
-    h, w, c = image.shape
-    if not _packed(image):
-        return False
-    (oy, sy, ey), (ox, sx, ex) = axes
-    return lib.td_resize_linear(image.data_ptr(), h, w, c, _row_stride(image), oy, sy, ey, ox, sx, ex,
-                                int(out.shape[0]), int(out.shape[1]), int(bool(antialias)),
-                                int(out.dtype == torch.float32), out.data_ptr()) == 0
 
 
 def crop_mirror_normalize(image: torch.Tensor, window: tuple[int, int, int, int], mirror: bool,

@@ -115,6 +115,11 @@ def _table(name: str) -> np.ndarray:
     return _TABLES[name]
 
 
+def filter_table(kind: str) -> np.ndarray:
+    """The float32 table DALI samples for filter `kind` (linear and triangular: the triangle)."""
+    return _table("triangle" if kind in ("linear", "triangular") else kind)
+
+
 def _filter(kind: str, n_in: float, n_out: int, antialias: bool) -> tuple[np.ndarray, np.float32, np.float32, int]:
     """(table, table units per source pixel, anchor, number of taps) of one axis's filter."""
     F = np.float32

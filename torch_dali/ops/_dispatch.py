@@ -88,7 +88,7 @@ class FastSampleKernel:
     """A faster implementation of one per-sample op on CPU: the same result as the op's
     `run_sample` (tests hold each to it), for the samples it takes."""
 
-    #: what it is, for diagnostics ("resize_linear (C helper)")
+    #: what it is, for diagnostics ("resize (C helper)")
     name: str = ""
 
     def supports(self, op: Any) -> bool:

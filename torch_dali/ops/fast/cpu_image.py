@@ -3,15 +3,16 @@
 executor's per-sample chains, on its threads, without holding the GIL.
 
 * random_resized_crop: the spec's window (drawn as the spec draws it), resized as a region of
-  interest by `td_resize_linear`.
-* resize: each image resized by `td_resize_linear` to the size the spec computes, from the window
+  interest by `td_resize` (cpu_resize.c).
+* resize: each image resized by `td_resize` to the size the spec computes, from the window
   the spec reads (the whole image, a region of interest, or the fractional window `subpixel_scale`
   keeps); flipped windows run the spec.
 * crop_mirror_normalize: a window inside the image, mirrored, normalized to float32 (CHW or HWC)
   by `td_crop_mirror_normalize`, scale and shift then applied as the spec applies them.
 
-They take CPU uint8 HWC images (rows may be strided, pixels packed); the resizing ops the linear
-or triangular filter given as constants, with a uint8 or float32 output. Anything else, and a
+They take CPU uint8 HWC images (rows may be strided, pixels packed); the resizing ops the linear,
+triangular, cubic, Lanczos-3 or Gaussian filter (`interp_type`, `min_filter`, `mag_filter`) given
+as constants, with a uint8 or float32 output. Anything else, and a
 sample the helper declines, runs the spec (its result is the same: tests/test_cpu_kernels.py
 holds them to it).
 """
@@ -22,26 +23,37 @@ from typing import Any
 import torch
 
 from ..._native import helpers
+from ...functional.resize import filter_table
 from .._dispatch import FastSampleKernel, register_fast_sample
 from ..geometry import Resize, interp_name
 from ..random_resized_crop import RandomResizedCrop
 from ..normalize import CropMirrorNormalize
 
 _FILTER_ARGS = ("interp_type", "min_filter", "mag_filter")
-_LINEAR = ("linear", "triangular")  # the same weights in functional.resize
 _OUT_DTYPES = (None, torch.uint8, torch.float32)
+_TABLES: list[helpers.FilterTables] = []  # DALI's filter tables for the helper, built on first use
 
 
-def _linear_cpu_op(op: Any) -> bool:
-    """A CPU op whose every axis filters with the linear (triangle) filter, given as constants, into
-    uint8 or float32, reading HWC images (or data without a layout), with the helper built."""
-    if op.device.type != "cpu" or any(n in op.node.arg_inputs for n in _FILTER_ARGS):
+def _tables() -> helpers.FilterTables:
+    if not _TABLES:
+        _TABLES.append(helpers.FilterTables(filter_table))
+    return _TABLES[0]
+
+
+def _filters(op: Any) -> tuple[str, str] | None:
+    """(the filter of shrinking axes, of the others) when the helper takes both, as given
+    constants; else None."""
+    interp = interp_name(op.args.get("interp_type"))
+    pair = tuple(interp_name(op.args.get(n)) or interp for n in ("min_filter", "mag_filter"))
+    return pair if all(f in helpers.FILTER_KINDS for f in pair) else None  # type: ignore[return-value]
+
+
+def _filtered_cpu_op(op: Any) -> bool:
+    """A CPU op whose every axis filters with a filter the helper has (not nn), given as constants,
+    into uint8 or float32, reading HWC images (or data without a layout), with the helper built."""
+    if op.device.type != "cpu" or any(n in op.node.arg_inputs for n in _FILTER_ARGS) or _filters(op) is None:
         return False
-    if interp_name(op.args.get("interp_type")) not in _LINEAR:
-        return False
-    if any(interp_name(op.args.get(n)) not in (None, *_LINEAR) for n in ("min_filter", "mag_filter")):
-        return False
-    return op.dtype in _OUT_DTYPES and op.hwc_input() and helpers.CPU_IMAGE.load() is not None
+    return op.dtype in _OUT_DTYPES and op.hwc_input() and helpers.CPU_RESIZE.load() is not None
 
 
 def _takes(img: torch.Tensor) -> bool:
@@ -59,10 +71,10 @@ def _output(ctx: Any, shape: tuple[int, int, int], dtype: torch.dtype) -> torch.
 
 
 class RandomResizedCropSample(FastSampleKernel):
-    name = "resize_linear (C helper)"
+    name = "resize (C helper)"
 
     def supports(self, op: RandomResizedCrop) -> bool:
-        return _linear_cpu_op(op)
+        return _filtered_cpu_op(op)
 
     def run_sample(self, op: RandomResizedCrop, ctx: Any, inputs: list[torch.Tensor],
                    args: dict[str, Any]) -> torch.Tensor | None:
@@ -71,16 +83,16 @@ class RandomResizedCropSample(FastSampleKernel):
             return None
         win = op.window(ctx, img)  # drawn once: the fallback below resizes the same window
         out = _output(ctx, (op.size[0], op.size[1], int(img.shape[2])), op.dtype or torch.uint8)
-        if helpers.resize_linear(img, win, out, op.args["antialias"]):
+        if helpers.resize_roi(img, win, out, op.args["antialias"], _filters(op), _tables()):  # type: ignore[arg-type]
             return out
         return op.resize_window(img, win, args)
 
 
 class ResizeSample(FastSampleKernel):
-    name = "resize_linear (C helper)"
+    name = "resize (C helper)"
 
     def supports(self, op: Resize) -> bool:
-        return _linear_cpu_op(op) and not op.args.get("save_attrs")  # its second output: the spec
+        return _filtered_cpu_op(op) and not op.args.get("save_attrs")  # its second output: the spec
 
     def run_sample(self, op: Resize, ctx: Any, inputs: list[torch.Tensor],
                    args: dict[str, Any]) -> torch.Tensor | None:
@@ -92,7 +104,8 @@ class ResizeSample(FastSampleKernel):
         if not (y1 > y0 and x1 > x0):  # a flip: the spec
             return None
         out = _output(ctx, (out_h, out_w, int(img.shape[2])), op.dtype or torch.uint8)
-        if helpers.resize_linear_window(img, ((y0, y1), (x0, x1)), out, op.args["antialias"]):
+        if helpers.resize_window(img, ((y0, y1), (x0, x1)), out, op.args["antialias"], _filters(op),  # type: ignore[arg-type]
+                                 _tables()):
             return out
         return None
 

@@ -1,0 +1,208 @@
+"""The C helper cpu_resize.c (CPU resize and random_resized_crop, `ops/fast/cpu_image.py`) gives
+the spec's bits: `functional.resize` with the linear / triangular, cubic, Lanczos-3 and Gaussian
+filters (mixed per axis by min_filter / mag_filter), up and down, antialias on and off, regions
+of interest and fractional windows, strided rows, any channel count, uint8 or float32 out; whole
+pipelines give the same batches with and without it, and DALI 2.4's (digests below)."""
+from __future__ import annotations
+
+import hashlib
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from torch_dali import fn, pipeline_def, types
+from torch_dali._native import build, helpers
+from torch_dali.functional.resize import filter_table, resize
+from torch_dali.ops import _dispatch
+from torch_dali.ops.fast import cpu_image
+
+KINDS = ["linear", "triangular", "cubic", "lanczos3", "gaussian"]
+
+
+def _need_helper() -> helpers.FilterTables:
+    why = build.skip_reason(helpers.CPU_RESIZE)
+    if why:
+        pytest.skip(why)
+    return helpers.FilterTables(filter_table)
+
+
+def _image(rng: random.Random, h: int, w: int, c: int) -> torch.Tensor:
+    pad = rng.choice([0, 0, 3])  # strided rows: a crop of a wider image
+    g = torch.Generator().manual_seed(rng.randrange(1 << 30))
+    return torch.randint(0, 256, (h, w + pad, c), dtype=torch.uint8, generator=g)[:, :w]
+
+
+@pytest.mark.parametrize("seed", [17, 18])
+def test_helper_matches_the_spec_bit_for_bit(seed: int) -> None:
+    tables = _need_helper()
+    rng = random.Random(seed)
+    done = 0
+    for _ in range(400):
+        h, w, c = rng.randint(1, 60), rng.randint(1, 60), rng.choice([1, 2, 3, 4, 5])
+        img = _image(rng, h, w, c)
+        size = (rng.randint(1, 70), rng.randint(1, 70))
+        aa, dtype = rng.random() < 0.8, rng.choice([torch.uint8, torch.float32])
+        filters = (rng.choice(KINDS), rng.choice(KINDS)) if rng.random() < 0.3 else (rng.choice(KINDS),) * 2
+        got = torch.full((size[0], size[1], c), 7, dtype=dtype)
+        if rng.random() < 0.5:  # a region of interest (or the whole image)
+            rh, rw = rng.randint(1, h), rng.randint(1, w)
+            roi = (rng.randint(0, h - rh), rng.randint(0, w - rw), rh, rw) if rng.random() < 0.7 else (0, 0, h, w)
+            if rng.random() < 0.1:
+                size = (roi[2], roi[3])  # same size: a pure crop on the filter's grid
+                got = torch.full((size[0], size[1], c), 7, dtype=dtype)
+            want = resize(img, size, "nn", aa, *filters, dtype=dtype, roi=roi)
+            ran = helpers.resize_roi(img, roi, got, aa, filters, tables)
+            whole = tuple(roi) == (0, 0, h, w)
+        else:  # a fractional window, reaching past the image
+            y0, x0 = rng.uniform(-3, h), rng.uniform(-3, w)
+            win = ((y0, y0 + rng.uniform(0.3, h + 3)), (x0, x0 + rng.uniform(0.3, w + 3)))
+            want = resize(img, size, "nn", aa, *filters, dtype=dtype, window=win)
+            ran = helpers.resize_window(img, win, got, aa, filters, tables)
+            whole = False
+        if not ran:  # only when neither axis filters (the whole image at its own size, cubic or linear)
+            assert whole and size == (h, w) and not {"lanczos3", "gaussian"} & set(filters)
+            continue
+        done += 1
+        assert torch.equal(got, want), ((h, w, c), size, aa, dtype, filters)
+    assert done > 350
+
+
+@pytest.mark.parametrize("interp", ["cubic", "lanczos3", "gaussian"])
+def test_photo_sized_images_match_the_spec(interp: str) -> None:
+    """Sizes like the benchmark's (both pass orders, the vectorised 3- and 4-channel paths)."""
+    tables = _need_helper()
+    rng = random.Random(5)
+    for (h, w, c), size in [((413, 367, 3), (224, 224)), ((360, 440, 4), (224, 300)), ((380, 400, 3), (560, 500)),
+                            ((401, 390, 1), (100, 390)), ((256, 300, 3), (256, 150))]:
+        img = _image(rng, h, w, c)
+        for dtype in (torch.uint8, torch.float32):
+            want = resize(img, size, interp, True, dtype=dtype)
+            got = torch.empty((*size, c), dtype=dtype)
+            assert helpers.resize_roi(img, (0, 0, h, w), got, True, (interp, interp), tables)
+            assert torch.equal(got, want), ((h, w, c), size, dtype)
+
+
+def test_helper_declines_what_it_does_not_take() -> None:
+    tables = _need_helper()
+    img = torch.zeros(8, 8, 3, dtype=torch.uint8)
+    out = torch.empty(4, 4, 3, dtype=torch.uint8)
+    cubic = ("cubic", "cubic")
+    assert not helpers.resize_roi(img.float(), (0, 0, 8, 8), torch.empty(4, 4, 3), True, cubic, tables)  # float in
+    assert not helpers.resize_roi(img, (0, 0, 8, 8), torch.empty(4, 4, 3, dtype=torch.float64), True, cubic, tables)
+    assert not helpers.resize_roi(img.permute(1, 0, 2), (0, 0, 8, 8), out, True, cubic, tables)
+    assert not helpers.resize_roi(img, (0, 0, 0, 8), out, True, cubic, tables)  # empty roi
+    assert not helpers.resize_roi(img, (0, 0, 8, 8), out, True, ("nn", "cubic"), tables)  # nn: the spec
+    assert not helpers.resize_roi(img, (0, 0, 8, 8), out, True, ("cubic", "bogus"), tables)
+    for roi in [(0, 0, 1e-50, 8), (0, 0, float("inf"), 8), (float("nan"), 0, 8, 8), (0, 3e38, 8, 3e38),
+                (0, 0, 8, 1e30), (0, 0, -8, 8)]:  # zero in float32, not finite, millions of taps, backwards
+        for filters in (cubic, ("lanczos3",) * 2, ("linear",) * 2):
+            assert not helpers.resize_roi(img, roi, out, True, filters, tables), roi
+            assert not helpers.resize_roi(img, roi, out, False, filters, tables), roi
+
+
+def _pipe(kind: str):
+    @pipeline_def(batch_size=6, num_threads=2, device_id=None, seed=5)
+    def pipe():
+        img, _ = fn._test_images()  # conftest's source: uint8 HWC images of varying sizes
+        if kind == "rrc":
+            return (fn.random_resized_crop(img, size=(60, 80), interp_type=types.INTERP_CUBIC),
+                    fn.random_resized_crop(img, size=[33, 47], dtype=types.FLOAT, antialias=False,
+                                           interp_type=types.INTERP_LANCZOS3))
+        return (fn.resize(img, resize_shorter=fn.random.uniform(range=[20, 90]), interp_type=types.INTERP_CUBIC),
+                fn.resize(img, size=(40, 0), dtype=types.FLOAT, interp_type=types.INTERP_LANCZOS3),
+                fn.resize(img, size=(30, 90), min_filter=types.INTERP_GAUSSIAN, mag_filter=types.INTERP_CUBIC),
+                fn.resize(img, size=fn.random.uniform(range=[10, 60], shape=2), roi_start=(0.1, 0.2),
+                          roi_end=(0.8, 0.7), roi_relative=True, interp_type=types.INTERP_LANCZOS3))
+    p = pipe()
+    p.build()
+    return p
+
+
+@pytest.mark.parametrize("kind", ["rrc", "resize"])
+def test_pipelines_give_the_spec_batches(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _need_helper()
+    calls = []
+    for name in ("resize_roi", "resize_window"):  # count the helper's runs
+        monkeypatch.setattr(helpers, name, lambda *a, run=getattr(helpers, name): calls.append(1) or run(*a))
+    p = _pipe(kind)
+    fast = [[t.clone() for t in tl] for _ in range(2) for tl in p.run()]
+    p.shutdown()
+    assert len(calls) >= 2 * 6 * (2 if kind == "rrc" else 4)
+    monkeypatch.setattr(helpers.CPU_RESIZE, "lib", None)  # as if it had not built: the spec runs
+    monkeypatch.setattr(helpers.CPU_RESIZE, "tried", True)
+    p = _pipe(kind)
+    assert cpu_image.ResizeSample().supports(p.executor.plan.op(p.graph.outputs[0].node)) is False
+    spec = [[t.clone() for t in tl] for _ in range(2) for tl in p.run()]
+    p.shutdown()
+    assert len(fast) == len(spec)
+    for a, b in zip(fast, spec):
+        assert all(torch.equal(x, y) for x, y in zip(a, b))
+
+
+def test_the_dispatch_picks_the_helper_for_its_filters_only() -> None:
+    _need_helper()
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)
+    def pipe():
+        img, _ = fn._test_images()
+        return (fn.random_resized_crop(img, size=8), fn.random_resized_crop(img, size=8, interp_type=types.INTERP_CUBIC),
+                fn.resize(img, size=8, interp_type=types.INTERP_LANCZOS3),
+                fn.resize(img, size=8, min_filter=types.INTERP_GAUSSIAN, mag_filter=types.INTERP_TRIANGULAR),
+                fn.resize(img, resize_x=8, resize_y=8, dtype=types.INT16),
+                fn.resize(img, size=8, interp_type=types.INTERP_CUBIC, mag_filter=types.INTERP_NN),
+                fn.resize(img, size=8, interp_type=fn.random.choice([0, 1, 3])))
+    p = pipe()
+    p.build()
+    ops = [p.executor.plan.op(d.node) for d in p.graph.outputs]
+    helper = [_dispatch.sample_runner(op) != op.run_sample for op in ops]
+    assert helper == [True] * 4 + [False] * 3  # int16 out, nn for some axes, a per-sample filter: the spec
+    p.shutdown()
+
+
+def _photos() -> list[np.ndarray]:
+    rng = np.random.default_rng(2024)
+    out = []
+    for h, w in ((97, 131), (64, 40), (150, 113)):
+        y, x = np.mgrid[0:h, 0:w]
+        base = (np.sin(x / 7.0) * 90 + np.cos(y / 5.0) * 70 + 128)[..., None] + rng.integers(-40, 41, (h, w, 3))
+        out.append(np.clip(base, 0, 255).astype(np.uint8))
+    return out
+
+
+#: case -> (resize's arguments, sha256[:16] of DALI 2.4's CPU outputs for _photos(): each sample's
+#: shape, then its bytes), computed once with DALI's CPU backend (device_id=None)
+DALI_DIGESTS = {
+    "cubic_down": (dict(size=(61, 45), interp_type=types.INTERP_CUBIC), "1b0eccdc66234966"),
+    "cubic_up": (dict(size=(163, 201), interp_type=types.INTERP_CUBIC), "325c1e7745143f1c"),
+    "lanczos_down": (dict(resize_shorter=33, interp_type=types.INTERP_LANCZOS3), "9f1cc66c455001eb"),
+    "lanczos_up_noaa": (dict(size=(120, 210), interp_type=types.INTERP_LANCZOS3, antialias=False), "910bad037c6bc4ec"),
+    "cubic_roi": (dict(size=(50, 70), interp_type=types.INTERP_CUBIC, roi_start=(5.5, 7.25), roi_end=(40.5, 36.0)),
+                  "5fb6f0a637574e62"),
+    "lanczos_roi_rel": (dict(size=(30, 30), interp_type=types.INTERP_LANCZOS3, roi_start=(0.2, 0.1),
+                             roi_end=(0.9, 0.6), roi_relative=True), "a981d3bf14e5cdbb"),
+    "mixed": (dict(size=(40, 200), min_filter=types.INTERP_LANCZOS3, mag_filter=types.INTERP_CUBIC), "33a5e83e598b3a79"),
+    "gaussian": (dict(size=(45, 33), interp_type=types.INTERP_GAUSSIAN), "8fe70b71b857dbb7"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DALI_DIGESTS))
+def test_pipelines_give_dali_bits(case: str) -> None:
+    """With the helper where it builds (else the spec): DALI 2.4's exact bytes."""
+    kwargs, digest = DALI_DIGESTS[case]
+    data = _photos()
+
+    @pipeline_def(batch_size=3, num_threads=2, device_id=None, seed=1)
+    def pipe():
+        return fn.resize(fn.external_source(source=lambda: data, layout="HWC"), **kwargs)
+    p = pipe()
+    p.build()
+    out, = p.run()
+    h = hashlib.sha256()
+    for i in range(3):
+        a = np.ascontiguousarray(np.asarray(out.at(i)))
+        h.update(str(a.shape).encode())
+        h.update(a.tobytes())
+    p.shutdown()
+    assert h.hexdigest()[:16] == digest
