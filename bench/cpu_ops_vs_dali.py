@@ -37,6 +37,9 @@ OPS = {
     "resize_linear_noaa": ("img", "fn.resize(x, size=(224, 224), antialias=False)"),
     "resize_cubic": ("img", "fn.resize(x, size=(224, 224), interp_type=types.INTERP_CUBIC)"),
     "resize_lanczos": ("img", "fn.resize(x, size=(224, 224), interp_type=types.INTERP_LANCZOS3)"),
+    "resize_cubic_f32": ("f32", "fn.resize(x, size=(224, 224), interp_type=types.INTERP_CUBIC)"),
+    "resize_crop_mirror_cubic": ("img", "fn.resize_crop_mirror(x, size=(256, 256), crop=(224, 224), "
+                                        "interp_type=types.INTERP_CUBIC)"),
     "resize_nn": ("img", "fn.resize(x, size=(224, 224), interp_type=types.INTERP_NN)"),
     "resize_up_linear": ("img", "fn.resize(x, size=(560, 560))"),
     "resize_shorter": ("img", f"fn.resize(x, resize_shorter={U.format(150, 300)})"),

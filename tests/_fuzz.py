@@ -375,7 +375,14 @@ def target_cpu_image(data: bytes, rnd: random.Random) -> None:
             return a, rnd.choice([rnd.uniform(1e-3, 2), rnd.uniform(0.5, n + 5), float(n) - a, rnd.uniform(1, 3 * n + 9)])
         (y0, hh), (x0, ww) = span(h), span(w)
         size = (rnd.choice([1, 2, rnd.randint(1, 60), rnd.randint(1, 400)]), rnd.choice([1, 2, rnd.randint(1, 60), rnd.randint(1, 400)]))
-        aa, dtype = rnd.random() < 0.7, rnd.choice([torch.uint8, torch.float32])
+        src = rnd.choice([torch.uint8, torch.uint8, torch.int16, torch.uint16, torch.float32])
+        if src != torch.uint8:  # spread over the type's range; floats with infinities and NaNs
+            img = img.to(torch.int32) * {torch.int16: 257, torch.uint16: 257, torch.float32: 1}[src] \
+                - (32768 if src == torch.int16 else 0)
+            img = img.to(src) if src != torch.float32 else img.to(src) * rnd.choice([1.0, -1e3, 1e37])
+            if src == torch.float32:
+                img.view(-1)[::rnd.randint(1, 900)] = rnd.choice([float("nan"), float("inf"), -float("inf"), 0.5])
+        aa, dtype = rnd.random() < 0.7, rnd.choice([src, torch.float32])
         roi = (y0, x0, hh, ww)
         as_window = rnd.random() < 0.4  # ((y0, y1), (x0, x1)), as resize's subpixel windows are given
         window = ((y0, y0 + hh), (x0, x0 + ww))
@@ -390,7 +397,7 @@ def target_cpu_image(data: bytes, rnd: random.Random) -> None:
         done = (helpers.resize_window(img, window, got, aa, filters, tables) if as_window
                 else helpers.resize_roi(img, roi, got, aa, filters, tables))
         if want is not None and done:
-            _check(torch.equal(got, want), f"resize C != spec: {(h, w, c)} {'window ' + str(window) if as_window else 'roi ' + str(roi)} -> {size} aa={aa} {dtype} {filters}")
+            _check(_same_bits(got, want), f"resize C != spec: {(h, w, c)} {src} {'window ' + str(window) if as_window else 'roi ' + str(roi)} -> {size} aa={aa} {dtype} {filters}")
         if want is not None and not done:  # it takes forward regions only; an identity is the caller's copy
             _check(hh <= 0 or ww <= 0 or (size == (h, w) and roi == (0.0, 0.0, float(h), float(w))),
                    f"resize declined {(h, w, c)} roi {roi} -> {size}")

@@ -1,7 +1,8 @@
-"""The C helper of CPU resizing (`csrc/cpu/cpu_resize.c`): one uint8 HWC image, or a window of
-it, resampled with DALI's linear / triangular, cubic, Lanczos-3 or Gaussian filter into uint8 or
-float32, bit for bit what `functional.resize.resize` computes (re-exported by `helpers`, through
-which the fast kernels call it, so that tests can stand in for it in one place)."""
+"""The C helper of CPU resizing (`csrc/cpu/cpu_resize.c`): one HWC image (uint8, int16, uint16 or
+float32), or a window of it, resampled with DALI's linear / triangular, cubic, Lanczos-3 or
+Gaussian filter into its own type or float32, bit for bit what `functional.resize.resize`
+computes (re-exported by `helpers`, through which the fast kernels call it, so that tests can
+stand in for it in one place)."""
 from __future__ import annotations
 
 import ctypes
@@ -18,12 +19,14 @@ CSRC = Path(__file__).resolve().parent / "csrc"
 #: the filters the helper takes (functional.resize's names) -> its kind numbers (cpu_resize.c's K_*)
 FILTER_KINDS = {"linear": 0, "triangular": 0, "cubic": 1, "lanczos3": 2, "gaussian": 3}
 _KIND_NAMES = ("triangular", "cubic", "lanczos3", "gaussian")  # a table per kind, in that order
+#: the element types it reads and writes (cpu_resize.c's T_*): an output is the input's type or float32
+_TYPES = {torch.uint8: 0, torch.int16: 1, torch.uint16: 2, torch.float32: 3}
 
 
 def _signatures(lib: ctypes.CDLL) -> None:
     i64, d, c_int, vp = ctypes.c_int64, ctypes.c_double, ctypes.c_int, ctypes.c_void_p
-    lib.td_resize.argtypes = [vp, i64, i64, c_int, i64, d, d, d, d, d, d, c_int, c_int, c_int, c_int, c_int, vp, vp,
-                              c_int, vp]
+    lib.td_resize.argtypes = [vp, c_int, i64, i64, c_int, i64, d, d, d, d, d, d, c_int, c_int, c_int, c_int, c_int,
+                              vp, vp, c_int, vp]
     lib.td_resize.restype = c_int
 
 
@@ -57,12 +60,12 @@ def _row_stride(image: torch.Tensor) -> int:
 
 def resize_roi(image: torch.Tensor, roi: Sequence[float], out: torch.Tensor, antialias: bool,
                filters: tuple[str, str], tables: FilterTables) -> bool:
-    """Resizes the region `roi` = (y, x, h, w) of `image` (CPU uint8 (H, W, C), pixels packed, rows
-    may be strided) into `out` (CPU, contiguous (out_h, out_w, C), uint8 or float32) as
-    `functional.resize(image, ..., antialias=antialias, min_filter=filters[0],
-    mag_filter=filters[1], roi=roi)` does, bit for bit, without holding the GIL. False when it did
-    nothing: the helper is not built, the arguments are not what it takes, or neither axis needs
-    filtering (the caller runs the spec)."""
+    """Resizes the region `roi` = (y, x, h, w) of `image` (CPU (H, W, C) uint8, int16, uint16 or
+    float32, pixels packed, rows may be strided) into `out` (CPU, contiguous (out_h, out_w, C), the
+    image's type or float32) as `functional.resize(image, ..., antialias=antialias,
+    min_filter=filters[0], mag_filter=filters[1], roi=roi)` does, bit for bit, without holding
+    the GIL. False when it did nothing: the helper is not built, the arguments are not what it
+    takes, or neither axis needs filtering (the caller runs the spec)."""
     F = np.float32
     with np.errstate(all="ignore"):  # a window past float32's range: infinities, which C declines
         axes = [(float(F(o)), float(F(s)), float(F(F(o) + F(s)))) for o, s in ((roi[0], roi[2]), (roi[1], roi[3]))]
@@ -83,14 +86,14 @@ def _resize_axes(image: torch.Tensor, axes: list[tuple[float, float, float]], ou
                  filters: tuple[str, str], tables: FilterTables) -> bool:
     lib = CPU_RESIZE.load()
     kinds = [FILTER_KINDS.get(f, -1) for f in filters]
-    if lib is None or image.dim() != 3 or out.dim() != 3 or image.dtype != torch.uint8 \
-            or out.dtype not in (torch.uint8, torch.float32) or image.device.type != "cpu" \
+    if lib is None or image.dim() != 3 or out.dim() != 3 or image.dtype not in _TYPES \
+            or out.dtype not in (image.dtype, torch.float32) or image.device.type != "cpu" \
             or out.device.type != "cpu" or not out.is_contiguous() or out.shape[2] != image.shape[2] or -1 in kinds:
         return False
     h, w, c = image.shape
     if not _packed(image):
         return False
     (oy, sy, ey), (ox, sx, ex) = axes
-    return lib.td_resize(image.data_ptr(), h, w, c, _row_stride(image), oy, sy, ey, ox, sx, ex, int(out.shape[0]),
-                         int(out.shape[1]), int(bool(antialias)), kinds[0], kinds[1], tables.ptrs, tables.sizes,
-                         int(out.dtype == torch.float32), out.data_ptr()) == 0
+    return lib.td_resize(image.data_ptr(), _TYPES[image.dtype], h, w, c, _row_stride(image), oy, sy, ey, ox, sx, ex,
+                         int(out.shape[0]), int(out.shape[1]), int(bool(antialias)), kinds[0], kinds[1], tables.ptrs,
+                         tables.sizes, _TYPES[out.dtype], out.data_ptr()) == 0

@@ -111,6 +111,22 @@ class ResizeCropMirror(Resize):
         y = y.reshape(*y.shape[:3], *[int(x.shape[i]) for i in rest])
         return y.permute(back).contiguous()
 
+    def source_window(self, img: torch.Tensor, layout: str,
+                      args: dict[str, Any]) -> tuple[tuple[int, int], tuple[tuple[float, float], tuple[float, float]]]:
+        """An (H, W, K) image's output (height, width) and the source window ((y0, y1), (x0, x1))
+        resampled onto it (a flipped axis's window runs backwards)."""
+        (out_h, y0, y1), (out_w, x0, x1) = self.plan((int(img.shape[0]), int(img.shape[1])), args)
+        top, left, h, w = self.window(out_h, out_w, args)
+        sy, sx = (y1 - y0) / out_h, (x1 - x0) / out_w
+        wy = (y0 + top * sy, y0 + (top + h) * sy)
+        wx = (x0 + left * sx, x0 + (left + w) * sx)
+        flips = mirrored_axes(layout, int(self.get(args, "mirror") or 0))
+        if "W" in flips:
+            wx = (wx[1], wx[0])
+        if "H" in flips:
+            wy = (wy[1], wy[0])
+        return (h, w), (wy, wx)
+
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         lay = self.layout_of(inputs[0])
         if "D" in lay:
@@ -118,16 +134,7 @@ class ResizeCropMirror(Resize):
         canon = self.canonical(inputs[0])  # sequences and channel-first: one (H, W, K) view
         img = inputs[0] if canon is None else canon.hwk
         self.check_types(img)
-        (out_h, y0, y1), (out_w, x0, x1) = self.plan((int(img.shape[0]), int(img.shape[1])), args)
-        top, left, h, w = self.window(out_h, out_w, args)
-        sy, sx = (y1 - y0) / out_h, (x1 - x0) / out_w
-        wy = (y0 + top * sy, y0 + (top + h) * sy)
-        wx = (x0 + left * sx, x0 + (left + w) * sx)
-        flips = mirrored_axes(self.layout_of(inputs[0]), int(self.get(args, "mirror") or 0))
-        if "W" in flips:
-            wx = (wx[1], wx[0])
-        if "H" in flips:
-            wy = (wy[1], wy[0])
+        (h, w), (wy, wx) = self.source_window(img, self.layout_of(inputs[0]), args)
         y = resize(img, (h, w), interp_name(self.get(args, "interp_type")), self.args["antialias"],
                    interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
                    self.dtype, window=(wy, wx))

@@ -1,4 +1,4 @@
-"""The C helpers' CPU image kernels (`_native/csrc/cpu/cpu_image.c`) as per-sample fast kernels
+"""The C helpers' CPU image kernels (`_native/csrc/cpu/cpu_resize.c`, `cpu_image.c`) as per-sample fast kernels
 (registered with the dispatch, `ops._dispatch.register_fast_sample`): they run inside the
 executor's per-sample chains, on its threads, without holding the GIL.
 
@@ -7,14 +7,16 @@ executor's per-sample chains, on its threads, without holding the GIL.
 * resize: each image resized by `td_resize` to the size the spec computes, from the window
   the spec reads (the whole image, a region of interest, or the fractional window `subpixel_scale`
   keeps); flipped windows run the spec.
+* resize_crop_mirror: the source window under the crop, as the spec plans it, resized by
+  `td_resize`; mirrored axes (a window read backwards) run the spec.
 * crop_mirror_normalize: a window inside the image, mirrored, normalized to float32 (CHW or HWC)
   by `td_crop_mirror_normalize`, scale and shift then applied as the spec applies them.
 
-They take CPU uint8 HWC images (rows may be strided, pixels packed); the resizing ops the linear,
-triangular, cubic, Lanczos-3 or Gaussian filter (`interp_type`, `min_filter`, `mag_filter`) given
-as constants, with a uint8 or float32 output. Anything else, and a
-sample the helper declines, runs the spec (its result is the same: tests/test_cpu_kernels.py
-holds them to it).
+They take CPU HWC images (rows may be strided, pixels packed): the resizing ops uint8, int16,
+uint16 or float32 into the input's type or float32, with the linear, triangular, cubic, Lanczos-3
+or Gaussian filter (`interp_type`, `min_filter`, `mag_filter`) given as constants;
+crop_mirror_normalize uint8. Anything else, and a sample the helper declines, runs the spec (its
+result is the same: tests/test_cpu_resize.py and tests/test_cpu_kernels.py hold them to it).
 """
 from __future__ import annotations
 
@@ -27,10 +29,12 @@ from ...functional.resize import filter_table
 from .._dispatch import FastSampleKernel, register_fast_sample
 from ..geometry import Resize, interp_name
 from ..random_resized_crop import RandomResizedCrop
+from ..resize_crop_mirror import ResizeCropMirror
 from ..normalize import CropMirrorNormalize
 
 _FILTER_ARGS = ("interp_type", "min_filter", "mag_filter")
-_OUT_DTYPES = (None, torch.uint8, torch.float32)
+_OUT_DTYPES = (None, torch.uint8, torch.int16, torch.uint16, torch.float32)  # resize: the input's type or float
+_RESIZE_IN = (torch.uint8, torch.int16, torch.uint16, torch.float32)  # what the resize helper reads
 _TABLES: list[helpers.FilterTables] = []  # DALI's filter tables for the helper, built on first use
 
 
@@ -40,25 +44,24 @@ def _tables() -> helpers.FilterTables:
     return _TABLES[0]
 
 
-def _filters(op: Any) -> tuple[str, str] | None:
-    """(the filter of shrinking axes, of the others) when the helper takes both, as given
-    constants; else None."""
+def _filters(op: Any) -> tuple[str, str]:
+    """(the filter of shrinking axes, of the others), from the op's constant arguments."""
     interp = interp_name(op.args.get("interp_type"))
-    pair = tuple(interp_name(op.args.get(n)) or interp for n in ("min_filter", "mag_filter"))
-    return pair if all(f in helpers.FILTER_KINDS for f in pair) else None  # type: ignore[return-value]
+    return interp_name(op.args.get("min_filter")) or interp, interp_name(op.args.get("mag_filter")) or interp
 
 
 def _filtered_cpu_op(op: Any) -> bool:
     """A CPU op whose every axis filters with a filter the helper has (not nn), given as constants,
-    into uint8 or float32, reading HWC images (or data without a layout), with the helper built."""
-    if op.device.type != "cpu" or any(n in op.node.arg_inputs for n in _FILTER_ARGS) or _filters(op) is None:
+    reading HWC images (or data without a layout), with the helper built."""
+    if op.device.type != "cpu" or any(n in op.node.arg_inputs for n in _FILTER_ARGS) \
+            or not all(f in helpers.FILTER_KINDS for f in _filters(op)):
         return False
     return op.dtype in _OUT_DTYPES and op.hwc_input() and helpers.CPU_RESIZE.load() is not None
 
 
-def _takes(img: torch.Tensor) -> bool:
-    """A uint8 HWC image whose pixels are packed (what the helper reads)."""
-    return (img.dim() == 3 and img.dtype == torch.uint8 and img.device.type == "cpu" and img.stride(2) == 1
+def _takes(img: torch.Tensor, types: tuple[torch.dtype, ...] = (torch.uint8,)) -> bool:
+    """An HWC image of one of `types` whose pixels are packed (what the helpers read)."""
+    return (img.dim() == 3 and img.dtype in types and img.device.type == "cpu" and img.stride(2) == 1
             and (img.shape[1] <= 1 or img.stride(1) == img.shape[2]))
 
 
@@ -79,11 +82,11 @@ class RandomResizedCropSample(FastSampleKernel):
     def run_sample(self, op: RandomResizedCrop, ctx: Any, inputs: list[torch.Tensor],
                    args: dict[str, Any]) -> torch.Tensor | None:
         img = inputs[0]
-        if not _takes(img) or op.layout_of(img) != "HWC":
+        if not _takes(img, _RESIZE_IN) or op.layout_of(img) != "HWC":
             return None
         win = op.window(ctx, img)  # drawn once: the fallback below resizes the same window
-        out = _output(ctx, (op.size[0], op.size[1], int(img.shape[2])), op.dtype or torch.uint8)
-        if helpers.resize_roi(img, win, out, op.args["antialias"], _filters(op), _tables()):  # type: ignore[arg-type]
+        out = _output(ctx, (op.size[0], op.size[1], int(img.shape[2])), op.dtype or img.dtype)
+        if helpers.resize_roi(img, win, out, op.args["antialias"], _filters(op), _tables()):
             return out
         return op.resize_window(img, win, args)
 
@@ -97,15 +100,35 @@ class ResizeSample(FastSampleKernel):
     def run_sample(self, op: Resize, ctx: Any, inputs: list[torch.Tensor],
                    args: dict[str, Any]) -> torch.Tensor | None:
         img = inputs[0]
-        if not _takes(img) or op.layout_of(img) != "HWC":
+        if not _takes(img, _RESIZE_IN) or op.layout_of(img) != "HWC":
             return None
         h, w = int(img.shape[0]), int(img.shape[1])
         (out_h, y0, y1), (out_w, x0, x1) = op.plan((h, w), args)
         if not (y1 > y0 and x1 > x0):  # a flip: the spec
             return None
-        out = _output(ctx, (out_h, out_w, int(img.shape[2])), op.dtype or torch.uint8)
-        if helpers.resize_window(img, ((y0, y1), (x0, x1)), out, op.args["antialias"], _filters(op),  # type: ignore[arg-type]
+        out = _output(ctx, (out_h, out_w, int(img.shape[2])), op.dtype or img.dtype)
+        if helpers.resize_window(img, ((y0, y1), (x0, x1)), out, op.args["antialias"], _filters(op),
                                  _tables()):
+            return out
+        return None
+
+
+class ResizeCropMirrorSample(FastSampleKernel):
+    name = "resize (C helper)"
+
+    def supports(self, op: ResizeCropMirror) -> bool:
+        return _filtered_cpu_op(op)
+
+    def run_sample(self, op: ResizeCropMirror, ctx: Any, inputs: list[torch.Tensor],
+                   args: dict[str, Any]) -> torch.Tensor | None:
+        img = inputs[0]
+        if not _takes(img, _RESIZE_IN) or op.layout_of(img) != "HWC":
+            return None
+        (h, w), (wy, wx) = op.source_window(img, "HWC", args)
+        if not (wy[1] > wy[0] and wx[1] > wx[0]) or h <= 0 or w <= 0:  # a mirror, an empty crop: the spec
+            return None
+        out = _output(ctx, (h, w, int(img.shape[2])), op.dtype or img.dtype)
+        if helpers.resize_window(img, (wy, wx), out, op.args["antialias"], _filters(op), _tables()):
             return out
         return None
 
@@ -160,4 +183,5 @@ class CropMirrorNormalizeSample(FastSampleKernel):
 
 register_fast_sample(RandomResizedCrop, RandomResizedCropSample())
 register_fast_sample(Resize, ResizeSample())
+register_fast_sample(ResizeCropMirror, ResizeCropMirrorSample())
 register_fast_sample(CropMirrorNormalize, CropMirrorNormalizeSample())

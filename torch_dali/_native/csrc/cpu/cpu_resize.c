@@ -1,6 +1,6 @@
-/* CPU resize of one uint8 HWC image (or a window of it) to uint8 or float32 HWC with DALI's
- * filters (linear / triangular, cubic, Lanczos-3, Gaussian), bit for bit what
- * torch_dali/functional/resize.py computes for them: its `_filter`, `_reach`, `_weights`, pass
+/* CPU resize of one HWC image (uint8, int16, uint16 or float32; or a window of it) to its own type
+ * or float32 with DALI's filters (linear / triangular, cubic, Lanczos-3, Gaussian), bit for bit
+ * what torch_dali/functional/resize.py computes for them: its `_filter`, `_reach`, `_weights`, pass
  * order, tap-by-tap float32 sums, half-even rounding (half up in the last row % 16 values of a
  * uint8 row, as DALI stores them). One call holds no Python lock (ctypes releases the GIL).
  * The same float32 operations in the same order; build with -ffp-contract=off (no fused
@@ -263,16 +263,38 @@ static inline v4f pixel_f32(const float* p, int ch) {
   }
 
 ROWS_PASS(rows_u8, uint8_t)
+ROWS_PASS(rows_i16, int16_t)
+ROWS_PASS(rows_u16, uint16_t)
 ROWS_PASS(rows_f32, float)
 COLS_PASS(cols_u8, uint8_t, pixel_u8)
 COLS_PASS(cols_f32, float, pixel_f32)
 
-/* Columns pass over uint8 rows with 3 or 4 channels: each row's reached pixels [p0, p1) converted
- * to float once (a source pixel feeds several outputs), then the float pass. */
-static int cols_from_u8(const uint8_t* src, int64_t stride, int64_t nrows, int ch, int n_out, int taps,
-                        const int64_t* idx, const float* w, int64_t p0, int64_t p1, float* out, uint8_t* out8) {
-  if (ch != 3 && ch != 4) {
-    cols_u8(src, stride, 0, nrows, ch, n_out, taps, idx, w, out, out8);
+/* element types of the source and the output (resize takes these four) */
+enum { T_U8 = 0, T_I16 = 1, T_U16 = 2, T_F32 = 3 };
+
+static size_t type_size(int type) { return type == T_U8 ? 1 : (type == T_F32 ? 4 : 2); }
+
+/* `src` advanced by `n` elements of `type` */
+static const void* skip(const void* src, int type, int64_t n) { return (const char*)src + n * (int64_t)type_size(type); }
+
+/* Rows pass reading the source in its own type (each value converted to float as it is read) */
+static int rows_any(const void* src, int type, int64_t stride, int64_t col0, int64_t ncols, int n_out, int taps,
+                    const int64_t* idx, const float* w, float* out, uint8_t* out8) {
+  switch (type) {
+    case T_U8: return rows_u8((const uint8_t*)src, stride, col0, ncols, n_out, taps, idx, w, out, out8);
+    case T_I16: return rows_i16((const int16_t*)src, stride, col0, ncols, n_out, taps, idx, w, out, out8);
+    case T_U16: return rows_u16((const uint16_t*)src, stride, col0, ncols, n_out, taps, idx, w, out, out8);
+    default: return rows_f32((const float*)src, stride, col0, ncols, n_out, taps, idx, w, out, out8);
+  }
+}
+
+/* Columns pass over source rows: each row's reached pixels [p0, p1) converted to float once (a
+ * source pixel feeds several outputs; the buffer also gives pixel_f32 its padding), then the float
+ * pass; uint8 rows of other than 3 or 4 channels are read in place. */
+static int cols_from(const void* src, int type, int64_t stride, int64_t nrows, int ch, int n_out, int taps,
+                     const int64_t* idx, const float* w, int64_t p0, int64_t p1, float* out, uint8_t* out8) {
+  if (type == T_U8 && ch != 3 && ch != 4) {
+    cols_u8((const uint8_t*)src, stride, 0, nrows, ch, n_out, taps, idx, w, out, out8);
     return 0;
   }
   const int64_t len = (p1 - p0) * ch;
@@ -281,12 +303,32 @@ static int cols_from_u8(const uint8_t* src, int64_t stride, int64_t nrows, int c
   buf[len] = 0.0f; /* pixel_f32's padding */
   const int64_t row_out = (int64_t)n_out * ch;
   for (int64_t r = 0; r < nrows; ++r) {
-    const uint8_t* s = src + r * stride + p0 * ch;
-    for (int64_t j = 0; j < len; ++j) buf[j] = (float)s[j];
+    const void* s = skip(src, type, r * stride + p0 * ch);
+    if (type == T_U8)
+      for (int64_t j = 0; j < len; ++j) buf[j] = (float)((const uint8_t*)s)[j];
+    else if (type == T_I16)
+      for (int64_t j = 0; j < len; ++j) buf[j] = (float)((const int16_t*)s)[j];
+    else if (type == T_U16)
+      for (int64_t j = 0; j < len; ++j) buf[j] = (float)((const uint16_t*)s)[j];
+    else
+      memcpy(buf, s, sizeof(float) * (size_t)len);
     cols_f32(buf, 0, p0, 1, ch, n_out, taps, idx, w, out ? out + r * row_out : NULL, out8 ? out8 + r * row_out : NULL);
   }
   free(buf);
   return 0;
+}
+
+/* float results into int16 / uint16: rounded half to even and saturated, as
+ * torch.round(y).clamp_(lo, hi) (the bounds are integers: clamping first is the same) */
+static void to_16(const float* v, int64_t n, int type, void* out) {
+  const float lo = type == T_I16 ? -32768.0f : 0.0f, hi = type == T_I16 ? 32767.0f : 65535.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    const float c = rintf(v[i] < lo ? lo : (v[i] > hi ? hi : v[i]));
+    if (type == T_I16)
+      ((int16_t*)out)[i] = (int16_t)c;
+    else
+      ((uint16_t*)out)[i] = (uint16_t)c;
+  }
 }
 
 static int64_t min_of(const int64_t* v, int64_t n) {
@@ -301,18 +343,18 @@ static int64_t max_of(const int64_t* v, int64_t n) {
   return m;
 }
 
-/* src: uint8 (in_h, in_w, ch), rows `row_stride` bytes apart, pixels packed. The source window
- * per axis as resize.py's Axis holds it, each value rounded to float32 here: its origin, span and
- * end (a region of interest (y, x, h, w) has end = y + h in float32; a window (y0, y1) has span =
- * y1 - y0 in float32 and end y1). An axis whose output is smaller than its window's span filters
- * with `min_kind`, else `mag_kind` (K_*); tables[kind] holds sizes[kind] values. Output (out_h,
- * out_w, ch) contiguous: uint8 when out_float is 0, else float32. Returns 0 when done; 1 when
- * nothing needs filtering (both axes the identity: the caller copies); -1 for bad arguments or no
- * memory. */
-int td_resize(const uint8_t* src, int64_t in_h, int64_t in_w, int ch, int64_t row_stride, double org_y,
+/* src: (in_h, in_w, ch) of `in_type` (T_*), rows `row_stride` elements apart, pixels packed. The
+ * source window per axis as resize.py's Axis holds it, each value rounded to float32 here: its
+ * origin, span and end (a region of interest (y, x, h, w) has end = y + h in float32; a window
+ * (y0, y1) has span = y1 - y0 in float32 and end y1). An axis whose output is smaller than its
+ * window's span filters with `min_kind`, else `mag_kind` (K_*); tables[kind] holds sizes[kind]
+ * values. Output (out_h, out_w, ch) contiguous, of `out_type` (the input's or T_F32). Returns 0
+ * when done; 1 when nothing needs filtering (both axes the identity: the caller copies); -1 for
+ * bad arguments or no memory. */
+int td_resize(const void* src, int in_type, int64_t in_h, int64_t in_w, int ch, int64_t row_stride, double org_y,
               double span_y, double end_y, double org_x, double span_x, double end_x, int out_h, int out_w,
               int antialias, int min_kind, int mag_kind, const float* const* tables, const int* sizes,
-              int out_float, void* out) {
+              int out_type, void* out) {
   /* forward (positive span) and within 2**30 of 0 (source positions fit in an int64 with room),
    * else the spec decides (it refuses zero and non-finite spans and reads negative ones backwards) */
   const float oy = (float)org_y, ox = (float)org_x, sy = (float)span_y, sx = (float)span_x;
@@ -321,7 +363,7 @@ int td_resize(const uint8_t* src, int64_t in_h, int64_t in_w, int ch, int64_t ro
   if (!src || !out || !tables || !sizes || in_h <= 0 || in_w <= 0 || ch <= 0 || out_h <= 0 || out_w <= 0 ||
       !(sy > 0.0f) || !(sx > 0.0f) || !(fabsf(oy) + sy < far) || !(fabsf(ox) + sx < far) || !(fabsf(ey) < far) ||
       !(fabsf(ex) < far) || row_stride < in_w * ch || min_kind < 0 || min_kind >= N_KINDS || mag_kind < 0 ||
-      mag_kind >= N_KINDS)
+      mag_kind >= N_KINDS || in_type < T_U8 || in_type > T_F32 || (out_type != in_type && out_type != T_F32))
     return -1;
   axis_t ay = {in_h, out_h, oy, sy, ey, 0, NULL, 0, 0, 0, 0, 0, 0, 0};
   axis_t ax = {in_w, out_w, ox, sx, ex, 0, NULL, 0, 0, 0, 0, 0, 0, 0};
@@ -343,38 +385,44 @@ int td_resize(const uint8_t* src, int64_t in_h, int64_t in_w, int ch, int64_t ro
   float* wy = (float*)malloc(sizeof(float) * (size_t)out_h * (size_t)ay.taps);
   float* wx = (float*)malloc(sizeof(float) * (size_t)out_w * (size_t)ax.taps);
   float* mid = NULL;
+  float* res = NULL;
   int rc = -1;
   if (!iy || !ix || !wy || !wx) goto done;
   /* the first pass reads from the image's start, the second from its axis's region start */
   weights(&ay, vert_first ? 0 : ay.lo, iy, wy);
   weights(&ax, vert_first ? ax.lo : 0, ix, wx);
-  float* outf = out_float ? (float*)out : NULL;
-  uint8_t* out8 = out_float ? NULL : (uint8_t*)out;
+  /* int16 / uint16 results: the last pass into float, converted at the end */
+  const int64_t n_res = (int64_t)out_h * out_w * ch;
+  res = out_type == T_I16 || out_type == T_U16 ? (float*)malloc(sizeof(float) * (size_t)n_res) : NULL;
+  if ((out_type == T_I16 || out_type == T_U16) && !res) goto done;
+  float* outf = res ? res : (out_type == T_F32 ? (float*)out : NULL);
+  uint8_t* out8 = out_type == T_U8 ? (uint8_t*)out : NULL;
   const int64_t ny = (int64_t)out_h * ay.taps, nx = (int64_t)out_w * ax.taps;
   if (ay.copy) { /* columns only, every row */
-    if (cols_from_u8(src, row_stride, in_h, ch, out_w, ax.taps, ix, wx, min_of(ix, nx), max_of(ix, nx) + 1, outf,
-                     out8))
+    if (cols_from(src, in_type, row_stride, in_h, ch, out_w, ax.taps, ix, wx, min_of(ix, nx), max_of(ix, nx) + 1,
+                  outf, out8))
       goto done;
   } else if (ax.copy) { /* rows only, every column */
-    if (rows_u8(src, row_stride, 0, in_w * ch, out_h, ay.taps, iy, wy, outf, out8)) goto done;
+    if (rows_any(src, in_type, row_stride, 0, in_w * ch, out_h, ay.taps, iy, wy, outf, out8)) goto done;
   } else if (vert_first) { /* rows over the columns the second pass reads, then columns */
     const int64_t x0 = min_of(ix, nx), x1 = max_of(ix, nx) + 1;
     const int64_t ncols = (x1 - x0) * ch;
     mid = (float*)malloc(sizeof(float) * ((size_t)out_h * (size_t)ncols + 1)); /* + 1: pixel_f32 */
     if (!mid) goto done;
-    if (rows_u8(src, row_stride, x0 * ch, ncols, out_h, ay.taps, iy, wy, mid, NULL)) goto done;
+    if (rows_any(src, in_type, row_stride, x0 * ch, ncols, out_h, ay.taps, iy, wy, mid, NULL)) goto done;
     cols_f32(mid, ncols, x0, out_h, ch, out_w, ax.taps, ix, wx, outf, out8);
   } else { /* columns over the rows the second pass reads, then rows */
     const int64_t y0 = min_of(iy, ny), y1 = max_of(iy, ny) + 1;
     const int64_t row_mid = (int64_t)out_w * ch;
     mid = (float*)malloc(sizeof(float) * (size_t)(y1 - y0) * (size_t)row_mid);
     if (!mid) goto done;
-    if (cols_from_u8(src + y0 * row_stride, row_stride, y1 - y0, ch, out_w, ax.taps, ix, wx, min_of(ix, nx),
-                     max_of(ix, nx) + 1, mid, NULL))
+    if (cols_from(skip(src, in_type, y0 * row_stride), in_type, row_stride, y1 - y0, ch, out_w, ax.taps, ix, wx,
+                  min_of(ix, nx), max_of(ix, nx) + 1, mid, NULL))
       goto done;
     for (int64_t k = 0; k < ny; ++k) iy[k] -= y0;
     if (rows_f32(mid, row_mid, 0, row_mid, out_h, ay.taps, iy, wy, outf, out8)) goto done;
   }
+  if (res) to_16(res, n_res, out_type, out);
   rc = 0;
 done:
   free(iy);
@@ -382,6 +430,7 @@ done:
   free(wy);
   free(wx);
   free(mid);
+  free(res);
   return rc;
 }
 
