@@ -40,6 +40,9 @@ OPS = {
     "resize_cubic_f32": ("f32", "fn.resize(x, size=(224, 224), interp_type=types.INTERP_CUBIC)"),
     "resize_crop_mirror_cubic": ("img", "fn.resize_crop_mirror(x, size=(256, 256), crop=(224, 224), "
                                         "interp_type=types.INTERP_CUBIC)"),
+    "resize_cubic_chw": ("img", "fn.resize(fn.transpose(x, perm=[2, 0, 1]), size=(224, 224), "
+                                "interp_type=types.INTERP_CUBIC)"),
+    "tensor_resize_cubic": ("img", "fn.tensor_resize(x, sizes=[224, 224], axes=[0, 1], interp_type=types.INTERP_CUBIC)"),
     "resize_nn": ("img", "fn.resize(x, size=(224, 224), interp_type=types.INTERP_NN)"),
     "resize_up_linear": ("img", "fn.resize(x, size=(560, 560))"),
     "resize_shorter": ("img", f"fn.resize(x, resize_shorter={U.format(150, 300)})"),

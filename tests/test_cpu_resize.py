@@ -19,6 +19,11 @@ from torch_dali.functional.resize import filter_table, resize
 from torch_dali.ops import _dispatch
 from torch_dali.ops.fast import cpu_image
 
+try:
+    from tests._stand_ins import same_with_and_without
+except ImportError:
+    from _stand_ins import same_with_and_without  # type: ignore[no-redef]
+
 KINDS = ["linear", "triangular", "cubic", "lanczos3", "gaussian"]
 
 
@@ -250,3 +255,63 @@ def test_pipelines_give_dali_bits(case: str) -> None:
         h.update(a.tobytes())
     p.shutdown()
     assert h.hexdigest()[:16] == digest
+
+
+def test_the_resize_stand_in_matches_the_spec() -> None:
+    """ops.fast.cpu_image.resize (functional.resize's stand-in): 2-D images, views whose pixels
+    are not packed (copied first), uint8 memory rows of `row_channels` values, flips declined."""
+    _need_helper()
+    rng = random.Random(29)
+    done = 0
+    for _ in range(300):
+        h, w, c = rng.randint(1, 40), rng.randint(1, 40), rng.choice([1, 2, 3, 4, 6, 8])
+        src = rng.choice([torch.uint8, torch.uint8, torch.int16, torch.float32])
+        img = _image(rng, h, w, c, src)
+        if rng.random() < 0.3:  # a channel-first image seen as (H, W, C)
+            img = img.permute(2, 0, 1).contiguous().permute(1, 2, 0)
+        if c == 1 and rng.random() < 0.5:
+            img = img[..., 0]
+        size = (rng.randint(1, 50), rng.randint(1, 50))
+        filters = [rng.choice(KINDS + ["nn"]) for _ in range(3)]
+        kw = dict(dtype=rng.choice([None, torch.float32]), row_channels=rng.choice([None, None, 1, 2, 3, 0]))
+        if rng.random() < 0.5:
+            y0, x0 = rng.uniform(-2, h), rng.uniform(-2, w)
+            kw["window"] = ((y0, y0 + rng.uniform(-h, h + 2) or 1.0), (x0, x0 + rng.uniform(0.5, w + 2)))
+        elif rng.random() < 0.5:
+            rh, rw = rng.randint(1, h), rng.randint(1, w)
+            kw["roi"] = (rng.randint(0, h - rh), rng.randint(0, w - rw), rh, rw)
+        aa = rng.random() < 0.8
+        want = resize(img, size, *filters[:1], aa, *filters[1:], **kw)
+        got = cpu_image.resize(img, size, *filters[:1], aa, *filters[1:], **kw)
+        if got is None:
+            continue
+        done += 1
+        assert got.is_contiguous() and _same_bits(got, want), (tuple(img.shape), src, size, filters, kw)
+    assert done > 100
+
+
+@pytest.mark.parametrize("kind", ["chw", "sequence", "tensor_resize"])
+def test_layouts_through_the_stand_in_give_the_spec_batches(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Channel-first images, sequences and tensor_resize reach the helper through the stand-in."""
+    _need_helper()
+
+    def make():
+        @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=5)
+        def pipe():
+            img, _ = fn._test_images()
+            if kind == "chw":
+                x = fn.transpose(img, perm=[2, 0, 1])
+                return (fn.resize(x, size=(33, 47), interp_type=types.INTERP_CUBIC),
+                        fn.random_resized_crop(x, size=(20, 30), interp_type=types.INTERP_LANCZOS3),
+                        fn.resize_crop_mirror(x, size=(50, 50), crop=(21, 35), interp_type=types.INTERP_CUBIC))
+            if kind == "sequence":
+                seq = fn.stack(img, fn.flip(img, horizontal=1), axis=0, axis_name="F")
+                return (fn.resize(seq, size=(29, 31), interp_type=types.INTERP_LANCZOS3),
+                        fn.resize(seq, resize_shorter=40, interp_type=types.INTERP_GAUSSIAN, dtype=types.FLOAT))
+            return (fn.tensor_resize(img, sizes=[37, 23], axes=[0, 1], interp_type=types.INTERP_CUBIC),
+                    fn.tensor_resize(fn.cast(img, dtype=types.FLOAT), scales=[0.7, 1.3], axes=[0, 1],
+                                     interp_type=types.INTERP_LANCZOS3))
+        p = pipe()
+        p.build()
+        return p
+    same_with_and_without(monkeypatch, make, ["resize_roi", "resize_window"], 8, _same_bits)

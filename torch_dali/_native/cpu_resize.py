@@ -26,7 +26,7 @@ _TYPES = {torch.uint8: 0, torch.int16: 1, torch.uint16: 2, torch.float32: 3}
 def _signatures(lib: ctypes.CDLL) -> None:
     i64, d, c_int, vp = ctypes.c_int64, ctypes.c_double, ctypes.c_int, ctypes.c_void_p
     lib.td_resize.argtypes = [vp, c_int, i64, i64, c_int, i64, d, d, d, d, d, d, c_int, c_int, c_int, c_int, c_int,
-                              vp, vp, c_int, vp]
+                              vp, vp, c_int, c_int, vp]
     lib.td_resize.restype = c_int
 
 
@@ -59,31 +59,31 @@ def _row_stride(image: torch.Tensor) -> int:
 
 
 def resize_roi(image: torch.Tensor, roi: Sequence[float], out: torch.Tensor, antialias: bool,
-               filters: tuple[str, str], tables: FilterTables) -> bool:
+               filters: tuple[str, str], tables: FilterTables, row_channels: int | None = None) -> bool:
     """Resizes the region `roi` = (y, x, h, w) of `image` (CPU (H, W, C) uint8, int16, uint16 or
     float32, pixels packed, rows may be strided) into `out` (CPU, contiguous (out_h, out_w, C), the
     image's type or float32) as `functional.resize(image, ..., antialias=antialias,
-    min_filter=filters[0], mag_filter=filters[1], roi=roi)` does, bit for bit, without holding
-    the GIL. False when it did nothing: the helper is not built, the arguments are not what it
-    takes, or neither axis needs filtering (the caller runs the spec)."""
+    min_filter=filters[0], mag_filter=filters[1], roi=roi, row_channels=row_channels)` does, bit
+    for bit, without holding the GIL. False when it did nothing: the helper is not built, the
+    arguments are not what it takes, or neither axis needs filtering (the caller runs the spec)."""
     F = np.float32
     with np.errstate(all="ignore"):  # a window past float32's range: infinities, which C declines
         axes = [(float(F(o)), float(F(s)), float(F(F(o) + F(s)))) for o, s in ((roi[0], roi[2]), (roi[1], roi[3]))]
-    return _resize_axes(image, axes, out, antialias, filters, tables)
+    return _resize_axes(image, axes, out, antialias, filters, tables, row_channels)
 
 
-def resize_window(image: torch.Tensor, window: tuple[tuple[float, float], tuple[float, float]], out: torch.Tensor,
-                  antialias: bool, filters: tuple[str, str], tables: FilterTables) -> bool:
+def resize_window(image: torch.Tensor, window: Sequence[tuple[float, float]], out: torch.Tensor, antialias: bool,
+                  filters: tuple[str, str], tables: FilterTables, row_channels: int | None = None) -> bool:
     """`resize_roi` of the source window ((y0, y1), (x0, x1)) (fractional, possibly past the
     edges; forward only), as `functional.resize(..., window=window)` reads it."""
     F = np.float32
     with np.errstate(all="ignore"):
         axes = [(float(F(lo)), float(F(F(hi) - F(lo))), float(F(hi))) for lo, hi in window]
-    return _resize_axes(image, axes, out, antialias, filters, tables)
+    return _resize_axes(image, axes, out, antialias, filters, tables, row_channels)
 
 
 def _resize_axes(image: torch.Tensor, axes: list[tuple[float, float, float]], out: torch.Tensor, antialias: bool,
-                 filters: tuple[str, str], tables: FilterTables) -> bool:
+                 filters: tuple[str, str], tables: FilterTables, row_channels: int | None) -> bool:
     lib = CPU_RESIZE.load()
     kinds = [FILTER_KINDS.get(f, -1) for f in filters]
     if lib is None or image.dim() != 3 or out.dim() != 3 or image.dtype not in _TYPES \
@@ -96,4 +96,5 @@ def _resize_axes(image: torch.Tensor, axes: list[tuple[float, float, float]], ou
     (oy, sy, ey), (ox, sx, ex) = axes
     return lib.td_resize(image.data_ptr(), _TYPES[image.dtype], h, w, c, _row_stride(image), oy, sy, ey, ox, sx, ex,
                          int(out.shape[0]), int(out.shape[1]), int(bool(antialias)), kinds[0], kinds[1], tables.ptrs,
-                         tables.sizes, _TYPES[out.dtype], out.data_ptr()) == 0
+                         tables.sizes, _TYPES[out.dtype], c if row_channels is None else int(row_channels),
+                         out.data_ptr()) == 0

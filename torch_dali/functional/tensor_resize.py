@@ -17,7 +17,7 @@ Sizes, as DALI 2.4 computes them (measured against it):
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import torch
@@ -136,10 +136,11 @@ def spatial_block(shapes: Sequence[Sequence[int]], plans: Sequence[Plan]) -> tup
 
 def resample(x: torch.Tensor, plans: Plan, interp: str, min_filter: str | None, mag_filter: str | None,
              antialias: bool, dtype: torch.dtype, block: tuple[int, int] | None = None,
-             batch: int = 0) -> torch.Tensor:
+             batch: int = 0, resize_fn: Callable[..., torch.Tensor] = resize) -> torch.Tensor:
     """`x` (with `batch` leading axes that are not the sample's) resampled as DALI 2.4 does: the
     block of axes from `spatial_block` in one 2-D or 3-D resize, the axes before it as frames,
-    those after it as channels; float in between, `dtype` at the end."""
+    those after it as channels; float in between, `dtype` at the end. `resize_fn` computes
+    `resize` (a caller's stand-in with its results)."""
     lead_shape = list(x.shape[:batch])
     if any(x.shape[batch + d] == 0 or plans[d][0] == 0 for d in range(len(plans))):
         return torch.zeros(lead_shape + [p[0] for p in plans], dtype=dtype, device=x.device)
@@ -150,7 +151,7 @@ def resample(x: torch.Tensor, plans: Plan, interp: str, min_filter: str | None, 
     y = x.reshape(lead_shape + [1] * add + list(x.shape[batch:]))
     a, b = block
     if b - a > 3:  # DALI refuses more than 3; kept (conformance/on_purpose.md): two axes a pass
-        return _pairs(y, lead_shape, full, interp, min_filter, mag_filter, antialias, dtype)
+        return _pairs(y, lead_shape, full, interp, min_filter, mag_filter, antialias, dtype, resize_fn)
     if y.dtype not in (torch.uint8, torch.int16, torch.uint16, torch.float32, torch.float64):
         y = y.to(torch.float32)
     nb = batch + a
@@ -161,8 +162,8 @@ def resample(x: torch.Tensor, plans: Plan, interp: str, min_filter: str | None, 
     sizes = tuple(p[0] for p in full[a:b])
     window = [(p[1], p[1] + p[2]) for p in full[a:b]]
     if k == 2:
-        out = resize(img, sizes, interp, antialias, min_filter, mag_filter, dtype, window=window,
-                     row_channels=math.prod(chans))
+        out = resize_fn(img, sizes, interp, antialias, min_filter, mag_filter, dtype, window=window,
+                        row_channels=math.prod(chans))
     else:
         out = resize_volume(img, sizes, interp, antialias, min_filter, mag_filter, dtype, window=window)
     out = out.reshape(*sizes, *frames, *chans)
@@ -172,7 +173,8 @@ def resample(x: torch.Tensor, plans: Plan, interp: str, min_filter: str | None, 
 
 
 def _pairs(x: torch.Tensor, lead_shape: list[int], plans: Plan, interp: str, min_filter: str | None,
-           mag_filter: str | None, antialias: bool, dtype: torch.dtype) -> torch.Tensor:
+           mag_filter: str | None, antialias: bool, dtype: torch.dtype,
+           resize_fn: Callable[..., torch.Tensor]) -> torch.Tensor:
     """More than three axes to resample: every changed axis, two per call of `resize`."""
     nb = len(lead_shape)
     full = [(n, 0.0, float(n)) for n in lead_shape] + list(plans)
@@ -181,12 +183,13 @@ def _pairs(x: torch.Tensor, lead_shape: list[int], plans: Plan, interp: str, min
     for start in range(0, len(todo), 2):
         last = start + 2 >= len(todo)
         y = _pass(y, todo[start:start + 2], full, interp, min_filter, mag_filter, antialias,
-                  dtype if last else torch.float32)
+                  dtype if last else torch.float32, resize_fn)
     return y if todo else y.to(dtype)
 
 
 def _pass(x: torch.Tensor, pair: list[int], plans: Plan, interp: str, min_filter: str | None,
-          mag_filter: str | None, antialias: bool, dtype: torch.dtype) -> torch.Tensor:
+          mag_filter: str | None, antialias: bool, dtype: torch.dtype,
+          resize_fn: Callable[..., torch.Tensor]) -> torch.Tensor:
     """One call of `resize` on axes `pair` (one axis: with a dummy axis of extent 1)."""
     rest = [d for d in range(x.dim()) if d not in pair]
     order = pair + rest
@@ -209,8 +212,8 @@ def _pass(x: torch.Tensor, pair: list[int], plans: Plan, interp: str, min_filter
         flips.append(False)
     if img.dtype not in (torch.uint8, torch.int16, torch.uint16, torch.float32, torch.float64):
         img = img.to(torch.float32)
-    y = resize(img, (sizes[0], sizes[1]), interp, antialias, min_filter, mag_filter, dtype,
-               roi=(roi[0][0], roi[1][0], roi[0][1], roi[1][1]))
+    y = resize_fn(img, (sizes[0], sizes[1]), interp, antialias, min_filter, mag_filter, dtype,
+                  roi=(roi[0][0], roi[1][0], roi[0][1], roi[1][1]))
     dims = [k for k in range(2) if flips[k]]
     if dims:
         y = y.flip(dims)

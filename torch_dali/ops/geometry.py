@@ -19,6 +19,7 @@ from ..functional import regions as R
 from ..functional import resize_plan as RP
 from ..functional.resize import resize, resize_volume, volume_axes
 from ..tensor_list import TensorList
+from . import _dispatch
 from . import layouts as L
 from ._operator import BatchContext, Operator, SampleContext
 from ._registry import register
@@ -263,9 +264,9 @@ class Resize(ImageOp):
         window = None if (y0, y1, x0, x1) == (0.0, hw[0], 0.0, hw[1]) else ((y0, y1), (x0, x1))
         # DALI rounds by its memory rows: C values interleaved for channel-last data, 1 for planes
         rows = None if canon is None else (canon.channels if canon.layout.endswith("C") else 1)
-        y = resize(img, (oh, ow), interp_name(self.get(args, "interp_type")), self.args["antialias"],
-                   interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
-                   self.dtype, window=window, row_channels=rows)
+        y = _dispatch.call(resize, img, (oh, ow), interp_name(self.get(args, "interp_type")), self.args["antialias"],
+                           interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
+                           self.dtype, window=window, row_channels=rows)
         y = y if canon is None else canon.back(y)
         if self.args.get("save_attrs"):  # DALI's testing output: the input's (height, width)
             return y, torch.tensor(hw, dtype=torch.int32, device=y.device)

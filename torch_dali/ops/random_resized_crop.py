@@ -11,6 +11,7 @@ from ..errors import ArgumentError
 from ..functional.crop_window import random_crop_window, reading_regions
 from ..functional.resize import resize
 from ..tensor_list import TensorList
+from . import _dispatch
 from . import layouts as L
 from ._operator import BatchContext, SampleContext
 from ._registry import register
@@ -49,9 +50,9 @@ class RandomResizedCrop(ImageOp):
     def resize_window(self, img: torch.Tensor, window: tuple[int, int, int, int], args: dict[str, Any]) -> torch.Tensor:
         """An (H, W, K) image's window resized to `size`. The window is a region of interest, as in
         DALI: the filter reads the pixels past it."""
-        return resize(img, self.size, interp_name(self.get(args, "interp_type")), self.args["antialias"],
-                      interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
-                      self.dtype, roi=window)
+        return _dispatch.call(resize, img, self.size, interp_name(self.get(args, "interp_type")),
+                              self.args["antialias"], interp_name(self.get(args, "min_filter")),
+                              interp_name(self.get(args, "mag_filter")), self.dtype, roi=window)
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         canon = self.canonical(inputs[0])

@@ -21,6 +21,7 @@ from ..errors import ArgumentError
 from ..functional import crop as C
 from ..functional.resize import resize, resize_volume, volume_axes
 from ..tensor_list import TensorList
+from . import _dispatch
 from ._operator import BatchContext, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema, length, non_negative, one_of, unit_interval
@@ -135,9 +136,9 @@ class ResizeCropMirror(Resize):
         img = inputs[0] if canon is None else canon.hwk
         self.check_types(img)
         (h, w), (wy, wx) = self.source_window(img, self.layout_of(inputs[0]), args)
-        y = resize(img, (h, w), interp_name(self.get(args, "interp_type")), self.args["antialias"],
-                   interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
-                   self.dtype, window=(wy, wx))
+        y = _dispatch.call(resize, img, (h, w), interp_name(self.get(args, "interp_type")), self.args["antialias"],
+                           interp_name(self.get(args, "min_filter")), interp_name(self.get(args, "mag_filter")),
+                           self.dtype, window=(wy, wx))
         return y if canon is None else canon.back(y)
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],

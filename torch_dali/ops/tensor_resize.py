@@ -6,6 +6,7 @@ rides along as an axis that is not resized)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from typing import Any
 
@@ -14,14 +15,18 @@ import torch
 from .. import types
 from ..errors import ArgumentError
 from ..functional import tensor_resize as K
+from ..functional.resize import resize
 from ..functional.tensor_axes import reduced_axes
 from ..tensor_list import TensorList
+from . import _dispatch
 from ._operator import BatchContext
 from ._registry import lookup, register
 from ._schema import Arg, OpSchema, one_of, positive
 from .geometry import interp_name
 from .resize_crop_mirror import ResizeCropMirror
 from .tensor_axes import BatchShapeOp
+
+_RESIZE = functools.partial(_dispatch.call, resize)  # resize through its registered stand-ins
 
 _PLAN_ARGS = ("sizes", "scales", "roi_start", "roi_end", "alignment")
 
@@ -93,12 +98,12 @@ class TensorResize(BatchShapeOp):
         filt = [self.filters(args, i) for i in range(n)]
         if tl.dense is not None and all(p == plans[0] for p in plans) and all(f == filt[0] for f in filt):
             x = tl.dense
-            return [TensorList(K.resample(x, plans[0], *filt[0], aa, self.out_dtype(x.dtype), block, batch=1),
-                               layout)]
+            return [TensorList(K.resample(x, plans[0], *filt[0], aa, self.out_dtype(x.dtype), block, batch=1,
+                                          resize_fn=_RESIZE), layout)]
 
         def one(i: int) -> torch.Tensor:
             x = tl[i]
-            return K.resample(x, plans[i], *filt[i], aa, self.out_dtype(x.dtype), block)
+            return K.resample(x, plans[i], *filt[i], aa, self.out_dtype(x.dtype), block, resize_fn=_RESIZE)
         return [TensorList(ctx.map(one, n), layout)]
 
 

@@ -9,6 +9,9 @@ executor's per-sample chains, on its threads, without holding the GIL.
   keeps); flipped windows run the spec.
 * resize_crop_mirror: the source window under the crop, as the spec plans it, resized by
   `td_resize`; mirrored axes (a window read backwards) run the spec.
+* `functional.resize.resize` itself, for the ops that call it through `_dispatch.call` (resize,
+  random_resized_crop and resize_crop_mirror of channel-first images and sequences, the samples
+  the kernels above decline, tensor_resize's 2-D blocks).
 * crop_mirror_normalize: a window inside the image, mirrored, normalized to float32 (CHW or HWC)
   by `td_crop_mirror_normalize`, scale and shift then applied as the spec applies them.
 
@@ -25,8 +28,9 @@ from typing import Any
 import torch
 
 from ..._native import helpers
+from ...functional import resize as R
 from ...functional.resize import filter_table
-from .._dispatch import FastSampleKernel, register_fast_sample
+from .._dispatch import FastSampleKernel, register_fast_function, register_fast_sample
 from ..geometry import Resize, interp_name
 from ..random_resized_crop import RandomResizedCrop
 from ..resize_crop_mirror import ResizeCropMirror
@@ -181,6 +185,32 @@ class CropMirrorNormalizeSample(FastSampleKernel):
         return out
 
 
+def resize(image: torch.Tensor, size: tuple[int, int], interp: str = "linear", antialias: bool = True,
+           min_filter: str | None = None, mag_filter: str | None = None, dtype: torch.dtype | None = None,
+           roi: Any = None, window: Any = None, row_channels: int | None = None) -> torch.Tensor | None:
+    """`functional.resize.resize` of a CPU (H, W[, K]) image by the helper (copied first when its
+    pixels are not packed: channel-first and sequence views), or None for a call it does not take
+    (nn, a flipped window, an identity, other types: the spec)."""
+    filters = (min_filter or interp, mag_filter or interp)
+    out_dtype = dtype or image.dtype
+    if image.device.type != "cpu" or image.dim() not in (2, 3) or image.dtype not in _RESIZE_IN \
+            or out_dtype not in (image.dtype, torch.float32) or not all(f in helpers.FILTER_KINDS for f in filters) \
+            or int(size[0]) <= 0 or int(size[1]) <= 0 or image.numel() == 0 or helpers.CPU_RESIZE.load() is None:
+        return None
+    x = image.unsqueeze(-1) if image.dim() == 2 else image
+    x = x if _takes(x, _RESIZE_IN) else x.contiguous()
+    out = torch.empty((int(size[0]), int(size[1]), int(x.shape[2])), dtype=out_dtype)
+    if window is not None:
+        done = helpers.resize_window(x, window, out, antialias, filters, _tables(), row_channels)
+    else:
+        region = roi if roi is not None else (0, 0, int(x.shape[0]), int(x.shape[1]))
+        done = helpers.resize_roi(x, region, out, antialias, filters, _tables(), row_channels)
+    if not done:
+        return None
+    return out.squeeze(-1) if image.dim() == 2 else out
+
+
+register_fast_function(R.resize, resize)
 register_fast_sample(RandomResizedCrop, RandomResizedCropSample())
 register_fast_sample(Resize, ResizeSample())
 register_fast_sample(ResizeCropMirror, ResizeCropMirrorSample())

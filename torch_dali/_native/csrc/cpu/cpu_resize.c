@@ -318,6 +318,20 @@ static int cols_from(const void* src, int type, int64_t stride, int64_t nrows, i
   return 0;
 }
 
+/* float results (rows of w pixels of ch values) into uint8 where a memory row interleaves
+ * `row_ch` of the ch values (functional.resize's row_channels: the rest are other frames or
+ * planes): value c of pixel x sits at x * row_ch + c % row_ch of a row of w * row_ch; no row rule
+ * (half to even throughout) when row_ch does not divide ch. */
+static void to_u8_rows(const float* v, int64_t h, int64_t w, int ch, int row_ch, uint8_t* out) {
+  const int rule = row_ch > 0 && ch % row_ch == 0;
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t x = 0; x < w; ++x)
+      for (int c = 0; c < ch; ++c) {
+        const int64_t at = (y * w + x) * ch + c;
+        out[at] = rule ? to_u8_at(v[at], x * row_ch + c % row_ch, w * row_ch) : to_u8(v[at]);
+      }
+}
+
 /* float results into int16 / uint16: rounded half to even and saturated, as
  * torch.round(y).clamp_(lo, hi) (the bounds are integers: clamping first is the same) */
 static void to_16(const float* v, int64_t n, int type, void* out) {
@@ -348,13 +362,14 @@ static int64_t max_of(const int64_t* v, int64_t n) {
  * origin, span and end (a region of interest (y, x, h, w) has end = y + h in float32; a window
  * (y0, y1) has span = y1 - y0 in float32 and end y1). An axis whose output is smaller than its
  * window's span filters with `min_kind`, else `mag_kind` (K_*); tables[kind] holds sizes[kind]
- * values. Output (out_h, out_w, ch) contiguous, of `out_type` (the input's or T_F32). Returns 0
+ * values. Output (out_h, out_w, ch) contiguous, of `out_type` (the input's or T_F32); a uint8
+ * output rounds by memory rows interleaving `row_ch` values (to_u8_rows; ch: all). Returns 0
  * when done; 1 when nothing needs filtering (both axes the identity: the caller copies); -1 for
  * bad arguments or no memory. */
 int td_resize(const void* src, int in_type, int64_t in_h, int64_t in_w, int ch, int64_t row_stride, double org_y,
               double span_y, double end_y, double org_x, double span_x, double end_x, int out_h, int out_w,
               int antialias, int min_kind, int mag_kind, const float* const* tables, const int* sizes,
-              int out_type, void* out) {
+              int out_type, int row_ch, void* out) {
   /* forward (positive span) and within 2**30 of 0 (source positions fit in an int64 with room),
    * else the spec decides (it refuses zero and non-finite spans and reads negative ones backwards) */
   const float oy = (float)org_y, ox = (float)org_x, sy = (float)span_y, sx = (float)span_x;
@@ -391,12 +406,14 @@ int td_resize(const void* src, int in_type, int64_t in_h, int64_t in_w, int ch, 
   /* the first pass reads from the image's start, the second from its axis's region start */
   weights(&ay, vert_first ? 0 : ay.lo, iy, wy);
   weights(&ax, vert_first ? ax.lo : 0, ix, wx);
-  /* int16 / uint16 results: the last pass into float, converted at the end */
+  /* int16 / uint16 results, and uint8 rows of other than ch values: the last pass into float,
+   * converted at the end */
   const int64_t n_res = (int64_t)out_h * out_w * ch;
-  res = out_type == T_I16 || out_type == T_U16 ? (float*)malloc(sizeof(float) * (size_t)n_res) : NULL;
-  if ((out_type == T_I16 || out_type == T_U16) && !res) goto done;
+  const int later = out_type == T_I16 || out_type == T_U16 || (out_type == T_U8 && row_ch != ch);
+  res = later ? (float*)malloc(sizeof(float) * (size_t)n_res) : NULL;
+  if (later && !res) goto done;
   float* outf = res ? res : (out_type == T_F32 ? (float*)out : NULL);
-  uint8_t* out8 = out_type == T_U8 ? (uint8_t*)out : NULL;
+  uint8_t* out8 = out_type == T_U8 && !res ? (uint8_t*)out : NULL;
   const int64_t ny = (int64_t)out_h * ay.taps, nx = (int64_t)out_w * ax.taps;
   if (ay.copy) { /* columns only, every row */
     if (cols_from(src, in_type, row_stride, in_h, ch, out_w, ax.taps, ix, wx, min_of(ix, nx), max_of(ix, nx) + 1,
@@ -422,7 +439,10 @@ int td_resize(const void* src, int in_type, int64_t in_h, int64_t in_w, int ch, 
     for (int64_t k = 0; k < ny; ++k) iy[k] -= y0;
     if (rows_f32(mid, row_mid, 0, row_mid, out_h, ay.taps, iy, wy, outf, out8)) goto done;
   }
-  if (res) to_16(res, n_res, out_type, out);
+  if (res && out_type == T_U8)
+    to_u8_rows(res, out_h, out_w, ch, row_ch, (uint8_t*)out);
+  else if (res)
+    to_16(res, n_res, out_type, out);
   rc = 0;
 done:
   free(iy);
