@@ -47,13 +47,13 @@ class FilterTables:
         self.sizes = (ctypes.c_int * len(self.arrays))(*[len(a) for a in self.arrays])
 
 
-def _packed(image: torch.Tensor) -> bool:
+def packed(image: torch.Tensor) -> bool:
     """(H, W, C) with packed pixels; rows may be strided."""
     h, w, c = image.shape
     return image.stride(2) == 1 and (w <= 1 or image.stride(1) == c) and (h <= 1 or image.stride(0) >= w * c)
 
 
-def _row_stride(image: torch.Tensor) -> int:
+def row_stride(image: torch.Tensor) -> int:
     """Elements from one row to the next (a one-row image's stride may be anything)."""
     return int(image.stride(0)) if image.shape[0] > 1 else int(image.shape[1] * image.shape[2])
 
@@ -91,10 +91,10 @@ def _resize_axes(image: torch.Tensor, axes: list[tuple[float, float, float]], ou
             or out.device.type != "cpu" or not out.is_contiguous() or out.shape[2] != image.shape[2] or -1 in kinds:
         return False
     h, w, c = image.shape
-    if not _packed(image):
+    if not packed(image):
         return False
     (oy, sy, ey), (ox, sx, ex) = axes
-    return lib.td_resize(image.data_ptr(), _TYPES[image.dtype], h, w, c, _row_stride(image), oy, sy, ey, ox, sx, ex,
+    return lib.td_resize(image.data_ptr(), _TYPES[image.dtype], h, w, c, row_stride(image), oy, sy, ey, ox, sx, ex,
                          int(out.shape[0]), int(out.shape[1]), int(bool(antialias)), kinds[0], kinds[1], tables.ptrs,
                          tables.sizes, _TYPES[out.dtype], c if row_channels is None else int(row_channels),
                          out.data_ptr()) == 0

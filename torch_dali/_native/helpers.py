@@ -82,7 +82,7 @@ CROP_WINDOWS = CLibrary(CSRC / "cpu" / "crop_windows.c", ["m"], ["-ffp-contract=
 # numeric kernels (numeric.py): declared there, listed and called through here
 from .numeric import BBOX_CROP, BOX_ENCODER, REDUCE_SUM, bbox_crop, box_encode, dali_sum  # noqa: E402,F401
 # resizing (cpu_resize.py): declared there, called through here
-from .cpu_resize import CPU_RESIZE, FILTER_KINDS, FilterTables, _packed, _row_stride, resize_roi, resize_window  # noqa: E402,F401
+from .cpu_resize import CPU_RESIZE, FILTER_KINDS, FilterTables, packed, row_stride, resize_roi, resize_window  # noqa: E402,F401
 
 #: the CPU ops' image kernels (crop_mirror_normalize, per-value tables
 #: of uint8 images, histogram equalization, filter (border, correlation and conversion in one pass),
@@ -153,7 +153,7 @@ def crop_mirror_normalize(image: torch.Tensor, window: tuple[int, int, int, int]
     does not take, a window leaving the image)."""
     lib = CPU_IMAGE.load()
     if lib is None or image.dim() != 3 or image.dtype != torch.uint8 or image.device.type != "cpu" \
-            or out.dtype != torch.float32 or out.device.type != "cpu" or not out.is_contiguous() or not _packed(image):
+            or out.dtype != torch.float32 or out.device.type != "cpu" or not out.is_contiguous() or not packed(image):
         return False
     h, w, c = image.shape
     y, x, wh, ww = (int(v) for v in window)
@@ -163,7 +163,7 @@ def crop_mirror_normalize(image: torch.Tensor, window: tuple[int, int, int, int]
     rstd = rstd.to(torch.float32).contiguous()
     if mean.numel() != c or rstd.numel() != c or mean.device.type != "cpu" or rstd.device.type != "cpu":
         return False
-    return lib.td_crop_mirror_normalize(image.data_ptr(), h, w, c, _row_stride(image), y, x, wh, ww, int(bool(mirror)),
+    return lib.td_crop_mirror_normalize(image.data_ptr(), h, w, c, row_stride(image), y, x, wh, ww, int(bool(mirror)),
                                         mean.data_ptr(), rstd.data_ptr(), int(bool(chw)), out.data_ptr()) == 0
 
 
