@@ -123,8 +123,9 @@ def merge(pred: DataNode, names: list[str], before: list[Any], true: list[Any], 
 
 
 def _select(pred: DataNode, name: str, t: Any, f: Any) -> Any:
-    """One variable's merged value. Tuples, lists and dicts of the same shape in both branches
-    (`return node, 3`) merge element by element, as DALI's do; the rest becomes DataNodes."""
+    """One variable's merged value. Tuples (namedtuples too), lists and dicts of the same shape in
+    both branches (`return node, 3`) merge element by element, as DALI's do; the rest becomes
+    DataNodes."""
     from .ops._registry import call_op, lookup
     from .ops._schema import adopted
     if t is f:
@@ -138,7 +139,8 @@ def _select(pred: DataNode, name: str, t: Any, f: Any) -> Any:
                                 "the same nesting of tuples, lists and dicts")
         if isinstance(t, dict):
             return {k: _select(pred, f"{name}[{k!r}]", t[k], f[k]) for k in t}
-        return type(t)(_select(pred, f"{name}[{i}]", a, b) for i, (a, b) in enumerate(zip(t, f)))
+        items = [_select(pred, f"{name}[{i}]", a, b) for i, (a, b) in enumerate(zip(t, f))]
+        return type(t)(*items) if hasattr(t, "_fields") else type(t)(items)  # a namedtuple takes fields
     tn, fn_ = adopted(_as_node(t, name)), adopted(_as_node(f, name))
     pred = adopted(pred)
     if tn.device != fn_.device:
