@@ -46,7 +46,7 @@ from .errors import ArgumentError, ArgumentTypeError, GraphError
 from .conditionals_rewrite import HELPERS as _GLOBAL
 from .conditionals_rewrite import Rewrite
 from .graph import branch_scope
-from .graph.branch_values import SetInOneBranch, check_defined  # noqa: F401 - the rewritten code calls check_defined
+from .graph.branch_values import SetInOneBranch, Unmerged, check_defined  # noqa: F401 - the rewritten code calls check_defined
 from .graph.node import DataNode
 
 _SKIP_MODULES = ("torch_dali", "numpy", "torch", "builtins", "nvidia", "functools", "itertools", "typing",
@@ -100,8 +100,11 @@ def _as_node(v: Any, name: str) -> DataNode:
                                 f"values must be DataNodes or constants (numbers, NumPy arrays) ({e})") from None
 
 
-def merge(pred: DataNode, names: list[str], before: list[Any], true: list[Any], false: list[Any]) -> list[Any]:
-    """The value of each variable after an `if` on `pred`: per sample, its branch's."""
+def merge(pred: DataNode, names: list[str], before: list[Any], true: list[Any], false: list[Any],
+          unread: tuple[str, ...] = ()) -> list[Any]:
+    """The value of each variable after an `if` on `pred`: per sample, its branch's. `unread`:
+    the variables nothing reads after the `if` (the rewrite's liveness), where branch values that
+    do not merge are no error until used."""
     out = []
     for name, b, t, f in zip(names, before, true, false):
         if t is UNDEFINED and f is UNDEFINED:
@@ -117,6 +120,11 @@ def merge(pred: DataNode, names: list[str], before: list[Any], true: list[Any], 
             out.append(t)
         elif isinstance(t, SetInOneBranch) or isinstance(f, SetInOneBranch):
             out.append(t if isinstance(t, SetInOneBranch) else f)
+        elif name in unread:
+            try:
+                out.append(_select(pred, name, t, f))
+            except (ArgumentError, ArgumentTypeError) as e:
+                out.append(Unmerged(name, e))
         else:
             out.append(_select(pred, name, t, f))
     return out

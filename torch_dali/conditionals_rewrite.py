@@ -119,6 +119,70 @@ def _jumps(block: list[ast.stmt]) -> list[ast.stmt]:
     return found
 
 
+_BY_NAME = frozenset({"locals", "vars", "eval", "exec", "dir"})  # calls that read variables by name
+_LIVE = "_tdc_live_after"  # an `if`'s annotation: the names that may be read after it
+
+
+def _reads(nodes: list[Any]) -> set[str]:
+    """The names `nodes` read anywhere in them, nested scopes included (`x += 1` reads x)."""
+    out: set[str] = set()
+    for n in nodes:
+        for sub in ast.walk(n):
+            if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Store):
+                out.add(sub.id)
+            elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+                out.add(sub.target.id)
+    return out
+
+
+def _read_anytime(func: ast.AST) -> set[str] | None:
+    """Names that may be read out of statement order: in a nested function, lambda, class or
+    generator (run later), or declared global / nonlocal. None when the function reads its
+    variables by name (locals(), eval...): then any name may be read."""
+    live: set[str] = set()
+    for sub in ast.walk(func):
+        if sub is func:
+            continue
+        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.GeneratorExp)):
+            live |= _reads([sub])
+        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+            live.update(sub.names)
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in _BY_NAME:
+            return None
+    return live
+
+
+def _mark_live(block: list[ast.stmt], after: set[str]) -> None:
+    """Annotates each `if` of `block` (nested blocks too, not nested functions) with the names
+    read after it: the rest of its blocks, the enclosing loops' whole bodies (a later iteration)
+    and try statements' handlers. DALI merges only the variables read after an `if` (autograph's
+    liveness); this over-approximates that set, so a variable it leaves out is never read."""
+    tails: list[set[str]] = [set()] * (len(block) + 1)
+    for k in range(len(block) - 1, -1, -1):
+        tails[k] = tails[k + 1] | _reads([block[k]])
+    for k, s in enumerate(block):
+        rest = after | tails[k + 1]
+        if isinstance(s, ast.If):
+            setattr(s, _LIVE, rest)
+            _mark_live(s.body, rest)
+            _mark_live(s.orelse, rest)
+        elif isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
+            _mark_live(s.body, rest | _reads([s]))
+            _mark_live(s.orelse, rest)
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
+            _mark_live(s.body, rest)
+        elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
+            tail = rest | _reads(s.finalbody)  # type: ignore[attr-defined]
+            _mark_live(s.body, tail | _reads(s.handlers) | _reads(s.orelse))  # type: ignore[attr-defined]
+            for h in s.handlers:  # type: ignore[attr-defined]
+                _mark_live(h.body, tail)
+            _mark_live(s.orelse, tail)  # type: ignore[attr-defined]
+            _mark_live(s.finalbody, rest)  # type: ignore[attr-defined]
+        elif isinstance(s, ast.Match):
+            for case in s.cases:
+                _mark_live(case.body, rest)
+
+
 def _always_ends(block: list[ast.stmt], kind: type = ast.Return) -> bool:
     """Whether every path through `block` ends in a `kind` statement (a `return` or a `continue`)
     that is its last statement (or the last of an if/else chain's branches)."""
@@ -211,6 +275,9 @@ class Rewrite(ast.NodeTransformer):
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
         node.body = _fold(node.body)
+        anytime = _read_anytime(node)
+        if anytime is not None:
+            _mark_live(node.body, anytime)
         self.generic_visit(node)
         return node
 
@@ -261,11 +328,14 @@ class Rewrite(ast.NodeTransformer):
         else:
             labels = ast.List(elts=[ast.Constant("<return value>" if n.startswith("__tdc_ret") else n)
                                     for n in names], ctx=ast.Load())
+            live = getattr(node, _LIVE, None)
+            unread = ast.Tuple(elts=[ast.Constant(n) for n in names if live is not None and n.isidentifier()
+                                     and not n.startswith("__tdc_") and n not in live], ctx=ast.Load())
             merged = ast.Assign(
                 targets=[ast.Tuple(elts=[self._target(n) for n in names], ctx=ast.Store())] if names else
                 [ast.Name(f"__tdc_m{k}", ast.Store())],
                 value=_call("merge", ast.Name(p, ast.Load()), labels, ast.Name(snap, ast.Load()),
-                            ast.Name(f"__tdc_t{k}", ast.Load()), getters()))
+                            ast.Name(f"__tdc_t{k}", ast.Load()), getters(), unread))
             def scoped(stmts: list[ast.stmt], side: bool) -> ast.stmt:
                 # the branch's ops read values from outside it through branch inputs (graph.branch_scope)
                 return ast.Try(body=[ast.Expr(_call("enter_branch", ast.Name(p, ast.Load()), ast.Constant(side))),

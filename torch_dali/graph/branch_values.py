@@ -47,6 +47,24 @@ class SetInOneBranch:
         return f"<'{self.name}': set in one branch only>"
 
 
+class Unmerged(SetInOneBranch):
+    """A variable whose two branch values cannot be merged (other nestings, or values that are not
+    data), which nothing reads after the `if`: DALI merges only the variables read afterwards, so
+    such a temporary is no error; using it is one (the merge's own)."""
+
+    __slots__ = ("cause",)
+
+    def __init__(self, name: str, cause: Exception) -> None:
+        super().__init__(name, "if")
+        self.cause = cause
+
+    def error(self) -> Exception:  # type: ignore[override]
+        return type(self.cause)(*self.cause.args)
+
+    def __repr__(self) -> str:
+        return f"<'{self.name}': branch values that do not merge>"
+
+
 def check_defined(value: Any) -> Any:
     """Raises the error of a variable set in one branch only (used on op inputs and pipeline outputs)."""
     if isinstance(value, SetInOneBranch):
