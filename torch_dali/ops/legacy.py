@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from typing import Any
 
 # old functional name -> current op
 FN = {
@@ -79,6 +80,42 @@ DEPRECATED_CLASSES = frozenset({
     "NemoAsrReader", "NormalDistribution", "NumpyReader", "SequenceReader", "TransformTranslation", "Uniform",
     "VideoReader", "VideoReaderResize",
 })
+
+# arguments DALI 2.4's schemas deprecate (IsDeprecatedArg), by op: the argument that replaces
+# each ("" for one that does nothing any more). Giving one warns once per op made with it.
+_NO_EFFECT = ""
+_DECODER = {"memory_stats": _NO_EFFECT, "split_stages": _NO_EFFECT, "use_chunk_allocator": _NO_EFFECT}
+ARGS: dict[str, dict[str, str]] = {
+    **{op: {"image_type": _NO_EFFECT, "output_dtype": "dtype"} for op in ("crop", "crop_mirror_normalize", "slice")},
+    **{op: {"output_dtype": "dtype"} for op in ("rotate", "warp_affine", "lookup_table")},
+    "resize": {"image_type": _NO_EFFECT}, "experimental.resize": {"image_type": _NO_EFFECT},
+    "shapes": {"type": "dtype"},
+    **{f"decoders.{op}": _DECODER for op in ("image", "image_crop", "image_random_crop", "image_slice")},
+    "readers.coco": {"dump_meta_files": "save_preprocessed_annotations",
+                     "dump_meta_files_path": "save_preprocessed_annotations_dir",
+                     "meta_files_path": "preprocessed_annotations", "save_img_ids": "image_ids",
+                     "masks": "polygon_masks"},
+    "readers.nemo_asr": {"normalize_text": _NO_EFFECT},
+}
+
+
+def warn_args(op: str, given: Any) -> None:
+    """A DeprecationWarning for each argument of `given` (names) that DALI deprecates for `op`."""
+    table = ARGS.get(op)
+    if not table:
+        return
+    for key in given:
+        if key not in table:
+            continue
+        new = table[key]
+        if key == "masks":
+            warn(f"{op}: `masks` is deprecated in DALI; use `polygon_masks` (its polygons hold vertex "
+                 "indices, where `masks` gave coordinate indices, twice as large)")
+        elif new:
+            warn(f"{op}: `{key}` is deprecated in DALI, an old name of `{new}`; write `{new}`")
+        else:
+            warn(f"{op}: `{key}` is deprecated in DALI and has no effect; leave it out")
+
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
