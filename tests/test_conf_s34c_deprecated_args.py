@@ -2,7 +2,8 @@
 decoders' `memory_stats`/`split_stages`/`use_chunk_allocator`, readers.coco's old names...) give a
 DeprecationWarning when an op is made with them, one per argument, as DALI's do (counts measured
 with DALI 2.4 on these calls: core/test_pipeline.py's test_output_dtype_deprecation and
-test_image_type_deprecation check two of them). The warning points at the caller's line."""
+test_image_type_deprecation check two of them), and `seed` given to an op that draws no random
+numbers (test_seed_deprecated). The warning points at the caller's line."""
 from __future__ import annotations
 
 import warnings
@@ -64,3 +65,26 @@ def test_class_api_warns_once_when_made():
         op(types.Constant(IMG))
     got = _warnings(make)
     assert len(got) == 1 and "dtype" in str(got[0].message)
+
+
+SEED_CASES = [  # `seed` given to ops that draw no random numbers warns; DALI 2.4's counts
+    (lambda: fn.reshape(types.Constant(np.float32([1, 2])), shape=[2], seed=123), 1),
+    (lambda: fn.flip(types.Constant(IMG), seed=5), 1),
+    (lambda: fn.crop_mirror_normalize(types.Constant(IMG), seed=5), 1),
+    (lambda: fn.decoders.image(types.Constant(ENC), seed=5), 1),
+    (lambda: fn.python_function(types.Constant(IMG), function=lambda x: x, seed=5), 1),
+    (lambda: fn.cast(types.Constant(IMG), dtype=types.FLOAT, seed=5), 1),
+    (lambda: ops.Flip(seed=5)(types.Constant(IMG)), 1),
+    (lambda: fn.random.uniform(seed=5), 0),
+    (lambda: fn.random_resized_crop(types.Constant(IMG), size=4, seed=5), 0),
+    (lambda: fn.readers.file(files=["/nonexistent.jpg"], seed=5), 0),
+    (lambda: fn.external_source(source=lambda: [IMG], seed=5), 0),
+]
+
+
+@pytest.mark.parametrize("k", range(len(SEED_CASES)))
+def test_seed_on_ops_without_randomness_warns(k):
+    make, count = SEED_CASES[k]
+    got = _warnings(make)
+    assert len(got) == count, [str(x.message) for x in got]  # none before
+    assert all("seed" in str(x.message) and x.filename == __file__ for x in got)

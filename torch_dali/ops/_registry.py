@@ -161,7 +161,7 @@ def make_function(schema: OpSchema):
     def op_fn(*inputs: Any, **kwargs: Any) -> Any:
         if deprecation:
             legacy.warn(deprecation)
-        legacy.warn_args(schema.name, kwargs)
+        legacy.warn_args(schema.name, kwargs, schema.random)
         return call_op(schema, inputs, kwargs)
     op_fn.__name__ = schema.name.split(".")[-1]
     op_fn.__qualname__ = schema.name
@@ -179,7 +179,7 @@ class OpClass:
         schema = self._schema
         given = {k: v for k, v in kwargs.items() if not isinstance(v, DataNode)}
         validate_args_partial(schema, given)
-        legacy.warn_args(schema.name, kwargs)  # once per instance, as DALI warns when it makes the op
+        legacy.warn_args(schema.name, kwargs, schema.random)  # once per instance, as DALI warns when it makes the op
         self._kwargs = kwargs
         self._origin = caller_origin()
 

@@ -99,8 +99,19 @@ ARGS: dict[str, dict[str, str]] = {
 }
 
 
-def warn_args(op: str, given: Any) -> None:
-    """A DeprecationWarning for each argument of `given` (names) that DALI deprecates for `op`."""
+# ops that take `seed` although their schema is not `random`: DALI 2.4's readers (shuffling);
+# and the ones DALI never warns for (Python-side there, or torch_dali's internal ops)
+_SEEDED = ("readers.", "experimental.readers.", "_")
+_SEED_QUIET = frozenset({"external_source", "arithmetic"})
+
+
+def warn_args(op: str, given: Any, random: bool = True) -> None:
+    """A DeprecationWarning for each argument of `given` (names) that DALI deprecates for `op`;
+    `seed` is one for ops that draw no random numbers (`random` False: DALI 2.4 gives ops a seed
+    argument only where they draw, HasRandomSeedArg)."""
+    if "seed" in given and not random and not op.startswith(_SEEDED) and op not in _SEED_QUIET:
+        warn(f"{op}: `seed` is deprecated in DALI for ops that draw no random numbers, as this one; "
+             "leave it out")
     table = ARGS.get(op)
     if not table:
         return
