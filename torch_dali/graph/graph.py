@@ -11,7 +11,8 @@ from .node import DataNode, Node, require_source
 
 class Graph:
     """Nodes as traced. Node seeds derive from the pipeline seed and the creation index, so the same
-    definition and seed give the same seeds; they are written to YAML so a reload keeps them."""
+    definition and seed give the same seeds; a seeded pipeline writes them to YAML so a reload keeps
+    them (an unseeded one writes only those given to ops)."""
 
     def __init__(self, seed: int) -> None:
         self.seed = seed

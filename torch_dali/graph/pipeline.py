@@ -443,15 +443,15 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
 
         def pick_seed(params: dict[str, Any]) -> int:
             written.update({k: v for k, v in params.items() if isinstance(v, int) and not isinstance(v, bool)})
-            return self._seed if self._seed_given or "seed" not in written else written["seed"]
+            return self._seed if self._seed_given or written.get("seed", -1) == -1 else written["seed"]
 
         graph = load_graph(serialized_pipeline, pick_seed, allow=allow_list(allow_modules, allow_functions))
         if self._batch_size < 1 and written.get("batch_size", 0) >= 1:
             self._batch_size = written["batch_size"]
         if not self._num_threads_given and written.get("num_threads", 0) >= 1:
             self._num_threads = written["num_threads"]
-        if not self._seed_given and "seed" in written:
-            self._seed, self._seed_given = written["seed"], written["seed"] != -1
+        if not self._seed_given and written.get("seed", -1) != -1:
+            self._seed, self._seed_given = written["seed"], True
         self._graph = graph
         self.build()
 

@@ -41,6 +41,8 @@ class Serializable(Protocol):
     @property
     def seed(self) -> int: ...
     @property
+    def seed_given(self) -> bool: ...
+    @property
     def prefetch_queue_depth(self) -> int: ...
     @property
     def exec_async(self) -> bool: ...
@@ -87,6 +89,9 @@ def _ref(d: DataNode) -> str:
 
 
 def graph_to_dict(graph: Graph, pipeline: dict[str, Any]) -> dict[str, Any]:
+    # a pipeline made without a seed (written as -1) keeps only the seeds given to ops: a load
+    # draws anew, as DALI's does (and a DataLoader folds each rank into those draws)
+    unseeded = pipeline.get("seed") == -1
     ops = []
     for node in graph.reachable():
         schema = node.schema
@@ -101,8 +106,9 @@ def graph_to_dict(graph: Graph, pipeline: dict[str, Any]) -> dict[str, Any]:
                                          f"to YAML: {PYTHON_ONLY[schema.name, a.name]}")
             if a.required or a.name in node.explicit or v != a.default:
                 args[a.name] = _encode(v, a.kind, f"{where} argument `{a.name}`")
-        entry: dict[str, Any] = {"name": node.name, "op": schema.name, "device": node.device,
-                                 "seed": node.seed}
+        entry: dict[str, Any] = {"name": node.name, "op": schema.name, "device": node.device}
+        if node.seed_given or not unseeded:
+            entry["seed"] = node.seed
         if args:
             entry["args"] = args
         entry["inputs"] = [_ref(d) for d in node.inputs]
@@ -127,7 +133,7 @@ _Dumper.add_representer(list, _flow_short_lists)
 
 def dump_pipeline(pipe: Serializable) -> str:
     params = {"batch_size": pipe.batch_size, "num_threads": pipe.num_threads, "device_id": pipe.device_id_setting,
-              "seed": pipe.seed, "prefetch_queue_depth": pipe.prefetch_queue_depth,
+              "seed": pipe.seed if pipe.seed_given else -1, "prefetch_queue_depth": pipe.prefetch_queue_depth,
               "exec_async": pipe.exec_async, "exec_pipelined": pipe.exec_pipelined}
     dtypes, ndims = pipe.output_dtype(), pipe.output_ndim()  # one per output (None: any)
     if any(d is not None for d in dtypes):
