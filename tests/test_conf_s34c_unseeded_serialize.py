@@ -3,7 +3,8 @@ same serialization, core/test_pipeline.py's test_equal_serialized_pipelines_with
 and each load draws anew, measured: two loads of one file gave different values); seeds given to
 ops are kept, and a seeded pipeline's file still reruns bit for bit. A DataLoader over such a file
 then gives each rank its own draws, as it does for the pipeline itself (before: every rank drew
-alike, the file's op seeds counting as given)."""
+alike, the file's op seeds counting as given); over a seeded file too, whose op seeds that the
+pipeline derives load as derived (the same values)."""
 from __future__ import annotations
 
 import numpy as np
@@ -80,3 +81,26 @@ def test_loader_over_an_unseeded_file_gives_ranks_their_own_draws(files, tmp_pat
     (free0, fixed0), (free1, fixed1) = first(0), first(1)
     assert free0 != free1  # was equal: every op seed in the file counted as given
     assert fixed0 == fixed1
+
+
+def test_loader_over_a_seeded_file_draws_as_over_the_pipeline(files, tmp_path):
+    """A seeded file's op seeds that are the ones the pipeline derives load as derived (same
+    values), so the loader folds the rank in as it does for the pipeline itself; before, every
+    rank drew alike over the file."""
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=5)
+    def p():
+        _, labels = fn.readers.file(files=files, labels=list(range(len(files))), name="R")
+        return fn.random.uniform(range=(0, 1)), fn.random.uniform(range=(0, 1), seed=77), labels
+    pipe = p()
+    pipe.build()
+    path = tmp_path / "p.yaml"
+    path.write_text(pipe.serialize())
+
+    def first(src, rank, world):
+        dl = torch_dali.DataLoader(src, batch_size=4, rank=rank, world_size=world, device="cpu", num_threads=1)
+        return [t.view(-1).tolist() for t in next(iter(dl))[:2]]
+    for rank, world in ((0, 2), (1, 2), (0, 1)):
+        assert first(str(path), rank, world) == first(p, rank, world)
+    assert first(str(path), 0, 2)[0] != first(str(path), 1, 2)[0]
+    loaded = Pipeline.deserialize(pipe.serialize())
+    assert [n.seed_given for n in loaded.graph.nodes if n.op == "random.uniform"] == [False, True]

@@ -28,6 +28,10 @@ class Graph:
         # nodes copied in from another pipeline's graph: DALI refuses such a pipeline at build
         self.foreign_pipeline_nodes: list[Node] = []
 
+    def derived_seed(self) -> int:
+        """The seed the next op added without one gets (from the pipeline seed and its position)."""
+        return derive_seed(self.seed, self._seeded)
+
     def add_node(self, schema: Any, *, device: str, args: dict[str, Any], inputs: list[DataNode],
                  arg_inputs: dict[str, DataNode], name: str | None = None, seed: int | None = None,
                  origin: str = "") -> Node:

@@ -256,6 +256,8 @@ class _Ops:
         for a in schema.args:
             if a.name not in full and a.name not in arg_inputs:
                 full[a.name] = a.default
+        if seed is not None and seed == self.graph.derived_seed():
+            seed = None  # the seed the pipeline derives for this op: derived as when traced, not given
         try:
             node = self.graph.add_node(schema, device=device, args=full, inputs=inputs, arg_inputs=arg_inputs,
                                        name=name, seed=seed, origin=f"{self.r.source}:{line}")
