@@ -148,3 +148,42 @@ def _read_by_closure(pred, data):
 def test_variables_read_afterwards_still_must_merge(body, error):
     with pytest.raises(error):  # DALI 2.4 raises these types at the `if`
         _run(body)
+
+
+def _del_outer_read_in_else(pred, data):
+    t = data
+    if pred:
+        del t
+        out = data + 1
+    else:
+        out = t - 1
+    return out
+
+
+def _del_outer_in_both(pred, data):
+    t = data
+    if pred:
+        del t
+        out = data + 1
+    else:
+        del t
+        out = data - 1
+    return out
+
+
+@pytest.mark.parametrize("body", [_del_outer_read_in_else, _del_outer_in_both])
+def test_del_of_a_variable_from_before_the_if_is_refused(body):
+    with pytest.raises(RuntimeError, match="del t"):  # DALI 2.4: RuntimeError at the `if`
+        _run(body)  # was an UnboundLocalError: the `else` branch, traced second, lost `t`
+
+
+def test_del_of_a_branch_temporary_is_fine():
+    def body(pred, data):
+        if pred:
+            tmp = data * 2
+            out = tmp + 1
+            del tmp
+        else:
+            out = data
+        return out
+    assert _run(body) == [[42, 85, 42, 85]]  # DALI 2.4's values

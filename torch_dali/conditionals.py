@@ -46,7 +46,7 @@ from .errors import ArgumentError, ArgumentTypeError, GraphError
 from .conditionals_rewrite import HELPERS as _GLOBAL
 from .conditionals_rewrite import Rewrite
 from .graph import branch_scope
-from .graph.branch_values import SetInOneBranch, Unmerged, check_defined  # noqa: F401 - the rewritten code calls check_defined
+from .graph.branch_values import BranchOutputError, SetInOneBranch, Unmerged, check_defined  # noqa: F401 - the rewritten code calls check_defined
 from .graph.node import DataNode
 
 _SKIP_MODULES = ("torch_dali", "numpy", "torch", "builtins", "nvidia", "functools", "itertools", "typing",
@@ -281,7 +281,8 @@ class BranchBreakError(GraphError, TypeError):
 def unsupported(what: str) -> GraphError:
     if what.startswith("only the"):
         return BranchReturnError(f"`if` on a DataNode: {what}")
-    cls = BranchReturnError if "`return`" in what else BranchBreakError if "`break`" in what else GraphError
+    cls = (BranchReturnError if "`return`" in what else BranchBreakError if "`break`" in what
+           else BranchOutputError if "`del " in what else GraphError)
     return cls(f"`if` on a DataNode (enable_conditionals): {what} is not supported")
 
 

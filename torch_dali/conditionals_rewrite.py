@@ -18,6 +18,7 @@ class _Stores(ast.NodeVisitor):
     def __init__(self) -> None:
         self.names: list[str] = []
         self.bad: list[str] = []
+        self.deleted: list[str] = []  # names a `del` statement removes
 
     def _add(self, s: str) -> None:
         if s not in self.names:
@@ -26,6 +27,8 @@ class _Stores(ast.NodeVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Store):
             self._add(node.id)
+        elif isinstance(node.ctx, ast.Del):
+            self.deleted.append(node.id)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if isinstance(node.ctx, ast.Store):
@@ -315,6 +318,8 @@ class Rewrite(ast.NodeTransformer):
             stores.visit(s)
         if stores.bad and problem is None:
             problem = f"assignments to {', '.join(stores.bad)} (subscripts) in a branch"
+        if problem is None:
+            problem = self._deleted_outer(body) or self._deleted_outer(orelse)
         names = [n for n in stores.names if not n.startswith("__tdc_") or n.startswith("__tdc_ret")]
         def getters() -> ast.List:
             return ast.List(elts=[_call("get", _thunk(_expr(n))) for n in names], ctx=ast.Load())
@@ -363,6 +368,18 @@ class Rewrite(ast.NodeTransformer):
                 sub.ctx = ast.Load()
         e.ctx = ast.Store()  # type: ignore[attr-defined]
         return e
+
+    @staticmethod
+    def _deleted_outer(branch: list[ast.stmt]) -> str | None:
+        """A `del` in a branch of a variable the branch does not assign (one from before the
+        `if`): DALI refuses it (the variable would exist on one path only; measured with DALI 2.4,
+        whether or not it is used afterwards). Both branches are traced one after the other, so
+        here the other branch would not see it either."""
+        st = _Stores()
+        for s in branch:
+            st.visit(s)
+        outer = [n for n in st.deleted if n not in st.names]
+        return f"`del {outer[0]}` of a variable from before the `if` in a branch" if outer else None
 
     def _problem(self, body: list[ast.stmt], orelse: list[ast.stmt]) -> str | None:
         jb, jo = _jumps(body), _jumps(orelse)
