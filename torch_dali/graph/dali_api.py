@@ -92,7 +92,10 @@ def as_nodes(outs: list[Any]) -> list[DataNode]:
             res.append(o)
             continue
         if isinstance(o, types.ScalarConstant):
-            o = np.asarray(o.value, dtype=types.to_numpy_type(o.dtype))
+            # its own type, the value saturated to it as fn.constant does (DALI 2.4: INT64 kept,
+            # Constant(300, UINT8) gives 255); not through NumPy, which narrows and refuses
+            res.append(types.Constant(o.value, o.dtype, device="cpu"))
+            continue
         if isinstance(o, (bool, int, float, np.ndarray, np.generic, list, tuple)) or hasattr(o, "__array__"):
             res.append(types.Constant(o, device="cpu"))
         else:
