@@ -57,3 +57,44 @@ def test_dlpack_array_round_trip_shares_memory():
     assert np.shares_memory(back, array)
     with pytest.raises(TypeError, match="NumPy array"):
         ops._dlpack_from_array([1, 2])
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: fn.python_function(x, function=_ident, output_layouts="ABC"),
+    lambda x: fn.python_function(x, function=_ident, output_layouts="A"),
+    lambda x: fn.python_function(x, function=_ident, output_layouts="ABC", batch_processing=True),
+    lambda x: fn.torch_python_function(x, function=_ident, output_layouts=["ABC"]),
+    lambda x: fn.python_function(x, function=lambda a: (a, a[0]), num_outputs=2, output_layouts=["AB", "AB"])[1],
+])
+def test_output_layouts_must_name_every_dimension(make):
+    """DALI 2.4 (measured): a layout of the wrong length for what the function returned fails the
+    run with a ValueError; the batch never carries it."""
+    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None, exec_async=False, exec_pipelined=False)
+    with pipe:
+        x = fn.external_source(source=lambda: [np.zeros((2, 3), np.float32)] * 2, batch=True)
+        pipe.set_outputs(make(x))
+    pipe.build()
+    with pytest.raises(ValueError, match="output_layouts") as e:
+        pipe.run()
+    assert isinstance(e.value, PipelineError)
+
+
+def test_vmapped_torch_function_keeps_output_layouts():
+    """The vmapped path (torch_python_function on CUDA) sets `output_layouts` as the sample loop
+    does, and checks them the same way."""
+    import torch
+
+    from torch_dali.ops.python_function import OutputLayoutError, TorchPythonFunction
+    from torch_dali.tensor_list import TensorList
+
+    op = object.__new__(TorchPythonFunction)
+    op.function, op.num_outputs, op._vmapped, op.fname = (lambda t: t * 2), 1, None, "double"
+    schema = type("S", (), {"display_name": lambda self: "TorchPythonFunction"})()
+    op.node = type("N", (), {"name": "n", "origin": None, "schema": schema})()
+    batch = [TensorList(torch.ones(2, 3, 4))]
+    op.args = {"output_layouts": "HW"}
+    (out,) = op._try_vmap(batch)
+    assert out.layout() == "HW" and torch.equal(out.as_tensor(), torch.full((2, 3, 4), 2.0))
+    op.args, op._vmapped = {"output_layouts": "HWC"}, None
+    with pytest.raises(OutputLayoutError):
+        op._try_vmap(batch)

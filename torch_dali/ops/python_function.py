@@ -128,6 +128,11 @@ class _Watcher:
         self._jobs.put(None)
 
 
+class OutputLayoutError(PipelineError, ValueError):
+    """An `output_layouts` entry whose length is not the returned samples' number of dimensions:
+    a PipelineError naming the op, and a ValueError as DALI raises for it."""
+
+
 class _PythonFunctionBase(Operator):
     sample_wise = False
     order_sensitive = True  # a user's function may keep state between batches
@@ -258,7 +263,7 @@ class _PythonFunctionBase(Operator):
             self._vmap_ok = False
             return None
         self._vmap_ok = True
-        return [TensorList(o) for o in outs]
+        return [TensorList(o, self._layout(k, o.dim() - 1)) for k, o in enumerate(outs)]
 
     def _check(self, k: int, samples: list[torch.Tensor], device: torch.device) -> TensorList:
         if samples:
@@ -272,9 +277,20 @@ class _PythonFunctionBase(Operator):
                         "dtype, number of dimensions and device", op=self.name, origin=self.node.origin)
             if first.device.type != device.type:
                 samples = [t.to(device) for t in samples]
+        return TensorList(samples, self._layout(k, samples[0].dim() if samples else None))
+
+    def _layout(self, k: int, ndim: int | None) -> str:
+        """Output k's layout from `output_layouts`, for samples of `ndim` dimensions."""
         layouts = self.args.get("output_layouts")
         layout = layouts[k] if isinstance(layouts, list) and k < len(layouts) else (layouts or "")
-        return TensorList(samples, layout if isinstance(layout, str) else "")
+        layout = layout if isinstance(layout, str) else ""
+        if layout and ndim is not None and len(layout) != ndim:
+            # a layout must name every dimension; DALI 2.4 refuses the batch (ValueError)
+            raise OutputLayoutError(
+                f"{self.name} '{self.node.name}': output_layouts gives output {k} the layout '{layout}' "
+                f"({len(layout)} dimensions), but function {self.fname} returned {ndim}-dimensional samples",
+                op=self.name, origin=self.node.origin)
+        return layout
 
     def output_layout(self, index: int) -> str:
         return ""
