@@ -180,6 +180,19 @@ def test_argument_refusals_name_the_argument():
         _run(lambda: fn.transpose(_feed([np.zeros((2, 2), np.uint8)] * 3, "HW"), output_layout=""))
 
 
+@pytest.mark.parametrize("perm", [[1, 1], [0, 2], [-1, 0]])
+def test_a_perm_that_is_no_permutation_is_refused_at_build(perm):
+    """DALI 2.4 (measured) refuses these at build, whatever the input; a perm of the wrong length
+    for the input fails when it runs, in both."""
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return fn.transpose(_feed([np.zeros((2, 3), np.uint8)], "HW"), perm=perm)
+
+    p = pipe()
+    with pytest.raises(RuntimeError, match="perm"):
+        p.build()
+
+
 def test_yaml_round_trip_gives_the_same_batch():
     from torch_dali import types
     from torch_dali.pipeline import Pipeline

@@ -12,7 +12,7 @@ import torch
 from ..errors import ArgumentError
 from ..functional import tensor_axes as K
 from ..tensor_list import TensorList
-from ._operator import BatchContext, Operator
+from ._operator import BatchContext, BuildArgumentError, Operator
 from ._registry import register
 from ._schema import Arg, OpSchema
 
@@ -58,6 +58,12 @@ class Transpose(BatchShapeOp):
         lay = self.args.get("output_layout")
         if lay is not None and not lay:
             raise ArgumentError(f"{self.name}: an empty `output_layout` is not supported; leave it out")
+        perm = self.args.get("perm")
+        if perm:  # not a permutation of its own length: wrong for any input, so refused at build (DALI 2.4)
+            try:
+                K.check_perm(self.name, perm, len(perm))
+            except ArgumentError as e:
+                raise BuildArgumentError(str(e)) from None
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList], args: dict[str, list[Any]]) -> list[TensorList]:
         tl = inputs[0]
