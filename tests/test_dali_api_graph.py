@@ -167,3 +167,28 @@ def test_op_instances_report_device_preserve_and_schema_name():
     for op, schema_name, device, preserve in cases:
         assert (op.schema_name, op.device, op.preserve) == (schema_name, device, preserve)
     assert (ops.ExternalSource().device, ops.ExternalSource(device="gpu").device) == ("cpu", "gpu")
+
+
+@pytest.mark.parametrize("value, dtype, shape", [
+    ([1, 2], types.INT32, (2,)), ([True, False], types.BOOL, (2,)), ([1e40], types.FLOAT, (1,)),
+    ([2**40, 1.5], types.FLOAT, (2,)), ([-2**40], types.INT32, (1,)), ([], types.FLOAT, (0,)),
+])
+def test_a_pipeline_def_returning_a_list_of_numbers_has_one_constant_output(value, dtype, shape):
+    """DALI 2.4 (measured): a @pipeline_def function unpacks only a returned tuple; a list of numbers
+    is one constant output, as `set_outputs([1, 2])` and unlike define_graph's list."""
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return value
+
+    p = pipe()
+    p.build()
+    outs = p.run()
+    assert len(outs) == 1 and outs[0].dtype == dtype and outs[0].shape() == [shape]
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def two():
+        return (1, 2)
+
+    p = two()
+    p.build()
+    assert len(p.run()) == 2

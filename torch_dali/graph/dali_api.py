@@ -77,6 +77,11 @@ def flatten_outputs(outs: Any) -> list[DataNode]:
     return flat
 
 
+def numbers_only(outs: list[Any]) -> bool:
+    """A list of plain numbers (Python or NumPy scalars): one constant output."""
+    return all(isinstance(x, (bool, int, float, np.generic)) for x in outs)
+
+
 def has_node(o: Any) -> bool:
     return isinstance(o, DataNode) or (isinstance(o, (list, tuple)) and any(has_node(x) for x in o))
 

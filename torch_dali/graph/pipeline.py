@@ -16,7 +16,7 @@ from .cse import eliminate_common_subgraphs
 from .graph import Graph
 from .pipeline_queries import BuiltPipelineQueries
 from .dali_api import (ACCEPTED, DaliAPI, OperatorConcurrency, OutputTypeError, StreamPolicy, as_nodes, executor_flag,
-                       flatten_outputs, integer)
+                       flatten_outputs, integer, numbers_only)
 
 
 # seeds of unseeded pipelines: OS entropy, not the global `random` generator user code seeds
@@ -228,10 +228,14 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
             return
         Pipeline.push_current(self)
         try:
-            outs = self._py_graph_fn() if self._py_graph_fn is not None else self.define_graph()
+            py_fn = self._py_graph_fn is not None
+            outs = self._py_graph_fn() if py_fn else self.define_graph()
             if outs is None:  # a definition that returns nothing has no outputs, as in DALI
                 outs = ()
-            outs = as_nodes(flatten_outputs(outs if isinstance(outs, (tuple, list)) else (outs,)))
+            # a @pipeline_def function's list of numbers is one constant output, as in DALI (which
+            # unpacks only tuples there); other lists are outputs, as define_graph's are in DALI
+            several = isinstance(outs, tuple) or (isinstance(outs, list) and not (py_fn and numbers_only(outs)))
+            outs = as_nodes(flatten_outputs(outs if several else (outs,)))
         finally:
             Pipeline.pop_current()
         if not outs and not outputs_required:
