@@ -143,3 +143,18 @@ def test_water_and_sphere_points_are_kept_per_size_within_their_budget(monkeypat
     _run(fn.sphere, [rng.integers(0, 255, (70, 50, 3), dtype=np.uint8)])
     assert D._points_held <= D._POINTS_BYTES
     assert [k[2] for k in D._POINTS] == [70]  # 60x50 and 70x50 do not both fit: the older went
+
+
+@pytest.mark.parametrize("layout, want", [(None, ""), ("HWC", "HWC")])
+def test_grid_mask_keeps_a_missing_layout_missing(layout, want):
+    """DALI 2.4 (measured): grid_mask reads a layout-less 3-D sample as HWC but gives its output no
+    layout (the filters give theirs the layout they read); the values are the same either way."""
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        x = fn.external_source(source=lambda: [np.full((6, 8, 3), 9, np.uint8)] * 2, batch=True, layout=layout)
+        return fn.grid_mask(x, tile=4), fn.grid_mask(fn.cast(x, dtype=types.FLOAT), tile=4)
+
+    p = pipe()
+    p.build()
+    for out in p.run():
+        assert out.layout() == want

@@ -180,6 +180,12 @@ class Jitter(_Displacement):
 class GridMask(LayoutOp):
     layouts = ("HWC", "HW")
 
+    def run_batch(self, ctx: Any, inputs: list[Any], args: dict[str, list[Any]]) -> list[Any]:
+        outs = super().run_batch(ctx, inputs, args)
+        if not inputs[0].layout():  # read as HWC, but DALI 2.4 gives it no layout (unlike the filters)
+            outs[0].set_layout("")
+        return outs
+
     def run_one(self, index: int, seed: int, iteration: int, x: torch.Tensor, layout: str,
                 args: Args) -> torch.Tensor:
         return self.run_dense(x.unsqueeze(0), layout, {k: [v] for k, v in args.items()}, seed, iteration)[0]
