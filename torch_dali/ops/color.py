@@ -33,6 +33,7 @@ def _names(dts: tuple[torch.dtype, ...]) -> str:
 
 
 class _ColorOp(Operator):
+    per_frame_ok = True  # frames are adjusted independently: takes fn.per_frame arguments (DALI 2.4)
     in_types: tuple[torch.dtype, ...] = _IN_TYPES
     out_types: tuple[torch.dtype, ...] = _OUT_TYPES
     rgb = False  # needs 3 channels
@@ -41,7 +42,9 @@ class _ColorOp(Operator):
 
     def connect(self, plan: Any) -> None:
         self.in_layout, known = L.static_layout(plan, self.node.inputs[0])
-        if not known:  # learnt from each batch: run as a batch op, which sees the batch's layout
+        # learnt from each batch: run as a batch op, which sees the batch's layout; per-frame
+        # arguments: a batch op too, which the dispatch runs on the batch unfolded into frames
+        if not known or self.per_frame_names:
             self.sample_wise = False
 
     def run_batch(self, ctx: Any, inputs: list[Any], args: dict[str, list[Any]]) -> list[Any]:
@@ -79,6 +82,11 @@ class _ColorOp(Operator):
         self.check(x)
         self._resolved = self._resolve(x)
         return (x if x.dim() == 3 else x.reshape(-1, x.shape[-2], x.shape[-1])), tuple(x.shape)
+
+    def per_frame_layout(self, layout: str, ndim: int) -> str:
+        """Per-frame arguments need sequences (DALI 2.4): the input's layout, a missing one read as
+        for this op (4-D: FHWC); anything else is refused."""
+        return L.require_frames(self.name, L.resolve(self.name, layout, ndim, L.COLOR))
 
     def _resolve(self, x: torch.Tensor) -> str:
         try:

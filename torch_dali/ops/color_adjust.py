@@ -20,7 +20,8 @@ from ..functional.ragged import Flat
 from . import _dispatch
 from ._registry import register
 from ._schema import Arg, OpSchema
-from .layout_op import Args, LayoutOp, per_sample, scalar
+from . import layouts as L
+from .layout_op import Args, LayoutOp, per_sample, resolve_layout, scalar
 
 LINEAR_TYPES = (torch.uint8, torch.int16, torch.int32, torch.float32)
 MATRIX_TYPES = LINEAR_TYPES + (torch.float16,)
@@ -34,6 +35,7 @@ def _names(dts: tuple[torch.dtype, ...]) -> str:
 class _Adjust(LayoutOp):
     """Shared: dtype and input-type checks, per-sample parameters as float32 vectors."""
 
+    per_frame_ok = True  # frames are adjusted independently: takes fn.per_frame arguments (DALI 2.4)
     types: tuple[torch.dtype, ...] = LINEAR_TYPES
     layouts = CHANNELS_LAST
     params: tuple[str, ...] = ()
@@ -43,6 +45,10 @@ class _Adjust(LayoutOp):
         self.dtype = None if dt is None else types.to_torch_dtype(dt)
         if self.dtype is not None and self.dtype not in self.types:
             raise ArgumentError(f"{self.name}: `dtype` must be one of {_names(self.types)}, got {self.dtype}")
+
+    def per_frame_layout(self, layout: str, ndim: int) -> str:
+        """As `color._ColorOp.per_frame_layout`: a sequence, a missing layout read as for this op."""
+        return L.require_frames(self.name, resolve_layout(self.name, layout, ndim, self.layouts))
 
     def check_input(self, x: torch.Tensor) -> None:
         if x.dtype not in self.types:

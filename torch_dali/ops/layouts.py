@@ -57,6 +57,14 @@ def resolve(op: str, layout: str, ndim: int, allowed: Sequence[str], defaults: d
     return layout
 
 
+def require_frames(op: str, layout: str) -> str:
+    """`layout`, which must be a sequence's: per-frame arguments need frames to go with."""
+    if not layout.startswith("F"):
+        raise ArgumentError(f"{op}: an argument is given per frame (fn.per_frame), but input 0 (layout "
+                            f"'{layout}') is not a sequence of frames")
+    return layout
+
+
 class InputLayoutError(PipelineError, ValueError):
     """A batch whose layout (or number of dimensions) the op does not take, found as it runs: a
     PipelineError naming the op, and a ValueError as DALI raises for it."""

@@ -9,7 +9,9 @@ An op that processes frames independently (`per_frame_ok`) and is given such an 
 the batch unfolded into frames, each with its frame's argument values, and the results are
 stacked back into sequences ("F" + the frames' layout). An input without frames is used whole
 for each frame (its frame count then comes from the arguments), except a channel-first input
-("C..."), which DALI refuses: its leading axis is not frames.
+("C..."), which DALI refuses: its leading axis is not frames. An op with `per_frame_layout`
+(the colour ops) reads a layout-less input with its own default layout and takes sequences only,
+as DALI 2.4 does for them.
 """
 from __future__ import annotations
 
@@ -85,6 +87,9 @@ def run_unfolded(op: Any, ctx: BatchContext, inputs: Sequence[TensorList], args:
     """`run(op, ctx, inputs, args)` on the batch unfolded into frames, folded back into sequences."""
     tl = inputs[0]
     layout = tl.layout()
+    reader = getattr(op, "per_frame_layout", None)  # an op that needs a sequence and names its layout
+    if reader is not None and tl.samples:
+        layout = reader(layout, int(tl.samples[0].dim()))
     seq = layout.startswith("F")
     if not seq and layout.startswith("C"):
         raise ArgumentError(f"{op.name}: `{names[0]}` is given per frame (fn.per_frame), but input 0 has the "
