@@ -1,7 +1,8 @@
 """Per-frame arguments (fn.per_frame) of the colour ops, as DALI 2.4's CPU backend takes them
 (measured): each frame of a sequence gets its own value; the input must be a sequence (FHWC, or
 a layout-less 4-D sample, read as FHWC); HWC, DHWC and layout-less 3-D inputs fail when they run.
-Digests are of DALI 2.4's uint8 outputs (both samples' bytes)."""
+gaussian_blur, laplacian and rotate need a sequence too (rotate reads a layout-less 4-D sample
+as FHWC). Digests are of DALI 2.4's uint8 outputs (both samples' bytes)."""
 from __future__ import annotations
 
 import hashlib
@@ -76,3 +77,20 @@ def test_float_input_and_output_type():
     out = _run(lambda x: fn.brightness_contrast(fn.cast(x, dtype=types.FLOAT), brightness=_pf(A), dtype=types.UINT8),
                [SEQ, SEQ[:2].copy()], "FHWC")
     assert out.dtype == types.UINT8 and out.layout() == "FHWC"
+
+
+@pytest.mark.parametrize("op", [lambda x: fn.gaussian_blur(x, sigma=_pf(A)),
+                                lambda x: fn.laplacian(fn.cast(x, dtype=types.FLOAT), scale=_pf(A)),
+                                lambda x: fn.rotate(x, angle=_pf(H))])
+@pytest.mark.parametrize("samples, layout", [([SEQ[0], SEQ[1]], "HWC"), ([SEQ[0], SEQ[1]], None),
+                                             ([SEQ, SEQ[:2].copy()], "DHWC")])
+def test_filters_and_rotate_need_a_sequence_for_per_frame_arguments(op, samples, layout):
+    with pytest.raises(RuntimeError, match="not a sequence"):
+        _run(op, samples, layout)
+
+
+def test_rotate_reads_a_layout_less_4d_input_as_frames():
+    out = _run(lambda x: fn.rotate(x, angle=_pf(H)), [SEQ, SEQ[:2].copy()], None)
+    assert out.layout() == "FHWC" and out.shape() == [(3, 16, 16, 3), (2, 16, 16, 3)]
+    got = b"".join(np.asarray(out.at(i)).tobytes() for i in range(2))
+    assert hashlib.sha256(got).hexdigest()[:16] == "225cdd3a13e5663f"

@@ -23,6 +23,7 @@ from . import _dispatch
 from ._operator import BatchContext
 from ._registry import register
 from ._schema import Arg, OpSchema, one_of
+from .layouts import require_frames
 from .layout_op import Args, LayoutOp, uniform
 
 MAX_AXES = 3
@@ -91,6 +92,10 @@ class _Convolution(LayoutOp):
     def check_layout(self, layout: str, ndim: int) -> str:
         spatial_axes(layout, ndim)  # refuses bad layouts before any sample runs
         return layout
+
+    def per_frame_layout(self, layout: str, ndim: int) -> str:
+        """Per-frame arguments need sequences: DALI 2.4 refuses HWC, DHWC and layout-less inputs."""
+        return require_frames(self.name, layout)
 
     def dense_ok(self, args: dict[str, list[Any]], x: torch.Tensor, layout: str) -> bool:
         return all(uniform(v) for v in args.values())

@@ -87,13 +87,13 @@ def run_unfolded(op: Any, ctx: BatchContext, inputs: Sequence[TensorList], args:
     """`run(op, ctx, inputs, args)` on the batch unfolded into frames, folded back into sequences."""
     tl = inputs[0]
     layout = tl.layout()
+    if layout.startswith("C"):
+        raise ArgumentError(f"{op.name}: `{names[0]}` is given per frame (fn.per_frame), but input 0 has the "
+                            f"layout `{layout}`, whose first dimension is channels, not frames")
     reader = getattr(op, "per_frame_layout", None)  # an op that needs a sequence and names its layout
     if reader is not None and tl.samples:
         layout = reader(layout, int(tl.samples[0].dim()))
     seq = layout.startswith("F")
-    if not seq and layout.startswith("C"):
-        raise ArgumentError(f"{op.name}: `{names[0]}` is given per frame (fn.per_frame), but input 0 has the "
-                            f"layout `{layout}`, whose first dimension is channels, not frames")
     counts: list[int] = []
     for i, x in enumerate(tl.samples):
         n = int(x.shape[0]) if seq else 0

@@ -25,6 +25,7 @@ from . import _dispatch, batching
 from ._operator import BatchContext, Operator
 from ._registry import register
 from ._schema import Arg, OpSchema
+from .layouts import require_frames
 
 _LAYOUTS = {"HWC": 2, "FHWC": 2, "DHWC": 3, "FDHWC": 3}
 _DEFAULT_LAYOUT = {3: "HWC", 4: "FHWC"}  # what DALI assumes for a batch without a layout
@@ -194,6 +195,11 @@ class Rotate(_Warp):
     """Turns images (counter-clockwise on screen) or volumes (about `axis`) about their centre."""
 
     per_frame_ok = True  # frames are turned independently: takes fn.per_frame angles / axes
+
+    def per_frame_layout(self, layout: str, ndim: int) -> str:
+        """Per-frame arguments need sequences (DALI 2.4): a layout-less 4-D input is read as FHWC;
+        HWC, DHWC and layout-less 3-D inputs are refused."""
+        return require_frames(self.name, layout or ("FHWC" if ndim == 4 else ""))
 
     def plan(self, x: torch.Tensor, spatial: list[int], ndim: int, frames: int, i: int,
              args: dict[str, list[Any]], mats: list[Any]) -> tuple[list[int], torch.Tensor]:
