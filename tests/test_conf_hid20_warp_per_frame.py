@@ -98,3 +98,36 @@ def test_per_frame_crop_matrices():
     assert layout == "FHWC" and [o.shape[0] for o in outs] == [3, 1]
     for (x, y), crop in zip(starts.astype(int), outs[0]):
         np.testing.assert_array_equal(crop, IMG[y:y + 6, x:x + 8])
+
+
+_SEQ8 = (np.random.default_rng(0).random((3, 10, 12, 3)) * 200).astype(np.uint8)
+_M8 = np.array([[[1, 0, 2], [0, 1, 0]], [[1, 0.1, 0], [0, 1, 1]], [[0.9, 0, 0], [0, 1.1, 0]]], np.float32)
+
+
+@pytest.mark.parametrize("mats, kw, digest", [(_M8, {}, "cfc5cb19304dc04d"), (_M8[:1], {}, "28eeb85f785f14a1"),
+                                              (_M8, {"inverse_map": False}, "79cb492a41e1ee46")])
+def test_matrix_argument_per_frame(mats, kw, digest):
+    """`matrix=fn.per_frame(m)` (a named argument), as DALI 2.4 runs it (digests of its uint8
+    output): matrix f for frame f of an FHWC sequence, and a single matrix for every frame."""
+    import hashlib
+
+    def graph():
+        x = fn.external_source(lambda: [_SEQ8], batch=True, layout="FHWC")
+        m = fn.per_frame(fn.external_source(lambda: [mats], batch=True))
+        return fn.warp_affine(x, matrix=m, **kw)
+
+    ((layout, (out,)),) = _run(graph, bs=1)
+    assert layout == "FHWC" and hashlib.sha256(out.tobytes()).hexdigest()[:16] == digest
+
+
+@pytest.mark.parametrize("x, layout, mats", [(_SEQ8[0], "HWC", _M8), (_SEQ8, "FHWC", _M8[:2]),
+                                             (_SEQ8, "FHWC", _M8.reshape(3, 6))])
+def test_matrix_argument_per_frame_refusals(x, layout, mats):
+    """DALI 2.4 refuses these when they run: an image without frames (the second-input form warps it
+    once per matrix instead), a count that is neither 1 nor the frames', flat (F, 6) matrices."""
+    def graph():
+        m = fn.per_frame(fn.external_source(lambda: [mats], batch=True))
+        return fn.warp_affine(fn.external_source(lambda: [x], batch=True, layout=layout), matrix=m)
+
+    with pytest.raises(PipelineError):
+        _run(graph, bs=1)

@@ -287,17 +287,41 @@ class WarpAffine(_Warp):
     """Maps every output pixel centre through `matrix` (destination to source unless
     `inverse_map=False`) and samples the input there."""
 
+    per_frame_ok = True  # `matrix=fn.per_frame(m)`: one matrix per frame (run_batch)
+    own_frames = True
+
     def setup(self) -> None:
         super().setup()
         m = self.args.get("matrix")
         if len(self.node.inputs) < 2 and "matrix" not in self.node.arg_inputs and not m:
             raise ArgumentError(f"{self.name}: give `matrix` (or the matrices as a second input)")
+        other = [k for k in self.per_frame_names if k != "matrix"]
+        if other:
+            raise ArgumentError(f"{self.name}: argument `{other[0]}` is given per frame (fn.per_frame), but only "
+                                "`matrix` may be")
 
     def run_batch(self, ctx: BatchContext, inputs: list[TensorList],
                   args: dict[str, list[Any]]) -> list[TensorList]:
+        if "matrix" in self.per_frame_names:
+            return self._run_per_frame(ctx, [inputs[0], self._frame_matrices(inputs[0], args["matrix"])],
+                                       {k: v for k, v in args.items() if k != "matrix"})
         if len(inputs) > 1 and inputs[1].layout().startswith("F"):
             return self._run_per_frame(ctx, inputs, args)
         return super().run_batch(ctx, inputs, args)
+
+    def _frame_matrices(self, tl: TensorList, values: list[Any]) -> TensorList:
+        """`matrix=fn.per_frame(m)` as DALI 2.4 takes it: the input must be a sequence, and one
+        (2, 3) matrix serves every frame (unlike matrices given as a second input)."""
+        layout, _, has_frames = self.layout_of(tl)
+        if not has_frames:
+            require_frames(self.name, layout)
+        mats = []
+        for i, v in enumerate(values):
+            m = torch.as_tensor(v, dtype=torch.float32)
+            if m.dim() == 3 and m.shape[0] == 1:
+                m = m.expand(int(tl[i].shape[0]), *m.shape[1:])
+            mats.append(m)
+        return TensorList(mats, "F**")
 
     def _run_per_frame(self, ctx: BatchContext, inputs: list[TensorList],
                        args: dict[str, list[Any]]) -> list[TensorList]:
