@@ -22,6 +22,7 @@ from . import _dispatch, batching
 from ._operator import BatchContext, Operator
 from ._registry import register
 from ._schema import Arg, OpSchema
+from .layouts import require_frames
 from .warp import dtype_names, flat_geometry, interp_of
 
 _WP_LAYOUTS = ("HW", "HWC", "FHWC", "CHW", "FCHW")
@@ -34,6 +35,12 @@ class WarpPerspective(Operator):
     source unless `inverse_map=False`), with OpenCV's border modes; nn, linear or cubic."""
 
     sample_wise = False
+    per_frame_ok = True  # `matrix=fn.per_frame(m)`: frames are warped independently (run unfolded)
+
+    def per_frame_layout(self, layout: str, ndim: int) -> str:
+        """Per-frame matrices need sequences (DALI 2.4): FHWC, FCHW, or a layout-less 4-D sample
+        read as FHWC; anything else is refused when it runs."""
+        return require_frames(self.name, layout or ("FHWC" if ndim == 4 else ""))
 
     def setup(self) -> None:
         self.interp = interp_of(self.args["interp_type"])
