@@ -52,9 +52,9 @@ def _recordio_train() -> Pipeline:
                                          index_path=["/path/to/recordio/train.idx"], name="Reader")
         images = fn.decoders.image(jpegs, device="mixed", output_type=types.RGB, name="Decoder")
         images = fn.resize(images, resize_shorter=fn.random.uniform(range=(256.0, 480.0), name="ShorterSide"),
-                           image_type=types.RGB, interp_type=types.INTERP_LINEAR, name="Resize")
+                           interp_type=types.INTERP_LINEAR, name="Resize")
         images = fn.crop_mirror_normalize(images, crop=(224, 224), mean=[0.0, 0.0, 0.0], std=[1.0, 1.0, 1.0],
-                                          dtype=types.FLOAT, image_type=types.RGB, name="Normalize")
+                                          dtype=types.FLOAT, name="Normalize")
         return images, labels
     return pipe()
 
