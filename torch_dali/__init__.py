@@ -26,8 +26,10 @@ from ._native import extension as _extension  # noqa: E402
 _extension.preload()  # a finished build of the CUDA extension loads while the caller sets up
 
 # Helper modules load on first use (`torch_dali.configs.load(...)` after `import torch_dali`), so that
-# importing torch_dali does not pay for YAML configs, plotting or torchvision transforms.
-_LAZY = ("augment", "configs", "sample_data", "visualize")
+# importing torch_dali does not pay for YAML configs, plotting or torchvision transforms. The second row
+# are the submodules a bare `import nvidia.dali` exposes (`dali.pipeline.Pipeline`, `dali.math.abs`).
+_LAZY = ("augment", "configs", "sample_data", "visualize",
+         "backend", "data_node", "math", "pipeline", "plugin_manager", "tensors")
 
 
 def __getattr__(name: str) -> object:
