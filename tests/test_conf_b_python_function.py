@@ -98,3 +98,21 @@ def test_vmapped_torch_function_keeps_output_layouts():
     op.args, op._vmapped = {"output_layouts": "HWC"}, None
     with pytest.raises(OutputLayoutError):
         op._try_vmap(batch)
+
+
+def test_dlpack_from_array_takes_negative_strides():
+    """DALI's `test_python_function.test_not_a_tuple_dl` returns `_dlpack_from_array(np.fliplr(a))`:
+    DALI 2.4 takes the flipped view (values below measured there); torch has no negative strides."""
+    x = np.arange(24, dtype=np.uint8).reshape(2, 4, 3)
+    back = ops._dlpack_to_array(ops._dlpack_from_array(np.fliplr(x)))
+    assert np.array_equal(back, np.fliplr(x))
+
+    def flip_batch(batch):
+        return [ops._dlpack_from_array(np.fliplr(ops._dlpack_to_array(t))) for t in batch]
+
+    pipe = Pipeline(batch_size=1, num_threads=1, device_id=None)
+    with pipe:
+        pipe.set_outputs(fn.dl_tensor_python_function(fn.external_source(lambda: [x]), function=flip_batch))
+    pipe.build()
+    assert np.array(pipe.run()[0][0]).tolist() == [
+        [[9, 10, 11], [6, 7, 8], [3, 4, 5], [0, 1, 2]], [[21, 22, 23], [18, 19, 20], [15, 16, 17], [12, 13, 14]]]

@@ -361,6 +361,8 @@ def dlpack_from_array(array: Any) -> Any:
     import numpy as np
     if not isinstance(array, np.ndarray):
         raise TypeError(f"_dlpack_from_array: expected a NumPy array, got {type(array).__name__}")
+    if any(s < 0 for s in array.strides):  # np.fliplr's views: DALI takes them, torch has no negative strides
+        array = np.ascontiguousarray(array)
     return torch.utils.dlpack.to_dlpack(torch.from_numpy(array))
 
 
