@@ -18,7 +18,8 @@ Behaviour checked against DALI 2.4:
   does not rewind it), unless the started-over source gives nothing: then StopIteration. A per-sample source that ends part-way through a batch drops that batch.
   A generator *object* cannot be cycled (DALI refuses it too).
 * Without `source`, batches come from `pipe.feed_input(name, batch)`, in the order fed; with
-  `num_outputs=k` each output can be fed alone through its DataNode (`external_feed`).
+  `num_outputs=k` each output can be fed alone through its DataNode (`external_feed`). Data that
+  cannot make a batch (too many or mixed samples, no tensor) is refused by feed_input itself.
 * Layout: the `layout` argument, else the one fed with the batch, else the batch's own (a
   pipeline's output fed back, or its samples); a fed layout other than `layout` is an error.
 * Without `dtype` / `ndim` / `layout`, an output's first batch fixes them: a later batch of another
@@ -57,7 +58,8 @@ from ..errors import ArgumentError, ArgumentTypeError, DataError, PipelineError
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator
 from .external_feed import FeedQueues
-from .external_source_checks import Consistency, accepted_arg_count, check_fed_ndim, check_layout_ndim
+from .external_source_checks import (Consistency, FedDataError, accepted_arg_count, check_fed_ndim,
+                                     check_layout_ndim, check_uniform)
 from .source_data import describe, to_batch, to_tensor
 from .external_pump import END, Ahead
 from .external_source_input import (CYCLES, GENERATOR_CYCLE, check_cycle, check_source, describe_source,
@@ -291,7 +293,8 @@ class ExternalSource(Operator):
                             f"{self.k} (one per output), got {describe(raw)}")
         return list(raw)
 
-    def feed(self, data: Any, layout: str | None = None, output: int | None = None) -> None:
+    def feed(self, data: Any, layout: str | None = None, output: int | None = None,
+             batch_size: int = -1) -> None:
         """Queues one batch for a later iteration: a tuple of k batches when num_outputs=k, or the
         batch of `output` alone."""
         if self.args["source"] is not None:
@@ -299,13 +302,30 @@ class ExternalSource(Operator):
                                 "sources defined without one")
         if output is not None and self.split_outputs:
             check_fed_ndim(self.where(), data, layout)
-            self._fed.put(output, data, layout)
+            self._fed.put(output, self._fed_batch(data, output, batch_size), layout)
             return
         pieces = self._split(data, "the fed data")
         for raw in pieces:
             check_fed_ndim(self.where(), raw, layout)
-        for k, raw in enumerate(pieces):
-            self._fed.put(k, raw, layout)
+        batches = [self._fed_batch(raw, k, batch_size) for k, raw in enumerate(pieces)]
+        for k, tl in enumerate(batches):
+            self._fed.put(k, tl, layout)
+
+    def _fed_batch(self, raw: Any, k: int, batch_size: int) -> TensorList:
+        """The fed data as a batch now, so that data which cannot be one fails at feed_input (as in
+        DALI 2.4), not at a later run(); run() then only checks it against the op's arguments."""
+        where = self.where() + (f" output {k}" if self.k > 1 else "")
+        try:
+            tl = to_batch(raw, where)
+            check_uniform(where, tl)
+        except FedDataError:
+            raise
+        except DataError as e:
+            raise FedDataError(str(e)) from None
+        if 0 < batch_size < len(tl):
+            raise FedDataError(f"{where}: feed_input got a batch of {len(tl)} samples, more than the pipeline's "
+                               f"batch_size={batch_size}")
+        return tl
 
     def connect(self, plan: Any) -> None:
         # outputs nothing reads are never fed (DALI prunes them) nor asked for
@@ -340,7 +360,7 @@ class ExternalSource(Operator):
                 tl = to_batch(raw, where)
             else:
                 tl = TensorList([to_tensor(s, f"{where}, sample {i}") for i, s in enumerate(raw)])
-            outs.append(self._finish(tl, k, where, layout_override))
+            outs.append(self._finish(tl, k, where, layout_override, checked=fed))
         outs_fed = [t for t, item in zip(outs, items) if item is not None]
         sizes = {len(t) for t in outs_fed}
         if len(sizes) > 1:
@@ -353,7 +373,7 @@ class ExternalSource(Operator):
                             f"than the pipeline's batch_size={ctx.batch_size}")
         return outs
 
-    def _finish(self, tl: TensorList, k: int, where: str, layout: str | None) -> TensorList:
+    def _finish(self, tl: TensorList, k: int, where: str, layout: str | None, checked: bool = False) -> TensorList:
         seen = self.seen[k]
         # the `layout` argument, else the layout fed with the batch, else the batch's own (a
         # TensorList, or TensorCPU samples of one)
@@ -366,11 +386,8 @@ class ExternalSource(Operator):
             seen.check_sample(where + ("" if dense is not None else f", sample {i}"), s, nd, layout)
         if samples:
             first = samples[0]
-            for i, s in enumerate(samples[1:], 1):  # DALI 2.4 refuses a batch of mixed samples
-                if s.dtype != first.dtype or s.dim() != first.dim():
-                    raise DataError(f"{where}: the samples of a batch share one element type and number of "
-                                    f"dimensions; sample {i} is {s.dtype} of shape {tuple(s.shape)}, sample 0 "
-                                    f"{first.dtype} of shape {tuple(first.shape)}")
+            if not checked:  # fed batches were checked by feed_input
+                check_uniform(where, tl)
             seen.check_iteration(where, first.dtype, first.dim() - (1 if dense is not None else 0), layout)
         want = self.device
         if self.args.get("no_copy") and samples and samples[0].device.type != want.type:

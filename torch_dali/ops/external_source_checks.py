@@ -7,6 +7,7 @@ message names the source, the argument and the values involved).
   fixes them and later batches (across `reset()` too) must keep them; a batch without a layout
   after one with a layout is a change, the other way round is not.
 * `check_fed_ndim`: a layout given to feed_input must fit the fed samples, checked by feed_input.
+* `check_uniform`: the samples of one batch share their element type and dimensionality.
 """
 from __future__ import annotations
 
@@ -25,9 +26,13 @@ class LayoutNdimError(ArgumentError, RuntimeError):
     """`layout` and `ndim` disagree: an argument error that DALI raises as a RuntimeError at build."""
 
 
-class FedLayoutError(DataError, RuntimeError):
-    """feed_input's layout cannot describe the fed samples: DALI raises it (a RuntimeError) from
-    feed_input itself, not when the pipeline runs."""
+class FedDataError(DataError, RuntimeError):
+    """Fed data that cannot make a batch (too many samples, mixed samples, no tensor): DALI raises
+    it (a RuntimeError) from feed_input itself, not when the pipeline runs."""
+
+
+class FedLayoutError(FedDataError):
+    """feed_input's layout cannot describe the fed samples (raised by feed_input, as in DALI)."""
 
 
 def check_fed_ndim(where: str, raw: Any, layout: str | None) -> None:
@@ -47,6 +52,19 @@ def check_fed_ndim(where: str, raw: Any, layout: str | None) -> None:
     if bad is not None:
         raise FedLayoutError(f"{where}: feed_input's layout {layout!r} is for {len(layout)}-dimensional samples, "
                              f"the fed samples have {bad} dimensions")
+
+
+def check_uniform(where: str, tl: Any) -> None:
+    """DALI 2.4 refuses a batch of samples of different element types or dimensionalities."""
+    if tl.dense is not None or not tl.samples:
+        return
+    first = tl.samples[0]
+    dtype, nd = first.dtype, first.dim()
+    for i, s in enumerate(tl.samples):
+        if s.dtype != dtype or s.dim() != nd:
+            raise DataError(f"{where}: the samples of a batch share one element type and number of dimensions; "
+                            f"sample {i} is {s.dtype} of shape {tuple(s.shape)}, sample 0 {dtype} of shape "
+                            f"{tuple(first.shape)}")
 
 
 def accepted_arg_count(source: Callable[..., Any]) -> int:

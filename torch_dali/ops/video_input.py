@@ -58,7 +58,8 @@ class VideoInput(Operator):
     def output_layout(self, index: int) -> str:
         return "FHWC"
 
-    def feed(self, data: Any, layout: str | None = None, output: int | None = None) -> None:
+    def feed(self, data: Any, layout: str | None = None, output: int | None = None,
+             batch_size: int = -1) -> None:
         """Queues one encoded video (a batch of one uint8 sample)."""
         if isinstance(data, TensorList):
             samples = list(data)
