@@ -116,3 +116,38 @@ def test_dlpack_from_array_takes_negative_strides():
     pipe.build()
     assert np.array(pipe.run()[0][0]).tolist() == [
         [[9, 10, 11], [6, 7, 8], [3, 4, 5], [0, 1, 2]], [[21, 22, 23], [18, 19, 20], [15, 16, 17], [12, 13, 14]]]
+
+
+def _complex_np(x):
+    return x.astype(np.complex64) * (1 + 2j)
+
+
+def _complex_torch(x):
+    import torch
+    return x.to(torch.complex64) * (1 + 2j)
+
+
+def _complex_batch_np(xs):
+    return [_complex_np(x) for x in xs]
+
+
+def _complex_second_np(x):
+    return x, x.astype(np.complex128)
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: fn.python_function(x, function=_complex_np),
+    lambda x: fn.python_function(x, function=_complex_batch_np, batch_processing=True),
+    lambda x: fn.torch_python_function(x, function=_complex_torch),
+    lambda x: fn.python_function(x, function=_complex_second_np, num_outputs=2)[1],
+])
+def test_complex_results_are_refused_at_the_run(make):
+    # DALI 2.4 runs it and reads each complex64 as two float32 values (sample [1+2j, 1+2j] came out
+    # as FLOAT [1., 2.]); torch_dali has no complex element type, so the run names the op instead
+    # of a later KeyError from the batch's dtype
+    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None, exec_async=False, exec_pipelined=False)
+    with pipe:
+        pipe.set_outputs(make(fn.random.uniform(shape=[2])))
+    pipe.build()
+    with pytest.raises(PipelineError, match=r"output \d is torch\.complex"):
+        pipe.run()

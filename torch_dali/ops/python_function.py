@@ -23,6 +23,7 @@ import numpy as np
 import torch
 import torch.utils.dlpack
 
+from .. import types
 from .._thread_priority import lower_this_thread
 from ..errors import PipelineError
 from ..rng import hash_key
@@ -263,7 +264,20 @@ class _PythonFunctionBase(Operator):
             self._vmap_ok = False
             return None
         self._vmap_ok = True
+        for k, o in enumerate(outs):
+            self._check_dtype(k, o.dtype)
         return [TensorList(o, self._layout(k, o.dim() - 1)) for k, o in enumerate(outs)]
+
+    def _check_dtype(self, k: int, dtype: torch.dtype) -> None:
+        """An element type the pipeline has no DALIDataType for (complex) is refused here: DALI 2.4
+        reads complex64 samples as float32 pairs, without an error."""
+        try:
+            types.from_torch_dtype(dtype)
+        except KeyError:
+            raise PipelineError(f"{self.name} '{self.node.name}': function {self.fname} output {k} is {dtype}, an "
+                                "element type pipelines cannot hold (they have booleans, integers and floats); "
+                                "convert it, e.g. complex to two real channels", op=self.name,
+                                origin=self.node.origin) from None
 
     def _check(self, k: int, samples: list[torch.Tensor], device: torch.device) -> TensorList:
         if samples:
@@ -275,6 +289,7 @@ class _PythonFunctionBase(Operator):
                         f"across the batch: sample 0 is {first.dtype} {tuple(first.shape)} on {first.device}, "
                         f"sample {i} is {t.dtype} {tuple(t.shape)} on {t.device}; every sample must share "
                         "dtype, number of dimensions and device", op=self.name, origin=self.node.origin)
+            self._check_dtype(k, first.dtype)
             if first.device.type != device.type:
                 samples = [t.to(device) for t in samples]
         return TensorList(samples, self._layout(k, samples[0].dim() if samples else None))
