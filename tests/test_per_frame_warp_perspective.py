@@ -1,7 +1,8 @@
 """experimental.warp_perspective with `matrix=fn.per_frame(m)`, as DALI 2.4's CPU backend runs it
 (measured): matrix f for frame f of an FHWC / FCHW sequence (a layout-less 4-D sample is read as
 FHWC), one matrix for every frame, `size` and `inverse_map` as for a single image; an input
-without frames and a matrix count that is neither 1 nor the frames' fail when they run.
+without frames, a matrix count that is neither 1 nor the frames' and matrices not shaped 3x3
+(flat (F, 9) ones too) fail when they run.
 Digests are of DALI 2.4's uint8 outputs where its float64 point mapping and torch_dali's float32
 one agree on every pixel (conformance/on_purpose.md)."""
 from __future__ import annotations
@@ -59,3 +60,23 @@ def test_each_frame_is_warped_by_its_matrix(layout, kw, shape):
 def test_per_frame_matrix_refusals(x, layout, mats):
     with pytest.raises(PipelineError):
         _run(x, layout, mats)
+
+
+@pytest.mark.parametrize("x, layout, mats, per_frame", [
+    (SEQ, "FHWC", P.reshape(3, 9), True), (SEQ, "FHWC", P[:1].reshape(1, 9), True),
+    (SEQ, "FHWC", P.reshape(3, 1, 9), True), (SEQ, "FHWC", P[0].reshape(9), False),
+    (SEQ[0], "HWC", P[0].reshape(9), False), (SEQ[0], "HWC", P[:1], False),
+    (SEQ[0], "HWC", P[0].reshape(3, 3, 1), False)])
+def test_a_matrix_argument_input_must_be_3x3(x, layout, mats, per_frame):
+    # DALI 2.4 fails each of these when it runs (its per-sample `matrix` must be a 3x3 tensor); the
+    # nine values in another shape were taken here before
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        m = fn.external_source(source=lambda: [mats], batch=True)
+        return fn.experimental.warp_perspective(fn.external_source(source=lambda: [x], batch=True, layout=layout),
+                                                matrix=fn.per_frame(m) if per_frame else m)
+
+    p = pipe()
+    p.build()
+    with pytest.raises(PipelineError, match="3x3"):
+        p.run()

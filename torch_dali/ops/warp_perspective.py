@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import torch
 
 from .. import types
@@ -68,6 +69,9 @@ class WarpPerspective(Operator):
             if tuple(v.shape) != (3, 3):
                 raise ArgumentError(f"{self.name}: {where} must be a 3x3 matrix per sample, got shape "
                                     f"{tuple(v.shape)}")
+        elif np.shape(v) != (3, 3):  # an argument input's sample, as nested lists: DALI 2.4 takes 3x3 only
+            raise ArgumentError(f"{self.name}: {where} must be a 3x3 matrix per sample (per frame with "
+                                f"fn.per_frame), got shape {np.shape(v)}; reshape flat matrices to (..., 3, 3)")
         return self._matrix(v)
 
     def _matrix(self, v: Any) -> torch.Tensor:
