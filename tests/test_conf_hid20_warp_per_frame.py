@@ -131,3 +131,21 @@ def test_matrix_argument_per_frame_refusals(x, layout, mats):
 
     with pytest.raises(PipelineError):
         _run(graph, bs=1)
+
+
+@pytest.mark.parametrize("inverse_map", [True, False])
+def test_a_matrix_argument_sample_may_be_one_2x3_matrix_in_a_leading_1(inverse_map):
+    # DALI 2.4 takes a (1, 2, 3) per-sample `matrix` for an image as its (2, 3) matrix (same output,
+    # measured); (2, 2, 3), (1, 1, 2, 3), (3, 2) and, for a sequence without fn.per_frame,
+    # (1, 2, 3) fail when they run there and here
+    def warp(m):
+        return lambda: fn.warp_affine(fn.external_source(source=lambda: [IMG], batch=True, layout="HWC"),
+                                      matrix=fn.external_source(source=lambda: [m], batch=True),
+                                      inverse_map=inverse_map)
+
+    (layout, (got,)), = _run(warp(M3[2:3]), bs=1)
+    assert layout == "HWC" and got.shape == IMG.shape
+    np.testing.assert_array_equal(got, _run(warp(M3[2]), bs=1)[0][1][0])
+    for bad in (M3[:2], M3[None, 2:3], M3[2].T.copy()):
+        with pytest.raises(PipelineError, match="2x3"):
+            _run(warp(bad), bs=1)

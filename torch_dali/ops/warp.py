@@ -420,7 +420,8 @@ class WarpAffine(_Warp):
         elif "matrix" in args:
             v = args["matrix"][i]
             shape = tuple(np.shape(v))
-            if shape != (ndim, ndim + 1):
+            # DALI 2.4 also takes a (1, ndim, ndim + 1) sample for an input without frames
+            if shape != (ndim, ndim + 1) and not (shape == (1, ndim, ndim + 1) and x.dim() == ndim + 1):
                 raise ArgumentError(f"{self.name}: each sample of a per-sample `matrix` must be a "
                                     f"{ndim}x{ndim + 1} tensor, got shape {shape}")
             m = self._matrix(v, ndim)
