@@ -153,3 +153,19 @@ def test_a_batch_of_mixed_or_complex_samples_is_refused(batch, source):
     pipe.build()
     with pytest.raises(RuntimeError, match="share one element type|complex"):
         pipe.run()
+
+
+def test_feed_input_refusals_have_dalis_exception_types():
+    # DALI 2.4 (measured, CPU): feeding a source that has a `source` is a RuntimeError (DALI's
+    # external_source/test_multiple_sources.py); a name that is not an external source a KeyError
+    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with pipe:
+        a = fn.external_source(source=lambda: [np.zeros(2)] * 2, name="src")
+        b = fn.cast(fn.external_source(name="fed"), dtype=types.FLOAT, name="castop")
+        pipe.set_outputs(a, b)
+    pipe.build()
+    with pytest.raises(RuntimeError, match="src"):
+        pipe.feed_input("src", [np.zeros(2)] * 2)
+    for name in ("castop", "nope"):
+        with pytest.raises(KeyError, match=name):
+            pipe.feed_input(name, [np.zeros(2)] * 2)

@@ -58,8 +58,8 @@ from ..errors import ArgumentError, ArgumentTypeError, DataError, PipelineError
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator
 from .external_feed import FeedQueues
-from .external_source_checks import (Consistency, FedDataError, accepted_arg_count, check_fed_ndim,
-                                     check_layout_ndim, check_uniform)
+from .external_source_checks import (Consistency, FedDataError, FeedWithSourceError, accepted_arg_count,
+                                     check_fed_ndim, check_layout_ndim, check_uniform)
 from .source_data import describe, to_batch, to_tensor
 from .external_pump import END, Ahead
 from .external_source_input import (CYCLES, GENERATOR_CYCLE, check_cycle, check_source, describe_source,
@@ -298,7 +298,7 @@ class ExternalSource(Operator):
         """Queues one batch for a later iteration: a tuple of k batches when num_outputs=k, or the
         batch of `output` alone."""
         if self.args["source"] is not None:
-            raise ArgumentError(f"{self.where()}: it has a `source`; feed_input is only for external "
+            raise FeedWithSourceError(f"{self.where()}: it has a `source`; feed_input is only for external "
                                 "sources defined without one")
         if output is not None and self.split_outputs:
             check_fed_ndim(self.where(), data, layout)

@@ -69,7 +69,8 @@ def feed_input(pipe: Any, data_node: Any, data: Any, layout: str | None = None) 
                                  f"no pipeline output needs is not part of it); external sources: "
                                  f"{', '.join(sources) or 'none'}")
     if not isinstance(op, ExternalSource) and not getattr(op, "accepts_feed", False):
-        raise ArgumentError(f"feed_input: '{name}' is a {op.name}, not an external source")
+        # a KeyError as in DALI 2.4: the name is not one of the pipeline's external sources
+        raise UnknownSourceError(f"feed_input: '{name}' is a {op.name}, not an external source")
     op.feed(data, layout, output, pipe.max_batch_size)
     executor.produce_on_demand()  # each batch after the data for it was fed
 

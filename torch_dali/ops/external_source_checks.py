@@ -31,6 +31,10 @@ class FedDataError(DataError, RuntimeError):
     it (a RuntimeError) from feed_input itself, not when the pipeline runs."""
 
 
+class FeedWithSourceError(ArgumentError, RuntimeError):
+    """feed_input on an external source that has a `source`: DALI 2.4 raises a RuntimeError."""
+
+
 class FedLayoutError(FedDataError):
     """feed_input's layout cannot describe the fed samples (raised by feed_input, as in DALI)."""
 
