@@ -114,3 +114,35 @@ def test_cycle_quiet_restart_that_gives_nothing_ends_the_epoch(make, expected, p
     # torch_dali raised a DataError; DALI's test_external_source_parallel.py
     # ::test_cycle_quiet_non_resetable relies on it
     assert _run_quiet(make(), parallel, len(expected)) == expected
+
+
+def _cb(info):
+    return np.full(2, info.idx_in_epoch, np.int32)
+
+
+def test_callback_pickler_and_pickle_by_value_as_dali():
+    # DALI 2.4 (measured, CPU): py_callback_pickler with the 'fork' start method (the default) is
+    # a ValueError when the Pipeline is made; with 'spawn', a value without dumps/loads that is no
+    # tuple or list is a ValueError at build of a pipeline with a parallel source
+    import pickle
+
+    from torch_dali import pickling
+    with pytest.raises(ValueError, match="py_callback_pickler"):
+        Pipeline(batch_size=1, num_threads=1, device_id=None, py_callback_pickler=pickle)
+    for pickler, ok in ((pickle, True), ((pickle, {}, {}), True), (5, False)):
+        pipe = Pipeline(batch_size=2, num_threads=1, device_id=None, py_start_method="spawn",
+                        py_callback_pickler=pickler)
+        with pipe:
+            pipe.set_outputs(fn.external_source(_cb, batch=False, parallel=True))
+        if ok:
+            pipe.build()
+            assert [t.tolist() for t in pipe.run()[0]] == [[0, 0], [1, 1]]
+        else:
+            with pytest.raises(ValueError, match="py_callback_pickler"):
+                pipe.build()
+    # nvidia.dali.pickling.pickle_by_value: marks functions (lambdas too), refuses other callables
+    assert pickling.pickle_by_value(_cb) is _cb and _cb._dali_pickle_by_value is True
+    pickling.pickle_by_value(lambda x: x)
+    for bad in (len, _Batches(), _Batches().__next__):
+        with pytest.raises(TypeError):
+            pickling.pickle_by_value(bad)

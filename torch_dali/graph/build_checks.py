@@ -1,6 +1,8 @@
 """What `Pipeline.build()` refuses in a graph before it plans it, where DALI 2.4 refuses it too."""
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import ArgumentError, GraphError, PipelineError
 from .graph import Graph
 
@@ -24,9 +26,18 @@ def check_foreign_nodes(graph: Graph) -> None:
             "in: make it again inside this pipeline, or outside any pipeline to share its definition")
 
 
-def check_parallel_sources(graph: Graph, py_num_workers: int, py_start_method: str) -> None:
+def check_callback_pickler(pickler: Any, py_start_method: str) -> None:
+    """`py_callback_pickler` with the `fork` start method (the default): DALI 2.4 refuses the
+    Pipeline when it is made (ValueError), as forked workers pickle nothing."""
+    if pickler is not None and py_start_method == "fork":
+        raise ArgumentError("Pipeline: py_callback_pickler is only used to send callbacks to workers started "
+                            "with 'spawn' or 'forkserver'; with py_start_method='fork' leave it out")
+
+
+def check_parallel_sources(graph: Graph, py_num_workers: int, py_start_method: str, pickler: Any = None) -> None:
     """DALI 2.4 refuses at build a `parallel=True` external source when `py_num_workers` is below 1
-    (RuntimeError) or `py_start_method` names no multiprocessing start method (ValueError);
+    (RuntimeError), `py_start_method` names no multiprocessing start method or `py_callback_pickler`
+    is neither None, an object with `dumps` and `loads`, nor a tuple or list (ValueError);
     torch_dali runs such sources on its threads but refuses the same settings."""
     parallel = [n for n in graph.nodes if n.op == "external_source" and n.args.get("parallel")]
     if not parallel:
@@ -38,3 +49,7 @@ def check_parallel_sources(graph: Graph, py_num_workers: int, py_start_method: s
     if py_start_method not in PY_START_METHODS:
         raise ArgumentError(f"Pipeline: py_start_method={py_start_method!r} is not a start method "
                             f"({', '.join(PY_START_METHODS)}); {parallel[0].describe()} has parallel=True")
+    if not (pickler is None or isinstance(pickler, (tuple, list))
+            or (hasattr(pickler, "dumps") and hasattr(pickler, "loads"))):
+        raise ArgumentError(f"Pipeline: py_callback_pickler={pickler!r} has no `dumps` and `loads`; give a module "
+                            "such as pickle or dill, a (module, dumps_kwargs, loads_kwargs) tuple, or None")

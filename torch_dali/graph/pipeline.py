@@ -11,7 +11,7 @@ from ..executor.executor import Executor
 from ..executor.plan import Batch, Plan
 from ..tensor_list import TensorList, user_view
 from ..types import CPU_ONLY_DEVICE_ID
-from .build_checks import check_foreign_nodes, check_parallel_sources
+from .build_checks import check_callback_pickler, check_foreign_nodes, check_parallel_sources
 from .cse import eliminate_common_subgraphs
 from .graph import Graph
 from .pipeline_queries import BuiltPipelineQueries
@@ -72,6 +72,8 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
         self._strict_device = strict_device
         self._py_num_workers = integer("py_num_workers", py_num_workers, 1)
         self._py_start_method = py_start_method
+        self._py_callback_pickler = kwargs.get("py_callback_pickler")
+        check_callback_pickler(self._py_callback_pickler, py_start_method)
         self._graph: Graph | None = None
         self._executor: Executor | None = None
         self._last_batch: Batch | None = None
@@ -270,7 +272,8 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
         self._ensure_graph()
         check_foreign_nodes(self._graph)  # type: ignore[arg-type]
         self._check_output_descs(len(self._graph.outputs))  # type: ignore[union-attr]
-        check_parallel_sources(self._graph, self._py_num_workers, self._py_start_method)  # type: ignore[arg-type]
+        check_parallel_sources(self._graph, self._py_num_workers, self._py_start_method,  # type: ignore[arg-type]
+                               self._py_callback_pickler)
         if self._restored is not None:  # the seeds the checkpointed pipeline drew
             for node in self._graph.nodes:  # type: ignore[union-attr]
                 if node.name in self._restored[1]:
