@@ -83,3 +83,12 @@ def test_data_iterator_builds_the_pipeline_and_the_iterator():
     assert [_values(b, "y") for b in make(4, batch_size=2)] == [[1, 2], [3, 4]]
     with pytest.raises(ValueError, match="num_threads"):  # a pipeline argument given twice
         make(4, batch_size=2, num_threads=2)
+
+
+def test_iterator_submodule_as_dalis_package():
+    # DALI 2.4's plugin.jax is a package: its JAX tests import
+    # `from nvidia.dali.plugin.jax.iterator import DALIGenericIterator`
+    import torch_dali.plugin.jax as package
+    from torch_dali.plugin.jax import iterator
+    assert iterator.DALIGenericIterator is package.DALIGenericIterator is DALIGenericIterator
+    assert iterator.data_iterator is data_iterator

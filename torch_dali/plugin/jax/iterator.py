@@ -1,4 +1,4 @@
-"""`nvidia.dali.plugin.jax`'s names: DALIGenericIterator (outputs as JAX arrays), data_iterator.
+"""`nvidia.dali.plugin.jax.iterator` (re-exported by `nvidia.dali.plugin.jax`): DALIGenericIterator (outputs as JAX arrays), data_iterator.
 
 Needs JAX (importing this module without it is an ImportError, as DALI's). Each step returns one
 dict keyed by `output_map`, not a list per pipeline: with several pipelines, a category's batches
@@ -16,11 +16,11 @@ import jax.dlpack
 import jax.numpy as jnp
 import torch
 
-from ..errors import ArgumentError
-from ..graph.pipeline import Pipeline
-from ..graph.pipeline_def import pipeline_def
-from ..tensor_list import TensorList, plain
-from .base_iterator import BaseIterator, LastBatchPolicy
+from ...errors import ArgumentError
+from ...graph.pipeline import Pipeline
+from ...graph.pipeline_def import pipeline_def
+from ...tensor_list import TensorList, plain
+from ..base_iterator import BaseIterator, LastBatchPolicy
 
 __all__ = ["DALIGenericIterator", "LastBatchPolicy", "data_iterator"]
 
