@@ -192,3 +192,33 @@ def test_uneven_shards_resume_from_an_iterator_checkpoint(files):
     resumed = DALIGenericIterator(_shard_pipe(files, 0, it.checkpoints()[0]), ["l"], reader_name="R",
                                   auto_reset=True)
     assert rest(it) == rest(resumed) == [[[3, 4, 5]], [[6, 7, 8]], [[9, 0, 1]]]
+
+
+def test_torch_utils_submodule_as_dali():
+    # DALI 2.4 (measured, CPU): nvidia.dali.plugin.pytorch.torch_utils.to_torch_tensor(sample, copy)
+    # gives a torch.Tensor of the sample (copy=False shares its memory, DLPack there); a batch is
+    # refused (TypeError with copy=True, RuntimeError with copy=False)
+    import numpy as np
+
+    from torch_dali.plugin import pytorch
+    from torch_dali.plugin.pytorch.torch_utils import feed_ndarray, to_torch_tensor, to_torch_type
+
+    assert feed_ndarray is pytorch.feed_ndarray and to_torch_type is pytorch.to_torch_type
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        return fn.external_source(source=lambda: [np.arange(6, dtype=np.int16).reshape(2, 3)] * 2)
+
+    p = pipe()
+    p.build()
+    (out,) = p.run()
+    for obj, shape in ((out[0], (2, 3)), (out.as_tensor(), (2, 2, 3))):
+        for copy in (True, False):
+            t = to_torch_tensor(obj, copy)
+            assert type(t) is torch.Tensor and t.dtype == torch.int16 and tuple(t.shape) == shape
+            assert t.flatten()[:6].tolist() == list(range(6))
+            assert (t.data_ptr() == torch.as_tensor(obj).data_ptr()) is (not copy)
+    with pytest.raises(TypeError):
+        to_torch_tensor(out, True)
+    with pytest.raises(RuntimeError):
+        to_torch_tensor(out, False)

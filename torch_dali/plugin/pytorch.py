@@ -136,3 +136,8 @@ class DALIRaggedIterator(DALIGenericIterator):
             index = torch.tensor(rows, dtype=torch.long, device=values.device).reshape(-1, 2).T
             res[name] = torch.sparse_coo_tensor(index, values, check_invariants=True)
         return res
+
+
+# DALI's `nvidia.dali.plugin.pytorch.torch_utils`: importable by that name (it reads feed_ndarray)
+from . import torch_utils  # noqa: E402
+sys.modules[f"{__name__}.torch_utils"] = torch_utils
