@@ -189,3 +189,20 @@ def test_host_sample_array_interface() -> None:
     import torch
     bf = TensorCPU(torch.ones(2, dtype=torch.bfloat16))  # NumPy has no bfloat16: `__array__` converts
     assert not hasattr(bf, "__array_interface__") and np.array(bf).dtype == np.float32
+
+
+def test_check_dlpack_capsule_as_dali() -> None:
+    # DALI 2.4 (measured, CPU; DALI's test_backend_impl_torch_dlpack.py): (is a DLPack capsule of a
+    # CPU/CUDA tensor, is on CUDA), the capsule left unconsumed; non-capsules (False, False); a
+    # consumed or DLPack 1.0 "dltensor_versioned" capsule is a RuntimeError
+    import torch
+    from torch.utils.dlpack import to_dlpack
+
+    for obj in (None, np.zeros(2), torch.zeros(2), "x", 5):
+        assert backend.CheckDLPackCapsule(obj) == (False, False)
+    cap = to_dlpack(torch.arange(3, dtype=torch.int16))
+    assert backend.CheckDLPackCapsule(cap) == (True, False)
+    assert torch.from_dlpack(cap).tolist() == [0, 1, 2]  # still consumable
+    for bad in (cap, torch.zeros(2).__dlpack__(max_version=(1, 0))):
+        with pytest.raises(RuntimeError):
+            backend.CheckDLPackCapsule(bad)

@@ -4,6 +4,9 @@ knobs tune its own allocators; torch's caching allocator replaces them, so they 
 where torch has an equivalent, do that."""
 from __future__ import annotations
 
+import ctypes
+from typing import Any
+
 import torch
 
 from . import __version__ as _version
@@ -127,3 +130,22 @@ def GetDeviceBufferGrowthFactor() -> float:  # noqa: N802
 
 PreallocateDeviceMemory = _accepted
 PreallocatePinnedMemory = _accepted
+
+
+_capsule_name = ctypes.pythonapi.PyCapsule_GetName
+_capsule_name.restype, _capsule_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype, _capsule_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+_DL_CPU, _DL_CUDA = 1, 2  # DLPack's device types
+
+
+def CheckDLPackCapsule(obj: Any) -> tuple[bool, bool]:  # noqa: N802
+    """(a DLPack capsule of a CPU or CUDA tensor, on CUDA), read without consuming the capsule;
+    anything that is no capsule is (False, False). As DALI 2.4: a capsule whose name is not an
+    unconsumed "dltensor" (consumed, or DLPack 1.0's "dltensor_versioned") is a RuntimeError."""
+    if type(obj).__name__ != "PyCapsule" or type(obj).__module__ != "builtins":
+        return (False, False)
+    if _capsule_name(obj) != b"dltensor":
+        raise RuntimeError(f"CheckDLPackCapsule: {obj!r} is not an unconsumed DLPack 'dltensor' capsule")
+    device_type = ctypes.c_int32.from_address(_capsule_pointer(obj, b"dltensor") + 8).value  # after `data`
+    return (device_type in (_DL_CPU, _DL_CUDA), device_type == _DL_CUDA)
