@@ -169,3 +169,32 @@ def test_feed_input_refusals_have_dalis_exception_types():
     for name in ("castop", "nope"):
         with pytest.raises(KeyError, match=name):
             pipe.feed_input(name, [np.zeros(2)] * 2)
+
+
+def test_dlpack_capsules_are_samples_and_batches():
+    # DALI 2.4 (measured, CPU; DALI's test_external_source_pytorch_dlpack.py feeds them): a list
+    # of DLPack capsules is a batch of samples, one capsule a batch with a leading dimension, from
+    # feed_input and from a source (batch or per sample)
+    import torch
+    from torch.utils.dlpack import to_dlpack
+
+    def build(**kw):
+        pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
+        with pipe:
+            pipe.set_outputs(fn.external_source(**kw))
+        pipe.build()
+        return pipe
+
+    def values(pipe):
+        return [t.tolist() for t in _run(pipe)[0]]
+
+    pipe = build(name="s")
+    pipe.feed_input("s", [to_dlpack(torch.arange(3.0)), to_dlpack(torch.arange(3.0) + 1)])
+    pipe.feed_input("s", to_dlpack(torch.arange(6.0).reshape(2, 3)))
+    assert values(pipe) == [[0, 1, 2], [1, 2, 3]]
+    assert values(pipe) == [[0, 1, 2], [3, 4, 5]]
+    assert values(build(source=lambda: [to_dlpack(torch.tensor([1.5])), to_dlpack(torch.tensor([2.5]))])) == \
+        [[1.5], [2.5]]
+    assert values(build(source=lambda: to_dlpack(torch.ones(2, 2)))) == [[1, 1], [1, 1]]
+    assert values(build(source=lambda si: to_dlpack(torch.full((2,), float(si.idx_in_epoch))), batch=False)) == \
+        [[0, 0], [1, 1]]

@@ -1,5 +1,5 @@
 """What a Python source gives, as torch tensors and batches: one sample (`to_tensor`: NumPy, torch,
-DLPack/CUDA-array objects, bytes, numbers; memory shared where it can be) and one batch
+DLPack/CUDA-array objects, DLPack capsules, bytes, numbers; memory shared where it can be) and one batch
 (`to_batch`: a list of samples or an array with a leading batch dimension). Used by external
 sources and `readers.dataset`."""
 from __future__ import annotations
@@ -22,6 +22,12 @@ def describe(x: Any) -> str:
     if isinstance(x, (np.ndarray, torch.Tensor)):
         return f"{type(x).__name__} of shape {tuple(x.shape)} and dtype {x.dtype}"
     return type(x).__name__
+
+
+def is_capsule(x: Any) -> bool:
+    """A PyCapsule, such as torch.utils.dlpack.to_dlpack gives: DALI 2.4 takes DLPack capsules as
+    samples and as whole batches (a leading batch dimension)."""
+    return type(x).__name__ == "PyCapsule" and type(x).__module__ == "builtins"
 
 
 def to_tensor(x: Any, where: str) -> torch.Tensor:
@@ -51,7 +57,7 @@ def _to_tensor(x: Any, where: str) -> torch.Tensor:
         return torch.frombuffer(buf, dtype=torch.uint8)
     if isinstance(x, (bool, int, float, np.generic)):
         return torch.from_numpy(np.asarray(x))
-    if hasattr(x, "__dlpack__"):  # CuPy, JAX, ...
+    if hasattr(x, "__dlpack__") or is_capsule(x):  # CuPy, JAX, ...; a capsule is consumed here
         return torch.from_dlpack(x)
     if hasattr(x, "__cuda_array_interface__") or hasattr(x, "__array__"):
         return torch.as_tensor(x) if hasattr(x, "__cuda_array_interface__") else _to_tensor(np.asarray(x), where)
@@ -69,7 +75,7 @@ def to_batch(x: Any, where: str) -> TensorList:
         return TensorList([to_tensor(s, f"{where}, sample {i}") for i, s in enumerate(x)],
                           layouts.pop() if len(layouts) == 1 else "")
     if isinstance(x, (np.ndarray, torch.Tensor)) or hasattr(x, "__dlpack__") \
-            or hasattr(x, "__cuda_array_interface__"):
+            or hasattr(x, "__cuda_array_interface__") or is_capsule(x):
         t = to_tensor(x, where)
         if t.dim() == 0:
             raise DataError(f"{where}: a batch must be a list of samples or an array with a leading "
