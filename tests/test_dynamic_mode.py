@@ -248,3 +248,22 @@ def test_padding_a_batch_into_one_tensor():
     assert ndd.as_tensor(dense).layout == "NHW" and ndd.tensor(dense).layout == "NHW"
     assert dense.torch(pad=True).tolist() == [[[1.0], [2.0]], [[3.0], [4.0]]]
     assert np.asarray(ndd.as_tensor(np.int32([1, 2]), pad=True)).tolist() == [1, 2]
+
+
+def test_imread_reads_paths_as_io_file_read(tmp_path):
+    # DALI 2.4 (measured, CPU): imread is io.file.read then decoders.image, so a path may be given
+    # as a Tensor of its bytes (uint8 or int8) or a Batch of them; a missing file is a RuntimeError
+    from PIL import Image
+
+    img = np.arange(5 * 7 * 3, dtype=np.uint8).reshape(5, 7, 3)
+    path = tmp_path / "a.png"
+    Image.fromarray(img).save(path)
+    as_bytes = [ndd.tensor(np.frombuffer(str(path).encode(), dt).copy()) for dt in (np.uint8, np.int8)]
+    for p in [str(path), path] + as_bytes:
+        np.testing.assert_array_equal(np.asarray(ndd.imread(p)), img)
+    out = ndd.imread(ndd.batch([as_bytes[1], as_bytes[1]]))
+    assert isinstance(out, ndd.Batch) and out.batch_size == 2
+    with pytest.raises(RuntimeError):
+        ndd.imread(str(tmp_path / "missing.png"))
+    with pytest.raises(ValueError):
+        ndd.imread(str(path), device="mixed")
