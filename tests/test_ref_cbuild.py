@@ -74,3 +74,72 @@ def test_an_edited_local_header_rebuilds_the_helper(tmp_path, monkeypatch):
     assert second != first
     import ctypes
     assert ctypes.CDLL(str(second)).td_value() == 2
+
+
+# A cache another user can write to could hold a library planted under the name a build gives:
+# loading it would run its constructor. The library below records that it was loaded.
+PLANTED = ('#include <stdio.h>\n__attribute__((constructor)) static void td_ran(void) '
+           '{ FILE *f = fopen("%s", "w"); if (f) fclose(f); }\nint td_v(void) { return 666; }\n')
+
+
+def _plant(tmp_path, monkeypatch, dir_mode, owner):
+    if not _cbuild.compiler_works()[0]:
+        pytest.skip("no working C compiler")
+    import os
+    import subprocess
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TORCH_DALI_EXT_DIR", str(cache))
+    src = tmp_path / "good.c"
+    src.write_text("int td_v(void) { return 1; }\n")
+    so = _cbuild.build(src)  # the name a build gives this source
+    marker = tmp_path / "ran"
+    (tmp_path / "planted.c").write_text(PLANTED % marker)
+    subprocess.run([_cbuild._compiler(), "-shared", "-fPIC", "-o", str(so), str(tmp_path / "planted.c")], check=True)
+    if owner is not None:
+        os.chown(so, owner, owner)
+    os.chmod(cache, dir_mode)
+    lib = _cbuild.CLibrary(src)
+    _cbuild.LIBRARIES.remove(lib)
+    return lib, marker
+
+
+def test_a_cache_others_may_write_to_is_refused(tmp_path, monkeypatch):
+    lib, marker = _plant(tmp_path, monkeypatch, 0o1777, None)
+    assert lib.load() is None and not marker.exists()
+    assert "other users may write to it" in lib.reason and str(tmp_path / "cache") in lib.reason
+
+
+def test_a_library_of_another_user_is_refused(tmp_path, monkeypatch):
+    import os
+    if os.geteuid() != 0:
+        pytest.skip("giving a file to another user needs root")
+    lib, marker = _plant(tmp_path, monkeypatch, 0o700, 65534)
+    assert lib.load() is None and not marker.exists()
+    assert "belongs to user id 65534" in lib.reason
+
+
+def test_a_build_under_a_loose_umask_loads_again(tmp_path, monkeypatch):
+    if not _cbuild.compiler_works()[0]:
+        pytest.skip("no working C compiler")
+    import os
+    monkeypatch.setenv("TORCH_DALI_EXT_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "fine.c"
+    src.write_text("int td_fine(void) { return 1; }\n")
+    old = os.umask(0)
+    try:
+        so = _cbuild.build(src)
+    finally:
+        os.umask(old)
+    assert _cbuild.build(src) == so  # the cached library passes the check (mode 755, folder 700)
+
+
+def test_the_extension_refuses_a_build_folder_others_may_write_to(tmp_path, monkeypatch):
+    import os
+    from torch_dali._native import extension
+    monkeypatch.setenv("TORCH_DALI_EXT_DIR", str(tmp_path))
+    monkeypatch.setattr(extension, "_built_key", lambda: "stamp")  # a finished build, as far as it knows
+    os.makedirs(extension._build_dir())
+    open(os.path.join(extension._build_dir(), extension._NAME + ".so"), "wb").close()
+    os.chmod(extension._build_dir(), 0o777)
+    with pytest.raises(RuntimeError, match="other users may write to it"):
+        extension._load_built()

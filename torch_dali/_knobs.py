@@ -266,7 +266,8 @@ KNOBS: tuple[Knob, ...] = (
          "the dense host batches the CPU stage fills: with them, ~5x fewer page faults filling a batch "
          "(io/host_memory.py)", 0, 1),
     Knob("TORCH_DALI_EXT_DIR", "path", None, "where native builds are cached (default "
-         "~/.cache/torch_dali)"),
+         "~/.cache/torch_dali). It must be yours and writable by no one else: a folder others may write to "
+         "(a shared /tmp cache) is refused, and torch_dali runs without its native helpers"),
     Knob("TORCH_DALI_TRACEBACK", "flag", False, "1 makes torch-dali print the whole traceback of an "
          "error, not just its message"),
 )

@@ -32,6 +32,26 @@ def cache_dir() -> Path:
     return Path(_knobs.cache_dir())
 
 
+def check_private(path: str | Path) -> None:
+    """Raises RuntimeError unless `path` (a cache folder, or a library in one) is this user's (or
+    root's) and writable by no one else: loading a shared library runs its code, and a shared or
+    pre-made cache folder (TORCH_DALI_EXT_DIR=/tmp/...) could hold one planted under the name a build
+    would give. Follows links: what counts is the file that would be loaded."""
+    if not hasattr(os, "geteuid"):  # no POSIX owners (Windows): nothing to compare
+        return
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise RuntimeError(f"cannot inspect the native build cache {path}: {e.strerror or e}") from None
+    if st.st_uid not in (os.geteuid(), 0):
+        raise RuntimeError(f"refusing the native build cache {path}: it belongs to user id {st.st_uid}, not "
+                           f"to this user ({os.geteuid()}); point TORCH_DALI_EXT_DIR at a folder of your own")
+    if st.st_mode & 0o022:
+        raise RuntimeError(f"refusing the native build cache {path}: other users may write to it (mode "
+                           f"{st.st_mode & 0o777:o}); run `chmod go-w {path}` or point TORCH_DALI_EXT_DIR "
+                           "at a private folder")
+
+
 class BuildError(RuntimeError):
     """A C helper did not build although a working C compiler is present."""
 
@@ -81,9 +101,12 @@ def build(src: Path, libs: Sequence[str] = (), flags: Sequence[str] = ()) -> Pat
     opts = _FLAGS + tuple(flags)
     key = hashlib.sha256(text + "\0".join(opts + tuple(link)).encode()).hexdigest()[:16]
     out_dir = cache_dir()
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    out_dir.mkdir(mode=0o700, exist_ok=True)
+    check_private(out_dir)
     so = out_dir / f"{src.stem}-{key}.so"
     if so.exists():
+        check_private(so)
         return so
     cc = _compiler()
     # build under a unique name, then rename: concurrent builders never load a half-written file
@@ -97,6 +120,7 @@ def build(src: Path, libs: Sequence[str] = (), flags: Sequence[str] = ()) -> Pat
             raise RuntimeError(f"cannot run the C compiler {cc!r}: {e}") from None
         if r.returncode != 0:
             raise RuntimeError(f"compiling {src.name} failed: {(r.stderr or r.stdout).strip()[-600:]}")
+        os.chmod(tmp, 0o755)  # whatever the umask: check_private refuses a group-writable library
         os.replace(tmp, so)
     finally:
         if os.path.exists(tmp):

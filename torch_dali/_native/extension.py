@@ -20,6 +20,7 @@ from typing import Any, Iterator, Optional
 import torch
 
 from .. import _knobs
+from .build import check_private
 
 _NAME = "torch_dali_ext"
 _SRC = Path(__file__).resolve().parent / "csrc"
@@ -179,6 +180,8 @@ def _load_built() -> Optional[ModuleType]:
     import importlib.machinery
     import importlib.util
     so = os.path.join(_build_dir(), _NAME + ".so")
+    for path in (_knobs.cache_dir(), _build_dir(), so):  # a build another user could have planted
+        check_private(path)
     loader = importlib.machinery.ExtensionFileLoader(_NAME, so)
     spec = importlib.util.spec_from_file_location(_NAME, so, loader=loader)
     if spec is None:
@@ -353,7 +356,10 @@ def _build(verbose: bool) -> ModuleType:
     # in/out scale moves DALI's tap positions off the spec's at exact boundaries (whole rows differ)
     cuda_flags = ["-O3", "--ftz=true", "--prec-div=true", "--prec-sqrt=false", "--fmad=false", *_arch_flags()]
     path = _build_dir()
-    os.makedirs(path, exist_ok=True)
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    check_private(os.path.dirname(path))
+    check_private(path)
     with build_guard(path):
         module = cpp_extension.load(
             name=_NAME, sources=sources, extra_cflags=cflags, extra_cuda_cflags=cuda_flags,
