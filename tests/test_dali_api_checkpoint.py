@@ -157,3 +157,35 @@ def test_iterator_restored_at_an_epochs_end_is_empty_until_reset(tmp_path):
     restored.reset()
     assert take(restored) == 1
     assert take(make(pipe(checkpoint=after))) == 1
+
+
+def test_a_checkpoint_of_another_pipeline_is_refused(tmp_path):
+    """DALI 2.4 refuses a checkpoint naming an op the pipeline lacks, or lacking one it has (checked
+    with a file reader named "R" restored into one named "Z", and into one with one more random op).
+    torch_dali applied it by name: the reader silently started over, extra ops drew fresh seeds."""
+    from torch_dali.errors import SerializationError
+    (tmp_path / "0").mkdir()
+    for i in range(3):
+        (tmp_path / "0" / f"{i}.jpg").write_bytes(bytes([i]) * 4)
+
+    def make(name, extra=False, checkpoint=None):
+        @pipeline_def(batch_size=1, num_threads=1, device_id=None, seed=1, enable_checkpointing=True)
+        def p():
+            data, _ = fn.readers.file(file_root=str(tmp_path), name=name)
+            return (data, fn.random.uniform(), fn.random.normal()) if extra else (data, fn.random.uniform())
+        return p(checkpoint=checkpoint)
+
+    first = make("R")
+    first.run()
+    ck = first.checkpoint()
+    for other, match in ((make("Z", checkpoint=ck), "saved op 'R'"),
+                         (make("R", extra=True, checkpoint=ck), "nothing for op '__Normal")):
+        with pytest.raises(SerializationError, match=match):
+            other.build()
+    import json
+    doc = json.loads(ck)
+    doc["state"]["ops"] = {}  # the reader's position dropped: it would restart at sample 0
+    with pytest.raises(SerializationError, match="no state for op 'R'"):
+        make("R", checkpoint=json.dumps(doc)).build()
+    same = make("R", checkpoint=ck)
+    assert np.array_equal(same.run()[0].as_array(), first.run()[0].as_array())

@@ -79,6 +79,20 @@ def loads(text: str | bytes) -> tuple[dict[str, Any], dict[str, int], Any]:
     return state, seeds, doc.get("iterator_data")
 
 
+def check_same_pipeline(state: dict[str, Any], seeds: dict[str, int], names: set[str]) -> None:
+    """Refuses a checkpoint of another pipeline, as DALI 2.4 does: every op it saved must be one of
+    this pipeline's (`names`), and, as it names every op's seed, every op here must be in it. Applied
+    by name, a foreign one would otherwise resume some readers and silently restart the rest."""
+    foreign = sorted((set(state.get("ops", {})) | set(seeds)) - names)
+    if foreign:
+        raise SerializationError(f"checkpoint: it saved op {foreign[0]!r}, which this pipeline does not have; "
+                                 "was it taken from another pipeline?")
+    missing = sorted(names - set(seeds)) if seeds else []  # seeds list every op the checkpointed pipeline had
+    if missing:
+        raise SerializationError(f"checkpoint: it holds nothing for op {missing[0]!r} of this pipeline; was it "
+                                 "taken from another pipeline?")
+
+
 def warn_uncaptured(where: str) -> None:
     warnings.warn(f"{where}: torch_dali does not capture the state of such a `source` (an iterable, an iterator "
                   "or a callable without arguments); a checkpoint will not restore its position. Use a callable "

@@ -453,6 +453,9 @@ class Plan:
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         for n in self.nodes:
+            if n.name not in state and self.ops[n.id].state_dict():  # DALI 2.4 refuses it too
+                raise SerializationError(f"checkpoint: it holds no state for op {n.name!r}, which has one; "
+                                         "was it taken from another pipeline?")
             if n.name in state:
                 try:
                     self.ops[n.id].load_state_dict(state[n.name])

@@ -275,6 +275,9 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
         check_parallel_sources(self._graph, self._py_num_workers, self._py_start_method,  # type: ignore[arg-type]
                                self._py_callback_pickler)
         if self._restored is not None:  # the seeds the checkpointed pipeline drew
+            from ..checkpointing import check_same_pipeline
+            names = {n.name for n in self._graph.reachable()}  # type: ignore[union-attr]
+            check_same_pipeline(*self._restored[:2], names)
             for node in self._graph.nodes:  # type: ignore[union-attr]
                 if node.name in self._restored[1]:
                     node.seed = self._restored[1][node.name]
