@@ -168,3 +168,32 @@ def test_full_load_share_only_moves_load_one(monkeypatch: pytest.MonkeyPatch, ra
     else:
         monkeypatch.setenv("TORCH_DALI_NVJPEG_FULL_HW_SHARE", raw)
     assert hw_share(load) == share
+
+
+def test_second_knobs_stay_within_what_python_can_wait(monkeypatch):
+    """TORCH_DALI_STOP_TIMEOUT_S=1e10 reached Thread.join, which overflows past ~1e9 s: the error of a
+    failing op came out as an OverflowError. Seconds knobs are capped; an int64 one too."""
+    for name in ("TORCH_DALI_STOP_TIMEOUT_S", "TORCH_DALI_STALL_DUMP_S"):
+        for raw in ("1e10", "inf", "9" * 400):
+            monkeypatch.setenv(name, raw)
+            assert _knobs.get(name) == 1e6
+    monkeypatch.setenv("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD", "9" * 40)
+    assert _knobs.get("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD") < 2 ** 63
+    monkeypatch.setenv("TORCH_DALI_STOP_TIMEOUT_S", "1e10")
+    import numpy as np
+
+    import torch_dali as dali
+    from torch_dali import fn
+    from torch_dali.errors import PipelineError
+
+    @dali.pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)
+    def p():
+        return fn.python_function(fn.random.uniform(), function=_fails)
+    pipe = p()
+    with pytest.raises(PipelineError, match="boom"):
+        pipe.run()
+    assert np.isfinite(_knobs.get("TORCH_DALI_STOP_TIMEOUT_S"))
+
+
+def _fails(x):
+    raise ValueError("boom")

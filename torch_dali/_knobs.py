@@ -166,16 +166,17 @@ KNOBS: tuple[Knob, ...] = (
     Knob("TORCH_DALI_STOP_TIMEOUT_S", "float", 10.0, "seconds stopping a pipeline (shutdown, Ctrl-C, "
          "exit) waits for the op running now; one that does not return is named and left behind (at "
          "interpreter exit it gets one more such wait, at most 30 s, unless Ctrl-C ended the first: a thread "
-         "still inside torch when the interpreter tears torch down aborts the process)", 0),
+         "still inside torch when the interpreter tears torch down aborts the process). At most 1e6: "
+         "Python's waits overflow on longer ones (1e10 turned an op's error into an OverflowError)", 0, 1e6),
     Knob("TORCH_DALI_STALL_DUMP_S", "float", 300.0, "seconds without a batch before every thread's stack "
-         "is printed to stderr (0: never)", 0),
+         "is printed to stderr (0: never)", 0, 1e6),
     Knob("TORCH_DALI_NVJPEG_HW_STATES", "int", 1, "hardware JPEG decoder states per slot (0: no "
          "hardware decoding); 2 with TORCH_DALI_NVJPEG_HW_CONCURRENT=1 measured +15% on an H200 but is "
          "not the default", 0, 64),
     Knob("TORCH_DALI_NVJPEG_CUDA_STATES", "int", 8, "CUDA-backend decoder states per slot, each with a "
          "host thread for its Huffman decoding", 1, 64),
     Knob("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD", "int", 1000 * 1000, "images with more pixels do their "
-         "Huffman decoding on the GPU (DALI's hybrid_huffman_threshold)", 0),
+         "Huffman decoding on the GPU (DALI's hybrid_huffman_threshold)", 0, 1e15),  # an int64 in C++
     Knob("TORCH_DALI_NVJPEG_SLOTS", "int", None, "independent decoder state sets, one per batch "
          "decoding at once (default: TORCH_DALI_MIXED_LANES or 2, whichever is fewer; with "
          "TORCH_DALI_DECODE_PERMITS set, one less than it where that is more than 2: one permitted batch "
