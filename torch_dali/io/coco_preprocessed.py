@@ -31,6 +31,7 @@ from ..errors import DataError
 from .bounded_file import FileTooLarge, NotRegularFile, read_regular_file
 from .coco import CocoSample
 from .coco_masks import MAX_MASK_PIXELS, rle_from_string
+from .write_aside import write_aside
 
 #: the largest preprocessed file read
 MAX_FILE_BYTES = 1 << 32
@@ -253,11 +254,7 @@ def save(samples: list[CocoSample], folder: str, polygons: bool, pixelwise: bool
                 os.unlink(os.path.join(folder, name))
         for name, data in files.items():
             # written aside and renamed: a link planted under the final name is replaced, not followed
-            path = os.path.join(folder, name)
-            tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-            with open(tmp, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
+            write_aside(os.path.join(folder, name), data)
     except OSError as e:
         raise DataError(f"readers.coco: cannot save preprocessed annotations into {folder}: "
                         f"{e.strerror or e}") from None

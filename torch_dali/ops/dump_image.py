@@ -8,14 +8,13 @@ it is never seen half-written. On the GPU the samples are copied to the host to 
 """
 from __future__ import annotations
 
-import contextlib
 import os
-import threading
 from typing import Any
 
 import torch
 
 from ..errors import ArgumentError, ArgumentTypeError, DataError
+from ..io.write_aside import write_aside
 from ._operator import Operator, SampleContext
 from ._registry import register
 from ._schema import Arg, OpSchema
@@ -52,14 +51,9 @@ class DumpImage(Operator):
         path = f"{ctx.index}-{self.args['suffix']}-0.ppm"
         # written aside and renamed: a pipeline running ahead rewrites the same names, and a file
         # being read must never be a half-written one
-        tmp = f".{path}.{os.getpid()}.{threading.get_ident()}.tmp"
         try:
-            with open(tmp, "wb") as f:
-                f.write(ppm_bytes(x))
-            os.replace(tmp, path)
+            write_aside(path, ppm_bytes(x))
         except OSError as e:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
             raise DataError(f"{self.name}: cannot write {path}: {e.strerror or e}") from None
         return x
 

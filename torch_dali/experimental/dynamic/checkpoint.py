@@ -18,6 +18,7 @@ import string
 from typing import Any, NamedTuple
 
 from ...io.bounded_file import FileTooLarge, NotRegularFile, read_regular_file
+from ...io.write_aside import write_aside
 
 _FORMAT = 2
 _AUTO = "__op_"
@@ -234,9 +235,7 @@ class Checkpoint:
         folder = os.path.dirname(path)
         if folder:
             os.makedirs(folder, exist_ok=True)
-        with open(path + ".tmp", "w", encoding="utf-8") as f:
-            f.write(data)
-        os.replace(path + ".tmp", path)
+        write_aside(path, data.encode("utf-8"))  # a link planted at a guessable temporary name is not followed
         self._next_seq = seq + 1
         return path
 
