@@ -113,8 +113,14 @@ class ShardEpochs:
         counter, size = data.get("counter"), data.get("size", self.size)
         if not all(isinstance(x, int) and not isinstance(x, bool) and abs(x) < 1 << 62 for x in (counter, size)):
             raise ValueError(f"counter {counter!r} / size {size!r}")
+        # what state() can give: a step past the end at most, no negative count, a shard that exists
+        if not 0 <= counter <= size + self.batch_size:
+            raise ValueError(f"counter {counter} outside its epoch of {size} samples")
         self.counter, self.size = counter, size
         if "ahead" in data:
             self.ahead = ints(data["ahead"], shards)
             self.sizes = ints(data["sizes"], shards)
-            self.shard_ids = ints(data["shard_ids"], len(self.shard_ids)) % shards
+            self.shard_ids = ints(data["shard_ids"], len(self.shard_ids))
+            ids_ok = ((0 <= self.shard_ids) & (self.shard_ids < shards)).all()
+            if (self.ahead < 0).any() or (self.sizes < 0).any() or not ids_ok:
+                raise ValueError(f"negative counts or a shard id outside 0..{shards - 1}")
