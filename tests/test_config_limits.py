@@ -46,6 +46,11 @@ CASES = {
                   r"`crop` \[100000.0, 100000.0\] asks for samples of 10000000000 values", 9),
     "huge_one_hot": (HEADER + RESIZE.format("one_hot", "{num_classes: 1000000000}"),
                      r"`num_classes` 1000000000 asks for samples of 1000000000 values", 9),
+    # a TFRecord feature's shape: an example without it is filled with its default (np.full: 74.5 GiB)
+    "huge_tfrecord_feature": (HEADER + "ops:\n- name: t\n  op: readers.tfrecord\n  args:\n    path: /x.tfrecord\n"
+                              "    index_path: /x.idx\n    features:\n      a: {type: int64, shape: [100000, 100000], "
+                              "fixed_length: true, partial_shape: null, default_value: -1}\noutputs: [t]\n",
+                              r"feature 'a': `shape` \[100000, 100000\] makes samples of 10000000000 values", 9),
     # numbers: int() of 4300+ digits raised ValueError (no line); YAML 1.1's base-60 ints of 4 MiB
     # took minutes to construct (quadratic); an op seed past int64 failed at run time
     "long_int": (HEADER + "ops:\n- {name: u, op: random.uniform, seed: " + "9" * 5000 + "}\noutputs: [u]\n",

@@ -303,6 +303,11 @@ class _Ops:
                 consts[arg.name] = None if value is None and arg.default is None else coerce(label, arg, value)
                 if arg.name == "shape":
                     _check_shape(label, consts[arg.name])
+                if (schema.name, arg.name) == ("readers.tfrecord", "features") and isinstance(value, dict):
+                    for fname, feat in value.items():  # a missing feature is filled with its default
+                        for key in ("shape", "partial_shape") if isinstance(feat, dict) else ():
+                            _check_shape(f"{label} feature {fname!r}" + ("" if key == "shape" else f" ({key})"),
+                                         feat.get(key) or [])
                 _check_sizes(label, schema.name, consts, arg.name)
             except TorchDaliError as e:
                 r.bad(line, str(e))
