@@ -143,3 +143,26 @@ def test_the_extension_refuses_a_build_folder_others_may_write_to(tmp_path, monk
     os.chmod(extension._build_dir(), 0o777)
     with pytest.raises(RuntimeError, match="other users may write to it"):
         extension._load_built()
+
+
+def test_a_refused_extension_build_warns_once(tmp_path, monkeypatch):
+    """Where CUDA is there but the extension cannot load (here: a cache others may write to), the
+    GPU ops run their pure-torch versions: load() says so with one RuntimeWarning."""
+    import os
+    import warnings
+    from torch_dali._native import extension
+    monkeypatch.setenv("TORCH_DALI_EXT_DIR", str(tmp_path))
+    monkeypatch.setattr(extension, "_unavailable_reason", lambda: None)  # as on a CUDA machine
+    monkeypatch.setattr(extension, "_built_key", lambda: "stamp")
+    monkeypatch.setattr(extension, "_tried", False)
+    monkeypatch.setattr(extension, "_ready", False)
+    monkeypatch.setattr(extension, "_module", None)
+    monkeypatch.setattr(extension, "_error", None)
+    os.makedirs(extension._build_dir())
+    open(os.path.join(extension._build_dir(), extension._NAME + ".so"), "wb").close()
+    os.chmod(extension._build_dir(), 0o777)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert extension.load() is None and extension.load() is None
+    msgs = [str(w.message) for w in seen if issubclass(w.category, RuntimeWarning)]
+    assert len(msgs) == 1 and "other users may write to it" in msgs[0]

@@ -56,6 +56,11 @@ def load(verbose: bool = False) -> Optional[ModuleType]:
         except Exception as exc:  # a failed build must never break torch_dali
             _module = None
             _error = f"build failed: {type(exc).__name__}: {exc}"
+            # CUDA is there, so GPU pipelines now run their pure-torch paths, several times slower:
+            # say so once rather than only in load_error() (a refused cache, a broken toolkit)
+            import warnings
+            warnings.warn(f"torch_dali: the CUDA extension is unavailable ({_error}); GPU ops run their "
+                          "pure-torch versions", RuntimeWarning, stacklevel=2)
         _ready = True
         return _module
 
