@@ -62,6 +62,19 @@ def bb_flip(boxes: torch.Tensor, ltrb: bool, horizontal: torch.Tensor | bool,
     return write_boxes(new_lo, new_hi, layout)
 
 
+def bb_flip_batch(samples: list[torch.Tensor], ltrb: bool, horizontal: list, vertical: list) -> list[torch.Tensor]:
+    """`bb_flip` of each sample (any shape holding 4 values per box) with its own flags, in one
+    call over the concatenated boxes; float32 results in the samples' shapes."""
+    counts = [t.numel() // 4 for t in samples]
+    dev = samples[0].device
+    flat = torch.cat([t.reshape(-1, 4).to(torch.float32) for t in samples])
+    reps = torch.tensor(counts, device=dev)
+    hf = torch.repeat_interleave(torch.tensor([bool(x) for x in horizontal], device=dev), reps)
+    vf = torch.repeat_interleave(torch.tensor([bool(x) for x in vertical], device=dev), reps)
+    out = bb_flip(flat, ltrb, hf, vf)
+    return [p.reshape(t.shape) for p, t in zip(torch.split(out, counts), samples)]
+
+
 def paste_offsets(ratio: float, paste_x: float, paste_y: float) -> tuple[float, float, float]:
     """(scale, x offset, y offset) of bbox_paste in float32, as DALI: the offset is pulled back
     ulp by ulp until scale + offset <= 1, so boxes in [0, 1] stay there."""
@@ -90,12 +103,8 @@ def bbox_paste(boxes: torch.Tensor, ltrb: bool, ratio: float, paste_x: float, pa
     return (b * s + off).reshape(boxes.shape)
 
 
-def bbox_paste_batch(samples: list[torch.Tensor], ltrb: bool, ratios: list[float], paste_x: list[float],
-                     paste_y: list[float]) -> list[torch.Tensor]:
-    """`bbox_paste` of each sample in one pass over the concatenated boxes: per-row scale and
-    offset, the same float32 multiply then add, so each value equals the per-sample result."""
-    if not samples:
-        return []
+def paste_rows(ltrb: bool, ratios: list[float], paste_x: list[float], paste_y: list[float]) -> list[list[float]]:
+    """Each sample's [scale, offsets of its 4 coordinates] (float32 values) for bbox_paste."""
     cache: dict[tuple[float, float, float], tuple[float, float, float]] = {}
     rows = []
     for key in zip(ratios, paste_x, paste_y):
@@ -103,6 +112,16 @@ def bbox_paste_batch(samples: list[torch.Tensor], ltrb: bool, ratios: list[float
             cache[key] = paste_offsets(*key)
         scale, ox, oy = cache[key]
         rows.append([scale, ox, oy, ox, oy] if ltrb else [scale, ox, oy, 0.0, 0.0])
+    return rows
+
+
+def bbox_paste_batch(samples: list[torch.Tensor], ltrb: bool, ratios: list[float], paste_x: list[float],
+                     paste_y: list[float]) -> list[torch.Tensor]:
+    """`bbox_paste` of each sample in one pass over the concatenated boxes: per-row scale and
+    offset, the same float32 multiply then add, so each value equals the per-sample result."""
+    if not samples:
+        return []
+    rows = paste_rows(ltrb, ratios, paste_x, paste_y)
     counts = [t.numel() // 4 for t in samples]
     dev = samples[0].device
     reps = torch.tensor(counts, device=dev)

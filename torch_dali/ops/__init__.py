@@ -31,7 +31,7 @@ for _fam in _FAMILIES:
         if e.name != f"{__name__}.{_fam}":
             raise
 from .compose import Compose  # noqa: E402,F401 - DALI's `ops.Compose`
-from .fast import cpu_audio, cpu_bbox, cpu_boxes, cpu_color, cpu_convert, cpu_filters, cpu_image, cpu_masks, cpu_reduce, cpu_tables, cpu_warp, image_kernels  # noqa: E402,F401 - register the fast kernels with the dispatch
+from .fast import cpu_audio, cpu_bbox, cpu_box_moves, cpu_boxes, cpu_color, cpu_convert, cpu_filters, cpu_image, cpu_masks, cpu_reduce, cpu_tables, cpu_warp, image_kernels  # noqa: E402,F401 - register the fast kernels with the dispatch
 from .python_function import dlpack_from_array as _dlpack_from_array  # noqa: E402,F401 - DALI's names
 from .python_function import dlpack_to_array as _dlpack_to_array  # noqa: E402,F401
 

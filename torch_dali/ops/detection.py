@@ -46,15 +46,8 @@ class BbFlip(Operator):
             return [TensorList([], tl.layout())]
         h = _per_sample(self, args, "horizontal", n)
         v = _per_sample(self, args, "vertical", n)
-        counts = [t.numel() // 4 for t in samples]
-        dev = samples[0].device
-        flat = torch.cat([t.reshape(-1, 4).to(torch.float32) for t in samples])
-        reps = torch.tensor(counts, device=dev)
-        hf = torch.repeat_interleave(torch.tensor([bool(x) for x in h], device=dev), reps)
-        vf = torch.repeat_interleave(torch.tensor([bool(x) for x in v], device=dev), reps)
-        out = K.bb_flip(flat, self.args["ltrb"], hf, vf)
-        parts = torch.split(out, counts)
-        return [TensorList([p.reshape(t.shape) for p, t in zip(parts, samples)], tl.layout())]
+        # by its registered stand-in where one takes the call (ops/fast/cpu_box_moves.py)
+        return [TensorList(call(K.bb_flip_batch, samples, self.args["ltrb"], h, v), tl.layout())]
 
 
 class BBoxPaste(Operator):
@@ -74,7 +67,7 @@ class BBoxPaste(Operator):
                 raise ArgumentError(f"{self.name}: `ratio` must be >= 1 (canvas / input size), got {ratio}")
         px = [float(x) for x in _per_sample(self, args, "paste_x", n)]
         py = [float(y) for y in _per_sample(self, args, "paste_y", n)]
-        return [TensorList(K.bbox_paste_batch(samples, self.args["ltrb"], ratios, px, py), tl.layout())]
+        return [TensorList(call(K.bbox_paste_batch, samples, self.args["ltrb"], ratios, px, py), tl.layout())]
 
 
 class BoxEncoder(Operator):
