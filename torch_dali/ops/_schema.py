@@ -3,6 +3,7 @@ are all generated from the schema."""
 from __future__ import annotations
 
 import enum
+import functools
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -83,7 +84,7 @@ class OpSchema:
             for alias in a.aliases:
                 self._by_name[alias] = a
 
-    @property
+    @functools.cached_property  # (in __dict__, past the frozen __setattr__) ops name themselves per sample
     def class_name(self) -> str:
         """`readers.file` -> `File`, `crop_mirror_normalize` -> `CropMirrorNormalize`."""
         if self.class_name_override:
