@@ -37,9 +37,18 @@ def _boxes32(op: str, t: torch.Tensor, ncoords: int, source: str) -> np.ndarray:
     return t.detach().cpu().to(torch.float32).numpy()
 
 
+def _plain(layout: str) -> bool:
+    """Starts first, then ends or extents, in x, y(, z) order ('xyXY', 'xyWH', 'xyzXYZ'...)."""
+    nd = len(layout) // 2
+    return layout[:nd] == _START[:nd] and layout[nd:] in (_END[:nd], _EXTENT[:nd])
+
+
 def _read(b: np.ndarray, layout: str) -> tuple[np.ndarray, np.ndarray]:
     """(lo, hi) in float32 from boxes in `layout` (hi = lo + extent in float32, as DALI)."""
     ndim = len(layout) // 2
+    if _plain(layout):  # column slices (views), no stacking
+        lo = b[:, :ndim]
+        return lo, (b[:, ndim:] if layout[ndim] in _END else lo + b[:, ndim:])
     col = {c: b[:, k] for k, c in enumerate(layout)}
     lo = np.stack([col[_START[d]] for d in range(ndim)], 1)
     hi = np.stack([col[_END[d]] if _END[d] in col else col[_START[d]] + col[_EXTENT[d]] for d in range(ndim)], 1)
@@ -47,15 +56,21 @@ def _read(b: np.ndarray, layout: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _write(lo: np.ndarray, hi: np.ndarray, layout: str) -> np.ndarray:
+    if layout and _plain(layout):
+        nd = len(layout) // 2
+        return np.concatenate([lo, hi if layout[nd] in _END else hi - lo], 1).astype(np.float32, copy=False)
     out = [lo[:, _START.index(c)] if c in _START else hi[:, _END.index(c)] if c in _END
            else hi[:, _EXTENT.index(c)] - lo[:, _EXTENT.index(c)] for c in layout]
     return np.stack(out, 1).astype(np.float32) if out else np.zeros((lo.shape[0], 0), np.float32)
 
 
-def _remap32(lo: np.ndarray, hi: np.ndarray, c_lo: np.ndarray, c_hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _remap32(lo: np.ndarray, hi: np.ndarray, w_lo: np.ndarray, w_hi: np.ndarray,
+             owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Boxes (lo, hi) clipped to their samples' windows (w_lo, w_hi: one per sample, picked by
+    `owner`) in the windows' coordinates, float32."""
     f = np.float32
-    c_lo, c_hi = c_lo.astype(f), c_hi.astype(f)
-    ext = c_hi - c_lo
+    w_lo, w_hi = w_lo.astype(f), w_hi.astype(f)
+    c_lo, c_hi, ext = w_lo[owner], w_hi[owner], (w_hi - w_lo)[owner]
     n_lo = np.clip((np.maximum(lo, c_lo) - c_lo) / ext, f(0), f(1))
     n_hi = np.clip((np.minimum(hi, c_hi) - c_lo) / ext, f(0), f(1))
     return n_lo.astype(f), n_hi.astype(f)
@@ -94,11 +109,17 @@ class RandomBBoxCrop(Operator):
             raise ArgumentError(f"{self.name}: `bbox_prune_threshold` must be in [0, 1], got {prune}")
         self.layout_arg = a["bbox_layout"] or ""
         self._params: dict[int, BC.CropParams] = {}
+        self._layouts: dict[int, str] = {}
 
     def output_layout(self, index: int) -> str:
         return ""
 
     def _layout(self, ndim: int) -> str:
+        if ndim not in self._layouts:  # checked once per box dimensionality
+            self._layouts[ndim] = self._check_layout(ndim)
+        return self._layouts[ndim]
+
+    def _check_layout(self, ndim: int) -> str:
         if self.layout_arg:
             problem = layout_error(self.layout_arg, ndim)
             if problem:
@@ -141,12 +162,16 @@ class RandomBBoxCrop(Operator):
             if ncoords[i] not in (4, 6):
                 raise ArgumentError(f"{self.name}: boxes must be (boxes, 4) or (boxes, 6), got shape "
                                     f"{tuple(boxes[i].shape)}{self._src(ctx, i)}")
-        rows: list[list[torch.Tensor]] = [[] for _ in range(n)]
-        for nc in sorted(set(ncoords)):  # one search per box dimensionality (a batch has one in practice)
-            ids = [i for i in range(n) if ncoords[i] == nc]
-            for i, outs in zip(ids, self._group(ctx, ids, nc, boxes, labels, args)):
-                rows[i] = outs
+        kinds = sorted(set(ncoords))
+        if len(kinds) == 1:  # a batch has one box dimensionality in practice
+            return [TensorList(c, "") for c in self._group(ctx, list(range(n)), kinds[0], boxes, labels, args)]
         n_out = 3 + (labels is not None) + bool(self.args["output_bbox_indices"])
+        rows: list[list[torch.Tensor]] = [[] for _ in range(n)]
+        for nc in kinds:  # one search per box dimensionality
+            ids = [i for i in range(n) if ncoords[i] == nc]
+            cols = self._group(ctx, ids, nc, boxes, labels, args)
+            for s, i in enumerate(ids):
+                rows[i] = [c[s] for c in cols]
         return [TensorList([r[k] for r in rows], "") for k in range(n_out)]
 
     @staticmethod
@@ -154,9 +179,10 @@ class RandomBBoxCrop(Operator):
         return f" (sample {i}: {ctx.sources[i]})" if ctx.sources[i] else f" (sample {i})"
 
     def _group(self, ctx: BatchContext, ids: list[int], ncoords: int, boxes: TensorList, labels: TensorList | None,
-               args: dict[str, list[Any]]) -> list[list[torch.Tensor]]:
-        """The outputs of samples `ids`, whose boxes all have `ncoords` coordinates: boxes read and
-        checked as one array, one window search for them all, boxes remapped in one pass."""
+               args: dict[str, list[Any]]) -> list[torch.Tensor | list[torch.Tensor]]:
+        """The outputs of samples `ids`, whose boxes all have `ncoords` coordinates, each a list of
+        samples or one dense (samples, ...) tensor: boxes read and checked as one array, one window
+        search for them all, boxes remapped in one pass."""
         ndim = ncoords // 2
         layout = self._layout(ndim)
         per = [boxes[i] for i in ids]
@@ -169,18 +195,18 @@ class RandomBBoxCrop(Operator):
         # one concatenation (float16/64 samples promote exactly, then round to float32 as one by one)
         lo, hi = _read(_boxes32(self.name, torch.cat(per) if len(per) > 1 else per[0], ncoords, ""), layout)
         corners = np.concatenate([lo, hi], 1)
-        bad = ~((corners >= 0) & (corners <= 1)).all(1)  # as DALI: inverted boxes pass, outside ones do not
-        if bad.any():
+        # as DALI: inverted boxes pass, outside ones do not (two reductions first: NaN fails them)
+        if not (corners.min(initial=0.0) >= 0 and corners.max(initial=1.0) <= 1):
+            bad = ~((corners >= 0) & (corners <= 1)).all(1)
             row = int(np.nonzero(bad)[0][0])
             s = int(np.searchsorted(offsets, row, side="right")) - 1
             raise DataError(f"{self.name}: box {row - offsets[s]} {corners[row].tolist()} is outside [0, 1] (boxes "
                             f"are relative, in {layout!r}){self._src(ctx, ids[s])}")
-        if labels is not None:
-            for s, i in enumerate(ids):
-                lt = labels[i]
-                if lt.dim() == 0 or lt.shape[0] != counts[s]:
-                    raise ArgumentError(f"{self.name}: {counts[s]} boxes but labels of shape {tuple(lt.shape)}"
-                                        f"{self._src(ctx, i)}")
+        lab = [labels[i] for i in ids] if labels is not None else []
+        for s, lt in enumerate(lab):
+            if lt.dim() == 0 or lt.shape[0] != counts[s]:
+                raise ArgumentError(f"{self.name}: {counts[s]} boxes but labels of shape {tuple(lt.shape)}"
+                                    f"{self._src(ctx, ids[s])}")
         crop_shape = self._shapes(ctx, args, "crop_shape", ids, ndim) if self.has_crop_shape else None
         input_shape = self._shapes(ctx, args, "input_shape", ids, ndim) if self.has_input_shape else None
         if input_shape is not None and (input_shape <= 0).any():
@@ -199,25 +225,23 @@ class RandomBBoxCrop(Operator):
                              self.name, self.args["total_num_attempts"], res.best_metric[s])
         kept = np.nonzero(res.keep)[0]
         owner = np.repeat(np.arange(len(ids)), counts)[kept]
-        n_lo, n_hi = _remap32(lo[kept], hi[kept], res.rel_lo[owner], res.rel_hi[owner])
+        n_lo, n_hi = _remap32(lo[kept], hi[kept], res.rel_lo, res.rel_hi, owner)
         kept_counts = np.bincount(owner, minlength=len(ids)).tolist()
-        out_boxes = torch.from_numpy(_write(n_lo, n_hi, layout)).split(kept_counts)
+        out_boxes = torch.from_numpy(_write(n_lo, n_hi, layout)).split_with_sizes(kept_counts)
         local = kept - offsets[owner]
-        rows = [list(r) for r in zip(torch.from_numpy(res.anchor).unbind(0), torch.from_numpy(res.shape).unbind(0),
-                                     out_boxes)]
+        cols: list[torch.Tensor | list[torch.Tensor]] = [torch.from_numpy(res.anchor), torch.from_numpy(res.shape),
+                                                         list(out_boxes)]
         if labels is not None:
-            lab = [labels[i] for i in ids]
-            if len({(t.dtype, t.device, t.shape[1:]) for t in lab}) == 1:  # one gather for the batch
-                picked = (torch.cat(lab) if len(lab) > 1 else lab[0])[torch.from_numpy(kept)].split(kept_counts)
+            first = lab[0]  # (a CPU op: the labels are on the CPU)
+            if all(t.dtype == first.dtype and t.shape[1:] == first.shape[1:] for t in lab):  # one gather
+                picked = (torch.cat(lab) if len(lab) > 1 else lab[0])[torch.from_numpy(kept)]
+                cols.append(list(picked.split_with_sizes(kept_counts)))
             else:
-                picks = torch.from_numpy(local).split(kept_counts)
-                picked = [t[k.to(t.device)] for t, k in zip(lab, picks)]
-            for r, t in zip(rows, picked):
-                r.append(t)
+                picks = torch.from_numpy(local).split_with_sizes(kept_counts)
+                cols.append([t[k.to(t.device)] for t, k in zip(lab, picks)])
         if self.args["output_bbox_indices"]:
-            for s, idx in enumerate(torch.from_numpy(local.astype(np.int32)).split(kept_counts)):
-                rows[s].append(idx)
-        return rows
+            cols.append(list(torch.from_numpy(local.astype(np.int32)).split_with_sizes(kept_counts)))
+        return cols
 
     def _shapes(self, ctx: BatchContext, args: dict[str, list[Any]], name: str, ids: list[int],
                 ndim: int) -> np.ndarray:
