@@ -1,7 +1,8 @@
-"""bb_flip and bbox_paste's NumPy stand-ins (ops/fast/cpu_box_moves.py) give the specs'
-(`functional.detection.bb_flip_batch`, `bbox_paste_batch`) boxes byte for byte: (N, 4), (4,) and
-(N, 8) samples, empty ones, float16/float64 inputs (left to the specs), NaN and out-of-range values, per-sample flags
-and parameters, both layouts; and the ops give the same batches with and without them."""
+"""bb_flip and bbox_paste's stand-ins (ops/fast/cpu_box_moves.py: C, `_native/csrc/cpu/box_moves.c`,
+and NumPy without it) give the specs' (`functional.detection.bb_flip_batch`, `bbox_paste_batch`)
+boxes byte for byte: (N, 4), (4,), (N, 8) and strided samples, empty ones, float16/float64 inputs
+(left to the specs), NaN and out-of-range values, per-sample flags and parameters, both layouts;
+and the ops give the same batches with and without them."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,8 +11,14 @@ import torch
 
 import torch_dali.functional.detection as K
 from torch_dali import fn, pipeline_def, types
+from torch_dali._native import helpers
 from torch_dali.ops import _dispatch
 from torch_dali.ops.fast import cpu_box_moves as M
+
+try:
+    from tests._stand_ins import need
+except ImportError:
+    from _stand_ins import need  # type: ignore[no-redef]
 
 
 def _samples(rs: np.random.RandomState, uniform: bool) -> list[torch.Tensor]:
@@ -23,7 +30,10 @@ def _samples(rs: np.random.RandomState, uniform: bool) -> list[torch.Tensor]:
         v = rs.uniform(-0.2, 1.2, s)
         v[rs.uniform(size=s) < 0.05] = np.nan
         dtype = [np.float32, np.float32, np.float16, np.float64][rs.randint(4)] if not uniform else np.float32
-        out.append(torch.from_numpy(v.astype(dtype)))
+        t = torch.from_numpy(v.astype(dtype))
+        if len(s) == 2 and s[1] == 4 and rs.randint(4) == 0:  # a strided view: NumPy's path, not C's
+            t = torch.from_numpy(np.ascontiguousarray(v.T.astype(dtype))).T
+        out.append(t)
     return out
 
 
@@ -31,8 +41,15 @@ def _bytes(x: list[torch.Tensor] | torch.Tensor) -> list[tuple]:
     return [(tuple(t.shape), t.dtype, t.numpy().tobytes()) for t in x]
 
 
+@pytest.mark.parametrize("native", [True, False])
 @pytest.mark.parametrize("uniform", [False, True])
-def test_the_stand_ins_give_the_specs_bytes(uniform: bool) -> None:
+def test_the_stand_ins_give_the_specs_bytes(monkeypatch: pytest.MonkeyPatch, uniform: bool, native: bool) -> None:
+    ran: list[int] = []
+    if native:
+        need(helpers.BOX_MOVES)
+        monkeypatch.setattr(helpers, "box_moves", lambda *a, run=helpers.box_moves: ran.append(1) or run(*a))
+    else:  # the NumPy path, taken without the C helper
+        monkeypatch.setattr(helpers, "box_moves", lambda *a: None)
     rs = np.random.RandomState(1 + uniform)
     taken = 0
     for trial in range(300):
@@ -49,7 +66,7 @@ def test_the_stand_ins_give_the_specs_bytes(uniform: bool) -> None:
         taken += 1
         assert _bytes(flipped) == _bytes(K.bb_flip_batch(s, ltrb, h, v)), trial
         assert _bytes(pasted) == _bytes(K.bbox_paste_batch(s, ltrb, ratios, px, py)), trial
-    assert taken > 30
+    assert taken > 30 and (len(ran) > 50) == native
 
 
 def test_a_batch_of_one_shape_comes_back_dense_and_the_input_untouched() -> None:

@@ -1,8 +1,10 @@
 """The C helpers of numeric kernels whose results are defined by a spec's order of operations:
-random_bbox_crop's window search, box_encoder's anchor matching and DALI-ordered sums (re-exported by `helpers`, through which
-the fast kernels call them, so that tests can stand in for them in one place)."""
+random_bbox_crop's window search, box_encoder's anchor matching, bb_flip and bbox_paste, and
+DALI-ordered sums (re-exported by `helpers`, through which the fast kernels call them, so that
+tests can stand in for them in one place)."""
 from __future__ import annotations
 
+import array
 import ctypes
 from pathlib import Path
 from typing import Sequence
@@ -36,6 +38,17 @@ def _box_encoder_signatures(lib: ctypes.CDLL) -> None:
     lib.td_box_encode.argtypes = [vp, vp, i64, i64, vp, i64, ctypes.c_float, c_int, vp, vp, vp, vp, vp]
     lib.td_box_match.restype = lib.td_box_encode.restype = c_int
 
+
+def _box_moves_signatures(lib: ctypes.CDLL) -> None:
+    i64, vp = ctypes.c_int64, ctypes.c_void_p
+    lib.td_bb_flip.argtypes = [i64, vp, vp, vp, ctypes.c_int, vp]
+    lib.td_bbox_paste.argtypes = [i64, vp, vp, vp, vp]
+    lib.td_bb_flip.restype = lib.td_bbox_paste.restype = ctypes.c_int
+
+
+#: bb_flip and bbox_paste of a batch, bit-identical to functional.detection's batch functions
+BOX_MOVES = CLibrary(CSRC / "cpu" / "box_moves.c", [], ["-O2", "-ffp-contract=off"],
+                     disable_env="TORCH_DALI_NO_CPU_KERNELS", configure=_box_moves_signatures)
 
 #: box_encoder (anchor matching and encoding), bit-identical to functional.detection's
 #: match_anchors and box_encoder_batch (float32, no fused multiply-add)
@@ -135,3 +148,23 @@ def box_encode(boxes: torch.Tensor, counts: torch.Tensor, anchors: torch.Tensor,
         return None
     return enc, best_box, matched
 
+
+
+def box_moves(ptrs: Sequence[int], counts: Sequence[int], flags: Sequence[int] | None, ltrb: bool,
+              rows: Sequence[float] | None) -> torch.Tensor | None:
+    """bb_flip (`flags`: flip x, flip y per sample) or bbox_paste (`rows`: 5 float32 values per
+    sample) of contiguous CPU float32 samples at addresses `ptrs` holding `counts` boxes of 4
+    values (see box_moves.c): the batch's (boxes, 4) results, or None when the helper is not built."""
+    f = BOX_MOVES.holding_gil("td_bb_flip" if rows is None else "td_bbox_paste")  # short: keep the GIL
+    if f is None:
+        return None
+    # array.array: a buffer and its address in ~1 us (NumPy's .ctypes.data alone costs ~0.8 us)
+    # (each buffer held in a name until the call returns)
+    p, c = array.array("q", ptrs), array.array("q", counts)
+    params = array.array("B", flags) if rows is None else array.array("f", rows)
+    out = torch.empty((sum(counts), 4), dtype=torch.float32)
+    if rows is None:
+        f(len(p), p.buffer_info()[0], c.buffer_info()[0], params.buffer_info()[0], int(ltrb), out.data_ptr())
+    else:
+        f(len(p), p.buffer_info()[0], c.buffer_info()[0], params.buffer_info()[0], out.data_ptr())
+    return out

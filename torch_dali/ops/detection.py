@@ -41,7 +41,8 @@ class BbFlip(Operator):
         samples = list(tl)
         n = len(samples)
         for t in samples:
-            check_boxes(self.name, t)
+            if not t.is_floating_point() or t.numel() % 4:  # (the call only where it raises)
+                check_boxes(self.name, t)
         if not n:
             return [TensorList([], tl.layout())]
         h = _per_sample(self, args, "horizontal", n)
