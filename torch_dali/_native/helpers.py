@@ -80,8 +80,8 @@ CROP_WINDOWS = CLibrary(CSRC / "cpu" / "crop_windows.c", ["m"], ["-ffp-contract=
                         disable_env="TORCH_DALI_NO_HOST_IO", configure=_crop_windows_signatures)
 
 # numeric kernels (numeric.py): declared there, listed and called through here
-from .numeric import (BBOX_CROP, BOX_ENCODER, BOX_MOVES, REDUCE_SUM, bbox_crop, box_encode, box_moves,  # noqa: E402,F401
-                      dali_sum)
+from .numeric import (BBOX_CROP, BOX_ENCODER, BOX_MOVES, REDUCE_SUM, bbox_crop, bbox_remap, box_encode,  # noqa: E402,F401
+                      box_moves, dali_sum)
 # resizing (cpu_resize.py): declared there, called through here
 from .cpu_resize import CPU_RESIZE, FILTER_KINDS, FilterTables, packed, row_stride, resize_roi, resize_window  # noqa: E402,F401
 

@@ -23,6 +23,8 @@ def _bbox_crop_signatures(lib: ctypes.CDLL) -> None:
     lib.td_bbox_crop.argtypes = [u64, u64, c_int, vp, c_int, vp, vp, vp, vp, c_int, c_int, vp, c_int, d, d, c_int,
                                  c_int, c_int, c_int, c_int, d, vp, vp, i64, vp, vp, vp, vp, vp, vp, vp]
     lib.td_bbox_crop.restype = c_int
+    lib.td_bbox_remap.argtypes = [c_int, c_int, vp, c_int, vp, vp, vp, vp, vp, vp, vp, vp]
+    lib.td_bbox_remap.restype = i64
 
 
 def _reduce_sum_signatures(lib: ctypes.CDLL) -> None:
@@ -99,6 +101,26 @@ def bbox_crop(seed: int, iteration: int, ids: np.ndarray, lo: np.ndarray, hi: np
     if r >= 0:
         return r
     return anchor, shape, rel_lo, rel_hi, keep.astype(bool), exhausted.astype(bool), best
+
+
+def bbox_remap(b: np.ndarray, ndim: int, extents: bool, offsets: np.ndarray, rel_lo: np.ndarray, rel_hi: np.ndarray,
+               keep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The kept boxes in their windows' coordinates (see td_bbox_remap in bbox_crop.c): float32
+    (kept, 2 * ndim) boxes, their int64 rows, int32 indices in their samples and int64 counts per
+    sample; None when the helper is not built or leaves the batch to NumPy (signed zeros, NaN)."""
+    lib = BBOX_CROP.load()
+    if lib is None or b.dtype != np.float32 or not b.flags.c_contiguous or b.shape[1] != 2 * ndim:
+        return None
+    n, total = len(offsets) - 1, b.shape[0]
+    out, rows = np.empty((total, 2 * ndim), np.float32), np.empty(total, np.int64)
+    local, counts = np.empty(total, np.int32), np.empty(n, np.int64)
+    keep8 = keep.view(np.uint8) if keep.dtype == np.bool_ else keep.astype(np.uint8)
+    k = lib.td_bbox_remap(n, ndim, b.ctypes.data, int(extents), offsets.ctypes.data, rel_lo.ctypes.data,
+                          rel_hi.ctypes.data, keep8.ctypes.data, out.ctypes.data, rows.ctypes.data,
+                          local.ctypes.data, counts.ctypes.data)
+    if k < 0:
+        return None
+    return out[:k], rows[:k], local[:k], counts
 
 
 def dali_sum(v: torch.Tensor, reduced: Sequence[int], kept: Sequence[int], groups: Sequence[int]) -> torch.Tensor | None:

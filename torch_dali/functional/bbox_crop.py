@@ -249,6 +249,34 @@ def find_crops(seed: int, iteration: int, ids: np.ndarray, lo: np.ndarray, hi: n
     return out
 
 
+def remap32(lo: np.ndarray, hi: np.ndarray, w_lo: np.ndarray, w_hi: np.ndarray,
+             owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Boxes (lo, hi) clipped to their samples' windows (w_lo, w_hi: one per sample, picked by
+    `owner`) in the windows' coordinates, float32."""
+    f = np.float32
+    w_lo, w_hi = w_lo.astype(f), w_hi.astype(f)
+    c_lo, c_hi, ext = w_lo[owner], w_hi[owner], (w_hi - w_lo)[owner]
+    n_lo = np.clip((np.maximum(lo, c_lo) - c_lo) / ext, f(0), f(1))
+    n_hi = np.clip((np.minimum(hi, c_hi) - c_lo) / ext, f(0), f(1))
+    return n_lo.astype(f), n_hi.astype(f)
+
+
+def kept_boxes(b: np.ndarray, ndim: int, extents: bool, offsets: np.ndarray, rel_lo: np.ndarray, rel_hi: np.ndarray,
+               keep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The kept boxes of a batch in their windows' coordinates: `b` (boxes, 2 * ndim) float32, ndim
+    starts then ndim ends (or extents: end = start + extent, in float32); sample s owns rows
+    offsets[s]..offsets[s + 1], its window is rel_lo[s]..rel_hi[s], `keep` marks the boxes kept.
+    Returns float32 (kept, 2 * ndim) boxes in b's layout, their rows, their int32 indices in
+    their samples and each sample's count."""
+    lo = b[:, :ndim]
+    hi = lo + b[:, ndim:] if extents else b[:, ndim:]
+    kept = np.nonzero(keep)[0]
+    owner = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))[kept]
+    n_lo, n_hi = remap32(lo[kept], hi[kept], rel_lo, rel_hi, owner)
+    out = np.concatenate([n_lo, n_hi - n_lo if extents else n_hi], 1).astype(np.float32, copy=False)
+    return out, kept, (kept - offsets[owner]).astype(np.int32), np.bincount(owner, minlength=len(offsets) - 1)
+
+
 # -- ssd_random_crop (DALI's deprecated SSDRandomCrop) ---------------------------------------------------
 
 #: the minimum IoUs it picks from (-1: any), and None for "no crop", each equally likely

@@ -64,18 +64,6 @@ def _write(lo: np.ndarray, hi: np.ndarray, layout: str) -> np.ndarray:
     return np.stack(out, 1).astype(np.float32) if out else np.zeros((lo.shape[0], 0), np.float32)
 
 
-def _remap32(lo: np.ndarray, hi: np.ndarray, w_lo: np.ndarray, w_hi: np.ndarray,
-             owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Boxes (lo, hi) clipped to their samples' windows (w_lo, w_hi: one per sample, picked by
-    `owner`) in the windows' coordinates, float32."""
-    f = np.float32
-    w_lo, w_hi = w_lo.astype(f), w_hi.astype(f)
-    c_lo, c_hi, ext = w_lo[owner], w_hi[owner], (w_hi - w_lo)[owner]
-    n_lo = np.clip((np.maximum(lo, c_lo) - c_lo) / ext, f(0), f(1))
-    n_hi = np.clip((np.minimum(hi, c_hi) - c_lo) / ext, f(0), f(1))
-    return n_lo.astype(f), n_hi.astype(f)
-
-
 class RandomBBoxCrop(Operator):
     """Outputs anchor, shape, boxes (, labels) (, bbox indices) per sample."""
 
@@ -193,7 +181,8 @@ class RandomBBoxCrop(Operator):
         counts = np.array([t.shape[0] for t in per], np.int64)
         offsets = np.concatenate([[0], np.cumsum(counts)])
         # one concatenation (float16/64 samples promote exactly, then round to float32 as one by one)
-        lo, hi = _read(_boxes32(self.name, torch.cat(per) if len(per) > 1 else per[0], ncoords, ""), layout)
+        b32 = _boxes32(self.name, torch.cat(per) if len(per) > 1 else per[0], ncoords, "")
+        lo, hi = _read(b32, layout)
         corners = np.concatenate([lo, hi], 1)
         # as DALI: inverted boxes pass, outside ones do not (two reductions first: NaN fails them)
         if not (corners.min(initial=0.0) >= 0 and corners.max(initial=1.0) <= 1):
@@ -218,23 +207,29 @@ class RandomBBoxCrop(Operator):
         if res.failed >= 0:
             raise DataError(f"{self.name}: no window meeting the thresholds was found in {BC.MAX_ATTEMPTS} attempts; "
                             f"set `total_num_attempts` to take the best window instead{self._src(ctx, ids[res.failed])}")
-        if not self.args["quiet"]:
+        if not self.args["quiet"] and res.exhausted.any():
             for s in np.nonzero(res.exhausted & (counts > 0))[0]:
                 _log.warning("%s: Could not find a valid cropping window to satisfy the specified requirements "
                              "(attempted %d times). Using the best cropping window so far (best_metric=%g)",
                              self.name, self.args["total_num_attempts"], res.best_metric[s])
-        kept = np.nonzero(res.keep)[0]
-        owner = np.repeat(np.arange(len(ids)), counts)[kept]
-        n_lo, n_hi = _remap32(lo[kept], hi[kept], res.rel_lo, res.rel_hi, owner)
-        kept_counts = np.bincount(owner, minlength=len(ids)).tolist()
-        out_boxes = torch.from_numpy(_write(n_lo, n_hi, layout)).split_with_sizes(kept_counts)
-        local = kept - offsets[owner]
+        if _plain(layout):  # by its registered stand-in where one takes the call (ops/fast/cpu_bbox.py)
+            out, kept, local, n_kept = call(BC.kept_boxes, b32, ndim, layout[ndim] in _EXTENT, offsets, res.rel_lo,
+                                            res.rel_hi, res.keep)
+        else:
+            kept = np.nonzero(res.keep)[0]
+            owner = np.repeat(np.arange(len(ids)), counts)[kept]
+            n_lo, n_hi = BC.remap32(lo[kept], hi[kept], res.rel_lo, res.rel_hi, owner)
+            out, local, n_kept = _write(n_lo, n_hi, layout), kept - offsets[owner], np.bincount(owner,
+                                                                                                 minlength=len(ids))
+        kept_counts = n_kept.tolist()
+        out_boxes = torch.from_numpy(out).split_with_sizes(kept_counts)
         cols: list[torch.Tensor | list[torch.Tensor]] = [torch.from_numpy(res.anchor), torch.from_numpy(res.shape),
                                                          list(out_boxes)]
         if labels is not None:
-            first = lab[0]  # (a CPU op: the labels are on the CPU)
-            if all(t.dtype == first.dtype and t.shape[1:] == first.shape[1:] for t in lab):  # one gather
-                picked = (torch.cat(lab) if len(lab) > 1 else lab[0])[torch.from_numpy(kept)]
+            first = lab[0]  # (a CPU op: the labels are on the CPU; 1-D ones checked first, ~3x faster)
+            if all(t.dtype == first.dtype and t.dim() == 1 for t in lab) or all(
+                    t.dtype == first.dtype and t.shape[1:] == first.shape[1:] for t in lab):  # one gather
+                picked = (torch.cat(lab) if len(lab) > 1 else lab[0]).index_select(0, torch.from_numpy(kept))
                 cols.append(list(picked.split_with_sizes(kept_counts)))
             else:
                 picks = torch.from_numpy(local).split_with_sizes(kept_counts)

@@ -1,7 +1,8 @@
 """random_bbox_crop's window search in C (`_native/csrc/cpu/bbox_crop.c`), a stand-in for
 `functional.bbox_crop.find_crops` (registered with the dispatch): one call for the batch, where the
 spec makes a few dozen NumPy calls per candidate window on a sample's handful of boxes (~20x DALI's
-CPU time). Same draws, same windows (tests/test_bbox_crop_native.py holds it to the spec, bit for bit)."""
+CPU time). Same draws, same windows (tests/test_bbox_crop_native.py holds it to the spec, bit for bit).
+Also the kept boxes' remap into their windows (`BC.kept_boxes`, tests/test_bbox_crop_batch_bits.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -27,4 +28,13 @@ def find_crops(seed: int, iteration: int, ids: np.ndarray, lo: np.ndarray, hi: n
     return BC.BatchCrops(*got)
 
 
+def kept_boxes(b: np.ndarray, ndim: int, extents: bool, offsets: np.ndarray, rel_lo: np.ndarray,
+               rel_hi: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, ...] | None:
+    """`BC.kept_boxes` in one C pass (the spec's dozen NumPy calls cost ~40 us a batch), or None
+    for what the helper leaves to the spec (signed zeros, NaN, a window of no extent)."""
+    return helpers.bbox_remap(b, ndim, extents, offsets, np.ascontiguousarray(rel_lo, np.float64),
+                              np.ascontiguousarray(rel_hi, np.float64), keep)
+
+
 register_fast_function(BC.find_crops, find_crops)
+register_fast_function(BC.kept_boxes, kept_boxes)

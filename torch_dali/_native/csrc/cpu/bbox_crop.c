@@ -251,3 +251,46 @@ int td_bbox_crop(uint64_t seed, uint64_t iteration, int n, const int64_t* ids, i
   }
   return -1;
 }
+
+/* The kept boxes of a batch in their windows' coordinates, as the op's float32 NumPy remap:
+ * boxes `b` (rows of ndim starts then ndim ends, or extents with `extents`: end = start + extent),
+ * windows cast to float32, each kept box clipped to its window, (v - lo) / (hi - lo) clipped to
+ * [0, 1], written as starts then ends (or extents: end - start). Also each kept box's row and
+ * index in its sample, and each sample's count. Returns the kept boxes' number, or -1 (nothing
+ * written that counts) where NumPy's handling of signed zeros or NaN could differ: a -0.0 or NaN
+ * coordinate or window value, or a window of no extent. */
+int64_t td_bbox_remap(int n, int ndim, const float* b, int extents, const int64_t* offsets, const double* rel_lo,
+                      const double* rel_hi, const uint8_t* keep, float* out, int64_t* rows, int32_t* local,
+                      int64_t* counts) {
+  int64_t k = 0;
+  for (int s = 0; s < n; ++s) {
+    float c_lo[3], c_hi[3], ext[3];
+    for (int d = 0; d < ndim; ++d) {
+      c_lo[d] = (float)rel_lo[s * ndim + d];
+      c_hi[d] = (float)rel_hi[s * ndim + d];
+      ext[d] = c_hi[d] - c_lo[d];
+      if (!(ext[d] > 0.0f) || signbit(c_lo[d]) || signbit(c_hi[d]) || isnan(c_lo[d]) || isnan(c_hi[d])) return -1;
+    }
+    counts[s] = 0;
+    for (int64_t i = offsets[s]; i < offsets[s + 1]; ++i) {
+      if (!keep[i]) continue;
+      const float* v = b + i * 2 * ndim;
+      float* o = out + k * 2 * ndim;
+      for (int d = 0; d < ndim; ++d) {
+        const float lo = v[d], hi = extents ? v[d] + v[ndim + d] : v[ndim + d];
+        if (signbit(lo) || signbit(hi) || isnan(lo) || isnan(hi)) return -1;
+        float a = ((lo > c_lo[d] ? lo : c_lo[d]) - c_lo[d]) / ext[d];
+        float e = ((hi < c_hi[d] ? hi : c_hi[d]) - c_lo[d]) / ext[d];
+        a = a > 0.0f ? (a < 1.0f ? a : 1.0f) : 0.0f;
+        e = e > 0.0f ? (e < 1.0f ? e : 1.0f) : 0.0f;
+        o[d] = a;
+        o[ndim + d] = extents ? e - a : e;
+      }
+      rows[k] = i;
+      local[k] = (int32_t)(i - offsets[s]);
+      ++k;
+      ++counts[s];
+    }
+  }
+  return k;
+}
