@@ -115,3 +115,18 @@ def test_the_batch_split_across_threads_gives_the_one_call_batches() -> None:
         return [[torch.as_tensor(t).numpy().tobytes() for t in out] for out in p.run()]
 
     assert run(1) == run(3)
+
+
+def test_a_batch_of_equal_box_counts_pads_as_one_stack() -> None:
+    # (the stacks' fast path against the zero-filled padding it skips)
+    rs = np.random.RandomState(5)
+    for n, dtype in [(7, torch.int32), (0, torch.int64), (1, torch.int32)]:
+        boxes = [torch.from_numpy(rs.uniform(0, 1, (n, 4)).astype(np.float32)) for _ in range(5)]
+        labels = [torch.arange(n, dtype=dtype) + k for k in range(5)]
+        b, lab, counts = K.pad_boxes(boxes, labels, torch.device("cpu"))
+        assert b.dtype == torch.float32 and lab.dtype == dtype and counts.tolist() == [n] * 5
+        assert torch.equal(b, torch.stack(boxes)) and torch.equal(lab, torch.stack(labels))
+    mixed = [torch.zeros(2, 4), torch.ones(3, 4)]
+    b, lab, counts = K.pad_boxes(mixed, [torch.ones(2, dtype=torch.int32), torch.ones(3, dtype=torch.int32)],
+                                 torch.device("cpu"))
+    assert b.shape == (2, 3, 4) and counts.tolist() == [2, 3] and b[0, 2].abs().sum() == 0 and lab[0, 2] == 0

@@ -246,6 +246,10 @@ def pad_boxes(samples: list[torch.Tensor], labels: list[torch.Tensor],
     B = len(samples)
     n = max((int(s.shape[0]) for s in samples), default=0)
     ldtype = labels[0].dtype if labels else torch.int32
+    if B and len(labels) == B and all(s.shape == (n, 4) and s.dtype == torch.float32 for s in samples) and all(
+            t.shape == (n,) and t.dtype == ldtype for t in labels):  # nothing to pad: two stacks, not 2B copies
+        return (torch.stack(samples).to(device), torch.stack(labels).to(device),
+                torch.full((B,), n, dtype=torch.int64))
     boxes = torch.zeros((B, n, 4), dtype=torch.float32, device=device)
     labs = torch.zeros((B, n), dtype=ldtype, device=device)
     counts = torch.tensor([int(s.shape[0]) for s in samples], dtype=torch.int64)

@@ -111,9 +111,12 @@ class BoxEncoder(Operator):
         if parts == 1:
             enc, out_lab = encode(0, n)
         else:  # each sample's encoding is its own (padding never wins an anchor): the pool's threads
-            # take a part of the batch each (the C stand-in releases the GIL)
+            # take a part of the batch each (the C stand-in releases the GIL), this thread the last
+            # (one hand-off fewer: ~0.1 ms a batch on a busy 2-core machine)
             cuts = [n * k // parts for k in range(parts + 1)]
-            done = ctx.map(lambda k: encode(cuts[k], cuts[k + 1]), parts)
+            futures = [ctx.pool.submit(encode, cuts[k], cuts[k + 1]) for k in range(parts - 1)]
+            last = encode(cuts[-2], cuts[-1])
+            done = [f.result() for f in futures] + [last]
             enc, out_lab = torch.cat([d[0] for d in done]), torch.cat([d[1] for d in done])
         return [TensorList(enc, ""), TensorList(out_lab, "")]
 
