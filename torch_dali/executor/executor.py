@@ -1,4 +1,4 @@
-"""Runs a Plan: synchronously, or on a producer thread that keeps `prefetch_queue_depth` batches ready."""
+"""Runs a Plan: synchronously, or on a producer thread that makes the iterations scheduled (DALI's schedule_run)."""
 from __future__ import annotations
 
 import atexit
@@ -17,7 +17,7 @@ from .._thread_priority import lower_this_thread
 from ..errors import PipelineError
 from .plan import Plan
 from .steps import Batch, Partial
-from .stage import OutputPermits, Permits, Reorder, Stage, make_stages
+from .stage import OutputPermits, Permits, Reorder, Scheduled, Stage, make_stages
 from .watch import (add_times, dump_stall, leave_running, memory_report, no_batch_error, stall_dump_s,
                     stop_timeout_s, wait_for_left_running)
 
@@ -122,7 +122,7 @@ class Executor:
         for op in self._pumps:
             op.ahead.watch(self._stop)
         self._handed = 0  # batches handed to the consumer since the producer (re)started
-        self._scheduled = 0  # DALI's scheduled iterations (`schedule_one`) since then
+        self._scheduled = Scheduled(self._stop)  # DALI's scheduled iterations (`schedule_one`) since then
         self._first = True  # the next schedule_run() schedules `depth` iterations
         _LIVE.add(self)
 
@@ -176,7 +176,7 @@ class Executor:
                 self._close()
 
     def _produce_loop(self) -> None:
-        while not self._stop.is_set():
+        while self._scheduled.take():
             try:
                 item: Batch | BaseException = self._produce_one()
             except BaseException as e:  # noqa: BLE001 - handed to the consumer, never lost
@@ -272,7 +272,7 @@ class Executor:
         if self._failed is not None:
             raise self._failed
         self._ran = True
-        if self._scheduled <= self._handed:
+        if self._scheduled.count <= self._handed:
             self.schedule_one()  # outputs asked for without a schedule_run() before
         if not self.exec_async:
             batch = self._produce_one()
@@ -315,13 +315,13 @@ class Executor:
         """Schedules one more iteration: external sources fetching on the caller's thread fetch
         its data now, on this thread (`ops.external_pump`)."""
         self._check_usable()
-        target = self._scheduled + 1
+        target = self._scheduled.count + 1
         for op in self._pumps:
             # on demand, sources run when the batch is made; repeat_last data is fixed now (DALI)
             if self.exec_async or op.pumps_on_demand:
                 op.caller_fetch = True  # before the producer first runs it
                 op.pump(target, self.plan.batch_size)
-        self._scheduled = target
+        self._scheduled.add()
         self._first = False
 
     def rearm(self) -> None:
@@ -330,7 +330,7 @@ class Executor:
 
     def pending(self) -> int:
         """Scheduled iterations whose batches were not taken yet (DALI's `not empty()`)."""
-        return max(0, self._scheduled - self._handed)
+        return max(0, self._scheduled.count - self._handed)
 
     @property
     def failure(self) -> BaseException | None:
@@ -453,7 +453,8 @@ class Executor:
         for h in self._handoffs:
             h.restart(self.iteration)
         self._failed = None
-        self._handed = self._scheduled = 0
+        self._handed = 0
+        self._scheduled.reset()
         self._first = True
         for op in self._pumps:  # fetched for the batches just dropped; the state rewinds them
             op.ahead.clear()

@@ -120,6 +120,36 @@ class Permits:
         self._sem = threading.Semaphore(self.n)
 
 
+class Scheduled:
+    """Iterations scheduled (DALI's `schedule_run`) and iterations made: the unstaged producer makes
+    only scheduled ones, as DALI runs only those (a Python function's side effects happen in the
+    run() that scheduled them, not one or two iterations early, which DALI's
+    `test_func_with_side_effects` checks)."""
+
+    def __init__(self, stop: threading.Event) -> None:
+        self.count = self.made = 0
+        self._stop = stop
+        self._cv = threading.Condition()
+
+    def add(self) -> None:
+        with self._cv:
+            self.count += 1
+            self._cv.notify_all()
+
+    def take(self) -> bool:
+        """Waits for a scheduled iteration not made yet and counts it made; False once stopping."""
+        with self._cv:
+            while self.made >= self.count:
+                if self._stop.is_set():
+                    return False
+                self._cv.wait(_POLL_S)
+            self.made += 1
+        return not self._stop.is_set()
+
+    def reset(self) -> None:
+        self.count = self.made = 0
+
+
 class Lease:
     """The place a batch handed to the consumer keeps among the last stage's permits until the
     consumer has dropped its outputs: each output's data is handed as a fresh object
