@@ -19,17 +19,22 @@ def _batch(rs, b, n_max, grid):
     return boxes, labels
 
 
+def _anchors(rs, grid):
+    """1-59 random ltrb anchors; on the grid, corners on 1/8 steps (IoU ties)."""
+    m = rs.randint(1, 60)
+    a_lo = rs.uniform(0, 0.9, (m, 2))
+    a_hi = a_lo + rs.uniform(0.01, 0.5, (m, 2))
+    if grid:
+        a_lo, a_hi = np.round(a_lo * 8) / 8, np.round(a_hi * 8) / 8 + 0.125
+    return torch.from_numpy(np.concatenate([a_lo, a_hi], 1).astype(np.float32))
+
+
 def test_fast_equals_plain():
     rs = np.random.RandomState(0)
     for trial in range(120):
         grid = bool(trial % 2)
         boxes, labels = _batch(rs, rs.randint(1, 6), rs.choice([0, 1, 5, 30]), grid)
-        m = rs.randint(1, 60)
-        a_lo = rs.uniform(0, 0.9, (m, 2))
-        a_hi = a_lo + rs.uniform(0.01, 0.5, (m, 2))
-        if grid:
-            a_lo, a_hi = np.round(a_lo * 8) / 8, np.round(a_hi * 8) / 8 + 0.125
-        anchors = torch.from_numpy(np.concatenate([a_lo, a_hi], 1).astype(np.float32))
+        anchors = _anchors(rs, grid)
         b, lab, counts = K.pad_boxes(boxes, labels, torch.device("cpu"))
         args = (float(rs.choice([0.0, 0.3, 0.5, 0.9])), bool(trial % 3 == 0), float(rs.choice([1.0, 300.0])),
                 [0.0, 0.1, 0.0, 0.2], [0.1, 0.1, 0.2, 0.2])

@@ -15,10 +15,10 @@ from torch_dali.ops.fast import cpu_boxes
 
 try:
     from tests._stand_ins import need, same_with_and_without
-    from tests.test_box_encoder_fast import _batch  # inverted, empty and grid-tied boxes
+    from tests.test_box_encoder_fast import _anchors, _batch  # inverted, empty and grid-tied boxes
 except ImportError:
     from _stand_ins import need, same_with_and_without  # type: ignore[no-redef]
-    from test_box_encoder_fast import _batch  # type: ignore[no-redef]
+    from test_box_encoder_fast import _anchors, _batch  # type: ignore[no-redef]
 
 
 def _ssd_anchors() -> torch.Tensor:
@@ -47,12 +47,7 @@ def test_the_encodings_match_the_spec_byte_for_byte() -> None:
         if trial % 25 == 0:
             anchors = _ssd_anchors()
         else:
-            m = rs.randint(1, 60)
-            a_lo = rs.uniform(0, 0.9, (m, 2))
-            a_hi = a_lo + rs.uniform(0.01, 0.5, (m, 2))
-            if grid:
-                a_lo, a_hi = np.round(a_lo * 8) / 8, np.round(a_hi * 8) / 8 + 0.125
-            anchors = torch.from_numpy(np.concatenate([a_lo, a_hi], 1).astype(np.float32))
+            anchors = _anchors(rs, grid)
         b, lab, counts = K.pad_boxes(boxes, labels, torch.device("cpu"))
         args = (float(rs.choice([0.0, 0.3, 0.5, 0.9])), bool(trial % 3), float(rs.choice([1.0, 300.0])),
                 [0.0, 0.1, 0.0, 0.2], [0.1, 0.1, 0.2, 0.2])
