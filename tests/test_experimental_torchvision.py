@@ -226,6 +226,13 @@ def test_matches_dali_2_4(name):
     (lambda: F.normalize(pil("RGB", 4, 4), [0.5], [0.5]), TypeError, "tensor"),
     (lambda: F.to_pil_image(ten((2, 8, 8))), ValueError, "channels"),
     (lambda: F.get_size(torch.zeros(10)), TypeError, "2 dimensions"),
+    # inputs DALI 2.4 takes neither: more than [N, C, H, W]; PIL modes without an HWC array
+    (lambda: F.resize(ten((2, 2, 3, 8, 10)), 4), ValueError, r"\[N, C, H, W\]"),
+    (lambda: F.crop(ten((2, 2, 3, 8, 10)), 1, 1, 3, 4), ValueError, r"\[N, C, H, W\]"),
+    (lambda: tv.Compose([tv.Pad(1)])(ten((2, 1, 3, 4, 5))), RuntimeError, "shape"),
+    (lambda: tv.Compose([tv.Pad(1)])(ten((4, 5))), RuntimeError, "shape"),
+    (lambda: tv.Compose([tv.Pad(1)])(pil("RGB", 4, 5).convert("P")), RuntimeError, "mode 'P'"),
+    (lambda: tv.Compose([tv.Pad(1)])(pil("RGB", 4, 5).convert("LA")), ValueError, "2 channels"),
 ])
 def test_refusals_as_dali(make, error, words):
     # the same exception types as DALI 2.4 (its test files' expectations); the messages are ours

@@ -24,7 +24,6 @@ from .operator import _ValidateTensorOrImage, tracing
 
 DEFAULT_BATCH_SIZE = 16
 DEFAULT_NUM_THREADS = max(1, multiprocessing.cpu_count() // 2)
-_PIL_CHANNELS = {"L": 1, "RGB": 3, "RGBA": 4}
 
 
 @pipeline_def(enable_conditionals=True, exec_dynamic=True, prefetch_queue_depth=1)
@@ -68,10 +67,8 @@ class _LayoutPipeline:
                                f"batch_size ({self.batch_size})")
         return _as_torch(self.pipe.run(input_data=batch))
 
-    def run_pil(self, img: Image.Image) -> Any:
-        arr = np.array(img, copy=True)
-        sample = torch.as_tensor(arr[..., None] if arr.ndim == 2 else arr)
-        out = self._run(sample.unsqueeze(0))  # N, H, W, C
+    def run_pil(self, sample: np.ndarray) -> Any:
+        out = self._run(torch.as_tensor(sample).unsqueeze(0))  # N, H, W, C
         if self.output_type == "tensor":
             chw = out.permute(0, 3, 1, 2)
             return (chw[0] if chw.shape[0] == 1 else chw).contiguous()
@@ -121,9 +118,11 @@ class Compose:
             raise TypeError(f"this Compose was first called on a {self._input_kind.__name__} and takes only "
                             f"those; got a {type(data_input).__name__}")
         if kind is Image.Image:
-            if data_input.mode not in _PIL_CHANNELS:
-                raise ValueError(f"PIL image mode {data_input.mode!r} is not supported (L, RGB and RGBA are)")
-            return self._pipeline("HWC", _PIL_CHANNELS[data_input.mode]).run_pil(data_input)
-        if data_input.ndim not in (3, 4):
-            raise ValueError(f"a tensor input is [C, H, W] or [N, C, H, W], got shape {tuple(data_input.shape)}")
+            arr = np.array(data_input, copy=True)
+            if arr.ndim == 2 and data_input.mode != "L":  # e.g. P, 1, I: no HWC sample (DALI's pipeline refuses)
+                raise RuntimeError(f"PIL image mode {data_input.mode!r} gives no HWC image (L, RGB and RGBA do)")
+            sample = arr[..., None] if arr.ndim == 2 else arr
+            return self._pipeline("HWC", int(sample.shape[-1])).run_pil(sample)
+        if data_input.ndim not in (3, 4):  # as in DALI, an error of the pipeline's input
+            raise RuntimeError(f"a tensor input is [C, H, W] or [N, C, H, W], got shape {tuple(data_input.shape)}")
         return self._pipeline("CHW", int(data_input.shape[-3])).run_tensor(data_input)

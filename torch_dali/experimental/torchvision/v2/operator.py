@@ -214,7 +214,7 @@ class Operator(ABC):
 
 def _to_dynamic(inpt: Any, device: str) -> tuple[Any, str]:
     """A PIL image -> an HWC ndd.Tensor (mode L gets a channel dimension); a [C, H, W] tensor -> a
-    CHW ndd.Tensor; a [..., C, H, W] tensor -> a CHW ndd.Batch of its leading samples."""
+    CHW ndd.Tensor; an [N, C, H, W] tensor -> a CHW ndd.Batch of N samples."""
     mode = "RGB"
     if isinstance(inpt, Image.Image):
         mode = inpt.mode
@@ -226,10 +226,9 @@ def _to_dynamic(inpt: Any, device: str) -> tuple[Any, str]:
         if inpt.ndim < 3:
             raise TypeError(f"a tensor input needs at least 3 dimensions ([..., C, H, W]), got shape "
                             f"{tuple(inpt.shape)}")
-        if inpt.ndim == 3:
-            out = ndd.Tensor(inpt, layout="CHW")
-        else:
-            out = ndd.as_batch(inpt.reshape(-1, *inpt.shape[-3:]), layout="CHW")
+        if inpt.ndim > 4:  # DALI 2.4 takes [C, H, W] and [N, C, H, W] only
+            raise ValueError(f"a tensor input is [C, H, W] or [N, C, H, W], got shape {tuple(inpt.shape)}")
+        out = ndd.Tensor(inpt, layout="CHW") if inpt.ndim == 3 else ndd.as_batch(inpt, layout="CHW")
     else:
         raise TypeError(f"input type {type(inpt).__name__} is not supported (PIL images and torch tensors are)")
     if out.device.device_type != device:
@@ -239,8 +238,8 @@ def _to_dynamic(inpt: Any, device: str) -> tuple[Any, str]:
 
 
 def _from_dynamic(out: Any, inpt: Any, mode: str) -> Any:
-    """The result in the caller's type: a PIL image for a PIL input, else a torch tensor with the
-    input's leading dimensions."""
+    """The result in the caller's type: a PIL image for a PIL input, else a torch tensor (a Batch
+    stacked along a leading dimension)."""
     if isinstance(inpt, Image.Image):
         arr = np.asarray(out.cpu())
         if arr.shape[-1] == 1:
@@ -250,7 +249,7 @@ def _from_dynamic(out: Any, inpt: Any, mode: str) -> Any:
         if isinstance(out, ndd.Batch):
             dense = torch.as_tensor(np.asarray(ndd.as_tensor(out))) if out.device.device_type == "cpu" \
                 else ndd.as_tensor(out).torch()
-            return dense.reshape(*inpt.shape[:-3], *dense.shape[1:])
+            return dense
         if not isinstance(out, ndd.Tensor):
             raise TypeError(f"unexpected result type {type(out).__name__}")
         return torch.as_tensor(np.asarray(out)) if out.device.device_type == "cpu" else out.torch()
