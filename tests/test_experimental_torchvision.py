@@ -273,3 +273,12 @@ def test_nvidia_dali_name_resolves_under_the_shim():
             "assert not hasattr(tv, 'ToTensor') and shim.real_dali_leaks() == []\n")
     res = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
+
+
+def test_compose_module_helpers_as_dali():
+    from torch_dali import TensorListCPU
+    from torch_dali.experimental.torchvision.v2 import compose
+    batch = TensorListCPU([np.ones((2, 3), np.uint8)] * 2)
+    assert compose.to_torch_tensor((batch,)).shape == (2, 2, 3)  # a 1-tuple of outputs: its batch, stacked
+    assert [t.shape for t in compose.to_torch_tensor((batch, batch))] == [(2, 2, 3)] * 2
+    assert compose.DEFAULT_BATCH_SIZE == 16

@@ -42,11 +42,12 @@ def _output_type(op_list: Sequence) -> str:
     return "default" if kind == "default" else kind
 
 
-def _as_torch(out: Any) -> torch.Tensor:
-    if isinstance(out, (tuple, list)):
-        out = out[0]
-    dense = out.as_tensor() if hasattr(out, "as_tensor") else out
-    return torch.from_dlpack(dense)
+def to_torch_tensor(x: Any) -> Any:
+    """A pipeline output as torch: a batch (TensorList) stacked into one tensor, a 1-tuple of outputs
+    as its only element, a longer tuple element by element, anything DLPack-capable as a tensor."""
+    if isinstance(x, tuple):
+        return to_torch_tensor(x[0]) if len(x) == 1 else tuple(to_torch_tensor(e) for e in x)
+    return torch.from_dlpack(x.as_tensor() if hasattr(x, "as_tensor") else x)
 
 
 class _LayoutPipeline:
@@ -65,7 +66,7 @@ class _LayoutPipeline:
         if batch.shape[0] > self.batch_size:
             raise RuntimeError(f"the input holds {batch.shape[0]} samples, more than this Compose's "
                                f"batch_size ({self.batch_size})")
-        return _as_torch(self.pipe.run(input_data=batch))
+        return to_torch_tensor(self.pipe.run(input_data=batch))
 
     def run_pil(self, sample: np.ndarray) -> Any:
         out = self._run(torch.as_tensor(sample).unsqueeze(0))  # N, H, W, C
