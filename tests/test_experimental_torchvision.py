@@ -282,3 +282,17 @@ def test_compose_module_helpers_as_dali():
     assert compose.to_torch_tensor((batch,)).shape == (2, 2, 3)  # a 1-tuple of outputs: its batch, stacked
     assert [t.shape for t in compose.to_torch_tensor((batch, batch))] == [(2, 2, 3)] * 2
     assert compose.DEFAULT_BATCH_SIZE == 16
+
+
+def test_random_choices_are_per_sample():
+    # RandomApply / RandomGrayscale decide per sample (pipeline conditionals), as DALI's coin flips do
+    x = ten((16, 3, 4, 5))
+    flipped = F.horizontal_flip(x)
+    out = tv.Compose([tv.RandomApply([tv.RandomHorizontalFlip(1.0)], p=0.5)], seed=3)(x)
+    took = [torch.equal(o, f) for o, f in zip(out, flipped)]
+    assert all(t or torch.equal(o, s) for t, o, s in zip(took, out, x)) and 0 < sum(took) < 16
+    gray = tv.Compose([tv.RandomGrayscale(p=0.5)], batch_size=1, seed=3)
+    # gray through hsv(saturation=0): channels within 1 of each other (DALI's YIQ round trip rounds so too)
+    spreads = {int(np.ptp(np.asarray(gray(pil("RGB", 4, 5, seed=1))).astype(int), axis=-1).max()) <= 1
+               for _ in range(12)}
+    assert spreads == {True, False}
