@@ -36,10 +36,11 @@ def _pipeline_function(op_list: Sequence, layout: str = "HWC", channels: int = 3
 
 
 def _output_type(op_list: Sequence) -> str:
+    """"tensor", "pil" or "default" (the input's kind): the last output marker listed decides."""
     kind = "default"
     for op in op_list:
-        kind = getattr(op, "output_type", None) or kind
-    return "default" if kind == "default" else kind
+        kind = getattr(op, "output_type", None) or kind  # only the markers (totensor.py) have one
+    return kind
 
 
 def to_torch_tensor(x: Any) -> Any:
