@@ -16,7 +16,7 @@ class InterpolationMode(Enum):
     LANCZOS = "lanczos"
 
 
-def _normalize_enum_like_interpolation_mode(interpolation: Any) -> InterpolationMode:
+def normalize_enum_like_interpolation_mode(interpolation: Any) -> InterpolationMode:
     """Ours, from ours or from an enum-like object with one of our names (tried first) or values."""
     if isinstance(interpolation, InterpolationMode):
         return interpolation

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal, Sequence
 
 from .... import fn, math as dmath, types
-from .operator import Operator, _ValidateSizeDescriptor, get_HWC_from_layout_pipeline
+from .operator import Operator, ValidateSizeDescriptor, get_HWC_from_layout_pipeline
 
 
 def crop_position(slack: Any) -> Any:
@@ -24,7 +24,7 @@ def crop_position(slack: Any) -> Any:
 class CenterCrop(Operator):
     """Crops the center `size` ((h, w), or one number for a square) of each image."""
 
-    arg_rules = (_ValidateSizeDescriptor,)
+    arg_rules = (ValidateSizeDescriptor,)
     preprocess_data = get_HWC_from_layout_pipeline
 
     @classmethod

@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Any, Literal, Sequence
 
 from .... import fn, types
-from .operator import (ArgumentValidateRule, Operator, _ValidateIfNonNegative, _ValidateIfRange,
-                       _ValidateIfZeroOneRange, branch, get_HWC_from_layout_pipeline)
+from .operator import (ArgumentValidateRule, Operator, ValidateIfNonNegative, ValidateIfRange,
+                       ValidateIfZeroOneRange, branch, get_HWC_from_layout_pipeline)
 
 
 def _factor_range(value: Any) -> tuple[float, float]:
@@ -20,8 +20,8 @@ class _ValidateBrightnessContrastSaturation(ArgumentValidateRule):
     def _check(cls, value: Any, name: str) -> None:
         if value is None:
             raise ValueError(f"{name} must not be None")
-        _ValidateIfNonNegative.verify(values=value, name=name)
-        _ValidateIfRange.verify(values=_factor_range(value) if isinstance(value, (int, float)) else value,
+        ValidateIfNonNegative.verify(values=value, name=name)
+        ValidateIfRange.verify(values=_factor_range(value) if isinstance(value, (int, float)) else value,
                                 name=name)
 
     @classmethod
@@ -40,7 +40,7 @@ class _ValidateHue(ArgumentValidateRule):
                 raise ValueError(f"a single hue value must be in [0, 0.5], got {hue}")
             hue = (-float(hue), float(hue))
         else:
-            _ValidateIfRange.verify(values=hue, name="hue")
+            ValidateIfRange.verify(values=hue, name="hue")
         if hue[0] < -0.5 or hue[1] > 0.5:
             raise ValueError(f"hue must lie in [-0.5, 0.5], got {hue}")
 
@@ -78,7 +78,7 @@ class _ValidateGrayscaleOutputChannels(ArgumentValidateRule):
             raise ValueError(f"num_output_channels must be 1 or 3, got {num_output_channels}")
 
 
-def _to_gray(data: Any, channels: int, out_channels: int, device: str, cat: Any, csc: Any, hsv: Any) -> Any:
+def to_gray(data: Any, channels: int, out_channels: int, device: str, cat: Any, csc: Any, hsv: Any) -> Any:
     """The graph for one (input channels, output channels) pair; `cat`, `csc`, `hsv` are the ops
     (pipeline `fn` or dynamic-mode ones)."""
     if out_channels == 1 and channels == 3:
@@ -102,14 +102,14 @@ class Grayscale(Operator):
 
     def _kernel(self, data_input: Any) -> Any:
         _, _, channels, data = data_input
-        return _to_gray(data, channels, self.num_output_channels, self.device, fn.cat,
+        return to_gray(data, channels, self.num_output_channels, self.device, fn.cat,
                         fn.color_space_conversion, fn.hsv)
 
 
 class RandomGrayscale(Operator):
     """With probability `p`, grayscale keeping the number of channels."""
 
-    arg_rules = (_ValidateIfZeroOneRange,)
+    arg_rules = (ValidateIfZeroOneRange,)
     preprocess_data = get_HWC_from_layout_pipeline
 
     def __init__(self, p: float = 0.1, device: Literal["cpu", "gpu"] = "cpu") -> None:
@@ -121,4 +121,4 @@ class RandomGrayscale(Operator):
         _, _, channels, data = data_input
         self.grayscale.num_output_channels = channels
         convert = fn.random.coin_flip(dtype=types.DALIDataType.BOOL, probability=self.p)
-        return branch(convert, lambda: self.grayscale._invoke(data), lambda: data)
+        return branch(convert, lambda: self.grayscale.invoke(data), lambda: data)

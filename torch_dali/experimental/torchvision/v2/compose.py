@@ -20,7 +20,7 @@ from PIL import Image
 from .... import fn
 from ....pipeline import pipeline_def
 from .functional.totensor import to_pil_image
-from .operator import _ValidateTensorOrImage, tracing
+from .operator import ValidateTensorOrImage, tracing
 
 DEFAULT_BATCH_SIZE = 16
 DEFAULT_NUM_THREADS = max(1, multiprocessing.cpu_count() // 2)
@@ -31,7 +31,7 @@ def _pipeline_function(op_list: Sequence, layout: str = "HWC", channels: int = 3
     with tracing(layout, channels):
         node = fn.external_source(name="input_data", layout=layout, device=input_device)
         for op in op_list:
-            node = op._invoke(node)
+            node = op.invoke(node)
     return node
 
 
@@ -112,7 +112,7 @@ class Compose:
         return self.active_pipeline
 
     def __call__(self, data_input: Any) -> Any:
-        _ValidateTensorOrImage.verify(data_input)
+        ValidateTensorOrImage.verify(data_input)
         kind = Image.Image if isinstance(data_input, Image.Image) else torch.Tensor
         if self._input_kind is None:
             self._input_kind = kind

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any, Literal, Sequence
 
 from .... import fn
-from .operator import ArgumentValidateRule, Operator, _ValidateIfPositive, _ValidateIfRange
+from .operator import ArgumentValidateRule, Operator, ValidateIfPositive, ValidateIfRange
 
 
 class _ValidateKernel(ArgumentValidateRule):
     @classmethod
     def verify(cls, *, kernel_size: Any, **_: Any) -> None:
-        _ValidateIfPositive.verify(values=kernel_size, name="kernel_size")
+        ValidateIfPositive.verify(values=kernel_size, name="kernel_size")
         is_seq = isinstance(kernel_size, Sequence) and not isinstance(kernel_size, str)
         if not (isinstance(kernel_size, int) or is_seq) or (is_seq and not all(isinstance(k, int) for k in kernel_size)):
             raise ValueError(f"kernel_size must be an int or a sequence of ints, got {kernel_size!r}")
@@ -26,9 +26,9 @@ class _ValidateSigma(ArgumentValidateRule):
             raise ValueError(f"sigma must be a number or a (min, max) pair, got {type(sigma).__name__}")
         if isinstance(sigma, Sequence) and len(sigma) != 2:
             raise ValueError(f"a sigma range must hold two values (min, max), got {len(sigma)}")
-        _ValidateIfPositive.verify(values=sigma, name="sigma")
+        ValidateIfPositive.verify(values=sigma, name="sigma")
         if isinstance(sigma, Sequence):
-            _ValidateIfRange.verify(values=sigma, name="sigma")
+            ValidateIfRange.verify(values=sigma, name="sigma")
 
 
 class GaussianBlur(Operator):

@@ -104,14 +104,14 @@ def _numbers(values: Any) -> list:
     return list(values) if isinstance(values, (list, tuple)) else [values] if isinstance(values, (int, float)) else []
 
 
-class _ValidateIsTensor(DataValidateRule):
+class ValidateIsTensor(DataValidateRule):
     @classmethod
     def verify(cls, data: Any) -> None:
         if not isinstance(data, torch.Tensor):
             raise TypeError(f"expected a torch.Tensor, got {type(data).__name__}")
 
 
-class _ValidateTensorOrImage(DataValidateRule):
+class ValidateTensorOrImage(DataValidateRule):
     @classmethod
     def verify(cls, data: Any) -> None:
         if not isinstance(data, (Image.Image, torch.Tensor)):
@@ -128,28 +128,28 @@ class _ValidateChannelCount(DataValidateRule):
                              f"{data.shape[-3]} in dimension -3")
 
 
-class _ValidateIfPositive(ArgumentValidateRule):
+class ValidateIfPositive(ArgumentValidateRule):
     @classmethod
     def verify(cls, *, values: Any, name: str, **_: Any) -> None:
         if any(v <= 0 for v in _numbers(values)):
             raise ValueError(f"{name} must be positive, got {values}")
 
 
-class _ValidateIfNonNegative(ArgumentValidateRule):
+class ValidateIfNonNegative(ArgumentValidateRule):
     @classmethod
     def verify(cls, *, values: Any, name: str, **_: Any) -> None:
         if any(v < 0 for v in _numbers(values)):
             raise ValueError(f"{name} must not be negative, got {values}")
 
 
-class _ValidateIfRange(ArgumentValidateRule):
+class ValidateIfRange(ArgumentValidateRule):
     @classmethod
     def verify(cls, *, values: Any, name: str, **_: Any) -> None:
         if isinstance(values, (list, tuple)) and len(values) == 2 and values[0] > values[1]:
             raise ValueError(f"{name} must be a (min, max) pair with min <= max, got {values}")
 
 
-class _ValidateSizeDescriptor(ArgumentValidateRule):
+class ValidateSizeDescriptor(ArgumentValidateRule):
     """A size: an int, or a list/tuple of one or two values, all positive."""
 
     @classmethod
@@ -158,10 +158,10 @@ class _ValidateSizeDescriptor(ArgumentValidateRule):
             raise TypeError(f"size must be an int or a list/tuple of one or two ints, got {type(size).__name__}")
         if isinstance(size, (list, tuple)) and len(size) > 2:
             raise ValueError(f"size must hold one or two values, got {len(size)}")
-        _ValidateIfPositive.verify(values=size, name="size")
+        ValidateIfPositive.verify(values=size, name="size")
 
 
-class _ValidateIfZeroOneRange(ArgumentValidateRule):
+class ValidateIfZeroOneRange(ArgumentValidateRule):
     @classmethod
     def verify(cls, *, p: Any, **_: Any) -> None:
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= float(p) <= 1.0:
@@ -208,6 +208,10 @@ class Operator(ABC):
         if prep is not None:
             data_input = prep(data_input)
         return self._kernel(data_input)
+
+    def invoke(self, data_input: Any) -> Any:
+        """`_invoke` (DALI's name, which subclasses may override) for the other transforms and Compose."""
+        return self._invoke(data_input)
 
 
 # -- the functional API's bridge to the dynamic mode -----------------------------------------------

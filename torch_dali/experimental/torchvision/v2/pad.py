@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Literal, Sequence
 
 from .... import fn, types
-from .operator import ArgumentValidateRule, Operator, _ValidateIfNonNegative, get_HWC_from_layout_pipeline
+from .operator import ArgumentValidateRule, Operator, ValidateIfNonNegative, get_HWC_from_layout_pipeline
 
 
 def _ltrb(padding: Any) -> tuple[int, int, int, int]:
@@ -21,7 +21,7 @@ def _ltrb(padding: Any) -> tuple[int, int, int, int]:
     raise TypeError(f"padding must be an int or a sequence of 2 or 4 ints, got {type(padding).__name__}")
 
 
-class _PadBase(Operator):
+class PadBase(Operator):
     """Pads each border by `padding`; `border_type` (the slice's out-of-bounds policy) is the mode."""
 
     preprocess_data = get_HWC_from_layout_pipeline
@@ -45,20 +45,20 @@ class _PadBase(Operator):
                         fill_values=self.fill, device=self.device)
 
 
-class PadConstant(_PadBase):
+class PadConstant(PadBase):
     border_type = "pad"
 
 
-class PadEdge(_PadBase):
+class PadEdge(PadBase):
     border_type = "clamp"
 
 
-class PadReflect(_PadBase):
+class PadReflect(PadBase):
     """Mirrors without repeating the edge pixel: [1, 2, 3] padded by 2 -> [3, 2, 1, 2, 3, 2, 1]."""
     border_type = "reflect_101"
 
 
-class PadSymmetric(_PadBase):
+class PadSymmetric(PadBase):
     """Mirrors repeating the edge pixel: [1, 2, 3] padded by 2 -> [2, 1, 1, 2, 3, 3, 2]."""
     border_type = "reflect_1001"
 
@@ -66,7 +66,7 @@ class PadSymmetric(_PadBase):
 PADDING_CLASS = {"constant": PadConstant, "edge": PadEdge, "reflect": PadReflect, "symmetric": PadSymmetric}
 
 
-class _ValidatePaddingMode(ArgumentValidateRule):
+class ValidatePaddingMode(ArgumentValidateRule):
     @classmethod
     def verify(cls, *, padding_mode: Any, **_: Any) -> None:
         if padding_mode not in PADDING_CLASS:
@@ -80,13 +80,15 @@ class Pad:
     def __init__(self, padding: int | Sequence[int], fill: Any = 0,
                  padding_mode: Literal["constant", "edge", "reflect", "symmetric"] = "constant",
                  device: Literal["cpu", "gpu"] = "cpu") -> None:
-        _ValidatePaddingMode.verify(padding_mode=padding_mode)
-        _ValidateIfNonNegative.verify(values=padding, name="padding")
+        ValidatePaddingMode.verify(padding_mode=padding_mode)
+        ValidateIfNonNegative.verify(values=padding, name="padding")
         self.device = device
         self.pad = PADDING_CLASS[padding_mode](padding, fill, device)
 
     def _invoke(self, data_input: Any) -> Any:
-        return self.pad._invoke(data_input)
+        return self.pad.invoke(data_input)
+
+    invoke = _invoke  # what Compose calls (operator.Operator.invoke)
 
     def __call__(self, data_input: Any) -> Any:
         raise RuntimeError("Pad runs inside a Compose([...]) only; call the Compose, or use the functional pad()")

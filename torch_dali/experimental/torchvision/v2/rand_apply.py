@@ -4,11 +4,11 @@ from __future__ import annotations
 from typing import Any, Callable, Literal, Sequence
 
 from .... import fn, types
-from .operator import Operator, _ValidateIfZeroOneRange, branch
+from .operator import Operator, ValidateIfZeroOneRange, branch
 
 
 class RandomApply(Operator):
-    arg_rules = (_ValidateIfZeroOneRange,)
+    arg_rules = (ValidateIfZeroOneRange,)
 
     def __init__(self, op_list: Sequence[Callable], p: float = 0.5, device: Literal["cpu", "gpu"] = "cpu") -> None:
         super().__init__(device=device, p=p)
@@ -19,7 +19,7 @@ class RandomApply(Operator):
         def apply_all() -> Any:
             out = data_input
             for op in self._op_list:
-                out = op._invoke(out)
+                out = op.invoke(out)
             return out
 
         apply = fn.random.coin_flip(dtype=types.DALIDataType.BOOL, probability=self.p)

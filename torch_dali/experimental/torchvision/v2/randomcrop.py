@@ -8,9 +8,9 @@ from typing import Any, Literal, Sequence
 from .... import fn, math as dmath, types
 from ._enums import InterpolationMode
 from .centercrop import CenterCrop
-from .operator import (ArgumentValidateRule, Operator, _ValidateIfNonNegative, _ValidateSizeDescriptor,
+from .operator import (ArgumentValidateRule, Operator, ValidateIfNonNegative, ValidateSizeDescriptor,
                        get_HWC_from_layout_pipeline)
-from .pad import PADDING_CLASS, _ValidatePaddingMode
+from .pad import PADDING_CLASS, ValidatePaddingMode
 from .resize import Resize
 
 
@@ -39,9 +39,9 @@ class _ValidatePadding(ArgumentValidateRule):
                     raise ValueError(f"padding must hold 1, 2 or 4 values, got {len(padding)}")
                 if not all(_is_int(v) for v in padding):
                     raise ValueError(f"padding values must be ints, got {padding}")
-            _ValidateIfNonNegative.verify(values=padding, name="padding")
+            ValidateIfNonNegative.verify(values=padding, name="padding")
         if pad_if_needed or padding is not None:
-            _ValidatePaddingMode.verify(padding_mode=padding_mode)
+            ValidatePaddingMode.verify(padding_mode=padding_mode)
 
 
 class _ValidateFill(ArgumentValidateRule):
@@ -91,7 +91,7 @@ class RandomCrop(Operator):
     """Crops a `size` window at a uniformly drawn position, after padding the borders by `padding`
     (and, with `pad_if_needed`, enough more to fit the window) with `fill` / `padding_mode`."""
 
-    arg_rules = (_ValidateSizeDescriptor, _ValidateCropSize, _ValidatePadding, _ValidateFill)
+    arg_rules = (ValidateSizeDescriptor, _ValidateCropSize, _ValidatePadding, _ValidateFill)
     preprocess_data = get_HWC_from_layout_pipeline
 
     @classmethod
@@ -153,7 +153,7 @@ class RandomResizedCrop(Operator):
     """A window of random area (`scale`, relative to the image) and aspect ratio (`ratio`, w / h),
     resized to `size`."""
 
-    arg_rules = (_ValidateSizeDescriptor, _ValidateCropSize, _ValidateRandomResizedCropScaleRatio,
+    arg_rules = (ValidateSizeDescriptor, _ValidateCropSize, _ValidateRandomResizedCropScaleRatio,
                  _ValidateRandomResizedCropInterpolation)
     preprocess_data = get_HWC_from_layout_pipeline
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from .... import fn, math as dmath, types
 from ....types import DALIInterpType
-from ._enums import InterpolationMode, _normalize_enum_like_interpolation_mode
+from ._enums import InterpolationMode, normalize_enum_like_interpolation_mode
 from .operator import ArgumentValidateRule, Operator, branch, get_HWC_from_layout_pipeline
 
 
@@ -73,7 +73,7 @@ class Resize(Operator):
                 raise ValueError(f"{interpolation} is no Pillow filter (PIL code) torchvision accepts; "
                                  f"known codes: {sorted(cls.int_to_interpolation_mode)}")
             return cls.int_to_interpolation_mode[interpolation]
-        return _normalize_enum_like_interpolation_mode(interpolation)
+        return normalize_enum_like_interpolation_mode(interpolation)
 
     @classmethod
     def validate_interpolation(cls, interpolation: Any) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 from typing import Any, List, Sequence
 
 from .... import dynamic as ndd
-from ..color import Grayscale, _to_gray
+from ..color import Grayscale, to_gray
 from ..gaussian_blur import GaussianBlur
 from ..normalize import Normalize, per_channel
-from ..operator import _ValidateIsTensor, adjust_input, get_HWC_from_layout_dynamic
+from ..operator import ValidateIsTensor, adjust_input, get_HWC_from_layout_dynamic
 
 
 @adjust_input
@@ -30,7 +30,7 @@ def normalize(input_data: Any, mean: List[float], std: List[float], inplace: boo
               device: Any = "cpu") -> Any:
     """(x - mean[c]) / std[c] for a tensor ([..., C, H, W]); see `Normalize`."""
     Normalize.verify_args(std=std, mean=mean)
-    _ValidateIsTensor.verify(input_data)
+    ValidateIsTensor.verify(input_data)
     if inplace:
         raise NotImplementedError("normalize(inplace=True) is not supported")
     return _normalize(input_data, mean=mean, std=std, device=device)
@@ -39,7 +39,7 @@ def normalize(input_data: Any, mean: List[float], std: List[float], inplace: boo
 def _grayscale(inpt: Any, num_output_channels: int, device: Any) -> Any:
     Grayscale.verify_args(num_output_channels=num_output_channels)
     _, _, channels = get_HWC_from_layout_dynamic(inpt)
-    return _to_gray(inpt, channels, num_output_channels, device, ndd.cat, ndd.color_space_conversion, ndd.hsv)
+    return to_gray(inpt, channels, num_output_channels, device, ndd.cat, ndd.color_space_conversion, ndd.hsv)
 
 
 @adjust_input

@@ -10,8 +10,8 @@ from PIL import Image
 from .... import dynamic as ndd
 from .._enums import InterpolationMode
 from ..centercrop import CenterCrop
-from ..operator import _ValidateIfNonNegative, adjust_input, get_HWC_from_layout_dynamic
-from ..pad import PADDING_CLASS, _PadBase, _ValidatePaddingMode
+from ..operator import ValidateIfNonNegative, adjust_input, get_HWC_from_layout_dynamic
+from ..pad import PADDING_CLASS, PadBase, ValidatePaddingMode
 from ..resize import Resize
 
 
@@ -41,9 +41,9 @@ def resize(inpt: Any, size: List[int], interpolation: Any = InterpolationMode.BI
 
 
 @adjust_input
-def _pad(inpt: Any, padding: Any, fill: Any = 0, axes: Any = (-3, -2), padding_mode: str = "constant",
+def pad_image(inpt: Any, padding: Any, fill: Any = 0, axes: Any = (-3, -2), padding_mode: str = "constant",
          device: Any = "cpu") -> Any:
-    left, top, right, bottom = _PadBase.get_padding(padding)
+    left, top, right, bottom = PadBase.get_padding(padding)
     in_h, in_w, _ = get_HWC_from_layout_dynamic(inpt)
     return ndd.slice(inpt, (-top, -left), (in_h + top + bottom, in_w + left + right),
                      out_of_bounds_policy=PADDING_CLASS[padding_mode].border_type, fill_values=fill,
@@ -59,9 +59,9 @@ def pad(inpt: Any, padding: List[int], fill: Any = 0,
         axes = (-2, -1)
     else:
         raise TypeError(f"pad does not take {type(inpt).__name__}")
-    _ValidatePaddingMode.verify(padding_mode=padding_mode)
-    _ValidateIfNonNegative.verify(values=padding, name="padding")
-    return _pad(inpt, padding=padding, fill=fill, axes=axes, padding_mode=padding_mode, device=device)
+    ValidatePaddingMode.verify(padding_mode=padding_mode)
+    ValidateIfNonNegative.verify(values=padding, name="padding")
+    return pad_image(inpt, padding=padding, fill=fill, axes=axes, padding_mode=padding_mode, device=device)
 
 
 @adjust_input

@@ -1,2 +1,2 @@
-"""`pad,_pad`, defined in functional/geometry.py (kept importable under DALI's module name)."""
-from .geometry import pad,_pad  # noqa: F401
+"""`pad` and `_pad` (DALI's names), defined in functional/geometry.py (kept importable under DALI's module name)."""
+from .geometry import pad, pad_image as _pad  # noqa: F401
