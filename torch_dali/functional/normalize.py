@@ -4,8 +4,10 @@ out = (in - mean) * (1 / std) * scale + shift, computed in float32 in exactly th
 multiplies by the float32 reciprocal of std: with scale 1 and shift 0 this is its output bit for bit,
 see tests/test_ref_ops.py), then converted to `dtype` (integers: round half away from zero,
 saturate). Pixels outside the image (out_of_bounds_policy="pad") take `fill_values`
-as they are, after normalization, as in DALI. `pad_output` adds channels up to the next power
-of two, filled with fill_values[c] when one value per padded channel is given, else 0.
+as they are, after normalization, converted to `dtype` as C's static_cast does (DALI 2.4: 2.7 ->
+2, 300 -> 44 as uint8; `regions.c_cast`). `pad_output` adds channels up to the next power of two,
+holding `pad_values` (one per added channel; by default fill_values[c] when one value per output
+channel is given, else 0), converted the same way.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Sequence
 import torch
 
 from .crop import convert
+from .regions import c_cast
 
 
 def padded_channels(c: int) -> int:
@@ -40,7 +43,8 @@ def crop_mirror_normalize_batch(images: torch.Tensor, anchors: torch.Tensor, cro
                                 scale: float = 1.0, shift: float = 0.0,
                                 dtype: torch.dtype = torch.float32, layout: str = "CHW",
                                 pad_output: bool = False,
-                                fill_values: Sequence[float] | None = None) -> torch.Tensor:
+                                fill_values: Sequence[float] | None = None,
+                                pad_values: Sequence[float] | None = None) -> torch.Tensor:
     """Dense batch version: images (N, H, W, C); anchors (N, 2) int (y, x) of each crop window,
     which may reach outside the image (filled); mirror (N,) bool or None. Returns (N, C', h, w)
     for layout "CHW" or (N, h, w, C') for "HWC"."""
@@ -59,7 +63,7 @@ def crop_mirror_normalize_batch(images: torch.Tensor, anchors: torch.Tensor, cro
     ok = None
     if not (bool(row_ok.all()) and bool(col_ok.all())):
         ok = (row_ok[:, :, None] & col_ok[:, None, :])[..., None]
-    return _finish(x, ok, mean, std, scale, shift, dtype, layout, pad_output, fill_values)
+    return _finish(x, ok, mean, std, scale, shift, dtype, layout, pad_output, fill_values, pad_values)
 
 
 def crop_mirror_normalize_flat(items: torch.Tensor, first: Sequence[int], widths: Sequence[int],
@@ -67,7 +71,8 @@ def crop_mirror_normalize_flat(items: torch.Tensor, first: Sequence[int], widths
                                mean: torch.Tensor, std: torch.Tensor, scale: float = 1.0, shift: float = 0.0,
                                dtype: torch.dtype = torch.float32, layout: str = "CHW",
                                pad_output: bool = False,
-                               fill_values: Sequence[float] | None = None) -> torch.Tensor:
+                               fill_values: Sequence[float] | None = None,
+                               pad_values: Sequence[float] | None = None) -> torch.Tensor:
     """`crop_mirror_normalize_batch` for HWC images of different sizes held flat
     (`functional.ragged`): image i's pixel (y, x) is row first[i] + y * widths[i] + x of items
     (rows, C); every window (anchors (N, 2) (y, x), size `crop`) lies inside its image."""
@@ -81,12 +86,12 @@ def crop_mirror_normalize_flat(items: torch.Tensor, first: Sequence[int], widths
     geo = torch.tensor([list(first), list(widths)], dtype=torch.int64).to(dev, non_blocking=True)
     idx = geo[0][:, None, None] + rows[:, :, None] * geo[1][:, None, None] + cols[:, None, :]
     x = items.index_select(0, idx.reshape(-1)).reshape(n, h, w, -1)
-    return _finish(x, None, mean, std, scale, shift, dtype, layout, pad_output, fill_values)
+    return _finish(x, None, mean, std, scale, shift, dtype, layout, pad_output, fill_values, pad_values)
 
 
 def _finish(x: torch.Tensor, ok: torch.Tensor | None, mean: torch.Tensor, std: torch.Tensor,
             scale: float, shift: float, dtype: torch.dtype, layout: str, pad_output: bool,
-            fill_values: Sequence[float] | None) -> torch.Tensor:
+            fill_values: Sequence[float] | None, pad_values: Sequence[float] | None = None) -> torch.Tensor:
     """Normalizes gathered pixels x (N, h, w, C), fills where `ok` is False, pads, permutes."""
     n, h, w, c = x.shape
     dev = x.device
@@ -95,19 +100,20 @@ def _finish(x: torch.Tensor, ok: torch.Tensor | None, mean: torch.Tensor, std: t
         y = y * scale
     if shift != 0.0:
         y = y + shift
+    y = convert(y, dtype)
     c_out = padded_channels(c) if pad_output else c
     fills = list(fill_values) if fill_values else [0.0]
     if ok is not None:
-        fill = per_channel(fills[:c] if len(fills) == c_out and c_out != c else fills, c,
-                           "fill_values", dev)
-        y = torch.where(ok, y, fill)
+        vals = per_channel(fills[:c] if len(fills) == c_out and c_out != c else fills, c, "fill_values", dev)
+        y = torch.where(ok, y, c_cast(vals.tolist(), dtype, dev))
     if c_out != c:
-        extra = [fills[k] if len(fills) == c_out else 0.0 for k in range(c, c_out)]
-        pad = torch.tensor(extra, dtype=torch.float32, device=dev).expand(n, h, w, c_out - c)
+        extra = list(pad_values) if pad_values is not None else \
+            [fills[k] if len(fills) == c_out else 0.0 for k in range(c, c_out)]
+        pad = c_cast(extra, dtype, dev).expand(n, h, w, c_out - c)
         y = torch.cat([y, pad], dim=3)
     if layout == "CHW":
         y = y.permute(0, 3, 1, 2)
-    return convert(y, dtype).contiguous()
+    return y.contiguous()
 
 
 def _normalize_into(pix: torch.Tensor, mean: torch.Tensor, std: torch.Tensor, scale: float,
@@ -139,7 +145,8 @@ def crop_mirror_normalize(image: torch.Tensor, window: tuple[int, int, int, int]
                           dtype: torch.dtype = torch.float32, layout: str = "CHW",
                           pad_output: bool = False,
                           fill_values: Sequence[float] | None = None,
-                          out: torch.Tensor | None = None) -> torch.Tensor:
+                          out: torch.Tensor | None = None,
+                          pad_values: Sequence[float] | None = None) -> torch.Tensor:
     """One HWC (or HW) image; window = (y, x, h, w). See `crop_mirror_normalize_batch`.
     `out`, when it has the result's shape and type, receives the result (no allocation)."""
     hwc = image.unsqueeze(-1) if image.dim() == 2 else image
@@ -151,9 +158,9 @@ def crop_mirror_normalize(image: torch.Tensor, window: tuple[int, int, int, int]
         if dtype == torch.float32 and not pad_output:
             return _normalize_into(pix, mean, std, scale, shift, layout, out)
         return _finish(pix.unsqueeze(0), None, mean, std, scale, shift, dtype, layout, pad_output,
-                       fill_values)[0]
+                       fill_values, pad_values)[0]
     anchors = torch.tensor([[y, x]], dtype=torch.int64)
     out = crop_mirror_normalize_batch(
         hwc.unsqueeze(0), anchors, (h, w), torch.tensor([bool(mirror)]), mean, std, scale, shift,
-        dtype, layout, pad_output, fill_values)
+        dtype, layout, pad_output, fill_values, pad_values)
     return out[0]

@@ -353,13 +353,14 @@ class Crop(ImageOp):
             return None
         return BS.crop_windows(in_hw, ch, cw, pos[0], pos[1], self.args["rounding"])
 
-    def crop_depth(self, x: torch.Tensor, lay: str, args: dict[str, Any]) -> torch.Tensor:
-        """The depth window of a volume (see layouts.crop_depth)."""
+    def crop_depth(self, x: torch.Tensor, lay: str, args: dict[str, Any],
+                   fill: list[float] | None = None) -> torch.Tensor:
+        """The depth window of a volume (see layouts.crop_depth); `fill` replaces fill_values."""
         crop = self.get(args, "crop")
         size = list(crop)[0] if isinstance(crop, (list, tuple)) and len(crop) == 3 else self.get(args, "crop_d")
         try:
             return L.crop_depth(x, lay, size, float(self.get(args, "crop_pos_z")), self.args["rounding"],
-                                self.policy, self.fill_values)
+                                self.policy, self.fill_values if fill is None else fill)
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
 

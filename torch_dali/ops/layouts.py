@@ -142,8 +142,9 @@ def crop_axis(x: torch.Tensor, axis: int, start: int, size: int, fill: Sequence[
     return out
 
 
-def pad_channels(y: torch.Tensor, layout: str) -> torch.Tensor:
-    """Zero channels appended up to the next power of two (crop_mirror_normalize's pad_output)."""
+def pad_channels(y: torch.Tensor, layout: str, values: torch.Tensor | None = None) -> torch.Tensor:
+    """Channels appended up to the next power of two (crop_mirror_normalize's pad_output): zeros,
+    or `values` (one per added channel, in y's type)."""
     c = layout.index("C")
     n = int(y.shape[c])
     target = 1 << max(0, (n - 1).bit_length())
@@ -151,7 +152,11 @@ def pad_channels(y: torch.Tensor, layout: str) -> torch.Tensor:
         return y
     shape = list(y.shape)
     shape[c] = target - n
-    return torch.cat([y, torch.zeros(shape, dtype=y.dtype, device=y.device)], dim=c)
+    view = [1] * len(shape)
+    view[c] = target - n
+    extra = torch.zeros(shape, dtype=y.dtype, device=y.device) if values is None else \
+        values.to(y.device, y.dtype).reshape(view).expand(shape)
+    return torch.cat([y, extra], dim=c)
 
 
 def crop_depth(x: torch.Tensor, layout: str, size: float | None, pos: float, rounding: str, policy: str,

@@ -12,7 +12,8 @@ from .. import types
 from ..errors import ArgumentError
 from ..functional import ragged as R
 from ..functional.normalize import (crop_mirror_normalize, crop_mirror_normalize_batch, crop_mirror_normalize_flat,
-                                    per_channel)
+                                    padded_channels, per_channel)
+from ..functional.regions import c_cast, channel_fill
 from ..functional.ragged import Flat
 from ..tensor_list import TensorList
 from . import batching
@@ -45,28 +46,52 @@ class CropMirrorNormalize(Crop):
 
     def _other_layout(self, ctx: SampleContext, img: torch.Tensor, lay: str, args: dict[str, Any]) -> torch.Tensor:
         """A layout other than HWC: depth cut first, then the (H, W, K) view normalized as HWC, then
-        padded and put in the output layout (a permutation of the input's, as in DALI)."""
+        padded and put in the output layout (a permutation of the input's, as in DALI). Depth
+        slices outside the volume take the fill values in the output type, as pixels outside the
+        image do (not normalized: DALI fills after normalizing)."""
         if sorted(self.layout) != sorted(lay):
             raise ArgumentError(f'{self.name}: output_layout "{self.layout}" is not a permutation of the input '
                                 f'layout "{lay}"')
-        canon = L.Canonical(self.crop_depth(img, lay, args), lay)
+        c_axis = lay.find("C")
+        c = int(img.shape[c_axis]) if c_axis >= 0 else 1
+        oob, pad = self._fills(c)
+        cut = self.crop_depth(img, lay, args, fill=[0.0])
+        inside = None
+        if cut is not img:  # which depth slices come from the volume: the same cut of a ones vector
+            ones = torch.ones([int(n) if a in "DF" else 1 for a, n in zip(lay, img.shape)], device=img.device)
+            inside = self.crop_depth(ones, lay, args, fill=[0.0]) != 0
+        canon = L.Canonical(cut, lay)
         k = int(canon.hwk.shape[2])
         try:
             mean = per_channel(canon.per_k(_as_list(self.get(args, "mean"))), k, "mean", img.device)
             std = per_channel(canon.per_k(_as_list(self.get(args, "std"))), k, "std", img.device)
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
-        common = {**self._common(), "layout": "HWC", "pad_output": False,
-                  "fill_values": canon.per_k(self.fill_values)}
+        common = {**self._common(c), "layout": "HWC", "pad_output": False, "fill_values": canon.per_k(oob),
+                  "pad_values": None}
         try:
             y = crop_mirror_normalize(canon.hwk, self.window(canon.hwk, args), bool(self.get(args, "mirror")),
                                       mean, std, **common)
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
         y = canon.back(y)
-        if self.args["pad_output"] and "C" in lay:
-            y = L.pad_channels(y, lay)
+        if inside is not None and not bool(inside.all()):
+            fill = channel_fill(c_cast(oob, y.dtype, y.device), y.dim(), c_axis)
+            y = torch.where(inside, y, fill)
+        if self.args["pad_output"] and c_axis >= 0:
+            y = L.pad_channels(y, lay, None if pad is None else c_cast(pad, y.dtype, y.device))
         return y.permute([lay.index(a) for a in self.layout]).contiguous()
+
+    def _fills(self, c: int) -> tuple[list[float], list[float] | None]:
+        """(values of pixels outside the input, values of pad_output's added channels) for `c`
+        input channels. As DALI 2.4: the added channels hold the fill values (one value for all,
+        or one per output channel) only under out_of_bounds_policy="pad", zeros otherwise."""
+        f = self.fill_values
+        c_out = padded_channels(c) if self.args["pad_output"] else c
+        oob = f[:c] if len(f) == c_out != c else f
+        if self.policy != "pad" or c_out == c or len(f) not in (1, c_out):
+            return oob, [0.0] * (c_out - c)
+        return oob, f * (c_out - c) if len(f) == 1 else f[c:]
 
     def stats(self, args: dict[str, Any], channels: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
         if "mean" not in args and "std" not in args and channels in self._const_stats:
@@ -81,10 +106,11 @@ class CropMirrorNormalize(Crop):
             self._const_stats[channels] = (mean, std)
         return mean, std
 
-    def _common(self) -> dict[str, Any]:
+    def _common(self, channels: int) -> dict[str, Any]:
+        oob, pad = self._fills(channels)
         return dict(scale=float(self.args["scale"]), shift=float(self.args["shift"]), dtype=self.dtype,
                     layout=self.layout, pad_output=bool(self.args["pad_output"]),
-                    fill_values=self.fill_values)
+                    fill_values=oob, pad_values=pad)
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         img = inputs[0]
@@ -95,7 +121,7 @@ class CropMirrorNormalize(Crop):
         mean, std = self.stats(args, channels, img.device)
         try:
             return crop_mirror_normalize(img, self.window(img, args), bool(self.get(args, "mirror")),
-                                         mean, std, **self._common(), out=ctx.out)
+                                         mean, std, **self._common(channels), out=ctx.out)
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
 
@@ -123,7 +149,7 @@ class CropMirrorNormalize(Crop):
         out = crop_mirror_normalize_batch(imgs, torch.from_numpy(np.ascontiguousarray(wins[:, :2])),
                                           (int(wins[0, 2]), int(wins[0, 3])),
                                           torch.tensor([bool(m) for m in self.mirror_flags(args, len(tl))]),
-                                          mean, std, **self._common())
+                                          mean, std, **self._common(int(imgs.shape[3])))
         return [TensorList(out, self.layout)]
 
 
@@ -145,7 +171,7 @@ class CropMirrorNormalize(Crop):
                                          torch.from_numpy(np.ascontiguousarray(wins[:, :2])),
                                          (int(wins[0, 2]), int(wins[0, 3])),
                                          torch.tensor([bool(m) for m in self.mirror_flags(args, len(s))]),
-                                         mean, std, **self._common())
+                                         mean, std, **self._common(int(s[0].shape[2])))
         return TensorList(out, self.layout)
 
 
@@ -174,6 +200,7 @@ register(OpSchema(
         Arg("output_layout", "layout", "CHW", "the output layout: a permutation of the input's (CHW, HWC, "
             "FCHW...)", check=lambda v: None if set(v) <= set("FDHWC") and len(set(v)) == len(v) else
             "distinct axes among F, D, H, W, C"),
-        Arg("pad_output", "bool", False, "pad channels with zeros to the next power of two"),
+        Arg("pad_output", "bool", False, "pad channels to the next power of two: zeros, or the fill values "
+            "under out_of_bounds_policy=\"pad\""),
     ),
 ))
