@@ -200,6 +200,13 @@ def result_type(op: str, dts: list[torch.dtype]) -> torch.dtype:
 def _int_div(a: torch.Tensor, b: torch.Tensor, mode: str) -> torch.Tensor:
     if bool((b == 0).any()):
         raise ArgumentError("arithmetic: integer division by zero")
+    minus_one = b == -1
+    if bool(minus_one.any()) and a.is_signed():
+        # the type's minimum divided by -1 overflows: the CPU traps (SIGFPE ends the process, in DALI
+        # too); x // -1 is -x (the minimum wraps to itself, as two's complement negation does), x % -1 is 0
+        safe = torch.where(minus_one, torch.ones_like(b), b)
+        q = torch.div(a, safe, rounding_mode="trunc") if mode == "div" else torch.fmod(a, safe)
+        return torch.where(minus_one, torch.neg(a) if mode == "div" else torch.zeros_like(a), q)
     return torch.div(a, b, rounding_mode="trunc") if mode == "div" else torch.fmod(a, b)
 
 
