@@ -51,6 +51,17 @@ def test_input_gives_the_shape():
     assert z.at(0).shape == (3, 4)
 
 
+def test_draws_shaped_like_a_laid_out_input_have_no_layout():
+    # DALI 2.4: uniform/normal/coin_flip shaped like an HWC batch give layout "" (its shape only)
+    img = np.zeros((4, 5, 3), np.uint8)
+    outs = run(lambda: (lambda x: (x, fn.random.uniform(x), fn.random.uniform(x, values=[1, 2.5]),
+                                   fn.random.normal(x), fn.random.coin_flip(x)))(
+        fn.external_source(source=lambda: [img] * 2, layout="HWC")), batch_size=2)
+    assert outs[0].layout() == "HWC"
+    for tl in outs[1:]:
+        assert tl.layout() == "" and tl.at(0).shape == (4, 5, 3)
+
+
 def test_uniform_distribution():
     a, = run(lambda: (fn.random.uniform(range=(2.0, 5.0), shape=(500,)),), batch_size=4)
     v = values(a).ravel()

@@ -41,6 +41,9 @@ class _RandomOp(Operator):
     def get(self, args: dict[str, Any], name: str) -> Any:
         return args[name] if name in args else self.args[name]
 
+    def output_layout(self, index: int) -> str:
+        return ""  # DALI 2.4's draws have no layout, even shaped like an input that has one
+
     def scalar(self, args: dict[str, Any], name: str) -> float:
         return float(scalar_arg(self.name, name, self.get(args, name)))
 
