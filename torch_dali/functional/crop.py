@@ -14,6 +14,7 @@ from typing import Sequence
 import torch
 
 from . import ragged as R
+from .half import to_half
 
 Window = tuple[int, int, int, int]  # (y, x, h, w)
 POLICIES = ("error", "pad", "trim_to_shape")
@@ -30,9 +31,12 @@ def round_half_away(v: float) -> int:
 
 
 def convert(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """Type conversion as DALI does it: to integers rounds half away from zero and saturates."""
+    """Type conversion as DALI does it: to integers rounds half away from zero and saturates; to
+    float16 rounds halfway cases away from zero too (`half.to_half`)."""
     if x.dtype == dtype:
         return x
+    if dtype == torch.float16:
+        return to_half(x)  # halfway cases away from zero, as DALI's CPU conversion
     if dtype.is_floating_point or dtype == torch.bool or x.dtype == torch.bool:
         return x.to(dtype)
     info = torch.iinfo(dtype)

@@ -11,6 +11,7 @@ from typing import Sequence
 import torch
 
 from .crop import convert
+from .half import to_half
 
 SLICE_POLICIES = ("error", "pad", "constant", "edge", "clamp", "reflect", "reflect_1001",
                   "reflect_101", "wrap", "trim_to_shape")
@@ -42,6 +43,8 @@ def c_cast(values: Sequence[float], dtype: torch.dtype, device: torch.device | s
     with fill values): truncate toward zero, then keep the low bits (300 -> 44 for uint8, -1 -> 255);
     a value outside int32 becomes INT32_MIN first (the x86 "integer indefinite")."""
     t = torch.tensor([float(v) for v in values], dtype=torch.float64)
+    if dtype == torch.float16:
+        return to_half(t).to(device)  # through float32, halfway cases away from zero (DALI's CPU)
     if dtype.is_floating_point:
         return t.to(dtype).to(device)
     if dtype == torch.bool:

@@ -25,6 +25,7 @@ from typing import Any, Callable
 import torch
 
 from ..errors import ArgumentError, ArgumentTypeError
+from ..functional.half import to_half
 
 _UNSIGNED = {torch.uint8: 1, torch.uint16: 2, torch.uint32: 4, torch.uint64: 8}
 _SIGNED = {torch.int8: 1, torch.int16: 2, torch.int32: 4, torch.int64: 8}
@@ -304,12 +305,14 @@ def constant_tensor(value: Any, dtype: torch.dtype, device: torch.device) -> tor
 def cast_sat(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """DALI's conversion (`fn.cast`): to an integer type rounds half away from zero, saturates at
     the type's limits (uint64 ones included) and gives 0 for NaN; to BOOL is `!= 0` after that
-    rounding (a float below 0.5 in magnitude is False, NaN True); to a float type is plain (a
-    value too large for FLOAT16 becomes inf)."""
+    rounding (a float below 0.5 in magnitude is False, NaN True); to FLOAT16 halfway cases go
+    away from zero (`functional.half`; a value too large becomes inf); to other float types plain."""
     if x.dtype == dtype:
         return x
     if dtype == torch.bool:
         return ~(x.abs() < 0.5) if x.dtype.is_floating_point else x != 0
+    if dtype == torch.float16 and x.dtype != torch.bool:
+        return to_half(x)
     if dtype.is_floating_point or x.dtype == torch.bool:
         return x.to(dtype)
     info = torch.iinfo(dtype)
