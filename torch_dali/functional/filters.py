@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from .crop import convert
+from .half import to_half
 
 BORDERS = ("reflect_101", "reflect_1001", "wrap", "clamp", "constant")
 
@@ -238,6 +239,27 @@ def gaussian_blur(x: torch.Tensor, axes: Sequence[int], sigmas: Sequence[float],
     """Blurs `x` (work type) along `axes`; `sigmas`/`sizes` are final (one per axis); `pads` and
     `lengths`: see `separable`."""
     return separable(x, axes, [gaussian_window(s, d) for s, d in zip(sigmas, sizes)], pads, lengths)
+
+
+def gaussian_blur_half(x: torch.Tensor, axes: Sequence[int], sigmas: Sequence[float],
+                       sizes: Sequence[int]) -> torch.Tensor:
+    """`gaussian_blur` of float16 data (`x`: its float32 values) as DALI 2.4's CPU computes it
+    (measured, bit for bit): each tap's product is rounded to float16 (`half.to_half`), the taps
+    are summed in float32 in window order, and the result of every pass but the last is rounded
+    to float16 again; the caller converts the last pass's float32 sums."""
+    order = sorted(range(len(axes)), key=lambda i: -axes[i])
+    for k, i in enumerate(order):
+        w = gaussian_window(sigmas[i], sizes[i]).to(x.device, torch.float32)
+        if w.numel() > 1:
+            n, r = int(x.shape[axes[i]]), int(w.numel()) // 2
+            xp = pad_axis(x, axes[i], r, r, "reflect_101")
+            out = to_half(xp.narrow(axes[i], 0, n) * w[0]).float()
+            for j in range(1, int(w.numel())):
+                out.add_(to_half(xp.narrow(axes[i], j, n) * w[j]).float())
+            x = out
+        if k < len(order) - 1:
+            x = to_half(x).float()
+    return x
 
 
 def laplacian(x: torch.Tensor, axes: Sequence[int], sizes: Sequence[Sequence[int]],

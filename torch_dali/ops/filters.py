@@ -183,8 +183,17 @@ class GaussianBlur(_Convolution):
         axes = spatial_axes(layout, x.dim() - 1)
         out_t = self.out_type(x)
         sigmas, sizes = self.windows(args, len(axes), sample)
-        y = _dispatch.call(K.gaussian_blur, x.to(K.work_dtype(x.dtype)), [a + 1 for a in axes], sigmas, sizes)
+        if x.dtype == torch.float16 and x.device.type == "cpu":  # DALI's float16 products and passes
+            y = K.gaussian_blur_half(x.float(), [a + 1 for a in axes], sigmas, sizes)
+        else:
+            y = _dispatch.call(K.gaussian_blur, x.to(K.work_dtype(x.dtype)), [a + 1 for a in axes], sigmas, sizes)
         return _dispatch.call(convert, y, out_t)
+
+    def run_ragged(self, samples: list[torch.Tensor], layout: str, args: dict[str, list[Any]], seed: int,
+                   iteration: int) -> list[torch.Tensor] | None:
+        if samples and samples[0].dtype == torch.float16:
+            return None  # sample by sample through `apply` (the float16 arithmetic)
+        return super().run_ragged(samples, layout, args, seed, iteration)
 
     def work(self, args: Args, naxes: int, sample: int | None) -> tuple[Any, list[int]]:
         sigmas, sizes = self.windows(args, naxes, sample)
