@@ -241,25 +241,52 @@ def gaussian_blur(x: torch.Tensor, axes: Sequence[int], sigmas: Sequence[float],
     return separable(x, axes, [gaussian_window(s, d) for s, d in zip(sigmas, sizes)], pads, lengths)
 
 
+def _pass_half(x: torch.Tensor, axis: int, w: torch.Tensor) -> torch.Tensor:
+    """One correlation pass of DALI 2.4's CPU float16 convolutions (reflect_101): each tap's
+    product rounded to float16 (`half.to_half`), the taps summed in float32 in window order."""
+    w = w.to(x.device, torch.float32)
+    if w.numel() == 1:
+        return x
+    n, r = int(x.shape[axis]), int(w.numel()) // 2
+    xp = pad_axis(x, axis, r, r, "reflect_101")
+    out = to_half(xp.narrow(axis, 0, n) * w[0]).float()
+    for j in range(1, int(w.numel())):
+        out.add_(to_half(xp.narrow(axis, j, n) * w[j]).float())
+    return out
+
+
+def _separable_half(x: torch.Tensor, axes: Sequence[int], windows: Sequence[torch.Tensor]) -> torch.Tensor:
+    """`separable` with `_pass_half`; every pass's result but the last is rounded to float16."""
+    order = sorted(range(len(axes)), key=lambda i: -axes[i])
+    for k, i in enumerate(order):
+        x = _pass_half(x, axes[i], windows[i])
+        if k < len(order) - 1 and windows[i].numel() > 1:
+            x = to_half(x).float()
+    return x
+
+
 def gaussian_blur_half(x: torch.Tensor, axes: Sequence[int], sigmas: Sequence[float],
                        sizes: Sequence[int]) -> torch.Tensor:
     """`gaussian_blur` of float16 data (`x`: its float32 values) as DALI 2.4's CPU computes it
-    (measured, bit for bit): each tap's product is rounded to float16 (`half.to_half`), the taps
-    are summed in float32 in window order, and the result of every pass but the last is rounded
-    to float16 again; the caller converts the last pass's float32 sums."""
-    order = sorted(range(len(axes)), key=lambda i: -axes[i])
-    for k, i in enumerate(order):
-        w = gaussian_window(sigmas[i], sizes[i]).to(x.device, torch.float32)
-        if w.numel() > 1:
-            n, r = int(x.shape[axes[i]]), int(w.numel()) // 2
-            xp = pad_axis(x, axes[i], r, r, "reflect_101")
-            out = to_half(xp.narrow(axes[i], 0, n) * w[0]).float()
-            for j in range(1, int(w.numel())):
-                out.add_(to_half(xp.narrow(axes[i], j, n) * w[j]).float())
-            x = out
-        if k < len(order) - 1:
-            x = to_half(x).float()
-    return x
+    (measured, bit for bit): `_separable_half`; the caller converts the last pass's float32 sums."""
+    return _separable_half(x, axes, [gaussian_window(s, d) for s, d in zip(sigmas, sizes)])
+
+
+def laplacian_half(x: torch.Tensor, axes: Sequence[int], sizes: Sequence[Sequence[int]],
+                   scales: Sequence[float]) -> torch.Tensor:
+    """`laplacian` of float16 data (`x`: its float32 values) as DALI 2.4's CPU computes it
+    (measured, bit for bit, float16 and float32 outputs): each partial derivative through
+    `_separable_half`, times its scale in float32, and the running sum of the partials rounded to
+    float16 after each one is added."""
+    acc: torch.Tensor | None = None
+    for i, (row, sc) in enumerate(zip(sizes, scales)):
+        wins = [torch.tensor(derivative_window(d) if i == j else smoothing_window(d), dtype=torch.float64)
+                .to(torch.float32) for j, d in enumerate(row)]
+        term = _separable_half(x, axes, wins) * torch.tensor(sc, dtype=torch.float32)
+        acc = to_half(term if acc is None else acc + term).float()
+    if acc is None:
+        raise ValueError("filter: no spatial axis to filter")
+    return acc
 
 
 def laplacian(x: torch.Tensor, axes: Sequence[int], sizes: Sequence[Sequence[int]],

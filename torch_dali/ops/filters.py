@@ -237,8 +237,17 @@ class Laplacian(_Convolution):
         axes = spatial_axes(layout, x.dim() - 1)
         out_t = self.out_type(x)
         sizes, scales = self.windows(args, len(axes), sample)
-        y = _dispatch.call(K.laplacian, x.to(K.work_dtype(x.dtype)), [a + 1 for a in axes], sizes, scales)
+        if x.dtype == torch.float16 and x.device.type == "cpu":  # DALI's float16 products and sums
+            y = K.laplacian_half(x.float(), [a + 1 for a in axes], sizes, scales)
+        else:
+            y = _dispatch.call(K.laplacian, x.to(K.work_dtype(x.dtype)), [a + 1 for a in axes], sizes, scales)
         return _dispatch.call(convert, y, out_t)
+
+    def run_ragged(self, samples: list[torch.Tensor], layout: str, args: dict[str, list[Any]], seed: int,
+                   iteration: int) -> list[torch.Tensor] | None:
+        if samples and samples[0].dtype == torch.float16:
+            return None  # sample by sample through `apply` (the float16 arithmetic)
+        return super().run_ragged(samples, layout, args, seed, iteration)
 
     def windows(self, args: Args, naxes: int, sample: int | None) -> tuple[list[list[int]], list[float]]:
         """The window sizes of each partial derivative and their scales."""
