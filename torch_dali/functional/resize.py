@@ -12,8 +12,9 @@ a=-0.5 over [-2, 2], Lanczos-3), read with linear interpolation, in float32 in D
 - nn picks source index floor(origin + (i + 0.5) * in / out), computed in float32 (row positions
   as DALI steps them, by repeated addition; at scale 1 a run of columns from floor(origin + 0.5)).
 - Integer outputs saturate and round half to even, or half away from zero when the last pass is
-  nearest-neighbour, as DALI's CPU resize does; uint8 rows end as DALI stores them, the last
-  row % 16 values rounded half away from zero (`_to_output`).
+  nearest-neighbour, as DALI's CPU resize does; uint8 values that DALI stores one by one round
+  half away from zero: the last row % 16 values of a row after a last pass down the columns, the
+  columns outside `_vector_cols` after one along the rows (`_to_output`).
 - A source window (`roi` = (y, x, h, w), or `window` = float (start, end) per axis, as planned by
   `resize_plan` from roi_start / roi_end / subpixel_scale) is resampled as DALI resamples its
   region of interest: output i of an axis is centred on start + (i + 0.5) * (end - start) / out,
@@ -224,6 +225,28 @@ def _weights(kind: str, n_in: int, n_out: int, antialias: bool, origin: float, s
     return idx, w
 
 
+def _vector_cols(kind: str, n_out: int, antialias: bool, axis: "Axis", shift: int, width: int) -> tuple[int, int]:
+    """The output columns [c0, c1) that DALI's CPU resize rounds half to even when its last pass
+    runs along the rows (horizontal): that pass computes the columns whose taps all lie inside its
+    input (`width` pixels from `shift`) 16 pixels at a time, from the first such column, and every
+    other column one by one, rounding an exact x.5 away from zero (measured on DALI 2.4's uint8
+    outputs, 1 to 5 channels)."""
+    F = np.float32
+    _, _, anchor, taps = _filter(kind, abs(axis.span), n_out, antialias)
+    o = F(F(axis.start) - F(shift))
+    scale = F(F(axis.span) / F(n_out))
+    start = F(o + F(F(F(F(0.5) * scale) - F(0.5)) - anchor))
+    first = np.ceil(np.arange(n_out, dtype=F) * scale + start)
+    inside_lo, inside_hi = first >= 0, first + taps <= width
+    if n_out > 1 and first[-1] < first[0]:  # read backwards: DALI scans from the other side
+        inside_lo, inside_hi = inside_hi, inside_lo
+    lo, hi = np.nonzero(inside_lo)[0], np.nonzero(inside_hi)[0]
+    if not len(lo) or not len(hi) or hi[-1] < lo[0]:
+        return 0, 0
+    c0 = int(lo[0])
+    return c0, c0 + (int(hi[-1]) + 1 - c0) // 16 * 16
+
+
 def _gather_sum(m: torch.Tensor, dim: int, idx: np.ndarray, w: np.ndarray) -> torch.Tensor:
     """out = sum_k w[k] * m.index_select(dim, idx[k]) for a 2-D matrix m (idx, w: (taps, n)),
     accumulated tap by tap in m's float type (DALI's order), in two preallocated buffers (a fresh
@@ -262,13 +285,15 @@ def _exact_copy(kind: str, n_in: int, n_out: int, origin: float, span: float) ->
             and kind in ("nn", "linear", "triangular", "cubic"))
 
 
-def _to_output(y: torch.Tensor, dtype: torch.dtype, half_even: bool, row_channels: int = 0) -> torch.Tensor:
+def _to_output(y: torch.Tensor, dtype: torch.dtype, half_even: bool, row_channels: int = 0,
+               cols: tuple[int, int] | None = None) -> torch.Tensor:
     """The result in the output type: integers saturate and round as DALI's last pass does, half
     to even after a filter, half away from zero after a nearest-neighbour pass. `row_channels`
     (uint8 (..., W, K) results): the values interleaved in one of DALI's memory rows (C for
     channel-last data, 1 for planar; 0: no rows rule). DALI's CPU kernel stores each row 16
     values at a time, rounding half to even, and the last row % 16 one by one, half away from
-    zero: an x.5 there goes up."""
+    zero: an x.5 there goes up. `cols` (uint8, DALI's last pass horizontal): the columns rounded
+    half to even (`_vector_cols`), every other one half away from zero; no row rule then."""
     if y.dtype == dtype:
         return y
     if dtype.is_floating_point or not y.dtype.is_floating_point:
@@ -279,7 +304,11 @@ def _to_output(y: torch.Tensor, dtype: torch.dtype, half_even: bool, row_channel
     r = torch.round(y)
     w, k = int(y.shape[-2]), int(y.shape[-1])
     row = w * row_channels
-    if dtype == torch.uint8 and row_channels and k % row_channels == 0 and row % 16:
+    if dtype == torch.uint8 and cols is not None:
+        xs = torch.arange(w, device=y.device).reshape(w, 1)
+        away = torch.sign(y) * torch.floor(y.abs() + 0.5)
+        r = torch.where((xs >= cols[0]) & (xs < cols[1]), r, away)
+    elif dtype == torch.uint8 and row_channels and k % row_channels == 0 and row % 16:
         ks = torch.arange(k, device=y.device)
         pos = torch.arange(w, device=y.device).reshape(w, 1) * row_channels + ks % row_channels
         r = torch.where(pos >= row - row % 16, torch.sign(y) * torch.floor(y.abs() + 0.5), r)
@@ -323,7 +352,9 @@ def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: 
     (lo_y, ext_y, taps_y), (lo_x, ext_x, taps_x) = (_reach(k, n, m, antialias, a) for _, k, n, m, a in axes)
     # DALI's pass order (its cost estimate); the second pass reads from its axis's region start
     vert, horz, area = ext_x * out_h, out_w * ext_y, out_h * out_w
-    vert_first = 3 * vert + vert * taps_y + area * taps_x < 3 * horz + horz * taps_x + area * taps_y
+    cost_v, cost_h = 3 * vert + vert * taps_y + area * taps_x, 3 * horz + horz * taps_x + area * taps_y
+    # equal costs: DALI 2.4 runs rows first when the height shrinks, else columns first (measured)
+    vert_first = cost_v < cost_h or (cost_v == cost_h and out_h < abs(ay.span))
     if not vert_first:
         axes.reverse()
     shifts = [0, lo_x if vert_first else lo_y]
@@ -346,7 +377,8 @@ def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: 
         for dim, (idx, w) in plans:
             y = _axis_pass(y, dim, idx, w)
     rc = int(y.shape[-1]) if row_channels is None else row_channels
-    out = _to_output(y, out_dtype, axes[-1][1] != "nn", rc).contiguous()
+    cols = _vector_cols(kinds[1], out_w, antialias, ax, lo_x, ext_x) if vert_first and kinds[1] != "nn" else None
+    out = _to_output(y, out_dtype, axes[-1][1] != "nn", rc, cols).contiguous()
     return out.squeeze(-1) if squeeze else out
 
 

@@ -1,8 +1,9 @@
 /* CPU resize of one HWC image (uint8, int16, uint16 or float32; or a window of it) to its own type
  * or float32 with DALI's filters (linear / triangular, cubic, Lanczos-3, Gaussian), bit for bit
  * what torch_dali/functional/resize.py computes for them: its `_filter`, `_reach`, `_weights`, pass
- * order, tap-by-tap float32 sums, half-even rounding (half up in the last row % 16 values of a
- * uint8 row, as DALI stores them). One call holds no Python lock (ctypes releases the GIL).
+ * order, tap-by-tap float32 sums, half-even rounding (uint8: half up where DALI rounds one value
+ * at a time: a row's last row % 16 values, or after a last pass along the rows the columns
+ * outside vector_cols). One call holds no Python lock (ctypes releases the GIL).
  * The same float32 operations in the same order; build with -ffp-contract=off (no fused
  * multiply-add) so nothing rounds differently. The only vectorised loops run across independent
  * outputs, never across a sum. The filter tables come from the caller (resize.py's, built with
@@ -332,6 +333,36 @@ static void to_u8_rows(const float* v, int64_t h, int64_t w, int ch, int row_ch,
       }
 }
 
+/* resize.py's _vector_cols: the output columns [c0, c1) DALI rounds half to even when its last
+ * pass runs along the rows: those whose taps all lie in the pass's input (`width` pixels from
+ * `shift`), 16 at a time from the first; the rest it rounds one by one, half away from zero. */
+static void vector_cols(const axis_t* a, int64_t shift, int64_t width, int64_t* c0, int64_t* c1) {
+  const float o = a->origin - (float)shift;
+  const float scale = a->span / (float)a->n_out;
+  const float start = o + (((0.5f * scale) - 0.5f) - a->anchor);
+  int64_t lo = -1, hi = -1;
+  for (int i = 0; i < a->n_out; ++i) {
+    const int64_t first = (int64_t)ceilf((float)i * scale + start);
+    if (lo < 0 && first >= 0) lo = i;
+    if (first + a->taps <= width) hi = i;
+  }
+  *c0 = *c1 = 0;
+  if (lo < 0 || hi < lo) return;
+  *c0 = lo;
+  *c1 = lo + (hi + 1 - lo) / 16 * 16;
+}
+
+/* float results (rows of w pixels of ch values) into uint8: half to even in columns [c0, c1),
+ * half away from zero elsewhere (vector_cols) */
+static void to_u8_cols(const float* v, int64_t h, int64_t w, int ch, int64_t c0, int64_t c1, uint8_t* out) {
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t x = 0; x < w; ++x)
+      for (int c = 0; c < ch; ++c) {
+        const int64_t at = (y * w + x) * ch + c;
+        out[at] = x >= c0 && x < c1 ? to_u8(v[at]) : to_u8_at(v[at], 1, 1);
+      }
+}
+
 /* float results into int16 / uint16: rounded half to even and saturated, as
  * torch.round(y).clamp_(lo, hi) (the bounds are integers: clamping first is the same) */
 static void to_16(const float* v, int64_t n, int type, void* out) {
@@ -394,7 +425,8 @@ int td_resize(const void* src, int in_type, int64_t in_h, int64_t in_w, int ch, 
   if (ay.copy && ax.copy) return 1;
   /* DALI's pass order (resize.py: its cost estimate) */
   const int64_t vert = ax.ext * out_h, horz = (int64_t)out_w * ay.ext, area = (int64_t)out_h * out_w;
-  const int vert_first = 3 * vert + vert * ay.taps + area * ax.taps < 3 * horz + horz * ax.taps + area * ay.taps;
+  const int64_t cost_v = 3 * vert + vert * ay.taps + area * ax.taps, cost_h = 3 * horz + horz * ax.taps + area * ay.taps;
+  const int vert_first = cost_v < cost_h || (cost_v == cost_h && (double)out_h < (double)sy);
   int64_t* iy = (int64_t*)malloc(sizeof(int64_t) * (size_t)out_h * (size_t)ay.taps);
   int64_t* ix = (int64_t*)malloc(sizeof(int64_t) * (size_t)out_w * (size_t)ax.taps);
   float* wy = (float*)malloc(sizeof(float) * (size_t)out_h * (size_t)ay.taps);
@@ -409,7 +441,8 @@ int td_resize(const void* src, int in_type, int64_t in_h, int64_t in_w, int ch, 
   /* int16 / uint16 results, and uint8 rows of other than ch values: the last pass into float,
    * converted at the end */
   const int64_t n_res = (int64_t)out_h * out_w * ch;
-  const int later = out_type == T_I16 || out_type == T_U16 || (out_type == T_U8 && row_ch != ch);
+  /* uint8 after a last pass along the rows (vert_first): rounded by columns at the end */
+  const int later = out_type == T_I16 || out_type == T_U16 || (out_type == T_U8 && (row_ch != ch || vert_first));
   res = later ? (float*)malloc(sizeof(float) * (size_t)n_res) : NULL;
   if (later && !res) goto done;
   float* outf = res ? res : (out_type == T_F32 ? (float*)out : NULL);
@@ -439,7 +472,11 @@ int td_resize(const void* src, int in_type, int64_t in_h, int64_t in_w, int ch, 
     for (int64_t k = 0; k < ny; ++k) iy[k] -= y0;
     if (rows_f32(mid, row_mid, 0, row_mid, out_h, ay.taps, iy, wy, outf, out8)) goto done;
   }
-  if (res && out_type == T_U8)
+  if (res && out_type == T_U8 && vert_first) {
+    int64_t c0, c1;
+    vector_cols(&ax, ax.lo, ax.ext, &c0, &c1);
+    to_u8_cols(res, out_h, out_w, ch, c0, c1, (uint8_t*)out);
+  } else if (res && out_type == T_U8)
     to_u8_rows(res, out_h, out_w, ch, row_ch, (uint8_t*)out);
   else if (res)
     to_16(res, n_res, out_type, out);
