@@ -4,6 +4,7 @@ the same kernels and pipelines as `fn.*`."""
 from __future__ import annotations
 
 import enum
+import numbers
 from typing import Any, Sequence
 
 from ... import eager
@@ -24,12 +25,15 @@ from ._stream import run_on
 
 # -- arithmetic ------------------------------------------------------------------------------------
 
-def _operand(x: Any) -> Tensor | Batch:
+def _operand(x: Any, gpu: Device | None) -> Tensor | Batch:
+    """A Tensor or Batch as is; anything else (a number, a list) as a Tensor on the device of the
+    expression's GPU operands if it has any and `x` is a number or a list (DALI's ndd: `gpu_tensor * 2`
+    stays on the GPU; a NumPy array stays on the CPU, and mixing devices is refused)."""
     if isinstance(x, (Tensor, Batch)):
         return x
     if isinstance(x, enum.Enum):
         raise TypeError(f"ndd: arithmetic on {x!r} is not supported")
-    return as_tensor(x)
+    return as_tensor(x, device=gpu if isinstance(x, (numbers.Real, list, tuple)) else None)
 
 
 def _device_name(d: Device) -> str:
@@ -37,7 +41,9 @@ def _device_name(d: Device) -> str:
 
 
 def _arith(op: str, *operands: Any) -> Tensor | Batch:
-    xs = [_operand(x) for x in operands]
+    gpu = next((x.device for x in operands if isinstance(x, (Tensor, Batch)) and x.device.device_type == "gpu"),
+               None)
+    xs = [_operand(x, gpu) for x in operands]
     devs = {x.device.device_type for x in xs}
     if len(devs) > 1:
         a, b = (_device_name(x.device) for x in xs[:2])
