@@ -64,3 +64,19 @@ def test_an_accepted_feed_still_runs():
     pipe.feed_input("x", np.arange(12, dtype=np.int32).reshape(3, 4))
     (out,) = pipe.run()
     assert [np.asarray(s).tolist() for s in out] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
+
+
+def test_feed_input_takes_pil_images():
+    """PIL images expose only `__array_interface__`; DALI 2.4's feed_input takes them as HWC uint8
+    samples (checked: same shapes, values and an empty layout as np.asarray of them)."""
+    from PIL import Image
+    arrays = [(np.arange(18) % 256).astype(np.uint8).reshape(2, 3, 3), np.arange(12, dtype=np.uint8).reshape(2, 2, 3)]
+    pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with pipe:
+        pipe.set_outputs(fn.external_source(name="x"))
+    pipe.build()
+    pipe.feed_input("x", [Image.fromarray(a) for a in arrays])
+    (out,) = pipe.run()
+    assert out.layout() == ""
+    for i, a in enumerate(arrays):
+        np.testing.assert_array_equal(np.asarray(out[i]), a)

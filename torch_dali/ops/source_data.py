@@ -59,7 +59,8 @@ def _to_tensor(x: Any, where: str) -> torch.Tensor:
         return torch.from_numpy(np.asarray(x))
     if hasattr(x, "__dlpack__") or is_capsule(x):  # CuPy, JAX, ...; a capsule is consumed here
         return torch.from_dlpack(x)
-    if hasattr(x, "__cuda_array_interface__") or hasattr(x, "__array__"):
+    # `__array_interface__` alone: PIL images (DALI takes them, through the buffer they expose)
+    if hasattr(x, "__cuda_array_interface__") or hasattr(x, "__array__") or hasattr(x, "__array_interface__"):
         return torch.as_tensor(x) if hasattr(x, "__cuda_array_interface__") else _to_tensor(np.asarray(x), where)
     raise DataError(f"{where}: cannot make a tensor out of {describe(x)}; give NumPy arrays, torch "
                     "tensors, CuPy arrays, bytes or numbers")
