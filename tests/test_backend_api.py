@@ -206,3 +206,13 @@ def test_check_dlpack_capsule_as_dali() -> None:
     for bad in (cap, torch.zeros(2).__dlpack__(max_version=(1, 0))):
         with pytest.raises(RuntimeError):
             backend.CheckDLPackCapsule(bad)
+
+
+def test_as_tensor_of_ragged_samples_is_a_runtime_error() -> None:
+    # DALI 2.4: TensorListCPU([(1,), (2,)]).as_tensor() raises RuntimeError (so does the proxy's
+    # produce_data for such an output); ours stays a ValueError too
+    tl = TensorListCPU([np.zeros(1, np.float32), np.zeros(2, np.float32)])
+    with pytest.raises(RuntimeError):
+        tl.as_tensor()
+    with pytest.raises(ValueError):
+        tl.as_tensor()

@@ -21,6 +21,11 @@ from .samples import TensorCPU, TensorGPU, copy_to, with_layout
 from .tensor_input import from_user, reinterpreted
 
 
+class NotDenseError(ArgumentError, RuntimeError):
+    """as_tensor() of samples of different shapes: a RuntimeError, as DALI 2.4's is (and a
+    ValueError, as torch_dali's argument errors are)."""
+
+
 class TensorList:
     """A batch held as torch tensors. `at(i)` gives NumPy on the CPU and a torch tensor on the GPU.
 
@@ -186,7 +191,7 @@ class TensorList:
         """The batch as one tensor with a leading batch dimension (samples must share a shape)."""
         if self._dense is None:
             if not self.is_dense_tensor():
-                raise ArgumentError(
+                raise NotDenseError(
                     "TensorList.as_tensor: samples have different shapes "
                     f"({sorted(set(self.shape()))[:3]}...); pad or crop them to one shape first")
             self._dense = torch.stack(self.samples) if self.samples else torch.empty(0)
