@@ -141,3 +141,11 @@ class DALIRaggedIterator(DALIGenericIterator):
 # DALI's `nvidia.dali.plugin.pytorch.torch_utils`: importable by that name (it reads feed_ndarray)
 from . import torch_utils  # noqa: E402
 sys.modules[f"{__name__}.torch_utils"] = torch_utils
+
+# DALI's `nvidia.dali.plugin.pytorch.experimental` (a subpackage there) and its `proxy`: both
+# importable by those names
+from . import pytorch_proxy as _proxy  # noqa: E402
+experimental = ModuleType(f"{__name__}.experimental", "DALI's experimental PyTorch plugin modules: proxy")
+experimental.proxy = _proxy  # type: ignore[attr-defined]
+sys.modules[experimental.__name__] = experimental
+sys.modules[f"{__name__}.experimental.proxy"] = _proxy
