@@ -313,3 +313,14 @@ def test_no_hang_at_exit(tmp_path, mode, expect):
     res = subprocess.run([sys.executable, str(script), mode], capture_output=True, text=True, timeout=120, env=env)
     assert res.returncode == 0, res.stderr[-2000:]
     assert expect in res.stdout and "done" in res.stdout, res.stdout + res.stderr[-2000:]
+
+
+def test_deserialized_pipeline():
+    """DALI 2.4 refuses a deserialized pipeline here; ours names its external sources from the graph
+    (conformance/on_purpose.md)."""
+    from torch_dali.pipeline import Pipeline
+    pipe = Pipeline.deserialize(square(batch_size=2, num_threads=1, device_id=None).serialize(), batch_size=2,
+                                num_threads=1, device_id=None)
+    with dali_proxy.DALIServer(pipe) as server:
+        refs = default_collate([server.proxy(np.full(2, v, np.float32)) for v in (2, 3)])
+        np.testing.assert_array_equal(server.produce_data(refs).numpy(), [[4, 4], [9, 9]])
