@@ -266,6 +266,33 @@ def test_an_epoch_left_early_leaves_no_stale_batch():
                 break
 
 
+class SlowBig(td.Dataset):
+    def __init__(self, proxy):
+        self.proxy = proxy
+
+    def __len__(self):
+        return 64
+
+    def __getitem__(self, i):
+        import time
+        time.sleep(0.05)
+        return self.proxy(np.full((512, 1024), i, np.uint8))
+
+
+def test_workers_do_not_wait_at_exit_for_a_stopped_server():
+    """Batches a worker sent after the server stopped fill the pipe; the worker must not wait at exit
+    to flush them (torch would kill it only after 5 s per worker: 10 s here before the fix)."""
+    import time
+    server = dali_proxy.DALIServer(square(batch_size=4, num_threads=1, device_id=None))
+    it = iter(dali_proxy.DataLoader(server, SlowBig(server.proxy), batch_size=4, num_workers=2))
+    next(it)
+    server.stop_thread()
+    time.sleep(2)  # the workers send their next batches meanwhile
+    start = time.monotonic()
+    del it
+    assert time.monotonic() - start < 4
+
+
 SCRIPT = """
 import os, sys, numpy as np
 from torch.utils import data as td

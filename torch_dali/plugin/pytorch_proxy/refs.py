@@ -139,6 +139,9 @@ class DALIProxy:
         if os.getpid() == self._home and self._local_queue is not None:
             self._local_queue.put(item)
         else:
+            # a worker exits (torch shuts it down) only once its batches were taken or are no longer
+            # wanted: never wait at exit to flush them into a pipe a stopped server no longer reads
+            self._worker_queue.cancel_join_thread()
             self._worker_queue.put(item)
         run.call_args = {}
         run.is_scheduled = True
