@@ -452,3 +452,16 @@ def test_enable_api_check_is_accepted_and_mixing_calls_is_allowed():
     assert int(pipe.outputs()[0].at(0)[0]) == 1
     pipe.enable_api_check(True)
     assert int(pipe.run()[0].at(0)[0]) == 2
+
+
+def test_private_shutdown_alias():
+    # DALI's tests call the private Pipeline._shutdown() (test_dali_proxy.py); it stops the pipeline
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)
+    def p():
+        images, _ = fn._test_images()
+        return images
+
+    pipe = p()
+    pipe.build()
+    pipe.run()
+    assert pipe._shutdown() is None and pipe._executor is None
