@@ -351,3 +351,44 @@ def test_deserialized_pipeline():
     with dali_proxy.DALIServer(pipe) as server:
         refs = default_collate([server.proxy(np.full(2, v, np.float32)) for v in (2, 3)])
         np.testing.assert_array_equal(server.produce_data(refs).numpy(), [[4, 4], [9, 9]])
+
+
+EARLY_BREAKS = """
+import numpy as np
+from torch.utils import data as td
+from torch_dali import fn, pipeline_def
+from torch_dali.plugin.pytorch.experimental import proxy as P
+
+@pipeline_def
+def ident():
+    return fn.external_source(name="a") * 1
+
+class DS(td.Dataset):
+    def __init__(self, proxy):
+        self.proxy = proxy
+    def __len__(self):
+        return 64
+    def __getitem__(self, i):
+        return i, self.proxy(np.array([i], np.int32))
+
+bad = 0
+for _ in range(8):
+    with P.DALIServer(ident(batch_size=1, num_threads=1, device_id=None)) as server:
+        loader = P.DataLoader(server, DS(server.proxy), batch_size=1, num_workers=4, shuffle=True)
+        for _ in range(4):
+            for labels, data in loader:
+                bad += labels.tolist() != data.ravel().tolist()
+                break
+print("done", bad, flush=True)
+"""
+
+
+def test_many_epochs_left_early_do_not_hang():
+    """8 servers x 4 epochs of 4 workers, each epoch left after its first batch: torch shuts the
+    workers down mid-flight each time. With one multiprocessing queue shared by the workers, a
+    worker gone while its feeder thread held the queue's lock left later batches stuck (this script
+    hung 3 runs of 3); with a connection per worker it ends, every batch with its own data."""
+    script = textwrap.dedent(EARLY_BREAKS)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, os.environ.get("PYTHONPATH", "")]))
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=150, env=env)
+    assert res.returncode == 0 and "done 0" in res.stdout, res.stdout + res.stderr[-2000:]

@@ -12,6 +12,8 @@ from typing import Any
 
 from torch.utils.data._utils.collate import default_collate_fn_map
 
+from .channel import send
+
 _token: tuple[int, str] | None = None
 
 
@@ -85,12 +87,12 @@ class DALIProxy:
     external sources; positionally too when there is one) and it returns references to the
     sample's outputs. Picklable, so spawned workers get it with the Dataset."""
 
-    def __init__(self, input_names: list[str], num_outputs: int, deterministic: bool, worker_queue: Any,
+    def __init__(self, input_names: list[str], num_outputs: int, deterministic: bool, inbox: tuple[str, bytes],
                  local_queue: Any) -> None:
         self._names = tuple(input_names)
         self._num_outputs = num_outputs
         self._deterministic = deterministic
-        self._worker_queue = worker_queue  # a multiprocessing queue: from worker processes
+        self._inbox = inbox  # the server's socket address and key: from worker processes (channel.py)
         self._local_queue = local_queue  # a plain queue: from the server's own process
         self._home = os.getpid()
         self._setup()
@@ -103,12 +105,12 @@ class DALIProxy:
         self._lock = threading.Lock()
 
     def __getstate__(self) -> dict:
-        keep = ("_names", "_num_outputs", "_deterministic", "_worker_queue", "_home")
+        keep = ("_names", "_num_outputs", "_deterministic", "_inbox", "_home")
         return {k: self.__dict__[k] for k in keep}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self._local_queue = None  # another process: it sends through the worker queue
+        self._local_queue = None  # another process: it sends through the server's socket
         self._setup()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -132,17 +134,14 @@ class DALIProxy:
 
     def _send(self, run: DALIPipelineRunRef) -> None:
         """Hands the run's inputs to the server: from its own process directly, from a worker
-        through the multiprocessing queue. The run keeps its id, not the data."""
+        through the server's socket. The run keeps its id, not the data."""
         if not run.call_args:
             raise RuntimeError(f"DALI proxy: batch {run.batch_id} has no inputs to send (sent already?)")
         item = (run.batch_id, run.call_args)
         if os.getpid() == self._home and self._local_queue is not None:
             self._local_queue.put(item)
         else:
-            # a worker exits (torch shuts it down) only once its batches were taken or are no longer
-            # wanted: never wait at exit to flush them into a pipe a stopped server no longer reads
-            self._worker_queue.cancel_join_thread()
-            self._worker_queue.put(item)
+            send(*self._inbox, item)
         run.call_args = {}
         run.is_scheduled = True
 

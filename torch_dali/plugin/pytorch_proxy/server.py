@@ -2,11 +2,11 @@
 (or the main process itself) put together with the proxy, and replaces the batch references the
 loader returns with the pipeline's outputs (`produce_data`).
 
-Two daemon threads, started and stopped together: a relay moves what workers send over the
-multiprocessing queue onto a local queue (which the main process feeds directly), and the runner
-feeds each batch to the pipeline's external sources, runs it and files the outputs (or the error)
-under the batch's id. Both wake every `_POLL` seconds to see whether they should stop, so
-stop_thread() returns promptly and a forgotten server never keeps the interpreter from exiting."""
+Daemon threads: the inbox (channel.py, for the server's whole life) moves what workers send onto a
+local queue, which the main process feeds directly; the runner (start_thread / stop_thread) feeds
+each batch to the pipeline's external sources, runs it and files the outputs (or the error) under
+the batch's id. Both wake every `_POLL` seconds to see whether they should stop, so stop_thread()
+returns promptly and a forgotten server never keeps the interpreter from exiting."""
 from __future__ import annotations
 
 import queue
@@ -14,10 +14,10 @@ import threading
 from typing import Any
 
 import torch
-import torch.multiprocessing as torch_mp
 
 from ...graph.pipeline import Pipeline
 from ...tensor_list import plain
+from .channel import Inbox
 from .refs import DALIOutputBatchRef, DALIPipelineRunRef, DALIProxy
 from .walk import replace_refs
 
@@ -47,24 +47,9 @@ class _Runner:
     forgotten server alive (its __del__ stops them)."""
 
     def __init__(self, server: "DALIServer") -> None:
-        self.pipe, self.names = server._pipe, server._names
-        self.worker_queue, self.local_queue = server._worker_queue, server._local_queue
+        self.pipe, self.names, self.local_queue = server._pipe, server._names, server._local_queue
         self.results, self.cond = server._results, server._cond  # the server's: outputs outlive a restart
         self.stop = threading.Event()
-        self.fatal: BaseException | None = None  # a relay failure: no batch id to file it under
-
-    def relay(self) -> None:
-        while not self.stop.is_set():
-            try:
-                item = self.worker_queue.get(timeout=_POLL)
-            except queue.Empty:
-                continue
-            except Exception as e:  # noqa: BLE001 - an unreadable item: every waiter must hear of it
-                with self.cond:
-                    self.fatal = e
-                    self.cond.notify_all()
-                return
-            self.local_queue.put(item)
 
     def run(self) -> None:
         while not self.stop.is_set():
@@ -100,8 +85,8 @@ class DALIServer:
 
     def __init__(self, pipeline: Pipeline, deterministic: bool = False) -> None:
         self._thread: threading.Thread | None = None
-        self._relay: threading.Thread | None = None
         self._runner: _Runner | None = None
+        self._inbox: Inbox | None = None
         if not isinstance(pipeline, Pipeline):
             raise TypeError(f"DALIServer: expected a Pipeline, got {type(pipeline).__name__}: {pipeline!r}")
         self._pipe = pipeline
@@ -111,9 +96,8 @@ class DALIServer:
                                "proxy could feed")
         self._num_outputs = len(pipeline.graph.outputs)
         self._deterministic = bool(deterministic)
-        # a spawn-context queue: its locks may be pickled for spawned workers, and forked ones inherit it
-        self._worker_queue = torch_mp.get_context("spawn").Queue()
         self._local_queue: queue.Queue = queue.Queue()
+        self._inbox = Inbox(self._local_queue)
         self._results: dict[tuple, tuple[Any, BaseException | None]] = {}
         self._cond = threading.Condition()
         self._proxy: DALIProxy | None = None
@@ -121,8 +105,8 @@ class DALIServer:
     @property
     def proxy(self) -> DALIProxy:
         if self._proxy is None:
-            self._proxy = DALIProxy(self._names, self._num_outputs, self._deterministic, self._worker_queue,
-                                    self._local_queue)
+            self._proxy = DALIProxy(self._names, self._num_outputs, self._deterministic,
+                                    (self._inbox.address, self._inbox.authkey), self._local_queue)
         return self._proxy
 
     # -- the threads -------------------------------------------------------------------------------
@@ -130,11 +114,9 @@ class DALIServer:
         if self._thread is not None:
             return
         runner = _Runner(self)
-        relay = threading.Thread(target=runner.relay, name="DALIServer-relay", daemon=True)
         thread = threading.Thread(target=runner.run, name="DALIServer", daemon=True)
-        relay.start()
         thread.start()
-        self._runner, self._relay, self._thread = runner, relay, thread
+        self._runner, self._thread = runner, thread
 
     def stop_thread(self) -> None:
         if self._thread is None or self._runner is None:
@@ -142,10 +124,8 @@ class DALIServer:
         self._runner.stop.set()
         with self._cond:
             self._cond.notify_all()  # wakes produce_data waiters: they see the server stopped
-        for t in (self._relay, self._thread):
-            if t is not None:
-                t.join()
-        self._thread = self._relay = self._runner = None
+        self._thread.join()
+        self._thread = self._runner = None
 
     def _is_thread_running(self) -> bool:
         return self._thread is not None
@@ -161,6 +141,8 @@ class DALIServer:
     def __del__(self) -> None:
         if getattr(self, "_runner", None) is not None:
             self._runner.stop.set()  # type: ignore[union-attr]
+        if getattr(self, "_inbox", None) is not None:
+            self._inbox.close()  # type: ignore[union-attr]
 
     # -- the data ------------------------------------------------------------------------------------
     def _outputs(self, run: DALIPipelineRunRef) -> tuple:
@@ -180,8 +162,8 @@ class DALIServer:
                 if runner is None or runner.stop.is_set():
                     raise RuntimeError("DALIServer: the server is not running; start it (`with DALIServer(...)`, "
                                        "start_thread() or proxy.DataLoader) before asking for the data")
-                if runner.fatal is not None:
-                    raise RuntimeError(f"DALIServer: reading the workers' batches failed: {runner.fatal}")
+                if self._inbox is not None and self._inbox.fatal is not None:
+                    raise RuntimeError(f"DALIServer: reading a worker's batch failed: {self._inbox.fatal}")
                 self._cond.wait(_POLL)
             return self._results.pop(batch_id)
 
