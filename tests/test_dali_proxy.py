@@ -293,6 +293,40 @@ def test_workers_do_not_wait_at_exit_for_a_stopped_server():
     assert time.monotonic() - start < 4
 
 
+class RaisesAfterProxy(td.Dataset):
+    def __init__(self, proxy):
+        self.proxy = proxy
+
+    def __len__(self):
+        return 16
+
+    def __getitem__(self, i):
+        out = self.proxy(np.array([i], np.float32))
+        if i == 5:
+            raise ValueError("sample 5 is broken")
+        return i, out
+
+
+@pytest.mark.parametrize("num_workers", [0, 2])
+def test_batches_go_on_after_a_sample_raised(num_workers):
+    """A Dataset that raises after calling the proxy leaves that batch's first samples with the
+    proxy. DALI 2.4 then refuses every later batch of that worker ("Unexpected sample order"; with
+    2 workers: batch 3 of 4); ours drops the abandoned samples and goes on."""
+    with dali_proxy.DALIServer(square(batch_size=4, num_threads=1, device_id=None)) as server:
+        it = iter(dali_proxy.DataLoader(server, RaisesAfterProxy(server.proxy), batch_size=4,
+                                        num_workers=num_workers))
+        got = []
+        for _ in range(4):
+            try:
+                labels, data = next(it)
+            except ValueError:
+                got.append("raised")
+                continue
+            got.append(data.ravel().tolist())
+            assert data.ravel().tolist() == [float(v * v) for v in labels.tolist()]
+    assert got[1] == "raised" and got[3] == [144.0, 169.0, 196.0, 225.0]
+
+
 SCRIPT = """
 import os, sys, numpy as np
 from torch.utils import data as td

@@ -35,6 +35,7 @@ class DALIPipelineRunRef:
         self.call_args: dict[str, list] = {}
         self.is_scheduled = False
         self.is_complete = False
+        self.first_sample = 0  # the proxy's index of the first sample call_args holds
         # the server process only: what produce_data got (outputs or an error), for any other
         # reference to the same run met later
         self.result: tuple | None = None
@@ -158,10 +159,20 @@ def _collate_dali_output_sample_ref_fn(samples: Any, *, collate_fn_map: Any = No
         if s.proxy is not first.proxy or s.pipe_run_ref is not first.pipe_run_ref or s.output_idx != first.output_idx:
             raise RuntimeError("DALI proxy: the samples collated into one batch must be the proxy's outputs for "
                                "one batch (the same pipeline output, in the order the proxy was called)")
-        if s.sample_idx != i:
-            raise RuntimeError(f"DALI proxy: sample {i} of the batch is the proxy's sample {s.sample_idx}; a batch "
-                               "must hold the samples in the order the proxy was called")
+        if s.sample_idx != first.sample_idx + i:
+            raise RuntimeError(f"DALI proxy: sample {i} of the batch is the proxy's sample {s.sample_idx}, after "
+                               f"{first.sample_idx}; a batch must hold the samples in the order the proxy was called")
     run = first.pipe_run_ref
+    if run.call_args and not run.is_scheduled:
+        # samples given to the proxy before this batch's first one belong to a batch that was never
+        # collated (its Dataset raised after them): dropped, so that the worker's batches go on
+        held = len(next(iter(run.call_args.values())))
+        if first.sample_idx + len(samples) != run.first_sample + held:
+            raise RuntimeError(f"DALI proxy: a batch of {len(samples)} samples from sample {first.sample_idx} does "
+                               f"not end where the proxy's batch in the making does ({run.first_sample + held})")
+        drop = first.sample_idx - run.first_sample
+        run.call_args = {k: v[drop:] for k, v in run.call_args.items()}
+        run.first_sample = first.sample_idx
     run.is_complete = True
     if not first.proxy._deterministic and not run.is_scheduled:
         first.proxy._send(run)
