@@ -5,7 +5,8 @@ DataLoader here, puts the pipeline's outputs in their place. Reached as
 `torch_dali.plugin.pytorch.experimental.proxy` (plugin/pytorch.py registers that name)."""
 from .loader import DataLoader
 from .refs import (DALIOutputBatchRef, DALIOutputSampleRef, DALIPipelineRunRef, DALIProxy,  # noqa: F401
-                   _collate_dali_output_sample_ref_fn)
+                   collate_dali_output_sample_ref_fn)
+from .refs import collate_dali_output_sample_ref_fn as _collate_dali_output_sample_ref_fn  # noqa: F401 DALI's name
 from .server import DALIServer
 
 __all__ = ["DALIServer", "DataLoader"]

@@ -34,17 +34,34 @@ class Inbox:
         threading.Thread(target=self._serve, args=(self._listener, self._closed), name="DALIServer-inbox",
                          daemon=True).start()
 
+    def _accept(self, listener: Listener, fresh: queue.SimpleQueue, closed: threading.Event) -> None:
+        """Connections as they come, until close() (which wakes a waiting accept with a connection
+        of its own: closing a socket does not wake a thread blocked in accept on Linux)."""
+        while True:
+            try:
+                conn = listener.accept()
+            except (EOFError, AuthenticationError):  # a client gone, or refused by the handshake
+                continue
+            except OSError:
+                return
+            if closed.is_set():
+                conn.close()
+                return
+            fresh.put(conn)
+
     def _serve(self, listener: Listener, closed: threading.Event) -> None:
-        lsock = listener._listener._socket  # the listening socket, to wait on it with the connections
+        fresh: queue.SimpleQueue = queue.SimpleQueue()
+        acceptor = threading.Thread(target=self._accept, args=(listener, fresh, closed), name="DALIServer-accept",
+                                    daemon=True)
+        acceptor.start()
         conns: list[Any] = []
         while not closed.is_set():
-            for ready in wait([lsock, *conns], timeout=_POLL):
-                if ready is lsock:
-                    try:
-                        conns.append(listener.accept())
-                    except (OSError, EOFError, AuthenticationError):  # a client gone, or refused by the handshake
-                        pass
-                    continue
+            while not fresh.empty():
+                conns.append(fresh.get())
+            if not conns:
+                closed.wait(_POLL)
+                continue
+            for ready in wait(conns, timeout=_POLL):
                 try:
                     item = ready.recv()
                 except (EOFError, OSError):  # the worker exited (or died): its connection only
@@ -54,9 +71,14 @@ class Inbox:
                     self.fatal = e
                     continue
                 self._local_queue.put(item)
-        for c in conns:
-            c.close()
+        try:
+            Client(self.address, family="AF_UNIX", authkey=self.authkey).close()
+        except (OSError, EOFError, AuthenticationError):
+            pass
+        acceptor.join(timeout=5)
         listener.close()
+        for c in [*conns, *iter(lambda: None if fresh.empty() else fresh.get(), None)]:
+            c.close()
 
     def close(self) -> None:
         self._closed.set()

@@ -6,35 +6,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from torch.utils.data import dataloader as _dl
+from torch.utils.data import DataLoader as TorchDataLoader
 
 from .server import DALIServer
 
 
-class _ProduceData:
-    """The iterators' common step: torch's batch, its references replaced."""
+class _Batches:
+    """torch's batch iterator, each batch's references replaced by the pipeline's outputs (a
+    wrapper, not a subclass of torch's private iterator classes)."""
 
-    _proxy_loader: "DataLoader"
+    def __init__(self, loader: "DataLoader", batches: Any) -> None:
+        self._loader = loader
+        self._batches = batches
 
-    def _next_data(self) -> Any:
-        loader = self._proxy_loader
-        loader.ensure_server_listening()
-        return loader.dali_server.produce_data(super()._next_data())  # type: ignore[misc]
+    def __iter__(self) -> "_Batches":
+        return self
 
+    def __len__(self) -> int:
+        return len(self._batches)
 
-class _SingleProcessIter(_ProduceData, _dl._SingleProcessDataLoaderIter):
-    def __init__(self, loader: "DataLoader") -> None:
-        self._proxy_loader = loader
-        super().__init__(loader)
-
-
-class _MultiProcessIter(_ProduceData, _dl._MultiProcessingDataLoaderIter):
-    def __init__(self, loader: "DataLoader") -> None:
-        self._proxy_loader = loader
-        super().__init__(loader)
+    def __next__(self) -> Any:
+        self._loader.ensure_server_listening()
+        return self._loader.dali_server.produce_data(next(self._batches))
 
 
-class DataLoader(_dl.DataLoader):
+class DataLoader(TorchDataLoader):
     """torch.utils.data.DataLoader's arguments, after the DALIServer whose proxy the dataset calls."""
 
     def __init__(self, dali_server: DALIServer, *args: Any, **kwargs: Any) -> None:
@@ -46,12 +42,12 @@ class DataLoader(_dl.DataLoader):
         self.server_started_by_loader = False
 
     def ensure_server_listening(self) -> None:
-        if not self.dali_server._is_thread_running():
+        if not self.dali_server.is_thread_running():
             self.dali_server.start_thread()
             self.server_started_by_loader = True
 
-    def _get_iterator(self) -> Any:
-        return _MultiProcessIter(self) if self.num_workers > 0 else _SingleProcessIter(self)
+    def __iter__(self) -> Any:
+        return _Batches(self, super().__iter__())
 
     def __del__(self) -> None:
         server = self.__dict__.get("dali_server")

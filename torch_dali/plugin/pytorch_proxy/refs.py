@@ -133,7 +133,7 @@ class DALIProxy:
         state.count += 1
         return refs[0] if len(refs) == 1 else refs
 
-    def _send(self, run: DALIPipelineRunRef) -> None:
+    def send_run(self, run: DALIPipelineRunRef) -> None:
         """Hands the run's inputs to the server: from its own process directly, from a worker
         through the server's socket. The run keeps its id, not the data."""
         if not run.call_args:
@@ -147,7 +147,7 @@ class DALIProxy:
         run.is_scheduled = True
 
 
-def _collate_dali_output_sample_ref_fn(samples: Any, *, collate_fn_map: Any = None) -> DALIOutputBatchRef:
+def collate_dali_output_sample_ref_fn(samples: Any, *, collate_fn_map: Any = None) -> DALIOutputBatchRef:
     """default_collate's rule for DALIOutputSampleRef: the samples of one batch, in the order the
     proxy gave them out, become one batch reference (and the batch goes to the server now, unless
     the server is deterministic: then produce_data sends it, in the loader's order)."""
@@ -175,10 +175,10 @@ def _collate_dali_output_sample_ref_fn(samples: Any, *, collate_fn_map: Any = No
         run.first_sample = first.sample_idx
     run.is_complete = True
     if not first.proxy._deterministic and not run.is_scheduled:
-        first.proxy._send(run)
+        first.proxy.send_run(run)
     return DALIOutputBatchRef(run, first.output_idx)
 
 
 # torch's default_collate (and so its DataLoader) collates the proxy's references with this rule;
 # set at import, which a spawned worker does when it unpickles the proxy
-default_collate_fn_map[DALIOutputSampleRef] = _collate_dali_output_sample_ref_fn
+default_collate_fn_map[DALIOutputSampleRef] = collate_dali_output_sample_ref_fn

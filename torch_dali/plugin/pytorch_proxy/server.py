@@ -127,7 +127,7 @@ class DALIServer:
         self._thread.join()
         self._thread = self._runner = None
 
-    def _is_thread_running(self) -> bool:
+    def is_thread_running(self) -> bool:
         return self._thread is not None
 
     def __enter__(self) -> "DALIServer":
@@ -148,7 +148,7 @@ class DALIServer:
     def _outputs(self, run: DALIPipelineRunRef) -> tuple:
         if run.result is None:
             if not run.is_scheduled:  # deterministic: the batch goes to the pipeline now, in the loader's order
-                self.proxy._send(run)
+                self.proxy.send_run(run)
             run.result = self._wait(run.batch_id)
         value, err = run.result
         if err is not None:
