@@ -122,12 +122,8 @@ def test_batched_host_math_is_the_per_sample_math():
         return mul(mul(t_in, np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]], f)), t_out)[:-1]
     np.testing.assert_array_equal(A.rotate_matrices(ins, outs, rads), np.stack([one(*a) for a in zip(ins, outs, rads)]))
     hue, sat, val = g.uniform(-180, 180, 300).tolist(), g.uniform(0, 3, 300).tolist(), g.uniform(0, 2, 300).tolist()
-    ref = []
-    for h, s, v in zip(hue, sat, val):
-        t = math.radians(h)
-        rot = torch.tensor([[1.0, 0.0, 0.0], [0.0, math.cos(t), math.sin(t)], [0.0, -math.sin(t), math.cos(t)]],
-                           dtype=torch.float64)
-        ref.append((K._YIQ2RGB @ rot @ torch.diag(torch.tensor([1.0, s, s], dtype=torch.float64)) @ K._RGB2YIQ) * v)
+    # the color matrix: DALI's float32 composition (test_color_matrix_float32), sample by sample
+    ref = [K.hsv_matrix(h, s, v) for h, s, v in zip(hue, sat, val)]
     assert torch.equal(K.hsv_matrices64(hue, sat, val).float(), torch.stack(ref).float())
 
 

@@ -5,25 +5,29 @@ Semantics follow NVIDIA DALI 2.4 (checked against its CPU backend):
 * brightness_contrast: ``out = brightness * (center + contrast * (in - center)) + shift * max(out type)``
   computed in float32; ``center`` defaults to half the input type's range (128 for uint8, 16384 for
   int16, 2**30 for int32, 0.5 for float); integer outputs round half away from zero and saturate.
-* hsv / color_twist: a 3x3 matrix ``inv(RGB->YIQ) @ rot(hue) @ diag(1, sat, sat) @ (RGB->YIQ)``
-  times ``value`` (hsv) or ``brightness * contrast`` (color_twist), plus, for color_twist, the offset
-  ``brightness * (1 - contrast) * half_range(input type)``. Values are not rescaled between types.
+* hsv / color_twist: a 3x3 matrix ``diag(brightness) @ diag(contrast) @ inv(RGB->YIQ) @ rot(hue) @
+  diag(1, sat, sat) @ diag(value) @ (RGB->YIQ)``, plus, for color_twist, the offset
+  ``(half_range - half_range * contrast) * brightness`` (half_range: 0.5 for floats, 128 otherwise).
+  DALI 2.4 builds both in float32, products left to right, each entry summed over k = 0, 1, 2 in
+  order, and the inverse by float32 Gauss-Jordan elimination with fused multiply-adds (its
+  `inverse` in core/geom/mat.h); the matrices here carry those bits exactly (`_dali_matrices`).
+  Values are not rescaled between types.
 """
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from fractions import Fraction
+from typing import Sequence
 
 import numpy as np
 import torch
 
 from .crop import convert
 
-# RGB -> YIQ (NTSC); the inverse is computed, not tabulated (DALI 2.4 matches the exact inverse).
+# RGB -> YIQ (NTSC), float32 as DALI stores it; its inverse as DALI 2.4 computes it (`_gauss_inverse`).
 _RGB2YIQ = torch.tensor([[0.299, 0.587, 0.114],
                          [0.596, -0.274, -0.321],
-                         [0.211, -0.523, 0.311]], dtype=torch.float64)
-_YIQ2RGB = torch.linalg.inv(_RGB2YIQ)
+                         [0.211, -0.523, 0.311]], dtype=torch.float32).to(torch.float64)
 
 
 def half_range(dtype: torch.dtype) -> float:
@@ -69,39 +73,86 @@ def brightness_contrast_coefficients(in_dtype: torch.dtype, brightness: float = 
     return mul, add
 
 
+def _fma32(a: float, b: float, c: float) -> float:
+    """float32 a * b + c rounded once (std::fma): the exact product and sum, then one rounding."""
+    return float(np.float32(Fraction(a) * Fraction(b) + Fraction(c)))
+
+
+def _gauss_inverse(a: list[list[float]]) -> np.ndarray:
+    """The float32 inverse DALI 2.4 uses for YIQ -> RGB: Gauss-Jordan elimination with partial
+    pivoting, row scaling by a float32 reciprocal and fused multiply-adds (core/geom/mat.h)."""
+    f = np.float32
+    a = [[float(f(v)) for v in row] for row in a]
+    b = [[1.0 if i == j else 0.0 for j in range(3)] for i in range(3)]
+    for v in range(3):
+        piv = max(range(v, 3), key=lambda i: (abs(a[i][v]), -i))
+        a[v], a[piv], b[v], b[piv] = a[piv], a[v], b[piv], b[v]
+        x = float(f(1.0) / f(a[v][v]))
+        a[v] = [1.0 if j == v else (float(f(a[v][j]) * f(x)) if j > v else a[v][j]) for j in range(3)]
+        b[v] = [float(f(w) * f(x)) for w in b[v]]
+        for i in range(3):
+            if i != v:
+                c = -a[i][v]
+                a[i] = [0.0 if j == v else (_fma32(c, a[v][j], a[i][j]) if j > v else a[i][j]) for j in range(3)]
+                b[i] = [_fma32(c, b[v][j], b[i][j]) for j in range(3)]
+    return np.array(b, dtype=np.float32)
+
+
+_YIQ2RGB32 = _gauss_inverse(_RGB2YIQ.tolist())
+_YIQ2RGB = torch.from_numpy(_YIQ2RGB32).to(torch.float64)
+
+
+def _matmul32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(N, 3, 3) float32 products as DALI's mat3 computes them: entry (i, j) is
+    ((a[i,0] * b[0,j] + a[i,1] * b[1,j]) + a[i,2] * b[2,j]), every operation rounded to float32."""
+    with np.errstate(all="ignore"):  # inf * 0 is NaN, as in DALI's float32 products
+        out = a[:, :, 0:1] * b[:, 0:1, :]
+        for k in (1, 2):
+            out = out + a[:, :, k:k + 1] * b[:, k:k + 1, :]
+    return out
+
+
+def _dali_matrices(brightness: Sequence[float], contrast: Sequence[float], hue: Sequence[float],
+                   saturation: Sequence[float], value: Sequence[float]) -> torch.Tensor:
+    """(N, 3, 3) float64 tensors holding DALI 2.4's float32 color matrices bit for bit:
+    diag(b) @ diag(c) @ Yiq2Rgb @ rot(hue) @ diag(1, s, s) @ diag(v) @ Rgb2Yiq, left to right; the
+    hue angle (float hue * pi / 180) rounded to float32, as its cosine and sine (DALI keeps the
+    angle in a float). Non-finite arguments give NaN entries, as DALI's do."""
+    f = np.float32
+    n = len(hue)
+    eye = np.broadcast_to(np.eye(3, dtype=f), (n, 3, 3))
+
+    def diag(vals: Sequence[float], first: bool = True) -> np.ndarray:
+        d = np.array([float(f(v)) for v in vals], dtype=f).reshape(n, 1)
+        m = eye.copy()
+        idx = [0, 1, 2] if first else [1, 2]
+        m[:, idx, idx] = d
+        return m
+
+    rad = [float(f(float(f(h)) * math.pi / 180)) for h in hue]  # `const float h_rad`: float32
+    rot = eye.copy()
+    cos = np.array([math.cos(t) for t in rad], dtype=np.float64).astype(f)
+    sin = np.array([math.sin(t) for t in rad], dtype=np.float64).astype(f)
+    rot[:, 1, 1] = rot[:, 2, 2] = cos
+    rot[:, 1, 2], rot[:, 2, 1] = sin, -sin
+    m = diag(brightness)
+    for nxt in (diag(contrast), np.broadcast_to(_YIQ2RGB32, (n, 3, 3)), rot, diag(saturation, first=False),
+                diag(value), np.broadcast_to(_RGB2YIQ.numpy().astype(f), (n, 3, 3))):
+        m = _matmul32(m, nxt)
+    return torch.from_numpy(np.ascontiguousarray(m)).to(torch.float64)
+
+
 def hsv_matrix(hue: float = 0.0, saturation: float = 1.0, value: float = 1.0) -> torch.Tensor:
-    """The 3x3 RGB -> RGB matrix (float64) of a hue rotation (degrees), saturation and value scale:
-    `hsv_matrices64`'s products on Python floats (the same float64 roundings, in the same order,
-    without a dozen tensor operations per sample)."""
-    t = math.radians(hue)
-    cos, sin, sat = math.cos(t), math.sin(t), float(saturation)
-    rot = [[1.0, 0.0, 0.0], [0.0, cos, sin], [0.0, -sin, cos]]
-    scale = [[1.0, 0.0, 0.0], [0.0, sat, 0.0], [0.0, 0.0, sat]]
-    m = _mm(_mm(_mm(_YIQ2RGB.tolist(), rot), scale), _RGB2YIQ.tolist())
-    return torch.tensor([[v * float(value) for v in row] for row in m], dtype=torch.float64)
+    """The 3x3 RGB -> RGB matrix of a hue rotation (degrees), saturation and value scale: DALI's
+    float32 matrix (`_dali_matrices`), held in float64."""
+    return _dali_matrices([1.0], [1.0], [hue], [saturation], [value])[0]
 
 
 def hsv_matrices64(hue: Sequence[float], saturation: Sequence[float], value: Sequence[float]) -> torch.Tensor:
-    """`hsv_matrix` of N samples at once, (N, 3, 3) float64: inv(RGB->YIQ) @ rot(hue) @
-    diag(1, sat, sat) @ (RGB->YIQ) * value, each product summed over k = 0, 1, 2 in order, so a
-    sample's matrix does not depend on the others (the per-sample and batched paths agree)."""
-    f64 = torch.float64
-    rad = [math.radians(h) for h in hue]
-    cos = torch.tensor([math.cos(t) for t in rad], dtype=f64)
-    sin = torch.tensor([math.sin(t) for t in rad], dtype=f64)
-    sat = torch.tensor([float(v) for v in saturation], dtype=f64)
-    rot = [[1.0, 0.0, 0.0], [0.0, cos, sin], [0.0, -sin, cos]]
-    scale = [[1.0, 0.0, 0.0], [0.0, sat, 0.0], [0.0, 0.0, sat]]
-    yiq2rgb, rgb2yiq = _YIQ2RGB.tolist(), _RGB2YIQ.tolist()
-    m = _mm(_mm(_mm(yiq2rgb, rot), scale), rgb2yiq)
-    n = len(rad)
-    full = torch.stack([torch.stack([torch.as_tensor(v, dtype=f64).expand(n) for v in row], -1) for row in m], -2)
-    return full * torch.tensor([float(v) for v in value], dtype=f64).reshape(n, 1, 1)
-
-
-def _mm(a: list[list[Any]], b: list[list[Any]]) -> list[list[Any]]:
-    """3x3 product of matrices whose entries are numbers or per-sample (N,) float64 tensors."""
-    return [[a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] for j in range(3)] for i in range(3)]
+    """`hsv_matrix` of N samples at once, (N, 3, 3) float64 holding float32 values; a sample's
+    matrix does not depend on the others (the per-sample and batched paths agree)."""
+    n = len(hue)
+    return _dali_matrices([1.0] * n, [1.0] * n, hue, saturation, value)
 
 
 def apply_color_matrix(x: torch.Tensor, m: torch.Tensor, offset: float = 0.0,
@@ -131,19 +182,25 @@ def color_twist(x: torch.Tensor, brightness: float = 1.0, contrast: float = 1.0,
     return apply_color_matrix(x, m, offset, dtype)
 
 
+def _twist_offset(brightness: float, contrast: float, in_dtype: torch.dtype) -> float:
+    """(half - half * contrast) * brightness, in float32 as DALI computes it."""
+    f = np.float32
+    half = f(0.5 if in_dtype.is_floating_point else 128.0)
+    with np.errstate(all="ignore"):
+        return float(f(f(half - f(half * f(contrast))) * f(brightness)))
+
+
 def color_twist_matrix(brightness: float, contrast: float, hue: float, saturation: float,
                        in_dtype: torch.dtype) -> tuple[torch.Tensor, float]:
-    """color_twist's 3x3 matrix (float64) and offset (a float32 value) for an input type, as
-    `color_twist_matrices` works them out for one sample."""
-    grey = 0.5 if in_dtype.is_floating_point else 128.0
-    offset = torch.tensor(brightness * (1 - contrast) * grey, dtype=torch.float64).to(torch.float32)
-    return hsv_matrix(hue, saturation, brightness * contrast), float(offset)
+    """color_twist's 3x3 matrix (float64 holding DALI's float32 values) and offset (a float32 value)
+    for an input type, as `color_twist_matrices` works them out for one sample."""
+    m = _dali_matrices([brightness], [contrast], [hue], [saturation], [1.0])[0]
+    return m, _twist_offset(brightness, contrast, in_dtype)
 
 
 def color_twist_matrices(brightness: Sequence[float], contrast: Sequence[float], hue: Sequence[float],
                          saturation: Sequence[float], in_dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
     """`color_twist_matrix` of N samples: (N, 3, 3) float64 matrices, (N,) float32 offsets."""
-    m = hsv_matrices64(hue, saturation, [b * c for b, c in zip(brightness, contrast)])
-    grey = 0.5 if in_dtype.is_floating_point else 128.0
-    offset = torch.tensor([b * (1 - c) * grey for b, c in zip(brightness, contrast)], dtype=torch.float64)
-    return m, offset.to(torch.float32)
+    m = _dali_matrices(brightness, contrast, hue, saturation, [1.0] * len(hue))
+    offset = [_twist_offset(b, c, in_dtype) for b, c in zip(brightness, contrast)]
+    return m, torch.tensor(offset, dtype=torch.float32)
