@@ -257,7 +257,6 @@ def compare_output(d0: dict, others: list, t: dict) -> tuple[str, str]:
     s0, st = d0["samples"], t["samples"]
     random_ = any(len(s0) != len(o.get("samples", [])) or any(not _same(a, b) for a, b in zip(s0, o["samples"]))
                   for o in others)
-    s1 = others[0].get("samples", []) if others else []
     if len(s0) != len(st):
         return "different", f"samples {len(st)} vs DALI {len(s0)}"
     if d0["layout"] != t["layout"]:
@@ -266,7 +265,7 @@ def compare_output(d0: dict, others: list, t: dict) -> tuple[str, str]:
         if a.dtype != b.dtype:
             return "different", f"dtype {b.dtype} vs DALI {a.dtype}"
         if random_:
-            fixed_shape = i < len(s1) and s1[i].shape == a.shape
+            fixed_shape = all(i < len(o.get("samples", [])) and o["samples"][i].shape == a.shape for o in others)
             if a.ndim != b.ndim or (fixed_shape and a.shape != b.shape):
                 return "different", f"sample {i} shape {b.shape} vs DALI {a.shape}"
         elif a.shape != b.shape:
@@ -278,16 +277,28 @@ def compare_output(d0: dict, others: list, t: dict) -> tuple[str, str]:
     return ("equal-random" if random_ else "equal"), ""
 
 
+def _cell_key(runs: list, k: int) -> tuple:
+    cell = runs[k]["cell"]
+    return cell, sum(1 for r in runs[:k] if r["cell"] == cell)
+
+
+def _by_cell(runs: list) -> dict:
+    return {_cell_key(runs, k): r for k, r in enumerate(runs)}
+
+
 def compare_script(script: Path, work: Path, data: dict) -> dict:
     d0 = run_side(script, "dali", work, data)
     d1 = run_side(script, "dali", work, data, seed_shift=1)
     d2 = run_side(script, "dali", work, data, seed_shift=2)  # a coin flip can repeat with one seed
     t = run_side(script, "torch_dali", work, data)
     rows = []
+    # runs pair up by (cell, n-th run of that cell): a cell that fails on one side only does not
+    # shift the runs of the cells after it
+    keyed = [_by_cell(d["runs"]) for d in (d1, d2, t)]
     for k, r0 in enumerate(d0["runs"]):
-        r1 = d1["runs"][k] if k < len(d1["runs"]) else {"outputs": []}
-        r2 = d2["runs"][k] if k < len(d2["runs"]) else {"outputs": []}
-        rt = t["runs"][k] if k < len(t["runs"]) else None
+        key = _cell_key(d0["runs"], k)
+        r1, r2 = (kd.get(key, {"outputs": []}) for kd in keyed[:2])
+        rt = keyed[2].get(key)
         for j, o0 in enumerate(r0["outputs"]):
             if rt is None or j >= len(rt["outputs"]):
                 v, det = "missing", "torch_dali produced no such run/output"
