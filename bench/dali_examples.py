@@ -14,7 +14,7 @@ Needs no network and no DALI_extra: `DALI_EXTRA_PATH` points at conformance's sy
 here with PIL. Plotting is stubbed out (matplotlib / IPython calls do nothing). Pipelines built
 with a GPU `device_id` are rebuilt with `device_id=None` (CPU only), as conformance does.
 
-DALI's side runs three times, with every pipeline seed moved in the second and third: outputs that
+Each run starts in an empty working folder. DALI's side runs three times, with every pipeline seed moved in the second and third: outputs that
 change with the seed are "random" and compared by dtype / layout / sample count only (and by shape where the
 shape did not change with the seed); the rest must be equal value for value.
 """
@@ -27,6 +27,7 @@ import json
 import linecache
 import os
 import pickle
+import shutil
 import re
 import subprocess
 import sys
@@ -218,11 +219,18 @@ def make_data(work: Path) -> dict:
                 Image.fromarray(a).save(images / cls / f"{cls}_{k}.jpg", quality=90)
                 lines.append(f"{cls}/{cls}_{k}.jpg {label}")
         (images / "file_list.txt").write_text("\n".join(lines) + "\n")
-    for sub in ("a", "a/b"):  # notebooks say ../data/images and ../../data/images
-        (work / sub).mkdir(parents=True, exist_ok=True)
-    if not (work / "a" / "data").exists():
-        (work / "a" / "data").symlink_to(work / "data")
-    return {"DALI_EXTRA_PATH": str(extra), "cwd_shallow": str(work / "a"), "cwd_deep": str(work / "a" / "b")}
+    return {"DALI_EXTRA_PATH": str(extra), "data": str(work / "data")}
+
+
+def _fresh_cwd(work: Path, name: str, deep: bool) -> Path:
+    """An empty working folder per run (files a notebook writes, such as index files, do not leak
+    into the next one) where ../data and ../../data reach the sample images."""
+    root = work / "run" / name
+    shutil.rmtree(root, ignore_errors=True)
+    (root / "a" / "b").mkdir(parents=True)
+    for link in (root / "data", root / "a" / "data"):
+        link.symlink_to(work / "data")
+    return root / "a" / "b" if deep else root / "a"
 
 
 def run_side(script: Path, side: str, work: Path, data: dict, seed_shift: int = 0) -> dict:
@@ -234,7 +242,7 @@ def run_side(script: Path, side: str, work: Path, data: dict, seed_shift: int = 
     env = {**os.environ, "DALI_EXTRA_PATH": data["DALI_EXTRA_PATH"], "PYTHONPATH": str(REPO), "PATH": path}
     if side == "dali":
         env["PYTHONPATH"] = ""
-    cwd = data["cwd_deep"] if "../../data" in script.read_text() else data["cwd_shallow"]
+    cwd = _fresh_cwd(work, out.stem, "../../data" in script.read_text())
     p = subprocess.run([py, str(Path(__file__).resolve()), "_child", str(script.resolve()), side, str(out),
                         str(seed_shift)], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
     if not out.exists():
