@@ -425,7 +425,8 @@ int td_resize(const void* src, int in_type, int64_t in_h, int64_t in_w, int ch, 
   if (ay.copy && ax.copy) return 1;
   /* DALI's pass order (resize.py: its cost estimate) */
   const int64_t vert = ax.ext * out_h, horz = (int64_t)out_w * ay.ext, area = (int64_t)out_h * out_w;
-  const int64_t cost_v = 3 * vert + vert * ay.taps + area * ax.taps, cost_h = 3 * horz + horz * ax.taps + area * ay.taps;
+  const int64_t col = 15 + 5 * (int64_t)ay.taps, row = 15 + 7 * (int64_t)ax.taps; /* x5: 3 + taps, 3 + 1.4 taps */
+  const int64_t cost_v = vert * col + area * row, cost_h = horz * row + area * col;
   const int vert_first = cost_v < cost_h || (cost_v == cost_h && (double)out_h < (double)sy);
   int64_t* iy = (int64_t*)malloc(sizeof(int64_t) * (size_t)out_h * (size_t)ay.taps);
   int64_t* ix = (int64_t*)malloc(sizeof(int64_t) * (size_t)out_w * (size_t)ax.taps);
