@@ -208,9 +208,9 @@ def _sample_points(flat: torch.Tensor, pts: torch.Tensor, spatial: Sequence[int 
         taps.append(_gather(flat, idx, spatial, fill, border, base).to(torch.float32))
     for d in range(ndim):  # lerp along x, then y, then z
         w = q[..., d].unsqueeze(-1)
-        if d == 0:  # DALI: s0 = s00 * px + s01 * qx
+        if d == 0 or d < ndim - 1:  # DALI: s0 = s00 * px + s01 * qx (3D: y too, s0 = s00 * py + s01 * qy)
             taps = [taps[j] * (1 - w) + taps[j + 1] * w for j in range(0, len(taps), 2)]
-        else:  # s = s0 + (s1 - s0) * qy
+        else:  # the outermost axis: s = s0 + (s1 - s0) * q
             taps = [taps[j] + (taps[j + 1] - taps[j]) * w for j in range(0, len(taps), 2)]
     return convert(taps[0], out_dtype)
 
