@@ -289,13 +289,15 @@ def unsupported(what: str) -> GraphError:
 # -- turning a function into its rewritten form ------------------------------------------------------
 
 def _source_node(func: Any) -> tuple[ast.AST, int]:
-    lines, start = inspect.getsourcelines(func)
+    # the code object's own source and name: `inspect` follows a `functools.wraps` wrapper's
+    # `__wrapped__` to the function it wraps, and the wrapper carries that function's __name__
+    lines, start = inspect.getsourcelines(func.__code__)
     src = textwrap.dedent("".join(lines))
     try:
         tree = ast.parse(src)
     except SyntaxError:
         tree = ast.parse("(" + src.strip().rstrip(",") + "\n)")  # a lambda in the middle of a call
-    name = func.__name__
+    name = func.__code__.co_name
     want = list(func.__code__.co_varnames[:func.__code__.co_argcount])
     lambdas = []
     for node in ast.walk(tree):
