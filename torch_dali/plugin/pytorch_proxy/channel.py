@@ -77,7 +77,9 @@ class Inbox:
             pass
         acceptor.join(timeout=5)
         listener.close()
-        for c in [*conns, *iter(lambda: None if fresh.empty() else fresh.get(), None)]:
+        while not fresh.empty():  # accepted after the loop's last look
+            conns.append(fresh.get())
+        for c in conns:
             c.close()
 
     def close(self) -> None:
