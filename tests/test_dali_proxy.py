@@ -426,3 +426,20 @@ def test_many_epochs_left_early_do_not_hang():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, os.environ.get("PYTHONPATH", "")]))
     res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=150, env=env)
     assert res.returncode == 0 and "done 0" in res.stdout, res.stdout + res.stderr[-2000:]
+
+
+def test_a_loader_collected_late_stops_only_the_thread_it_started():
+    """A loader that started the server, then the server stopped and started again by another
+    loader: the first one's collection must leave the second one's thread running (CI saw the
+    second loader's epoch fail "server is not running" when the first was collected mid-epoch)."""
+    server = dali_proxy.DALIServer(square(batch_size=2, num_threads=1, device_id=None))
+    first = dali_proxy.DataLoader(server, Samples(server.proxy), batch_size=2, num_workers=0)
+    first.ensure_server_listening()
+    server.stop_thread()
+    second = dali_proxy.DataLoader(server, Samples(server.proxy), batch_size=2, num_workers=0)
+    second.ensure_server_listening()
+    assert server.is_thread_running()
+    first.__del__()  # what the collector does, at whatever moment it comes
+    assert server.is_thread_running()
+    second.__del__()
+    assert not server.is_thread_running()

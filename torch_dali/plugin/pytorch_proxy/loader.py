@@ -40,16 +40,21 @@ class DataLoader(TorchDataLoader):
         super().__init__(*args, **kwargs)
         self.dali_server = dali_server
         self.server_started_by_loader = False
+        self._started: Any = None  # the server thread this loader started
 
     def ensure_server_listening(self) -> None:
         if not self.dali_server.is_thread_running():
             self.dali_server.start_thread()
             self.server_started_by_loader = True
+            self._started = self.dali_server.running_thread()
 
     def __iter__(self) -> Any:
         return _Batches(self, super().__iter__())
 
     def __del__(self) -> None:
         server = self.__dict__.get("dali_server")
-        if self.__dict__.get("server_started_by_loader") and server is not None:
+        # only the thread this loader started: the server may have been stopped and started again
+        # by another loader since (a loader collected late must not stop that one's thread)
+        started = self.__dict__.get("_started")
+        if started is not None and server is not None and server.running_thread() is started:
             server.stop_thread()

@@ -130,6 +130,10 @@ class DALIServer:
     def is_thread_running(self) -> bool:
         return self._thread is not None
 
+    def running_thread(self) -> threading.Thread | None:
+        """The thread running now (None when stopped): who started it can later stop that one only."""
+        return self._thread
+
     def __enter__(self) -> "DALIServer":
         self.start_thread()
         return self
