@@ -376,6 +376,50 @@ def test_no_hang_at_exit(tmp_path, mode, expect):
     assert expect in res.stdout and "done" in res.stdout, res.stdout + res.stderr[-2000:]
 
 
+BUSY_AT_EXIT = """
+import numpy as np, torch
+from torch.utils import data as td
+from torch_dali import fn, pipeline_def
+from torch_dali.plugin.pytorch.experimental import proxy as P
+
+def busy(x):  # torch work with the GIL released, as the interpreter starts to exit
+    a = torch.randn(400, 400)
+    for _ in range(6):
+        a = a @ a / 400
+    return x
+
+@pipeline_def
+def sq():
+    return fn.python_function(fn.external_source(name="a"), function=busy) ** 2
+
+class DS(td.Dataset):
+    def __init__(self, proxy):
+        self.proxy = proxy
+    def __len__(self):
+        return 64
+    def __getitem__(self, i):
+        return self.proxy(np.array([i], np.float32))
+
+server = P.DALIServer(sq(batch_size=2, num_threads=1, device_id=None))
+loader = P.DataLoader(server, DS(server.proxy), batch_size=2, num_workers=2)
+for b in loader:
+    break
+print("done", flush=True)
+"""
+
+
+def test_exit_while_the_server_runs_torch_work(tmp_path):
+    """A loop left early while the server's thread is inside a torch call: the interpreter's exit
+    used to end that daemon thread mid-call ("terminate called without an active exception", the
+    process aborted; 4 of 4 runs before the fix). The server's threads are now stopped first."""
+    script = tmp_path / "busy.py"
+    script.write_text(textwrap.dedent(BUSY_AT_EXIT))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, os.environ.get("PYTHONPATH", "")]))
+    res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "done" in res.stdout
+
+
 def test_deserialized_pipeline():
     """DALI 2.4 refuses a deserialized pipeline here; ours names its external sources from the graph
     (conformance/on_purpose.md)."""

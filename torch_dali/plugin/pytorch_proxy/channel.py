@@ -31,8 +31,9 @@ class Inbox:
         self._local_queue = local_queue
         self._closed = threading.Event()
         self.fatal: BaseException | None = None  # an unreadable batch: no id to file the error under
-        threading.Thread(target=self._serve, args=(self._listener, self._closed), name="DALIServer-inbox",
-                         daemon=True).start()
+        self._thread = threading.Thread(target=self._serve, args=(self._listener, self._closed),
+                                        name="DALIServer-inbox", daemon=True)
+        self._thread.start()
 
     def _accept(self, listener: Listener, fresh: queue.SimpleQueue, closed: threading.Event) -> None:
         """Connections as they come, until close() (which wakes a waiting accept with a connection
@@ -82,8 +83,12 @@ class Inbox:
         for c in conns:
             c.close()
 
-    def close(self) -> None:
+    def close(self, wait_s: float = 0.0) -> None:
+        """Ends the inbox; with `wait_s`, waits that long for its thread (at exit: a thread still
+        unpickling a worker's tensors when the interpreter finalizes aborts the process)."""
         self._closed.set()
+        if wait_s > 0 and self._thread is not threading.current_thread():
+            self._thread.join(wait_s)
 
 
 _sender: dict[str, Any] = {}

@@ -9,12 +9,15 @@ the batch's id. Both wake every `_POLL` seconds to see whether they should stop,
 returns promptly and a forgotten server never keeps the interpreter from exiting."""
 from __future__ import annotations
 
+import atexit
 import queue
 import threading
+import weakref
 from typing import Any
 
 import torch
 
+from ...executor.watch import stop_timeout_s
 from ...graph.pipeline import Pipeline
 from ...tensor_list import plain
 from .channel import Inbox
@@ -22,6 +25,20 @@ from .refs import DALIOutputBatchRef, DALIPipelineRunRef, DALIProxy
 from .walk import replace_refs
 
 _POLL = 0.1
+_LIVE: "weakref.WeakSet[DALIServer]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_all_at_exit() -> None:
+    """Stops every server's threads before the interpreter finalizes: a daemon thread still inside a
+    torch call then (a pipeline run, a worker's tensors unpickled) aborts the process ("terminate
+    called without an active exception"), as a loop left early with the server running did. Runs
+    before the pipelines' own exit handler (registered earlier, so called later)."""
+    for server in list(_LIVE):
+        try:
+            server._stop_at_exit()
+        except BaseException:  # noqa: BLE001 - exiting anyway (a second Ctrl-C included)
+            pass
 
 
 def _input_names(pipe: Pipeline) -> list[str]:
@@ -101,6 +118,7 @@ class DALIServer:
         self._results: dict[tuple, tuple[Any, BaseException | None]] = {}
         self._cond = threading.Condition()
         self._proxy: DALIProxy | None = None
+        _LIVE.add(self)
 
     @property
     def proxy(self) -> DALIProxy:
@@ -126,6 +144,19 @@ class DALIServer:
             self._cond.notify_all()  # wakes produce_data waiters: they see the server stopped
         self._thread.join()
         self._thread = self._runner = None
+
+    def _stop_at_exit(self) -> None:
+        """stop_thread() and the inbox closed, each wait bounded (TORCH_DALI_STOP_TIMEOUT_S): a
+        pipeline run that never returns is left behind, as the pipelines' exit handler does."""
+        runner, thread = self._runner, self._thread
+        if runner is not None and thread is not None:
+            runner.stop.set()
+            with self._cond:
+                self._cond.notify_all()
+            if thread is not threading.current_thread():
+                thread.join(stop_timeout_s())
+        if self._inbox is not None:
+            self._inbox.close(wait_s=1.0)
 
     def is_thread_running(self) -> bool:
         return self._thread is not None
