@@ -622,3 +622,35 @@ def test_hardware_windows_ending_on_an_edge_are_cut_from_whole_decodes():
         assert win.shape[:2] == (h, w), k
         if edge[k]:
             assert torch.equal(win, whole[k][y:y + h, x:x + w]), k
+
+
+def test_all_hardware_decoder_keeps_few_cuda_states():
+    """hw_load 1 (every JPEG to the engines): after the first batch the CUDA backend only takes what
+    the engines refuse, so slot 0 is trimmed to 2 states and the later slots are made with 2 (GPU
+    memory); a progressive JPEG still decodes there, with the same pixels as an untrimmed decoder."""
+    jpegs = _jpegs()
+    dev = torch.cuda.current_device()
+    dec = EXT.NvJpegDecoder(dev, 1, 8, 1.0, 1000 * 1000, 2)
+    if not dec.hardware_available:
+        pytest.skip("no hardware JPEG engines here")
+    batch = [jpegs["q90_420"], jpegs["progressive"], jpegs["q95_444"]]
+    ref = EXT.NvJpegDecoder(dev, 1, 2, 1.0, 1000 * 1000, 1)  # the same paths, 2 states from the start
+    first_want = [o.clone() for o in ref.decode(batch, "rgb", None, True)]
+    want = [o.clone() for o in ref.decode(batch, "rgb", None, False)]
+    first = dec.decode(batch, "rgb", None, True)
+    assert dec.num_cuda_states == 8  # the first batch decodes on the CUDA backend alone
+    assert all(torch.equal(a, b) for a, b in zip(first, first_want))
+    deadline = time.monotonic() + 20
+    while dec.num_cuda_states != 2 and time.monotonic() < deadline:
+        later = dec.decode(batch, "rgb", None, False)
+        assert all(torch.equal(a, b) for a, b in zip(later, want))
+    assert dec.num_cuda_states == 2
+    for _ in range(4):  # both slots, the trimmed one and the one made small
+        later = dec.decode(batch, "rgb", None, False)
+        assert dec.last_stats["hybrid"] >= 1 and dec.last_stats["hardware"] >= 1  # the progressive one
+        assert all(torch.equal(a, b) for a, b in zip(later, want))
+    eager = EXT.NvJpegDecoder(dev, 1, 8, 0.9, 1000 * 1000, 2)
+    eager.decode(batch, "rgb", None, True)
+    for _ in range(3):
+        eager.decode(batch, "rgb", None, False)
+    assert eager.num_cuda_states == 8  # a hardware share under 1 keeps them all

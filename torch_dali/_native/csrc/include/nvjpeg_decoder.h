@@ -145,6 +145,8 @@ class NvJpegDecoder {
   void make_hw_side(int64_t num_hw_states);            // lazy_cuda 3: hw_handle_ and slot 0's states, published
   void wait_hw();                                      // lazy_cuda 3: until that is done (or failed, or stopped)
   void preallocate_first_slot();                       // preallocate 2, after the first batch
+  void trim_cuda_states(int64_t keep);                 // slot 0's CUDA-backend states down to `keep`
+  static void destroy_cuda_state(CudaState& st) noexcept;
   static void destroy_slot(Slot& sl) noexcept;
   Slot& acquire(std::unique_lock<std::mutex>& lock);
   // `stream`'s later work runs after `event`: a GPU-side wait, or with host_waits_ the host's
@@ -181,6 +183,8 @@ class NvJpegDecoder {
   std::string hw_status_;
   static constexpr int kMaxSlots = 8;
   std::array<std::unique_ptr<Slot>, kMaxSlots> slots_;
+  static constexpr int64_t kFallbackCudaStates = 2;  // a slot's CUDA states when the engines take every JPEG
+  std::atomic<int64_t> cuda_states_now_{0};          // slot 0's, for num_cuda_states() without its lock
   std::atomic<int> ready_slots_{0};  // slots_[0, ready) are made; the filler thread adds the rest
   std::atomic<bool> stopping_{false};
   std::thread filler_;
