@@ -627,13 +627,14 @@ def test_hardware_windows_ending_on_an_edge_are_cut_from_whole_decodes():
 def test_all_hardware_decoder_keeps_few_cuda_states():
     """hw_load 1 (every JPEG to the engines): after the first batch the CUDA backend only takes what
     the engines refuse, so slot 0 is trimmed to 2 states and the later slots are made with 2 (GPU
-    memory); a progressive JPEG still decodes there, with the same pixels as an untrimmed decoder."""
+    memory); a progressive JPEG still decodes there, with the same pixels as a decoder made with 2.
+    Where the first batch had many JPEGs off the baseline fast path (over 1 in 8), all 8 stay."""
     jpegs = _jpegs()
     dev = torch.cuda.current_device()
     dec = EXT.NvJpegDecoder(dev, 1, 8, 1.0, 1000 * 1000, 2)
     if not dec.hardware_available:
         pytest.skip("no hardware JPEG engines here")
-    batch = [jpegs["q90_420"], jpegs["progressive"], jpegs["q95_444"]]
+    batch = [jpegs["q90_420"], jpegs["q95_444"], jpegs["odd_size"]] * 3 + [jpegs["progressive"]]  # 1 in 10
     ref = EXT.NvJpegDecoder(dev, 1, 2, 1.0, 1000 * 1000, 1)  # the same paths, 2 states from the start
     first_want = [o.clone() for o in ref.decode(batch, "rgb", None, True)]
     want = [o.clone() for o in ref.decode(batch, "rgb", None, False)]
@@ -649,6 +650,14 @@ def test_all_hardware_decoder_keeps_few_cuda_states():
         later = dec.decode(batch, "rgb", None, False)
         assert dec.last_stats["hybrid"] >= 1 and dec.last_stats["hardware"] >= 1  # the progressive one
         assert all(torch.equal(a, b) for a, b in zip(later, want))
+    odd = EXT.NvJpegDecoder(dev, 1, 8, 1.0, 1000 * 1000, 2)  # first batch: 2 progressive in 3
+    odd_batch = [jpegs["progressive"], jpegs["q90_420"], jpegs["progressive"]]
+    odd.decode(odd_batch, "rgb", None, True)
+    for _ in range(4):
+        odd.decode(odd_batch, "rgb", None, False)
+    time.sleep(1.0)  # the filler thread has had its chance
+    odd.decode(odd_batch, "rgb", None, False)
+    assert odd.num_cuda_states == 8
     eager = EXT.NvJpegDecoder(dev, 1, 8, 0.9, 1000 * 1000, 2)
     eager.decode(batch, "rgb", None, True)
     for _ in range(3):

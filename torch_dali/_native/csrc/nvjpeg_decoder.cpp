@@ -438,7 +438,9 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
           // only what the engines refuse (progressive, odd layouts), so later slots get a few
           // states and slot 0 keeps as many (each state holds ~2-4 MiB of buffers: fused 4:4:4
           // reference pipeline 665 -> 623 MiB with 2 instead of 8 a slot, same images/s).
-          const int64_t later_cuda = hw_load_ >= 1.0 && hw_states > 0
+          // Not where the first batch had many JPEGs off the baseline fast path (progressive ones,
+          // which the engines refuse): such data keeps the CUDA backend busy.
+          const int64_t later_cuda = hw_load_ >= 1.0 && hw_states > 0 && first_not_baseline_ * 8 <= first_size_
                                          ? std::min<int64_t>(num_cuda_states, kFallbackCudaStates)
                                          : num_cuda_states;
           if (later_cuda < num_cuda_states && wait_cuda() && !stopping_.load()) trim_cuda_states(later_cuda);
@@ -978,6 +980,7 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode_parts(const std::ve
   };
 
   // Phase 1: headers -> sizes and hardware support.
+  std::atomic<int64_t> not_baseline{0};  // JPEGs off the fast path: ones the engines may refuse
   std::optional<At> place(std::in_place, *this, kHeaders);  // activity(): where this decode() is
   sl.pool->run([&](int tid) {
     for (size_t i = tid; i < n; i += threads) {
@@ -991,6 +994,7 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode_parts(const std::ve
         j.hw_ok = hw_handle_ && !hw_.empty();
         continue;
       }
+      not_baseline.fetch_add(1, std::memory_order_relaxed);
       if (!wait_cuda()) {
         j.error = "the decoder's CUDA backend could not be made";
         continue;
@@ -1208,6 +1212,8 @@ std::vector<std::optional<at::Tensor>> NvJpegDecoder::decode_parts(const std::ve
     {
       std::lock_guard<std::mutex> l(fill_mu_);
       first_decoded_ = true;
+      first_not_baseline_ = not_baseline.load();
+      first_size_ = static_cast<int64_t>(n);
     }
     fill_cv_.notify_all();
   }

@@ -191,6 +191,8 @@ class NvJpegDecoder {
   std::mutex fill_mu_;                 // the filler waits (fill_cv_) for the first decode or a stop
   std::condition_variable fill_cv_;
   bool first_decoded_ = false;         // under fill_mu_
+  int64_t first_not_baseline_ = 0;     // under fill_mu_: the first batch's JPEGs off the fast path
+  int64_t first_size_ = 0;             // under fill_mu_: and its size
   bool cuda_wanted_ = false;           // under fill_mu_: a decode() waits for the CUDA backend
   std::atomic<bool> first_decoded_flag_{false};
   int64_t lazy_cuda_ = 0;    // 0 while the constructor makes the CUDA backend itself
