@@ -176,7 +176,8 @@ KNOBS: tuple[Knob, ...] = (
     Knob("TORCH_DALI_NVJPEG_CUDA_STATES", "int", 8, "CUDA-backend decoder states per slot, each with a "
          "host thread for its Huffman decoding. Where every JPEG goes to the hardware engines (hw_decoder_load "
          "1, DALI's ResNet-50 recipe), the first batch decodes on them all, then the CUDA backend only takes "
-         "what the engines refuse, so slot 0 keeps 2 and later slots are made with 2: the fused reference "
+         "what the engines refuse, so slot 0 keeps 2 and later slots are made with 2 (unless over 1 JPEG in 8 "
+         "of the first batch was off the baseline fast path, progressive ones say): the fused reference "
          "pipeline 665 -> 643 MiB on 4:4:4 JPEGs, 633 -> 613 on 4:2:0 (DALI 724-728; H100 then H200, "
          "2026-12-05)", 1, 64),
     Knob("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD", "int", 1000 * 1000, "images with more pixels do their "
