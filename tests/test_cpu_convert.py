@@ -1,6 +1,8 @@
-"""The C helper's float32 -> integer conversion (ops/fast/cpu_convert.py) gives
-`functional.crop.convert`'s values for every integer type it takes, at halves, the types' edges,
-infinities, NaN and huge values; the convolution ops give the same batches with and without it."""
+"""The C helper's float32 -> integer and float16 conversions (ops/fast/cpu_convert.py) give
+`functional.crop.convert`'s and `functional.half.to_half`'s values: for every integer type at
+halves, the types' edges, infinities, NaN and huge values; for float16 every float32 exponent and
+sign with ties, their neighbours, subnormals, NaN payloads; the convolution ops and `cast` give the
+same batches with and without them."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,6 +12,7 @@ import torch
 from torch_dali import fn, pipeline_def
 from torch_dali._native import helpers
 from torch_dali.functional.crop import convert
+from torch_dali.functional.half import to_half
 from torch_dali.ops.fast import cpu_convert
 
 try:
@@ -57,3 +60,37 @@ def test_convolutions_give_the_same_batches_with_and_without_the_helper(monkeypa
         return p
 
     same_with_and_without(monkeypatch, run, ["convert_f32"], 6)
+
+
+def test_to_half_matches_the_spec_on_every_exponent() -> None:
+    _need_helper()
+    g = torch.Generator().manual_seed(3)
+    top = torch.arange(0, 1 << 20, dtype=torch.int64) << 12  # every sign, exponent and top mantissa bits
+    low = [torch.randint(0, 1 << 12, top.shape, generator=g), 0, 0x800, 0x7FF, 0x801, 0xFFF]  # ties at 0x1000 >> 1
+    bits = torch.cat([top | lo for lo in low])
+    x = torch.where(bits >= 1 << 31, bits - (1 << 32), bits).to(torch.int32).view(torch.float32).reshape(64, -1)
+    got = cpu_convert.to_half(x)
+    assert got is not None and got.dtype == torch.float16
+    assert torch.equal(got.view(torch.int16), to_half(x).view(torch.int16))  # NaN payloads too
+    via_convert = cpu_convert.convert(x, torch.float16)
+    assert via_convert is not None and torch.equal(via_convert.view(torch.int16), got.view(torch.int16))
+    assert cpu_convert.to_half(x[:2, :3]) is None and cpu_convert.to_half(x.double()) is None
+
+
+def test_cast_to_float16_gives_the_same_batches_with_and_without_the_helper(monkeypatch) -> None:
+    _need_helper()
+    from torch_dali import types
+    rng = np.random.default_rng(8)
+    data = [(rng.standard_normal((70, 90)) * 1000).astype(np.float32) for _ in range(3)]
+    data[0][0, :4] = [1 + 2 ** -11, 2049, 2 ** -25, 65520]  # ties (away from zero) and overflow
+
+    def run():
+        @pipeline_def(batch_size=3, num_threads=2, device_id=None, seed=1)
+        def pipe():
+            return fn.cast(fn.external_source(source=lambda: data), dtype=types.FLOAT16)
+        p = pipe()
+        p.build()
+        return p
+
+    same_with_and_without(monkeypatch, run, ["to_half"], 3, lambda a, b: torch.equal(a.view(torch.int16),
+                                                                                    b.view(torch.int16)))

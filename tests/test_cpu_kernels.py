@@ -60,17 +60,22 @@ def _pipe(kind: str):
         b = fn.crop_mirror_normalize(img, output_layout="HWC", mean=fn.random.uniform(range=[0, 255]),
                                      std=2.0, scale=1.7, shift=-3.25, mirror=1)
         c = fn.crop_mirror_normalize(img, crop=(30, 30), out_of_bounds_policy="pad")  # leaves some images
+        if kind == "cmn16":  # FLOAT16: the C float32 values rounded by td_to_half, as the spec's to_half
+            a = fn.crop_mirror_normalize(img, crop=(10, 12), dtype=types.FLOAT16, mirror=fn.random.coin_flip(),
+                                         mean=[12.5, 100, 3], std=[3, 0.7, 60])
+            b = fn.crop_mirror_normalize(img, output_layout="HWC", dtype=types.FLOAT16, std=1 / 3, scale=1 / 1024,
+                                         mean=0.5)  # values at float16 ties and subnormals
         return a, b, c
     p = pipe()
     p.build()
     return p
 
 
-@pytest.mark.parametrize("kind", ["rrc", "resize", "cmn"])
+@pytest.mark.parametrize("kind", ["rrc", "resize", "cmn", "cmn16"])
 def test_pipelines_give_the_spec_batches(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
     _need_helper()
     calls = []
-    for name in ("resize_roi", "resize_window", "crop_mirror_normalize"):  # count the helpers' runs
+    for name in ("resize_roi", "resize_window", "crop_mirror_normalize", "to_half"):  # count the helpers' runs
         monkeypatch.setattr(helpers, name, lambda *a, run=getattr(helpers, name): calls.append(1) or run(*a))
     p = _pipe(kind)
     fast = [[t.clone() for t in tl] for _ in range(2) for tl in p.run()]

@@ -60,11 +60,13 @@ def _cpu_image_signatures(lib: ctypes.CDLL) -> None:
     lib.td_filter2d.argtypes = [vp, c_int, i64, i64, i64, i64, vp, i64, vp, i64, ctypes.c_float, vp, i64, i64,
                                 c_int, c_int, vp]
     lib.td_convert_f32.argtypes = [vp, i64, c_int, vp]
+    lib.td_to_half.argtypes = [vp, i64, vp]
     lib.td_color_matrix_u8.argtypes = [vp, i64, c_int, vp, vp, c_int, vp]
     lib.td_affine_u8.argtypes = [vp, i64, ctypes.c_float, ctypes.c_float, c_int, vp]
     lib.td_grid_mask.argtypes = [vp, i64, i64, i64, i64, c_int, vp, vp, vp, vp, vp, vp]
     for f in (lib.td_crop_mirror_normalize, lib.td_table_u8, lib.td_equalize_u8,
-              lib.td_filter2d, lib.td_convert_f32, lib.td_color_matrix_u8, lib.td_affine_u8, lib.td_grid_mask):
+              lib.td_filter2d, lib.td_convert_f32, lib.td_to_half, lib.td_color_matrix_u8, lib.td_affine_u8,
+              lib.td_grid_mask):
         f.restype = c_int
 
 
@@ -239,6 +241,19 @@ def convert_f32(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor | None:
         return None
     out = torch.empty(x.shape, dtype=dtype)
     return out if lib.td_convert_f32(x.data_ptr(), x.numel(), _CONVERT_TYPES[dtype], out.data_ptr()) == 0 else None
+
+
+def to_half(x: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor | None:
+    """`functional.half.to_half` of a contiguous CPU float32 tensor (into `out`, float16 of its
+    shape, when given), bit for bit, without holding the GIL; None when it did nothing."""
+    lib = CPU_IMAGE.load()
+    if lib is None or x.dtype != torch.float32 or x.device.type != "cpu" or not x.is_contiguous():
+        return None
+    if out is None:
+        out = torch.empty(x.shape, dtype=torch.float16)
+    elif out.dtype != torch.float16 or out.shape != x.shape or not out.is_contiguous() or out.device.type != "cpu":
+        return None
+    return out if lib.td_to_half(x.data_ptr(), x.numel(), out.data_ptr()) == 0 else None
 
 
 _MATRIX_TYPES = {torch.float32: 0, torch.uint8: 1, torch.int16: 2}

@@ -26,6 +26,7 @@ import torch
 
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional.half import to_half
+from ._dispatch import call
 
 _UNSIGNED = {torch.uint8: 1, torch.uint16: 2, torch.uint32: 4, torch.uint64: 8}
 _SIGNED = {torch.int8: 1, torch.int16: 2, torch.int32: 4, torch.int64: 8}
@@ -312,7 +313,7 @@ def cast_sat(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     if dtype == torch.bool:
         return ~(x.abs() < 0.5) if x.dtype.is_floating_point else x != 0
     if dtype == torch.float16 and x.dtype != torch.bool:
-        return to_half(x)
+        return call(to_half, x)
     if dtype.is_floating_point or x.dtype == torch.bool:
         return x.to(dtype)
     info = torch.iinfo(dtype)

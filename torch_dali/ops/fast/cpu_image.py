@@ -13,7 +13,8 @@ executor's per-sample chains, on its threads, without holding the GIL.
   random_resized_crop and resize_crop_mirror of channel-first images and sequences, the samples
   the kernels above decline, tensor_resize's 2-D blocks).
 * crop_mirror_normalize: a window inside the image, mirrored, normalized to float32 (CHW or HWC)
-  by `td_crop_mirror_normalize`, scale and shift then applied as the spec applies them.
+  by `td_crop_mirror_normalize`, scale and shift then applied as the spec applies them; a FLOAT16
+  output is those float32 values rounded by `td_to_half` (the spec's to_half, bit for bit).
 
 They take CPU HWC images (rows may be strided, pixels packed): the resizing ops uint8, int16,
 uint16 or float32 into the input's type or float32, with the linear, triangular, cubic, Lanczos-3
@@ -156,7 +157,7 @@ class CropMirrorNormalizeSample(FastSampleKernel):
         return rstd
 
     def supports(self, op: CropMirrorNormalize) -> bool:
-        return (op.device.type == "cpu" and op.dtype == torch.float32 and not op.args["pad_output"]
+        return (op.device.type == "cpu" and op.dtype in (torch.float32, torch.float16) and not op.args["pad_output"]
                 and op.hwc_input() and helpers.CPU_IMAGE.load() is not None)
 
     def run_sample(self, op: CropMirrorNormalize, ctx: Any, inputs: list[torch.Tensor],
@@ -173,7 +174,9 @@ class CropMirrorNormalizeSample(FastSampleKernel):
             return None  # a window leaving the image: the spec pads or trims
         chw = op.layout == "CHW"
         c = int(img.shape[2])
-        out = _output(ctx, (c, h, w) if chw else (h, w, c), torch.float32)
+        shape = (c, h, w) if chw else (h, w, c)
+        half = op.dtype == torch.float16
+        out = torch.empty(shape, dtype=torch.float32) if half else _output(ctx, shape, torch.float32)
         if not helpers.crop_mirror_normalize(img, (y, x, h, w), bool(op.get(args, "mirror")), mean,
                                              self._reciprocal(std), out, chw):
             return None
@@ -182,7 +185,8 @@ class CropMirrorNormalizeSample(FastSampleKernel):
             out.mul_(scale)
         if shift != 0.0:
             out.add_(shift)
-        return out
+        # FLOAT16: the spec's float32 values rounded as its to_half does (halfway cases away from zero)
+        return helpers.to_half(out, _output(ctx, shape, torch.float16)) if half else out
 
 
 def resize(image: torch.Tensor, size: tuple[int, int], interp: str = "linear", antialias: bool = True,

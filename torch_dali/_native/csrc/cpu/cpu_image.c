@@ -171,6 +171,37 @@ int td_convert_f32(const float* src, int64_t n, int out_type, void* out) {
   return 0;
 }
 
+/* float32 -> float16 as functional/half.py's to_half (DALI 2.4's CPU conversion): to the nearest,
+ * halfway cases away from zero (bit 12 of the mantissa is exactly the half-place bit); 65520 and
+ * above overflow to inf; NaN as torch's conversion gives it (quiet bit set, the payload's top bits
+ * kept). Every case is computed and one selected, so the loop vectorises. */
+TD_AVX2_CLONE static void to_half_run(const uint32_t* src, int64_t n, uint16_t* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t f = src[i];
+    const uint32_t sign = (f >> 16) & 0x8000u, mag = f & 0x7fffffffu;
+    const uint32_t nan_h = sign | 0x7e00u | ((mag & 0x7fffffu) >> 13);
+    const uint32_t inf_h = sign | 0x7c00u;
+    const uint32_t normal_h = sign | (((mag - 0x38000000u) >> 13) + ((mag >> 12) & 1u));
+    /* float16 subnormals: the value in units of 2**-24 is the full mantissa shifted right by
+     * 126 - exponent (14..24 in this range; clamped so the shift stays defined elsewhere) */
+    const int32_t e = (int32_t)(mag >> 23);
+    const int32_t sh0 = 126 - e;
+    const int32_t sh = sh0 < 1 ? 1 : (sh0 > 31 ? 31 : sh0);
+    const uint32_t m = (mag & 0x7fffffu) | 0x800000u;
+    const uint32_t sub_h = sign | ((m >> sh) + ((m >> (sh - 1)) & 1u));
+    out[i] = (uint16_t)(mag > 0x7f800000u ? nan_h
+                        : mag >= 0x477ff000u ? inf_h
+                        : mag >= 0x38800000u ? normal_h
+                        : mag >= 0x33000000u ? sub_h : sign);
+  }
+}
+
+int td_to_half(const float* src, int64_t n, void* out) {
+  if (!src || !out || n < 0) return -1;
+  to_half_run((const uint32_t*)src, n, (uint16_t*)out);
+  return 0;
+}
+
 /* crop.convert of one float32 value to a small integer type within [lo, hi], as td_convert_f32 */
 static inline int32_t convert_small(float v, float lo, float hi) {
   const float z = v != v ? 0.0f : v;
