@@ -435,9 +435,9 @@ NvJpegDecoder::NvJpegDecoder(int64_t device_index, int64_t num_hw_states, int64_
         try {
           if (preallocate_ == 2 && hw_states > 0 && !stopping_.load()) preallocate_first_slot();
           // Every JPEG on the engines (hw_load 1): after the first batch the CUDA backend decodes
-          // only what the engines refuse (progressive, odd layouts), so later slots get a few
-          // states and slot 0 keeps as many (each state holds ~2-4 MiB of buffers: fused 4:4:4
-          // reference pipeline 665 -> 623 MiB with 2 instead of 8 a slot, same images/s).
+          // only what the engines refuse (progressive, odd layouts), so slot 0 is trimmed to a few
+          // states and later slots are made with as many (each state holds ~2-4 MiB of buffers:
+          // fused 4:4:4 reference pipeline 665 -> 623 MiB with 2 instead of 8 a slot, same images/s).
           // Not where the first batch had many JPEGs off the baseline fast path (progressive ones,
           // which the engines refuse): such data keeps the CUDA backend busy.
           const int64_t later_cuda = hw_load_ >= 1.0 && hw_states > 0 && first_not_baseline_ * 8 <= first_size_
