@@ -126,3 +126,21 @@ def test_batch_permutation_needs_a_batch_size():
     assert sorted(np.asarray(ndd.batch_permutation(batch_size=4)).tolist()) == [0, 1, 2, 3]
     one = O.BatchPermutation()()
     assert isinstance(one, ndd.Tensor) and one.shape == () and int(np.asarray(one)) == 0
+
+
+def test_a_nested_list_argument_is_a_tensor_argument():
+    # DALI 2.4's ndd turns `matrix=[[...], [...]]` into a 2x3 argument tensor (ndd.tensor's types);
+    # it was refused here as "not a list of numbers". Values measured with DALI 2.4 (CPU).
+    img = (np.arange(4 * 5 * 3, dtype=np.uint8) * 7).reshape(4, 5, 3)
+    mtx = [[0.9, 0.1, 1.5], [-0.1, 0.9, -0.5]]
+    out = np.asarray(ndd.warp_affine(ndd.tensor(img, layout="HWC"), matrix=mtx))
+    assert out.dtype == np.uint8 and out.ravel().tolist() == [
+        32, 39, 46, 50, 57, 64, 69, 76, 83, 84, 91, 98, 84, 91, 98, 65, 72, 79, 73, 80, 87, 82, 89,
+        96, 84, 91, 98, 84, 91, 98, 162, 133, 140, 155, 152, 159, 179, 186, 193, 179, 186, 193, 168,
+        175, 182, 233, 55, 62, 88, 18, 25, 45, 52, 59, 68, 75, 82, 83, 90, 97]
+    m = [[1, 0], [0, 2]]
+    b = ndd.coord_transform(ndd.batch([np.float32([[1, 2], [3, 4]]), np.float32([[0, 1]])]), M=m, T=[0.5, 1])
+    assert [np.asarray(t).tolist() for t in b.tensors] == [[[1.5, 5.0], [3.5, 9.0]], [[0.5, 3.0]]]
+    m2 = ((1.5, 0), (0, 2))
+    c = np.asarray(ndd.coord_transform(ndd.tensor(np.float32([[1, 2]])), M=m2))
+    assert c.dtype == np.float32 and c.tolist() == [[1.5, 4.0]]

@@ -119,6 +119,10 @@ def _arg_value(schema: Any, name: str, v: Any, n: int | None) -> Any:
     if isinstance(v, Device):
         return str(v.device_type)
     a = schema.arg(name)
+    if _nested(v) and a is not None and a.tensor:
+        # DALI's ndd makes a nested list a tensor argument (`matrix=[[...], [...]]` is a 2x3
+        # matrix), with ndd.tensor's types; the fn API has no such form and refuses it
+        v = as_tensor(v)
     if isinstance(v, Batch):
         if n is not None and v.batch_size != n:
             raise ValueError(f"ndd.{schema.name}: argument {name!r} has {v.batch_size} samples, the batch {n}")
@@ -129,6 +133,10 @@ def _arg_value(schema: Any, name: str, v: Any, n: int | None) -> Any:
         value = v.torch().cpu()
         return value.item() if value.dim() == 0 else value.tolist()
     return v
+
+
+def _nested(v: Any) -> bool:
+    return isinstance(v, (list, tuple)) and any(isinstance(e, (list, tuple)) for e in v)
 
 
 def _input_list(x: Any, n: int | None) -> TensorList:
