@@ -144,3 +144,19 @@ def test_a_nested_list_argument_is_a_tensor_argument():
     m2 = ((1.5, 0), (0, 2))
     c = np.asarray(ndd.coord_transform(ndd.tensor(np.float32([[1, 2]])), M=m2))
     assert c.dtype == np.float32 and c.tolist() == [[1.5, 4.0]]
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: ndd.resize(x, x, size=[2, 2]), lambda x: ndd.resize(size=[2, 2]), lambda x: ndd.flip(x, x),
+    lambda x: ndd.full(shape=[2]), lambda x: ndd.full(1.0, 2.0, shape=[2]), lambda x: ndd.zeros(x),
+    lambda x: ndd.slice(x, x, x, x), lambda x: ndd.cat(), lambda x: ndd.random.uniform(x, x),
+])
+def test_a_wrong_number_of_positional_inputs_is_a_type_error(call):
+    # DALI 2.4's functions have the op's inputs as positional parameters, so Python raises a
+    # TypeError (measured for each of these calls); it was a GraphError (a ValueError) here
+    with pytest.raises(TypeError):
+        call(ndd.tensor(np.zeros((4, 4, 3), np.uint8), layout="HWC"))
+    # the counts DALI takes still work
+    x = ndd.tensor(np.zeros((4, 4, 3), np.uint8), layout="HWC")
+    assert np.asarray(ndd.random.uniform(x, range=[0, 1])).shape == (4, 4, 3)
+    assert np.asarray(ndd.stack(x, x, x)).shape == (3, 4, 4, 3)

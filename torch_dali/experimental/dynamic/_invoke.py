@@ -157,6 +157,12 @@ def invoke(name: str, inputs: Sequence[Any], kwargs: dict[str, Any], *, draw: in
     batch_size = kwargs.pop("batch_size", None)
     kwargs.pop("max_batch_size", None)
     kwargs.pop("name", None)
+    if not schema.min_inputs <= len(inputs) <= schema.max_inputs:
+        # positional inputs are the function's positional parameters: a wrong count is a
+        # TypeError, as DALI 2.4's generated signatures raise it
+        want = (str(schema.min_inputs) if schema.min_inputs == schema.max_inputs
+                else f"{schema.min_inputs} to {schema.max_inputs}")
+        raise TypeError(f"{name.split('.')[-1]}() takes {want} positional input(s), {len(inputs)} given")
     for k in kwargs:
         if schema.arg(k) is None and k not in COMMON_ARGS:
             raise TypeError(f"{name.split('.')[-1]}() got an unexpected keyword argument {k!r}")
