@@ -172,3 +172,28 @@ def test_yaml_round_trip(arrays):
     again.build()
     for a, b in zip(_arrays(pipe), _arrays(again)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_one_roi_value_applies_to_every_roi_axis(tmp_path):
+    # DALI 2.4 (measured on this 6x5x4 array): an ROI argument with one value is broadcast to
+    # every ROI axis (all axes, or `roi_axes`), each argument on its own; it was refused here.
+    b = np.arange(6 * 5 * 4, dtype=np.int16).reshape(6, 5, 4)
+    np.save(tmp_path / "b.npy", b)
+    f = [str(tmp_path / "b.npy")]
+    cases = [(dict(roi_start=[1], roi_shape=[2]), b[1:3, 1:3, 1:3]),
+             (dict(roi_start=[1], roi_end=[3]), b[1:3, 1:3, 1:3]),
+             (dict(roi_start=[1], roi_shape=[2], roi_axes=[0, 2]), b[1:3, :, 1:3]),
+             (dict(roi_start=[1], roi_shape=[2, 2, 2]), b[1:3, 1:3, 1:3]),
+             (dict(roi_start=[1, 0, 2], roi_shape=[2]), b[1:3, 0:2, 2:4]),
+             (dict(roi_end=[3]), b[:3, :3, :3]),
+             (dict(roi_start=[2]), b[2:, 2:, 2:]),
+             (dict(rel_roi_start=[0.2], rel_roi_end=[0.8]), b[1:5, 1:4, 1:3]),
+             (dict(rel_roi_start=[0.2], rel_roi_shape=[0.5]), b[1:4, 1:4, 1:3]),
+             (dict(roi_start=[4], roi_shape=[3], out_of_bounds_policy="pad", fill_value=-7),
+              np.full((3, 3, 3), -7, np.int16))]
+    for kw, want in cases:
+        (got,) = _arrays(_pipe(bs=1, files=f, **kw))
+        assert got.dtype == np.int16 and np.array_equal(got, want), kw
+    # two values for three axes stay an error, as in DALI 2.4
+    with pytest.raises((DataError, PipelineError)):
+        _arrays(_pipe(bs=1, files=f, roi_start=[1, 2], roi_shape=[2, 2]))

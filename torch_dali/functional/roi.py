@@ -4,8 +4,9 @@ cutting them out of an array with padding.
 
 Rules checked against DALI 2.4's numpy reader: a relative value is scaled by the extent in float32
 (a relative start with a relative shape ends at (start + shape) * extent, one product in double);
-the start and the end are rounded separately, half away from zero; an empty list is "not given"; axes default to all; an end before the start
-is an error under every policy; "error" refuses a region leaving the array, "trim_to_shape" clips
+the start and the end are rounded separately, half away from zero; an empty list is "not given";
+axes default to all; one value applies to every ROI axis; an end before the start is an error
+under every policy; "error" refuses a region leaving the array, "trim_to_shape" clips
 it to the array, "pad" fills the outside with `fill_value` (converted as DALI converts: rounded
 half away from zero and saturated for integers).
 """
@@ -64,7 +65,9 @@ def window(shape: Sequence[int], args: dict[str, Any], where: str) -> list[tuple
     if len(set(norm)) != len(norm):
         raise DataError(f"{where}: `roi_axes` names an axis more than once ({axes})")
     for k, vals in v.items():
-        if vals is not None and len(vals) != len(norm):
+        if vals is not None and len(vals) == 1:
+            v[k] = vals * len(norm)  # one value stands for every ROI axis (DALI 2.4 measured)
+        elif vals is not None and len(vals) != len(norm):
             raise DataError(f"{where}: `{k}` has {len(vals)} values, expected one per ROI axis "
                             f"({len(norm)})")
     out = [(0, int(e)) for e in shape]
