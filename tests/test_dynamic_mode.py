@@ -267,3 +267,20 @@ def test_imread_reads_paths_as_io_file_read(tmp_path):
         ndd.imread(str(tmp_path / "missing.png"))
     with pytest.raises(ValueError):
         ndd.imread(str(path), device="mixed")
+
+
+def test_reader_arguments_given_as_tensors(tmp_path):
+    # DALI 2.4 takes ndd Tensors for a reader's arguments (a 0-D one as a scalar); they were refused
+    # here. The windows below are what DALI 2.4 read from these files (measured).
+    arrs = [(np.arange(40, dtype=np.int16) * (i + 1)).reshape(20, 2) for i in range(2)]
+    files = []
+    for i, a in enumerate(arrs):
+        np.save(tmp_path / f"a{i}.npy", a)
+        files.append(str(tmp_path / f"a{i}.npy"))
+    cases = [(dict(roi_start=ndd.tensor(3), roi_shape=[10], roi_axes=[0]), np.s_[3:13]),
+             (dict(rel_roi_start=[0.25], rel_roi_end=ndd.tensor([0.75]), roi_axes=[0]), np.s_[5:15]),
+             (dict(roi_start=ndd.tensor([3, 1]), roi_end=ndd.tensor(np.int64([5, 2]))), np.s_[3:5, 1:2])]
+    for kw, window in cases:
+        (b,) = next(iter(ndd.readers.Numpy(files=files, **kw).next_epoch(batch_size=2)))
+        for t, a in zip(b.tensors, arrs):
+            assert np.array_equal(np.asarray(t), a[window]), kw

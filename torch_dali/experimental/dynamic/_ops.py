@@ -13,6 +13,7 @@ from ...tensor_list import TensorList
 from . import _invoke
 from ._op_classes import Operator, build as _build_classes
 from . import random as _random
+from ._data import Tensor
 
 # not ops applied to data: graph internals, sources, Python callbacks, arithmetic (operators)
 _SKIP = {"arithmetic", "external_source", "python_function", "dl_tensor_python_function",
@@ -40,6 +41,11 @@ def _function(schema: Any) -> Callable[..., Any]:
     return call
 
 
+def _tensor_value(t: Tensor) -> Any:
+    v = t.torch().cpu()
+    return v.item() if v.dim() == 0 else v.tolist()
+
+
 class Reader(Operator):
     """A reader as an object (`ndd.readers.File(file_root=...)`), iterated by epochs:
     `for jpegs, labels in reader.next_epoch(batch_size=8)` gives Batches (Tensors with
@@ -63,7 +69,9 @@ class Reader(Operator):
         self._shard_id = shard_id
         self._num_shards = num_shards
         self._stick_to_shard = stick_to_shard
-        self._kwargs = kwargs
+        # Tensors given for arguments (`roi_start=ndd.tensor(3)`) are taken as their values, as
+        # DALI 2.4's readers take them (a 0-D one as a scalar)
+        self._kwargs = {k: _tensor_value(v) if isinstance(v, Tensor) else v for k, v in kwargs.items()}
         self._seed = _random.draw_for_call(None, None) & 0x7FFFFFFF if seed is None else int(seed)
         self._pipe: Any = None
         self._pipe_bs = 0
