@@ -160,3 +160,27 @@ def test_a_wrong_number_of_positional_inputs_is_a_type_error(call):
     x = ndd.tensor(np.zeros((4, 4, 3), np.uint8), layout="HWC")
     assert np.asarray(ndd.random.uniform(x, range=[0, 1])).shape == (4, 4, 3)
     assert np.asarray(ndd.stack(x, x, x)).shape == (3, 4, 4, 3)
+
+
+def test_deprecated_experimental_decoder_names():
+    # DALI 2.4's dynamic mode keeps ndd.experimental.decoders.image / image_crop / image_random_crop
+    # / image_slice and ndd.experimental.peek_image_shape (and their classes under
+    # ndd._ops.experimental): the current ops under the old names, with a DeprecationWarning
+    # (measured: the same values as ndd.decoders.*, peek_image_shape int64 by default)
+    import io
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.fromarray((np.arange(7 * 9 * 3) % 251).astype(np.uint8).reshape(7, 9, 3)).save(buf, "JPEG")
+    data = np.frombuffer(buf.getvalue(), np.uint8)
+    with pytest.warns(DeprecationWarning):
+        old = ndd.experimental.decoders.image(data)
+    assert np.array_equal(np.asarray(old), np.asarray(ndd.decoders.image(data))) and old.layout == "HWC"
+    with pytest.warns(DeprecationWarning):
+        crop = ndd.experimental.decoders.image_crop(data, crop=[3, 4], crop_pos_x=0.3)
+    assert np.array_equal(np.asarray(crop), np.asarray(ndd.decoders.image_crop(data, crop=[3, 4], crop_pos_x=0.3)))
+    with pytest.warns(DeprecationWarning):
+        shape = ndd.experimental.peek_image_shape(data)
+    assert np.asarray(shape).dtype == np.int64 and np.asarray(shape).tolist() == [7, 9, 3]
+    assert hasattr(ndd.experimental.decoders, "image_random_crop") and hasattr(ndd.experimental.decoders, "image_slice")
+    assert ndd._ops.experimental.decoders.Image is ndd._ops.decoders.Image
+    assert np.asarray(ndd._ops.experimental.PeekImageShape()(data)).tolist() == [7, 9, 3]

@@ -8,7 +8,8 @@ import sys
 from types import ModuleType
 from typing import Any, Callable, Iterator
 
-from ...ops._registry import all_schemas
+from ...ops import legacy as _legacy
+from ...ops._registry import all_schemas, lookup
 from ...tensor_list import TensorList
 from . import _invoke
 from ._op_classes import Operator, build as _build_classes
@@ -20,6 +21,13 @@ _SKIP = {"arithmetic", "external_source", "python_function", "dl_tensor_python_f
          "torch_python_function", "readers.dataset"}
 
 _all_functions: list[Callable[..., Any]] = []
+
+# deprecated names DALI 2.4's dynamic mode still has (function and class), each the current op
+_LEGACY = {"experimental.decoders.image": "decoders.image",
+           "experimental.decoders.image_crop": "decoders.image_crop",
+           "experimental.decoders.image_random_crop": "decoders.image_random_crop",
+           "experimental.decoders.image_slice": "decoders.image_slice",
+           "experimental.peek_image_shape": "peek_image_shape"}
 
 
 def _function(schema: Any) -> Callable[..., Any]:
@@ -354,8 +362,41 @@ def install(root: ModuleType) -> ModuleType:
         setattr(target, parts[-1], f)
         _all_functions.append(f)
     ops = _build_classes(root, [s for s in all_schemas()], _SKIP)
+    _install_legacy(root, ops)
     here = sys.modules[__name__]
     for k, v in vars(ops).items():
         if not k.startswith("__") and not hasattr(here, k):
             setattr(here, k, v)
     return ops
+
+
+def _install_legacy(root: ModuleType, ops: ModuleType) -> None:
+    for old, new in _LEGACY.items():
+        current: Any = root
+        for part in new.split("."):
+            current = getattr(current, part)
+        parts = old.split(".")
+        setattr(_namespace(root, parts[:-1]), parts[-1], _deprecated(current, old, new))
+        cls = lookup(new).class_name
+        target: Any = ops
+        for part in new.split(".")[:-1]:
+            target = getattr(target, part)
+        home: Any = ops
+        for depth, part in enumerate(parts[:-1]):
+            sub = getattr(home, part, None)
+            if not isinstance(sub, ModuleType):
+                sub = ModuleType(f"{ops.__name__}." + ".".join(parts[: depth + 1]))
+                sys.modules[sub.__name__] = sub
+                setattr(home, part, sub)
+            home = sub
+        setattr(home, cls, getattr(target, cls))
+
+
+def _deprecated(f: Callable[..., Any], old: str, new: str) -> Callable[..., Any]:
+    def call(*inputs: Any, **kwargs: Any) -> Any:
+        _legacy.warn(f"ndd.{old} is deprecated in DALI 2.4; use ndd.{new}")
+        return f(*inputs, **kwargs)
+    call.__name__ = old.split(".")[-1]
+    call.__qualname__ = old
+    call.__doc__ = f"Deprecated name of `ndd.{new}` (the same op)."
+    return call
