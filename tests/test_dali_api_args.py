@@ -79,3 +79,30 @@ def test_missing_required_argument_is_a_runtime_error_too():
     for kind in (RuntimeError, ArgumentError):
         with pytest.raises(kind, match="`clip_limit` is required"):
             p().build()
+
+
+def test_torch_scalars_where_dali_takes_numbers():
+    # DALI 2.4 takes a 0-d torch tensor, or a one-element 1-D one, as the number it holds, for
+    # per-sample and plain arguments alike (refused here before). Shapes and sums as DALI 2.4 gave
+    # them for this image; each equals the call with the Python number.
+    import torch
+    img = (np.arange(6 * 8 * 3, dtype=np.uint8) * 5).reshape(6, 8, 3)
+    t = torch.tensor
+    cases = [(lambda x: fn.rotate(x, angle=t(30.0)), lambda x: fn.rotate(x, angle=30.0), (10, 10, 3), 36437),
+             (lambda x: fn.rotate(x, angle=t([30.0])), lambda x: fn.rotate(x, angle=30.0), (10, 10, 3), 36437),
+             (lambda x: fn.resize(x, resize_x=t(4)), lambda x: fn.resize(x, resize_x=4), (3, 4, 3), 4367),
+             (lambda x: fn.flip(x, horizontal=t([1], dtype=torch.int32)), lambda x: fn.flip(x, horizontal=1), (6, 8, 3), 17432),
+             (lambda x: fn.rotate(x, angle=10, keep_size=t(True)), lambda x: fn.rotate(x, angle=10, keep_size=True), (6, 8, 3), 17662),
+             (lambda x: fn.hsv(x, hue=t(20.0)), lambda x: fn.hsv(x, hue=20.0), (6, 8, 3), 17523),
+             (lambda x: fn.brightness_contrast(x, brightness=t(1.5), contrast=t(0.5)),
+              lambda x: fn.brightness_contrast(x, brightness=1.5, contrast=0.5), (6, 8, 3), 26610),
+             (lambda x: fn.crop(x, crop=[2, 3], crop_pos_x=t(0.7)), lambda x: fn.crop(x, crop=[2, 3], crop_pos_x=0.7), (2, 3, 3), 1962)]
+    for with_torch, with_number, shape, total in cases:
+        @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+        def p():
+            x = fn.external_source(lambda: [img], layout="HWC")
+            return with_torch(x), with_number(x)
+        pipe = p()
+        pipe.build()
+        a, b = (np.asarray(o.at(0)) for o in pipe.run())
+        assert a.shape == shape and int(a.astype(np.int64).sum()) == total and np.array_equal(a, b)

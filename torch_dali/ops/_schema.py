@@ -115,8 +115,11 @@ def _is_flag(v: Any) -> bool:
 
 
 def plain_number(v: Any) -> Any:
-    """NumPy scalars (and 0-d arrays) as Python numbers; anything else unchanged."""
+    """NumPy scalars and 0-d arrays or torch tensors (CPU) as Python numbers, as DALI 2.4 takes
+    them (`angle=torch.tensor(30.0)`); anything else unchanged."""
     if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
+        return v.item()
+    if isinstance(v, torch.Tensor) and v.dim() == 0 and v.device.type == "cpu":
         return v.item()
     return v
 
@@ -222,8 +225,8 @@ _KIND_DOC = {
 def coerce(op: str, arg: Arg, v: Any) -> Any:
     """Checks and normalizes one constant argument value; raises naming the op and the argument."""
     kind = arg.kind
-    if kind in ("int", "float", "bool") and isinstance(v, np.ndarray) and v.shape == (1,):
-        v = v[0]  # a one-element 1-D array is a scalar where one is expected, as in DALI (lists are not)
+    if kind in ("int", "float", "bool") and isinstance(v, (np.ndarray, torch.Tensor)) and tuple(v.shape) == (1,):
+        v = v[0]  # a one-element 1-D array (or tensor) is a scalar where one is expected, as in DALI (lists are not)
     v = plain_number(v)
     try:
         if kind == "int":  # bools count as 0/1 (`mirror=False`), as DALI takes them
