@@ -12,9 +12,10 @@ a=-0.5 over [-2, 2], Lanczos-3), read with linear interpolation, in float32 in D
 - nn picks source index floor(origin + (i + 0.5) * in / out), computed in float32 (row positions
   as DALI steps them, by repeated addition; at scale 1 a run of columns from floor(origin + 0.5)).
 - Integer outputs saturate and round half to even, or half away from zero when the last pass is
-  nearest-neighbour, as DALI's CPU resize does; uint8 values that DALI stores one by one round
-  half away from zero: the last row % 16 values of a row after a last pass down the columns, the
-  columns outside `_vector_cols` after one along the rows (`_to_output`).
+  nearest-neighbour, as DALI's CPU resize does; uint8 / int16 / uint16 values that DALI stores
+  one by one round half away from zero: the last row % 16 (16-bit: 8) values of a row after a
+  last pass down the columns, the columns outside `_vector_cols` after one along the rows
+  (`_to_output`, which also has int16's vector rounding of [-0.5, 0) to -1).
 - A source window (`roi` = (y, x, h, w), or `window` = float (start, end) per axis, as planned by
   `resize_plan` from roi_start / roi_end / subpixel_scale) is resampled as DALI resamples its
   region of interest: output i of an axis is centred on start + (i + 0.5) * (end - start) / out,
@@ -152,8 +153,8 @@ def _filter(kind: str, n_in: float, n_out: int, antialias: bool) -> tuple[np.nda
 
 def _reach(kind: str, n_in: int, n_out: int, antialias: bool, axis: "Axis") -> tuple[int, int, int]:
     """(first source sample, number of samples, taps) one axis's pass reads: DALI's region of
-    interest grown by the filter (in float32, as DALI), which decides its pass order and shifts its
-    second pass."""
+    interest grown by the filter (in float32, as DALI; its end rounded up), which decides its pass
+    order and its second pass's shift and width."""
     F = np.float32
     if kind == "nn":
         anchor, taps = F(0), 1
@@ -161,7 +162,7 @@ def _reach(kind: str, n_in: int, n_out: int, antialias: bool, axis: "Axis") -> t
         _, _, anchor, taps = _filter(kind, abs(axis.span), n_out, antialias)
     a, b = (axis.start, axis.end) if axis.start <= axis.end else (axis.end, axis.start)
     lo = max(0, min(n_in, math.floor(F(F(a) - anchor))))
-    hi = max(0, min(n_in, math.floor(F(F(F(b) - anchor) + F(taps)))))
+    hi = max(0, min(n_in, math.ceil(F(F(F(b) - anchor) + F(taps)))))
     return lo, hi - lo, taps
 
 
@@ -224,26 +225,31 @@ def _weights(kind: str, n_in: int, n_out: int, antialias: bool, origin: float, s
     return idx, w
 
 
-def _vector_cols(kind: str, n_out: int, antialias: bool, axis: "Axis", shift: int, width: int) -> tuple[int, int]:
-    """The output columns [c0, c1) that DALI's CPU resize rounds half to even when its last pass
-    runs along the rows (horizontal): that pass computes the columns whose taps all lie inside its
-    input (`width` pixels from `shift`) 16 pixels at a time, from the first such column, and every
-    other column one by one, rounding an exact x.5 away from zero (measured on DALI 2.4's uint8
-    outputs, 1 to 5 channels)."""
+def _vector_cols(kind: str, n_out: int, antialias: bool, axis: "Axis", shift: int, width: int,
+                 lanes: int) -> np.ndarray:
+    """Which output columns DALI's CPU resize rounds half to even when its last pass runs along
+    the rows (horizontal): it splits the columns into up to four runs (taps past the input's start
+    (`width` pixels from `shift`), past both ends, inside, past its end; the first and last swap
+    for a backwards read) and computes each run `lanes` pixels at a time from its start (16 for
+    uint8, 8 for 16-bit results), the run's last columns one by one, rounding an exact x.5 away from
+    zero (measured on DALI 2.4's uint8 and int16 / uint16 outputs, 1 to 5 channels)."""
     F = np.float32
     _, _, anchor, taps = _filter(kind, abs(axis.span), n_out, antialias)
     o = F(F(axis.start) - F(shift))
     scale = F(F(axis.span) / F(n_out))
     start = F(o + F(F(F(F(0.5) * scale) - F(0.5)) - anchor))
     first = np.ceil(np.arange(n_out, dtype=F) * scale + start)
-    inside_lo, inside_hi = first >= 0, first + taps <= width
+    lead, trail = first < 0, first + taps > width
     if n_out > 1 and first[-1] < first[0]:  # read backwards: DALI scans from the other side
-        inside_lo, inside_hi = inside_hi, inside_lo
-    lo, hi = np.nonzero(inside_lo)[0], np.nonzero(inside_hi)[0]
-    if not len(lo) or not len(hi) or hi[-1] < lo[0]:
-        return 0, 0
-    c0 = int(lo[0])
-    return c0, c0 + (int(hi[-1]) + 1 - c0) // 16 * 16
+        lead, trail = trail, lead
+    lo = int(np.argmin(lead)) if not lead.all() else n_out  # first column past the leading run
+    hi = n_out - (int(np.argmin(trail[::-1])) if not trail.all() else n_out)  # end of the inner one
+    cut = min(lo, hi)
+    runs = (0, cut, max(cut, lo), max(cut, lo, hi), n_out)
+    vec = np.zeros(n_out, bool)
+    for a, b in zip(runs, runs[1:]):
+        vec[a:a + (b - a) // lanes * lanes] = True
+    return vec
 
 
 def _gather_sum(m: torch.Tensor, dim: int, idx: np.ndarray, w: np.ndarray) -> torch.Tensor:
@@ -284,15 +290,21 @@ def _exact_copy(kind: str, n_in: int, n_out: int, origin: float, span: float) ->
             and kind in ("nn", "linear", "triangular", "cubic"))
 
 
+#: values DALI's CPU resize rounds per vector store, by output type (its other outputs: float)
+_LANES = {torch.uint8: 16, torch.int16: 8, torch.uint16: 8}
+
+
 def _to_output(y: torch.Tensor, dtype: torch.dtype, half_even: bool, row_channels: int = 0,
-               cols: tuple[int, int] | None = None) -> torch.Tensor:
+               cols: np.ndarray | None = None) -> torch.Tensor:
     """The result in the output type: integers saturate and round as DALI's last pass does, half
-    to even after a filter, half away from zero after a nearest-neighbour pass. `row_channels`
-    (uint8 (..., W, K) results): the values interleaved in one of DALI's memory rows (C for
-    channel-last data, 1 for planar; 0: no rows rule). DALI's CPU kernel stores each row 16
-    values at a time, rounding half to even, and the last row % 16 one by one, half away from
-    zero: an x.5 there goes up. `cols` (uint8, DALI's last pass horizontal): the columns rounded
-    half to even (`_vector_cols`), every other one half away from zero; no row rule then."""
+    to even after a filter, half away from zero after a nearest-neighbour pass. DALI's CPU kernel
+    rounds half to even only in its vector stores (`_LANES` values each) and half away from zero
+    in the values it stores one by one: `row_channels` ((..., W, K) results): the values
+    interleaved in one of DALI's memory rows (C for channel-last data, 1 for planar; 0: no rows
+    rule), each row stored `lanes` values at a time, its last row % lanes one by one; `cols`
+    (DALI's last pass horizontal): per output column, whether a vector store rounds it
+    (`_vector_cols`); no row rule then. int16's vector store turns [-0.5, 0) into -1, not 0
+    (measured on DALI 2.4: every such value in vector stores, none in the others)."""
     if y.dtype == dtype:
         return y
     if dtype.is_floating_point or not y.dtype.is_floating_point:
@@ -301,16 +313,21 @@ def _to_output(y: torch.Tensor, dtype: torch.dtype, half_even: bool, row_channel
         return convert(y, dtype)
     info = torch.iinfo(dtype)
     r = torch.round(y)
+    lanes = _LANES.get(dtype, 0)
     w, k = int(y.shape[-2]), int(y.shape[-1])
     row = w * row_channels
-    if dtype == torch.uint8 and cols is not None:
-        xs = torch.arange(w, device=y.device).reshape(w, 1)
-        away = torch.sign(y) * torch.floor(y.abs() + 0.5)
-        r = torch.where((xs >= cols[0]) & (xs < cols[1]), r, away)
-    elif dtype == torch.uint8 and row_channels and k % row_channels == 0 and row % 16:
+    vec: torch.Tensor | bool = True
+    if lanes and cols is not None:
+        vec = torch.from_numpy(cols).to(y.device).reshape(w, 1)
+    elif lanes and row_channels and k % row_channels == 0 and row % lanes:
         ks = torch.arange(k, device=y.device)
         pos = torch.arange(w, device=y.device).reshape(w, 1) * row_channels + ks % row_channels
-        r = torch.where(pos >= row - row % 16, torch.sign(y) * torch.floor(y.abs() + 0.5), r)
+        vec = pos < row - row % lanes
+    if dtype == torch.int16:
+        r = torch.where((r == 0) & (y < 0) & vec, torch.full_like(r, -1), r)
+    if vec is not True:
+        t = torch.trunc(y)  # half away from zero (floor(|y| + 0.5) would take 0.49999997 to 1)
+        r = torch.where(vec, r, torch.where((y - t).abs() == 0.5, t + torch.sign(y), torch.round(y)))
     return r.clamp_(info.min, info.max).to(dtype)
 
 
@@ -325,9 +342,10 @@ def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: 
     is the whole image, or `roi` = (y, x, h, w), or `window` = ((y0, y1), (x0, x1)) (float pixel
     coordinates; y0 > y1 or x0 > x1 reads that axis backwards, a flip); the filter's taps beyond the
     window read the image, clamped at its border. The result has `dtype` (default: the input's);
-    integer outputs round half to even and saturate (uint8: half up at the end of DALI's memory
-    rows, see `_to_output`; `row_channels`: the channels interleaved in those rows, default all
-    of the image's, 1 for planes merged into the last axis).
+    integer outputs round half to even and saturate (uint8, int16, uint16: half away from zero
+    where DALI stores values one by one, see `_to_output`; `row_channels`: the channels
+    interleaved in DALI's memory rows, default all of the image's, 1 for planes merged into the
+    last axis).
     """
     out_dtype = dtype or image.dtype
     squeeze = image.dim() == 2
@@ -378,7 +396,9 @@ def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: 
         for dim, (idx, w) in plans:
             y = _axis_pass(y, dim, idx, w)
     rc = int(y.shape[-1]) if row_channels is None else row_channels
-    cols = _vector_cols(kinds[1], out_w, antialias, ax, lo_x, ext_x) if vert_first and kinds[1] != "nn" else None
+    lanes = _LANES.get(out_dtype, 0)
+    cols = (_vector_cols(kinds[1], out_w, antialias, ax, lo_x, ext_x, lanes)
+            if lanes and vert_first and kinds[1] != "nn" else None)
     out = _to_output(y, out_dtype, axes[-1][1] != "nn", rc, cols).contiguous()
     return out.squeeze(-1) if squeeze else out
 

@@ -1,9 +1,8 @@
 /* CPU resize of one HWC image (uint8, int16, uint16 or float32; or a window of it) to its own type
  * or float32 with DALI's filters (linear / triangular, cubic, Lanczos-3, Gaussian), bit for bit
  * what torch_dali/functional/resize.py computes for them: its `_filter`, `_reach`, `_weights`, pass
- * order, tap-by-tap float32 sums, half-even rounding (uint8: half up where DALI rounds one value
- * at a time: a row's last row % 16 values, or after a last pass along the rows the columns
- * outside vector_cols). One call holds no Python lock (ctypes releases the GIL).
+ * order, tap-by-tap float32 sums, half-even rounding (half away from zero where DALI rounds one
+ * value at a time: resize_store.h). One call holds no Python lock (ctypes releases the GIL).
  * The same float32 operations in the same order; build with -ffp-contract=off (no fused
  * multiply-add) so nothing rounds differently. The only vectorised loops run across independent
  * outputs, never across a sum. The filter tables come from the caller (resize.py's, built with
@@ -60,7 +59,7 @@ static int filter_params(axis_t* a, int antialias) {
 /* resize.py's _reach, in float32 as it computes it, and _exact_copy */
 static void reach(axis_t* a) {
   int64_t lo = (int64_t)floorf(a->origin - a->anchor);
-  int64_t hi = (int64_t)floorf((a->end - a->anchor) + (float)a->taps);
+  int64_t hi = (int64_t)ceilf((a->end - a->anchor) + (float)a->taps); /* DALI 2.4 rounds the end up */
   lo = lo < 0 ? 0 : (lo > a->n_in ? a->n_in : lo);
   hi = hi < 0 ? 0 : (hi > a->n_in ? a->n_in : hi);
   a->lo = lo;
@@ -319,62 +318,7 @@ static int cols_from(const void* src, int type, int64_t stride, int64_t nrows, i
   return 0;
 }
 
-/* float results (rows of w pixels of ch values) into uint8 where a memory row interleaves
- * `row_ch` of the ch values (functional.resize's row_channels: the rest are other frames or
- * planes): value c of pixel x sits at x * row_ch + c % row_ch of a row of w * row_ch; no row rule
- * (half to even throughout) when row_ch does not divide ch. */
-static void to_u8_rows(const float* v, int64_t h, int64_t w, int ch, int row_ch, uint8_t* out) {
-  const int rule = row_ch > 0 && ch % row_ch == 0;
-  for (int64_t y = 0; y < h; ++y)
-    for (int64_t x = 0; x < w; ++x)
-      for (int c = 0; c < ch; ++c) {
-        const int64_t at = (y * w + x) * ch + c;
-        out[at] = rule ? to_u8_at(v[at], x * row_ch + c % row_ch, w * row_ch) : to_u8(v[at]);
-      }
-}
-
-/* resize.py's _vector_cols: the output columns [c0, c1) DALI rounds half to even when its last
- * pass runs along the rows: those whose taps all lie in the pass's input (`width` pixels from
- * `shift`), 16 at a time from the first; the rest it rounds one by one, half away from zero. */
-static void vector_cols(const axis_t* a, int64_t shift, int64_t width, int64_t* c0, int64_t* c1) {
-  const float o = a->origin - (float)shift;
-  const float scale = a->span / (float)a->n_out;
-  const float start = o + (((0.5f * scale) - 0.5f) - a->anchor);
-  int64_t lo = -1, hi = -1;
-  for (int i = 0; i < a->n_out; ++i) {
-    const int64_t first = (int64_t)ceilf((float)i * scale + start);
-    if (lo < 0 && first >= 0) lo = i;
-    if (first + a->taps <= width) hi = i;
-  }
-  *c0 = *c1 = 0;
-  if (lo < 0 || hi < lo) return;
-  *c0 = lo;
-  *c1 = lo + (hi + 1 - lo) / 16 * 16;
-}
-
-/* float results (rows of w pixels of ch values) into uint8: half to even in columns [c0, c1),
- * half away from zero elsewhere (vector_cols) */
-static void to_u8_cols(const float* v, int64_t h, int64_t w, int ch, int64_t c0, int64_t c1, uint8_t* out) {
-  for (int64_t y = 0; y < h; ++y)
-    for (int64_t x = 0; x < w; ++x)
-      for (int c = 0; c < ch; ++c) {
-        const int64_t at = (y * w + x) * ch + c;
-        out[at] = x >= c0 && x < c1 ? to_u8(v[at]) : to_u8_at(v[at], 1, 1);
-      }
-}
-
-/* float results into int16 / uint16: rounded half to even and saturated, as
- * torch.round(y).clamp_(lo, hi) (the bounds are integers: clamping first is the same) */
-static void to_16(const float* v, int64_t n, int type, void* out) {
-  const float lo = type == T_I16 ? -32768.0f : 0.0f, hi = type == T_I16 ? 32767.0f : 65535.0f;
-  for (int64_t i = 0; i < n; ++i) {
-    const float c = rintf(v[i] < lo ? lo : (v[i] > hi ? hi : v[i]));
-    if (type == T_I16)
-      ((int16_t*)out)[i] = (int16_t)c;
-    else
-      ((uint16_t*)out)[i] = (uint16_t)c;
-  }
-}
+#include "resize_store.h"
 
 static int64_t min_of(const int64_t* v, int64_t n) {
   int64_t m = v[0];
@@ -434,6 +378,7 @@ int td_resize(const void* src, int in_type, int64_t in_h, int64_t in_w, int ch, 
   float* wx = (float*)malloc(sizeof(float) * (size_t)out_w * (size_t)ax.taps);
   float* mid = NULL;
   float* res = NULL;
+  uint8_t* vec = NULL;
   int rc = -1;
   if (!iy || !ix || !wy || !wx) goto done;
   /* the first pass reads from the image's start, the second from its axis's region start */
@@ -473,14 +418,17 @@ int td_resize(const void* src, int in_type, int64_t in_h, int64_t in_w, int ch, 
     for (int64_t k = 0; k < ny; ++k) iy[k] -= y0;
     if (rows_f32(mid, row_mid, 0, row_mid, out_h, ay.taps, iy, wy, outf, out8)) goto done;
   }
-  if (res && out_type == T_U8 && vert_first) {
-    int64_t c0, c1;
-    vector_cols(&ax, ax.lo, ax.ext, &c0, &c1);
-    to_u8_cols(res, out_h, out_w, ch, c0, c1, (uint8_t*)out);
-  } else if (res && out_type == T_U8)
+  if (res && vert_first) { /* last pass along the rows: rounded by columns */
+    vec = (uint8_t*)malloc((size_t)out_w);
+    if (!vec) goto done;
+    vector_cols(&ax, ax.lo, ax.ext, out_type == T_U8 ? 16 : 8, vec);
+  }
+  if (res && out_type == T_U8 && vert_first)
+    to_u8_cols(res, out_h, out_w, ch, vec, (uint8_t*)out);
+  else if (res && out_type == T_U8)
     to_u8_rows(res, out_h, out_w, ch, row_ch, (uint8_t*)out);
   else if (res)
-    to_16(res, n_res, out_type, out);
+    to_16(res, out_h, out_w, ch, row_ch, vec, out_type, out);
   rc = 0;
 done:
   free(iy);
@@ -489,6 +437,7 @@ done:
   free(wx);
   free(mid);
   free(res);
+  free(vec);
   return rc;
 }
 
