@@ -23,7 +23,8 @@ import numpy as np
 import torch
 
 from ..errors import ArgumentError
-from .resize import resize, resize_volume
+from .resize import resize
+from .resize3d import resize_volume
 
 Plan = list[tuple[int, float, float]]  # per axis: (output size, region start, region extent; < 0 flips)
 

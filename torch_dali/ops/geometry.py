@@ -17,7 +17,8 @@ from ..functional import batch_sizes as BS
 from ..functional import crop as C
 from ..functional import regions as R
 from ..functional import resize_plan as RP
-from ..functional.resize import resize, resize_volume, volume_axes
+from ..functional.resize import resize
+from ..functional.resize3d import resize_volume, volume_axes
 from ..tensor_list import TensorList
 from . import _dispatch
 from . import layouts as L

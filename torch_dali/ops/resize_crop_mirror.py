@@ -19,7 +19,8 @@ import torch
 
 from ..errors import ArgumentError
 from ..functional import crop as C
-from ..functional.resize import resize, resize_volume, volume_axes
+from ..functional.resize import resize
+from ..functional.resize3d import resize_volume, volume_axes
 from ..tensor_list import TensorList
 from . import _dispatch
 from ._operator import BatchContext, SampleContext
