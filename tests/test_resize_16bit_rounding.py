@@ -47,6 +47,8 @@ CASES = {
     "i16_gaussian_5ch": ((33, 29, 5), "int16", (-4, 5), 12, dict(resize_x=47, resize_y=18, interp_type="gaussian")),
     "u8_nearly_half": ((39, 2, 1), "uint8", (0, 7), 5588,
                        dict(resize_x=5, resize_y=63, min_filter="nn", mag_filter="linear")),
+    # uint8 too: 16-column vector stores in the runs before and after the inner one (2 values off)
+    "u8_cubic_edge_runs": ((3, 2, 1), "uint8", (0, 4), 4, dict(resize_x=255, resize_y=5, interp_type="cubic")),
 }
 
 # name -> (out_h, out_w, first 16 hex digits of sha256(DALI 2.4's output))
@@ -64,6 +66,7 @@ DALI = {
     "u16_nearly_half": (63, 5, "df9d44a28be4d2e0"),
     "i16_gaussian_5ch": (18, 47, "80256f3a3f17cd68"),
     "u8_nearly_half": (63, 5, "628a165d160828c3"),
+    "u8_cubic_edge_runs": (5, 255, "74c8b457e17e603f"),
 }
 
 _FILTERS = ("interp_type", "min_filter", "mag_filter")
