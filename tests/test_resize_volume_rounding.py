@@ -1,5 +1,5 @@
 """DALI 2.4's CPU resize of volumes (DHWC) rounds integer results where its last pass stores them
-(functional.resize's 2-D rules, `_to_output`): half to even in vector stores, half away from zero
+(functional.resize's 2-D rules, `to_output`): half to even in vector stores, half away from zero
 in the values stored one by one, int16's [-0.5, 0) to -1 there. Its 3-D pass order is the
 cheapest (per pass: values written times 3 + taps * 1.2 along depth, 1 down the columns, 1.4
 along the rows; x before y before z on ties), so the last pass runs along depth (slices of

@@ -14,8 +14,8 @@ a=-0.5 over [-2, 2], Lanczos-3), read with linear interpolation, in float32 in D
 - Integer outputs saturate and round half to even, or half away from zero when the last pass is
   nearest-neighbour, as DALI's CPU resize does; uint8 / int16 / uint16 values that DALI stores
   one by one round half away from zero: the last row % 16 (16-bit: 8) values of a row after a
-  last pass down the columns, the columns outside `_vector_cols` after one along the rows
-  (`_to_output`, which also has int16's vector rounding of [-0.5, 0) to -1).
+  last pass down the columns, the columns outside `vector_cols` after one along the rows
+  (`to_output`, which also has int16's vector rounding of [-0.5, 0) to -1).
 - A source window (`roi` = (y, x, h, w), or `window` = float (start, end) per axis, as planned by
   `resize_plan` from roi_start / roi_end / subpixel_scale) is resampled as DALI resamples its
   region of interest: output i of an axis is centred on start + (i + 0.5) * (end - start) / out,
@@ -151,7 +151,7 @@ def _filter(kind: str, n_in: float, n_out: int, antialias: bool) -> tuple[np.nda
     return table, units, F(anchor), int(math.ceil(F(F(n - 1) / units)))
 
 
-def _reach(kind: str, n_in: int, n_out: int, antialias: bool, axis: "Axis") -> tuple[int, int, int]:
+def pass_reach(kind: str, n_in: int, n_out: int, antialias: bool, axis: "Axis") -> tuple[int, int, int]:
     """(first source sample, number of samples, taps) one axis's pass reads: DALI's region of
     interest grown by the filter (in float32, as DALI; its end rounded up), which decides its pass
     order and its second pass's shift and width."""
@@ -174,7 +174,7 @@ class Axis(NamedTuple):
     end: float
 
 
-def _axes(in_h: int, in_w: int, roi: Roi | None, window: Window | None) -> tuple[Axis, Axis]:
+def source_axes(in_h: int, in_w: int, roi: Roi | None, window: Window | None) -> tuple[Axis, Axis]:
     """Both axes' windows (float32 values) from `window` ((lo, hi) per axis) or `roi` (y, x, h, w)."""
     F = np.float32
     if window is not None:
@@ -184,7 +184,7 @@ def _axes(in_h: int, in_w: int, roi: Roi | None, window: Window | None) -> tuple
 
 
 @functools.lru_cache(maxsize=512)
-def _weights(kind: str, n_in: int, n_out: int, antialias: bool, origin: float, span: float,
+def pass_weights(kind: str, n_in: int, n_out: int, antialias: bool, origin: float, span: float,
              rows: bool, shift: int) -> tuple[np.ndarray, np.ndarray]:
     """(source indices (n_out, taps), float32 weights (n_out, taps)) of one axis: output i is
     centred on source origin + (i + 0.5) * span / n_out - 0.5 (a negative span runs backwards).
@@ -225,7 +225,7 @@ def _weights(kind: str, n_in: int, n_out: int, antialias: bool, origin: float, s
     return idx, w
 
 
-def _vector_cols(kind: str, n_out: int, antialias: bool, axis: "Axis", shift: int, width: int,
+def vector_cols(kind: str, n_out: int, antialias: bool, axis: "Axis", shift: int, width: int,
                  lanes: int) -> np.ndarray:
     """Which output columns DALI's CPU resize rounds half to even when its last pass runs along
     the rows (horizontal): it splits the columns into up to four runs (taps past the input's start
@@ -252,7 +252,7 @@ def _vector_cols(kind: str, n_out: int, antialias: bool, axis: "Axis", shift: in
     return vec
 
 
-def _gather_sum(m: torch.Tensor, dim: int, idx: np.ndarray, w: np.ndarray) -> torch.Tensor:
+def gather_sum(m: torch.Tensor, dim: int, idx: np.ndarray, w: np.ndarray) -> torch.Tensor:
     """out = sum_k w[k] * m.index_select(dim, idx[k]) for a 2-D matrix m (idx, w: (taps, n)),
     accumulated tap by tap in m's float type (DALI's order), in two preallocated buffers (a fresh
     tensor per tap costs several times more)."""
@@ -277,13 +277,13 @@ def _axis_pass(x: torch.Tensor, dim: int, idx: np.ndarray, w: np.ndarray) -> tor
     h, wd, c = x.shape
     m = x.reshape(h, wd * c)
     if dim == 0:
-        return _gather_sum(m, 0, idx.T, w.T).view(-1, wd, c)
+        return gather_sum(m, 0, idx.T, w.T).view(-1, wd, c)
     cols = (idx.T[:, :, None] * c + np.arange(c)).reshape(idx.shape[1], -1)
     ws = np.repeat(w.T, c, axis=1)
-    return _gather_sum(m, 1, cols, ws).view(h, -1, c)
+    return gather_sum(m, 1, cols, ws).view(h, -1, c)
 
 
-def _exact_copy(kind: str, n_in: int, n_out: int, origin: float, span: float) -> bool:
+def exact_copy(kind: str, n_in: int, n_out: int, origin: float, span: float) -> bool:
     """Axes whose filter is the identity: DALI's linear and cubic weights at integer offsets are
     exactly (.., 0, 1, 0, ..); gaussian and lanczos3 at scale 1 still filter, as in DALI."""
     return (n_in == n_out and origin == 0 and span == n_in
@@ -291,19 +291,19 @@ def _exact_copy(kind: str, n_in: int, n_out: int, origin: float, span: float) ->
 
 
 #: values DALI's CPU resize rounds per vector store, by output type (its other outputs: float)
-_LANES = {torch.uint8: 16, torch.int16: 8, torch.uint16: 8}
+STORE_LANES = {torch.uint8: 16, torch.int16: 8, torch.uint16: 8}
 
 
-def _to_output(y: torch.Tensor, dtype: torch.dtype, half_even: bool, row_channels: int = 0,
+def to_output(y: torch.Tensor, dtype: torch.dtype, half_even: bool, row_channels: int = 0,
                cols: np.ndarray | None = None) -> torch.Tensor:
     """The result in the output type: integers saturate and round as DALI's last pass does, half
     to even after a filter, half away from zero after a nearest-neighbour pass. DALI's CPU kernel
-    rounds half to even only in its vector stores (`_LANES` values each) and half away from zero
+    rounds half to even only in its vector stores (`STORE_LANES` values each) and half away from zero
     in the values it stores one by one: `row_channels` ((..., W, K) results): the values
     interleaved in one of DALI's memory rows (C for channel-last data, 1 for planar; 0: no rows
     rule), each row stored `lanes` values at a time, its last row % lanes one by one; `cols`
     (DALI's last pass horizontal): per output column, whether a vector store rounds it
-    (`_vector_cols`); no row rule then. int16's vector store turns [-0.5, 0) into -1, not 0
+    (`vector_cols`); no row rule then. int16's vector store turns [-0.5, 0) into -1, not 0
     (measured on DALI 2.4: every such value in vector stores, none in the others)."""
     if y.dtype == dtype:
         return y
@@ -313,7 +313,7 @@ def _to_output(y: torch.Tensor, dtype: torch.dtype, half_even: bool, row_channel
         return convert(y, dtype)
     info = torch.iinfo(dtype)
     r = torch.round(y)
-    lanes = _LANES.get(dtype, 0)
+    lanes = STORE_LANES.get(dtype, 0)
     w, k = int(y.shape[-2]), int(y.shape[-1])
     row = w * row_channels
     vec: torch.Tensor | bool = True
@@ -343,7 +343,7 @@ def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: 
     coordinates; y0 > y1 or x0 > x1 reads that axis backwards, a flip); the filter's taps beyond the
     window read the image, clamped at its border. The result has `dtype` (default: the input's);
     integer outputs round half to even and saturate (uint8, int16, uint16: half away from zero
-    where DALI stores values one by one, see `_to_output`; `row_channels`: the channels
+    where DALI stores values one by one, see `to_output`; `row_channels`: the channels
     interleaved in DALI's memory rows, default all of the image's, 1 for planes merged into the
     last axis).
     """
@@ -356,7 +356,7 @@ def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: 
         raise ValueError(f"resize: output size must be positive, got {(out_h, out_w)}")
     if in_h <= 0 or in_w <= 0:
         raise ValueError(f"resize: the input is empty, shape {tuple(image.shape)}")
-    ay, ax = _axes(in_h, in_w, roi, window)
+    ay, ax = source_axes(in_h, in_w, roi, window)
     if ay.span == 0 or ax.span == 0 or not all(map(math.isfinite, (*ay, *ax))):
         raise ValueError(f"resize: the source window must have a finite, non-zero size, got {(ay, ax)}")
     kinds = []
@@ -366,7 +366,7 @@ def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: 
             raise ValueError(f"resize: unknown filter {name!r}; expected one of {FILTERS}")
         kinds.append(name)
     axes = [(0, kinds[0], in_h, out_h, ay), (1, kinds[1], in_w, out_w, ax)]
-    (lo_y, ext_y, taps_y), (lo_x, ext_x, taps_x) = (_reach(k, n, m, antialias, a) for _, k, n, m, a in axes)
+    (lo_y, ext_y, taps_y), (lo_x, ext_x, taps_x) = (pass_reach(k, n, m, antialias, a) for _, k, n, m, a in axes)
     # DALI's pass order, by a cost per value each pass writes: 3 + taps down the columns, 3 + 1.4
     # taps along the rows (x5 here, in integers); the second pass reads from its axis's region start
     vert, horz, area = ext_x * out_h, out_w * ext_y, out_h * out_w
@@ -377,9 +377,9 @@ def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: 
     if not vert_first:
         axes.reverse()
     shifts = [0, lo_x if vert_first else lo_y]
-    plans = [(dim, _weights(kind, n_in, n_out, antialias, a.start, a.span, dim == 0, shift))
+    plans = [(dim, pass_weights(kind, n_in, n_out, antialias, a.start, a.span, dim == 0, shift))
              for (dim, kind, n_in, n_out, a), shift in zip(axes, shifts)
-             if not _exact_copy(kind, n_in, n_out, a.start, a.span)]
+             if not exact_copy(kind, n_in, n_out, a.start, a.span)]
     if (roi is not None or window is not None) and plans:
         # Only the pixels the taps reach: the window grown by the filter (else the first pass
         # would filter the whole image across the other axis, several times the work)
@@ -396,8 +396,8 @@ def resize(image: torch.Tensor, size: Size2, interp: str = "linear", antialias: 
         for dim, (idx, w) in plans:
             y = _axis_pass(y, dim, idx, w)
     rc = int(y.shape[-1]) if row_channels is None else row_channels
-    lanes = _LANES.get(out_dtype, 0)
-    cols = (_vector_cols(kinds[1], out_w, antialias, ax, lo_x, ext_x, lanes)
+    lanes = STORE_LANES.get(out_dtype, 0)
+    cols = (vector_cols(kinds[1], out_w, antialias, ax, lo_x, ext_x, lanes)
             if lanes and vert_first and kinds[1] != "nn" else None)
-    out = _to_output(y, out_dtype, axes[-1][1] != "nn", rc, cols).contiguous()
+    out = to_output(y, out_dtype, axes[-1][1] != "nn", rc, cols).contiguous()
     return out.squeeze(-1) if squeeze else out

@@ -10,8 +10,8 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from .resize import FILTERS, _LANES, Axis, _axes, _exact_copy, _gather_sum, _reach, _to_output, _vector_cols, \
-    _weights, resize
+from .resize import FILTERS, STORE_LANES, Axis, source_axes, exact_copy, gather_sum, pass_reach, to_output, vector_cols, \
+    pass_weights, resize
 
 Size3 = tuple[int, int, int]
 
@@ -59,27 +59,27 @@ def resize_volume(volume: torch.Tensor, size: Size3, interp: str = "linear", ant
     mid = resize(slices, (oh, ow), interp, antialias, min_filter, mag_filter,
                  None if all_nn else torch.float32, window=hw_window)
     m = mid.reshape(oh, ow, d, k).permute(2, 0, 1, 3).reshape(d, oh * ow * k)
-    if not _exact_copy(kind, d, od, zs, zspan):
+    if not exact_copy(kind, d, od, zs, zspan):
         # DALI steps depth positions by adding the scale, as it steps rows (a tie can drop a slice)
-        idx, wts = _weights(kind, d, od, antialias, zs, zspan, all_nn, 0)
+        idx, wts = pass_weights(kind, d, od, antialias, zs, zspan, all_nn, 0)
         if all_nn:
             m = m.index_select(0, torch.from_numpy(idx[:, 0]).to(m.device))
         else:
-            m = _gather_sum(m, 0, idx.T, wts.T)
-    ay, ax = _axes(h, w, None, hw_window)
+            m = gather_sum(m, 0, idx.T, wts.T)
+    ay, ax = source_axes(h, w, None, hw_window)
     axes = ((kind, d, od, Axis(zs, zspan, float(F(z1)))), (hw_names[0], h, oh, ay), (hw_names[1], w, ow, ax))
     return _volume_output(m.reshape(od, oh, ow, k), out_dtype, antialias, axes).contiguous()
 
 
 def _volume_output(y: torch.Tensor, dtype: torch.dtype, antialias: bool, axes: Sequence[tuple]) -> torch.Tensor:
-    """A (D, H, W, K) float result in `dtype`, rounded as by DALI's last pass (`_to_output`):
+    """A (D, H, W, K) float result in `dtype`, rounded as by DALI's last pass (`to_output`):
     its 3-D resize orders the passes for the least cost (per pass, the values it writes times
     3 + taps * 1.2 along depth, 1 down the columns, 1.4 along the rows, from the filters' reach; the
     first such order, x before y before z, on ties), and its last pass stores rows of W * K
     values (height), D slices of H * W * K (depth) or columns (width). `axes`: (filter, n_in,
     n_out, Axis) of depth, height, width."""
     F = np.float32
-    reach = [_reach(kd, n, m, antialias, a) for kd, n, m, a in axes]
+    reach = [pass_reach(kd, n, m, antialias, a) for kd, n, m, a in axes]
     best: tuple[np.float32, tuple[int, ...]] | None = None
     for order in itertools.permutations((2, 1, 0)):  # x (index 2 here) first, as DALI searches
         size, cost = [r[1] for r in reach], F(0)
@@ -92,9 +92,9 @@ def _volume_output(y: torch.Tensor, dtype: torch.dtype, antialias: bool, axes: S
     last = best[1][-1] if best else 0
     (od, oh, ow, k), half_even = y.shape, axes[last][0] != "nn"
     if last == 0:
-        return _to_output(y.reshape(od, oh * ow, k), dtype, half_even, k).reshape(od, oh, ow, k)
-    cols, lanes = None, _LANES.get(dtype, 0)
+        return to_output(y.reshape(od, oh * ow, k), dtype, half_even, k).reshape(od, oh, ow, k)
+    cols, lanes = None, STORE_LANES.get(dtype, 0)
     if last == 2 and lanes and half_even:
         kind, _, n_out, a = axes[2]
-        cols = _vector_cols(kind, n_out, antialias, a, reach[2][0], reach[2][1], lanes)
-    return _to_output(y.reshape(od * oh, ow, k), dtype, half_even, k, cols).reshape(od, oh, ow, k)
+        cols = vector_cols(kind, n_out, antialias, a, reach[2][0], reach[2][1], lanes)
+    return to_output(y.reshape(od * oh, ow, k), dtype, half_even, k, cols).reshape(od, oh, ow, k)
