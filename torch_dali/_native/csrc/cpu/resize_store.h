@@ -1,6 +1,6 @@
 /* cpu_resize.c's stores of its float results into uint8, int16 or uint16, rounded where DALI 2.4's
  * CPU resize rounds each value: half to even in its vector stores, half away from zero in the
- * values it stores one by one (functional/resize.py's _to_output and _vector_cols). Included by
+ * values it stores one by one (functional/resize.py's to_output and vector_cols). Included by
  * cpu_resize.c after its axis_t, T_* types and to_u8 / to_u8_at. */
 #ifndef TD_RESIZE_STORE_H
 #define TD_RESIZE_STORE_H
@@ -19,7 +19,7 @@ static void to_u8_rows(const float* v, int64_t h, int64_t w, int ch, int row_ch,
       }
 }
 
-/* resize.py's _vector_cols: vec[i] = 1 for the output columns DALI rounds in vector stores (half
+/* resize.py's vector_cols: vec[i] = 1 for the output columns DALI rounds in vector stores (half
  * to even) when its last pass runs along the rows. It computes up to four runs of columns (taps
  * past the start of the pass's input (`width` pixels from `shift`), past both ends, inside, past
  * its end; the first and last swap for a backwards read) `lanes` at a time from each run's
