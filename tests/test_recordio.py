@@ -94,14 +94,13 @@ def _random_items(n: int, seed: int) -> list[tuple[object, bytes]]:
     return items
 
 
-@pytest.mark.parametrize("use_mmap", [True, False])
-def test_round_trip(tmp_path, use_mmap):
+def test_round_trip(tmp_path):
     items = _random_items(60, seed=1)
     rec, idx = tmp_path / "r.rec", tmp_path / "r.idx"
     write_recordio(rec, idx, items)
     entries = read_index(idx)
     assert len(entries) == len(items)
-    with RecordFile(rec, use_mmap=use_mmap) as f:
+    with RecordFile(rec) as f:
         for (label, payload), (key, off) in zip(items, entries):
             record = f.record(off)
             header, labels, start = unpack(record)
@@ -146,7 +145,7 @@ def test_length_past_end(tmp_path):
 def test_truncated_frame_header(tmp_path):
     # record 1's first part ends at byte 72, where its second frame header is missing
     rec = _golden(tmp_path, GOLDEN_REC[:72])
-    with RecordFile(rec, use_mmap=False) as f, pytest.raises(DataError, match="truncated"):
+    with RecordFile(rec) as f, pytest.raises(DataError, match="truncated"):
         f.record(36, f"{rec}, record 1")
     with pytest.raises(DataError, match="truncated"):
         list(iter_records(rec))

@@ -1,4 +1,4 @@
-"""readers.mxnet's batched read (NumPy gathers over the mapped file) gives exactly what reading
+"""readers.mxnet's batched read (two batched preads: headers, then payloads) gives exactly what reading
 record by record gives, and leaves every unusual record to the per-record path."""
 from __future__ import annotations
 
@@ -24,11 +24,13 @@ def _items(n: int, seed: int = 0, multi_label_at: int | None = None, magic_at: i
     return items
 
 
-def _read(rec, idx, mmap: bool, batch: int = 8):
+def _read(rec, idx, batched: bool, monkeypatch, batch: int = 8):
+    if not batched:  # every record through `RecordFile.record`
+        monkeypatch.setattr(RecordFile, "simple_records", lambda self, offsets: None)
+
     @pipeline_def(batch_size=batch, num_threads=2, device_id=None, seed=3)
     def p():
-        return fn.readers.mxnet(path=[rec], index_path=[idx], random_shuffle=True, dont_use_mmap=not mmap,
-                                name="Reader")
+        return fn.readers.mxnet(path=[rec], index_path=[idx], random_shuffle=True, name="Reader")
     pipe = p()
     pipe.build()
     out = []
@@ -39,10 +41,10 @@ def _read(rec, idx, mmap: bool, batch: int = 8):
 
 
 @pytest.mark.parametrize("odd", [{}, {"multi_label_at": 5}, {"magic_at": 3}])
-def test_batched_read_equals_per_record_read(tmp_path, odd):
+def test_batched_read_equals_per_record_read(tmp_path, odd, monkeypatch):
     rec, idx = tmp_path / "d.rec", tmp_path / "d.idx"
     write_recordio(rec, idx, _items(29, **odd))
-    fast, slow = _read(str(rec), str(idx), True), _read(str(rec), str(idx), False)  # pread: per record
+    fast, slow = _read(str(rec), str(idx), True, monkeypatch), _read(str(rec), str(idx), False, monkeypatch)
     for (fd, fl), (sd, sl) in zip(fast, slow):
         assert len(fd) == len(sd)
         for a, b in zip(fd, sd):
@@ -56,10 +58,27 @@ def test_simple_records_declines_what_it_cannot_read(tmp_path):
     write_recordio(rec, idx, _items(6, multi_label_at=2))
     offsets = [int(line.split()[1]) for line in idx.read_text().splitlines()]
     with RecordFile(rec) as f:
-        starts, sizes, labels = f.simple_records(np.array(offsets[:2] + offsets[3:]))
+        _, starts, sizes, labels = f.simple_records(np.array(offsets[:2] + offsets[3:]))
         assert labels.tolist() == [0.0, 1.0, 3.0, 4.0, 5.0]
         assert f.simple_records(np.array(offsets)) is None  # two labels in record 2
         assert f.simple_records(np.array([offsets[1] + 1])) is None  # not a frame
         assert f.simple_records(np.array([f.size - 4])) is None  # past the end
-    with RecordFile(rec, use_mmap=False) as f:
-        assert f.simple_records(np.array(offsets[:1])) is None  # pread files read per record
+
+
+def test_the_batched_read_without_the_c_library_reads_the_same(tmp_path, monkeypatch):
+    """`host_io.pread_ranges` in Python (no compiler) gives the C call's bytes and counts, short
+    where the file ends."""
+    from torch_dali.io import host_io
+    rec, idx = tmp_path / "d.rec", tmp_path / "d.idx"
+    write_recordio(rec, idx, _items(12, seed=4))
+    offsets = np.array([int(line.split()[1]) for line in idx.read_text().splitlines()][::-1])
+    with RecordFile(rec) as f:
+        c_read = f.simple_records(offsets)
+        size = f.size
+    monkeypatch.setattr(host_io, "_load", lambda: None)
+    with RecordFile(rec) as f:
+        py_read = f.simple_records(offsets)
+        buf = torch.zeros(8, dtype=torch.uint8)
+        got = host_io.pread_ranges(f._fd, np.array([0, size - 3]), np.array([4, 4]), buf, np.array([0, 4]))
+    assert torch.equal(c_read[0], py_read[0]) and all(np.array_equal(a, b) for a, b in zip(c_read[1:], py_read[1:]))
+    assert got.tolist() == [4, 3] and bytes(buf[:4].numpy()) == rec.read_bytes()[:4]

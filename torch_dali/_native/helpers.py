@@ -27,7 +27,8 @@ def _host_io_signatures(lib: ctypes.CDLL) -> None:
     lib.td_file_sizes.argtypes = [paths, c_int, i64p, intp]
     lib.td_read_files.argtypes = [paths, c_int, c_vp, i64p, i64p, i64p, intp]
     lib.td_image_infos.argtypes = [ctypes.POINTER(c_vp), i64p, c_int, ctypes.POINTER(ctypes.c_int32)]
-    for f in (lib.td_file_sizes, lib.td_read_files, lib.td_image_infos):
+    lib.td_pread_ranges.argtypes = [c_int, c_int, i64p, i64p, c_vp, i64p, i64p]
+    for f in (lib.td_file_sizes, lib.td_read_files, lib.td_image_infos, lib.td_pread_ranges):
         f.restype = c_int
 
 

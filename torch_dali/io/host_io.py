@@ -220,6 +220,28 @@ def read_files_packed(paths: Sequence[str | os.PathLike],
     return PackedSamples.make(slab, offsets, got)  # a file that shrank since its stat: the bytes read
 
 
+def pread_ranges(fd: int, src: np.ndarray, sizes: np.ndarray, buf: torch.Tensor, dst: np.ndarray) -> np.ndarray:
+    """Reads `sizes[i]` bytes at `src[i]` of the open file `fd` into the uint8 tensor `buf` at
+    `dst[i]`, for every i, in one C call (the GIL released); the bytes read for each (fewer where
+    the file ended: it shrank). The caller checks that every range fits `buf`."""
+    src, sizes, dst = (np.ascontiguousarray(a, dtype=np.int64) for a in (src, sizes, dst))
+    got = np.zeros(len(src), dtype=np.int64)
+    lib = _load()
+    if lib is not None:
+        p64 = ctypes.POINTER(ctypes.c_int64)
+        lib.td_pread_ranges(fd, len(src), src.ctypes.data_as(p64), sizes.ctypes.data_as(p64), buf.data_ptr(),
+                            dst.ctypes.data_as(p64), got.ctypes.data_as(p64))
+        return got
+    view = memoryview(buf.numpy()).cast("B")
+    for i, (a, n, d) in enumerate(zip(src.tolist(), sizes.tolist(), dst.tolist())):
+        while got[i] < n:
+            k = os.preadv(fd, [view[d + got[i]:d + n]], a + int(got[i]))
+            if k <= 0:
+                break
+            got[i] += k
+    return got
+
+
 # -- image headers ---------------------------------------------------------------------------------
 
 def _usable(d: object) -> bool:

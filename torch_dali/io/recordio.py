@@ -10,7 +10,6 @@ label, id, id2); when flag > 0, `flag` float32 labels follow the header. The `.i
 """
 from __future__ import annotations
 
-import mmap
 import os
 import re
 import struct
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, NamedTuple, Sequence
 
 import numpy as np
+import torch
 
 from ..errors import DataError
 from . import host_io
@@ -178,39 +178,29 @@ class _Span:
 
 
 class RecordFile:
-    """One `.rec` file opened for random access, memory-mapped (copy-on-write) or read with pread."""
+    """One `.rec` file opened for random access, read with pread, never memory-mapped: records
+    handed out as views of a map (zero-copy) ended the process with SIGBUS when touched after
+    another process truncated the file; pread makes a shrink a DataError naming the record, and
+    what was read before stays valid."""
 
-    def __init__(self, path: str | os.PathLike, use_mmap: bool = True) -> None:
+    def __init__(self, path: str | os.PathLike) -> None:
         self.path = os.fspath(path)
         self._fd = -1
-        self._mm: mmap.mmap | None = None
         try:
             self._fd = host_io.open_regular(self.path)  # never blocks on a FIFO
         except OSError as e:
             raise DataError(f"RecordIO file {self.path}: cannot be opened ({e.strerror or e})") from None
         self.size = self.opened_size = os.fstat(self._fd).st_size
-        if use_mmap and self.size > 0:
-            try:
-                self._mm = mmap.mmap(self._fd, 0, access=mmap.ACCESS_COPY)
-            except OSError:  # ENOMEM: larger than the address space left (ulimit -v): read with pread
-                self._mm = None
 
     def read_ahead(self) -> None:
         """DALI's `read_ahead`: the kernel starts reading the whole file into the page cache now."""
         if self.size > 0 and hasattr(os, "posix_fadvise"):
             os.posix_fadvise(self._fd, 0, 0, os.POSIX_FADV_WILLNEED)
-        if self._mm is not None and hasattr(mmap, "MADV_WILLNEED"):
-            self._mm.madvise(mmap.MADV_WILLNEED)
 
     def _check_size(self) -> None:
-        """Before each record: a file that shrank since it was opened would raise SIGBUS for mapped
-        pages past its new end, so it is read with pread from then on (records past the end are
-        DataErrors). One fstat (~1 us). Views of records read before the shrink still map the old
-        pages: a file that may shrink while it is read is safe only with dont_use_mmap=True."""
-        size = os.fstat(self._fd).st_size
-        if size < self.size:
-            self.size = size
-            self._mm = None  # views handed out keep the mapping alive; it goes with them
+        """Before each record or batch: a file that shrank gets its new size (one fstat, ~1 us),
+        so records past its end are refused saying that it shrank."""
+        self.size = min(self.size, os.fstat(self._fd).st_size)
 
     def _past_end(self, what: str) -> str:
         """"<what> runs past the end of the file (N bytes)", saying so first if the file shrank."""
@@ -219,43 +209,54 @@ class RecordFile:
                     f"{self.size} now): {what} runs past its end")
         return f"{what} runs past the end of the file ({self.size} bytes)"
 
-    def _read(self, start: int, n: int) -> bytes | memoryview:
-        mm = self._mm
-        if mm is not None:
-            return memoryview(mm)[start:start + n]
-        data = os.pread(self._fd, n, start)
-        if len(data) != n:  # shrank since the size check
+    def _read(self, start: int, n: int) -> bytearray:
+        data = bytearray(n)
+        got = 0
+        with memoryview(data) as view:
+            while got < n:
+                k = os.preadv(self._fd, [view[got:]], start + got)
+                if k <= 0:
+                    break
+                got += k
+        if got != n:  # shrank since the size check
             self.size = min(self.size, os.fstat(self._fd).st_size)
             raise DataError(f"{self.path}: {self._past_end(f'reading {n} bytes at byte {start}')}")
         return data
 
-    def simple_records(self, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """For records at `offsets` (int64) of a mapped file, each in one frame with a flag-0
-        IRHeader (one label, the usual case): (payload start, payload size, label) arrays, read in
-        a few NumPy gathers instead of Python per record. None when the file is not mapped or any
-        record is otherwise (multi-part, several labels, corrupt, past the end): `record` then
-        reads them one by one and says what is wrong."""
+    def simple_records(self, offsets: np.ndarray) -> tuple[torch.Tensor, np.ndarray, np.ndarray, np.ndarray] | None:
+        """For records at `offsets` (int64), each in one frame with a flag-0 IRHeader (one label,
+        the usual case): (buffer, payload offsets in it, payload sizes, labels), read in two C
+        calls (headers, then payloads) instead of Python per record. None when any record is
+        otherwise (multi-part, several labels, corrupt, past the end, shrunk away meanwhile):
+        `record` then reads them one by one and says what is wrong."""
         self._check_size()
-        mm = self._mm
         n = len(offsets)
-        if mm is None or n == 0:
+        if n == 0:
             return None
         off = np.asarray(offsets, dtype=np.int64)
         if (off < 0).any() or (off + _FRAME.size + _IR.size > self.size).any():
             return None
-        whole = np.frombuffer(mm, dtype=np.uint8)
-        frame = whole[off[:, None] + np.arange(_FRAME.size)].view("<u4")  # (n, 2): magic, lrec
-        lrec = frame[:, 1].astype(np.int64)
+        head = torch.empty(n * 16, dtype=torch.uint8)  # frame (magic, lrec), IRHeader flag, label
+        if (host_io.pread_ranges(self._fd, off, np.full(n, 16), head, np.arange(n) * 16) != 16).any():
+            return None
+        words = head.numpy().view("<u4").reshape(n, 4)
+        lrec = words[:, 1].astype(np.int64)
         length = lrec & _LEN_MASK
         start = off + _FRAME.size
-        if (frame[:, 0] != MAGIC).any() or (lrec >> 29 != 0).any() or (length < _IR.size).any() \
-                or (start + length > self.size).any():
+        if (words[:, 0] != MAGIC).any() or (lrec >> 29 != 0).any() or (length < _IR.size).any() \
+                or (start + length > self.size).any() or (words[:, 2] != 0).any():
             return None
-        head = whole[start[:, None] + np.arange(8)]  # flag (u4), label (f4)
-        if (head[:, :4].view("<u4")[:, 0] != 0).any():
+        labels = words[:, 3].copy().view("<f4").astype(np.float32)
+        sizes = length - _IR.size
+        dst = np.zeros(n, dtype=np.int64)
+        np.cumsum(sizes[:-1], out=dst[1:])
+        try:
+            buf = torch.empty(int(sizes.sum()), dtype=torch.uint8)
+        except (RuntimeError, MemoryError):  # a batch of records near 2^29 bytes each: per record
             return None
-        labels = head[:, 4:].copy().view("<f4")[:, 0].astype(np.float32)
-        return start + _IR.size, length - _IR.size, labels
+        if (host_io.pread_ranges(self._fd, start + _IR.size, sizes, buf, dst) != sizes).any():
+            return None
+        return buf, dst, sizes, labels
 
     def spans(self, offset: int, where: str) -> list[_Span]:
         """Byte ranges of one record's parts, starting at the frame at `offset`."""
@@ -284,9 +285,8 @@ class RecordFile:
                 raise DataError(f"{where}: unexpected continuation flag {cflag} at byte {pos}")
             pos = start + length + (-length) % 4
 
-    def record(self, offset: int, where: str = "") -> bytes | memoryview:
-        """The bytes of the record whose first frame is at `offset` (a zero-copy view when the
-        record is in one piece and the file is mapped)."""
+    def record(self, offset: int, where: str = "") -> bytearray:
+        """The bytes of the record whose first frame is at `offset`, in a new buffer."""
         spans = self.spans(offset, where or f"{self.path}@{offset}")
         if len(spans) == 1:
             return self._read(spans[0].start, spans[0].end - spans[0].start)
@@ -302,19 +302,7 @@ class RecordFile:
         last = self.spans(offset, f"{self.path}@{offset}")[-1]
         return last.end + (-(last.end - last.start)) % 4
 
-    def mapping(self) -> mmap.mmap:
-        """The file's (copy-on-write) map; only after `simple_records` returned records."""
-        if self._mm is None:
-            raise DataError(f"{self.path}: the file is not mapped")
-        return self._mm
-
     def close(self) -> None:
-        if self._mm is not None:
-            try:
-                self._mm.close()
-            except BufferError:  # tensors still view the mapping; the GC unmaps it later
-                pass
-            self._mm = None
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
@@ -334,7 +322,7 @@ class RecordFile:
 
 def iter_records(rec_path: str | os.PathLike) -> Iterable[tuple[int, bytes]]:
     """(offset, record bytes) for every record of a `.rec` file, in order, without an index."""
-    with RecordFile(rec_path, use_mmap=False) as f:
+    with RecordFile(rec_path) as f:
         pos = 0
         while pos < f.size:
             yield pos, bytes(f.record(pos, f"RecordIO file {f.path}, record at byte {pos}"))

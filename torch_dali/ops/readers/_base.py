@@ -29,13 +29,13 @@ reads DALI's contiguous range of it.
 DALI's other loader arguments. `initial_fill` sizes the shuffle buffer where there is a stream
 (readers.webdataset); an index-based reader draws a whole permutation instead (a buffer as large as
 the data set, with no samples held), so the value does not change it. `read_ahead` asks the OS to
-read each data file into the page cache when it is opened (posix_fadvise / madvise WILLNEED; a
-file a reader reads whole at once, as readers.file does, is read ahead already). `skip_cached_images`
+read each data file into the page cache when opened (posix_fadvise WILLNEED; a file a reader
+reads whole at once, as readers.file does, is read ahead already). `skip_cached_images`
 skips samples a decoder cache holds; decoders keep no cache here (their `cache_size` is ignored),
 so none is skipped: what DALI does with an empty cache. `lazy_init` defers listing the data set to
-its first use (errors in it come then). `dont_use_mmap` reads with pread instead of a memory map.
-Accepted with no effect: `prefetch_queue_depth` (the pipeline prefetches whole batches) and
-`tensor_init_bytes`.
+its first use (errors in it come then). No effect: `dont_use_mmap` (files are always read with
+pread: a mapped file that another process truncates is SIGBUS, in DALI too; pread makes it a
+DataError naming the file), `prefetch_queue_depth` (whole batches are prefetched), `tensor_init_bytes`.
 
 Bad data (`on_error`, on readers.file and readers.mxnet). With "raise" a sample that cannot be read
 is an error naming it. With "skip" the reader leaves it out and refills the batch from the
@@ -82,7 +82,7 @@ READER_ARGS: tuple[Arg, ...] = (
     Arg("skip_cached_images", "bool", False, "skip samples a decoder cache holds (there is no "
         "decoder cache, so none is skipped)"),
     Arg("lazy_init", "bool", False, "list the dataset on first use rather than at build"),
-    Arg("dont_use_mmap", "bool", False, "read with plain file I/O instead of memory mapping"),
+    Arg("dont_use_mmap", "bool", False, "accepted; files are always read with pread (no SIGBUS when one is cut)"),
     Arg("tensor_init_bytes", "int", 1048576, "accepted; no effect"),
 )
 

@@ -54,8 +54,7 @@ class LmdbReader(MultiOutputReader):
         if not self._paths:
             raise ArgumentError(f"{self.name}: `path` must name at least one LMDB folder")
         self._files = [data_file(p) for p in self._paths]
-        self._pool = FilePool(self.name, use_mmap=not self.args["dont_use_mmap"],
-                              read_ahead=self.args["read_ahead"])
+        self._pool = FilePool(self.name, read_ahead=self.args["read_ahead"])
         self._dbs: list[lmdb.Entries] = []
         self._starts = np.zeros(1, np.int64)
         self._check_outputs()

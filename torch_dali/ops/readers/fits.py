@@ -78,8 +78,7 @@ class FitsReader(NamedFilesReader):
     def _load(self, index: int) -> tuple[torch.Tensor, tuple[torch.Tensor, ...]]:
         path = self._paths[index]
         where = f"{self.name}: {printable(path)}"
-        f = ByteFile(path, self.name, use_mmap=not self.args["dont_use_mmap"],
-                     read_ahead=self.args["read_ahead"])
+        f = ByteFile(path, self.name, read_ahead=self.args["read_ahead"])
         try:
             read = f.read  # a new writable buffer per range: the arrays are not copied again
             want = max(self._hdu)

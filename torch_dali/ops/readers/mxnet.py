@@ -9,9 +9,9 @@ the labels as float32 of shape (1,) (flag 0: the header's label) or (flag,) (fla
 With `on_error="skip"` an `.idx` line that is malformed or points past the end of the data and a
 record that cannot be read (bad magic, a length running past the end, a short IRHeader) are left
 out (see `_base`). A file that shrinks while it is read gives DataErrors for the records past its
-new end, not SIGBUS: the size is checked before each record and the file is then read with pread
-(records handed out before the shrink still view the mapping; `dont_use_mmap=True` has no such
-window).
+new end, not SIGBUS: files are read with pread, never memory-mapped, whatever `dont_use_mmap` says
+(DALI maps them; the zero-copy views of a map handed out here before were SIGBUS when touched after
+a shrink).
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def _as_list(v: str | list[str]) -> list[str]:
 
 
 class MXNetReader(ReaderBase):
-    """Indexes the records once; reads each from a memory map (zero-copy) or with pread."""
+    """Indexes the records once; reads a batch's payloads with pread into one buffer."""
 
     def _check_args(self) -> None:
         self._paths = _as_list(self.args["path"])
@@ -56,11 +56,10 @@ class MXNetReader(ReaderBase):
         return f"the index {', '.join(self._idx_paths)} lists no records"
 
     def _list(self) -> int:
-        use_mmap = not self.args["dont_use_mmap"]
         for p in self._paths:
             if not os.path.isfile(p):
                 raise DataError(f"{self.name}: RecordIO file {p} does not exist")
-        self._files = [RecordFile(p, use_mmap) for p in self._paths]
+        self._files = [RecordFile(p) for p in self._paths]
         if self.args["read_ahead"]:
             for f in self._files:
                 f.read_ahead()
@@ -98,8 +97,6 @@ class MXNetReader(ReaderBase):
         f = self._files[k]
         where = f"{self.name}: {f.path}, record {key} at byte {offset}"
         record = f.record(offset, where)
-        if isinstance(record, bytes):  # pread: make it writable so tensors own mutable memory
-            record = bytearray(record)
         _, labels, start = unpack(record, where)
         size = len(record) - start
         data = (torch.frombuffer(record, dtype=torch.uint8, count=size, offset=start) if size
@@ -107,9 +104,9 @@ class MXNetReader(ReaderBase):
         return data, torch.from_numpy(labels)
 
     def _packed_batch(self, ctx: Any, indices: list[int]) -> list[TensorList] | None:
-        """A batch of one-frame, one-label records of one mapped file: the payloads as parts of the
-        mapping (no tensor per record; making 256 views held the GIL ~1 ms a batch) and the
-        labels as one array. None otherwise (`_load_batch`, then `_load`, read those)."""
+        """A batch of one-frame, one-label records of one file: the payloads as parts of one buffer
+        (no tensor per record; making 256 views held the GIL ~1 ms a batch) and the labels as one
+        array. None otherwise (`_load_batch`, then `_load`, read those)."""
         if len(self._files) != 1:
             return None
         if self._offsets is None or len(self._offsets) != len(self._entries):
@@ -118,13 +115,12 @@ class MXNetReader(ReaderBase):
         got = f.simple_records(self._offsets[np.asarray(indices, dtype=np.int64)])
         if got is None:
             return None
-        starts, sizes, labels = got
-        whole = torch.frombuffer(f.mapping(), dtype=torch.uint8)
+        whole, starts, sizes, labels = got
         return [TensorList.from_packed(PackedSamples.make(whole, starts, sizes)),
                 TensorList(torch.from_numpy(labels).reshape(-1, 1))]
 
     def _load_batch(self, ctx: Any, indices: list[int]) -> list[tuple[torch.Tensor, None]] | None:
-        """A batch of one-frame, one-label records from mapped files in a few NumPy gathers (the
+        """A batch of one-frame, one-label records read in two C calls a file (the
         per-record Python path held the GIL ~40 us a record); None for anything else, which
         `_load` then reads record by record (and reports). The labels stay one array, which
         `_batch_labels` (called next, on this thread) takes: a tensor per label and stacking them
@@ -140,9 +136,8 @@ class MXNetReader(ReaderBase):
             got = f.simple_records(np.array([ents[j][1] for j in rows], dtype=np.int64))
             if got is None:
                 return None
-            starts, sizes, lab = got
+            whole, starts, sizes, lab = got
             labels[rows] = lab
-            whole = torch.frombuffer(f.mapping(), dtype=torch.uint8)
             for j, a, b in zip(rows, starts.tolist(), sizes.tolist()):
                 out[j] = (whole[a:a + b], None)
         self._fast_labels = (indices, labels)

@@ -9,8 +9,7 @@ outside its folder is refused unless `allow_outside_root=True` (an addition, as 
 Output: the array with its dtype and logical shape (Fortran-order files come out in C order), no
 layout. The `roi_*` / `rel_roi_*` arguments (constants or per-sample inputs) cut a region with
 DALI's slice rules (`torch_dali.functional.roi`); only the region is copied out of the file.
-Files are read with pread, or memory-mapped unless `dont_use_mmap` (the data copied out either
-way). Headers are read once per file and kept (`cache_header_information` is DALI's name for
+Files are read with pread whatever `dont_use_mmap` says (`_storage.ByteFile`). Headers are read once per file and kept (`cache_header_information` is DALI's name for
 that; here it is always on). `use_o_direct` and `register_buffers` are accepted with no effect.
 """
 from __future__ import annotations
@@ -60,8 +59,7 @@ class NumpyReader(NamedFilesReader):
     def _read(self, index: int, roi_args: dict[str, Any] | None) -> torch.Tensor:
         path = self._paths[index]
         where = f"{self.name}: {printable(path)}"
-        f = ByteFile(path, self.name, use_mmap=not self.args["dont_use_mmap"],
-                     read_ahead=self.args["read_ahead"])
+        f = ByteFile(path, self.name, read_ahead=self.args["read_ahead"])
         try:
             h = self._headers.get(index)
             if h is None:

@@ -84,7 +84,7 @@ class TFRecordReader(MultiOutputReader):
                                 f"({len(self._paths)}), got {len(self._idx)}")
         self._features = [(k, Feature.from_plain(f, k)) for k, f in self.args["features"].items()]
         self._entries: list[tuple[int, int, int]] = []  # (file, offset, size)
-        self._pool = FilePool(self.name, use_mmap=not self.args["dont_use_mmap"], read_ahead=self.args["read_ahead"])
+        self._pool = FilePool(self.name, read_ahead=self.args["read_ahead"])
 
     def _describe_source(self) -> str:
         return f"the index files {', '.join(self._idx)} list no records"

@@ -131,7 +131,7 @@ class WebdatasetReader(MultiOutputReader):
                                     "of 8 to 64 bits, float16, float and float64")
             self._torch.append(t)
         self._by_file: bool = a["split_by_file"]
-        self._pool = FilePool(self.name, use_mmap=not a["dont_use_mmap"], read_ahead=a["read_ahead"])
+        self._pool = FilePool(self.name, read_ahead=a["read_ahead"])
         self._samples: list[tuple[int, tuple[Component | None, ...]]] = []  # (tar, component per output)
         self._tar_range: list[range] = []
         self._seqs: dict[int, list[int]] = {}

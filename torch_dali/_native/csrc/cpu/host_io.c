@@ -99,6 +99,29 @@ int td_read_files(const char *const *paths, int n, uint8_t *buf, const int64_t *
   return bad;
 }
 
+/* Reads range i of the open file fd (sizes[i] bytes at src[i]) into buf + dst[i]; got[i] = bytes
+ * read (fewer at the file's end: it shrank since the caller's size check). Returns the number of
+ * ranges not read in full. pread, never a memory map: a file truncated by another process is a
+ * short read here, where a mapped one would end the process with SIGBUS. */
+int td_pread_ranges(int fd, int n, const int64_t *src, const int64_t *sizes, uint8_t *buf,
+                    const int64_t *dst, int64_t *got) {
+  int bad = 0;
+  for (int i = 0; i < n; i++) {
+    int64_t k = 0;
+    while (k < sizes[i]) {
+      int64_t want = sizes[i] - k > (1 << 30) ? (1 << 30) : sizes[i] - k;
+      ssize_t r = pread(fd, buf + dst[i] + k, (size_t)want, (off_t)(src[i] + k));
+      if (r > 0)
+        k += r;
+      else if (r == 0 || errno != EINTR)
+        break;
+    }
+    got[i] = k;
+    bad += k != sizes[i];
+  }
+  return bad;
+}
+
 /* -- image headers (mirrors headers.py) ------------------------------------------------------ */
 
 static uint32_t rd16(const uint8_t *p, int le) {
