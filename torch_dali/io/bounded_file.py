@@ -13,6 +13,23 @@ import os
 import stat
 
 _STEP = 1 << 20  # bytes read at a time past the size fstat gave
+#: list and index files (file_list, .idx, manifests) are read whole and held as lines; one larger
+#: is refused (DALI has no limit: a sparse file of 20 GB took all of memory, 1.2 GB under a 2 GB
+#: cap an empty-message error). 1 GiB is tens of millions of lines
+MAX_LIST_BYTES = 1 << 30
+
+
+def list_too_large(path: str | os.PathLike[str], size: int | None = None) -> str | None:
+    """Why a list or index file of `size` bytes (None: the size of the file at `path`, when it
+    can be found) is not read, or None."""
+    if size is None:
+        try:
+            size = os.stat(path).st_size
+        except (OSError, ValueError):
+            return None  # the read reports it
+    if size <= MAX_LIST_BYTES:
+        return None
+    return f"it is {size} bytes, more than a list or index file may hold ({MAX_LIST_BYTES})"
 
 
 class NotRegularFile(Exception):

@@ -21,6 +21,7 @@ import torch
 
 from ..errors import DataError
 from . import host_io
+from .bounded_file import list_too_large
 
 MAGIC = 0xCED7230A
 _MAGIC_BYTES = struct.pack("<I", MAGIC)
@@ -144,10 +145,15 @@ def read_index(idx_path: str | os.PathLike, rec_size: int | None = None,
     A bad line raises DataError; with `on_bad`, `on_bad(message, line number, reason)` is called
     instead and the line left out."""
     path = os.fspath(idx_path)
+    why = list_too_large(path)
     try:  # never blocks on a FIFO
-        lines = bytes(host_io.read_file(path).numpy()).decode("utf-8", "replace").splitlines()
+        lines = [] if why else bytes(host_io.read_file(path).numpy()).decode("utf-8", "replace").splitlines()
     except OSError as e:
         raise DataError(f"RecordIO index {path}: cannot be read ({e.strerror or e})") from None
+    except MemoryError:
+        why = "not enough memory to read it"
+    if why:
+        raise DataError(f"RecordIO index {path}: {why}")
     out: list[tuple[str, int]] = []
     for no, line in enumerate(lines, 1):
         if not line.strip():

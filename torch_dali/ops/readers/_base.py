@@ -29,13 +29,12 @@ reads DALI's contiguous range of it.
 DALI's other loader arguments. `initial_fill` sizes the shuffle buffer where there is a stream
 (readers.webdataset); an index-based reader draws a whole permutation instead (a buffer as large as
 the data set, with no samples held), so the value does not change it. `read_ahead` asks the OS to
-read each data file into the page cache when opened (posix_fadvise WILLNEED; a file a reader
-reads whole at once, as readers.file does, is read ahead already). `skip_cached_images`
-skips samples a decoder cache holds; decoders keep no cache here (their `cache_size` is ignored),
-so none is skipped: what DALI does with an empty cache. `lazy_init` defers listing the data set to
-its first use (errors in it come then). No effect: `dont_use_mmap` (files are always read with
-pread: a mapped file that another process truncates is SIGBUS, in DALI too; pread makes it a
-DataError naming the file), `prefetch_queue_depth` (whole batches are prefetched), `tensor_init_bytes`.
+read each data file into the page cache when opened (posix_fadvise WILLNEED; readers.file reads
+whole files, read ahead already). `skip_cached_images` skips samples a decoder cache holds; there
+is none (decoders' `cache_size` is ignored): DALI with an empty cache. `lazy_init` defers listing
+to the first use (errors come then). No effect: `dont_use_mmap` (files are always read with pread:
+a mapped file that another process truncates is SIGBUS, in DALI too; pread makes it a DataError
+naming the file), `prefetch_queue_depth` (whole batches are prefetched), `tensor_init_bytes`.
 
 Bad data (`on_error`, on readers.file and readers.mxnet). With "raise" a sample that cannot be read
 is an error naming it. With "skip" the reader leaves it out and refills the batch from the
@@ -50,7 +49,6 @@ The sample stream depends only on the seed and the data, so skipping is determin
 from __future__ import annotations
 
 import abc
-
 import math
 import os
 from typing import Any, Callable, Sequence
@@ -244,6 +242,8 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
         if self._n is None:
             try:
                 n = self._list()
+            except MemoryError:  # parsing a list or index near MAX_LIST_BYTES under a memory cap
+                raise ListingError(f"{self.name}: not enough memory to read its lists or indexes") from None
             except DataError as e:
                 if isinstance(e, RuntimeError):
                     raise

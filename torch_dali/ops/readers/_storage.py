@@ -20,6 +20,7 @@ import torch
 
 from ...errors import DataError
 from ...io import host_io
+from ...io.bounded_file import MAX_LIST_BYTES, list_too_large
 from ...skips import printable
 
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -93,14 +94,22 @@ def list_folder(path: str, what: str) -> tuple[list[str], list[str]]:
 
 
 def read_small(path: str, what: str) -> bytes:
-    """A whole small file (a list, an index), local or remote; never blocks on a FIFO."""
-    if is_url(path):
-        with open_stream(path, what) as f:
-            return f.read()
+    """A whole list or index file, local or remote, at most MAX_LIST_BYTES; never blocks on a FIFO."""
     try:
-        return bytes(host_io.read_file(local_path(path)).numpy())
+        if is_url(path):
+            with open_stream(path, what) as f:
+                data = f.read(MAX_LIST_BYTES + 1)
+            why = list_too_large(path, len(data))
+        else:
+            why = list_too_large(local_path(path))
+            data = b"" if why else bytes(host_io.read_file(local_path(path)).numpy())
     except OSError as e:
         raise DataError(f"{what}: cannot read {printable(path)}: {e.strerror or e}") from None
+    except MemoryError:
+        why = "not enough memory to read it"
+    if why:
+        raise DataError(f"{what}: {printable(path)}: {why}")
+    return data
 
 
 def open_stream(path: str, what: str) -> IO[bytes]:

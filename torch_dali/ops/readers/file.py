@@ -31,6 +31,7 @@ import torch
 
 from ...errors import ArgumentError, DataError
 from ...io import host_io
+from ...io.bounded_file import list_too_large
 from ...tensor_list import TensorList
 from .._operator import BatchContext
 from .._registry import register
@@ -140,11 +141,16 @@ class FileReader(ReaderBase):
             self._labels += [label] * len(names)
 
     def _list_file_list(self, list_path: str, root: str | None) -> None:
+        why = list_too_large(list_path)
         try:  # names that are not UTF-8 become the bytes on disk (as os.listdir gives them)
-            data = bytes(host_io.read_file(list_path).numpy())  # never blocks on a FIFO
+            data = b"" if why else bytes(host_io.read_file(list_path).numpy())  # never blocks on a FIFO
             lines = data.decode("utf-8", "surrogateescape").splitlines()
         except OSError as e:
             raise DataError(f"{self.name}: cannot read file_list {list_path}: {e.strerror or e}") from None
+        except MemoryError:
+            why = "not enough memory to read it"
+        if why:
+            raise DataError(printable(f"{self.name}: file_list {list_path}: {why}"))
         base = root if root is not None else os.path.dirname(os.path.abspath(list_path))
         for no, line in enumerate(lines, 1):
             if not line.strip():

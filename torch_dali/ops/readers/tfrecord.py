@@ -34,7 +34,7 @@ from .._registry import register
 from .._schema import REQUIRED, Arg, OpSchema
 from ._base import READER_ARGS
 from ._multi import MultiOutputReader, as_list
-from ._storage import FilePool, is_url, local_path, url_exists
+from ._storage import FilePool, is_url, local_path, read_small, url_exists
 
 _KINDS = {"int64": tfx.INT64, "float32": tfx.FLOAT, "string": tfx.BYTES}
 _HEADER = 12  # uint64 length + uint32 masked CRC of it; a record ends with a uint32 CRC
@@ -94,7 +94,7 @@ class TFRecordReader(MultiOutputReader):
             if not (url_exists(path, self.name) if is_url(path) else _is_file(path)):
                 raise DataError(f"{self.name}: TFRecord file {printable(path)} does not exist")
             size = self._pool.size(path)
-            text = self._pool.read(idx, 0, self._pool.size(idx)).decode("utf-8", "replace")
+            text = read_small(idx, f"{self.name}: index").decode("utf-8", "replace")
             for no, line in enumerate(text.splitlines(), 1):
                 parts = line.split()
                 if not parts:

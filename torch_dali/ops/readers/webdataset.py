@@ -40,7 +40,7 @@ from .._registry import register
 from .._schema import REQUIRED, Arg, OpSchema
 from ._base import READER_ARGS, Sources
 from ._multi import MultiOutputReader, as_list
-from ._storage import FilePool, open_stream
+from ._storage import FilePool, open_stream, read_small
 
 _DTYPES = {torch.uint8, torch.uint16, torch.uint32, torch.uint64, torch.int8, torch.int16, torch.int32,
            torch.int64, torch.float16, torch.float32, torch.float64}
@@ -150,7 +150,7 @@ class WebdatasetReader(MultiOutputReader):
             size = self._pool.size(path)
             if self._idx:
                 where = f"{self.name}: index {printable(self._idx[k])}"
-                raw = self._pool.read(self._idx[k], 0, self._pool.size(self._idx[k]))
+                raw = read_small(self._idx[k], f"{self.name}: index")
                 groups = parse_index(raw.decode("utf-8", "replace"), where)
             else:
                 with open_stream(path, self.name) as f:
