@@ -46,6 +46,13 @@ CASES = {
                   r"`crop` \[100000.0, 100000.0\] asks for samples of 10000000000 values", 9),
     "huge_one_hot": (HEADER + RESIZE.format("one_hot", "{num_classes: 1000000000}"),
                      r"`num_classes` 1000000000 asks for samples of 1000000000 values", 9),
+    # loaded before: pad 30 GB, resize 30 GB, mel_filter_bank 206 GB (allocated, or the OOM killer)
+    "huge_pad_align": (HEADER + RESIZE.format("pad", "{align: [100000, 100000], axes: [0, 1]}"),
+                       r"`align` \[100000, 100000\] asks for samples of 10000000000 values", 9),
+    "huge_resize_longer": (HEADER + RESIZE.format("resize", "{resize_longer: 100000}"),
+                           r"`resize_longer` 100000.0 asks for samples of 10000000000 values", 9),
+    "huge_nfilter": (HEADER + RESIZE.format("mel_filter_bank", "{nfilter: 1000000000}"),
+                     r"`nfilter` 1000000000 asks for samples of 1000000000 values", 9),
     # a TFRecord feature's shape: an example without it is filled with its default (np.full: 74.5 GiB)
     "huge_tfrecord_feature": (HEADER + "ops:\n- name: t\n  op: readers.tfrecord\n  args:\n    path: /x.tfrecord\n"
                               "    index_path: /x.idx\n    features:\n      a: {type: int64, shape: [100000, 100000], "

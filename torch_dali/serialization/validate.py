@@ -132,10 +132,13 @@ def _check_shape(label: str, shape: Any) -> None:
 
 
 #: arguments besides `shape` that set the size of each sample an op makes: the values of one group
-#: multiply (`resize_shorter` S: at least S x S); `bbox_rotate`'s `size` is the image's, not made
-_SIZE_GROUPS = (("size",), ("resize_x", "resize_y", "resize_z"), ("resize_shorter",), ("crop",),
-                ("crop_h", "crop_w", "crop_d"), ("output_size",), ("sizes",), ("num_classes",), ("nfft",),
-                ("out_length",))
+#: multiply (`resize_shorter` S: at least S x S; `resize_longer` L: up to L x L, as large as an image
+#: gets); `bbox_rotate`'s `size` is the image's, not made. `pad`'s `align` and `mel_filter_bank`'s
+#: `nfilter` were missing (align 73000 on two axes: a 16 GB sample from a 3-line op)
+_SIZE_GROUPS = (("size",), ("resize_x", "resize_y", "resize_z"), ("resize_shorter",), ("resize_longer",),
+                ("crop",), ("crop_h", "crop_w", "crop_d"), ("output_size",), ("sizes",), ("num_classes",),
+                ("nfft",), ("out_length",), ("align",), ("nfilter",))
+_SQUARED = (("resize_shorter",), ("resize_longer",))
 
 
 def _check_sizes(label: str, op: str, consts: dict[str, Any], name: str) -> None:
@@ -150,7 +153,7 @@ def _check_sizes(label: str, op: str, consts: dict[str, Any], name: str) -> None
         for v in given:
             for d in (v if isinstance(v, (list, tuple)) else [v]):
                 if isinstance(d, (int, float)) and not isinstance(d, bool) and d > 1 and d == d:
-                    n *= min(d, 2.0 ** 64) ** (2 if group == ("resize_shorter",) else 1)
+                    n *= min(d, 2.0 ** 64) ** (2 if group in _SQUARED else 1)
         if n > MAX_SHAPE_ELEMENTS:
             names = ", ".join(f"`{a}` {_shown(consts[a])}" for a in group if consts.get(a) is not None)
             raise SerializationError(f"{label}: {names} asks for samples of {int(n)} values or more, more than "
