@@ -133,6 +133,22 @@ def test_no_type_is_refused_at_build_in_plain_words() -> None:
         pipe().build()
 
 
+def test_a_build_error_without_text_says_its_type(monkeypatch) -> None:
+    """A MemoryError() while an op is made (a reader listing a huge file_list under a memory cap)
+    was "FileReader '__File_0' (defined at ...): " and nothing more."""
+    from torch_dali.ops.readers.file import FileReader
+
+    def no_memory(self) -> int:
+        raise MemoryError()
+    monkeypatch.setattr(FileReader, "_list", no_memory)
+    monkeypatch.setattr(FileReader, "_ensure_listed", lambda self: no_memory(self))
+    pipe = Pipeline(batch_size=1, num_threads=1, device_id=None)
+    with pipe:
+        pipe.set_outputs(fn.readers.file(files=[__file__])[0])
+    with pytest.raises(GraphError, match=r"^FileReader '__File_\d+' \(defined at .*\): MemoryError$"):
+        pipe.build()
+
+
 def test_argument_errors_name_op_and_argument():
     with pytest.raises(ArgumentError, match=r"Cast: unknown argument `dtyp`"):
         ops.Cast(dtyp=types.FLOAT)

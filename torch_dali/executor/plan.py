@@ -107,7 +107,8 @@ class Plan:
                 raise
             except Exception as e:  # a bad argument combination found at build time
                 why = e.args[0] if isinstance(e, KeyError) and e.args else e  # str(KeyError) adds quotes
-                raise GraphError(f"{n.describe()}: {why}") from e
+                # an error with no text (MemoryError()) left "Op (defined at x.py:3): " and nothing else
+                raise GraphError(f"{n.describe()}: {str(why) or type(e).__name__}") from e
         self._output_keys = {(d.node.id, d.index) for d in graph.outputs}
         self._consumers: dict[int, list[Node]] = {n.id: [] for n in self.nodes}
         self._lineage: dict[tuple[int, int], list[tuple[int, int]]] = {}  # per value, the values it comes from
