@@ -41,3 +41,16 @@ def test_bad_files(tmp_path, capsys):
     assert T.main([str(rec), str(tmp_path / "i")]) == 1
     assert "offset 0" in capsys.readouterr().err
     assert T.main([str(rec)]) == 2
+
+
+def test_a_fifo_is_refused_not_waited_on(tmp_path):
+    """`tfrecord2idx fifo out.idx` waited in open() for a writer for ever (DALI's script too);
+    now exit status 1 naming it, at once. Run as a child process with a timeout."""
+    import os
+    import subprocess
+    import sys
+    fifo = tmp_path / "x.tfrecord"
+    os.mkfifo(fifo)
+    r = subprocess.run([sys.executable, "-m", "torch_dali.io.tfrecord_index", str(fifo), str(tmp_path / "x.idx")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and str(fifo) in r.stderr and "not a regular file" in r.stderr, r

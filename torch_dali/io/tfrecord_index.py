@@ -16,6 +16,7 @@ import sys
 from typing import Sequence
 
 from ..errors import DataError
+from . import host_io
 
 _HEAD = 12  # uint64 length + uint32 CRC
 _TAIL = 4   # uint32 CRC
@@ -24,9 +25,11 @@ _TAIL = 4   # uint32 CRC
 def scan(path: str | os.PathLike) -> list[tuple[int, int]]:
     """(offset, size with framing) of every record of a TFRecord file, in file order."""
     path = os.fspath(path)
-    total = os.path.getsize(path)
+    # a regular file only, opened without blocking: open() of a FIFO waited for a writer for ever
+    fd = host_io.open_regular(path)
+    total = os.fstat(fd).st_size
     out: list[tuple[int, int]] = []
-    with open(path, "rb") as f:
+    with open(fd, "rb") as f:
         off = 0
         while off < total:
             head = f.read(_HEAD)
