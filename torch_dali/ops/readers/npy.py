@@ -9,8 +9,9 @@ outside its folder is refused unless `allow_outside_root=True` (an addition, as 
 Output: the array with its dtype and logical shape (Fortran-order files come out in C order), no
 layout. The `roi_*` / `rel_roi_*` arguments (constants or per-sample inputs) cut a region with
 DALI's slice rules (`torch_dali.functional.roi`); only the region is copied out of the file.
-Files are read with pread whatever `dont_use_mmap` says (`_storage.ByteFile`). Headers are read once per file and kept (`cache_header_information` is DALI's name for
-that; here it is always on). `use_o_direct` and `register_buffers` are accepted with no effect.
+Files are read with pread whatever `dont_use_mmap` says (`_storage.ByteFile`). Headers are read
+once per file and kept (`cache_header_information` is DALI's name for that; here always on).
+`use_o_direct` and `register_buffers` are accepted with no effect.
 """
 from __future__ import annotations
 
