@@ -22,6 +22,7 @@ import torch
 from ..errors import DataError
 from . import host_io
 from .bounded_file import list_too_large
+from .host_memory import BatchBuffers
 
 MAGIC = 0xCED7230A
 _MAGIC_BYTES = struct.pack("<I", MAGIC)
@@ -192,6 +193,7 @@ class RecordFile:
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = os.fspath(path)
         self._fd = -1
+        self._buffers = BatchBuffers(keep=4)
         try:
             self._fd = host_io.open_regular(self.path)  # never blocks on a FIFO
         except OSError as e:
@@ -257,7 +259,8 @@ class RecordFile:
         dst = np.zeros(n, dtype=np.int64)
         np.cumsum(sizes[:-1], out=dst[1:])
         try:
-            buf = torch.empty(int(sizes.sum()), dtype=torch.uint8)
+            # a block used before, once its batch is gone (huge pages, no page faults per batch)
+            buf = self._buffers.empty((int(sizes.sum()),), torch.uint8)
         except (RuntimeError, MemoryError):  # a batch of records near 2^29 bytes each: per record
             return None
         if (host_io.pread_ranges(self._fd, start + _IR.size, sizes, buf, dst) != sizes).any():
