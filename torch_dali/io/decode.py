@@ -28,6 +28,7 @@ from . import headers as _headers
 from . import host_io
 from . import jpeg_roi as _jpeg_roi
 from . import png as _png
+from . import pnm as _pnm
 from . import tiff as _tiff
 from .headers import ImageInfo
 
@@ -347,6 +348,9 @@ def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
             hwc = _png.decode(b, "gray" if output_type == GRAY else "any" if output_type == ANY else "rgb")
             chw = torch.from_numpy(hwc).permute(2, 0, 1)
             return apply_orientation(chw, _png_info(b).orientation) if adjust_orientation else chw
+        if _pnm.handles(head):  # not PIL: it scales samples to maxval, which DALI does not
+            hwc = _pnm.decode(_as_bytes(data), "gray" if output_type == GRAY else "any" if output_type == ANY else "rgb")
+            return torch.from_numpy(np.require(hwc, requirements="W")).permute(2, 0, 1)
         if head[:4] in _tiff.MAGIC:
             chw = _tiff_decode(_as_bytes(data), output_type, adjust_orientation)
             if chw is not None:
