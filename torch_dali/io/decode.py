@@ -230,7 +230,8 @@ def _gray(rgb: np.ndarray, fmt: str, cmyk: bool = False, oriented: bool = False)
     pixel for pixel on files of every kind): OpenCV's 14-bit fixed-point BT.601 for BMP, PNM and a
     TIFF whose orientation tag turns it (`oriented`), 15-bit fixed point for WebP and JPEG 2000,
     libtiff's path in float rounded half up for other TIFFs, the float BT.601 sum truncated for a
-    CMYK JPEG (after its conversion to RGB); None: PIL's conversion."""
+    CMYK JPEG (after its conversion to RGB) and a BMP with an alpha channel (`cmyk`); None: PIL's
+    conversion."""
     if cmyk:
         r, g, b = (rgb[..., i].astype(np.float32) for i in range(3))
         luma = np.float32(0.299) * r + np.float32(0.587) * g + np.float32(0.114) * b
@@ -249,6 +250,8 @@ def _gray(rgb: np.ndarray, fmt: str, cmyk: bool = False, oriented: bool = False)
 
 
 _ORIENTATION_TAG = 0x0112
+#: PIL's raw modes of 16-bit BMPs -> the bits OpenCV keeps of each 8-bit R, G, B (x << 3, x << 2)
+_BMP_16_MASKS = {"BGR;16": (0xF8, 0xFC, 0xF8), "BGR;15": (0xF8, 0xF8, 0xF8)}
 #: the transposition that takes an image turned upright from EXIF orientation k back to as stored
 _UNDO_ORIENTATION = {2: "FLIP_LEFT_RIGHT", 3: "ROTATE_180", 4: "FLIP_TOP_BOTTOM", 5: "TRANSPOSE", 6: "ROTATE_90",
                      7: "TRANSVERSE", 8: "ROTATE_270"}
@@ -262,7 +265,10 @@ def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: 
     stored = int(tags.get(_ORIENTATION_TAG, 1) or 1) if tags is not None else 1
     if fmt == "JPEG" and output_type == GRAY and im.mode == "RGB":
         im.draft("L", im.size)  # libjpeg's own gray (the Y plane), as DALI's; not the luma of RGB
+    raw = im.tile[0].args[0] if fmt == "BMP" and im.tile and im.tile[0].args else None
     im.load()
+    if raw in _BMP_16_MASKS:  # DALI's BMP reader (OpenCV) shifts 5/6-bit samples up; PIL scales them
+        im = Image.fromarray(np.asarray(im) & np.array(_BMP_16_MASKS[raw], np.uint8))
     # Pillow 11+ turns a TIFF upright while loading it and drops its orientation tag; older ones
     # leave both to the caller (exif_transpose then finds the tag)
     upright = tags is not None and 2 <= stored <= 8 and _ORIENTATION_TAG not in im.tag_v2
@@ -275,8 +281,8 @@ def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: 
         gray = torch.from_numpy(a)[None]
         return gray if output_type in (GRAY, ANY) else gray.expand(3, -1, -1)
     if output_type == GRAY and im.mode not in ("1", "L", "LA"):
-        gray = _gray(np.asarray(im.convert("RGB")), fmt, cmyk=fmt == "JPEG" and im.mode == "CMYK",
-                     oriented=2 <= stored <= 8)
+        gray = _gray(np.asarray(im.convert("RGB")), fmt, cmyk=(fmt == "JPEG" and im.mode == "CMYK")
+                     or (fmt == "BMP" and im.mode == "RGBA"), oriented=2 <= stored <= 8)
         if gray is not None:
             return torch.from_numpy(gray)[None]
     if output_type == GRAY or (output_type == ANY and im.mode == "1"):  # bilevel: gray, as stored
