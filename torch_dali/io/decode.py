@@ -257,6 +257,14 @@ _UNDO_ORIENTATION = {2: "FLIP_LEFT_RIGHT", 3: "ROTATE_180", 4: "FLIP_TOP_BOTTOM"
                      7: "TRANSVERSE", 8: "ROTATE_270"}
 
 
+def _cmyk_rgb(a: np.ndarray, alpha: bool) -> np.ndarray:
+    k = 255 - a[..., 3:].astype(np.int32)
+    rgb = (255 - a[..., :3].astype(np.int32)) * k // 255
+    if alpha:
+        rgb = np.concatenate([rgb, np.full_like(k, 255)], axis=-1)
+    return rgb.astype(np.uint8)
+
+
 def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: bool) -> torch.Tensor:
     from PIL import Image, ImageOps
     im = Image.open(io.BytesIO(b), formats=_headers.PIL_FORMATS)
@@ -276,12 +284,16 @@ def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: 
         im = ImageOps.exif_transpose(im)
     elif not adjust_orientation and upright:
         im = im.transpose(Image.Transpose[_UNDO_ORIENTATION[stored]])  # as stored, as DALI gives it
+    cmyk = im.mode == "CMYK"
+    if cmyk:  # DALI's readers (libjpeg-turbo, libtiff's RGBA one): (255 - x) * (255 - k) // 255; PIL
+        # rounds (1 off on half the values where k > 0). A TIFF's ANY_DATA is that RGB and alpha 255
+        im = Image.fromarray(_cmyk_rgb(np.asarray(im), fmt == "TIFF" and output_type == ANY))
     if im.mode.startswith("I;16") or im.mode == "I":  # 16-bit gray: keep the depth
         a = np.asarray(im).astype(np.int64).clip(0, 65535).astype(np.uint16)
         gray = torch.from_numpy(a)[None]
         return gray if output_type in (GRAY, ANY) else gray.expand(3, -1, -1)
     if output_type == GRAY and im.mode not in ("1", "L", "LA"):
-        gray = _gray(np.asarray(im.convert("RGB")), fmt, cmyk=(fmt == "JPEG" and im.mode == "CMYK")
+        gray = _gray(np.asarray(im.convert("RGB")), fmt, cmyk=(fmt == "JPEG" and cmyk)
                      or (fmt == "BMP" and im.mode == "RGBA"), oriented=2 <= stored <= 8)
         if gray is not None:
             return torch.from_numpy(gray)[None]
@@ -342,13 +354,10 @@ def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
         head = bytes(data[:8].tolist())
         jpeg = _jpeg_decoder() if head[:2] == b"\xff\xd8" else None
         if jpeg is not None:
-            mode = TV_GRAY if output_type == GRAY else TV_RGB
-            if output_type == ANY and _jpeg_info(_as_bytes(data)).channels == 1:
-                mode = TV_GRAY
-            if output_type == GRAY and _jpeg_info(_as_bytes(data)).channels == 4:  # CMYK: DALI's gray of its RGB
-                rgb = jpeg(data, TV_RGB, adjust_orientation).permute(1, 2, 0).numpy()
-                return torch.from_numpy(_gray(rgb, "JPEG", cmyk=True))[None]
-            return jpeg(data, mode, adjust_orientation)
+            channels = _jpeg_info(_as_bytes(data)).channels
+            if channels != 4:  # CMYK goes to PIL below: torchvision rounds its conversion to RGB
+                mode = TV_GRAY if output_type == GRAY or (output_type == ANY and channels == 1) else TV_RGB
+                return jpeg(data, mode, adjust_orientation)
         if head == _png.SIGNATURE:  # never torchvision's decode_png: it SIGSEGVs on corrupt data
             b = _as_bytes(data)
             hwc = _png.decode(b, "gray" if output_type == GRAY else "any" if output_type == ANY else "rgb")
