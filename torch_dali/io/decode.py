@@ -315,8 +315,21 @@ def _tiff_decode(b: memoryview, output_type: types.DALIImageType,
     if lay is None:
         return None
     want = "gray" if output_type == GRAY else "any" if output_type == ANY else "rgb"
-    chw = torch.from_numpy(_tiff.to_channels(_tiff.decode(b, lay), lay, want)).permute(2, 0, 1)
+    turned = adjust_orientation and 2 <= lay.orientation <= 8
+    chw = torch.from_numpy(_tiff.to_channels(_tiff.decode(b, lay), lay, want, turned)).permute(2, 0, 1)
     return apply_orientation(chw, lay.orientation) if adjust_orientation else chw
+
+
+def _premultiplied(rgba: torch.Tensor, lay: _tiff.Layout, output_type: types.DALIImageType) -> torch.Tensor:
+    """CHW of a `tiff.premultiplied` file from its stored RGBA: colours times alpha, rounded."""
+    a = rgba.numpy().astype(np.int32)
+    rgb = ((a[:3] * a[3:] + 127) // 255).astype(np.uint8)
+    if output_type == ANY:
+        return torch.from_numpy(np.concatenate([rgb, rgba[3:].numpy()]))
+    if output_type == GRAY:
+        hwc = np.ascontiguousarray(rgb.transpose(1, 2, 0))
+        return torch.from_numpy(_gray(hwc, "TIFF", oriented=2 <= lay.orientation <= 8))[None]
+    return torch.from_numpy(rgb)
 
 
 def decode_chw(data: torch.Tensor, output_type: types.DALIImageType = RGB,
@@ -366,6 +379,11 @@ def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
         if _pnm.handles(head):  # not PIL: it scales samples to maxval, which DALI does not
             hwc = _pnm.decode(_as_bytes(data), "gray" if output_type == GRAY else "any" if output_type == ANY else "rgb")
             return torch.from_numpy(np.require(hwc, requirements="W")).permute(2, 0, 1)
+        if head[:4] in _tiff.MAGIC and (lay := _tiff.premultiplied(_as_bytes(data), adjust_orientation)):
+            rgba = _tiff_decode(_as_bytes(data), ANY, adjust_orientation)
+            if rgba is None:
+                rgba = _pil_decode(data.numpy().tobytes(), ANY, adjust_orientation)
+            return _premultiplied(rgba, lay, output_type)
         if head[:4] in _tiff.MAGIC:
             chw = _tiff_decode(_as_bytes(data), output_type, adjust_orientation)
             if chw is not None:

@@ -124,6 +124,19 @@ def layout(b: bytes | memoryview) -> Layout:
                   tuple(t.get(_COLORMAP, ())))
 
 
+def premultiplied(b: bytes | memoryview, adjust_orientation: bool) -> Layout | None:
+    """The layout of an 8-bit RGB + unassociated alpha TIFF that DALI 2.4 hands to OpenCV: planar,
+    or turned by its orientation tag while `adjust_orientation` is on. OpenCV reads 8-bit TIFFs
+    with libtiff's RGBA reader, which premultiplies the colours: (c * a + 127) // 255 (measured on
+    every orientation and on planar files; up to 232 off the stored colours). None otherwise."""
+    try:
+        lay = layout(b)
+    except (ValueError, struct.error):
+        return None
+    ok = lay.bits == 8 and lay.samples == 4 and lay.photometric == _RGB and lay.extra[:1] == (_UNASSOCIATED_ALPHA,)
+    return lay if ok and (lay.planar == 2 or (adjust_orientation and 2 <= lay.orientation <= 8)) else None
+
+
 def reads_here(b: bytes | memoryview) -> Layout | None:
     """The layout when this TIFF is one PIL would not hand over whole and this reader can take;
     None for everything else (not a TIFF, or a TIFF for PIL)."""
@@ -268,11 +281,12 @@ def decode(b: bytes | memoryview, lay: Layout) -> np.ndarray:
     return np.ascontiguousarray(hwc.astype(dtype.newbyteorder("=")))
 
 
-def to_channels(hwc: np.ndarray, lay: Layout, want: str) -> np.ndarray:
+def to_channels(hwc: np.ndarray, lay: Layout, want: str, turned: bool = False) -> np.ndarray:
     """`want` "any": every sample; "rgb": the first three; "gray": BT.601 luma of the first three,
-    halves rounded up. As DALI, the first three samples are taken as RGB whatever the photometric
-    tag says; a file of fewer samples (gray + extra) gives its first sample (DALI 2.4 reads
-    past the pixel there)."""
+    halves rounded up (OpenCV's 14-bit fixed point when `turned`, a file whose orientation tag is
+    applied: DALI 2.4 decodes those with OpenCV, measured on 16-bit RGB). As DALI, the first three samples
+    are taken as RGB whatever the photometric tag says; a file of fewer samples (gray + extra)
+    gives its first sample (DALI 2.4 reads past the pixel there)."""
     if want == "any":
         return hwc
     if lay.channels < 3:
@@ -281,6 +295,9 @@ def to_channels(hwc: np.ndarray, lay: Layout, want: str) -> np.ndarray:
     rgb = hwc[..., :3]
     if want == "rgb":
         return rgb
+    if turned:
+        r, g, b = (rgb[..., i].astype(np.int64) for i in range(3))
+        return ((r * 4899 + g * 9617 + b * 1868 + 8192) >> 14).astype(hwc.dtype)[..., None]
     r, g, b = (rgb[..., i].astype(np.float32) for i in range(3))
     luma = np.float32(0.299) * r + np.float32(0.587) * g + np.float32(0.114) * b
     top = 255 if hwc.dtype == np.uint8 else 65535
