@@ -126,6 +126,10 @@ def _corpus() -> dict[str, bytes]:
         c[f"exif-{k}-ifd-at-end"] = _exif_jpeg(order + struct.pack(e + "HI", 42, 8))
         c[f"exif-{k}-count-too-big"] = _exif_jpeg(_tiff(order, [(0x0112, 3, 6)])[:8] + b"\xff\xff")
         c[f"exif-{k}-ifd-offset-20"] = _exif_jpeg(_tiff(order, [(0x0112, 3, 3)], ifd=20))
+    for typ, order, value in ((4, b"MM", b"\0\0\0\6"), (1, b"II", b"\6\0\0\0"), (9, b"II", b"\6\0\0\0")):
+        e = "<" if order == b"II" else ">"  # the value field as that type stores it
+        block = order + struct.pack(e + "HIH", 42, 8, 1) + struct.pack(e + "HHI", 0x0112, typ, 1) + value + b"\0" * 4
+        c[f"exif-{order.decode()}-type{typ}-stored"] = _exif_jpeg(block)
     pil_exif = Image.Exif()
     pil_exif[0x0112] = 6
     c["exif-pil"] = _save(_img(), "JPEG", exif=pil_exif)
@@ -224,6 +228,11 @@ def test_corpus_is_interesting() -> None:
         for o in ("II", "MM"):
             assert [got[f"{kind}-{o}-{i}"].orientation for i in range(1, 9)] == list(range(1, 9))
     assert got["exif-pil"].orientation == 6 and got["exif-twice"].orientation == 3
+    # DALI 2.4 reads the value field's first 16 bits whatever the type (measured: BYTE, SHORT,
+    # SSHORT, LONG, SLONG in both byte orders): a big-endian LONG 6 is 0 there, so no turn
+    assert [got[f"exif-{o}-long-type"].orientation for o in ("II", "MM")] == [6, 6]
+    assert [got[k].orientation for k in ("exif-MM-type4-stored", "exif-II-type1-stored",
+                                         "exif-II-type9-stored")] == [1, 6, 6]
     assert got["cmyk"].channels == 4 and got["gray"].channels == 1 and got["progressive"].progressive
     assert got["png-16bit"].bit_depth == 16 and got["png-la"].channels == 2
     assert got["png-palette"].channels == 3

@@ -34,7 +34,10 @@ class ImageInfo:
 
 
 def exif_orientation(tiff: bytes | memoryview) -> int:
-    """Orientation tag (0x0112) of IFD0 in a TIFF-structured EXIF block; 1 when absent/unreadable."""
+    """Orientation tag (0x0112) of IFD0 in a TIFF-structured EXIF block; 1 when absent/unreadable.
+    The first 16 bits of the value field are read whatever the entry's type says, as DALI 2.4 (and
+    libjpeg-turbo's decoders) read it: a LONG 6 of a little-endian block is 6, of a big-endian
+    one 0 (measured: BYTE, SHORT, SSHORT, LONG, SLONG, either byte order)."""
     order = bytes(tiff[:2])
     if len(tiff) < 8 or order not in (b"II", b"MM"):
         return 1
@@ -47,8 +50,7 @@ def exif_orientation(tiff: bytes | memoryview) -> int:
         off = ifd + 2 + 12 * k
         if off + 12 > len(tiff):
             break
-        tag, typ = struct.unpack_from(e + "HH", tiff, off)
-        if tag == 0x0112 and typ == 3:
+        if struct.unpack_from(e + "H", tiff, off)[0] == 0x0112:
             v = struct.unpack_from(e + "H", tiff, off + 8)[0]
             return v if 1 <= v <= 8 else 1
     return 1

@@ -132,7 +132,8 @@ static uint32_t rd32(const uint8_t *p, int le) {
   return le ? rd16(p, 1) | rd16(p + 2, 1) << 16 : rd16(p, 0) << 16 | rd16(p + 2, 0);
 }
 
-/* exif_orientation: tag 0x0112 (type SHORT) of IFD0 of a TIFF-structured block; 1 otherwise */
+/* exif_orientation: tag 0x0112 of IFD0 of a TIFF-structured block, its value field's first 16 bits
+ * whatever the type (as DALI 2.4 reads it); 1 otherwise */
 static int32_t exif_orientation(const uint8_t *t, int64_t len) {
   int le;
   if (len < 8) return 1;
@@ -148,7 +149,7 @@ static int32_t exif_orientation(const uint8_t *t, int64_t len) {
   for (uint32_t k = 0; k < count; k++) {
     uint64_t off = ifd + 2 + 12 * (uint64_t)k;
     if (off + 12 > (uint64_t)len) break;
-    if (rd16(t + off, le) == 0x0112 && rd16(t + off + 2, le) == 3) {
+    if (rd16(t + off, le) == 0x0112) {
       uint32_t v = rd16(t + off + 8, le);
       return v >= 1 && v <= 8 ? (int32_t)v : 1;
     }
