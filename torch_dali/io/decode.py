@@ -257,8 +257,12 @@ _UNDO_ORIENTATION = {2: "FLIP_LEFT_RIGHT", 3: "ROTATE_180", 4: "FLIP_TOP_BOTTOM"
                      7: "TRANSVERSE", 8: "ROTATE_270"}
 
 
-def _cmyk_rgb(a: np.ndarray, alpha: bool) -> np.ndarray:
+def _cmyk_rgb(a: np.ndarray, alpha: bool, opencv: bool = False) -> np.ndarray:
+    """RGB of CMYK samples as DALI's readers compute it; `opencv`: OpenCV's version, k - (x * k >> 8)
+    (DALI 2.4 hands a CMYK JPEG it turns by EXIF orientation to OpenCV: measured)."""
     k = 255 - a[..., 3:].astype(np.int32)
+    if opencv:
+        return (k - (a[..., :3].astype(np.int32) * k >> 8)).astype(np.uint8)
     rgb = (255 - a[..., :3].astype(np.int32)) * k // 255
     if alpha:
         rgb = np.concatenate([rgb, np.full_like(k, 255)], axis=-1)
@@ -285,15 +289,17 @@ def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: 
     elif not adjust_orientation and upright:
         im = im.transpose(Image.Transpose[_UNDO_ORIENTATION[stored]])  # as stored, as DALI gives it
     cmyk = im.mode == "CMYK"
+    opencv = cmyk and fmt == "JPEG" and adjust_orientation and 2 <= _jpeg_info(b).orientation <= 8
     if cmyk:  # DALI's readers (libjpeg-turbo, libtiff's RGBA one): (255 - x) * (255 - k) // 255; PIL
         # rounds (1 off on half the values where k > 0). A TIFF's ANY_DATA is that RGB and alpha 255
-        im = Image.fromarray(_cmyk_rgb(np.asarray(im), fmt == "TIFF" and output_type == ANY))
+        im = Image.fromarray(_cmyk_rgb(np.asarray(im), fmt == "TIFF" and output_type == ANY, opencv))
     if im.mode.startswith("I;16") or im.mode == "I":  # 16-bit gray: keep the depth
         a = np.asarray(im).astype(np.int64).clip(0, 65535).astype(np.uint16)
         gray = torch.from_numpy(a)[None]
         return gray if output_type in (GRAY, ANY) else gray.expand(3, -1, -1)
     if output_type == GRAY and im.mode not in ("1", "L", "LA"):
-        gray = _gray(np.asarray(im.convert("RGB")), fmt, cmyk=(fmt == "JPEG" and cmyk)
+        rule = "BMP" if opencv else fmt  # OpenCV's 14-bit luma for what DALI hands to OpenCV
+        gray = _gray(np.asarray(im.convert("RGB")), rule, cmyk=(fmt == "JPEG" and cmyk and not opencv)
                      or (fmt == "BMP" and im.mode == "RGBA"), oriented=2 <= stored <= 8)
         if gray is not None:
             return torch.from_numpy(gray)[None]
