@@ -3,15 +3,19 @@ alpha) files planar, or turned by their orientation tag while adjust_orientation
 libtiff RGBA reader premultiplies the colours, (c * a + 127) // 255; torch_dali gave the stored
 colours (up to 232 off), which the same file keeps with adjust_orientation=False or stored chunky
 and upright. GRAY of a 16-bit RGB file with an orientation tag: OpenCV's 14-bit fixed-point luma
-on the 16-bit samples (libtiff's float luma was up to 2 off in uint16). The digests are sha256
+on the 16-bit samples (libtiff's float luma was up to 2 off in uint16). A palette file turned by
+its tag: the colormap's high bytes, widened to 16 bits as x * 257 (its 16-bit colormap, as DALI
+gives upright palette files, was up to 255 off in uint16). The digests are sha256
 prefixes of DALI 2.4's outputs for these bytes."""
 from __future__ import annotations
 
 import hashlib
+import io
 
 import numpy as np
 import pytest
 import torch
+from PIL import Image
 
 from reference.tiff_ref import write_tiff
 from torch_dali import types
@@ -19,6 +23,12 @@ from torch_dali.io import decode as D
 
 
 def _rgba(kind: str) -> bytes:
+    if kind == "palette_orientation3":
+        im = Image.fromarray(np.random.default_rng(10).integers(0, 256, (9, 14), dtype=np.uint8), "P")
+        im.putpalette([(i * 37) % 256 for i in range(768)])
+        b = io.BytesIO()
+        im.save(b, "TIFF", tiffinfo={274: 3})
+        return b.getvalue()
     if kind == "rgb16_orientation8":
         return write_tiff(np.random.default_rng(9).integers(0, 65536, (9, 14, 3), dtype=np.uint16), orientation=8)
     a = np.random.default_rng(8).integers(0, 256, (9, 14, 4), dtype=np.uint8)
@@ -27,7 +37,7 @@ def _rgba(kind: str) -> bytes:
     return write_tiff(a, extra=2, orientation=int(kind[-1]))
 
 
-KINDS = ["planar", "orientation6", "orientation3", "rgb16_orientation8"]
+KINDS = ["planar", "orientation6", "orientation3", "rgb16_orientation8", "palette_orientation3"]
 # kind -> [(output type, dtype, adjust_orientation, shape, sha256 prefix)] of DALI 2.4's decoders.image
 DALI = {
     "planar": [
@@ -49,6 +59,13 @@ DALI = {
         ("GRAY", "u16", True, (14, 9, 1), "d26cca65f5c04ac0"), ("GRAY", "u16", False, (9, 14, 1), "1fe0d5837042bd77"),
         ("GRAY", "u8", True, (14, 9, 1), "016e0bd227e59be5"), ("GRAY", "u8", False, (9, 14, 1), "87180be4ef8811ce"),
         ("RGB", "u16", True, (14, 9, 3), "f2d9ba664a80d312"), ("RGB", "u16", False, (9, 14, 3), "6447d1cf525880ee")],
+    "palette_orientation3": [
+        ("RGB", "u8", True, (9, 14, 3), "61a9936da335fae2"), ("RGB", "u8", False, (9, 14, 3), "e952b3bcd5a6392c"),
+        ("RGB", "f32", True, (9, 14, 3), "14469f6cbea9b43f"), ("RGB", "f32", False, (9, 14, 3), "e31af01fba7c108d"),
+        ("GRAY", "u8", True, (9, 14, 1), "3ada5b1e2dde2a8d"), ("GRAY", "u8", False, (9, 14, 1), "62ca6aa169595f5a"),
+        ("GRAY", "u16", True, (9, 14, 1), "be992f939314dc0b"), ("GRAY", "u16", False, (9, 14, 1), "3a2b9fc107877a1c"),
+        ("ANY", "u16", True, (9, 14, 3), "2c7f93ca98dafd77"), ("ANY", "u16", False, (9, 14, 3), "fc02d639c6ed426a"),
+        ("YCbCr", "u8", True, (9, 14, 3), "d31d0d7a619d1b6d"), ("YCbCr", "u8", False, (9, 14, 3), "813b75196a832b61")],
 }
 
 
@@ -57,7 +74,7 @@ def _digest(t: torch.Tensor) -> str:
 
 
 _TYPES = {"RGB": types.RGB, "GRAY": types.GRAY, "ANY": types.ANY_DATA, "YCbCr": types.YCbCr}
-_DTYPES = {"u8": torch.uint8, "u16": torch.uint16}
+_DTYPES = {"u8": torch.uint8, "u16": torch.uint16, "f32": torch.float32}
 
 
 @pytest.mark.parametrize("kind", KINDS)

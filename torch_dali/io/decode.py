@@ -322,7 +322,12 @@ def _tiff_decode(b: memoryview, output_type: types.DALIImageType,
         return None
     want = "gray" if output_type == GRAY else "any" if output_type == ANY else "rgb"
     turned = adjust_orientation and 2 <= lay.orientation <= 8
-    chw = torch.from_numpy(_tiff.to_channels(_tiff.decode(b, lay), lay, want, turned)).permute(2, 0, 1)
+    hwc = _tiff.decode(b, lay)
+    if turned and lay.palette:  # DALI hands it to OpenCV, whose libtiff RGBA reader keeps the
+        # colormap's high bytes; DALI widens that 8-bit image (colours or gray) to its 16 bits
+        hwc = _tiff.to_channels((hwc >> 8).astype(np.uint8), lay, want, turned).astype(np.uint16) * 257
+        return apply_orientation(torch.from_numpy(hwc).permute(2, 0, 1), lay.orientation)
+    chw = torch.from_numpy(_tiff.to_channels(hwc, lay, want, turned)).permute(2, 0, 1)
     return apply_orientation(chw, lay.orientation) if adjust_orientation else chw
 
 
