@@ -56,6 +56,9 @@ def rgb_to_ycbcr(chw: torch.Tensor) -> torch.Tensor:
     """ITU-R BT.601 studio-swing YCbCr (Y in 16..235), as DALI; keeps the element type's range."""
     if chw.dtype == torch.uint8:
         return _ycbcr8(chw)
+    if chw.dtype.is_floating_point:  # float samples (0..1): the 8-bit rows on 255 x, as uint8 (DALI
+        # 2.4: equal on 2219 of 2220 values of -0.5..1.5; only decoders' uint8 YCbCr comes here)
+        return _ycbcr8(chw.float() * 255)
     peak = 65535.0 if chw.dtype == torch.uint16 else 255.0
     x = chw.float() * (1.0 / peak)
     r, g, b = x[0], x[1], x[2]
@@ -70,6 +73,12 @@ def convert_range(hwc: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """Scales a uint8/uint16 image to `dtype`'s dynamic range (float: [0, 1]), as DALI's `dtype`."""
     if hwc.dtype == dtype:
         return hwc
+    if hwc.dtype.is_floating_point:  # float samples (a float TIFF): 0..1 is the range; DALI 2.4
+        # scales in float32 and rounds halves up, saturating (measured on -0.5..1.5 and every k/255)
+        if dtype.is_floating_point:
+            return hwc.to(dtype)
+        top = float(torch.iinfo(dtype).max)
+        return (hwc.float() * top).add_(0.5).floor_().clamp_(0, top).to(dtype)
     peak = 65535.0 if hwc.dtype == torch.uint16 else 255.0
     if dtype.is_floating_point:
         return hwc.to(dtype) * (1.0 / peak)  # DALI multiplies by the reciprocal (x / 255 differs in the last bit)
@@ -118,7 +127,7 @@ def ycbcr_as(chw: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     float in [0, 1] with offsets 1/16 (Y) and 1/2 (Cb, Cr); an integer type with the 8-bit offsets
     16 and 128 scaled by 2**(bits - 8) and the matrix applied in the type's range, rounded half up
     (DALI 2.4 differs by one unit on a fraction of a percent of the values there)."""
-    peak = 65535.0 if chw.dtype == torch.uint16 else 255.0
+    peak = 65535.0 if chw.dtype == torch.uint16 else 1.0 if chw.dtype.is_floating_point else 255.0
     x = chw[:3].to(torch.float64) / peak
     ycc = torch.einsum("ij,jhw->ihw", _YCBCR.to(x.device), x)
     if dtype.is_floating_point:

@@ -86,6 +86,9 @@ def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: 
     if cmyk:  # DALI's readers (libjpeg-turbo, libtiff's RGBA one): (255 - x) * (255 - k) // 255; PIL
         # rounds (1 off on half the values where k > 0). A TIFF's ANY_DATA is that RGB and alpha 255
         im = Image.fromarray(_cmyk_rgb(np.asarray(im), fmt == "TIFF" and output_type == ANY, opencv))
+    if im.mode == "F":  # 32-bit float samples (a TIFF): kept, 0..1 being the range, as DALI
+        gray = torch.from_numpy(np.array(im, dtype=np.float32))[None]
+        return gray if output_type in (GRAY, ANY) else gray.expand(3, -1, -1)
     if im.mode.startswith("I;16") or im.mode == "I":  # 16-bit gray: keep the depth
         a = np.asarray(im).astype(np.int64).clip(0, 65535).astype(np.uint16)
         gray = torch.from_numpy(a)[None]
