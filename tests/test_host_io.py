@@ -130,6 +130,9 @@ def _corpus() -> dict[str, bytes]:
         e = "<" if order == b"II" else ">"  # the value field as that type stores it
         block = order + struct.pack(e + "HIH", 42, 8, 1) + struct.pack(e + "HHI", 0x0112, typ, 1) + value + b"\0" * 4
         c[f"exif-{order.decode()}-type{typ}-stored"] = _exif_jpeg(block)
+    plain = _save(_img(), "JPEG")
+    sos = plain.index(b"\xff\xda")
+    c["exif-after-sof"] = plain[:sos] + _segment(c["exif-II-6"], b"\xff\xe1") + plain[sos:]
     pil_exif = Image.Exif()
     pil_exif[0x0112] = 6
     c["exif-pil"] = _save(_img(), "JPEG", exif=pil_exif)
@@ -231,6 +234,7 @@ def test_corpus_is_interesting() -> None:
     # DALI 2.4 reads the value field's first 16 bits whatever the type (measured: BYTE, SHORT,
     # SSHORT, LONG, SLONG in both byte orders): a big-endian LONG 6 is 0 there, so no turn
     assert [got[f"exif-{o}-long-type"].orientation for o in ("II", "MM")] == [6, 6]
+    assert got["exif-after-sof"].orientation == 6  # between the frame header and the scan: DALI 2.4 turns it
     assert [got[k].orientation for k in ("exif-MM-type4-stored", "exif-II-type1-stored",
                                          "exif-II-type9-stored")] == [1, 6, 6]
     assert got["cmyk"].channels == 4 and got["gray"].channels == 1 and got["progressive"].progressive

@@ -260,10 +260,12 @@ def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
         head = bytes(data[:8].tolist())
         jpeg = _jpeg_decoder() if head[:2] == b"\xff\xd8" else None
         if jpeg is not None:
-            channels = _jpeg_info(_as_bytes(data)).channels
-            if channels != 4:  # CMYK goes to PIL below: torchvision rounds its conversion to RGB
-                mode = TV_GRAY if output_type == GRAY or (output_type == ANY and channels == 1) else TV_RGB
-                return jpeg(data, mode, adjust_orientation)
+            info = _jpeg_info(_as_bytes(data))
+            if info.channels != 4:  # CMYK goes to PIL below: torchvision rounds its conversion to RGB
+                mode = TV_GRAY if output_type == GRAY or (output_type == ANY and info.channels == 1) else TV_RGB
+                # the orientation DALI reads (`headers`): torchvision's missed an Exif APP1 after an XMP one
+                chw = jpeg(data, mode, False)
+                return apply_orientation(chw, info.orientation) if adjust_orientation else chw
         if head == _png.SIGNATURE:  # never torchvision's decode_png: it SIGSEGVs on corrupt data
             b = _as_bytes(data)
             hwc = _png.decode(b, "gray" if output_type == GRAY else "any" if output_type == ANY else "rgb")

@@ -90,8 +90,9 @@ def _no_length(marker: int) -> bool:
 
 
 def jpeg_info(b: bytes | memoryview) -> ImageInfo:
-    """The frame header (first SOFn) and EXIF orientation (last APP1 Exif before it); raises
-    ValueError when there is none before the first scan."""
+    """The frame header (first SOFn) and EXIF orientation (the last APP1 Exif before the first
+    scan: DALI 2.4 and torchvision also read one between the frame header and the scan); raises
+    ValueError when there is no frame header before the first scan."""
     n, orientation, pos, markers = len(b), 1, 2, _Markers(b)
     while (found := markers.after(pos)) is not None:
         marker, pos = found
@@ -110,15 +111,16 @@ def jpeg_info(b: bytes | memoryview) -> ImageInfo:
             if h == 0 or w == 0:
                 raise ValueError(f"JPEG header declares an empty image ({w}x{h})")
             progressive = marker not in (0xC0, 0xC1)
-            multi = not progressive and _first_scan_components(b, pos + max(seg, 2), markers) < comps
+            first, orientation = _first_scan(b, pos + max(seg, 2), markers, orientation)
+            multi = not progressive and first < comps
             return ImageInfo("jpeg", h, w, comps, orientation, progressive, precision, multi)
         pos += max(seg, 2)  # libjpeg reads a length under 2 as no body
     raise ValueError("JPEG header has no frame (SOF) marker; the data is truncated or not a JPEG")
 
 
-def _first_scan_components(b: bytes | memoryview, pos: int, markers: _Markers) -> int:
-    """Components in the first scan (SOS) after `pos`; 255 when there is none (no later scans
-    either: libjpeg stops there)."""
+def _first_scan(b: bytes | memoryview, pos: int, markers: _Markers, orientation: int) -> tuple[int, int]:
+    """(components in the first scan (SOS) after `pos`, 255 when there is none (no later scans
+    either: libjpeg stops there); `orientation` updated by the APP1 Exif segments on the way)."""
     n = len(b)
     while (found := markers.after(pos)) is not None:
         marker, pos = found
@@ -128,9 +130,11 @@ def _first_scan_components(b: bytes | memoryview, pos: int, markers: _Markers) -
             break
         seg = struct.unpack_from(">H", b, pos)[0]
         if marker == 0xDA:
-            return b[pos + 2] if seg >= 3 and pos + 2 < n else 255
+            return (b[pos + 2] if seg >= 3 and pos + 2 < n else 255), orientation
+        if marker == 0xE1 and bytes(b[pos + 2:pos + 8]) == b"Exif\x00\x00" and seg >= 8:
+            orientation = exif_orientation(b[pos + 8:pos + seg])
         pos += max(seg, 2)
-    return 255
+    return 255, orientation
 
 
 def jpeg_scans(b: bytes | memoryview, limit: int) -> int:

@@ -174,8 +174,9 @@ static int next_marker(const uint8_t *b, int64_t n, int64_t *pos) {
   }
 }
 
-/* headers.py's _first_scan_components: components of the first SOS from pos, 255 if none */
-static int first_scan_components(const uint8_t *b, int64_t n, int64_t pos) {
+/* headers.py's _first_scan: components of the first SOS from pos, 255 if none; *orientation
+ * updated by the APP1 Exif segments on the way */
+static int first_scan(const uint8_t *b, int64_t n, int64_t pos, int32_t *orientation) {
   for (;;) {
     int m = next_marker(b, n, &pos);
     if (m < 0) return 255;
@@ -183,6 +184,10 @@ static int first_scan_components(const uint8_t *b, int64_t n, int64_t pos) {
     if (m == 0xD9 || pos + 2 > n) return 255;
     int64_t seg = (int64_t)rd16(b + pos, 0);
     if (m == 0xDA) return (seg >= 3 && pos + 2 < n) ? b[pos + 2] : 255;
+    if (m == 0xE1 && seg >= 8 && pos + 8 <= n && memcmp(b + pos + 2, "Exif\0\0", 6) == 0) {
+      int64_t end = pos + seg > n ? n : pos + seg; /* Python's slice b[pos+8:pos+seg] */
+      *orientation = exif_orientation(b + pos + 8, end - (pos + 8));
+    }
     pos += seg < 2 ? 2 : seg;
   }
 }
@@ -213,9 +218,9 @@ static int jpeg_info(const uint8_t *b, int64_t n, int32_t *o) {
       o[2] = h;
       o[3] = w;
       o[4] = body[5];
-      o[5] = orientation;
       o[6] = m != 0xC0 && m != 0xC1;
-      if (!o[6] && first_scan_components(b, n, pos + (seg < 2 ? 2 : seg)) < body[5]) o[6] = 2;
+      if (first_scan(b, n, pos + (seg < 2 ? 2 : seg), &orientation) < body[5] && !o[6]) o[6] = 2;
+      o[5] = orientation;
       o[7] = body[0];
       return 0;
     }
