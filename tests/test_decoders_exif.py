@@ -43,3 +43,18 @@ def test_orientation_is_applied_as_dali(where):
     assert D.peek_image_shape(data) == (23, 17, 3)
     crop = D.decode_image_crop(data, lambda h, w: (h - 5, w - 4, 5, 4))
     np.testing.assert_array_equal(crop.numpy(), turned[-5:, -4:])
+
+
+def test_png_exif_after_the_image_data_is_applied_as_dali():
+    """DALI 2.4 turns a PNG by an eXIf chunk placed after its IDAT chunks (decode and peek)."""
+    import zlib
+    a = np.random.default_rng(4).integers(0, 256, (17, 23, 3), dtype=np.uint8)
+    b = io.BytesIO()
+    Image.fromarray(a).save(b, "PNG")
+    png = b.getvalue()
+    tiff = b"II*\0" + struct.pack("<IH", 8, 1) + struct.pack("<HHIHH", 0x0112, 3, 1, 8, 0) + b"\0" * 4
+    chunk = struct.pack(">I", len(tiff)) + b"eXIf" + tiff + struct.pack(">I", zlib.crc32(b"eXIf" + tiff))
+    end = png.index(b"IEND") - 4
+    data = torch.frombuffer(bytearray(png[:end] + chunk + png[end:]), dtype=torch.uint8)
+    assert D.peek_image_shape(data) == (23, 17, 3)
+    np.testing.assert_array_equal(D.decode_image(data).numpy(), np.rot90(a))  # orientation 8: 90 ccw

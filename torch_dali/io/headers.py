@@ -182,7 +182,8 @@ def jpeg2000_tiles(b: bytes | memoryview) -> int | None:
 # -- PNG and the rest ------------------------------------------------------------------------------
 
 def png_info(b: bytes | memoryview) -> ImageInfo:
-    """IHDR, and the orientation of an eXIf chunk before the image data; raises ValueError."""
+    """IHDR, and the orientation of the first eXIf chunk, before or after the image data (DALI 2.4
+    turns a PNG by an eXIf after its IDAT chunks too: measured); raises ValueError."""
     if len(b) < 33 or bytes(b[12:16]) != b"IHDR":
         raise ValueError("PNG data has no IHDR header; the data is truncated")
     w, h, depth, ctype = struct.unpack_from(">IIBB", b, 16)
@@ -192,9 +193,9 @@ def png_info(b: bytes | memoryview) -> ImageInfo:
     if channels is None:
         raise ValueError(f"PNG header has an invalid color type {ctype}")
     orientation, pos = 1, 33
-    while pos + 8 <= len(b):  # eXIf must precede the image data
+    while pos + 8 <= len(b):
         length, kind = struct.unpack_from(">I4s", b, pos)
-        if kind == b"IDAT":
+        if kind == b"IEND":
             break
         if kind == b"eXIf":
             orientation = exif_orientation(b[pos + 8:pos + 8 + length])

@@ -228,7 +228,7 @@ static int jpeg_info(const uint8_t *b, int64_t n, int32_t *o) {
   }
 }
 
-/* png_info: IHDR, then chunks up to IDAT looking for eXIf; 0 and o[1..7] filled, or 1 */
+/* png_info: IHDR, then chunks up to IEND looking for eXIf; 0 and o[1..7] filled, or 1 */
 static int png_info(const uint8_t *b, int64_t n, int32_t *o) {
   int32_t channels;
   if (n < 33 || memcmp(b + 12, "IHDR", 4) != 0) return 1;
@@ -246,7 +246,7 @@ static int png_info(const uint8_t *b, int64_t n, int32_t *o) {
   int64_t pos = 33;
   while (pos + 8 <= n) {
     int64_t length = rd32(b + pos, 0);
-    if (memcmp(b + pos + 4, "IDAT", 4) == 0) break;
+    if (memcmp(b + pos + 4, "IEND", 4) == 0) break; /* an eXIf after the image data counts too */
     if (memcmp(b + pos + 4, "eXIf", 4) == 0) {
       int64_t end = pos + 8 + length;
       orientation = exif_orientation(b + pos + 8, (end > n ? n : end) - (pos + 8));
