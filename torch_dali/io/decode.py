@@ -29,7 +29,7 @@ from . import jpeg_roi as _jpeg_roi
 from . import png as _png
 from . import pnm as _pnm
 from . import tiff as _tiff
-from .decode_formats import _gray, _pil_decode, _premultiplied, _tiff_decode  # noqa: F401
+from .decode_formats import gray_of, pil_decode, premultiply, tiff_decode  # noqa: F401
 from .headers import ImageInfo
 
 # torchvision's libjpeg-turbo / nvJPEG kernels, called as the torch ops they register (the Python
@@ -275,15 +275,15 @@ def _decode_chw(data: torch.Tensor, output_type: types.DALIImageType,
             hwc = _pnm.decode(_as_bytes(data), "gray" if output_type == GRAY else "any" if output_type == ANY else "rgb")
             return torch.from_numpy(np.require(hwc, requirements="W")).permute(2, 0, 1)
         if head[:4] in _tiff.MAGIC and (lay := _tiff.premultiplied(_as_bytes(data), adjust_orientation)):
-            rgba = _tiff_decode(_as_bytes(data), ANY, adjust_orientation)
+            rgba = tiff_decode(_as_bytes(data), ANY, adjust_orientation)
             if rgba is None:
-                rgba = _pil_decode(data.numpy().tobytes(), ANY, adjust_orientation)
-            return _premultiplied(rgba, lay, output_type)
+                rgba = pil_decode(data.numpy().tobytes(), ANY, adjust_orientation)
+            return premultiply(rgba, lay, output_type)
         if head[:4] in _tiff.MAGIC:
-            chw = _tiff_decode(_as_bytes(data), output_type, adjust_orientation)
+            chw = tiff_decode(_as_bytes(data), output_type, adjust_orientation)
             if chw is not None:
                 return chw
-        return _pil_decode(data.numpy().tobytes(), output_type, adjust_orientation)
+        return pil_decode(data.numpy().tobytes(), output_type, adjust_orientation)
     except DataError:
         raise
     except Exception as e:  # RuntimeError from torchvision, OSError / UnidentifiedImageError from PIL

@@ -18,7 +18,7 @@ from . import tiff as _tiff
 _jpeg_info = _headers.jpeg_info
 
 
-def _gray(rgb: np.ndarray, fmt: str, cmyk: bool = False, oriented: bool = False) -> np.ndarray | None:
+def gray_of(rgb: np.ndarray, fmt: str, cmyk: bool = False, oriented: bool = False) -> np.ndarray | None:
     """GRAY of an 8-bit RGB image as DALI 2.4's decoder for that format computes it (each measured
     pixel for pixel on files of every kind): OpenCV's 14-bit fixed-point BT.601 for BMP, PNM and a
     TIFF whose orientation tag turns it (`oriented`), 15-bit fixed point for WebP and JPEG 2000,
@@ -62,7 +62,7 @@ def _cmyk_rgb(a: np.ndarray, alpha: bool, opencv: bool = False) -> np.ndarray:
     return rgb.astype(np.uint8)
 
 
-def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: bool) -> torch.Tensor:
+def pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: bool) -> torch.Tensor:
     from PIL import Image, ImageOps
     im = Image.open(io.BytesIO(b), formats=_headers.PIL_FORMATS)
     fmt = str(im.format)
@@ -95,7 +95,7 @@ def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: 
         return gray if output_type in (GRAY, ANY) else gray.expand(3, -1, -1)
     if output_type == GRAY and im.mode not in ("1", "L", "LA"):
         rule = "BMP" if opencv else fmt  # OpenCV's 14-bit luma for what DALI hands to OpenCV
-        gray = _gray(np.asarray(im.convert("RGB")), rule, cmyk=(fmt == "JPEG" and cmyk and not opencv)
+        gray = gray_of(np.asarray(im.convert("RGB")), rule, cmyk=(fmt == "JPEG" and cmyk and not opencv)
                      or (fmt == "BMP" and im.mode == "RGBA"), oriented=2 <= stored <= 8)
         if gray is not None:
             return torch.from_numpy(gray)[None]
@@ -109,7 +109,7 @@ def _pil_decode(b: bytes, output_type: types.DALIImageType, adjust_orientation: 
     return torch.from_numpy(a.reshape(a.shape[0], a.shape[1], -1)).permute(2, 0, 1)
 
 
-def _tiff_decode(b: memoryview, output_type: types.DALIImageType,
+def tiff_decode(b: memoryview, output_type: types.DALIImageType,
                  adjust_orientation: bool) -> torch.Tensor | None:
     """CHW of a TIFF PIL would not hand over whole (more samples than its modes, 16-bit colour:
     see `tiff`); None for the TIFFs PIL reads as they are."""
@@ -127,7 +127,7 @@ def _tiff_decode(b: memoryview, output_type: types.DALIImageType,
     return apply_orientation(chw, lay.orientation) if adjust_orientation else chw
 
 
-def _premultiplied(rgba: torch.Tensor, lay: _tiff.Layout, output_type: types.DALIImageType) -> torch.Tensor:
+def premultiply(rgba: torch.Tensor, lay: _tiff.Layout, output_type: types.DALIImageType) -> torch.Tensor:
     """CHW of a `tiff.premultiplied` file from its stored RGBA: colours times alpha, rounded."""
     a = rgba.numpy().astype(np.int32)
     rgb = ((a[:3] * a[3:] + 127) // 255).astype(np.uint8)
@@ -135,5 +135,5 @@ def _premultiplied(rgba: torch.Tensor, lay: _tiff.Layout, output_type: types.DAL
         return torch.from_numpy(np.concatenate([rgb, rgba[3:].numpy()]))
     if output_type == GRAY:
         hwc = np.ascontiguousarray(rgb.transpose(1, 2, 0))
-        return torch.from_numpy(_gray(hwc, "TIFF", oriented=2 <= lay.orientation <= 8))[None]
+        return torch.from_numpy(gray_of(hwc, "TIFF", oriented=2 <= lay.orientation <= 8))[None]
     return torch.from_numpy(rgb)
