@@ -234,11 +234,19 @@ def pread_ranges(fd: int, src: np.ndarray, sizes: np.ndarray, buf: torch.Tensor,
         return got
     view = memoryview(buf.numpy()).cast("B")
     for i, (a, n, d) in enumerate(zip(src.tolist(), sizes.tolist(), dst.tolist())):
-        while got[i] < n:
-            k = os.preadv(fd, [view[d + got[i]:d + n]], a + int(got[i]))
-            if k <= 0:
-                break
-            got[i] += k
+        got[i] = pread_into(fd, view[d:d + n], a)
+    return got
+
+
+def pread_into(fd: int, view: memoryview, offset: int) -> int:
+    """Fills `view` from `offset` of the open file `fd` (preadv until full or the file ends); the
+    bytes read (fewer: the file ended there, or shrank since its size was taken)."""
+    got, n = 0, len(view)
+    while got < n:
+        k = os.preadv(fd, [view[got:]], offset + got)
+        if k <= 0:
+            break
+        got += k
     return got
 
 

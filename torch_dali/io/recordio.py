@@ -219,13 +219,8 @@ class RecordFile:
 
     def _read(self, start: int, n: int) -> bytearray:
         data = bytearray(n)
-        got = 0
         with memoryview(data) as view:
-            while got < n:
-                k = os.preadv(self._fd, [view[got:]], start + got)
-                if k <= 0:
-                    break
-                got += k
+            got = host_io.pread_into(self._fd, view, start)
         if got != n:  # shrank since the size check
             self.size = min(self.size, os.fstat(self._fd).st_size)
             raise DataError(f"{self.path}: {self._past_end(f'reading {n} bytes at byte {start}')}")

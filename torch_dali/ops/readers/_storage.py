@@ -185,13 +185,8 @@ class ByteFile:
         except MemoryError:
             raise DataError(f"{self.what}: {printable(self.path)}: cannot allocate memory for the {n} bytes "
                             f"at byte {offset}") from None
-        got = 0
         with memoryview(data) as view:
-            while got < n:
-                k = os.preadv(self._fd, [view[got:]], offset + got)
-                if k <= 0:
-                    break
-                got += k
+            got = host_io.pread_into(self._fd, view, offset)
         if got != n:
             raise self._short(offset, n, got)
         return data
