@@ -10,6 +10,7 @@ import time
 from .. import _knobs
 from ..errors import PipelineError
 from ..io import nvjpeg
+from ..ops.python_function import ending_threads
 from ..tensor_list import TensorList
 
 
@@ -87,5 +88,5 @@ def leave_running(threads: list[threading.Thread]) -> None:
 def wait_for_left_running() -> None:
     """At exit (the executor's shutdown of all pipelines): one more stop timeout, in all, for the threads left running."""
     deadline = time.monotonic() + min(stop_timeout_s(), _EXIT_WAIT_MAX_S)
-    for t in _LEFT_RUNNING:
+    for t in [*_LEFT_RUNNING, *ending_threads()]:  # python_function's timeout watchers too
         t.join(timeout=max(0.0, deadline - time.monotonic()))

@@ -17,6 +17,7 @@ import queue
 import random as _pyrandom
 import threading
 import traceback
+import weakref
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -87,6 +88,16 @@ class _Hung(Exception):
     """A watched call did not return in time (the function's own TimeoutError stays its own)."""
 
 
+# Watcher threads told to end (closed, or left with a call past its timeout). The executor's exit
+# handler waits for them, bounded (`executor.watch`): one still inside torch as the interpreter
+# finalizes aborts the process ("terminate called without an active exception").
+_ENDING: "weakref.WeakSet[threading.Thread]" = weakref.WeakSet()
+
+
+def ending_threads() -> list[threading.Thread]:
+    return [t for t in list(_ENDING) if t.is_alive()]
+
+
 class _Watcher:
     """Runs an op's calls on a daemon thread of its own, so a call that never returns is reported
     after `timeout` and left behind without keeping the interpreter from exiting (a
@@ -109,6 +120,8 @@ class _Watcher:
                     box.append((True, fn(*args)))
             except BaseException as e:  # noqa: BLE001 - handed to the caller
                 box.append((False, e))
+            # the call's arguments die now, not with this thread's frame (at exit, maybe mid-finalization)
+            job = fn = args = stream = box = None
             done.set()
 
     def call(self, fn: Callable[..., Any], args: tuple[Any, ...], stream: Any, timeout: float) -> Any:
@@ -127,6 +140,7 @@ class _Watcher:
     def close(self) -> None:
         """The thread ends after the call it is in, if any (a hung one: never, but it is a daemon)."""
         self._jobs.put(None)
+        _ENDING.add(self._thread)
 
 
 class OutputLayoutError(PipelineError, ValueError):
