@@ -283,3 +283,34 @@ def test_exit_while_a_timed_out_python_function_still_runs_torch(tmp_path):
         r = _run_script(tmp_path, body)
         assert r.returncode == 0 and "reported:" in r.stdout, (r.returncode, r.stdout, r.stderr[-800:])
         assert "terminate called" not in r.stderr
+
+
+def test_exit_right_after_build_while_an_op_prepares(tmp_path):
+    """An op's build-time set-up (`prepare`: nvJPEG states, the CUDA extension on a GPU) runs on a
+    daemon thread. A script that ended right after build() finalized while that thread was inside
+    torch and aborted ("terminate called...", 3 of 3 runs with a set-up standing in for the GPU
+    decoder's); the exit handler now waits for it (bounded)."""
+    body = """
+        import time
+        import torch
+        from torch_dali import fn, pipeline_def
+        from torch_dali.ops.python_function import PythonFunction
+
+        def slow_prepare(self):
+            t, a = time.time(), torch.randn(400, 400)
+            while time.time() - t < 1:
+                a = (a @ a).tanh()
+
+        PythonFunction.prepare = slow_prepare
+
+        @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+        def p():
+            return fn.python_function(fn.random.uniform(range=[0, 1], shape=[4]), function=lambda x: x)
+
+        p().build()
+        print("built", flush=True)
+    """
+    for _ in range(3):
+        r = _run_script(tmp_path, body)
+        assert r.returncode == 0 and "built" in r.stdout, (r.returncode, r.stdout, r.stderr[-800:])
+        assert "terminate called" not in r.stderr

@@ -26,6 +26,7 @@ from ..tensor_list import TensorList
 from .steps import Batch, Partial, StageSpec, Step, find_fusions, plan_stages  # noqa: F401 - Batch: graph.pipeline
 from .streams import StageStreams
 from .timing import OpTimes
+from .watch import leave_running
 
 
 _warned = False
@@ -136,7 +137,9 @@ class Plan:
         # one-time set-up (extension, decoder states) overlaps the first batch's reading
         preparing = [op for op in self.ops.values() if type(op).prepare is not Operator.prepare]
         if preparing:
-            threading.Thread(target=_prepare, args=(preparing,), name="torch_dali-prepare", daemon=True).start()
+            prep = threading.Thread(target=_prepare, args=(preparing,), name="torch_dali-prepare", daemon=True)
+            prep.start()
+            leave_running([prep])  # a script ending during the set-up must not finalize under it
         self._close_lock = threading.Lock()
         self._closed = False
         self.pool = WorkerPool(num_threads, "torch_dali", _worker_init) if num_threads > 1 else None

@@ -73,7 +73,8 @@ def memory_report(prefetched: list[list[TensorList]], staged: list[list[TensorLi
             "staged_device_bytes": s_dev, "threads": threads}
 
 
-# Threads stopping gave up on. At interpreter exit they get one more stop timeout to finish: a
+# Threads stopping gave up on, and build-time set-up threads (`Operator.prepare`). At interpreter
+# exit they get one more stop timeout to finish: a
 # native torch call still running in one while the interpreter tears down aborts the process
 # ("terminate called without an active exception", exit 134), where waiting a little lets a slow
 # op return and the process exit cleanly. One stuck for good is left as it is.
@@ -82,6 +83,8 @@ _EXIT_WAIT_MAX_S = 30.0
 
 
 def leave_running(threads: list[threading.Thread]) -> None:
+    """Threads the exit handler waits for (bounded); those that ended are forgotten here."""
+    _LEFT_RUNNING[:] = [t for t in _LEFT_RUNNING if t.is_alive()]
     _LEFT_RUNNING.extend(t for t in threads if t not in _LEFT_RUNNING)
 
 
