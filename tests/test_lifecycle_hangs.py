@@ -314,3 +314,31 @@ def test_exit_right_after_build_while_an_op_prepares(tmp_path):
         r = _run_script(tmp_path, body)
         assert r.returncode == 0 and "built" in r.stdout, (r.returncode, r.stdout, r.stderr[-800:])
         assert "terminate called" not in r.stderr
+
+
+def test_exit_while_the_extension_preloads(tmp_path):
+    """`import torch_dali` loads a finished build of the CUDA extension on a daemon thread (GPU
+    machines). A script that ended while that thread was inside torch aborted ("terminate
+    called...", 3 of 3 runs with a load standing in for the real one, which needs a GPU and a
+    build); the exit now waits for it (bounded)."""
+    body = """
+        import time
+        import torch
+        from torch_dali._native import extension as e
+
+        def busy_load():
+            t, a = time.time(), torch.randn(300, 300)
+            while time.time() - t < 0.5:
+                a = a @ a / 300
+
+        e._built_key = lambda: "a build"
+        torch.cuda.is_available = lambda: True
+        e.load = busy_load
+        e._tried = False
+        e.preload()
+        print("done", flush=True)
+    """
+    for _ in range(3):
+        r = _run_script(tmp_path, body)
+        assert r.returncode == 0 and "done" in r.stdout, (r.returncode, r.stdout, r.stderr[-800:])
+        assert "terminate called" not in r.stderr

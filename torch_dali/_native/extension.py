@@ -7,6 +7,7 @@ never builds or fails because of the extension.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import glob
 import os
@@ -65,6 +66,9 @@ def load(verbose: bool = False) -> Optional[ModuleType]:
         return _module
 
 
+_PRELOAD_EXIT_WAIT_S = 10.0
+
+
 def preload() -> None:
     """Starts loading a finished build on a background thread (`import torch_dali` calls this):
     the ~0.5 s of mapping the module and its CUDA libraries then overlaps the caller's own set-up
@@ -83,7 +87,12 @@ def preload() -> None:
         except Exception:  # noqa: BLE001 - load() on first use reports whatever this met
             pass
 
-    threading.Thread(target=run, name="torch_dali-preload", daemon=True).start()
+    thread = threading.Thread(target=run, name="torch_dali-preload", daemon=True)
+    thread.start()
+    # a script that ends while the thread is inside torch (CUDA's start, the module's mapping)
+    # would finalize under it and abort ("terminate called without an active exception"): the
+    # exit waits for it, bounded (a load takes ~0.5 s)
+    atexit.register(thread.join, _PRELOAD_EXIT_WAIT_S)
 
 
 def _after_fork_in_child() -> None:
