@@ -106,3 +106,29 @@ def test_torch_scalars_where_dali_takes_numbers():
         pipe.build()
         a, b = (np.asarray(o.at(0)) for o in pipe.run())
         assert a.shape == shape and int(a.astype(np.int64).sum()) == total and np.array_equal(a, b)
+
+
+def test_seed_as_numpy_integer_or_one_element_tensor():
+    """DALI 2.4 takes `seed=` as a NumPy integer or a one-element array / tensor holding a whole
+    number (np.int64(3), np.array([3]), torch.tensor(3), torch.tensor([3.0]): measured, the same
+    draws as seed=3 there); a two-element one is refused."""
+    import numpy as np
+    import torch
+    from torch_dali import fn, pipeline_def
+
+    def draw(seed):
+        @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+        def p():
+            return fn.random.uniform(range=[0, 1], shape=[3], seed=seed)
+        pipe = p()
+        pipe.build()
+        return [t.clone() for t in pipe.run()[0]]
+
+    want = draw(3)
+    for seed in (np.int64(3), np.array([3]), np.array(3), torch.tensor(3), torch.tensor([3.0])):
+        assert all(torch.equal(a, b) for a, b in zip(draw(seed), want)), seed
+    import pytest
+    from torch_dali.errors import ArgumentError
+    for bad in (torch.tensor([3, 4]), 3.5, torch.tensor([3.5])):
+        with pytest.raises(ArgumentError, match="seed"):
+            draw(bad)

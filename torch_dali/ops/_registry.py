@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import torch
+
 from ..errors import ArgumentError, ArgumentTypeError, GraphError
 from ..graph.node import DataNode, caller_origin, current_graph, set_op_caller, tracing
 from ..graph import branch_scope
@@ -18,6 +21,19 @@ class InputDeviceError(GraphError, RuntimeError):
 _SCHEMAS: dict[str, OpSchema] = {}
 _ALIASES: dict[str, str] = {}
 
+
+
+def _seed_value(seed: Any) -> Any:
+    """A seed as DALI 2.4 takes it: a NumPy integer, or a one-element array or tensor holding a
+    whole number (`seed=torch.tensor([3])`, `np.array(3)`; measured: the same draws as seed=3), is
+    that int; anything else is returned for the check to refuse."""
+    if isinstance(seed, np.integer):
+        return int(seed)
+    if isinstance(seed, (np.ndarray, torch.Tensor)) and (seed.size if isinstance(seed, np.ndarray) else seed.numel()) == 1:
+        v = seed.reshape(-1)[0].item()
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer():
+            return int(v)
+    return seed
 
 def register(schema: OpSchema) -> OpSchema:
     if schema.name in _SCHEMAS:
@@ -120,6 +136,7 @@ def call_op(schema: OpSchema, inputs: tuple[Any, ...], kwargs: dict[str, Any],
         if x.device != "cpu" and device == "cpu":
             raise GraphError(f"{op}: per-sample argument `{key}` is on the {x.device.upper()}; per-sample "
                              "arguments must come from a CPU op")
+    seed = _seed_value(seed)
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
         raise ArgumentError(f"{op}: `seed` must be an integer, got {seed!r}")
     node = graph.add_node(schema, device=device, args=consts, inputs=ins, arg_inputs=tensor_args,
