@@ -6,7 +6,8 @@
 # line goes to $OUT/feed_rounds.jsonl with its config and round; the end prints, per config, the
 # median images/s and its ratio to the same config's synthetic median (or the plain synthetic one).
 #   OUT=$OUT ROUNDS=2 RUNS='synthetic;dali;td;tdl' bash bench/diag/feed_rounds.sh
-# Needs .refbench carried; dali runs need DALI in /tmp/dali-site (../shared/tools/dali_carry.sh).
+# FEED_SCRIPT: another script with train_feed.py's arguments (bench/diag/feed_depth.py: FEED_DEPTH=N in a
+# run's config sets the loader's prefetch depth). Needs .refbench carried; dali runs need DALI in /tmp/dali-site (../shared/tools/dali_carry.sh).
 set -u
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/feed_rounds}; mkdir -p "$OUT"
@@ -18,7 +19,7 @@ for r in $(seq "${ROUNDS:-2}"); do
   for run in "${LIST[@]}"; do
     read -r mode cfg <<< "$run"
     envs=""; [ "$mode" = dali ] && envs=$DL
-    env $envs ${cfg:-} timeout "${RUN_TIMEOUT:-150}" python3 .refbench/train_feed.py /tmp/ref420 "$mode" "${STEPS:-200}" \
+    env $envs ${cfg:-} timeout "${RUN_TIMEOUT:-150}" python3 ${FEED_SCRIPT:-.refbench/train_feed.py} /tmp/ref420 "$mode" "${STEPS:-200}" \
       2> "$OUT/err_last.txt" | grep '^{' | MODE=$mode CFG="${cfg:-}" ROUND=$r python3 -c "
 import json, os, sys
 for line in sys.stdin:
