@@ -197,3 +197,26 @@ def test_second_knobs_stay_within_what_python_can_wait(monkeypatch):
 
 def _fails(x):
     raise ValueError("boom")
+
+
+def test_a_training_feed_keeps_its_gpu_work_out_of_the_trainings_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """TORCH_DALI_TRAINING_FEED: a pipeline torch_dali.DataLoader builds sends every JPEG of a
+    0 < hw_decoder_load < 1 decoder to the engines and runs its streams at priority -1; the knobs the
+    user sets win, 0 turns it off, and a pipeline that feeds no training keeps the defaults."""
+    from torch_dali.io.nvjpeg import DecoderConfig, hw_share
+    for name in ("TORCH_DALI_TRAINING_FEED", "TORCH_DALI_NVJPEG_HW_SHARE", "TORCH_DALI_STREAM_PRIORITY",
+                 "TORCH_DALI_NVJPEG_STREAM_PRIORITY", "TORCH_DALI_NVJPEG_FULL_HW_SHARE"):
+        monkeypatch.delenv(name, raising=False)
+    assert (hw_share(0.65, True), hw_share(0.65, False), hw_share(0.0, True), hw_share(1.0, True)) == (1.0, 0.9, 0.0, 1.0)
+    assert (_knobs.stream_priority(True), _knobs.stream_priority(False)) == (-1, 0)
+    assert (DecoderConfig.from_knobs(True).stream_priority, DecoderConfig.from_knobs().stream_priority) == (-1, 0)
+    monkeypatch.setenv("TORCH_DALI_NVJPEG_HW_SHARE", "0.8")
+    monkeypatch.setenv("TORCH_DALI_STREAM_PRIORITY", "0")
+    assert (hw_share(0.65, True), _knobs.stream_priority(True)) == (0.8, 0)
+    monkeypatch.setenv("TORCH_DALI_NVJPEG_STREAM_PRIORITY", "-2")
+    assert DecoderConfig.from_knobs(True).stream_priority == -2
+    monkeypatch.delenv("TORCH_DALI_NVJPEG_HW_SHARE")
+    monkeypatch.delenv("TORCH_DALI_STREAM_PRIORITY")
+    monkeypatch.delenv("TORCH_DALI_NVJPEG_STREAM_PRIORITY")
+    monkeypatch.setenv("TORCH_DALI_TRAINING_FEED", "0")
+    assert (hw_share(0.65, True), _knobs.stream_priority(True)) == (0.9, 0)

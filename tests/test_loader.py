@@ -283,3 +283,17 @@ def test_ranks_draw_their_own_augmentations_and_keep_given_seeds(files):
     single = make(batch_size=4, num_threads=1, device_id=None)
     single.build()
     assert single.run()[0].as_tensor().view(-1).tolist() == first(0, 1)[0]
+
+
+def test_the_loaders_pipeline_is_marked_as_a_training_feed(files):
+    """torch_dali.DataLoader builds its pipeline as one feeding a training loop (its decoders and
+    streams then keep out of the training's way: `_knobs.training_feed`); a pipeline built directly
+    is not one."""
+    dl = torch_dali.DataLoader(index_pipeline(files, decode=True), batch_size=5, device="cpu")
+    assert dl.pipe.feeds_training and dl.pipe.executor.plan.feeds_training
+    decoders = [op for op in dl.pipe.executor.plan.ops.values() if hasattr(op, "hw_decoder_load")
+                or type(op).__name__ == "ImageDecoder"]
+    assert decoders and all(op.feeds_training for op in decoders)
+    pipe = index_pipeline(files, decode=True)(batch_size=5, device_id=None)
+    pipe.build()
+    assert not pipe.feeds_training and not pipe.executor.plan.feeds_training

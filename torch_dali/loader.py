@@ -96,6 +96,8 @@ class DataLoader:
         self.batch_size = self.pipe.batch_size
         self.seed = self._shard_seed(args)
         self._configure_graph(args.shuffle)
+        # a training step keeps the GPU busy: the pipeline's decoders and streams keep out of its way
+        self.pipe.feeds_training = True
         self.pipe.build()
         names = self.pipe.reader_names()
         if not names:

@@ -12,6 +12,7 @@ from typing import Any
 
 import torch
 
+from .. import _knobs
 from .._thread_priority import lower_this_thread
 from . import reaper
 from ..errors import GraphError, PipelineError, SerializationError, TorchDaliError
@@ -81,8 +82,10 @@ class Plan:
     """Op instances placed on devices, and the steps that run one iteration."""
 
     def __init__(self, graph: Graph, batch_size: int, num_threads: int, device_id: int | None,
-                 strict_device: bool = False) -> None:
+                 strict_device: bool = False, feeds_training: bool = False) -> None:
         self.graph = graph
+        # the pipeline feeds a training loop (torch_dali.DataLoader's): `_knobs.training_feed`
+        self.feeds_training = feeds_training
         self.batch_size = batch_size
         self.nodes = graph.reachable()
         needs_gpu = any(n.device in ("gpu", "mixed") for n in self.nodes)
@@ -98,7 +101,7 @@ class Plan:
                     raise GraphError(f"device_id {device_id} is invalid: this machine has "
                                      f"{torch.cuda.device_count()} CUDA device(s)")
                 self.cuda = torch.device("cuda", device_id if device_id >= 0 else torch.cuda.current_device())
-        self.streams = StageStreams(self.cuda)
+        self.streams = StageStreams(self.cuda, _knobs.stream_priority(feeds_training))
         self.ops: dict[int, Operator] = {}
         for n in self.nodes:
             dev = self.cuda if (n.device in ("gpu", "mixed") and self.cuda is not None) else torch.device("cpu")

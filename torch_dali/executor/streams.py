@@ -27,8 +27,9 @@ HELD_MAX = 64  # batches held for their events before the host waits for the old
 class StageStreams:
     """The streams of one plan on `cuda` (all None without CUDA)."""
 
-    def __init__(self, cuda: torch.device | None) -> None:
+    def __init__(self, cuda: torch.device | None, priority: int = 0) -> None:
         self.cuda = cuda
+        self.priority = priority  # CUDA priority of every stream made here (`_knobs.stream_priority`)
         if cuda is not None:  # before any loader stream is made (the decoder's too)
             queues.avoid_consumer(cuda)
         self.main = self._new() if cuda is not None else None
@@ -40,7 +41,7 @@ class StageStreams:
         self._held_lock = threading.Lock()
 
     def _new(self) -> Any:
-        return queues.new_stream(self.cuda, _knobs.get("TORCH_DALI_STREAM_PRIORITY"))
+        return queues.new_stream(self.cuda, self.priority)
 
     def for_stage(self, stage: StageSpec, lane: int = 0, laned: bool = False) -> Any:
         """The stream `stage` runs on: the lane's own for the mixed stage and for a stage run on

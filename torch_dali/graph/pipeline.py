@@ -70,6 +70,9 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
             raise ArgumentError(f"Pipeline: `prefetch_queue_depth` must be >= 1, got {prefetch_queue_depth!r}")
         self._prefetch_queue_depth = depth
         self._strict_device = strict_device
+        # set by torch_dali.DataLoader before build: the pipeline feeds a training loop, and its
+        # GPU work keeps out of the training's way (`_knobs.training_feed`)
+        self.feeds_training = False
         self._py_num_workers = integer("py_num_workers", py_num_workers, 1)
         self._py_start_method = py_start_method
         self._py_callback_pickler = kwargs.get("py_callback_pickler")
@@ -285,7 +288,7 @@ class Pipeline(DaliAPI, BuiltPipelineQueries):
             raise PipelineError(f"Pipeline: device_id {self._device_id} is invalid (a GPU index, -1 for the "
                                 "current device, or None for CPU only)")
         plan = Plan(eliminate_common_subgraphs(self._graph), self._batch_size,  # type: ignore[arg-type]
-                    self._num_threads, self._device_id, self._strict_device)
+                    self._num_threads, self._device_id, self._strict_device, self.feeds_training)
         self._executor = Executor(plan, self._prefetch_queue_depth, self._exec_async, self._exec_pipelined)
         self._built = True
         if self._enable_checkpointing:

@@ -58,43 +58,50 @@ class DecoderConfig:
     host_waits: bool = True
 
     @classmethod
-    def from_knobs(cls) -> "DecoderConfig":
+    def from_knobs(cls, feeds_training: bool = False) -> "DecoderConfig":
         return cls(_knobs.get("TORCH_DALI_NVJPEG_HW_STATES"), _knobs.get("TORCH_DALI_NVJPEG_CUDA_STATES"),
                    _knobs.get("TORCH_DALI_NVJPEG_HUFFMAN_THRESHOLD"),
                    _knobs.decoder_slots(),
                    _knobs.get("TORCH_DALI_NVJPEG_HW_CONCURRENT"), _knobs.get("TORCH_DALI_NVJPEG_BLOCKING_SYNC"),
                    _knobs.get("TORCH_DALI_NVJPEG_ADAPTIVE") == 1, _knobs.get("TORCH_DALI_NVJPEG_ARENA"),
                    _knobs.get("TORCH_DALI_NVJPEG_DEVICE_PADDING"), _knobs.get("TORCH_DALI_NVJPEG_LAZY_CUDA"),
-                   _knobs.get("TORCH_DALI_NVJPEG_PREALLOCATE"), _knobs.decoder_stream_priority(),
+                   _knobs.get("TORCH_DALI_NVJPEG_PREALLOCATE"), _knobs.decoder_stream_priority(feeds_training),
                    _knobs.get("TORCH_DALI_NVJPEG_SHARED_HW_HANDLE") == 1,
                    _knobs.get("TORCH_DALI_NVJPEG_PINNED_INPUT") == 1,
                    _knobs.get("TORCH_DALI_NVJPEG_HW_STATE_SYNC") == 1,
                    _knobs.get("TORCH_DALI_HOST_WAITS"))
 
 
-def hw_share(hw_decoder_load: float) -> float:
+def hw_share(hw_decoder_load: float, feeds_training: bool = False) -> float:
     """The share of JPEGs our decoder sends to the hardware engines for a decoder asked for
     `hw_decoder_load`. DALI's argument tunes DALI's decoder (its 0.65 default suits its own CUDA
     path); ours measured fastest at 0.9 on an H200 for any load strictly between 0 and 1, so
     TORCH_DALI_NVJPEG_HW_SHARE (default 0.9; negative: follow the argument) replaces those. 0 (no
     hardware) and 1 (all hardware, which lets the random-crop decoders decode every window) are
     kept, unless TORCH_DALI_NVJPEG_FULL_HW_SHARE moves some of load 1's images to the CUDA backend.
-    Fixed per pipeline, so a rerun sends the same images the same way (same pixels)."""
+    A training feed (TORCH_DALI_TRAINING_FEED) sends them all to the engines unless
+    TORCH_DALI_NVJPEG_HW_SHARE is set. Fixed per pipeline, so a rerun sends the same images the
+    same way (same pixels)."""
     load = float(hw_decoder_load)
     if load >= 1.0:
         return min(1.0, float(_knobs.get("TORCH_DALI_NVJPEG_FULL_HW_SHARE")))
+    if load <= 0.0:
+        return load
+    if _knobs.training_feed(feeds_training) and not _knobs.is_set("TORCH_DALI_NVJPEG_HW_SHARE"):
+        return hw_share(1.0)
     share = _knobs.get("TORCH_DALI_NVJPEG_HW_SHARE")
-    return load if share < 0 or load <= 0.0 else float(share)
+    return load if share < 0 else float(share)
 
 
-def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
-    """Our nvJPEG extension's decoder for `device` (hardware engines + CUDA backend), or None."""
+def _nvjpeg_decoder(device: torch.device, hw_load: float = 0.9, feeds_training: bool = False) -> Any:
+    """Our nvJPEG extension's decoder for `device` (hardware engines + CUDA backend), or None.
+    `feeds_training`: the pipeline feeds a training loop (`_knobs.training_feed`)."""
     ext = extension.load()
     if ext is None or not getattr(ext, "has_nvjpeg", False):
         return None
     index = device.index if device.index is not None else torch.cuda.current_device()
-    hw_load = hw_share(hw_load)
-    config = DecoderConfig.from_knobs()
+    hw_load = hw_share(hw_load, feeds_training)
+    config = DecoderConfig.from_knobs(feeds_training)
     key = (index, round(float(hw_load), 3), config)
     dec = _NVJPEG.get(key, _MISSING)  # made already: no lock (lanes ask every batch; a contended
     if dec is not _MISSING:           # lock hands the GIL to another thread)
@@ -150,17 +157,17 @@ def activity_lines() -> list[str]:
     return lines
 
 
-def prepare_decoder(device: torch.device, hw_load: float = 0.9) -> Any:
+def prepare_decoder(device: torch.device, hw_load: float = 0.9, feeds_training: bool = False) -> Any:
     """Makes the decoder `decode_jpeg_batch_cuda` will use (a build-time warm-up); returns it (None
     when our extension's decoder is not available)."""
-    return _nvjpeg_decoder(torch.device(device), hw_load)
+    return _nvjpeg_decoder(torch.device(device), hw_load, feeds_training)
 
 
 def decode_jpeg_batch_cuda(datas: list[torch.Tensor] | PackedSamples, device: torch.device,
                            output_type: types.DALIImageType = RGB,
                            orientations: list[int] | None = None,
                            hw_load: float = 0.9, rois: torch.Tensor | None = None,
-                           first_batch: bool = False) -> list[torch.Tensor | None]:
+                           first_batch: bool = False, feeds_training: bool = False) -> list[torch.Tensor | None]:
     """Decodes JPEGs on the GPU in one batch; HWC uint8 tensors on `device`, None where the GPU
     decoder declined an image (the caller decodes those on the CPU). Uses our nvJPEG extension
     when it loads (hardware decode engines), else torchvision's batched nvJPEG decode.
@@ -170,7 +177,7 @@ def decode_jpeg_batch_cuda(datas: list[torch.Tensor] | PackedSamples, device: to
     first: only our extension decodes windows. `first_batch`: the pipeline's iteration 0, which
     does not wait for the decoder's CUDA backend (TORCH_DALI_NVJPEG_LAZY_CUDA). `datas` may be
     packed samples (parts of one buffer), which our extension's decoder reads in place."""
-    dec = _nvjpeg_decoder(torch.device(device), hw_load)
+    dec = _nvjpeg_decoder(torch.device(device), hw_load, feeds_training)
     if isinstance(datas, PackedSamples) and (orientations is None or dec is None
                                              or not hasattr(dec, "decode_packed")):
         datas = datas.views()  # an extension built before decode_packed, or torchvision's decoder
@@ -233,10 +240,10 @@ def _decode_with_cpu_share(dec: Any, datas: list[torch.Tensor] | PackedSamples, 
     return out
 
 
-def decodes_windows(device: torch.device, hw_load: float = 0.9) -> bool:
+def decodes_windows(device: torch.device, hw_load: float = 0.9, feeds_training: bool = False) -> bool:
     """Whether `decode_jpeg_batch_cuda(..., rois=)` decodes windows here (our extension's decoder
     loads; torchvision's decodes whole images only)."""
-    return _nvjpeg_decoder(torch.device(device), hw_load) is not None
+    return _nvjpeg_decoder(torch.device(device), hw_load, feeds_training) is not None
 
 
 def crop_views(images: list[torch.Tensor | None], windows: Any) -> list[torch.Tensor | None]:

@@ -120,11 +120,13 @@ class ImageDecoder(Operator):
         self.sample_wise = self.device.type == "cpu"
         self._views_ok = False  # set at build (connect)
         self._region_reader: Operator | None = None  # set at build (connect)
+        self.feeds_training = False  # set at build (connect): the pipeline feeds a training loop
 
     # -- on_error="skip": the reader checks each sample with our decode --------------------------
     def connect(self, plan: Any) -> None:
         """At build: crops may stay views of the decoded images when every reader of ours takes
         strided samples; with on_error="skip", registers `_check` with the reader feeding us."""
+        self.feeds_training = plan.feeds_training
         self._views_ok = not plan.is_output(self.node) and all(
             plan.op(c).strided_input_ok for c in plan.consumers(self.node))
         # The one op reading our images reads only a part of each that it can name before it runs
@@ -189,13 +191,13 @@ class ImageDecoder(Operator):
         at a time (the executor then lets fewer decoded batches wait: `_knobs.decode_permits`)."""
         if self.device.type != "cuda" or self.output_type == types.ANY_DATA:
             return None
-        return nvjpeg.hw_share(float(self.args["hw_decoder_load"])) >= 1.0
+        return nvjpeg.hw_share(float(self.args["hw_decoder_load"]), self.feeds_training) >= 1.0
 
     def prepare(self) -> None:
         """Loads the extension and makes the nvJPEG decoder before the first batch needs them."""
         if self.device.type == "cuda" and self.output_type != types.ANY_DATA:
             with torch.cuda.device(self.device):
-                nvjpeg.prepare_decoder(self.device, float(self.args["hw_decoder_load"]))
+                nvjpeg.prepare_decoder(self.device, float(self.args["hw_decoder_load"]), self.feeds_training)
 
     def gpu_windows(self, ctx: BatchContext, sizes: np.ndarray, rows: list[int]) -> np.ndarray | None:
         """Crop windows (n, 4) = (y, x, h, w) for images of sizes (n, 2), or None (no crop). Only
@@ -217,7 +219,7 @@ class ImageDecoder(Operator):
             wins = rois = None
             parts = self._region_reader is not None
             if (self.crops or parts) and _knobs.get("TORCH_DALI_ROI_DECODE") == 1 \
-                    and nvjpeg.decodes_windows(self.device, hw_load):
+                    and nvjpeg.decodes_windows(self.device, hw_load, self.feeds_training):
                 # Windows from the headers' sizes, before decoding: upright images are decoded to
                 # just their window (no full-size buffer); the others are cropped after decoding
                 sizes = np.ones((n, 2), dtype=np.int64)
@@ -241,7 +243,8 @@ class ImageDecoder(Operator):
                 decoded = nvjpeg.decode_jpeg_batch_cuda(
                     packed.take(gpu_idx) if packed is not None else [datas[i] for i in gpu_idx],
                     self.device, self.output_type, orientations,
-                    hw_load=hw_load, rois=rois, first_batch=ctx.iteration == 0)
+                    hw_load=hw_load, rois=rois, first_batch=ctx.iteration == 0,
+                    feeds_training=self.feeds_training)
             except RuntimeError:  # the GPU decoder rejected something: decode those on the CPU
                 decoded = None
             if decoded is not None:
