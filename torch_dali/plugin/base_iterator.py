@@ -312,10 +312,10 @@ class BaseIterator:
             warnings.warn(f"{type(self).__name__}: reset() before the epoch ended is ignored (as in DALI)",
                           RuntimeWarning, stacklevel=2)
             return
-        # Samples read past the epoch's end were returned to the caller (FILL, DROP's dropped
-        # batch) and count towards the next epoch; with PARTIAL they were cut off, so the next
-        # epoch returns `size` samples again (as DALI does).
-        partial = self._policy == LastBatchPolicy.PARTIAL
-        self._counter = 0 if (self._padded or partial) else self._counter - size
+        # As DALI 2.4: only FILL without padding carries what it read past the end into the next
+        # epoch, and modulo the size (a batch larger than the size still leaves each epoch a
+        # batch); DROP's dropped batch and PARTIAL's cut samples start the next epoch afresh
+        fill = self._policy == LastBatchPolicy.FILL and not self._padded
+        self._counter = self._counter % size if fill else 0
         self._epoch_done = False
         self._reset_pipes()
