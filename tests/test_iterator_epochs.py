@@ -61,3 +61,25 @@ def test_size_mode_epochs(files, n, bs, shards, size, policy, expected, auto):
     it = DALIGenericIterator([_pipe(files, n, bs, shards)], ["id"], size=size, auto_reset=auto,
                              last_batch_policy=getattr(LastBatchPolicy, policy))
     assert _epochs(it, reset=not auto) == expected
+
+
+# Sharded random_shuffle reads torch's DistributedSampler split on purpose (conformance/on_purpose.md):
+# ceil(n/R) samples on every rank, the permutation wrapped. The iterator counted DALI's contiguous
+# shard sizes (3, 3, 4 for 10 samples on 3 ranks), so PARTIAL cut the 4th sample of two ranks, a
+# sample no other rank read: 1 of 10 samples missing from every epoch.
+# (Without pad_last_batch a batch that runs into the next epoch loses its tail to PARTIAL and
+# carries it with FILL, in DALI too: only a batch size dividing the 4 keeps epochs whole.)
+@pytest.mark.parametrize("policy,bs,pad", [("PARTIAL", 4, True), ("PARTIAL", 3, True), ("FILL", 3, True),
+                                           ("PARTIAL", 4, False), ("FILL", 4, False)])
+def test_sharded_shuffle_every_sample_every_epoch(files, policy, bs, pad):
+    its = [DALIGenericIterator([_pipe(files, 10, bs, 3, r, random_shuffle=True, pad_last_batch=pad)],
+                               ["id"], reader_name="Reader", auto_reset=True,
+                               last_batch_policy=getattr(LastBatchPolicy, policy))
+           for r in range(3)]
+    assert [len(it) for it in its] == [2 if bs == 3 else 1] * 3
+    per_rank = [_epochs(it, reset=False) for it in its]
+    for e in range(3):
+        seen = [i for rank in per_rank for b in rank[e] for i in b]
+        assert set(seen) == set(range(10)), (e, per_rank)
+        if policy == "PARTIAL":  # each rank its ceil(10 / 3) = 4 samples, 2 of them read twice
+            assert [sum(len(b) for b in rank[e]) for rank in per_rank] == [4, 4, 4]

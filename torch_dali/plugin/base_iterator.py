@@ -94,8 +94,9 @@ class BaseIterator:
         self._shards: ShardEpochs | None = None
         if reader_name is not None:
             try:
+                even = all(getattr(p.reader(reader_name), "even_shards", False) for p in self._pipes)
                 self._shards = ShardEpochs([p.reader_meta(reader_name) for p in self._pipes], last_batch_policy.name,
-                                           self.batch_size, last_batch_padded)
+                                           self.batch_size, last_batch_padded, even)
             except ValueError as e:
                 raise ArgumentError(f"{name}: {e}") from None
         self._counter = 0

@@ -14,6 +14,9 @@ all shards from the reader's metadata alone, so they agree without talking:
 * With the reader's padding every shard has the same size and every epoch the same length.
 
 With `stick_to_shard=False` each pipeline moves to the next shard at every epoch, as its reader does.
+A reader whose shuffled shards are DistributedSampler's (`even_shards`: ceil(n/R) samples on every
+rank, a choice of conformance/on_purpose.md) is counted with those sizes instead, so PARTIAL does not
+cut a rank's last sample (which no other rank reads) and FILL's carry-over matches what it read.
 """
 from __future__ import annotations
 
@@ -26,7 +29,8 @@ import numpy as np
 class ShardEpochs:
     """The step counter of one iterator over pipelines that read shards of one dataset."""
 
-    def __init__(self, metas: list[dict[str, Any]], policy: str, batch_size: int, padded: bool) -> None:
+    def __init__(self, metas: list[dict[str, Any]], policy: str, batch_size: int, padded: bool,
+                 even: bool = False) -> None:
         first = metas[0]
         for key in ("epoch_size", "number_of_shards"):
             if any(m[key] != first[key] for m in metas):
@@ -38,10 +42,12 @@ class ShardEpochs:
         self.shard_ids = np.array([int(m["shard_id"]) for m in metas], dtype=np.int64)
         k = np.arange(shards, dtype=np.int64)
         self.shard_sizes = (k + 1) * n // shards - k * n // shards  # shard k's size, fixed
+        if even:  # the reader's shuffled split (DistributedSampler's): ceil(n/R) on every rank
+            self.shard_sizes = np.full(shards, math.ceil(n / shards), dtype=np.int64)
         self.sizes = self.shard_sizes.copy()  # what each rank's shard holds this epoch (FILL)
         self.ahead = np.zeros(shards, dtype=np.int64)  # samples each rank already read of it (FILL)
         if policy == "DROP":
-            self.size = n // shards
+            self.size = int(self.shard_sizes.min())
         elif self.padded:
             self.size = int(first["epoch_size_padded"]) // shards
         else:

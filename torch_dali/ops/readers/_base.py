@@ -20,15 +20,13 @@ the op's (derived from the pipeline's); with several it must be the same on ever
 the `seed=` given to the reader itself, else 0 (DistributedSampler's default), never the
 pipeline's: DALI code commonly gives each rank its own pipeline seed (`seed=12 + rank`) or none (a
 random one per process), and DALI's shards stay disjoint whatever the seeds; a per-rank seed here
-would make ranks read overlapping samples and miss others. Every rank so reads ceil(n/R) samples per epoch and the shard does not rotate
-(each epoch is a fresh permutation). With `stick_to_shard=True`, shard r's own contiguous range is
-permuted instead. `shuffle_after_epoch` (as DALI: shards fixed, meta reports stick_to_shard=1)
-permutes the whole dataset per epoch with `shuffle_after_epoch_seed` (or a fixed default) and
-reads DALI's contiguous range of it.
+would make ranks read overlapping samples and miss others. Every rank so reads ceil(n/R) samples
+per epoch (`even_shards`; no rotation). With `stick_to_shard=True`, shard r's own range is permuted.
+`shuffle_after_epoch` (as DALI: shards fixed, meta's stick_to_shard=1) permutes the whole dataset
+per epoch with `shuffle_after_epoch_seed` (or a fixed default); rank r reads DALI's range of it.
 
-DALI's other loader arguments. `initial_fill` sizes the shuffle buffer where there is a stream
-(readers.webdataset); an index-based reader draws a whole permutation instead (a buffer as large as
-the data set, with no samples held), so the value does not change it. `read_ahead` asks the OS to
+DALI's other loader arguments. `initial_fill` sizes the shuffle buffer of a stream (webdataset);
+index-based readers draw a whole permutation (no samples held), so it does not change them. `read_ahead` asks the OS to
 read each data file into the page cache when opened (posix_fadvise WILLNEED; readers.file reads
 whole files, read ahead already). `skip_cached_images` skips samples a decoder cache holds; there
 is none (decoders' `cache_size` is ignored): DALI with an empty cache. `lazy_init` defers listing
@@ -36,15 +34,13 @@ to the first use (errors come then). No effect: `dont_use_mmap` (files are alway
 a mapped file that another process truncates is SIGBUS, in DALI too; pread makes it a DataError
 naming the file), `prefetch_queue_depth` (whole batches are prefetched), `tensor_init_bytes`.
 
-Bad data (`on_error`, on readers.file and readers.mxnet). With "raise" a sample that cannot be read
-is an error naming it. With "skip" the reader leaves it out and refills the batch from the
-samples that follow, so batches stay full and positions still run through each epoch to its end
-(an epoch with k bad samples yields n - k; with `pad_last_batch` its last batch is padded with its
-last good sample). A consumer that skips too (`decoders.image(on_error="skip")`) registers a check
-with `add_check`; the reader runs it on every sample it reads, on its threads, before the sample
-enters the batch, so the reader stays the one place that knows positions, epochs and labels. Bad
-samples are remembered (not read again) and logged once in `skip_log` (torch_dali.skips).
-The sample stream depends only on the seed and the data, so skipping is deterministic.
+Bad data (`on_error`, on readers.file and readers.mxnet). "raise": an error naming the sample.
+"skip": the reader leaves it out and refills the batch from the samples that follow (an epoch with
+k bad samples yields n - k; `pad_last_batch` pads with its last good sample). A consumer that skips
+too (`decoders.image(on_error="skip")`) registers a check with `add_check`, run by the reader on
+every sample before it enters the batch, so the reader stays the one place that knows positions,
+epochs and labels. Bad samples are remembered and logged once in `skip_log` (torch_dali.skips);
+the stream depends only on the seed and the data, so skipping is deterministic.
 """
 from __future__ import annotations
 
@@ -131,11 +127,8 @@ def relative_name(name: str, args: dict[str, Any]) -> str:
     if files is not None and name in ([files] if isinstance(files, str) else files):
         return name
     root = args.get("file_root")
-    if root:
-        prefix = os.path.join(root, "")
-        if name.startswith(prefix):
-            return name[len(prefix):]
-    return name
+    prefix = os.path.join(root, "") if root else None
+    return name[len(prefix):] if prefix and name.startswith(prefix) else name
 
 
 class Sources(Sequence[str]):
@@ -276,6 +269,12 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
             # own pipeline seed (or none): only a seed given to the reader itself is shared
             return _SHARED_SHARD_SEED
         return int(node.seed)
+
+    @property
+    def even_shards(self) -> bool:
+        """Every shard reads ceil(n/R) samples each epoch (the DistributedSampler split, not
+        DALI's contiguous shards): what an iterator with `reader_name` must count epochs by."""
+        return self.shuffle and not self.stick and not self.after_epoch and self.num_shards > 1
 
     def _make_order(self, epoch: int) -> _EpochOrder:
         n, R, r = self._ensure_listed(), self.num_shards, self.shard_id

@@ -240,6 +240,10 @@ class WebdatasetReader(MultiOutputReader):
         self._seqs[epoch] = list(order.base)
         return order
 
+    @property
+    def even_shards(self) -> bool:
+        return False  # shuffled shards are DALI's contiguous ranges through the buffer
+
     def epoch_size(self) -> int:
         if not self._by_file or not self.pad:
             return super().epoch_size()
