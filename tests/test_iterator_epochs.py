@@ -83,3 +83,34 @@ def test_sharded_shuffle_every_sample_every_epoch(files, policy, bs, pad):
         assert set(seen) == set(range(10)), (e, per_rank)
         if policy == "PARTIAL":  # each rank its ceil(10 / 3) = 4 samples, 2 of them read twice
             assert [sum(len(b) for b in rank[e]) for rank in per_rank] == [4, 4, 4]
+
+
+def _ckpt_pipe(files, n, bs, shards=1, shard=0, checkpoint=None):
+    kw = {"checkpoint": checkpoint} if checkpoint is not None else {}
+
+    @pipeline_def(batch_size=bs, num_threads=1, device_id=None, seed=1234, enable_checkpointing=True, **kw)
+    def p():
+        return fn.readers.file(files=files[:n], labels=list(range(n)), name="Reader",
+                               num_shards=shards, shard_id=shard)[1]
+    return p()
+
+
+# A checkpoint taken at an epoch's end (auto_reset off, before reset()): in DALI 2.4 the restored
+# iterator's next `for` loop reads the next epoch, as the original's does; torch_dali's restored
+# iterator gave an empty epoch first, so a resumed training loop lost one epoch.
+@pytest.mark.parametrize("n,shards,policy,expected", [
+    (10, 1, "FILL", [[[2, 3, 4, 5], [6, 7, 8, 9]], [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 0, 1]]]),
+    (17, 1, "DROP", [[[3, 4, 5, 6], [7, 8, 9, 10], [11, 12, 13, 14], [15, 16, 0, 1]],
+                     [[6, 7, 8, 9], [10, 11, 12, 13], [14, 15, 16, 0], [1, 2, 3, 4]]]),
+    (10, 3, "PARTIAL", [[[4, 5, 6]], [[8, 9, 0, 1]]]),
+])
+def test_checkpoint_at_epoch_end_resumes_with_next_epoch(files, n, shards, policy, expected):
+    pol = getattr(LastBatchPolicy, policy)
+    it = DALIGenericIterator([_ckpt_pipe(files, n, 4, shards)], ["id"], reader_name="Reader",
+                             last_batch_policy=pol)
+    [d for d in it]  # the whole first epoch; no reset()
+    cp = it.checkpoints()[0]
+    assert _epochs(it, 2) == expected  # the original goes on
+    restored = DALIGenericIterator([_ckpt_pipe(files, n, 4, shards, checkpoint=cp)], ["id"],
+                                   reader_name="Reader", last_batch_policy=pol)
+    assert _epochs(restored, 2) == expected

@@ -121,10 +121,15 @@ class BaseIterator:
                 self._first_batch = self._next_batch()
             except StopIteration:
                 # a checkpoint taken at an epoch's end restores an iterator with nothing left in
-                # that epoch: empty until reset(), as in DALI 2.4; otherwise no data is an error
+                # that epoch: next() raises StopIteration until reset(), as in DALI 2.4; otherwise
+                # no data is an error
                 if not any(restored):
                     raise PipelineError(f"{name}: the pipeline has no data (its first batch raised "
                                         "StopIteration)") from None
+                # ... and it counts as used, so a `for` loop resets it and reads the next epoch at
+                # once, as the original iterator's next loop would (DALI 2.4: its failed first
+                # next() leaves _ever_consumed set); else a resumed training had one empty epoch
+                self._ever_consumed = True
 
     # -- checkpoints -----------------------------------------------------------------------------
     def _save_state(self) -> dict[str, Any]:
