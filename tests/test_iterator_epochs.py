@@ -114,3 +114,24 @@ def test_checkpoint_at_epoch_end_resumes_with_next_epoch(files, n, shards, polic
     restored = DALIGenericIterator([_ckpt_pipe(files, n, 4, shards, checkpoint=cp)], ["id"],
                                    reader_name="Reader", last_batch_policy=pol)
     assert _epochs(restored, 2) == expected
+
+
+# The same with prepare_first_batch=False: DALI 2.4's restored iterator gives an empty epoch first
+# there (on_purpose.md); here it goes on as the original (DALI's ids of the original's next epochs).
+# DROP with the checkpoint after the epoch's last whole batch counts as its end too.
+@pytest.mark.parametrize("n,policy,cut,expected", [
+    (10, "FILL", None, [[[2, 3, 4, 5], [6, 7, 8, 9]], [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 0, 1]]]),
+    (10, "DROP", 2, [[[2, 3, 4, 5], [6, 7, 8, 9]], [[4, 5, 6, 7], [8, 9, 0, 1]]]),
+])
+def test_checkpoint_at_epoch_end_without_first_batch(files, n, policy, cut, expected):
+    pol = getattr(LastBatchPolicy, policy)
+    it = DALIGenericIterator([_ckpt_pipe(files, n, 4)], ["id"], reader_name="Reader", last_batch_policy=pol,
+                             prepare_first_batch=False)
+    for k, _ in enumerate(it):
+        if cut is not None and k + 1 == cut:
+            break
+    cp = it.checkpoints()[0]
+    assert _epochs(it, 2) == expected
+    restored = DALIGenericIterator([_ckpt_pipe(files, n, 4, checkpoint=cp)], ["id"], reader_name="Reader",
+                                   last_batch_policy=pol, prepare_first_batch=False)
+    assert _epochs(restored, 2) == expected

@@ -130,6 +130,18 @@ class BaseIterator:
                 # once, as the original iterator's next loop would (DALI 2.4: its failed first
                 # next() leaves _ever_consumed set); else a resumed training had one empty epoch
                 self._ever_consumed = True
+        elif any(restored) and self._at_epoch_end():
+            # the same without a first batch (DALI 2.4 gives an empty epoch first here: on_purpose.md)
+            self._ever_consumed = True
+
+    def _at_epoch_end(self) -> bool:
+        """Whether next() would end the epoch (DROP: no whole batch is left in it)."""
+        sh = self._shards
+        if sh is not None:
+            return sh.ended() or sh.overran(extra=self.batch_size)
+        left = self._given_size - self._counter
+        drop = self._policy == LastBatchPolicy.DROP and left < self._step()
+        return not self._unknown_size and (self._epoch_done or left <= 0 or drop)
 
     # -- checkpoints -----------------------------------------------------------------------------
     def _save_state(self) -> dict[str, Any]:
