@@ -4,6 +4,7 @@ The expected id lists were produced by DALI 2.4 (CPU) on the same reader setup
 from __future__ import annotations
 
 import pytest
+import torch
 
 from torch_dali import fn, pipeline_def
 from torch_dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
@@ -135,3 +136,22 @@ def test_checkpoint_at_epoch_end_without_first_batch(files, n, policy, cut, expe
     restored = DALIGenericIterator([_ckpt_pipe(files, n, 4, checkpoint=cp)], ["id"], reader_name="Reader",
                                    last_batch_policy=pol, prepare_first_batch=False)
     assert _epochs(restored, 2) == expected
+
+
+# Dynamic mode (ndd.readers.*.next_epoch) over a sharded random_shuffle reader: the epochs were cut
+# at DALI's contiguous sizes (3, 3, 4) while the reader read ceil(10/3) = 4 per rank, so an epoch
+# began with the previous one's last sample and one sample of 10 was never read in an epoch.
+@pytest.mark.parametrize("bs,pad", [(None, False), (2, False), (None, True), (4, True)])
+def test_ndd_sharded_shuffle_every_sample_every_epoch(files, bs, pad):
+    import torch_dali.experimental.dynamic as ndd
+
+    def ids(out):
+        lab = out[1].torch() if hasattr(out[1], "torch") else out[1]
+        return torch.as_tensor(lab).reshape(-1).tolist()
+
+    readers = [ndd.readers.File(files=files[:10], labels=list(range(10)), num_shards=3, shard_id=r,
+                                random_shuffle=True, pad_last_batch=pad, seed=3) for r in range(3)]
+    for _ in range(3):
+        per_rank = [[i for out in rd.next_epoch(batch_size=bs) for i in ids(out)] for rd in readers]
+        assert [len(x) for x in per_rank] == [4, 4, 4]
+        assert set(sum(per_rank, [])) == set(range(10)), per_rank
