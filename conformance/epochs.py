@@ -34,6 +34,7 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from . import epochs_data
 
@@ -68,16 +69,27 @@ def ckpt_cases() -> list[dict]:
                                                (1, 3), (1, 3, 5)):
         out.append({"kind": "stream_ckpt", "fmt": fmt, "n": 10, "bs": 4, "shards": R, "args": args,
                     "ckpt": True, "cut": cut, "more": 6})
+    for fmt, R in itertools.product(("file_list", "numpy", "tfrecord"), (1, 3)):
+        out.append({"kind": "stream_ckpt", "fmt": fmt, "n": 17, "bs": 4, "shards": R, "ckpt": True, "cut": 5,
+                    "more": 8, "args": {"shuffle_after_epoch": True}})
     for fmt in ("webdataset", "file_list"):
         out.append({"kind": "stream_ckpt", "fmt": fmt, "n": 17, "bs": 4, "shards": 1, "ckpt": True, "cut": 2,
                     "more": 8, "args": {"random_shuffle": True, "initial_fill": 3}})
     return out
 
 
+def ndd_cases() -> list[dict]:
+    out = []
+    for n, R, bs, args in itertools.product((10, 17), (1, 2, 3), (None, 4), READER_VARIANTS):
+        out.append({"kind": "ndd", "fmt": "files", "n": n, "bs": bs, "shards": R, "args": args})
+    return out
+
+
 def iter_cases() -> list[dict]:
     out = []
-    base = itertools.product(("file_list", "tfrecord"), (10, 17), (4, 8), (1, 2, 3),
+    base = itertools.product(("file_list", "tfrecord"), (10, 17), (4, 8), (1, 2, 3, 4),
                              ({}, {"pad_last_batch": True}, {"stick_to_shard": True},
+                              {"pad_last_batch": True, "stick_to_shard": True},
                               {"random_shuffle": True}, {"random_shuffle": True, "pad_last_batch": True}),
                              ("FILL", "DROP", "PARTIAL"), ("reader_name", "size"))
     for fmt, n, bs, R, args, policy, mode in base:
@@ -103,6 +115,16 @@ def iter_cases() -> list[dict]:
         it = {"policy": policy, "multi": True}
         out.append({"kind": "iter", "fmt": "file_list", "n": n, "bs": bs, "shards": R,
                     "args": {"pad_last_batch": pad}, "it": it})
+    for n, R, policy, then, pad in itertools.product((10, 17), (1, 3), ("FILL", "DROP", "PARTIAL"), (1, 2, -1),
+                                                     (False, True)):
+        it = {"policy": policy, "cut": then, "then": "ckpt"}
+        out.append({"kind": "iter", "fmt": "file_list", "n": n, "bs": 4, "shards": R, "ckpt": True, "it": it,
+                    "args": {"random_shuffle": True, "pad_last_batch": pad}})
+    for n, R, policy, then, auto in itertools.product((10, 17), (1, 3), ("FILL", "DROP", "PARTIAL"), (1, 2, -1),
+                                                      (False, True)):
+        it = {"policy": policy, "cut": then, "then": "ckpt", "mode": "size", "size": n // R, "auto_reset": auto}
+        out.append({"kind": "iter", "fmt": "file_list", "n": n, "bs": 4, "shards": R, "ckpt": True, "it": it,
+                    "args": {}})
     for fmt, then in itertools.product(FORMATS, (1, -1)):
         it = {"policy": "PARTIAL", "cut": then, "then": "ckpt"}
         out.append({"kind": "iter", "fmt": fmt, "n": 10, "bs": 4, "shards": 2, "it": it, "ckpt": True})
@@ -116,11 +138,12 @@ def _shuffled(case: dict) -> bool:
 
 def _ms(epochs: list) -> list:
     """Each epoch's multiset of ids (an error string as it is)."""
-    return [sorted(Counter(i for b in e for i in b).items()) if isinstance(e, list) else e for e in epochs]
+    return [sorted(Counter(i for b in e if isinstance(b, list) for i in b).items()) if isinstance(e, list) else e
+            for e in epochs]
 
 
 def _sizes(epochs: list) -> list:
-    return [[len(b) for b in e] if isinstance(e, list) else e for e in epochs]
+    return [[len(b) if isinstance(b, list) else b for b in e] if isinstance(e, list) else e for e in epochs]
 
 
 def even_split(case: dict) -> bool:
@@ -149,7 +172,7 @@ def _rank(case: dict, rank: dict) -> dict:
         r.update({k: _sizes(v) for k, v in rank.items() if k in ("epochs", "head", "rest", "restored")})
         if "batches" in rank:
             r["batch_sizes"] = [len(b) for b in rank["batches"]]
-        if (case["kind"] == "iter" and case["it"]["policy"] == "PARTIAL" and "epochs" in rank
+        if (case["kind"] == "iter" and case["it"].get("policy") == "PARTIAL" and "epochs" in rank
                 and case["args"].get("pad_last_batch")):  # unpadded, PARTIAL cuts what the order decides
             r["multisets"] = _ms(rank["epochs"])
     return r
@@ -164,7 +187,10 @@ def _normalize(case: dict, res: dict) -> dict:
 
 def covers_all(case: dict, res: dict) -> list[str]:
     """torch_dali's promise when shuffled (PARTIAL, FILL): each epoch the ranks read every sample."""
-    if (case["kind"] != "iter" or not _shuffled(case) or "error" in res or case["it"]["policy"] == "DROP"
+    if case["kind"] == "ndd":
+        if not _shuffled(case) or "error" in res or not (case["args"].get("pad_last_batch") or case["bs"] is None):
+            return []
+    elif (case["kind"] != "iter" or not _shuffled(case) or "error" in res or case["it"]["policy"] == "DROP"
             or not case.get("args", {}).get("pad_last_batch") or case["it"].get("mode") == "size"):
         return []
     eps = [r.get("epochs") for r in res["ranks"]]
@@ -172,16 +198,21 @@ def covers_all(case: dict, res: dict) -> list[str]:
         return []
     problems = []
     for e in range(min(len(x) for x in eps)):
-        seen = {i for x in eps if isinstance(x[e], list) for b in x[e] for i in b}
-        if seen != set(range(case["n"])) and (case["it"]["policy"] == "PARTIAL" or e == 0):
+        seen = {i for x in eps if isinstance(x[e], list) for b in x[e] if isinstance(b, list) for i in b}
+        partial = case["kind"] == "ndd" or case["it"]["policy"] == "PARTIAL"
+        if seen != set(range(case["n"])) and (partial or e == 0):
             problems.append(f"epoch {e}: {case['n'] - len(seen)} samples missing")
     return problems
 
 
 def restores_alike(res: dict) -> bool:
     """A restored pipeline or iterator hands out what the original went on to hand out."""
+    def ids(epochs: Any) -> Any:  # len() before a loop may be read before or after the reset
+        return [[b for b in e if isinstance(b, list)] if isinstance(e, list) else e for e in epochs] \
+            if isinstance(epochs, list) else epochs
+
     ranks = res.get("ranks", [])
-    return all(r.get("same", True) and ("rest" not in r or r["rest"] == r["restored"]) for r in ranks)
+    return all(r.get("same", True) and ("rest" not in r or ids(r["rest"]) == ids(r["restored"])) for r in ranks)
 
 
 def _run_side(python: str, shim: bool, root: Path, cases: list[dict]) -> list[dict]:
@@ -202,7 +233,7 @@ def main() -> None:
     ap.add_argument("--only", default="", help="run the cases whose JSON contains this text")
     ap.add_argument("--out", default="", help="write every case with both results here")
     a = ap.parse_args()
-    cases = [c for c in stream_cases() + ckpt_cases() + iter_cases() if a.only in json.dumps(c)]
+    cases = [c for c in stream_cases() + ckpt_cases() + ndd_cases() + iter_cases() if a.only in json.dumps(c)]
     root = Path(tempfile.mkdtemp(prefix="epochs-"))
     for n in sorted({c["n"] for c in cases}):
         epochs_data.make(root, n)
