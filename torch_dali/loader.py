@@ -209,13 +209,20 @@ class DataLoader:
         n = self._samples_in(epoch)
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
 
+    def _len_epoch(self) -> int:
+        """The epoch len() describes: the running one, or after one ended the one the next iter()
+        starts (its size may differ: whole tars of uneven sizes dealt per epoch)."""
+        if self._ended and not self._epoch_set and self._resume is None and self._epoch_started is not None:
+            return self._epoch_started + 1
+        return self.epoch
+
     @property
     def num_samples(self) -> int:
         """Samples this rank reads per epoch."""
-        return self._samples_in(self.epoch)
+        return self._samples_in(self._len_epoch())
 
     def __len__(self) -> int:
-        return self._batches_in(self.epoch)
+        return self._batches_in(self._len_epoch())
 
     def set_epoch(self, epoch: int) -> None:
         """As DistributedSampler.set_epoch: the next iter() runs this epoch, from its start; after

@@ -1,0 +1,59 @@
+"""torch_dali.DataLoader's epochs: every sample once per epoch across ranks, and len() telling the
+epoch the next loop runs (conformance/epochs_loader.py runs the whole matrix)."""
+from __future__ import annotations
+
+import io
+import tarfile
+
+import pytest
+
+import torch_dali
+from torch_dali import fn, pipeline_def
+
+
+@pytest.fixture(scope="module")
+def tars(tmp_path_factory):
+    d = tmp_path_factory.mktemp("wds")
+    out, k = [], 0
+    for size in (5, 8, 4):  # whole tars go to ranks (split_by_file): shards differ per epoch
+        path = d / f"part{len(out)}.tar"
+        with tarfile.open(path, "w") as tar:
+            for _ in range(size):
+                data = b"%08d" % k
+                info = tarfile.TarInfo(f"k{k:03d}.id")
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+                k += 1
+        out.append(str(path))
+    return out
+
+
+def _loader(tars, rank, drop_last):
+    @pipeline_def
+    def p():
+        return fn.readers.webdataset(paths=tars, ext=["id"], name="Reader")
+
+    return torch_dali.DataLoader(p, batch_size=4, num_threads=1, device="cpu", rank=rank, world_size=2,
+                                 shuffle=True, drop_last=drop_last, seed=7)
+
+
+# With uneven tars a rank's epoch size changes from epoch to epoch (5 + 4 or 8 samples, padded to
+# the larger); len() read between two loops told the epoch just finished, not the one the next loop
+# runs (drop_last: 2 where the loop then gave 3 batches).
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_len_between_epochs_is_the_next_epochs(tars, drop_last):
+    for rank in range(2):
+        loader = _loader(tars, rank, drop_last)
+        seen_lens, got = [], []
+        for _ in range(5):
+            seen_lens.append(len(loader))
+            got.append(sum(1 for _ in loader))
+        assert seen_lens == got, (rank, seen_lens, got)
+
+
+def test_every_sample_every_epoch_across_ranks(tars):
+    loaders = [_loader(tars, r, False) for r in range(2)]
+    for _ in range(4):
+        per_rank = [[int(bytes(x.tolist()).decode()) for b in ld for x in b[0]] for ld in loaders]
+        assert len(per_rank[0]) == len(per_rank[1])  # DDP steps stay in step
+        assert set(per_rank[0] + per_rank[1]) == set(range(17))
