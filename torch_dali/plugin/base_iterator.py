@@ -40,6 +40,11 @@ class LastBatchPolicy(enum.Enum):
     PARTIAL = 2
 
 
+class VariableBatchError(PipelineError, AssertionError):
+    """A pipeline gave a batch of another size than its batch_size where the iterator counts
+    samples by batches (`size=` or `reader_name=`); an AssertionError too, as DALI 2.4's is."""
+
+
 def auto_reset_mode(v: Any) -> bool:
     if v in (True, "yes"):
         return True
@@ -232,6 +237,13 @@ class BaseIterator:
             if p.empty():
                 p.schedule_run()
         outs = [p.share_outputs() for p in self._pipes]
+        if not self._unknown_size:
+            # epochs are counted in whole batches: a shorter one would shift every epoch's end
+            for o in (o for out in outs for o in out):
+                if len(o) != self.batch_size:
+                    raise VariableBatchError(f"{type(self).__name__}: a batch of {len(o)} samples where the "
+                                             f"pipeline's batch_size is {self.batch_size}; with `size=` or "
+                                             "`reader_name=` every batch must be full (use size=-1)")
         for p in self._pipes:
             p.schedule_run()
         return outs
