@@ -8,7 +8,8 @@ For each reader format of conformance/epochs_data.py, sizes 10 / 17 / 33, batch 
 exact=True: 3 epochs of ids per rank, len(), and a state_dict() taken after the first batch of the
 second epoch loaded into a fresh loader (the rest of the epoch must be the same batches). Checks:
 
-* every rank yields len() batches, and the same number as every other rank;
+* every rank yields len() batches (len() read before the loop and inside it), as many as the others;
+* shuffled: each rank reads exactly DistributedSampler(shuffle=True, seed=7)'s indices per epoch;
 * without drop_last: each epoch the ranks together read every sample, each rank ceil(n/W) samples
   (exact=True: every sample exactly once, no padding);
 * with drop_last: each rank ceil(n/W) // batch whole batches, no partial one;
@@ -64,8 +65,9 @@ def run(case: dict, root: Path) -> list[str]:
         except Exception as e:  # noqa: BLE001
             return [f"rank {r}: {type(e).__name__}: {str(e)[:150]}"]
         lens.append(len(loader))
-        epochs, inside = [], []
+        epochs, inside, before = [], [], []
         for _ in range(3):
+            before.append(len(loader))
             got = []
             for b in loader:
                 if not got:
@@ -82,8 +84,24 @@ def run(case: dict, root: Path) -> list[str]:
             fresh.load_state_dict(loader.state_dict())
             rest = [_ids(b, read) for b in it] + [_ids(b, read) for b in loader]
             resumed = ([_ids(b, read) for b in fresh] + [_ids(b, read) for b in fresh])[:len(rest)]
-        ranks.append({"epochs": epochs, "rest": rest, "resumed": resumed, "lens": inside})
+        ranks.append({"epochs": epochs, "rest": rest, "resumed": resumed, "lens": inside, "before": before})
     return check(case, ranks, lens)
+
+
+# formats whose sample i (in the reader's listing order) carries id i
+INDEX_IS_ID = ("file_list", "tfrecord", "mxnet", "caffe", "caffe2", "numpy", "coco", "nemo_asr",
+               "tfrecord_multi", "mxnet_multi")
+
+
+def sampler_ids(n: int, world: int, rank: int, epoch: int, drop_last: bool, bs: int = 4) -> list[int]:
+    """What torch's DistributedSampler(shuffle=True, seed=7) hands rank `rank` in `epoch` (the
+    README's promise), cut to whole batches with drop_last."""
+    from torch.utils.data import DistributedSampler
+
+    s = DistributedSampler(range(n), num_replicas=world, rank=rank, shuffle=True, seed=7)
+    s.set_epoch(epoch)
+    ids = list(s)
+    return ids[:len(ids) // bs * bs] if drop_last else ids
 
 
 def check(case: dict, ranks: list[dict], lens: list[int]) -> list[str]:
@@ -107,6 +125,12 @@ def check(case: dict, ranks: list[dict], lens: list[int]) -> list[str]:
                 want = count // bs * bs if case["drop_last"] else count  # sizes checked as a whole
             if count != want:
                 bad.append(f"rank {r} epoch {e}: {count} samples, expected {want}")
+            if len(ep) != rk["before"][e]:
+                bad.append(f"rank {r} epoch {e}: {len(ep)} batches, len() before the loop {rk['before'][e]}")
+            if case["shuffle"] and case["fmt"] in INDEX_IS_ID:
+                want_ids = sampler_ids(n, W, r, e, case["drop_last"])
+                if [i for b in ep for i in b] != want_ids:
+                    bad.append(f"rank {r} epoch {e}: not DistributedSampler's indices {want_ids}")
         if rk["rest"] != rk["resumed"]:
             bad.append(f"rank {r}: resumed {rk['resumed']} != original {rk['rest']}")
     for e in range(3):

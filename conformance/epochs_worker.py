@@ -111,7 +111,8 @@ def _pipe(case: dict, rank: int, root: Path, checkpoint: Any = None):
         args.update(num_shards=R, shard_id=rank)
     kw = {"checkpoint": checkpoint} if checkpoint is not None else {}
     pipe = Pipeline(batch_size=case["bs"], num_threads=1, device_id=None, seed=case.get("seed", 1234),
-                    enable_checkpointing=bool(case.get("ckpt")), prefetch_queue_depth=1, **kw)
+                    enable_checkpointing=bool(case.get("ckpt")),
+                    prefetch_queue_depth=case.get("prefetch", 1), **kw)
     with pipe:
         pipe.set_outputs(build(args))
     pipe.build()
@@ -169,6 +170,34 @@ def _ndd(case: dict, root: Path) -> dict:
             eps.append(got)
         ranks.append({"epochs": eps})
     return {"ranks": ranks}
+
+
+def _external(case: dict, root: Path) -> dict:
+    """An external source of `n` samples (per sample, or in batches whose last one is short) under
+    DALIGenericIterator with size=-1 or size=n: epochs end where the source runs out."""
+    from nvidia.dali import fn, pipeline_def
+    from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
+
+    n, bs, o = case["n"], case["bs"], case["it"]
+
+    def per_sample(si):
+        if si.idx_in_epoch >= n:
+            raise StopIteration
+        return np.array([si.idx_in_epoch], np.int32)
+
+    def batches():
+        for k in range(0, n, bs):
+            yield [np.array([i], np.int32) for i in range(k, min(k + bs, n))]
+
+    @pipeline_def(batch_size=bs, num_threads=1, device_id=None, prefetch_queue_depth=1)
+    def p():
+        if case["source"] == "sample":
+            return fn.external_source(per_sample, batch=False)
+        return fn.external_source(batches, cycle="raise")
+
+    it = DALIGenericIterator([p()], ["id"], size=o["size"], auto_reset=o.get("auto_reset", False),
+                             last_batch_policy=getattr(LastBatchPolicy, o["policy"]))
+    return {"ranks": [{"len": len(it), "epochs": _epochs(it, _first, 3, o.get("auto_reset", False))}]}
 
 
 def _iterator(case: dict, pipe, rank: int):
@@ -292,6 +321,8 @@ def run(case: dict, root: Path) -> dict:
             return _stream_ckpt(case, root)
         if case["kind"] == "ndd":
             return _ndd(case, root)
+        if case["kind"] == "external":
+            return _external(case, root)
         return _iter_case(case, root)
     except Exception as ex:  # noqa: BLE001 - a case that fails is a result to compare
         return {"error": f"{type(ex).__name__}: {str(ex)[:120]}"}
