@@ -128,6 +128,14 @@ def iter_cases() -> list[dict]:
         it = {"policy": policy, "multi": True}
         out.append({"kind": "iter", "fmt": "file_list", "n": n, "bs": bs, "shards": R,
                     "args": {"pad_last_batch": pad}, "it": it})
+    for n, R, policy, pad in itertools.product((10, 17), (1, 3), ("FILL", "DROP", "PARTIAL"), (False, True)):
+        out.append({"kind": "iter", "fmt": "file_list", "n": n, "bs": 4, "shards": R, "it": {"policy": policy},
+                    "args": {"shuffle_after_epoch": True, "pad_last_batch": pad}})
+    for n, bs, R, policy, pad, auto in itertools.product((7, 10, 13, 17), (3, 4), (2, 3, 4), ("FILL", "DROP", "PARTIAL"),
+                                                         (False, True), (False, True)):
+        if n >= R:  # 9 epochs: shards rotate through every position more than twice
+            out.append({"kind": "iter", "fmt": "file_list", "n": n, "bs": bs, "shards": R, "args": {"pad_last_batch": pad},
+                        "it": {"policy": policy, "epochs": 9, "auto_reset": auto}})
     for n, R, policy, then, pad in itertools.product((10, 17), (1, 3), ("FILL", "DROP", "PARTIAL"), (1, 2, -1),
                                                      (False, True)):
         it = {"policy": policy, "cut": then, "then": "ckpt"}

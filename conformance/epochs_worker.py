@@ -285,7 +285,7 @@ def _iter_case(case: dict, root: Path) -> dict:
         if o.get("loop") == "len":
             rec["epochs"] = _len_loop(it, read, 3)
         elif cut is None:
-            rec["epochs"] = _epochs(it, read, 3, o.get("auto_reset", False))
+            rec["epochs"] = _epochs(it, read, o.get("epochs", 3), o.get("auto_reset", False))
         elif o.get("then") == "reset":
             rec["head"] = _epochs(it, read, 1, o.get("auto_reset", False), first_cut=cut)
             it.reset()
