@@ -110,8 +110,8 @@ def iter_cases() -> list[dict]:
               "padded": bool(args.get("pad_last_batch")) and mode == "size"}
         out.append({"kind": "iter", "fmt": fmt, "n": n, "bs": bs, "shards": R, "args": args, "it": it})
     for n, R, policy, auto, prep in itertools.product((10, 17), (1, 3), ("FILL", "DROP", "PARTIAL"),
-                                                      (False, True, "yes", "no"), (True, False)):
-        it = {"policy": policy, "auto_reset": auto, "prepare": prep}
+                                                      (False, True, "yes", "no", "loop"), (True, False)):
+        it = {"policy": policy, "auto_reset": auto, "prepare": prep}  # "loop": no reset() calls
         out.append({"kind": "iter", "fmt": "file_list", "n": n, "bs": 4, "shards": R, "it": it})
     for n, R, policy, pad, then in itertools.product((10, 17), (1, 3), ("FILL", "DROP", "PARTIAL"),
                                                      (False, True), ("reset", 1, 2, -1)):
@@ -128,6 +128,9 @@ def iter_cases() -> list[dict]:
         it = {"policy": policy, "multi": True}
         out.append({"kind": "iter", "fmt": "file_list", "n": n, "bs": bs, "shards": R,
                     "args": {"pad_last_batch": pad}, "it": it})
+        for cut in (1, 2):
+            out.append({"kind": "iter", "fmt": "file_list", "n": n, "bs": bs, "shards": R, "ckpt": True,
+                        "args": {"pad_last_batch": pad}, "it": dict(it, cut=cut)})
     for n, R, policy, pad in itertools.product((10, 17), (1, 3), ("FILL", "DROP", "PARTIAL"), (False, True)):
         out.append({"kind": "iter", "fmt": "file_list", "n": n, "bs": 4, "shards": R, "it": {"policy": policy},
                     "args": {"shuffle_after_epoch": True, "pad_last_batch": pad}})

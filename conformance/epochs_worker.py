@@ -204,8 +204,9 @@ def _iterator(case: dict, pipe, rank: int):
     from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
 
     o = case["it"]
+    auto = o.get("auto_reset", False)
     kw: dict[str, Any] = {"last_batch_policy": getattr(LastBatchPolicy, o["policy"]),
-                          "auto_reset": o.get("auto_reset", False),
+                          "auto_reset": False if auto == "loop" else auto,
                           "last_batch_padded": o.get("padded", False),
                           "prepare_first_batch": o.get("prepare", True)}
     if o.get("mode", "reader_name") == "reader_name":
@@ -234,8 +235,8 @@ def _epochs(it, read, epochs: int, auto: Any, first_cut: int | None = None) -> l
             out.append(f"error: {type(ex).__name__}")
             return out
         out.append(got)
-        if not _resets(auto) and not (e == 0 and first_cut is not None):
-            it.reset()
+        if not _resets(auto) and not (e == 0 and first_cut is not None) and auto != "loop":
+            it.reset()  # auto="loop": no reset() at all, the next for loop's iter() does it
     return out
 
 
@@ -261,11 +262,27 @@ def _multi(case: dict, root: Path) -> dict:
     read = made[0][1]
     kw = {"last_batch_policy": getattr(LastBatchPolicy, o["policy"]), "reader_name": "Reader"}
     it = DALIGenericIterator([p for p, _ in made], ["id"], **kw)
-    out: list = []
-    for _ in range(3):
-        out.append([[[read(x) for x in d["id"].numpy()] for d in data] for data in it])
-        it.reset()
-    return {"ranks": [{"len": len(it), "epochs": out}]}
+
+    def epochs(it, count: int, cut: int | None = None) -> list:
+        out: list = []
+        for e in range(count):
+            got = []
+            for k, data in enumerate(it):
+                got.append([[read(x) for x in d["id"].numpy()] for d in data])
+                if e == 0 and cut is not None and k + 1 >= cut:
+                    break
+            out.append(got)
+            if cut is None or e > 0:
+                it.reset()
+        return out
+
+    if o.get("cut") is None:
+        return {"ranks": [{"len": len(it), "epochs": epochs(it, 3)}]}
+    head = epochs(it, 1, o["cut"])  # then checkpoint every pipeline and restore them all
+    cps = it.checkpoints()
+    rest = epochs(it, 2)
+    it2 = DALIGenericIterator([_pipe(case, r, root, checkpoint=cps[r])[0] for r in range(R)], ["id"], **kw)
+    return {"ranks": [{"len": len(it), "head": head, "rest": rest, "restored": epochs(it2, 2)}]}
 
 
 def _iter_case(case: dict, root: Path) -> dict:
