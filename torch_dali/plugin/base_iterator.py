@@ -99,9 +99,13 @@ class BaseIterator:
         self._shards: ShardEpochs | None = None
         if reader_name is not None:
             try:
-                even = all(getattr(p.reader(reader_name), "even_shards", False) for p in self._pipes)
+                readers = [p.reader(reader_name) for p in self._pipes]
+                even = all(getattr(r, "even_shards", False) for r in readers)
+                sizes_of = getattr(readers[0], "rank_sizes", None)  # whole-tar shards (webdataset)
+                if sizes_of is None or sizes_of(0) is None:
+                    sizes_of = None
                 self._shards = ShardEpochs([p.reader_meta(reader_name) for p in self._pipes], last_batch_policy.name,
-                                           self.batch_size, last_batch_padded, even)
+                                           self.batch_size, last_batch_padded, even, sizes_of)
             except ValueError as e:
                 raise ArgumentError(f"{name}: {e}") from None
         self._counter = 0

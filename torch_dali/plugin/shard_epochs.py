@@ -21,7 +21,7 @@ cut a rank's last sample (which no other rank reads) and FILL's carry-over match
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -30,7 +30,7 @@ class ShardEpochs:
     """The step counter of one iterator over pipelines that read shards of one dataset."""
 
     def __init__(self, metas: list[dict[str, Any]], policy: str, batch_size: int, padded: bool,
-                 even: bool = False) -> None:
+                 even: bool = False, sizes_of: Callable[[int], list[int]] | None = None) -> None:
         first = metas[0]
         for key in ("epoch_size", "number_of_shards"):
             if any(m[key] != first[key] for m in metas):
@@ -53,6 +53,22 @@ class ShardEpochs:
         else:
             self.size = math.ceil(math.ceil(n / shards) / batch_size) * batch_size
         self.counter = 0
+        # a reader that says what each rank reads per epoch (whole tar files: sizes change with the
+        # epoch) is counted by that instead of the rotation of contiguous shards
+        self.sizes_of, self.reader_epoch = sizes_of, 0
+        if sizes_of is not None:
+            self.stick = True  # the sizes are per rank already
+            self._take_sizes(0)
+
+    def _take_sizes(self, epoch: int) -> None:
+        assert self.sizes_of is not None
+        self.reader_epoch = epoch
+        self.sizes = np.array(self.sizes_of(epoch), dtype=np.int64)
+        self.shard_sizes = self.sizes.copy()
+        if self.policy == "DROP":
+            self.size = int(self.sizes.min())
+        else:
+            self.size = math.ceil(int((self.sizes - self.ahead).max()) / self.batch_size) * self.batch_size
 
     # -- stepping ------------------------------------------------------------------------------
     def ended(self) -> bool:
@@ -89,6 +105,13 @@ class ShardEpochs:
             self.counter = int(self.ahead.min())
         else:
             self.counter = 0
+        if self.sizes_of is not None:
+            self._take_sizes(self.reader_epoch + 1)
+            if fill and self.size == 0:  # read this whole epoch ahead already: on to the next
+                self.ahead[:] = 0
+                self.counter = 0
+                self._take_sizes(self.reader_epoch + 1)
+            return
         if not self.stick:
             self.shard_ids = (self.shard_ids + 1) % len(self.shard_sizes)
         if not fill:
@@ -105,7 +128,8 @@ class ShardEpochs:
     # -- checkpoints ---------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         return {"counter": int(self.counter), "size": int(self.size), "ahead": self.ahead.tolist(),
-                "sizes": self.sizes.tolist(), "shard_ids": self.shard_ids.tolist()}
+                "sizes": self.sizes.tolist(), "shard_ids": self.shard_ids.tolist(),
+                "reader_epoch": int(self.reader_epoch)}
 
     def load(self, data: dict[str, Any]) -> None:
         shards = len(self.shard_sizes)
@@ -123,6 +147,10 @@ class ShardEpochs:
         if not 0 <= counter <= size + self.batch_size:
             raise ValueError(f"counter {counter} outside its epoch of {size} samples")
         self.counter, self.size = counter, size
+        epoch = data.get("reader_epoch", 0)
+        if self.sizes_of is not None and isinstance(epoch, int) and 0 <= epoch < 1 << 32:
+            self._take_sizes(epoch)  # sizes and size of that epoch; `size` saved below wins
+            self.size = size
         if "ahead" in data:
             self.ahead = ints(data["ahead"], shards)
             self.sizes = ints(data["sizes"], shards)

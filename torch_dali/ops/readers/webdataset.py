@@ -244,6 +244,16 @@ class WebdatasetReader(MultiOutputReader):
     def even_shards(self) -> bool:
         return False  # shuffled shards are DALI's contiguous ranges through the buffer
 
+    def rank_sizes(self, epoch: int) -> list[int] | None:
+        """With split_by_file, the samples each rank reads in `epoch` (whole tars, padded to the
+        largest with pad_last_batch), what an iterator with `reader_name` counts; else None (DALI's
+        contiguous shards)."""
+        if not self._by_file:
+            return None
+        self._ensure_listed()
+        counts = [sum(len(self._tar_range[f]) for f in g) for g in self._file_groups(epoch)]
+        return [max(counts)] * len(counts) if self.pad else counts
+
     def epoch_size(self) -> int:
         if not self._by_file or not self.pad:
             return super().epoch_size()
