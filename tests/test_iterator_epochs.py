@@ -175,3 +175,29 @@ def test_short_batch_under_size_is_refused(policy):
     it = DALIGenericIterator([p()], ["id"], size=10, last_batch_policy=getattr(LastBatchPolicy, policy))
     with pytest.raises(AssertionError):
         [d for d in it]
+
+
+# A dynamic-mode reader of shard 0 of 3 (10 samples, batch 4: an epoch is one batch) restored from a
+# state taken after epoch 1: the restored stream started at the shard of the *next* epoch (the state
+# kept the rotated shard id), so it repeated [4, 5, 6, 7] and shifted every later batch. DALI 2.4's
+# ids of the original's next two epochs (its own restored reader gives them too).
+@pytest.mark.parametrize("shard,expected", [(0, [[[8, 9, 0, 1]], [[2, 3, 4, 5]]]),
+                                            (1, [[[1, 2, 3, 4]], [[5, 6, 7, 8]]]),
+                                            (2, [[[4, 5, 6, 7]], [[8, 9, 0, 1]]])])
+def test_ndd_state_of_a_sharded_reader(files, shard, expected):
+    import torch_dali.experimental.dynamic as ndd
+
+    def make():
+        return ndd.readers.File(files=files[:10], labels=list(range(10)), num_shards=3, shard_id=shard,
+                                seed=3, enable_checkpointing=True)
+
+    def epoch(rd):
+        return [torch.as_tensor(out[1].torch()).reshape(-1).tolist() for out in rd.next_epoch(batch_size=4)]
+
+    rd = make()
+    epoch(rd), epoch(rd)
+    state = rd.get_state()
+    assert [epoch(rd), epoch(rd)] == expected
+    restored = make()
+    restored.set_state(state)
+    assert [epoch(restored), epoch(restored)] == expected

@@ -74,7 +74,8 @@ class Reader(Operator):
         if not 0 <= shard_id < num_shards:
             raise ValueError(f"shard_id={shard_id} is out of range [0, {num_shards - 1}]")
         self._batch_size = batch_size
-        self._shard_id = shard_id
+        self._shard_id = shard_id  # the shard whose size the next epoch counts (rotates)
+        self._stream_shard = shard_id  # the shard the pipeline's stream starts at (fixed)
         self._num_shards = num_shards
         self._stick_to_shard = stick_to_shard
         # Tensors given for arguments (`roi_start=ndd.tensor(3)`) are taken as their values, as
@@ -108,7 +109,7 @@ class Reader(Operator):
         target: Any = _fn
         for part in self._schema_name.split("."):
             target = getattr(target, part)
-        kwargs = dict(self._kwargs, shard_id=self._shard_id, num_shards=self._num_shards,
+        kwargs = dict(self._kwargs, shard_id=self._stream_shard, num_shards=self._num_shards,
                       stick_to_shard=self._stick_to_shard)
 
         keys: list[str] = []
@@ -183,7 +184,8 @@ class Reader(Operator):
         if self._pipe is None:
             raise RuntimeError(f"{type(self).__name__}.get_state: the reader has no state before its first "
                                "iteration (call next_epoch() or the reader first)")
-        return ReaderState({"seed": self._seed, "shard_id": self._shard_id, "consumed": self._consumed,
+        return ReaderState({"seed": self._seed, "shard_id": self._shard_id, "stream_shard": self._stream_shard,
+                            "consumed": self._consumed,
                             "batch_size": self._pipe_bs, "batched": self._batched, "api": self._api,
                             "epoch_left": self._epoch_left})
 
@@ -206,6 +208,9 @@ class Reader(Operator):
                              f"got {str(consumed)[:40]!r}")
         self._seed = int(values["seed"])
         self._shard_id = int(values["shard_id"])
+        # `consumed` counts from the stream's start, which is at the reader's first shard, not at
+        # the one the next epoch counts (states without it: as before)
+        self._stream_shard = int(values.get("stream_shard", self._shard_id))
         self._resume = values
         self._pipeline(int(values["batch_size"]))
         self._batched = bool(values["batched"])
