@@ -86,6 +86,8 @@ def ndd_cases() -> list[dict]:
     out = []
     for n, R, bs, args in itertools.product((10, 17), (1, 2, 3), (None, 4), READER_VARIANTS):
         out.append({"kind": "ndd", "fmt": "files", "n": n, "bs": bs, "shards": R, "args": args})
+    for n, R, bs, args in itertools.product((10, 17), (1, 3), (None, 4), READER_VARIANTS[:5]):
+        out.append({"kind": "ndd", "fmt": "files", "n": n, "bs": bs, "shards": R, "args": args, "cut": 1})
     return out
 
 

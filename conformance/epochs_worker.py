@@ -157,18 +157,32 @@ def _ndd(case: dict, root: Path) -> dict:
 
     d, n, R = root / f"n{case['n']}", case["n"], case.get("shards", 1)
     names = [str(d / "files" / f"c{i % 3}" / f"s{i:03d}.jpg") for i in range(n)]
+    def make(r: int):
+        return ndd.readers.File(files=names, labels=list(range(n)), num_shards=R, shard_id=r, seed=3,
+                                enable_checkpointing=True, **case.get("args", {}))
+
+    def ids(out) -> list[int]:
+        lab = out[1].torch() if hasattr(out[1], "torch") else out[1]
+        return np.asarray(lab).reshape(-1).astype(int).tolist()
+
     ranks = []
     for r in range(R):
-        rd = ndd.readers.File(files=names, labels=list(range(n)), num_shards=R, shard_id=r, seed=3,
-                              **case.get("args", {}))
-        eps = []
-        for _ in range(3):
-            got = []
-            for out in rd.next_epoch(batch_size=case["bs"]):
-                lab = out[1].torch() if hasattr(out[1], "torch") else out[1]
-                got.append(np.asarray(lab).reshape(-1).astype(int).tolist())
-            eps.append(got)
-        ranks.append({"epochs": eps})
+        rd = make(r)
+        if case.get("cut") is None:
+            ranks.append({"epochs": [[ids(o) for o in rd.next_epoch(batch_size=case["bs"])] for _ in range(3)]})
+            continue
+        # get_state() after an epoch and `cut` batches; the restored reader's stream must go on as
+        # the original's (DALI restarts the epoch count there, so compare the batches in order)
+        [ids(o) for o in rd.next_epoch(batch_size=case["bs"])]
+        it = rd.next_epoch(batch_size=case["bs"])
+        for _ in range(case["cut"]):
+            next(it)
+        state = rd.get_state()
+        cont = [ids(o) for o in it] + [ids(o) for _ in range(2) for o in rd.next_epoch(batch_size=case["bs"])]
+        rd2 = make(r)
+        rd2.set_state(state)
+        again = [ids(o) for _ in range(3) for o in rd2.next_epoch(batch_size=case["bs"])]
+        ranks.append({"same": again[:len(cont)] == cont})
     return {"ranks": ranks}
 
 
