@@ -100,3 +100,21 @@ def test_iterator_over_whole_tar_shards(tars, policy, shuffle):
     rest = [rest] + ids(it, 2)
     restored = DALIGenericIterator([pipe(0, cp)], ["id"], reader_name="Reader", last_batch_policy=pol)
     assert ids(restored, 3) == rest
+
+
+# The dynamic mode's next_epoch() over the same whole-tar shards: epochs were sized as DALI's
+# contiguous shards (9 samples), while a shuffled epoch can deal a rank 13 (5 + 8): later epochs
+# missed samples across the two ranks.
+def test_ndd_next_epoch_over_whole_tar_shards(tars):
+    import numpy as np
+
+    import torch_dali.experimental.dynamic as ndd
+
+    readers = [ndd.readers.Webdataset(paths=tars, ext=["id"], num_shards=2, shard_id=r, split_by_file=True,
+                                      pad_last_batch=True, random_shuffle=True, seed=3) for r in range(2)]
+    for _ in range(4):
+        seen = []
+        for rd in readers:
+            for (batch,) in rd.next_epoch(batch_size=4):
+                seen += [int(bytes(np.asarray(x).tolist()).decode()) for x in np.asarray(batch.torch())]
+        assert set(seen) == set(range(17))

@@ -282,10 +282,14 @@ class Reader(Operator):
         meta = pipe.reader_meta("reader")
         padded = int(meta["epoch_size_padded"])
         size = padded * (self._shard_id + 1) // self._num_shards - padded * self._shard_id // self._num_shards
-        if getattr(pipe.reader("reader"), "even_shards", False):
+        op = pipe.reader("reader")
+        if getattr(op, "even_shards", False):
             # sharded random_shuffle reads DistributedSampler's split (on_purpose.md): ceil(n/R)
             # on every shard; DALI's contiguous sizes would cut epochs off the reader's own
             size = -(-int(meta["epoch_size"]) // self._num_shards)
+        sizes = getattr(op, "rank_sizes", lambda e: None)(getattr(op, "epoch", 0))
+        if sizes is not None:  # whole tar files per shard (webdataset split_by_file): this epoch's
+            size = sizes[self._stream_shard]
         if size < 1:
             raise RuntimeError(f"{type(self).__name__}: shard {self._shard_id} of {self._num_shards} has no samples "
                                f"(the dataset has {meta['epoch_size']})")
