@@ -1,0 +1,83 @@
+"""`python -m conformance.differential run | report | show` (see conformance/README.md)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from .compare import compare
+from .driver import REPO, run_side
+from .registry import OPS, RANDOM, make_case
+from .report import summarize, write_doc
+
+
+def load(path: Path) -> tuple[dict, dict]:
+    with np.load(path, allow_pickle=False) as z:
+        return json.loads(str(z["meta"])), {k: z[k] for k in z.files if k != "meta"}
+
+
+def cmd_run(a) -> None:
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ops = a.ops.split(",") if a.ops else list(OPS)
+    cases = [make_case(op, a.seed * 100_000 + k) for k in range(a.per_op) for op in ops]
+    path = out / "cases.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in cases))
+    for side, py in (("dali", a.dali_python), ("ours", a.ours_python or a.dali_python)):
+        print(f"== {side}: {len(cases)} cases", flush=True)
+        run_side(side, py, path, out / side, len(cases), a.timeout)
+    verdicts = [{"id": c["id"], "family": c["family"],
+                 **compare(load(out / "dali" / f"{i}.npz"), load(out / "ours" / f"{i}.npz"), c["family"] not in RANDOM)}
+                for i, c in enumerate(cases)]
+    (out / "verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in verdicts))
+    print(summarize(verdicts, brief=True))
+
+
+def cmd_report(a) -> None:
+    runs = [Path(d) for d in a.dirs]
+    verdicts = [json.loads(line) for d in runs for line in (d / "verdicts.jsonl").read_text().splitlines()]
+    write_doc(verdicts, Path(a.doc), a.note or "")
+    print(summarize(verdicts, brief=True))
+
+
+def cmd_show(a) -> None:
+    out = Path(a.out)
+    cases = [json.loads(line) for line in (out / "cases.jsonl").read_text().splitlines()]
+    i = next(k for k, c in enumerate(cases) if c["id"] == a.id)
+    print(json.dumps(cases[i]))
+    d, o = load(out / "dali" / f"{i}.npz"), load(out / "ours" / f"{i}.npz")
+    print("DALI:", json.dumps(d[0]))
+    print("ours:", json.dumps(o[0]))
+    print("verdict:", json.dumps(compare(d, o)))
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m conformance.differential")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="draw cases, run both sides, compare")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--per-op", type=int, default=50)
+    r.add_argument("--ops", default="", help="comma-separated (default: all of registry.OPS)")
+    r.add_argument("--out", required=True)
+    r.add_argument("--timeout", type=float, default=60.0, help="seconds per case")
+    r.add_argument("--dali-python", default=str(REPO.parent / "dali-venv" / "bin" / "python"))
+    r.add_argument("--ours-python", default="", help="default: the DALI interpreter, torch_dali through the shim")
+    r.set_defaults(func=cmd_run)
+    p = sub.add_parser("report", help="docs/differential.md from runs' verdicts")
+    p.add_argument("dirs", nargs="+")
+    p.add_argument("--doc", default=str(REPO / "docs" / "differential.md"))
+    p.add_argument("--note", default="", help="a file whose text goes under the table (causes, fixes)")
+    p.set_defaults(func=cmd_report)
+    s = sub.add_parser("show", help="one case: its JSON, both results, the verdict")
+    s.add_argument("out")
+    s.add_argument("id")
+    s.set_defaults(func=cmd_show)
+    a = ap.parse_args(argv)
+    a.func(a)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
