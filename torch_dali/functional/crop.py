@@ -50,6 +50,22 @@ def convert(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return x.to(torch.int64).clamp_(info.min, info.max).to(dtype)
 
 
+def clamp_cast(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """Type conversion as DALI's slice kernels do it (crop, slice): saturating, but floats go to
+    integers truncated toward zero (2.5 -> 2, -0.5 -> 0), and to float16 clamped to its finite range
+    (70000 -> 65504), where `convert` rounds and overflows to inf."""
+    if x.dtype == dtype:
+        return x
+    if dtype == torch.float16:
+        return to_half(x.to(torch.float64).clamp(-65504.0, 65504.0))
+    if dtype.is_floating_point or dtype == torch.bool or x.dtype == torch.bool or not x.is_floating_point():
+        return convert(x, dtype)
+    info = torch.iinfo(dtype)
+    if info.bits >= 32 and x.dtype != torch.float64:  # int32's max is no float32: clamp in float64
+        x = x.to(torch.float64)
+    return x.clamp(info.min, info.max).trunc_().to(dtype)
+
+
 class CropOutOfBounds(ValueError):
     """The crop window leaves the image and the policy is "error"."""
 
@@ -99,20 +115,24 @@ def fill_vector(fill_values: Sequence[float] | None, channels: int, dtype: torch
     return torch.tensor(vals, dtype=torch.float64).to(dtype).to(device)
 
 
-def crop(image: torch.Tensor, window: Window, fill_values: Sequence[float] | None = None) -> torch.Tensor:
-    """Cuts `window` = (y, x, h, w) out of an HWC (or HW) image; parts outside are filled."""
+def crop(image: torch.Tensor, window: Window, fill_values: Sequence[float] | None = None,
+         dtype: torch.dtype | None = None) -> torch.Tensor:
+    """Cuts `window` = (y, x, h, w) out of an HWC (or HW) image; parts outside are filled. With
+    `dtype`, the pixels convert by `clamp_cast` and the fill goes straight to that type (a float
+    fill keeps its fraction in a float output of a uint8 image, as in DALI)."""
     y, x, h, w = window
     in_h, in_w = int(image.shape[0]), int(image.shape[1])
+    dtype = dtype or image.dtype
     if y >= 0 and x >= 0 and y + h <= in_h and x + w <= in_w:
-        return image[y:y + h, x:x + w].contiguous()
+        return clamp_cast(image[y:y + h, x:x + w], dtype).contiguous()
     extra = tuple(image.shape[2:])
     channels = extra[0] if extra else 1
-    fill = fill_vector(fill_values, channels, image.dtype, image.device)
+    fill = fill_vector(fill_values, channels, dtype, image.device)
     out = fill.expand(h, w, channels).reshape((h, w) + extra).clone()
     sy0, sx0 = max(0, y), max(0, x)
     sy1, sx1 = min(in_h, y + h), min(in_w, x + w)
     if sy1 > sy0 and sx1 > sx0:
-        out[sy0 - y:sy1 - y, sx0 - x:sx1 - x] = image[sy0:sy1, sx0:sx1]
+        out[sy0 - y:sy1 - y, sx0 - x:sx1 - x] = clamp_cast(image[sy0:sy1, sx0:sx1], dtype)
     return out
 
 

@@ -354,6 +354,12 @@ class Crop(ImageOp):
             return None
         return BS.crop_windows(in_hw, ch, cw, pos[0], pos[1], self.args["rounding"])
 
+    def crops_depth(self, lay: str, args: dict[str, Any]) -> bool:
+        """Whether a depth window is cut (see crop_depth)."""
+        crop = self.get(args, "crop")
+        size = list(crop)[0] if isinstance(crop, (list, tuple)) and len(crop) == 3 else self.get(args, "crop_d")
+        return bool(size) and ("D" in lay or "F" in lay)
+
     def crop_depth(self, x: torch.Tensor, lay: str, args: dict[str, Any],
                    fill: list[float] | None = None) -> torch.Tensor:
         """The depth window of a volume (see layouts.crop_depth); `fill` replaces fill_values."""
@@ -367,7 +373,10 @@ class Crop(ImageOp):
 
     def run_sample(self, ctx: SampleContext, inputs: list[torch.Tensor], args: dict[str, Any]) -> torch.Tensor:
         lay = self.layout_of(inputs[0])
-        x = self.crop_depth(inputs[0], lay, args)
+        x = inputs[0]
+        if self.dtype is not None and self.policy == "pad" and self.crops_depth(lay, args):
+            x = C.clamp_cast(x, self.dtype)  # so that depth padding takes the fill in the output type
+        x = self.crop_depth(x, lay, args)
         canon = None if lay in ("HWC", "HW") else L.Canonical(x, lay)
         img = x if canon is None else canon.hwk
         fill = self.fill_values if canon is None else canon.per_k(self.fill_values)
@@ -375,8 +384,8 @@ class Crop(ImageOp):
             y, x, h, w = self.window(img, args)
             out = R.slice_window(img, [y, x] + [0] * (img.dim() - 2), [h, w] + list(img.shape[2:]), self.policy)
         else:
-            out = C.crop(img, self.window(img, args), fill)
-        out = C.convert(out, self.dtype) if self.dtype is not None else out
+            out = C.crop(img, self.window(img, args), fill, self.dtype)
+        out = C.clamp_cast(out, self.dtype) if self.dtype is not None else out
         return out if canon is None else canon.back(out)
 
 

@@ -14,7 +14,7 @@ import torch
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from ..functional import regions as R
-from ..functional.crop import round_half_away
+from ..functional.crop import clamp_cast, round_half_away
 from ..tensor_list import TensorList
 from ._operator import BatchContext, Operator
 from ._registry import register
@@ -187,7 +187,7 @@ class Slice(Operator):
             y = R.slice_window(x, anchor, extent, self.policy, None, cdim)
         except ValueError as e:
             raise ArgumentError(f"{self.name}: {e}") from None
-        y = R.to_type(y, out_dtype)
+        y = clamp_cast(y, out_dtype)  # floats to integers truncated, as DALI's slice kernel
         if fill is not None:  # the padded part takes the fill in the output type
             mask = R.slice_window(torch.ones(shape, dtype=torch.bool, device=x.device), anchor, extent, "pad",
                                   torch.zeros(1, dtype=torch.bool), cdim)
