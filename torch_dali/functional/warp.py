@@ -43,6 +43,16 @@ def fill_values(fill: float | Sequence[float] | None, channels: int, dtype: torc
     return convert(t, dtype)
 
 
+def nn_source(images: torch.Tensor, interp: str, fill: object, out_dtype: torch.dtype | None) -> torch.Tensor:
+    """The image a warp reads: for nearest-neighbour sampling into another type (integers into
+    float32) with a fill, already in that type, so that the fill enters the output as it is (DALI:
+    a fill of 105.556 stays 105.556 in a float warp of an int16 image; linear sampling blends the
+    fill in the input's type, 106 there)."""
+    if interp == "nn" and fill is not None and out_dtype is not None and out_dtype != images.dtype:
+        return convert(images, out_dtype)
+    return images
+
+
 def border_index(i: torch.Tensor, size: int | torch.Tensor, border: str) -> torch.Tensor:
     """Integer coordinates mapped into [0, size) by a border mode (OpenCV's names, as DALI's
     warp_perspective): replicate (clamp), reflect (..1 0 | 0 1..), reflect_101 (..2 1 | 0 1..),
@@ -338,6 +348,7 @@ def warp(images: torch.Tensor, coords: torch.Tensor, interp: str, fill: float | 
          out_dtype: torch.dtype | None = None, border: str = "constant", centred: bool = False,
          weight_bits: int | None = None) -> torch.Tensor:
     """`sample` with the fill given as numbers (one, or one per channel)."""
+    images = nn_source(images, interp, fill, out_dtype)
     f = fill_values(fill, int(images.shape[-1]), images.dtype, images.device, out_dtype)
     return sample(images, coords, interp, f, out_dtype, border, centred, weight_bits)
 
@@ -346,6 +357,7 @@ def warp_flat(items: torch.Tensor, coords: torch.Tensor, sizes: Sequence[torch.T
               interp: str, fill: float | Sequence[float] | None, out_dtype: torch.dtype | None = None,
               border: str = "constant", centred: bool = False, weight_bits: int | None = None) -> torch.Tensor:
     """`sample_flat` with the fill given as numbers (one, or one per channel)."""
+    items = nn_source(items, interp, fill, out_dtype)
     f = fill_values(fill, int(items.shape[-1]), items.dtype, items.device, out_dtype)
     return sample_flat(items, coords, sizes, base, interp, f, out_dtype, border, centred, weight_bits)
 

@@ -46,6 +46,7 @@ def warp(images: torch.Tensor, coords: torch.Tensor, interp: str, fill: float | 
     """`functional.warp.warp`, or None for a call the helper does not take."""
     if not _takes(images, coords, out_dtype):
         return None
+    images = W.nn_source(images, interp, fill, out_dtype)
     f = W.fill_values(fill, int(images.shape[-1]), images.dtype, images.device, out_dtype)
     return sample(images, coords, interp, f, out_dtype, border, centred, weight_bits)
 
@@ -61,6 +62,7 @@ def warp_matrix(images: torch.Tensor, matrices: torch.Tensor, out_spatial: Seque
     oh, ow = (int(s) for s in out_spatial)
     if oh * ow == 0:
         return None
+    images = W.nn_source(images, interp, fill, out_dtype)
     f = W.fill_values(fill, int(images.shape[-1]), images.dtype, images.device, out_dtype)
     out = torch.empty((int(images.shape[0]), oh, ow, int(images.shape[-1])), dtype=out_dtype or images.dtype)
     mats = matrices.to(torch.float32).contiguous()
