@@ -115,8 +115,8 @@ class Normalize(Operator):
         count = 1
         for a in red:
             count *= int(x.shape[a])
-        if mean is None:
-            mean = x64.mean(dim=red, keepdim=True) if red and count else torch.zeros((), dtype=K.F64)
+        if mean is None:  # a 0-d sample (nothing to reduce) is its own mean, as a one-element sample
+            mean = x64 if not red else x64.mean(dim=red, keepdim=True) if count else torch.zeros((), dtype=K.F64)
         mean = mean.to(x.device, K.F64)
         if std is None:
             d = x64 - mean
