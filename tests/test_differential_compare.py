@@ -45,6 +45,9 @@ def test_gist_takes_dalis_reason():
            "[/opt/dali/dali/a.cc:12] Assert on \"n > 0\" failed: no\nStacktrace (3 entries):\n[frame 0]")
     assert gist(msg) == 'Assert on "n > 0" failed: no'
     assert gist("one\ntwo") == "two"
+    msg = ("Error in CPU operator `pad`,\n\nencountered:\n\nUnsupported number of dimensions 0\n"
+           "C++ context: [/opt/dali/dali/operators/generic/pad.cc:218] \nCurrent pipeline object is no longer valid.")
+    assert gist(msg) == "Unsupported number of dimensions 0"
 
 
 def test_cases_are_seeded_json():

@@ -17,10 +17,11 @@ SIDE_FAILS = ("Timeout", "Crash")
 
 
 def gist(message: str) -> str:
-    """The reason in an error message: DALI's text after its last "encountered:" (before the
-    stack trace), else the last line, without the operator's traceback around it."""
-    text = message.split("encountered:")[-1].split("Stacktrace")[0]
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    """The reason in an error message: the last line of DALI's text after its last "encountered:"
+    (before the C++ context or stack trace), else the last line; the operator's traceback dropped."""
+    text = message.split("encountered:")[-1].split("Stacktrace")[0].split("C++ context")[0]
+    lines = [ln.strip() for ln in text.splitlines()
+             if ln.strip() and not ln.startswith("Current pipeline object is no longer valid")]
     return re.sub(r"^\[/opt/dali/[^]]*\] ", "", lines[-1] if lines else "")[:200]
 
 

@@ -29,19 +29,21 @@ def batch_size(r: random.Random) -> int:
     return r.choice((1, 2, 3, 4))
 
 
-def image_shape(r: random.Random, layout: str, channels: int) -> list[int]:
-    dims = {"H": edge(r), "W": edge(r), "C": channels, "F": r.randint(1, 3), "D": r.randint(1, 4)}
+def image_shape(r: random.Random, layout: str, channels: int, hi: int = 12) -> list[int]:
+    dims = {"H": edge(r, hi), "W": edge(r, hi), "C": channels, "F": r.randint(1, 3), "D": r.randint(1, 4)}
     return [dims[c] for c in layout]
 
 
 def images(r: random.Random, layouts=IMAGE_LAYOUTS, dtypes=IMG_DTYPES, channels=(3, 3, 1, 4),
-           bs: int | None = None, value: str | None = None) -> dict:
-    """An input of ragged images: one layout, one dtype, one channel count for the batch."""
+           bs: int | None = None, value: str | None = None, hi: int = 12) -> dict:
+    """An input of ragged images: one layout, one dtype, one channel count for the batch; edges
+    up to `hi` (up to 40 one time in four)."""
     layout, dtype, c = r.choice(layouts), r.choice(dtypes), r.choice(channels)
     n = bs or batch_size(r)
     if value is None and dtype.startswith("float"):
         value = r.choice(("unit", "byte"))
-    return {"dtype": dtype, "layout": layout, "shapes": [image_shape(r, layout, c) for _ in range(n)],
+    hi = 40 if maybe(r, 0.25) else hi
+    return {"dtype": dtype, "layout": layout, "shapes": [image_shape(r, layout, c, hi) for _ in range(n)],
             "value": value}
 
 
@@ -64,3 +66,12 @@ def maybe(r: random.Random, p: float = 0.5) -> bool:
 
 def rf(r: random.Random, lo: float, hi: float) -> float:
     return round(r.uniform(lo, hi), 3)
+
+
+def per_frame(r: random.Random, x: dict, draw, dtype: str = "float32", item: int = 0) -> dict:
+    """A per-frame tensor argument for an F-led sequence input: (frames,) values per sample, or
+    (frames, item) when `item`; one value for all frames now and then (DALI broadcasts a 1-frame one)."""
+    def sample(shape):
+        frames = 1 if maybe(r, 0.15) else shape[0]
+        return [[draw() for _ in range(item)] if item else draw() for _ in range(frames)]
+    return {"dtype": dtype, "values": [sample(s) for s in x["shapes"]], "per_frame": True}

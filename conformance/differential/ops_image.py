@@ -2,7 +2,7 @@
 returns the op's case: `inputs`, constant `args` and per-sample `targs`."""
 from __future__ import annotations
 
-from .draw import IMAGE_LAYOUTS, images, maybe, per_sample, rf, t
+from .draw import IMAGE_LAYOUTS, images, maybe, per_frame, per_sample, rf, t
 
 INTERP = ("INTERP_NN", "INTERP_LINEAR", "INTERP_CUBIC", "INTERP_LANCZOS3", "INTERP_TRIANGULAR",
           "INTERP_GAUSSIAN")
@@ -130,7 +130,9 @@ def rotate(r):
     n = len(x["shapes"])
     args, targs = {}, {}
     angle = lambda: r.choice((0.0, 90.0, 180.0, -90.0, 45.0, rf(r, -360, 360)))
-    if maybe(r, 0.3):
+    if x["layout"][0] == "F" and maybe(r, 0.3):
+        targs["angle"] = per_frame(r, x, angle)
+    elif maybe(r, 0.3):
         targs["angle"] = per_sample(r, n, angle)
     else:
         args["angle"] = angle()
@@ -152,7 +154,14 @@ def rotate(r):
 def warp_affine(r):
     x = images(r, layouts=("HWC", "HWC", "FHWC"), channels=(3, 1))
     m = [rf(r, 0.5, 1.5), rf(r, -0.5, 0.5), rf(r, -3, 3), rf(r, -0.5, 0.5), rf(r, 0.5, 1.5), rf(r, -3, 3)]
-    args = {"matrix": r.choice((m, [1.0, 0.0, 0.5, 0.0, 1.0, -0.5], [0.0, 1.0, 0.0, 1.0, 0.0, 0.0]))}
+    args, targs = {"matrix": r.choice((m, [1.0, 0.0, 0.5, 0.0, 1.0, -0.5], [0.0, 1.0, 0.0, 1.0, 0.0, 0.0]))}, {}
+    mat = lambda: [[rf(r, 0.5, 1.5), rf(r, -0.5, 0.5), rf(r, -3, 3)], [rf(r, -0.5, 0.5), rf(r, 0.5, 1.5), rf(r, -3, 3)]]
+    if x["layout"][0] == "F" and maybe(r, 0.3):
+        targs["matrix"] = per_frame(r, x, mat)
+        del args["matrix"]
+    elif maybe(r, 0.3):
+        targs["matrix"] = per_sample(r, len(x["shapes"]), mat)
+        del args["matrix"]
     if maybe(r):
         args["size"] = [float(r.randint(1, 12)), float(r.randint(1, 12))]
     if maybe(r):
@@ -163,7 +172,7 @@ def warp_affine(r):
         args["inverse_map"] = False
     if maybe(r, 0.2):
         args["dtype"] = t(r.choice(("FLOAT", "UINT8")))
-    return {"inputs": [x], "args": args}
+    return {"inputs": [x], "args": args, "targs": targs}
 
 
 def paste(r):
@@ -181,9 +190,12 @@ def _color_input(r):
     return images(r, layouts=("HWC", "HWC", "FHWC"), channels=(3,), dtypes=("uint8", "uint8", "int16", "float32"))
 
 
-def _color_args(r, n, names, ranges, args, targs):
+def _color_args(r, x, names, ranges, args, targs):
+    n = len(x["shapes"])
     for name, (lo, hi) in zip(names, ranges):
-        if maybe(r, 0.25):
+        if x["layout"][0] == "F" and maybe(r, 0.2):
+            targs[name] = per_frame(r, x, lambda: rf(r, lo, hi))
+        elif maybe(r, 0.25):
             targs[name] = per_sample(r, n, lambda: rf(r, lo, hi))
         elif maybe(r, 0.75):
             args[name] = rf(r, lo, hi)
@@ -195,7 +207,7 @@ def _color(names, ranges):
     def gen(r):
         x = _color_input(r)
         args, targs = {}, {}
-        _color_args(r, len(x["shapes"]), names, ranges, args, targs)
+        _color_args(r, x, names, ranges, args, targs)
         return {"inputs": [x], "args": args, "targs": targs}
     return gen
 

@@ -5,6 +5,7 @@ import json
 import random
 
 from . import ops_image as im
+from . import ops_more as mo
 from . import ops_tensor as te
 
 OPS = {name: getattr(im, name) for name in (
@@ -17,6 +18,8 @@ OPS.update({name: getattr(te, name) for name in (
     "one_hot", "lookup_table", "expand_dims", "squeeze", "cat", "stack", "arith", "math", "shapes",
     "per_frame")})
 OPS.update(te.REDUCTIONS)
+OPS.update({name: getattr(mo, name) for name in ("slice", "subscript", "bbox_paste", "reinterpret")})
+OPS.update(mo.STD)
 # Ops whose outputs are random draws: only types, layouts and shapes are compared.
 RANDOM: set[str] = set()
 

@@ -60,6 +60,11 @@ def _call(case: dict, dali, xs: list, targs: dict):
         consts = case.get("consts", {})
         operands = [consts[str(i)] if str(i) in consts else xs.pop(0) for i in range(case["arity"])]
         return getattr(operator, op)(*operands)
+    if kind == "subscript":  # x[...]: ints and [start, stop, step] slices (None: left out)
+        return xs[0][tuple(i if isinstance(i, int) else slice(*i) for i in case["index"])]
+    if kind == "std":  # std_dev / variance of x about its own mean over the same axes
+        red = {k: v for k, v in args.items() if k in ("axes", "axis_names")}
+        xs = [xs[0], fn.reductions.mean(xs[0], keep_dims=True, **red)]
     target = dali.math if kind == "math" else fn
     for part in op.split("."):
         target = getattr(target, part)
@@ -81,6 +86,9 @@ def build(case: dict, dali):
         xs = [dali.fn.external_source(source=_source(b), batch=True, layout=inp.get("layout") or None)
               for b, inp in zip(batches, case["inputs"])]
         targs = {k: dali.fn.external_source(source=_source(b), batch=True) for k, b in targ_batches.items()}
+        for k, spec in case.get("targs", {}).items():
+            if spec.get("per_frame"):  # one value per frame of a sequence (DALI's fn.per_frame)
+                targs[k] = dali.fn.per_frame(targs[k])
         out = _call(case, dali, xs, targs)
         return tuple(out) if isinstance(out, (list, tuple)) else out
 
