@@ -57,7 +57,7 @@ class JoinOp(BatchShapeOp):
 
 
 class Cat(JoinOp):
-    """Joins along an existing axis; the shapes may differ only along it."""
+    """Joins along an existing axis; the shapes may differ only along it (empty samples left out)."""
 
     def setup(self) -> None:
         super().setup()
@@ -79,10 +79,18 @@ class Cat(JoinOp):
         return self.join(ctx, inputs, axis, layout)
 
     def check(self, parts: list[torch.Tensor], axis: int) -> None:
-        K.check_joinable(self.name, parts, axis)
+        K.check_joinable(self.name, _with_elements(parts), axis)
 
     def combine(self, parts: list[torch.Tensor], axis: int) -> torch.Tensor:
-        return torch.cat(parts, dim=axis)
+        return torch.cat(_with_elements(parts), dim=axis)
+
+
+def _with_elements(parts: list[torch.Tensor]) -> list[torch.Tensor]:
+    """The parts cat joins: as DALI 2.4, an input sample without elements is left out, shape and
+    all (cat of (0, 5) and (2, 3) is (2, 3)); when every one is empty, the first is the output
+    ((2, 0) and (3, 0) give (2, 0)). Dense batches pass whole inputs here, empty alike."""
+    kept = [p for p in parts if p.numel()]
+    return kept or parts[:1]
 
 
 class Stack(JoinOp):
