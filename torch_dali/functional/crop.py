@@ -83,7 +83,7 @@ def crop_window(in_h: int, in_w: int, crop_h: float | None, crop_w: float | None
             raise ValueError(f"`{name}` must be in [0, 1], got {p}")
     h = int(math.trunc(crop_h)) if crop_h else in_h
     w = int(math.trunc(crop_w)) if crop_w else in_w
-    if h <= 0 or w <= 0:
+    if (crop_h and h <= 0) or (crop_w and w <= 0):  # an empty image's own extent is no crop size
         raise ValueError(f"the crop size must be positive, got {(h, w)}")
     return crop_anchor(in_h, h, pos_y, rounding), crop_anchor(in_w, w, pos_x, rounding), h, w
 

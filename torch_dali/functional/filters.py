@@ -58,6 +58,10 @@ def pad_axis(x: torch.Tensor, axis: int, lo: int, hi: int, border: str,
     if lo == 0 and hi == 0:
         return x
     n = int(x.shape[axis])
+    if n == 0:  # an empty axis has no border to read: the (empty) result never looks at these
+        shape = list(x.shape)
+        shape[axis] = lo + hi
+        return torch.zeros(shape, dtype=x.dtype, device=x.device)
     if border == "constant":
         parts = []
         for k in (lo, hi):

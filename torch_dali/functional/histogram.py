@@ -33,6 +33,8 @@ def equalize_planes(x: torch.Tensor) -> torch.Tensor:
 
 def equalize(x: torch.Tensor, h_axis: int, w_axis: int) -> torch.Tensor:
     """Equalizes every H x W plane of `x` apart (each sample, frame and channel)."""
+    if x.numel() == 0:
+        return x.clone()
     order = [a for a in range(x.dim()) if a not in (h_axis, w_axis)] + [h_axis, w_axis]
     moved = x.permute(order)
     planes = moved.reshape(-1, int(moved.shape[-2]) * int(moved.shape[-1]))

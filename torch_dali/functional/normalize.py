@@ -59,7 +59,11 @@ def crop_mirror_normalize_batch(images: torch.Tensor, anchors: torch.Tensor, cro
     row_ok = (rows >= 0) & (rows < in_h)
     col_ok = (cols >= 0) & (cols < in_w)
     batch = torch.arange(n, device=dev)[:, None, None]
-    x = images[batch, rows.clamp(0, in_h - 1)[:, :, None], cols.clamp(0, in_w - 1)[:, None, :]]
+    if images.numel() == 0:  # empty images: every pixel of the window is fill
+        x = torch.zeros((n, h, w, c), dtype=images.dtype, device=dev)
+        row_ok = torch.zeros_like(row_ok)
+    else:
+        x = images[batch, rows.clamp(0, in_h - 1)[:, :, None], cols.clamp(0, in_w - 1)[:, None, :]]
     ok = None
     if not (bool(row_ok.all()) and bool(col_ok.all())):
         ok = (row_ok[:, :, None] & col_ok[:, None, :])[..., None]

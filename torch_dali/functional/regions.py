@@ -124,6 +124,10 @@ def slice_window(x: torch.Tensor, anchor: Sequence[int], shape: Sequence[int], p
     ("error" must have been checked by the caller; "trim_to_shape" too)."""
     if all(0 <= a and a + s <= n for a, s, n in zip(anchor, shape, x.shape)):
         return x[tuple(slice(int(a), int(a) + int(s)) for a, s in zip(anchor, shape))]
+    if x.numel() == 0 and policy in ("pad", "constant"):  # nothing to read: all fill (DALI 2.4)
+        f = channel_fill((fill if fill is not None else torch.zeros(1)).to(device=x.device, dtype=x.dtype),
+                         x.dim(), channel_dim)
+        return f.expand([int(s) for s in shape]).clone()
     out = x
     mask: torch.Tensor | None = None
     for d, (a, s, n) in enumerate(zip(anchor, shape, x.shape)):

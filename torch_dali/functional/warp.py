@@ -153,9 +153,7 @@ def sample(images: torch.Tensor, coords: torch.Tensor, interp: str = "linear",
     out_spatial = tuple(coords.shape[1:-1])
     out_dtype = images.dtype if out_dtype is None else out_dtype
     if images.numel() == 0 or coords[..., 0].numel() == 0:
-        if images.numel() == 0 and coords[..., 0].numel() != 0 and fill is None:
-            raise ValueError("cannot sample an empty image without a fill value")
-        shape = (n, *out_spatial, c)
+        shape = (n, *out_spatial, c)  # an empty image: the fill, or zeros without one (DALI 2.4)
         if fill is not None and coords[..., 0].numel():
             return convert(fill.to(torch.float32), out_dtype).expand(shape).clone()
         return torch.zeros(shape, dtype=out_dtype, device=images.device)
@@ -271,6 +269,8 @@ def stepped_rows(matrices: torch.Tensor, out_spatial: Sequence[int]) -> list[tor
     m = matrices.to(torch.float32)
     n, nd = int(m.shape[0]), int(m.shape[1])
     outer, out_w = [int(s) for s in out_spatial[:-1]], int(out_spatial[-1])
+    if out_w == 0 or 0 in outer:  # an empty output: no points
+        return list(torch.zeros((n, nd, *outer, out_w), device=m.device).unbind(1))
     centres = [torch.arange(s, device=m.device, dtype=torch.float32) + 0.5 for s in outer]
     grids = list(reversed(torch.meshgrid(*centres, indexing="ij"))) if centres else []  # y[, z]: (*outer)
     dx = m[:, :, 0].reshape(n, nd, *([1] * len(outer)))
