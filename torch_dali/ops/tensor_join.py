@@ -57,7 +57,7 @@ class JoinOp(BatchShapeOp):
 
 
 class Cat(JoinOp):
-    """Joins along an existing axis; the shapes may differ only along it (empty samples left out)."""
+    """Joins along an existing axis; the shapes may differ only along it (empty inputs left out)."""
 
     def setup(self) -> None:
         super().setup()
@@ -76,21 +76,22 @@ class Cat(JoinOp):
             if ndim == 0:
                 raise ArgumentError(f"{self.name}: 0-dimensional samples have no axis to concatenate along")
             axis = K.wrap_axis(self.name, int(self.args.get("axis") or 0), ndim)
-        return self.join(ctx, inputs, axis, layout)
+        return self.join(ctx, _with_elements(inputs), axis, layout)
 
     def check(self, parts: list[torch.Tensor], axis: int) -> None:
-        K.check_joinable(self.name, _with_elements(parts), axis)
+        K.check_joinable(self.name, parts, axis)
 
     def combine(self, parts: list[torch.Tensor], axis: int) -> torch.Tensor:
-        return torch.cat(_with_elements(parts), dim=axis)
+        return torch.cat(parts, dim=axis)
 
 
-def _with_elements(parts: list[torch.Tensor]) -> list[torch.Tensor]:
-    """The parts cat joins: as DALI 2.4, an input sample without elements is left out, shape and
-    all (cat of (0, 5) and (2, 3) is (2, 3)); when every one is empty, the first is the output
-    ((2, 0) and (3, 0) give (2, 0)). Dense batches pass whole inputs here, empty alike."""
-    kept = [p for p in parts if p.numel()]
-    return kept or parts[:1]
+def _with_elements(inputs: list[TensorList]) -> list[TensorList]:
+    """The inputs cat joins: as DALI 2.4, an input whose whole batch holds no element is left out,
+    shapes and all (cat of (0, 5) and (2, 3) is (2, 3)); when every input is, the first is the
+    output ((2, 0) and (3, 0) give (2, 0)). An empty sample of an input with elements elsewhere
+    is joined as any other ((2, 0) and (1, 0) give (3, 0))."""
+    kept = [t for t in inputs if (t.dense.numel() if t.dense is not None else any(x.numel() for x in t))]
+    return kept or inputs[:1]
 
 
 class Stack(JoinOp):
