@@ -20,9 +20,9 @@ def t(name: str) -> dict:
 
 
 def edge(r: random.Random, hi: int = 12) -> int:
-    """An extent: 1 one time in six, 2 one in six, else 3..hi."""
+    """An extent: 0 one time in 40, 1 one in six, 2 one in six, else 3..hi."""
     k = r.random()
-    return 1 if k < 1 / 6 else 2 if k < 2 / 6 else r.randint(3, hi)
+    return 0 if k < 1 / 40 else 1 if k < 1 / 6 else 2 if k < 2 / 6 else r.randint(3, hi)
 
 
 def batch_size(r: random.Random) -> int:
@@ -39,6 +39,8 @@ def images(r: random.Random, layouts=IMAGE_LAYOUTS, dtypes=IMG_DTYPES, channels=
     """An input of ragged images: one layout, one dtype, one channel count for the batch; edges
     up to `hi` (up to 40 one time in four)."""
     layout, dtype, c = r.choice(layouts), r.choice(dtypes), r.choice(channels)
+    if maybe(r, 0.05):  # now and then a type the op may not list
+        dtype = r.choice(("uint16", "int32", "float16", "int8", "float64"))
     n = bs or batch_size(r)
     if value is None and dtype.startswith("float"):
         value = r.choice(("unit", "byte"))

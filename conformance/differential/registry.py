@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import random
 
+from . import ops_extra as ex
 from . import ops_image as im
 from . import ops_more as mo
 from . import ops_tensor as te
@@ -20,6 +21,8 @@ OPS.update({name: getattr(te, name) for name in (
 OPS.update(te.REDUCTIONS)
 OPS.update({name: getattr(mo, name) for name in ("slice", "subscript", "bbox_paste", "reinterpret")})
 OPS.update(mo.STD)
+OPS.update({("experimental." if n == "warp_perspective" else "") + n: getattr(ex, n) for n in ex.NAMES})
+OPS.update(ex.TRANSFORMS)
 # Ops whose outputs are random draws: only types, layouts and shapes are compared.
 RANDOM: set[str] = set()
 

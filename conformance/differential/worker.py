@@ -79,7 +79,7 @@ def build(case: dict, dali):
     batches = make_inputs(case)
     targ_batches = {k: [np.array(v, dtype=spec["dtype"]) for v in spec["values"]]
                     for k, spec in case.get("targs", {}).items()}
-    bs = len(batches[0])
+    bs = len(batches[0]) if batches else case["batch_size"]
 
     @dali.pipeline_def(batch_size=bs, num_threads=1, device_id=None, prefetch_queue_depth=1)
     def pipe():
