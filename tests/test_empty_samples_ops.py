@@ -59,3 +59,20 @@ def test_empty_sample(x, layout, op, kw, shape, value):
     if value is not None:
         assert (got == value).all()
     assert 0 not in other_shape
+
+
+@pytest.mark.parametrize("op,kw", [("brightness_contrast", dict(brightness=1.061, contrast=1.063)),
+                                   ("hsv", dict(hue=30.0)), ("saturation", dict(saturation=0.5))])
+def test_color_ops_empty_frames(op, kw):
+    # a sequence sample whose frames have no pixels (F, 8, 0, 3): DALI 2.4 gives it back empty
+    # (measured, brightness_contrast:1100008); the frames were reshaped with -1 and failed
+    seq = [np.zeros((2, 8, 0, 3), np.uint8), np.full((1, 2, 2, 3), 100, np.uint8)]
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        return getattr(fn, op)(fn.external_source(source=lambda: seq, batch=True, layout="FHWC"), **kw)
+    p = pipe()
+    p.build()
+    out, = p.run()
+    assert np.asarray(out.at(0)).shape == (2, 8, 0, 3)
+    assert np.asarray(out.at(1)).shape == (1, 2, 2, 3)

@@ -81,7 +81,10 @@ class _ColorOp(Operator):
             self._resolved = self._resolve(x)
         self.check(x)
         self._resolved = self._resolve(x)
-        return (x if x.dim() == 3 else x.reshape(-1, x.shape[-2], x.shape[-1])), tuple(x.shape)
+        if x.dim() == 3:
+            return x, tuple(x.shape)
+        rows = int(torch.tensor(x.shape[:-2]).prod())  # not -1: an empty sample leaves it ambiguous
+        return x.reshape(rows, x.shape[-2], x.shape[-1]), tuple(x.shape)
 
     def per_frame_layout(self, layout: str, ndim: int) -> str:
         """Per-frame arguments need sequences (DALI 2.4): the input's layout, a missing one read as
