@@ -17,14 +17,6 @@ def test_preemphasis_borders(border, first):
     np.testing.assert_array_equal(out, np.array([first, 1.5, 3.0, 6.0, -1.0], np.float32))
 
 
-@pytest.mark.parametrize("border,want", [("reflect", 0.5), ("clamp", 0.015), ("zero", 0.5)])
-def test_preemphasis_one_element_signal(border, want):
-    # DALI 2.4 (measured; conformance/differential preemphasis_filter:600103): 'reflect' has no
-    # x[1] to take there and uses 0
-    out = np.asarray(run_graph(lambda x: fn.preemphasis_filter(x, border=border), [np.array([0.5], np.float32)])[0])
-    np.testing.assert_allclose(out, [want], rtol=1e-6)
-
-
 def test_preemphasis_types_shapes_and_per_sample_coefficient():
     i16 = [np.array([10, 200, 30], np.int16)]
     np.testing.assert_array_equal(np.asarray(run_graph(lambda x: fn.preemphasis_filter(x, dtype=types.INT16), i16)[0]),

@@ -2,7 +2,7 @@
 
 preemphasis_filter: y[t] = x[t] - coeff * x[t-1] over the sample's elements in memory order (a
 multi-dimensional sample is one signal, as in DALI); x[-1] is 0 (`border='zero'`), x[0]
-('clamp', the default) or x[1] ('reflect'; 0 for a one-element signal). Computed in float32 (float64 for float64 input), then
+('clamp', the default) or x[1] ('reflect'). Computed in float32 (float64 for float64 input), then
 converted to `dtype` with DALI's rounding and saturation.
 
 to_decibels: multiplier * log10(max(x / reference, 10 ** (cutoff_db / multiplier))), float32 in
@@ -52,9 +52,8 @@ class PreemphasisFilter(Operator):
         if flat.numel() == 0:
             return torch.empty(x.shape, dtype=self.dtype, device=x.device)
         border = self.args["border"]
-        # 'reflect' of a one-element signal has no x[1]: DALI 2.4 takes 0 there (y = x, measured)
         first = (flat[:1] * 0 if border == "zero" else flat[:1] if border == "clamp"
-                 else flat[1:2] if flat.numel() > 1 else flat[:1] * 0)
+                 else flat[1:2] if flat.numel() > 1 else flat[:1])
         prev = torch.cat([first, flat[:-1]])
         c = torch.tensor(float(coeff), dtype=torch.float32).to(work)
         y = flat - c.to(flat.device) * prev
