@@ -76,3 +76,23 @@ def test_color_ops_empty_frames(op, kw):
     out, = p.run()
     assert np.asarray(out.at(0)).shape == (2, 8, 0, 3)
     assert np.asarray(out.at(1)).shape == (1, 2, 2, 3)
+
+
+@pytest.mark.parametrize("shape,kw,want", [
+    ((1, 0), dict(axes=[0, 1], scales=[0.357, 2.631]), (0, 0)),
+    ((3, 0), dict(axes=[0, 1], scales=[0.357, 2.631]), (1, 0)),
+    ((1, 0), dict(axes=[0], scales=[0.357]), (0, 0)),
+    ((1, 0), dict(axes=[0], scales=[0.357], size_rounding="ceil"), (1, 0)),
+])
+def test_tensor_resize_empty_sample_sizes(shape, kw, want):
+    # DALI 2.4 (measured, tensor_resize:1200137): an empty sample's sizes are rounded without the
+    # floor of 1 that a sample with elements gets ((1, 2) by 0.357 keeps 1 row)
+    batch = [np.zeros(shape, np.int16), np.ones((2, 3), np.int16)]
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        return fn.tensor_resize(fn.external_source(source=lambda: batch, batch=True), **kw)
+    p = pipe()
+    p.build()
+    out, = p.run()
+    assert np.asarray(out.at(0)).shape == want

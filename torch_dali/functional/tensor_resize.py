@@ -98,9 +98,10 @@ def plan(op: str, shape: Sequence[int], axes: Sequence[int], sizes: Sequence[flo
                 want[d] = caps[d]
                 rounded.pop(d, None)
     out: Plan = []
+    empty = 0 in shape  # DALI 2.4 keeps sizes of an empty sample's other axes from 1 only when not empty
     for d in range(ndim):
         n = rounded.get(d, _round_half_away(want[d])) if shape[d] else 0
-        n = max(n, 1) if shape[d] else 0
+        n = max(n, 1) if shape[d] and not empty else n
         span = ext[d]
         if subpixel and want[d] > 0 and n:
             a = per(alignment, axes.index(d)) if d in axes else 0.5
