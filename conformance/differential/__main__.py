@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -38,14 +40,15 @@ def cmd_run(a) -> None:
 
 
 def recheck_dali(a, out: Path, cases: list[dict], verdicts: list[dict]) -> None:
-    """Cases whose values differ run under DALI once more, in a fresh process: where DALI's two
-    results differ (uninitialized memory, a race), the case is skipped, not counted as a difference."""
+    """Cases whose values differ run under DALI once more, in a fresh process and after the same op
+    on other data (so that memory an op reads by mistake holds other values): where DALI's two
+    results differ (uninitialized memory, reads past a sample), the case is skipped, not counted."""
     idx = [i for i, v in enumerate(verdicts) if v["cause"] == "values"]
     if not idx:
         return
     path = out / "recheck.jsonl"
     path.write_text("".join(json.dumps(cases[i]) + "\n" for i in idx))
-    run_side("dali", a.dali_python, path, out / "dali2", len(idx), a.timeout)
+    run_side("dali", a.dali_python, path, out / "dali2", len(idx), a.timeout, stir=True)
     for k, i in enumerate(idx):
         if compare(load(out / "dali" / f"{i}.npz"), load(out / "dali2" / f"{k}.npz"))["verdict"] != "agree":
             verdicts[i].update(verdict="skip", cause="dali_unstable")
@@ -54,7 +57,15 @@ def recheck_dali(a, out: Path, cases: list[dict], verdicts: list[dict]) -> None:
 def cmd_report(a) -> None:
     runs = [Path(d) for d in a.dirs]
     verdicts = [json.loads(line) for d in runs for line in (d / "verdicts.jsonl").read_text().splitlines()]
-    write_doc(verdicts, Path(a.doc), a.note or "")
+    lines = []
+    for d in runs:  # what each run was: its seed(s) and cases per op, read back from the case ids
+        ids = [json.loads(line)["id"] for line in (d / "cases.jsonl").read_text().splitlines()]
+        seeds = sorted({int(i.rsplit(":", 1)[1]) // 100_000 for i in ids})
+        per_op = max(Counter(i.rsplit(":", 1)[0] for i in ids).values())
+        lines.append(f"`run --seed {','.join(map(str, seeds))} --per-op {per_op}` ({len(ids)} cases)")
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    runs_line = f"Runs: {'; '.join(lines)}; torch_dali at `{head}`, DALI 2.4.0 (CPU)."
+    write_doc(verdicts, Path(a.doc), a.note or "", runs_line)
     print(summarize(verdicts, brief=True))
 
 

@@ -29,10 +29,11 @@ def _record(out: Path, i: int, error: str, message: str) -> None:
     np.savez(out / f"{i}.npz", meta=np.array(json.dumps({"error": error, "message": message})))
 
 
-def run_side(side: str, python: str, cases: Path, out: Path, n: int, timeout: float) -> None:
-    """Fills `out` with `<i>.npz` for every case index below n (results already there are kept)."""
+def run_side(side: str, python: str, cases: Path, out: Path, n: int, timeout: float, stir: bool = False) -> None:
+    """Fills `out` with `<i>.npz` for every case index below n (results already there are kept);
+    `stir`: each case runs after the same op on other data (see `__main__.recheck_dali`)."""
     out.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1",
+    env = {**os.environ, "PYTHONPATH": str(REPO), **({"DIFF_STIR": "1"} if stir else {}), "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1",
            "OMP_NUM_THREADS": "1", "DALI_DISABLE_NVML": "1", "CUDA_VISIBLE_DEVICES": ""}
     progress = out / "progress"
     log = open(out / "worker.log", "ab")

@@ -37,9 +37,9 @@ def summarize(verdicts: list[dict], brief: bool = False) -> str:
     return "\n".join(lines)
 
 
-def write_doc(verdicts: list[dict], doc: Path, note: str) -> None:
+def write_doc(verdicts: list[dict], doc: Path, note: str, runs: str = "") -> None:
     text = Path(note).read_text() if note else ""
     doc.write_text("# Differential fuzzing: torch_dali against DALI 2.4 (CPU)\n\n"
                    "Written by `python -m conformance.differential report` (conformance/README.md, "
-                   "\"Differential fuzzing\"). Each case: one op on a seeded random batch, run under both.\n\n"
-                   + summarize(verdicts) + "\n" + ("\n" + text if text else ""))
+                   "\"Differential fuzzing\"). Each case: one op on a seeded random batch, run under both. "
+                   + runs + "\n\n" + summarize(verdicts) + "\n" + ("\n" + text if text else ""))
