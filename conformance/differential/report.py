@@ -31,6 +31,8 @@ def summarize(verdicts: list[dict], brief: bool = False) -> str:
         tot.update(c)
         lines.append(f"| {fam} | {sum(c.values())} | {c['agree']} | {c['both_refuse']} | {c['differ']} | {c['skip']} |")
     lines.append(f"| **all** | {sum(tot.values())} | {tot['agree']} | {tot['both_refuse']} | {tot['differ']} | {tot['skip']} |")
+    causes = Counter(v["cause"] for v in verdicts if v["verdict"] in ("differ", "skip"))
+    lines += ["", "Differences and skips by cause: " + ", ".join(f"{k} {n}" for k, n in causes.most_common()) + "."]
     lines += ["", "| op | difference | cases | examples |", "|---|---|---|---|"]
     for (fam, b), ids in sorted(buckets.items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
         lines.append(f"| {fam} | {b} | {len(ids)} | {', '.join(ids[:3])} |")
