@@ -261,7 +261,9 @@ def compute(op: str, xs: list[torch.Tensor], out: torch.dtype) -> torch.Tensor:
         r = torch.pow(ws[0], ws[1]) if is_float else _int_pow(ws[0], ws[1])
     elif op in ("min", "max"):
         a, b = _ordered(ws[0], out), _ordered(ws[1], out)
-        r = _ordered(torch.minimum(a, b) if op == "min" else torch.maximum(a, b), out)
+        # DALI 2.4's `a < b ? a : b` (max: `a > b`): a NaN on the left gives the right operand,
+        # on the right the NaN; of -0.0 and 0.0 the right one (torch.minimum/maximum spread NaNs)
+        r = _ordered(torch.where(a < b if op == "min" else a > b, a, b), out)
     elif op == "clamp":
         v, lo, hi = (_ordered(w, out) for w in ws)
         r = _ordered(torch.minimum(torch.maximum(v, lo), hi), out)
