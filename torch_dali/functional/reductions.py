@@ -82,6 +82,10 @@ def reduce(x: torch.Tensor, kind: str, axes: Sequence[int], keep_dims: bool, dty
             return torch.full(shape, _identity(kind, x.dtype), dtype=x.dtype, device=x.device)
         if not dims:
             return x.clone()
+        if x.dtype.is_floating_point:  # DALI 2.4 starts from the type's finite extreme and keeps
+            ident = _identity(kind, x.dtype)  # it against NaN and infinities: NaNs never win
+            x = torch.where(x.isnan(), torch.full_like(x, ident), x)
+            x = x.clamp(min=ident) if kind == "max" else x.clamp(max=ident)
         v, back = _ordered(x)
         r = _extreme(v, kind, dims, keep_dims)
         if back is not None:
