@@ -61,8 +61,9 @@ def cmd_report(a) -> None:
     for d in runs:  # what each run was: its seed(s) and cases per op, read back from the case ids
         ids = [json.loads(line)["id"] for line in (d / "cases.jsonl").read_text().splitlines()]
         seeds = sorted({int(i.rsplit(":", 1)[1]) // 100_000 for i in ids})
-        per_op = max(Counter(i.rsplit(":", 1)[0] for i in ids).values())
-        lines.append(f"`run --seed {','.join(map(str, seeds))} --per-op {per_op}` ({len(ids)} cases)")
+        ops = Counter(i.rsplit(":", 1)[0] for i in ids)
+        lines.append(f"`run --seed {','.join(map(str, seeds))} --per-op {max(ops.values())}` "
+                     f"({len(ids)} cases of {len(ops)} ops)")
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
     runs_line = f"Runs: {'; '.join(lines)}; torch_dali at `{head}`, DALI 2.4.0 (CPU)."
     write_doc(verdicts, Path(a.doc), a.note or "", runs_line)

@@ -11,7 +11,8 @@ def _any_tensor(r, dtypes=NUM_DTYPES):
     if maybe(r, 0.4):
         return images(r, dtypes=dtypes)
     dtype = r.choice(dtypes)
-    return tensors(r, r.randint(0, 4), dtype, value=r.choice(("wide", "signed", "unit")) if "float" in dtype else None)
+    value = r.choice(("wide", "signed", "unit", "special")) if "float" in dtype else None
+    return tensors(r, r.randint(0, 4), dtype, value=value)
 
 
 def cast(r):
@@ -215,7 +216,8 @@ def arith(r):
         if i and maybe(r, 0.3):
             consts[str(i)] = r.choice((r.randint(-3, 5), rf(r, -3, 5), True))
             continue
-        x = {**base, "dtype": r.choice(ARITH_DTYPES) if i else base["dtype"], "value": None}
+        x = {**base, "dtype": r.choice(ARITH_DTYPES) if i else base["dtype"],
+             "value": "special" if maybe(r, 0.2) else None}
         if i and maybe(r, 0.3):
             x["shapes"] = [[] for _ in base["shapes"]]  # a per-sample scalar broadcast against the other
         xs.append(x)
@@ -230,7 +232,7 @@ MATH_BINARY = ("min", "max", "pow", "fpow", "atan2")
 def math(r):
     op = r.choice(MATH_UNARY + MATH_BINARY + ("clamp",))
     x = tensors(r, r.randint(0, 3), r.choice(("uint8", "int16", "int32", "float32", "float64")),
-                value=r.choice(("signed", "wide", "unit")))
+                value=r.choice(("signed", "wide", "unit", "special")))
     inputs, args = [x], {}
     if op in MATH_BINARY:
         inputs.append({**x, "dtype": r.choice(("uint8", "int32", "float32")), "value": "signed"})

@@ -26,6 +26,10 @@ def draw_sample(rng: np.random.Generator, shape: list[int], dtype: str, value: s
     or is the sample's values as a list (cases written by hand)."""
     if isinstance(value, list):
         return np.array(value, dtype=dtype).reshape(shape)
+    if dtype in ("float32", "float64", "float16") and value == "special":  # IEEE edges among ordinary values
+        edges = np.array([np.nan, np.inf, -np.inf, -0.0, 1e30, -1e30, 0.5, -0.5, 2.5, -2.5, 1e-40, 65504.5, 3e9],
+                         dtype=np.float64)
+        return rng.choice(edges, size=shape).astype(dtype)
     if dtype in ("float32", "float64", "float16"):
         lo, hi = {"unit": (0.0, 1.0), "byte": (0.0, 255.0), "wide": (-1000.0, 1000.0),
                   "signed": (-1.0, 1.0)}.get(value or "unit")
