@@ -13,6 +13,7 @@ import torch
 
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
+from .python_values import check_array, reclassed
 
 
 class UnknownArgumentError(ArgumentError, KeyError):
@@ -407,11 +408,15 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
                     f"value ({_KIND_DOC.get(arg.kind, arg.kind)})")
             tensor_args[arg.name] = value
             continue
-        if value is None and not arg.required:  # None means "not given", as in DALI
+        if value is None:  # None means "not given", as in DALI (a required one is then missing)
             continue
+        check_array(op, arg.name, arg.kind, arg.tensor, value)
         if _array_input(arg, value):  # a class API constructor's: made a node when the op is called
             continue
-        consts[arg.name] = coerce(op, arg, value)
+        try:
+            consts[arg.name] = coerce(op, arg, value)
+        except (ArgumentError, ArgumentTypeError) as e:
+            raise reclassed(e, arg.kind, value) from None
     for arg in schema.args:
         if arg.name in consts or arg.name in tensor_args:
             continue

@@ -1,0 +1,57 @@
+"""Which exception a refused argument value raises, as DALI 2.4's Python API raises it (each row
+measured with DALI 2.4's CPU backend: `python -m conformance.arg_sweep`, then one script per row).
+
+DALI converts a constant with Python's constructor for the argument's type, so a value that does
+not convert raises that constructor's error (ValueError, TypeError, OverflowError); an empty list
+where one value is expected, a missing required argument and a converted value the op rejects are
+RuntimeErrors; an array of several values given to an argument without per-sample inputs is a
+TypeError. Before, every such refusal here was a TypeError and such arrays were taken as lists."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from torch_dali import fn, pipeline_def
+
+CASES = {  # name -> (op call, the builtin exception DALI 2.4 raises)
+    "transpose_perm_array": (lambda x: fn.transpose(x, perm=np.array([1, 0, 2])), TypeError),
+    "transpose_perm_tensor": (lambda x: fn.transpose(x, perm=torch.tensor([1, 0, 2])), TypeError),
+    "resize_max_size_array": (lambda x: fn.resize(x, size=[4, 4], max_size=np.array([3.0, 3.0])), TypeError),
+    "cast_dtype_word": (lambda x: fn.cast(x, dtype="abc"), ValueError),
+    "flip_horizontal_word": (lambda x: fn.flip(x, horizontal="abc"), ValueError),
+    "flip_horizontal_inf": (lambda x: fn.flip(x, horizontal=float("inf")), OverflowError),
+    "flip_horizontal_nan": (lambda x: fn.flip(x, horizontal=float("nan")), ValueError),
+    "flip_horizontal_empty": (lambda x: fn.flip(x, horizontal=[]), RuntimeError),
+    "flip_horizontal_list": (lambda x: fn.flip(x, horizontal=[1, 0]), TypeError),
+    "cast_dtype_none": (lambda x: fn.cast(x, dtype=None), RuntimeError),  # None is "not given"
+    "resize_mode_number": (lambda x: fn.resize(x, size=[4, 4], mode=5), RuntimeError),
+    "hsv_hue_word": (lambda x: fn.hsv(x, hue="a lot"), ValueError),
+    "rotate_angle_list": (lambda x: fn.rotate(x, angle=[1.0, 2.0]), TypeError),
+    "crop_crop_word": (lambda x: fn.crop(x, crop=["a", "b"]), ValueError),
+}
+
+
+def _run(call):
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        x = fn.external_source(source=lambda: [np.ones((8, 10, 3), np.uint8)] * 2, layout="HWC")
+        return call(x)
+    p = pipe()
+    p.build()
+    return p.run()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_refused_with_dalis_exception_class(name):
+    call, exc = CASES[name]
+    with pytest.raises(exc):
+        _run(call)
+
+
+def test_one_value_arrays_still_taken():
+    """A NumPy array of one value (shape () or (1,)) is that value in DALI, not an argument input."""
+    out = _run(lambda x: fn.transpose(x, perm=[1, 0, 2], transpose_layout=np.array(True)))
+    assert tuple(out[0][0].shape) == (10, 8, 3)
+    out = _run(lambda x: fn.crop(x, crop=(4, 5), crop_pos_x=np.array([0.0]), crop_pos_y=np.array(1.0)))
+    assert tuple(out[0][0].shape) == (4, 5, 3)

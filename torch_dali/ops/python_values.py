@@ -1,0 +1,104 @@
+"""What DALI's Python API does with a keyword value before its operator sees it, where that decides
+whether a call is refused and with which exception (DALI 2.4, measured op by op with
+`python -m conformance.arg_sweep`; conformance/README.md has the summary).
+
+DALI converts a constant argument with Python's own constructor for its type (`int(v)`, `float(v)`,
+`bool(v)`, `str(v)`, an enum from `int(v)`; element by element for lists), so a value it cannot
+convert is refused at the call with that constructor's exception: ValueError (`int("abc")`,
+`int(nan)`), TypeError (`int([1, 2])`, `float(None)`), OverflowError (`int(inf)`). An empty list
+where one value is expected is a RuntimeError. A value that converts but that the operator then
+rejects (out of range, a string it does not know, a number given to a string argument) fails when
+the pipeline is built or run: a RuntimeError. A NumPy array or torch tensor holding more than one
+value is an argument input (a per-sample tensor), which only per-sample arguments take: elsewhere a
+TypeError.
+
+These rules apply to values given in Python (`fn.x(...)`, `ops.X(...)`); serialized pipelines and
+configs are checked by `_schema.coerce` alone.
+"""
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import numpy as np
+import torch
+
+from ..errors import ArgumentError, ArgumentTypeError
+
+# kinds whose values DALI converts with a Python constructor (the others take objects as they are)
+_CONVERT: dict[str, Any] = {
+    "int": int, "ints": int, "int_list": int, "float": float, "floats": float, "float_list": float,
+    "bool": bool, "dtype": int, "image_type": int, "interp_type": int,
+}
+_SCALAR_KINDS = ("int", "float", "bool", "dtype", "image_type", "interp_type")
+_TYPED = frozenset(_CONVERT) | {"str", "layout", "str_list", "strs", "oob_policy"}
+
+
+class ArgumentOverflowError(ArgumentError, OverflowError):
+    """A number too large for the argument's type (`int(float("inf"))`), an OverflowError as in DALI."""
+
+
+def is_array(v: Any) -> bool:
+    return isinstance(v, (np.ndarray, torch.Tensor))
+
+
+def one_value(v: Any) -> bool:
+    """An array DALI reads as one number (shape () or (1,)), not as an argument input."""
+    return tuple(v.shape) in ((), (1,))
+
+
+def check_array(op: str, name: str, kind: str, tensor: bool, v: Any) -> None:
+    """Refuses an array or tensor of several values given to an argument that takes no per-sample
+    input (TypeError, as DALI: it would be an argument input there)."""
+    if is_array(v) and not one_value(v) and not tensor and kind in _TYPED:
+        raise ArgumentTypeError(f"{op}: `{name}` takes a constant, not an array or tensor of shape "
+                                f"{tuple(v.shape)} (only per-sample arguments take those); pass a list")
+
+
+def refusal_class(kind: str, v: Any) -> type[BaseException]:
+    """The builtin exception DALI 2.4 raises for `v` given to an argument of `kind` that refuses it:
+    its conversion's error where the conversion fails, else RuntimeError (the operator refuses the
+    converted value when the pipeline is built or run)."""
+    conv = _CONVERT.get(kind)
+    if conv is None:
+        return RuntimeError
+    try:
+        if isinstance(v, (list, tuple)):
+            if not v:  # DALI: no element type for one value; an empty list its op refuses later
+                return RuntimeError
+            if kind in _SCALAR_KINDS:
+                conv(v)
+            else:
+                for x in v:
+                    conv(_number(x))
+        else:
+            conv(_number(v))
+    except OverflowError:
+        return OverflowError
+    except ValueError:
+        return ValueError
+    except TypeError:
+        return TypeError
+    return RuntimeError
+
+
+def _number(v: Any) -> Any:
+    """How DALI's converters see `v`: a one-value array as that value, an enum member as its number
+    (DALI's enums convert to int and float)."""
+    if is_array(v) and one_value(v):
+        return v.reshape(-1)[0]
+    return v.value if isinstance(v, enum.Enum) else v
+
+
+def reclassed(e: Exception, kind: str, v: Any) -> Exception:
+    """`e` (ArgumentError or ArgumentTypeError from checking `v`) as the class DALI raises there."""
+    from ._operator import BuildArgumentError, BuildArgumentTypeError
+    want = refusal_class(kind, v)
+    if isinstance(e, want) and not (want is TypeError and isinstance(e, ValueError)):
+        return e
+    msg = str(e)
+    if want is RuntimeError:
+        return (BuildArgumentError if isinstance(e, ArgumentError) else BuildArgumentTypeError)(msg)
+    if want is OverflowError:
+        return ArgumentOverflowError(msg)
+    return ArgumentError(msg) if want is ValueError else ArgumentTypeError(msg)
