@@ -28,6 +28,7 @@ from .errors import ArgumentError
 from .graph.node import DataNode, set_debug_active
 from .graph.pipeline import set_debug_runner
 from .ops._registry import all_schemas, lookup, set_debug_call
+from .ops.arg_input_types import data_dtype
 from .rng import derive_seed
 from .ops._schema import OpSchema
 from .tensor_list import TensorList
@@ -132,8 +133,9 @@ def _call(schema: OpSchema, args: tuple[Any, ...], kwargs: dict[str, Any]) -> An
     tensor_args, const = {}, {}
     for k, v in kwargs.items():
         per = _per_sample(v, n) if (a := schema.arg(k)) is not None and a.tensor else None
-        if per is not None:
-            tensor_args[k] = per
+        if per is not None:  # rows of any number type, read as the type the op reads (int32, float32)
+            want = data_dtype(a.kind)
+            tensor_args[k] = per if want is None else [t.to(want) for t in per]
         else:
             const[k] = v
     # 3-D samples without a layout are images, HWC (as DALI's image ops take them by default)

@@ -19,7 +19,7 @@ from ..errors import GraphError, PipelineError, SerializationError, TorchDaliErr
 from ..graph.graph import Graph
 from ..graph.node import Node
 from ..io.host_memory import BatchBuffers
-from ..ops import _dispatch
+from ..ops import _dispatch, arg_input_types
 from ..ops.enum_data import enum_type_of
 from ..ops._operator import (BatchContext, Operator, SampleContext, WorkerPool, batch_args, joined_names,
                               parallel_map, sample_arg)
@@ -126,6 +126,8 @@ class Plan:
             self.ops[n.id].connect(self)
         # what runs each sample of a per-sample op: its spec or a fast kernel (chosen once, here)
         self._sample_run = {nid: _dispatch.sample_runner(op) for nid, op in self.ops.items()}
+        # per op, the element type its per-sample arguments' data must have (checked as they arrive)
+        self._arg_want = {n.id: w for n in self.nodes if (w := arg_input_types.wanted(n))}
         self._fusions = find_fusions(self.nodes, self.ops, self._consumers, self.is_output)
         self.stages: list[StageSpec] = plan_stages(self.nodes, self.ops, self._fusions)
         self.steps: list[Step] = [s for stage in self.stages for s in stage.steps]
@@ -310,6 +312,7 @@ class Plan:
         else:
             run = partial(_dispatch.run_batch, op, ctx, ins, args)
         try:
+            arg_input_types.check_step(step.nodes, self._arg_want, values)
             if times is not None:
                 times.sync()
                 t0 = time.perf_counter()
@@ -358,7 +361,7 @@ class Plan:
             r = results.get(key)
             return r[i] if r is not None else values[key][i]
 
-        runners = self._sample_run
+        runners, arg_want = self._sample_run, self._arg_want
 
         def one(i: int) -> None:
             src = sources[i] if i < len(sources) else ""
@@ -371,6 +374,9 @@ class Plan:
                 if slot is not None:
                     sctx.out = slot[i]
                 try:
+                    if n.id in arg_want:
+                        arg_input_types.check_batch(n, arg_want[n.id], lambda k: get(
+                            (n.arg_inputs[k].node.id, n.arg_inputs[k].index), i))
                     if times is None:
                         out = run_sample(sctx, ins, args)
                     else:

@@ -13,6 +13,7 @@ import torch
 
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
+from .arg_input_types import constant_mismatch
 from .python_values import check_array, reclassed
 
 
@@ -358,7 +359,9 @@ def _array_input(arg: Arg, v: Any) -> bool:
         return False
     if v.ndim == 1 and v.shape[0] == 1 and _SAMPLE_NDIM[arg.kind] == 0:
         return False  # one value in a 1-D array: the scalar (coerce unwraps it)
-    return v.ndim > _SAMPLE_NDIM[arg.kind]
+    # several values of a type the argument's data may not have (`size=np.array([4, 4])`, int32 for
+    # a float argument) are the constant node DALI makes of them, refused when the op runs
+    return v.ndim > _SAMPLE_NDIM[arg.kind] or (v.ndim >= 1 and constant_mismatch(arg.kind, v))
 
 
 def array_arg_inputs(schema: OpSchema, kwargs: dict[str, Any], device: str) -> dict[str, Any]:
@@ -374,7 +377,7 @@ def array_arg_inputs(schema: OpSchema, kwargs: dict[str, Any], device: str) -> d
                 from ._operator import BuildArgumentTypeError, not_scalar
                 raise BuildArgumentTypeError(f"{schema.display_name()}: `{arg.name}` takes one number per sample; "
                                              f"got an array of shape {tuple(v.shape)}: {not_scalar(v.ndim)}")
-            out[key] = types.Constant(v.cpu().numpy() if isinstance(v, torch.Tensor) else v, device=device)
+            out[key] = types.Constant(v.cpu() if isinstance(v, torch.Tensor) else v, device=device)  # torch: its dtype kept, as in DALI
     return out
 
 
