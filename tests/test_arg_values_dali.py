@@ -55,3 +55,13 @@ def test_one_value_arrays_still_taken():
     assert tuple(out[0][0].shape) == (10, 8, 3)
     out = _run(lambda x: fn.crop(x, crop=(4, 5), crop_pos_x=np.array([0.0]), crop_pos_y=np.array(1.0)))
     assert tuple(out[0][0].shape) == (4, 5, 3)
+
+
+@pytest.mark.parametrize("value", [2, -1, 0.5, np.float64(0.5), np.int64(3), np.array(2), torch.tensor(7)])
+def test_any_number_is_a_flag(value):
+    """DALI 2.4 reads a number given to a flag as `bool(value)`: `transpose_layout=-1` transposes the
+    layout as True does (measured: an `HWC` sample comes out `WHC`); before, only 0 and 1 were taken."""
+    out = _run(lambda x: fn.transpose(x, perm=[1, 0, 2], transpose_layout=value))
+    assert out[0].layout() == "WHC"
+    out = _run(lambda x: fn.transpose(x, perm=[1, 0, 2], transpose_layout=0.0))
+    assert out[0].layout() == "HWC"

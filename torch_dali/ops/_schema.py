@@ -14,7 +14,7 @@ import torch
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from .arg_input_types import constant_mismatch
-from .python_values import check_array, reclassed
+from .python_values import as_dali_reads, check_array, reclassed
 
 
 class UnknownArgumentError(ArgumentError, KeyError):
@@ -417,7 +417,7 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
         if _array_input(arg, value):  # a class API constructor's: made a node when the op is called
             continue
         try:
-            consts[arg.name] = coerce(op, arg, value)
+            consts[arg.name] = coerce(op, arg, as_dali_reads(arg.kind, value))
         except (ArgumentError, ArgumentTypeError) as e:
             raise reclassed(e, arg.kind, value) from None
     for arg in schema.args:

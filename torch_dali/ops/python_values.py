@@ -55,6 +55,19 @@ def check_array(op: str, name: str, kind: str, tensor: bool, v: Any) -> None:
                                 f"{tuple(v.shape)} (only per-sample arguments take those); pass a list")
 
 
+def as_dali_reads(kind: str, v: Any) -> Any:
+    """`v` as DALI's conversion reads it, where that is a value torch_dali's checks would refuse but
+    means one thing: any number given to a flag is `bool(v)` (`mirror=2` is True; DALI 2.4 takes
+    every number there). Anything else as it is."""
+    if kind == "bool":
+        x = _number(v)
+        if isinstance(x, torch.Tensor) and x.dim() == 0:
+            x = x.item()
+        if isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, enum.Enum):
+            return bool(x)
+    return v
+
+
 def refusal_class(kind: str, v: Any) -> type[BaseException]:
     """The builtin exception DALI 2.4 raises for `v` given to an argument of `kind` that refuses it:
     its conversion's error where the conversion fails, else RuntimeError (the operator refuses the
