@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from torch_dali import fn, pipeline_def
+from torch_dali import fn, pipeline_def, types
 
 CASES = {  # name -> (op call, the builtin exception DALI 2.4 raises)
     "transpose_perm_array": (lambda x: fn.transpose(x, perm=np.array([1, 0, 2])), TypeError),
@@ -65,3 +65,24 @@ def test_any_number_is_a_flag(value):
     assert out[0].layout() == "WHC"
     out = _run(lambda x: fn.transpose(x, perm=[1, 0, 2], transpose_layout=0.0))
     assert out[0].layout() == "HWC"
+
+
+@pytest.mark.parametrize("call", [
+    lambda: fn.zeros(shape=[2**31]), lambda: fn.ones(shape=2**31), lambda: fn.random.uniform(shape=[2, 2**31]),
+    lambda: fn.random.normal(shape=[1, 2**32]),
+    lambda: fn.one_hot(fn.external_source(source=lambda: [np.array([1], np.int32)] * 2), num_classes=2**31),
+])
+def test_integers_beyond_int32_refused_before_allocating(call):
+    """DALI 2.4 holds these arguments as int32: 2**31 wraps negative and the op fails when it runs (a
+    RuntimeError, measured). Here the call is refused (a RuntimeError too) before the pipeline ever
+    tries a 2**31-element sample; before, definition succeeded and running allocated 8+ GB."""
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        return call()
+    with pytest.raises(RuntimeError, match="does not fit"):
+        pipe()
+
+
+def test_wide_integer_arguments_keep_their_range():
+    out = _run(lambda x: fn.constant(idata=[2**40], shape=[1], dtype=types.INT64))
+    assert int(out[0][0][0]) == 2**40

@@ -11,6 +11,12 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 STALL_S = 60  # one probe taking longer than this is a hang
+MEMORY = 6 << 30  # a child's data limit: an op asked for a 2**31-element sample fails, not the machine
+
+
+def _limit() -> None:
+    import resource
+    resource.setrlimit(resource.RLIMIT_DATA, (MEMORY, MEMORY))
 
 
 def _read(path: Path) -> dict[int, dict[str, Any]]:
@@ -41,7 +47,7 @@ def run_side(python: str, module: str, probes: list[dict[str, Any]], work: Path,
     pos = 0
     while pos < len(probes):
         cmd = [python, "-m", "conformance.arg_sweep.child", module, str(plist), str(results), str(pos)]
-        child = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=open(work / "stderr.txt", "a"))
+        child = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=open(work / "stderr.txt", "a"), preexec_fn=_limit)
         last, seen = time.time(), len(done)
         while child.poll() is None:
             time.sleep(0.5)

@@ -14,7 +14,7 @@ import torch
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from .arg_input_types import constant_mismatch
-from .python_values import as_dali_reads, check_array, reclassed
+from .python_values import as_dali_reads, check_array, check_int_range, reclassed
 
 
 class UnknownArgumentError(ArgumentError, KeyError):
@@ -420,6 +420,7 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
             consts[arg.name] = coerce(op, arg, as_dali_reads(arg.kind, value))
         except (ArgumentError, ArgumentTypeError) as e:
             raise reclassed(e, arg.kind, value) from None
+        check_int_range(op, arg.name, arg.kind, consts[arg.name])
     for arg in schema.args:
         if arg.name in consts or arg.name in tensor_args:
             continue

@@ -68,6 +68,27 @@ def as_dali_reads(kind: str, v: Any) -> Any:
     return v
 
 
+# integer arguments DALI 2.4 does not hold as int32 (by name: each is typed so in every op that has it)
+_WIDE = {"out_length": (-(1 << 63), 1 << 63), "idata": (-(1 << 63), 1 << 63),
+         "shuffle_after_epoch_seed": (-(1 << 63), 1 << 63), "hybrid_huffman_threshold": (0, 1 << 32),
+         "stride": (0, 1 << 32)}
+_INT32 = (-(1 << 31), 1 << 31)
+
+
+def check_int_range(op: str, name: str, kind: str, v: Any) -> None:
+    """Refuses an integer that does not fit the type DALI holds the argument in (int32 for nearly
+    all): DALI wraps it (`shape=[2**31]` becomes negative) and its op fails when the pipeline runs
+    (a RuntimeError; here at the call, before a sample that size is ever allocated)."""
+    if kind not in ("int", "ints", "int_list"):
+        return
+    lo, hi = _WIDE.get(name, _INT32)
+    for x in v if isinstance(v, (list, tuple)) else [v]:
+        if isinstance(x, int) and not lo <= x < hi:
+            from ._operator import BuildArgumentError
+            raise BuildArgumentError(f"{op}: `{name}` is {x}, which does not fit the argument's "
+                                     f"{hi.bit_length()}-bit integer type")
+
+
 def refusal_class(kind: str, v: Any) -> type[BaseException]:
     """The builtin exception DALI 2.4 raises for `v` given to an argument of `kind` that refuses it:
     its conversion's error where the conversion fails, else RuntimeError (the operator refuses the
