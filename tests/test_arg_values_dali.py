@@ -86,3 +86,21 @@ def test_integers_beyond_int32_refused_before_allocating(call):
 def test_wide_integer_arguments_keep_their_range():
     out = _run(lambda x: fn.constant(idata=[2**40], shape=[1], dtype=types.INT64))
     assert int(out[0][0][0]) == 2**40
+
+
+@pytest.mark.parametrize("kw,exc", [
+    (dict(preserve="NODE"), TypeError), (dict(preserve=[]), RuntimeError),
+    (dict(bytes_per_sample_hint="abc"), ValueError), (dict(bytes_per_sample_hint=torch.float32), TypeError),
+    (dict(bytes_per_sample_hint=["a"]), ValueError), (dict(bytes_per_sample_hint="NODE"), TypeError),
+    (dict(preserve="x"), None), (dict(bytes_per_sample_hint=[100]), None), (dict(bytes_per_sample_hint=2.5), None),
+])
+def test_common_arguments_checked_as_dali_checks_them(kw, exc):
+    """`preserve` and `bytes_per_sample_hint` (taken by every op, unused here) are refused where
+    DALI 2.4 refuses them, with its exception (measured on fn.copy); before, anything was taken."""
+    def call(x):
+        return fn.copy(x, **{k: fn.random.uniform() if v == "NODE" else v for k, v in kw.items()})
+    if exc is None:
+        _run(call)
+    else:
+        with pytest.raises(exc):
+            _run(call)

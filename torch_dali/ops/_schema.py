@@ -14,7 +14,7 @@ import torch
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from .arg_input_types import constant_mismatch
-from .python_values import as_dali_reads, check_array, check_int_range, reclassed
+from .python_values import as_dali_reads, check_array, check_common, check_int_range, reclassed
 
 
 class UnknownArgumentError(ArgumentError, KeyError):
@@ -394,6 +394,7 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
     spelled: dict[str, str] = {}  # canonical name -> the key it was given as
     for key, value in given.items():
         if key in COMMON_ARGS:
+            check_common(op, key, value, isinstance(value, DataNode))
             continue
         arg = schema.arg(key)
         if arg is None:

@@ -89,6 +89,24 @@ def check_int_range(op: str, name: str, kind: str, v: Any) -> None:
                                      f"{hi.bit_length()}-bit integer type")
 
 
+def check_common(op: str, key: str, v: Any, node: bool) -> None:
+    """`preserve` and `bytes_per_sample_hint`, which every op takes and torch_dali does not use,
+    refused where DALI 2.4 refuses them (measured on `copy`): a DataNode or an array of several
+    values (TypeError), an empty list (RuntimeError), a hint that is not integers (int() fails:
+    ValueError for `"abc"`, TypeError for a torch dtype). Anything else is taken, as in DALI."""
+    if key not in ("preserve", "bytes_per_sample_hint") or v is None:
+        return
+    if node or (is_array(v) and not one_value(v)):
+        raise ArgumentTypeError(f"{op}: `{key}` takes a constant, not a DataNode or an array of several values")
+    if isinstance(v, (list, tuple)) and not v:
+        from ._operator import BuildArgumentError
+        raise BuildArgumentError(f"{op}: `{key}` is an empty list")
+    if key == "bytes_per_sample_hint" and refusal_class("ints", list(v) if isinstance(v, tuple) else v) \
+            in (ValueError, TypeError, OverflowError):
+        raise reclassed(ArgumentTypeError(f"{op}: `{key}` must be an integer or a list of integers, got {v!r}"),
+                        "ints", v)
+
+
 def refusal_class(kind: str, v: Any) -> type[BaseException]:
     """The builtin exception DALI 2.4 raises for `v` given to an argument of `kind` that refuses it:
     its conversion's error where the conversion fails, else RuntimeError (the operator refuses the
