@@ -51,3 +51,17 @@ def test_eager_rows_of_any_number_type():
     imgs = [np.ones((8, 10, 3), np.uint8)] * 2
     out = eager.flip(imgs, horizontal=np.array([1, 0], np.int64))
     assert [tuple(t.shape) for t in out] == [(8, 10, 3)] * 2
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: fn.rotate(x, angle=10.0, size=_es(np.array([6, 7], np.int32))),
+    lambda x: fn.warp_affine(x, matrix=[1.0, 0, 0, 0, 1, 0], size=np.array([6, 7], np.int64)),
+])
+def test_arguments_dali_converts_itself(call):
+    """rotate's and warp_affine's `size` take integer data in DALI 2.4 (measured; its own
+    test_rotate.py feeds int32 sizes per frame)."""
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        x = fn.external_source(source=lambda: [np.ones((8, 10, 3), np.uint8)] * 2, layout="HWC")
+        return call(x)
+    assert tuple(pipe().run()[0][0].shape) == (6, 7, 3)

@@ -24,7 +24,8 @@ _ONE = ("int", "float")
 _CONSTANT = {torch.float64: torch.float32, torch.int64: torch.int32}
 # (permute_batch's indices: any integer type, on purpose: conformance/on_purpose.md)
 _ANY_NUMBER = frozenset({("bbox_rotate", "size"), ("bbox_rotate", "input_shape"), ("audio_resample", "out_length"),
-                         ("permute_batch", "indices")})
+                         ("permute_batch", "indices"), ("rotate", "size"), ("rotate", "axis"),
+                         ("warp_affine", "size"), ("reshape", "src_dims")})
 
 
 def data_dtype(kind: str) -> torch.dtype | None:
