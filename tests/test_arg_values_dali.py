@@ -29,6 +29,9 @@ CASES = {  # name -> (op call, the builtin exception DALI 2.4 raises)
     "hsv_hue_word": (lambda x: fn.hsv(x, hue="a lot"), ValueError),
     "rotate_angle_list": (lambda x: fn.rotate(x, angle=[1.0, 2.0]), TypeError),
     "crop_crop_word": (lambda x: fn.crop(x, crop=["a", "b"]), ValueError),
+    # an array of several values for a per-sample argument is an argument input in DALI, refused at run
+    "resize_interp_type_array": (lambda x: fn.resize(x, size=[4, 4], interp_type=np.array([1, 2], np.int32)),
+                                 RuntimeError),
 }
 
 

@@ -420,7 +420,7 @@ def validate_args(schema: OpSchema, given: dict[str, Any]) -> tuple[dict[str, An
         try:
             consts[arg.name] = coerce(op, arg, as_dali_reads(arg.kind, value))
         except (ArgumentError, ArgumentTypeError) as e:
-            raise reclassed(e, arg.kind, value) from None
+            raise reclassed(e, arg.kind, value, arg.tensor) from None
         check_int_range(op, arg.name, arg.kind, consts[arg.name])
     for arg in schema.args:
         if arg.name in consts or arg.name in tensor_args:

@@ -142,10 +142,12 @@ def _number(v: Any) -> Any:
     return v.value if isinstance(v, enum.Enum) else v
 
 
-def reclassed(e: Exception, kind: str, v: Any) -> Exception:
-    """`e` (ArgumentError or ArgumentTypeError from checking `v`) as the class DALI raises there."""
+def reclassed(e: Exception, kind: str, v: Any, tensor: bool = False) -> Exception:
+    """`e` (ArgumentError or ArgumentTypeError from checking `v`) as the class DALI raises there (an
+    array of several values given to a per-sample argument is an argument input there, which its op
+    refuses when it runs: a RuntimeError)."""
     from ._operator import BuildArgumentError, BuildArgumentTypeError
-    want = refusal_class(kind, v)
+    want = RuntimeError if tensor and is_array(v) and not one_value(v) else refusal_class(kind, v)
     if isinstance(e, want) and not (want is TypeError and isinstance(e, ValueError)):
         return e
     msg = str(e)
