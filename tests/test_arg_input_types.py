@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from torch_dali import eager, fn, pipeline_def
+from torch_dali import eager, fn, pipeline_def, types
 
 
 def _es(a):
@@ -26,6 +26,10 @@ CASES = {  # name -> (op call, DALI 2.4's output shape of sample 0, or None wher
     "flip_horizontal_int64_node": (lambda x: fn.flip(x, horizontal=_es(np.array(1))), None),
     "flip_horizontal_float32_node": (lambda x: fn.flip(x, horizontal=_es(np.array(1, np.float32))), None),
     "flip_horizontal_int32_one_value": (lambda x: fn.flip(x, horizontal=_es(np.array([1], np.int32))), (8, 10, 3)),
+    # interpolation arguments take interpolation-type data only, not int32 numbers
+    "resize_interp_type_int32_node": (lambda x: fn.resize(x, size=[4, 4], interp_type=_es(np.array(1, np.int32))), None),
+    "resize_interp_type_enum_node": (lambda x: fn.resize(x, size=[4, 4], interp_type=fn.cast(
+        _es(np.array(1, np.int32)), dtype=types.INTERP_TYPE)), (4, 4, 3)),
 }
 
 

@@ -14,7 +14,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
+from .enum_data import enum_type_of
 
 _WANT = {"int": torch.int32, "ints": torch.int32, "int_list": torch.int32,
          "float": torch.float32, "floats": torch.float32, "float_list": torch.float32}
@@ -46,14 +48,20 @@ def wanted(node: Any) -> dict[str, tuple[torch.dtype, bool]]:
                 and not arg.name.startswith("_"):  # (`_random_state`: torch_dali's own)
             # one value per sample, unless given per frame (fn.per_frame: one per frame)
             out[k] = (_WANT[arg.kind], arg.kind in _ONE and d.node.schema.name != "per_frame")
+        elif arg is not None and arg.kind == "interp_type" and enum_type_of(d) is not types.INTERP_TYPE:
+            out[k] = (None, False)  # DALI takes only interpolation-type data there (not int32 numbers)
     return out
 
 
-def check(node: Any, name: str, t: torch.Tensor, want: tuple[torch.dtype, bool]) -> None:
+def check(node: Any, name: str, t: torch.Tensor, want: tuple[torch.dtype | None, bool]) -> None:
     """Refuses one sample `t` of argument `name` holding several values where the argument takes
     one (`want[1]`; DALI 2.4 takes shape () and (1,)), or of another type than `want[0]` (DALI checks
     in that order)."""
     op = node.schema.display_name()
+    if want[0] is None:
+        raise ArgumentTypeError(f"{op}: per-sample argument `{name}` must hold interpolation types "
+                                f"(types.Constant(types.INTERP_LINEAR), fn.cast(..., dtype=types.INTERP_TYPE)), "
+                                f"got {_name(t.dtype)} numbers")
     if want[1] and t.dim() > 0 and tuple(t.shape) != (1,):
         from ._operator import not_scalar
         raise ArgumentError(f"{op}: `{name}` takes one number per sample, got a sample of shape "
