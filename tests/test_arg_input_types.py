@@ -69,3 +69,14 @@ def test_arguments_dali_converts_itself(call):
         x = fn.external_source(source=lambda: [np.ones((8, 10, 3), np.uint8)] * 2, layout="HWC")
         return call(x)
     assert tuple(pipe().run()[0][0].shape) == (6, 7, 3)
+
+
+def test_one_value_arrays_are_values_not_argument_inputs():
+    """DALI 2.4 reads an array of shape (1,) as one value, whatever its type: resize(size=np.array([2],
+    np.int32)) gives a 2x2 image (measured), as size=2 does."""
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        x = fn.external_source(source=lambda: [np.ones((8, 10, 3), np.uint8)] * 2, layout="HWC")
+        return fn.resize(x, size=np.array([2], np.int32)), fn.gaussian_blur(x, sigma=np.array([1], np.int32))
+    out = pipe().run()
+    assert tuple(out[0][0].shape) == (2, 2, 3) and tuple(out[1][0].shape) == (8, 10, 3)

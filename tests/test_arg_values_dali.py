@@ -82,7 +82,7 @@ def test_integers_beyond_int32_refused_before_allocating(call):
     @pipeline_def(batch_size=2, num_threads=1, device_id=None)
     def pipe():
         return call()
-    with pytest.raises(RuntimeError, match="does not fit"):
+    with pytest.raises(RuntimeError, match="range of the integer type"):
         pipe()
 
 

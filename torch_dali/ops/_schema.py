@@ -14,7 +14,7 @@ import torch
 from .. import types
 from ..errors import ArgumentError, ArgumentTypeError
 from .arg_input_types import constant_mismatch
-from .python_values import as_dali_reads, check_array, check_common, check_int_range, reclassed
+from .python_values import as_dali_reads, check_array, check_common, check_int_range, one_value, reclassed
 
 
 class UnknownArgumentError(ArgumentError, KeyError):
@@ -361,7 +361,7 @@ def _array_input(arg: Arg, v: Any) -> bool:
         return False  # one value in a 1-D array: the scalar (coerce unwraps it)
     # several values of a type the argument's data may not have (`size=np.array([4, 4])`, int32 for
     # a float argument) are the constant node DALI makes of them, refused when the op runs
-    return v.ndim > _SAMPLE_NDIM[arg.kind] or (v.ndim >= 1 and constant_mismatch(arg.kind, v))
+    return v.ndim > _SAMPLE_NDIM[arg.kind] or (v.ndim >= 1 and not one_value(v) and constant_mismatch(arg.kind, v))
 
 
 def array_arg_inputs(schema: OpSchema, kwargs: dict[str, Any], device: str) -> dict[str, Any]:

@@ -27,7 +27,10 @@ _CONSTANT = {torch.float64: torch.float32, torch.int64: torch.int32}
 # (permute_batch's indices: any integer type, on purpose: conformance/on_purpose.md)
 _ANY_NUMBER = frozenset({("bbox_rotate", "size"), ("bbox_rotate", "input_shape"), ("audio_resample", "out_length"),
                          ("permute_batch", "indices"), ("rotate", "size"), ("rotate", "axis"),
-                         ("warp_affine", "size"), ("reshape", "src_dims")})
+                         ("warp_affine", "size"), ("reshape", "src_dims"),
+                         # read only for volumes: DALI checks nothing for a 2-D image
+                         ("crop", "crop_pos_z"), ("crop_mirror_normalize", "crop_pos_z"),
+                         ("decoders.image_crop", "crop_pos_z"), ("resize_crop_mirror", "crop_pos_z")})
 
 
 def data_dtype(kind: str) -> torch.dtype | None:

@@ -69,9 +69,10 @@ def as_dali_reads(kind: str, v: Any) -> Any:
 
 
 # integer arguments DALI 2.4 does not hold as int32 (by name: each is typed so in every op that has it)
+# (uint32 ones take -2**31..2**32-1: DALI 2.4 takes `hybrid_huffman_threshold=-1`, measured)
 _WIDE = {"out_length": (-(1 << 63), 1 << 63), "idata": (-(1 << 63), 1 << 63),
-         "shuffle_after_epoch_seed": (-(1 << 63), 1 << 63), "hybrid_huffman_threshold": (0, 1 << 32),
-         "stride": (0, 1 << 32)}
+         "shuffle_after_epoch_seed": (-(1 << 63), 1 << 63), "hybrid_huffman_threshold": (-(1 << 31), 1 << 32),
+         "stride": (-(1 << 31), 1 << 32)}
 _INT32 = (-(1 << 31), 1 << 31)
 
 
@@ -85,8 +86,8 @@ def check_int_range(op: str, name: str, kind: str, v: Any) -> None:
     for x in v if isinstance(v, (list, tuple)) else [v]:
         if isinstance(x, int) and not lo <= x < hi:
             from ._operator import BuildArgumentError
-            raise BuildArgumentError(f"{op}: `{name}` is {x}, which does not fit the argument's "
-                                     f"{hi.bit_length()}-bit integer type")
+            raise BuildArgumentError(f"{op}: `{name}` is {x}, outside [{lo}, {hi - 1}], the range of the "
+                                     f"integer type DALI holds it in")
 
 
 def check_common(op: str, key: str, v: Any, node: bool) -> None:
