@@ -72,7 +72,9 @@ def as_dali_reads(kind: str, v: Any) -> Any:
 # (uint32 ones take -2**31..2**32-1: DALI 2.4 takes `hybrid_huffman_threshold=-1`, measured)
 _WIDE = {"out_length": (-(1 << 63), 1 << 63), "idata": (-(1 << 63), 1 << 63),
          "shuffle_after_epoch_seed": (-(1 << 63), 1 << 63), "hybrid_huffman_threshold": (-(1 << 31), 1 << 32),
-         "stride": (-(1 << 31), 1 << 32)}
+         "stride": (-(1 << 31), 1 << 32),
+         # experimental.erode/dilate (GPU-only in DALI): a count that stops once the image settles
+         "iterations": (-(1 << 63), 1 << 63)}
 _INT32 = (-(1 << 31), 1 << 31)
 
 
