@@ -41,13 +41,42 @@ def convert(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
         return x.to(dtype)
     info = torch.iinfo(dtype)
     if x.dtype.is_floating_point:
-        if info.bits >= 32 and x.dtype != torch.float64:  # int32's max is no float32: clamp in float64
-            x = x.to(torch.float64)
+        if info.bits >= 32 or x.dtype == torch.float64:
+            return float_to_int(x, dtype)
+        # float32 / float16 to the narrow types in the input's precision, as the C helper computes
+        # them (`_native/csrc/cpu/cpu_image.c`); NaN gives 0 there and here
         return (torch.sign(x) * torch.floor(x.abs() + 0.5)).clamp_(info.min, info.max).to(dtype)
     src = torch.iinfo(x.dtype)
     if src.min >= info.min and src.max <= info.max:
         return x.to(dtype)
     return x.to(torch.int64).clamp_(info.min, info.max).to(dtype)
+
+
+#: NaN converted to these types, as DALI 2.4's CPU conversion gives it (x86's "invalid" result of
+#: the 32- and 64-bit conversions); the narrower types and uint32 give 0
+_NAN_AS = {torch.int32: -2 ** 31, torch.int64: -2 ** 63, torch.uint64: 2 ** 63}
+
+
+def float_to_int(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """A float tensor to the integer type `dtype` as DALI's saturating conversion (`fn.cast`): rounded
+    half away from zero exactly (float64 inputs too: 0.49999999999999994 -> 0), then clamped to the
+    type's limits (infinities included); NaN gives `_NAN_AS`'s value or 0. In float64, which holds
+    every float32 and every bound exactly (2**63, uint64's 2**64)."""
+    w = x.to(torch.float64)
+    t = torch.trunc(w)
+    r = torch.where((w - t).abs() >= 0.5, t + torch.sign(w), t)  # w - t is exact
+    nan = torch.isnan(r)
+    if dtype == torch.uint64:
+        # as int64 bit patterns: [2**63, 2**64) wraps to negatives (exact in float64), 2**64 and
+        # above is all ones, NaN is 2**63 (int64's minimum)
+        bits = torch.where(r >= 2.0 ** 64, -1.0, torch.where(r >= 2.0 ** 63, r - 2.0 ** 64, r.clamp(min=0.0)))
+        bits = torch.where(nan, -(2.0 ** 63), bits).to(torch.int64)
+        return bits.reshape(-1).view(torch.uint64).reshape(x.shape)
+    info = torch.iinfo(dtype)
+    top = r >= float(info.max)  # int64's max is no float64: saturate by this test, not a clamp
+    out = torch.where(top | nan, 0.0, r.clamp(min=float(info.min))).to(torch.int64)
+    out = torch.where(top, info.max, torch.where(nan, _NAN_AS.get(dtype, 0), out))
+    return out.to(dtype)
 
 
 def clamp_cast(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:

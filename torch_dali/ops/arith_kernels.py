@@ -25,6 +25,7 @@ from typing import Any, Callable
 import torch
 
 from ..errors import ArgumentError, ArgumentTypeError
+from ..functional.crop import float_to_int
 from ..functional.half import to_half
 from ._dispatch import call
 
@@ -306,8 +307,8 @@ def constant_tensor(value: Any, dtype: torch.dtype, device: torch.device) -> tor
 
 
 def cast_sat(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """DALI's conversion (`fn.cast`): to an integer type rounds half away from zero, saturates at
-    the type's limits (uint64 ones included) and gives 0 for NaN; to BOOL is `!= 0` after that
+    """DALI's conversion (`fn.cast`): floats to an integer type as `crop.float_to_int` (rounded half
+    away from zero, saturated, NaN as DALI 2.4's CPU gives it); to BOOL is `!= 0` after that
     rounding (a float below 0.5 in magnitude is False, NaN True); to FLOAT16 halfway cases go
     away from zero (`functional.half`; a value too large becomes inf); to other float types plain."""
     if x.dtype == dtype:
@@ -318,20 +319,9 @@ def cast_sat(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
         return call(to_half, x)
     if dtype.is_floating_point or x.dtype == torch.bool:
         return x.to(dtype)
-    info = torch.iinfo(dtype)
     if x.dtype.is_floating_point:
-        w = x.to(torch.float64)
-        w = torch.where(torch.isnan(w), torch.zeros_like(w), torch.sign(w) * torch.floor(w.abs() + 0.5))
-        if dtype == torch.uint64:
-            # uint64's bit patterns as int64: [2**63, 2**64) wraps to negatives (exact in float64),
-            # 2**64 and above is all ones
-            bits = torch.where(w >= 2.0 ** 64, torch.full_like(w, -1.0),
-                               torch.where(w >= 2.0 ** 63, w - 2.0 ** 64, w.clamp(min=0.0)))
-            return from_work(bits.to(torch.int64), dtype)
-        top = torch.full_like(w, float(info.max))
-        out = w.clamp(float(info.min), float(info.max)).to(torch.int64)
-        return torch.where(w >= top, torch.full_like(out, info.max), out).to(dtype) if dtype == torch.int64 \
-            else from_work(out, dtype) if dtype in _MASK else out.to(dtype)
+        return float_to_int(x, dtype)
+    info = torch.iinfo(dtype)
     w = to_work(x, x.dtype).to(torch.int64)
     lo = max(info.min, torch.iinfo(torch.int64).min)
     hi = min(info.max, torch.iinfo(torch.int64).max)
