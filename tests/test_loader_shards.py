@@ -91,6 +91,19 @@ def test_a_distributed_sampler_as_sampler_and_its_set_epoch(files):
             assert _indices(dl) == _sampler(rank, 3, 5, epoch)
 
 
+def test_the_samplers_set_epoch_repeated_reruns_that_epoch_as_torch(files):
+    # sampler.epoch stays the same, yet torch's DataLoader reads the epoch again, not the next one
+    sampler = DistributedSampler(range(N), num_replicas=2, rank=0, shuffle=True, seed=5)
+    dl = torch_dali.DataLoader(_pipe(files), batch_size=4, sampler=sampler, device="cpu")
+    got, want = [], []
+    for epoch in (0, 0, 3, 3, 3, 1):
+        sampler.set_epoch(epoch)
+        got.append(_indices(dl))
+        want.append(list(torch.utils.data.DataLoader(range(N), batch_size=4, sampler=sampler)))
+    assert got == [[i for b in w for i in b.tolist()] for w in want]
+    assert _indices(dl) == _sampler(0, 2, 5, 2)  # no set_epoch(): the loader counts on, from 1
+
+
 def test_samplers_the_reader_cannot_follow_are_refused(files):
     with pytest.raises(ArgumentError, match="interleaves"):
         torch_dali.DataLoader(_pipe(files), batch_size=4, device="cpu",

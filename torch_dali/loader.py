@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import weakref
 from typing import Any, Callable, Iterator, Sequence
 
 import torch
@@ -123,6 +124,8 @@ class DataLoader:
         self._batches_done = 0
         self._ended = False  # the last batch yielded ended its epoch
         self._epoch_started: int | None = None
+        if self.sampler is not None:
+            self._hook_sampler()
 
     # -- construction --------------------------------------------------------------------------
     @staticmethod
@@ -237,8 +240,24 @@ class DataLoader:
         ops = {n: {**self.pipe.reader(n).state_dict(), "epoch": epoch, "position": 0} for n in names}
         return {"iteration": epoch * self._batches_in(epoch), "ops": ops}
 
+    def _hook_sampler(self) -> None:
+        """Makes each call of the sampler's set_epoch() one of the loader's: `sampler.epoch` alone
+        cannot tell set_epoch(e) called again with the same e (torch reruns epoch e) from no call
+        (the loader counts on). The loader is held weakly: the sampler may outlive it."""
+        own, loader = self.sampler.set_epoch, weakref.ref(self)
+
+        def set_epoch(epoch: int) -> None:
+            own(epoch)
+            dl = loader()
+            if dl is not None and dl.sampler is not None:
+                dl._sampler_epoch = dl.sampler.epoch
+                dl.set_epoch(dl.sampler.epoch)
+
+        self.sampler.set_epoch = set_epoch  # on the instance: the user's object, its class untouched
+
     def _follow_sampler(self) -> None:
-        """A DistributedSampler given as `sampler`: its set_epoch() counts as the loader's."""
+        """A DistributedSampler given as `sampler`: an `epoch` assigned to it directly counts as
+        set_epoch() too."""
         if self.sampler is not None and self.sampler.epoch != self._sampler_epoch:
             self._sampler_epoch = self.sampler.epoch
             self.set_epoch(self.sampler.epoch)
