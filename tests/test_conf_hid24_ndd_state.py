@@ -94,7 +94,7 @@ def test_checkpoint_rng_roundtrip_and_files(tmp_path):
 
 def test_reader_state_resumes(tmp_path):
     kw = _files(tmp_path)
-    ref = ndd.readers.File(**kw, random_shuffle=True)
+    ref = ndd.readers.File(**kw, random_shuffle=True, enable_checkpointing=True)
     with pytest.raises(RuntimeError, match="before its first iteration"):
         ref.get_state()
     it = ref.next_epoch(batch_size=3)
@@ -116,12 +116,44 @@ def test_reader_state_resumes(tmp_path):
         ckpt.register(ndd.readers.File(**kw), "x")
 
 
+def test_reader_state_needs_checkpointing_switched_on(tmp_path):
+    """DALI 2.4: get_state() of a reader made without enable_checkpointing=True is a RuntimeError
+    (after the first iteration; before it, the no-state one); Checkpoint.register and set_state
+    switch it on before the first iteration, register after it is a RuntimeError; capture mode
+    and checkpointing exclude each other (NotImplementedError both ways)."""
+    kw = _files(tmp_path)
+    for made in (ndd.readers.File(**kw), ndd.readers.File(**kw, enable_checkpointing=False)):
+        with pytest.raises(RuntimeError, match="before its first iteration"):
+            made.get_state()
+        next(made.next_epoch(batch_size=2))
+        with pytest.raises(RuntimeError, match="without checkpointing"):
+            made.get_state()
+        with pytest.raises(RuntimeError, match="before the first iteration"):
+            ndd.checkpoint.Checkpoint().register(made, "late")
+    registered = ndd.readers.File(**kw)
+    ndd.checkpoint.Checkpoint().register(registered, "r")
+    next(registered.next_epoch(batch_size=2))
+    state = registered.get_state()
+    restored = ndd.readers.File(**kw)
+    restored.set_state(state)
+    next(restored.next_epoch(batch_size=2))
+    assert json.loads(str(restored.get_state()))["consumed"] == 4
+    with pytest.raises(NotImplementedError):
+        next(ndd.readers.File(**kw, enable_checkpointing=True).next_epoch(batch_size=2, capture=True))
+    captured = ndd.readers.File(**kw)
+    next(captured.next_epoch(batch_size=2, capture=True))
+    with pytest.raises(NotImplementedError):
+        ndd.checkpoint.Checkpoint().register(captured, "c")
+    with pytest.raises(RuntimeError, match="without checkpointing"):
+        captured.get_state()
+
+
 _RESUME_FAR = """
 import json, resource, sys
 import torch_dali.experimental.dynamic as ndd
 root = sys.argv[1]
 kw = dict(file_root=root, file_list=root + "/list.txt")
-ref = ndd.readers.File(**kw)
+ref = ndd.readers.File(**kw, enable_checkpointing=True)
 next(ref.next_epoch(batch_size=4))
 state = json.loads(str(ref.get_state()))
 state["consumed"] = 4000  # 400 epochs of ten 100 kB files
@@ -157,7 +189,7 @@ def test_reader_resumes_far_without_holding_the_skipped_samples(tmp_path):
 @pytest.mark.parametrize("consumed", [-1, "12", 1.5, True])
 def test_reader_state_consumed_must_be_a_count(tmp_path, consumed):
     kw = _files(tmp_path)
-    ref = ndd.readers.File(**kw)
+    ref = ndd.readers.File(**kw, enable_checkpointing=True)
     next(ref.next_epoch(batch_size=2))
     state = json.loads(str(ref.get_state()))
     state["consumed"] = consumed

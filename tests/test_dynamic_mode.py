@@ -124,7 +124,7 @@ def _names(b):
 
 def test_reader_epochs_as_dali(tiny_dataset):
     # DALI 2.4: batches are full; the last one of an epoch runs into the next epoch's samples
-    r = ndd.readers.File(file_root=tiny_dataset)
+    r = ndd.readers.File(file_root=tiny_dataset, enable_checkpointing=True)
     epochs = [[(_names(f), [int(np.asarray(t)[0]) for t in lbl.tensors]) for f, lbl in r.next_epoch(batch_size=2)]
               for _ in range(2)]
     assert epochs[0] == [(["a0", "a1"], [0, 0]), (["a2", "bb0"], [0, 1]), (["bb1", "a0"], [1, 0])]

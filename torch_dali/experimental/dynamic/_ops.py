@@ -65,7 +65,6 @@ class Reader(Operator):
     def __init__(self, batch_size: int | None = None, name: str | None = None, device: Any = "cpu",
                  shard_id: int = 0, num_shards: int = 1, stick_to_shard: bool = False,
                  enable_checkpointing: bool = False, seed: int | None = None, **kwargs: Any) -> None:
-        # enable_checkpointing: accepted; a reader's state (get_state) is always available here.
         # DALI 2.4 names the first argument max_batch_size: next_epoch's default batch size and its limit
         max_bs = kwargs.pop("max_batch_size", None)
         batch_size = batch_size if batch_size is not None else max_bs
@@ -78,6 +77,7 @@ class Reader(Operator):
         self._stream_shard = shard_id  # the shard the pipeline's stream starts at (fixed)
         self._num_shards = num_shards
         self._stick_to_shard = stick_to_shard
+        self._checkpointing = bool(enable_checkpointing)  # get_state() needs it, as in DALI 2.4
         # Tensors given for arguments (`roi_start=ndd.tensor(3)`) are taken as their values, as
         # DALI 2.4's readers take them (a 0-D one as a scalar)
         self._kwargs = {k: _tensor_value(v) if isinstance(v, Tensor) else v for k, v in kwargs.items()}
@@ -175,8 +175,20 @@ class Reader(Operator):
         meta["shard_id"] = self._shard_id
         return meta
 
-    def _enable_checkpointing(self) -> None:
-        """Called by ndd.checkpoint.Checkpoint.register: nothing to switch on here."""
+    def enable_checkpointing(self) -> None:
+        """Switches get_state() on, as `enable_checkpointing=True` does (Checkpoint.register and
+        set_state call it); only before the first iteration, and never in capture mode (DALI 2.4's
+        rules)."""
+        if self._checkpointing:
+            return
+        if self._capture:
+            raise NotImplementedError(f"{type(self).__name__}: a reader in capture mode cannot be checkpointed")
+        if self._pipe is not None:
+            raise RuntimeError(f"{type(self).__name__}: checkpointing can only be switched on before the first "
+                               "iteration; make the reader with enable_checkpointing=True")
+        self._checkpointing = True
+
+    _enable_checkpointing = enable_checkpointing  # DALI's name for it
 
     def get_state(self, *, cuda_stream: Any = None) -> "ReaderState":
         """Where the reader is (its stream position, shard and epoch progress): give it to
@@ -184,6 +196,9 @@ class Reader(Operator):
         if self._pipe is None:
             raise RuntimeError(f"{type(self).__name__}.get_state: the reader has no state before its first "
                                "iteration (call next_epoch() or the reader first)")
+        if not self._checkpointing:
+            raise RuntimeError(f"{type(self).__name__}.get_state: the reader was made without checkpointing "
+                               "(give it enable_checkpointing=True, or register it with a Checkpoint first)")
         return ReaderState({"seed": self._seed, "shard_id": self._shard_id, "stream_shard": self._stream_shard,
                             "consumed": self._consumed,
                             "batch_size": self._pipe_bs, "batched": self._batched, "api": self._api,
@@ -203,6 +218,7 @@ class Reader(Operator):
             raise RuntimeError(f"{type(self).__name__}.set_state: a state can only be set before the first "
                                "iteration, not after iteration has begun (make a new reader)")
         consumed = values["consumed"]
+        self.enable_checkpointing()
         if not isinstance(consumed, int) or isinstance(consumed, bool) or consumed < 0:
             raise ValueError(f"{type(self).__name__}.set_state: `consumed` must be a non-negative integer, "
                              f"got {str(consumed)[:40]!r}")
@@ -253,6 +269,9 @@ class Reader(Operator):
         if capture:
             if batch_size is None:
                 raise ValueError(f"{type(self).__name__}.next_epoch: capture=True needs a batch_size")
+            if self._checkpointing:
+                raise NotImplementedError(f"{type(self).__name__}.next_epoch: a checkpointed reader cannot run "
+                                          "in capture mode")
         if self._capture is not None and self._capture != bool(capture):
             # DALI 2.4 refuses both switches (back to eager once its loop had ops to capture)
             raise RuntimeError(f"{type(self).__name__}.next_epoch: a reader whose epochs ran with{'out' if capture else ''} "

@@ -95,6 +95,9 @@ class Checkpoint:
         state for that key is applied to it at once. Returns the key."""
         if not (callable(getattr(op, "get_state", None)) and callable(getattr(op, "set_state", None))):
             raise TypeError(f"Checkpoint.register: {type(op).__name__} has no get_state/set_state")
+        switch_on = getattr(op, "enable_checkpointing", None)
+        if callable(switch_on):  # a reader: its get_state() needs it, as in DALI 2.4
+            switch_on()
         prev = self._keys_by_id.get(id(op))
         if name is None:
             if prev is not None:
