@@ -12,7 +12,7 @@ import pytest
 
 import torch_dali.tfrecord as tfrec
 from torch_dali import fn, pipeline_def
-from torch_dali.errors import DataError, PipelineError
+from torch_dali.errors import ArgumentError, DataError, PipelineError
 from torch_dali.io.recordio import write_recordio
 from tests.reference import readers_formats as W
 from tests.reference import readers_lmdb as R
@@ -146,6 +146,19 @@ def test_initial_fill_does_not_change_a_permutation(data, reader):
     a = _first_output(_pipe(reader, random_shuffle=True, initial_fill=2, **args), 6)
     b = _first_output(_pipe(reader, random_shuffle=True, initial_fill=4096, **args), 6)
     assert a == b and sorted(a[:6]) == sorted(_first_output(_pipe(reader, **args), 3))
+
+
+@pytest.mark.parametrize("reader", FILE_READERS + ["mxnet"])
+def test_initial_fill_below_one_counts_only_with_random_shuffle(data, reader):
+    """DALI 2.4 (readers.file, numpy, mxnet measured): initial_fill 0 or -5 is ignored without
+    random_shuffle (shuffle_after_epoch too); with it the process dies (SIGFPE): refused here."""
+    args = _args(data, reader)
+    plain = _first_output(_pipe(reader, **args))
+    for fill in (0, -5):
+        assert _first_output(_pipe(reader, initial_fill=fill, **args)) == plain
+        assert len(_first_output(_pipe(reader, initial_fill=fill, shuffle_after_epoch=True, **args))) == 6
+        with pytest.raises(ArgumentError, match="initial_fill"):
+            _pipe(reader, initial_fill=fill, random_shuffle=True, **args)
 
 
 def test_webdataset_shuffled_shards_rotate_as_dalis(tmp_path):

@@ -70,7 +70,7 @@ READER_ARGS: tuple[Arg, ...] = (
     Arg("shuffle_after_epoch", "bool", False, "shuffle the whole dataset each epoch; shards fixed"),
     Arg("shuffle_after_epoch_seed", "int", None, "seed of shuffle_after_epoch's permutations"),
     Arg("initial_fill", "int", 1024, "shuffle buffer of a streamed reader (webdataset); index-based "
-        "readers draw a whole permutation, so it does not change them", check=positive),
+        "readers draw a whole permutation, so it does not change them (> 0 with random_shuffle)"),
     Arg("read_ahead", "bool", False, "ask the OS to read each data file into memory when opened"),
     Arg("prefetch_queue_depth", "int", 1, "accepted; no effect", check=positive),
     Arg("skip_cached_images", "bool", False, "skip samples a decoder cache holds (there is no "
@@ -184,6 +184,10 @@ class ReaderBase(Operator, metaclass=abc.ABCMeta):
                                 f"got {self.shard_id}")
         if self.after_epoch and self.stick:
             raise ArgumentError(f"{self.name}: `stick_to_shard` cannot be used with shuffle_after_epoch")
+        # DALI 2.4 ignores the buffer's size unless it shuffles, and then dies on one below 1 (SIGFPE)
+        if self.shuffle and a["initial_fill"] <= 0:
+            raise ArgumentError(f"{self.name}: `initial_fill` (the shuffle buffer's size) must be > 0 with "
+                                f"random_shuffle, got {a['initial_fill']}")
         self._check_args()
         self.epoch = 0
         self.position = 0

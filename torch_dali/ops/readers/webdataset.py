@@ -291,7 +291,7 @@ class WebdatasetReader(MultiOutputReader):
         return out
 
     def _load_batch(self, ctx: Any, indices: list[int]) -> list[tuple[Any, ...]]:
-        limit = int(self.args["initial_fill"]) + 2 * len(indices)
+        limit = max(int(self.args["initial_fill"]), 0) + 2 * len(indices)  # any fill without shuffling
         return [self._fetch_streamed(i, self._batch_epochs.get(i, self.epoch), limit) for i in indices]
 
     def _fetch_streamed(self, index: int, epoch: int, limit: int) -> tuple[Any, ...]:
