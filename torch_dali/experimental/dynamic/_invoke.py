@@ -12,6 +12,7 @@ from ...errors import ArgumentError, PipelineError
 from ... import types as dali_types
 from ...ops import arith_kernels as K
 from ...ops._registry import lookup
+from ...ops.arg_input_types import data_dtype
 from ...ops.arithmetic import check_layouts
 from ...ops._schema import COMMON_ARGS
 from ...tensor_list import TensorList
@@ -121,8 +122,12 @@ def _arg_value(schema: Any, name: str, v: Any, n: int | None) -> Any:
     a = schema.arg(name)
     if _nested(v) and a is not None and a.tensor:
         # DALI's ndd makes a nested list a tensor argument (`matrix=[[...], [...]]` is a 2x3
-        # matrix), with ndd.tensor's types; the fn API has no such form and refuses it
+        # matrix), read as the argument's own type (`M=[[1, 0], [0, 2]]` of ints is a float
+        # matrix there); the fn API has no such form and refuses it
         v = as_tensor(v)
+        want = data_dtype(a.kind)
+        if want is not None and v.torch().dtype != want:
+            v = as_tensor(v.torch().to(want), layout=v.layout)
     if isinstance(v, Batch):
         if n is not None and v.batch_size != n:
             raise ValueError(f"ndd.{schema.name}: argument {name!r} has {v.batch_size} samples, the batch {n}")
