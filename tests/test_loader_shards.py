@@ -120,3 +120,31 @@ def test_samplers_the_reader_cannot_follow_are_refused(files):
     with pytest.raises(ArgumentError, match="mutually|both"):
         torch_dali.DataLoader(_pipe(files), batch_size=4, device="cpu", shuffle=True,
                               sampler=torch.utils.data.SequentialSampler(range(N)))
+
+
+def test_a_sampler_given_to_the_loader_still_pickles(tmp_path):
+    """The loader hooks the sampler's set_epoch(); the sampler still pickles and copies (with its
+    class's own set_epoch, the loader not part of its state), and the hook still follows."""
+    import copy
+    import pickle
+
+    from torch.utils.data import DistributedSampler
+
+    import torch_dali
+    from torch_dali import fn, pipeline_def
+    from torch_dali.sample_data import make_image_folder
+
+    files = [p for p, _ in make_image_folder(tmp_path, images_per_class=2, seed=1, mean_hw=(16, 16))]
+
+    @pipeline_def(num_threads=1, seed=7)
+    def pipe():
+        _, labels = fn.readers.file(files=files, labels=list(range(len(files))), name="Reader")
+        return labels,
+
+    s = DistributedSampler(range(len(files)), num_replicas=2, rank=0, shuffle=True, seed=0)
+    dl = torch_dali.DataLoader(pipe, batch_size=2, device="cpu", sampler=s)
+    for other in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s)):
+        other.set_epoch(3)
+        assert other.epoch == 3 and s.epoch == 0
+    s.set_epoch(2)
+    assert dl.epoch == 2

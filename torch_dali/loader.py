@@ -244,16 +244,14 @@ class DataLoader:
         """Makes each call of the sampler's set_epoch() one of the loader's: `sampler.epoch` alone
         cannot tell set_epoch(e) called again with the same e (torch reruns epoch e) from no call
         (the loader counts on). The loader is held weakly: the sampler may outlive it."""
-        own, loader = self.sampler.set_epoch, weakref.ref(self)
+        # on the instance: the user's object, its class untouched
+        self.sampler.set_epoch = _SetEpochHook(self.sampler, weakref.ref(self))
 
-        def set_epoch(epoch: int) -> None:
-            own(epoch)
-            dl = loader()
-            if dl is not None and dl.sampler is not None:
-                dl._sampler_epoch = dl.sampler.epoch
-                dl.set_epoch(dl.sampler.epoch)
-
-        self.sampler.set_epoch = set_epoch  # on the instance: the user's object, its class untouched
+    def follow_set_epoch(self) -> None:
+        """The sampler's set_epoch() was called: the loader's next iter() runs that epoch."""
+        if self.sampler is not None:
+            self._sampler_epoch = self.sampler.epoch
+            self.set_epoch(self.sampler.epoch)
 
     def _follow_sampler(self) -> None:
         """A DistributedSampler given as `sampler`: an `epoch` assigned to it directly counts as
@@ -431,4 +429,23 @@ class DataLoader:
 
     def shutdown(self) -> None:
         self.pipe.shutdown()
+
+
+class _SetEpochHook:
+    """A sampler's set_epoch() that also tells the loader (`DataLoader._hook_sampler`). A pickled
+    or copied sampler gets its class's own set_epoch back (the hook names the loader, which is
+    not part of the sampler's state)."""
+
+    def __init__(self, sampler: Any, loader: "weakref.ref[DataLoader]") -> None:
+        self.sampler, self.own, self.loader = sampler, sampler.set_epoch, loader
+
+    def __call__(self, epoch: int) -> None:
+        self.own(epoch)
+        dl = self.loader()
+        if dl is not None and dl.sampler is self.sampler:
+            dl.follow_set_epoch()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # restored before the sampler's own attributes, so this finds its class's method
+        return getattr, (self.sampler, "set_epoch")
 
