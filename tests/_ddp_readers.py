@@ -58,13 +58,14 @@ def main() -> None:
             epochs = []
             for epoch in range(2):
                 dl.set_epoch(epoch)
+                n = len(dl)  # before the loop: after it, len() tells the next epoch's
                 steps, seen = 0, []
                 for (batch,) in dl:
                     t = torch.ones(1)
                     dist.all_reduce(t)
                     steps += 1
                     seen += batch.reshape(-1).tolist()
-                epochs.append({"steps": steps, "len": len(dl), "seen": seen})
+                epochs.append({"steps": steps, "len": n, "seen": seen})
             res[name] = epochs
             if reader == "webdataset" and "split_by_node" not in res:
                 try:

@@ -10,7 +10,7 @@ import random
 import numpy as np
 import torch
 
-from torch_dali import fn, pipeline_def
+from torch_dali import fn, pipeline_def, types
 from torch_dali._native import helpers
 from torch_dali.functional import distort as D
 from torch_dali.ops.fast import cpu_masks
@@ -65,7 +65,7 @@ def test_grid_mask_gives_the_same_batches_with_and_without_the_helper(monkeypatc
         @pipeline_def(batch_size=5, num_threads=2, device_id=None, seed=4)
         def pipe():
             x = fn.external_source(source=lambda: imgs, layout="HWC")
-            return fn.grid_mask(x, angle=fn.random.uniform(range=(-1, 1)), ratio=0.4, tile=fn.random.uniform(range=(10, 40)))
+            return fn.grid_mask(x, angle=fn.random.uniform(range=(-1, 1)), ratio=0.4, tile=fn.cast(fn.random.uniform(range=(10, 40)), dtype=types.INT32))  # int32 data, as DALI 2.4 takes only
         p = pipe()
         p.build()
         return p
