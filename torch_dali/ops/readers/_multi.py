@@ -20,7 +20,8 @@ from ...skips import printable
 from ...tensor_list import TensorList
 from .._operator import BatchContext
 from .._schema import Arg
-from ._base import ReaderBase, relative_name
+from ._base import ReaderBase
+from .source_names import relative_name
 from ._storage import is_file, is_url, join, list_folder, local_path, read_small
 
 

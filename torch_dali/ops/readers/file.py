@@ -37,7 +37,8 @@ from .._operator import BatchContext
 from .._registry import register
 from .._schema import Arg, OpSchema
 from ...skips import printable
-from ._base import ON_ERROR_ARG, READER_ARGS, ReaderBase, relative_name
+from ._base import ON_ERROR_ARG, READER_ARGS, ReaderBase
+from .source_names import relative_name
 from ._multi import outside
 from ._storage import read_file_bytes
 

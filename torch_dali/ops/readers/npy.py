@@ -27,7 +27,8 @@ from ...tensor_list import TensorList
 from .._operator import BatchContext
 from .._registry import register
 from .._schema import Arg, OpSchema, one_of
-from ._base import READER_ARGS, relative_name
+from ._base import READER_ARGS
+from .source_names import relative_name
 from ._multi import NamedFilesReader, check_uniform, named_files_args
 from ._storage import ByteFile
 

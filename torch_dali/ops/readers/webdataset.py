@@ -38,7 +38,8 @@ from ...io.tarindex import Component, parse_index, scan_tar
 from ...skips import printable
 from .._registry import register
 from .._schema import REQUIRED, Arg, OpSchema
-from ._base import READER_ARGS, Sources
+from ._base import READER_ARGS
+from .source_names import Sources
 from ._multi import MultiOutputReader, as_list
 from ._storage import FilePool, open_stream, read_small
 
