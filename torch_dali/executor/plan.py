@@ -84,8 +84,7 @@ class Plan:
     def __init__(self, graph: Graph, batch_size: int, num_threads: int, device_id: int | None,
                  strict_device: bool = False, feeds_training: bool = False) -> None:
         self.graph = graph
-        # the pipeline feeds a training loop (torch_dali.DataLoader's): `_knobs.training_feed`
-        self.feeds_training = feeds_training
+        self.feeds_training = feeds_training  # torch_dali.DataLoader's pipeline: `_knobs.training_feed`
         self.batch_size = batch_size
         self.nodes = graph.reachable()
         needs_gpu = any(n.device in ("gpu", "mixed") for n in self.nodes)

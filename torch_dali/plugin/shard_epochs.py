@@ -61,7 +61,9 @@ class ShardEpochs:
             self._take_sizes(0)
 
     def _take_sizes(self, epoch: int) -> None:
-        assert self.sizes_of is not None
+        """The sizes the reader says for `epoch` (only with `sizes_of`)."""
+        if self.sizes_of is None:
+            return
         self.reader_epoch = epoch
         self.sizes = np.array(self.sizes_of(epoch), dtype=np.int64)
         self.shard_sizes = self.sizes.copy()
